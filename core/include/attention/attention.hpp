@@ -1,0 +1,114 @@
+// Scaled dot-product attention and multi-head attention with every intermediate kept.
+//
+// Letters used throughout the core:
+//   n queries (rows of x), m keys/values (rows of the context), d_model width of a token vector,
+//   h heads, d_k query/key width per head, d_v value width per head, d_out width of the output.
+// Storage is float32, row-major. Weight tensors are head-major: wq is h blocks of (d_model, d_k).
+//
+// Nothing here aborts or throws: every entry point returns a Status, and a failed call leaves the
+// result untouched.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace attn {
+
+// Size caps, so that a hostile or mistaken request is refused before any allocation.
+constexpr int kMaxTokens = 4096;                       // n and m
+constexpr int kMaxWidth = 4096;                        // d_model, d_k, d_v
+constexpr int kMaxHeads = 64;
+constexpr std::size_t kMaxMatrixValues = 1u << 24;     // any one weight tensor, or h·n·m of a trace
+
+enum class ErrorKind { None, Range, Type };
+
+struct Status {
+  ErrorKind kind = ErrorKind::None;
+  std::string field;    // the argument at fault, in the JavaScript API's spelling ("dModel", "wq")
+  std::string message;  // a full sentence that names the field and the values
+
+  bool ok() const { return kind == ErrorKind::None; }
+  static Status Ok() { return {}; }
+  static Status Range(std::string field, std::string message);
+  static Status Type(std::string field, std::string message);
+};
+
+// A read-only view of a caller's buffer. `present` distinguishes "omitted" from "given but empty".
+template <typename T>
+struct View {
+  const T* data = nullptr;
+  std::size_t size = 0;
+  bool present = false;
+
+  View() = default;
+  View(const T* data_, std::size_t size_) : data(data_), size(size_), present(true) {}
+  View(const std::vector<T>& values) : View(values.data(), values.size()) {}  // NOLINT: implicit on purpose
+};
+
+enum class ScaleMode { SqrtDk, None, Divisor };
+enum class MaskMode { None, Causal, Keep };
+
+struct Config {
+  int n = 0;
+  int m = 0;                 // 0: self-attention, m = n and the context is x
+  int d_model = 0;
+  int heads = 1;
+  int d_k = 0;               // 0: d_model / heads
+  int d_v = 0;               // 0: d_k
+  ScaleMode scale_mode = ScaleMode::SqrtDk;
+  double scale_divisor = 1;  // used with ScaleMode::Divisor
+  MaskMode mask_mode = MaskMode::None;
+};
+
+struct Inputs {
+  View<float> x;             // (n, d_model)
+  View<float> context;       // (m, d_model); omitted: x (self-attention)
+  View<float> wq, wk;        // (h, d_model, d_k); omitted: identity, needs h = 1 and d_k = d_model
+  View<float> wv;            // (h, d_model, d_v); omitted: identity, needs h = 1 and d_v = d_model
+  View<float> wo;            // (h·d_v, d_model); omitted: the output is the concatenation
+  View<std::uint8_t> keep;   // (n, m), 1 keep and 0 masked; only with MaskMode::Keep
+};
+
+// The model after defaults are applied; produced by validate().
+struct Shape {
+  int n, m, d_model, heads, d_k, d_v, d_out;
+  bool self;                 // the context is x
+  double scale;              // the scores are divided by this
+};
+
+struct HeadTrace {
+  std::vector<float> q;        // (n, d_k)
+  std::vector<float> k;        // (m, d_k)
+  std::vector<float> v;        // (m, d_v)
+  std::vector<float> scores;   // (n, m)  q·kᵀ
+  std::vector<float> scaled;   // (n, m)  scores / scale, -inf where masked
+  std::vector<float> weights;  // (n, m)  row softmax of scaled; a fully masked row is all zero
+  std::vector<float> z;        // (n, d_v) weights·v
+};
+
+struct Result {
+  Shape shape{};
+  std::vector<float> output;     // (n, d_out): concat·wo, or concat when wo is omitted
+  std::vector<float> concat;     // (n, h·d_v); only with the trace
+  std::vector<HeadTrace> heads;  // h entries with the trace, none without
+};
+
+// Checks every argument before any work and derives the shape. Errors name the field and the values.
+Status validate(const Config& config, const Inputs& inputs, bool trace, Shape* shape);
+
+// The forward pass. With trace, every intermediate is kept; without, only output (and the shape),
+// and at most one head's (n, m) matrix exists at a time.
+Status attention_forward(const Config& config, const Inputs& inputs, bool trace, Result* result);
+
+struct Weights {
+  std::vector<float> wq, wk, wv, wo;
+};
+
+// Xavier/Glorot uniform weights from splitmix64(seed), filled in the order wq, wk, wv, wo.
+// Bit-identical on every IEEE-754 platform (native and WebAssembly): only exact integer work,
+// a correctly rounded sqrt, and one rounding to float per value.
+Status init_weights(int d_model, int heads, int d_k, int d_v, std::uint64_t seed, Weights* weights);
+
+}  // namespace attn

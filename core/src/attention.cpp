@@ -1,0 +1,136 @@
+// Multi-head attention forward.
+//   x: (n, d_model)  context: (m, d_model)  wq, wk: (h, d_model, d_k)  wv: (h, d_model, d_v)
+//   per head: q (n, d_k)  k (m, d_k)  v (m, d_v)  scores, scaled, weights (n, m)  z (n, d_v)
+//   concat: (n, h·d_v)  wo: (h·d_v, d_model)  output: (n, d_out)
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <limits>
+#include <utility>
+
+#include "attention/attention.hpp"
+#include "ops.hpp"
+#include "validate.hpp"
+
+namespace attn {
+namespace {
+
+constexpr float kMaskedScore = -std::numeric_limits<float>::infinity();
+
+// y (rows, width) = a (rows, d_model) · w_h, or a copy of a when the projection is omitted (identity).
+void project(const float* a, int rows, int d_model, const View<float>& w, int head, int width, float* y) {
+  if (!w.present) {
+    std::copy(a, a + static_cast<std::size_t>(rows) * d_model, y);
+    return;
+  }
+  const float* w_h = w.data + static_cast<std::size_t>(head) * d_model * width;
+  ops::matmul(a, d_model, w_h, width, y, width, rows, d_model, width);
+}
+
+bool keeps(const Config& config, const Inputs& inputs, int m, int i, int j) {
+  switch (config.mask_mode) {
+    case MaskMode::None: return true;
+    case MaskMode::Causal: return j <= i;
+    case MaskMode::Keep: return inputs.keep.data[static_cast<std::size_t>(i) * m + j] != 0;
+  }
+  return true;
+}
+
+// scaled_ij = scores_ij / scale, or -inf where the mask drops key j for query i.
+void scale_and_mask(const Config& config, const Inputs& inputs, const Shape& shape, const float* scores,
+                    float* scaled) {
+  const float scale = static_cast<float>(shape.scale);
+  for (int i = 0; i < shape.n; ++i) {
+    const float* scores_i = scores + static_cast<std::size_t>(i) * shape.m;
+    float* scaled_i = scaled + static_cast<std::size_t>(i) * shape.m;
+    for (int j = 0; j < shape.m; ++j) {
+      scaled_i[j] = keeps(config, inputs, shape.m, i, j) ? scores_i[j] / scale : kMaskedScore;
+    }
+  }
+}
+
+bool all_finite(const std::vector<float>& values, std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) {
+    if (!std::isfinite(values[i])) return false;
+  }
+  return true;
+}
+
+Status overflow(const std::string& what) {
+  return Status::Range("x", what + " overflow float32; the inputs or weights are too large in magnitude");
+}
+
+}  // namespace
+
+Status attention_forward(const Config& config, const Inputs& inputs, bool trace, Result* result) {
+  Shape shape{};
+  if (Status s = validate(config, inputs, trace, &shape); !s.ok()) return s;
+  const int n = shape.n, m = shape.m, d = shape.d_model, d_k = shape.d_k, d_v = shape.d_v;
+  const int concat_width = shape.heads * d_v;
+  const float* context = shape.self ? inputs.x.data : inputs.context.data;
+
+  Result out;
+  out.shape = shape;
+  std::vector<float> concat(static_cast<std::size_t>(n) * concat_width);
+  // Without the trace one set of buffers is reused by every head.
+  HeadTrace scratch;
+  if (trace) out.heads.resize(shape.heads);
+
+  for (int h = 0; h < shape.heads; ++h) {
+    HeadTrace& head = trace ? out.heads[h] : scratch;
+    head.q.resize(static_cast<std::size_t>(n) * d_k);
+    head.k.resize(static_cast<std::size_t>(m) * d_k);
+    head.v.resize(static_cast<std::size_t>(m) * d_v);
+    head.scores.resize(static_cast<std::size_t>(n) * m);
+
+    // pass 1: projections
+    project(inputs.x.data, n, d, inputs.wq, h, d_k, head.q.data());
+    project(context, m, d, inputs.wk, h, d_k, head.k.data());
+    project(context, m, d, inputs.wv, h, d_v, head.v.data());
+    if (!all_finite(head.q, head.q.size()) || !all_finite(head.k, head.k.size()) ||
+        !all_finite(head.v, head.v.size())) {
+      return overflow("the projections q, k, v of head " + std::to_string(h));
+    }
+
+    // pass 2: raw scores q·kᵀ
+    ops::matmul_transb(head.q.data(), d_k, head.k.data(), d_k, head.scores.data(), m, n, d_k, m);
+    if (!all_finite(head.scores, head.scores.size())) return overflow("the scores q·kᵀ of head " + std::to_string(h));
+
+    // pass 3: scale and mask; pass 4: softmax. With the trace each stage keeps its own copy.
+    float* weights = head.scores.data();
+    if (trace) {
+      head.scaled.resize(head.scores.size());
+      scale_and_mask(config, inputs, shape, head.scores.data(), head.scaled.data());
+      head.weights = head.scaled;
+      weights = head.weights.data();
+    } else {
+      scale_and_mask(config, inputs, shape, head.scores.data(), head.scores.data());
+    }
+    ops::softmax_rows(weights, m, n, m);
+
+    // pass 5: z = weights·v, written straight into this head's columns of the concatenation
+    float* z_in_concat = concat.data() + static_cast<std::size_t>(h) * d_v;
+    ops::matmul(weights, m, head.v.data(), d_v, z_in_concat, concat_width, n, m, d_v);
+    if (trace) {
+      head.z.resize(static_cast<std::size_t>(n) * d_v);
+      for (int i = 0; i < n; ++i) {
+        const float* row = z_in_concat + static_cast<std::size_t>(i) * concat_width;
+        std::copy(row, row + d_v, head.z.data() + static_cast<std::size_t>(i) * d_v);
+      }
+    }
+  }
+
+  if (inputs.wo.present) {
+    out.output.resize(static_cast<std::size_t>(n) * d);
+    ops::matmul(concat.data(), concat_width, inputs.wo.data, d, out.output.data(), d, n, concat_width, d);
+    if (!all_finite(out.output, out.output.size())) return overflow("the output concat·wo");
+    if (trace) out.concat = std::move(concat);
+  } else {
+    if (trace) out.concat = concat;
+    out.output = std::move(concat);
+  }
+  *result = std::move(out);
+  return Status::Ok();
+}
+
+}  // namespace attn

@@ -1,0 +1,19 @@
+// The dense building blocks of the forward pass. Natively they run on Eigen; the WebAssembly build
+// swaps in the kernels of kernels.hpp. All matrices are row-major with a leading dimension (ld) in
+// elements, so a head's columns inside a wider matrix are addressed without copies.
+#pragma once
+
+namespace attn::ops {
+
+// c (rows, cols) = a (rows, inner) · b (inner, cols)
+void matmul(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner, int cols);
+
+// c (rows, cols) = a (rows, inner) · bᵀ, with b stored as (cols, inner)
+void matmul_transb(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner,
+                   int cols);
+
+// In place over (rows, cols): each row becomes its softmax. A row that is all -inf (every key masked)
+// becomes all zero instead of NaN.
+void softmax_rows(float* x, int ld, int rows, int cols);
+
+}  // namespace attn::ops

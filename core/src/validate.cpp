@@ -1,0 +1,196 @@
+// Argument checks for attention_forward and init_weights. Every message names the field (in the
+// JavaScript API's spelling) and the values that are wrong, so the page can mark the right input.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "attention/attention.hpp"
+#include "validate.hpp"
+
+namespace attn {
+
+Status Status::Range(std::string field, std::string message) {
+  return {ErrorKind::Range, std::move(field), std::move(message)};
+}
+Status Status::Type(std::string field, std::string message) {
+  return {ErrorKind::Type, std::move(field), std::move(message)};
+}
+
+// Numbers spelled the way JavaScript prints them, since the messages reach the page.
+std::string format_number(double value) {
+  if (std::isnan(value)) return "NaN";
+  if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.9g", value);
+  return buffer;
+}
+
+namespace {
+
+std::string str(long long value) { return std::to_string(value); }
+
+Status check_count(const char* field, int value, int cap, const char* cap_what) {
+  if (value < 1) return Status::Range(field, std::string(field) + " must be at least 1, got " + str(value));
+  if (value > cap) {
+    return Status::Range(field, std::string(field) + " (" + str(value) + ") is above the cap of " + str(cap) +
+                                    " " + cap_what);
+  }
+  return Status::Ok();
+}
+
+// rows × cols values expected in `values`, each finite.
+Status check_matrix(const char* field, const View<float>& values, long long blocks, long long rows, long long cols,
+                    const std::string& shape_text) {
+  const unsigned long long expected = static_cast<unsigned long long>(blocks * rows * cols);
+  if (expected > kMaxMatrixValues) {
+    return Status::Range(field, std::string(field) + " would hold " + shape_text + " = " + str(expected) +
+                                    " values, above the cap of " + str(kMaxMatrixValues));
+  }
+  if (values.size != expected) {
+    return Status::Range(field, std::string(field) + " has " + str(values.size) + " values; expected " + shape_text +
+                                    " = " + str(expected));
+  }
+  for (std::size_t i = 0; i < values.size; ++i) {
+    if (!std::isfinite(values.data[i])) {
+      const long long col = static_cast<long long>(i) % cols;
+      const long long row = (static_cast<long long>(i) / cols) % rows;
+      std::string where = "row " + str(row) + ", column " + str(col);
+      if (blocks > 1) where = "head " + str(static_cast<long long>(i) / (rows * cols)) + ", " + where;
+      return Status::Range(field, std::string(field) + "[" + str(i) + "] (" + where + ") is " +
+                                      format_number(values.data[i]) + "; every value must be a finite number");
+    }
+  }
+  return Status::Ok();
+}
+
+Status check_identity(const char* field, const char* width_name, int width, const Shape& shape) {
+  if (shape.heads == 1 && width == shape.d_model) return Status::Ok();
+  return Status::Range(field, std::string(field) + " is omitted, which means the identity, but heads is " +
+                                  str(shape.heads) + " and " + width_name + " is " + str(width) + " with dModel " +
+                                  str(shape.d_model) + "; the identity needs heads = 1 and " + width_name +
+                                  " = dModel, otherwise give " + field);
+}
+
+}  // namespace
+
+Status validate_model_sizes(int d_model, int heads, int d_k_given, int d_v_given, int* d_k, int* d_v) {
+  if (Status s = check_count("dModel", d_model, kMaxWidth, "values per token"); !s.ok()) return s;
+  if (Status s = check_count("heads", heads, kMaxHeads, "heads"); !s.ok()) return s;
+  if (d_k_given < 0) return Status::Range("dK", "dK must be at least 1, got " + str(d_k_given));
+  if (d_v_given < 0) return Status::Range("dV", "dV must be at least 1, got " + str(d_v_given));
+  if (d_k_given == 0) {
+    if (d_model % heads != 0) {
+      return Status::Range("dModel", "dModel (" + str(d_model) + ") is not divisible by heads (" + str(heads) +
+                                         "); give dK explicitly");
+    }
+    d_k_given = d_model / heads;
+  }
+  if (Status s = check_count("dK", d_k_given, kMaxWidth, "values per head"); !s.ok()) return s;
+  if (d_v_given == 0) d_v_given = d_k_given;
+  if (Status s = check_count("dV", d_v_given, kMaxWidth, "values per head"); !s.ok()) return s;
+  const unsigned long long projection = 1ull * heads * d_model * std::max(d_k_given, d_v_given);
+  if (projection > kMaxMatrixValues) {
+    return Status::Range("heads", "heads × dModel × max(dK, dV) = " + str(heads) + " × " + str(d_model) + " × " +
+                                      str(std::max(d_k_given, d_v_given)) + " = " + str(projection) +
+                                      " weights per projection, above the cap of " + str(kMaxMatrixValues));
+  }
+  *d_k = d_k_given;
+  *d_v = d_v_given;
+  return Status::Ok();
+}
+
+Status validate(const Config& config, const Inputs& inputs, bool trace, Shape* shape_out) {
+  Shape shape{};
+  if (Status s = check_count("n", config.n, kMaxTokens, "tokens"); !s.ok()) return s;
+  shape.n = config.n;
+  shape.self = !inputs.context.present;
+  if (shape.self) {
+    if (config.m != 0 && config.m != config.n) {
+      return Status::Range("m", "m (" + str(config.m) + ") differs from n (" + str(config.n) +
+                                    ") but no context was given; m is the number of context rows");
+    }
+    shape.m = config.n;
+  } else {
+    if (Status s = check_count("m", config.m, kMaxTokens, "tokens"); !s.ok()) return s;
+    shape.m = config.m;
+  }
+  if (Status s = validate_model_sizes(config.d_model, config.heads, config.d_k, config.d_v, &shape.d_k, &shape.d_v);
+      !s.ok()) {
+    return s;
+  }
+  shape.d_model = config.d_model;
+  shape.heads = config.heads;
+  shape.d_out = inputs.wo.present ? shape.d_model : shape.heads * shape.d_v;
+
+  const std::string n_text = "n × dModel = " + str(shape.n) + " × " + str(shape.d_model);
+  if (!inputs.x.present) return Status::Type("x", "x is required: n × dModel numbers");
+  if (Status s = check_matrix("x", inputs.x, 1, shape.n, shape.d_model, n_text); !s.ok()) return s;
+  if (!shape.self) {
+    const std::string m_text = "m × dModel = " + str(shape.m) + " × " + str(shape.d_model);
+    if (Status s = check_matrix("context", inputs.context, 1, shape.m, shape.d_model, m_text); !s.ok()) return s;
+  }
+
+  const std::string hdk = "heads × dModel × dK = " + str(shape.heads) + " × " + str(shape.d_model) + " × " +
+                          str(shape.d_k);
+  const std::string hdv = "heads × dModel × dV = " + str(shape.heads) + " × " + str(shape.d_model) + " × " +
+                          str(shape.d_v);
+  struct Projection { const char* field; const View<float>& values; const char* width_name; int width; const std::string& text; };
+  const Projection projections[] = {{"wq", inputs.wq, "dK", shape.d_k, hdk},
+                                    {"wk", inputs.wk, "dK", shape.d_k, hdk},
+                                    {"wv", inputs.wv, "dV", shape.d_v, hdv}};
+  for (const Projection& p : projections) {
+    Status s = p.values.present ? check_matrix(p.field, p.values, shape.heads, shape.d_model, p.width, p.text)
+                                : check_identity(p.field, p.width_name, p.width, shape);
+    if (!s.ok()) return s;
+  }
+  if (inputs.wo.present) {
+    const std::string wo_text = "(heads·dV) × dModel = " + str(shape.heads * shape.d_v) + " × " + str(shape.d_model);
+    if (Status s = check_matrix("wo", inputs.wo, 1, 1ll * shape.heads * shape.d_v, shape.d_model, wo_text); !s.ok()) {
+      return s;
+    }
+  }
+
+  switch (config.scale_mode) {
+    case ScaleMode::SqrtDk: shape.scale = std::sqrt(static_cast<double>(shape.d_k)); break;
+    case ScaleMode::None: shape.scale = 1; break;
+    case ScaleMode::Divisor:
+      if (!std::isfinite(config.scale_divisor) || !(config.scale_divisor > 0)) {
+        return Status::Range("scale", "scale must be 'sqrt_dk', 'none' or a finite number above 0 to divide the "
+                                      "scores by, got " + format_number(config.scale_divisor));
+      }
+      shape.scale = config.scale_divisor;
+      break;
+  }
+
+  if (config.mask_mode == MaskMode::Keep) {
+    const unsigned long long expected = 1ull * shape.n * shape.m;
+    if (!inputs.keep.present || inputs.keep.size != expected) {
+      return Status::Range("mask", "mask has " + str(inputs.keep.present ? inputs.keep.size : 0) +
+                                       " values; expected n × m = " + str(shape.n) + " × " + str(shape.m) + " = " +
+                                       str(expected));
+    }
+    for (std::size_t i = 0; i < inputs.keep.size; ++i) {
+      if (inputs.keep.data[i] > 1) {
+        return Status::Range("mask", "mask[" + str(i) + "] is " + str(inputs.keep.data[i]) +
+                                         "; a keep-mask holds 1 (keep) or 0 (masked)");
+      }
+    }
+  } else if (inputs.keep.present) {
+    return Status::Range("mask", "a keep-mask was given but the mask mode is not 'keep'");
+  }
+
+  if (trace) {
+    const unsigned long long trace_values = 1ull * shape.heads * shape.n * shape.m;
+    if (trace_values > kMaxMatrixValues) {
+      return Status::Range("trace", "the trace would hold heads × n × m = " + str(shape.heads) + " × " +
+                                        str(shape.n) + " × " + str(shape.m) + " = " + str(trace_values) +
+                                        " weights, above the cap of " + str(kMaxMatrixValues) +
+                                        "; turn the trace off or use fewer tokens");
+    }
+  }
+  *shape_out = shape;
+  return Status::Ok();
+}
+
+}  // namespace attn

@@ -1,0 +1,181 @@
+#include "reference.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <sstream>
+
+namespace ref {
+namespace {
+
+using Matrix = std::vector<double>;  // row-major, shape carried by the caller
+
+// y (rows, width) = a (rows, d) · w[head] (d, width); identity when w is empty.
+Matrix project(const std::vector<float>& a, int rows, int d, const std::vector<float>& w, int head, int width) {
+  Matrix y(static_cast<std::size_t>(rows) * width, 0.0);
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < width; ++c) {
+      double sum = 0;
+      if (w.empty()) {
+        sum = a[static_cast<std::size_t>(r) * d + c];
+      } else {
+        for (int t = 0; t < d; ++t) {
+          sum += double(a[static_cast<std::size_t>(r) * d + t]) *
+                 double(w[(static_cast<std::size_t>(head) * d + t) * width + c]);
+        }
+      }
+      y[static_cast<std::size_t>(r) * width + c] = sum;
+    }
+  }
+  return y;
+}
+
+bool kept(const Problem& p, int i, int j) {
+  if (p.mask == Mask::Causal) return j <= i;
+  if (p.mask == Mask::Keep) return p.keep[static_cast<std::size_t>(i) * p.m + j] != 0;
+  return true;
+}
+
+}  // namespace
+
+Expected forward(const Problem& p) {
+  const std::vector<float>& c = p.cross ? p.context : p.x;
+  const double inf = std::numeric_limits<double>::infinity();
+  double divisor = 1;
+  if (p.scale == Scale::SqrtDk) divisor = std::sqrt(double(p.d_k));
+  if (p.scale == Scale::Divisor) divisor = p.divisor;
+
+  Expected e;
+  const int width = p.heads * p.d_v;
+  e.concat.assign(static_cast<std::size_t>(p.n) * width, 0.0);
+  for (int h = 0; h < p.heads; ++h) {
+    Head hd;
+    hd.q = project(p.x, p.n, p.d_model, p.wq, h, p.d_k);
+    hd.k = project(c, p.m, p.d_model, p.wk, h, p.d_k);
+    hd.v = project(c, p.m, p.d_model, p.wv, h, p.d_v);
+    hd.scores.assign(static_cast<std::size_t>(p.n) * p.m, 0.0);
+    hd.scaled = hd.weights = hd.scores;
+    hd.z.assign(static_cast<std::size_t>(p.n) * p.d_v, 0.0);
+    for (int i = 0; i < p.n; ++i) {
+      double best = -inf;
+      for (int j = 0; j < p.m; ++j) {
+        double dot = 0;
+        for (int t = 0; t < p.d_k; ++t) dot += hd.q[i * p.d_k + t] * hd.k[j * p.d_k + t];
+        hd.scores[i * p.m + j] = dot;
+        hd.scaled[i * p.m + j] = kept(p, i, j) ? dot / divisor : -inf;
+        best = std::max(best, hd.scaled[i * p.m + j]);
+      }
+      double total = 0;
+      for (int j = 0; j < p.m; ++j) {
+        const double w = best == -inf ? 0.0 : std::exp(hd.scaled[i * p.m + j] - best);
+        hd.weights[i * p.m + j] = w;
+        total += w;
+      }
+      for (int j = 0; j < p.m; ++j) {
+        if (total > 0) hd.weights[i * p.m + j] /= total;
+        for (int t = 0; t < p.d_v; ++t) hd.z[i * p.d_v + t] += hd.weights[i * p.m + j] * hd.v[j * p.d_v + t];
+      }
+      for (int t = 0; t < p.d_v; ++t) e.concat[i * width + h * p.d_v + t] = hd.z[i * p.d_v + t];
+    }
+    e.heads.push_back(std::move(hd));
+  }
+  if (p.wo.empty()) {
+    e.output = e.concat;
+  } else {
+    e.output.assign(static_cast<std::size_t>(p.n) * p.d_model, 0.0);
+    for (int i = 0; i < p.n; ++i) {
+      for (int c2 = 0; c2 < p.d_model; ++c2) {
+        double sum = 0;
+        for (int t = 0; t < width; ++t) sum += e.concat[i * width + t] * double(p.wo[t * p.d_model + c2]);
+        e.output[i * p.d_model + c2] = sum;
+      }
+    }
+  }
+  return e;
+}
+
+attn::Config config_of(const Problem& p) {
+  attn::Config c;
+  c.n = p.n;
+  c.m = p.cross ? p.m : 0;
+  c.d_model = p.d_model;
+  c.heads = p.heads;
+  c.d_k = p.d_k;
+  c.d_v = p.d_v;
+  c.scale_mode = p.scale == Scale::SqrtDk ? attn::ScaleMode::SqrtDk
+                 : p.scale == Scale::None ? attn::ScaleMode::None
+                                          : attn::ScaleMode::Divisor;
+  c.scale_divisor = p.divisor;
+  c.mask_mode = p.mask == Mask::None ? attn::MaskMode::None
+                : p.mask == Mask::Causal ? attn::MaskMode::Causal
+                                         : attn::MaskMode::Keep;
+  return c;
+}
+
+attn::Inputs inputs_of(const Problem& p) {
+  attn::Inputs in;
+  in.x = p.x;
+  if (p.cross) in.context = p.context;
+  if (!p.wq.empty()) in.wq = p.wq;
+  if (!p.wk.empty()) in.wk = p.wk;
+  if (!p.wv.empty()) in.wv = p.wv;
+  if (!p.wo.empty()) in.wo = p.wo;
+  if (p.mask == Mask::Keep) in.keep = p.keep;
+  return in;
+}
+
+void check_close(const std::string& what, const std::vector<float>& got, const std::vector<double>& want, int cols,
+                 double atol, double rtol) {
+  REQUIRE_MESSAGE(got.size() == want.size(), what << ": " << got.size() << " values, expected " << want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double g = got[i], w = want[i];
+    const bool ok = std::isinf(w) ? g == w : std::fabs(g - w) <= std::max(atol, rtol * std::fabs(w));
+    if (!ok) {
+      std::ostringstream where;
+      where.precision(10);
+      where << what << " (" << got.size() / cols << " x " << cols << ") at [" << i / cols << "][" << i % cols
+            << "]: got " << g << ", reference " << w << ", |diff| " << std::fabs(g - w);
+      FAIL_CHECK(where.str());
+      return;
+    }
+  }
+}
+
+Problem random_problem(std::uint64_t seed, int n, int m, int d_model, int heads, int d_k, int d_v, bool cross,
+                       bool with_wo, Scale scale, Mask mask) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+  auto fill = [&](std::size_t count, float spread) {
+    std::vector<float> v(count);
+    for (float& x : v) x = unit(rng) * spread;
+    return v;
+  };
+  Problem p;
+  p.n = n;
+  p.m = cross ? m : n;
+  p.d_model = d_model;
+  p.heads = heads;
+  p.d_k = d_k;
+  p.d_v = d_v;
+  p.cross = cross;
+  p.scale = scale;
+  p.divisor = 0.75;
+  p.mask = mask;
+  const float spread = 1.7f / std::sqrt(float(d_model));  // keeps projections O(1)
+  p.x = fill(std::size_t(n) * d_model, 1.0f);
+  if (cross) p.context = fill(std::size_t(p.m) * d_model, 1.0f);
+  p.wq = fill(std::size_t(heads) * d_model * d_k, spread);
+  p.wk = fill(std::size_t(heads) * d_model * d_k, spread);
+  p.wv = fill(std::size_t(heads) * d_model * d_v, spread);
+  if (with_wo) p.wo = fill(std::size_t(heads) * d_v * d_model, 1.0f / std::sqrt(float(heads * d_v)));
+  if (mask == Mask::Keep) {
+    p.keep.resize(std::size_t(n) * p.m);
+    for (auto& k : p.keep) k = (rng() % 4) != 0;  // about a quarter masked
+    for (int j = 0; j < p.m; ++j) p.keep[j] = 0;  // row 0 fully masked: the zero-row case every time
+  }
+  return p;
+}
+
+}  // namespace ref

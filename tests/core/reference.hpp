@@ -1,0 +1,51 @@
+// An independent float64 reference for multi-head attention, written from the definition with
+// plain loops and nothing shared with the core. Tests compare the core against it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "attention/attention.hpp"
+
+namespace ref {
+
+enum class Scale { SqrtDk, None, Divisor };
+enum class Mask { None, Causal, Keep };
+
+// A complete problem, owned. Empty weight vectors mean "omitted" (identity / no output projection).
+struct Problem {
+  int n = 0, m = 0, d_model = 0, heads = 1, d_k = 0, d_v = 0;  // all explicit here
+  bool cross = false;
+  Scale scale = Scale::SqrtDk;
+  double divisor = 1;
+  Mask mask = Mask::None;
+  std::vector<float> x, context, wq, wk, wv, wo;
+  std::vector<std::uint8_t> keep;
+};
+
+struct Head {
+  std::vector<double> q, k, v, scores, scaled, weights, z;
+};
+
+struct Expected {
+  std::vector<Head> heads;
+  std::vector<double> concat, output;
+};
+
+Expected forward(const Problem& p);
+
+// The problem as the core's arguments (views into p).
+attn::Config config_of(const Problem& p);
+attn::Inputs inputs_of(const Problem& p);
+
+// |got - want| <= max(atol, rtol·|want|) everywhere; -inf must match -inf. On failure the message
+// names the matrix, its shape, and the first bad index.
+void check_close(const std::string& what, const std::vector<float>& got, const std::vector<double>& want, int cols,
+                 double atol, double rtol);
+
+// A random problem with the given sizes: values uniform in [-1, 1), weights with 1/sqrt(d_model) spread.
+Problem random_problem(std::uint64_t seed, int n, int m, int d_model, int heads, int d_k, int d_v, bool cross,
+                       bool with_wo, Scale scale, Mask mask);
+
+}  // namespace ref

@@ -1,0 +1,130 @@
+// Every argument check: the call fails before any work, the status names the field, and the
+// message quotes the values at fault.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <functional>
+#include <limits>
+
+#include "reference.hpp"
+
+namespace {
+
+struct BadCase {
+  const char* what;
+  std::function<void(ref::Problem&, attn::Config&, attn::Inputs&)> spoil;
+  const char* field;
+  std::vector<const char*> message_parts;
+};
+
+ref::Problem good_problem() {
+  return ref::random_problem(1, 3, 3, 4, 2, 2, 2, false, true, ref::Scale::SqrtDk, ref::Mask::None);
+}
+
+}  // namespace
+
+TEST_CASE("each invalid argument is refused with a message naming the field and the values") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<BadCase> cases = {
+      {"n = 0", [](auto&, auto& c, auto&) { c.n = 0; }, "n", {"n must be at least 1, got 0"}},
+      {"n above the cap", [](auto&, auto& c, auto&) { c.n = 5000; }, "n", {"n (5000)", "cap of 4096"}},
+      {"negative dModel", [](auto&, auto& c, auto&) { c.d_model = -2; }, "dModel", {"dModel", "-2"}},
+      {"heads = 0", [](auto&, auto& c, auto&) { c.heads = 0; }, "heads", {"heads must be at least 1, got 0"}},
+      {"heads above the cap", [](auto&, auto& c, auto&) { c.heads = 65; }, "heads", {"heads (65)", "cap of 64"}},
+      {"dModel not divisible by heads",
+       [](auto&, auto& c, auto&) { c.d_model = 10; c.heads = 3; c.d_k = 0; c.d_v = 0; },
+       "dModel", {"dModel (10) is not divisible by heads (3)"}},
+      {"negative dK", [](auto&, auto& c, auto&) { c.d_k = -1; }, "dK", {"dK", "-1"}},
+      {"dV above the cap", [](auto&, auto& c, auto&) { c.d_v = 5000; }, "dV", {"dV (5000)"}},
+      {"projection too large", [](auto&, auto& c, auto&) { c.heads = 64; c.d_model = 4096; c.d_k = 4096; },
+       "heads", {"64 × 4096 × 4096", "cap"}},
+      {"x missing", [](auto&, auto&, auto& in) { in.x = {}; }, "x", {"x is required"}},
+      {"x too short", [](auto& p, auto&, auto& in) { in.x = attn::View<float>(p.x.data(), 11); }, "x",
+       {"x has 11 values", "n × dModel = 3 × 4 = 12"}},
+      {"x holds NaN", [nan](auto& p, auto&, auto& in) { p.x[5] = nan; in.x = p.x; }, "x",
+       {"x[5] (row 1, column 1) is NaN"}},
+      {"context holds Infinity",
+       [inf](auto& p, auto& c, auto& in) { p.context.assign(8, 0); p.context[7] = inf; in.context = p.context; c.m = 2; },
+       "context", {"context[7] (row 1, column 3) is Infinity"}},
+      {"m without a context", [](auto&, auto& c, auto&) { c.m = 5; }, "m", {"m (5) differs from n (3)"}},
+      {"m = 0 with a context", [](auto& p, auto& c, auto& in) { in.context = p.x; c.m = 0; }, "m",
+       {"m must be at least 1, got 0"}},
+      {"wq of the wrong size", [](auto& p, auto&, auto& in) { p.wq.pop_back(); in.wq = p.wq; }, "wq",
+       {"wq has 15 values", "heads × dModel × dK = 2 × 4 × 2 = 16"}},
+      {"wk with -Infinity", [inf](auto& p, auto&, auto& in) { p.wk[9] = -inf; in.wk = p.wk; }, "wk",
+       {"wk[9] (head 1, row 0, column 1) is -Infinity"}},
+      {"wv omitted with two heads", [](auto&, auto&, auto& in) { in.wv = {}; }, "wv",
+       {"wv is omitted", "heads is 2", "identity needs heads = 1 and dV = dModel"}},
+      {"wq omitted with dK != dModel", [](auto&, auto& c, auto& in) { c.heads = 1; in.wq = {}; }, "wq",
+       {"wq is omitted", "dK is 2 with dModel 4"}},
+      {"wo of the wrong size", [](auto& p, auto&, auto& in) { p.wo.resize(3); in.wo = p.wo; }, "wo",
+       {"wo has 3 values", "(heads·dV) × dModel = 4 × 4 = 16"}},
+      {"negative divisor", [](auto&, auto& c, auto&) { c.scale_mode = attn::ScaleMode::Divisor; c.scale_divisor = -1; },
+       "scale", {"scale must be", "got -1"}},
+      {"NaN divisor", [nan](auto&, auto& c, auto&) { c.scale_mode = attn::ScaleMode::Divisor; c.scale_divisor = nan; },
+       "scale", {"got NaN"}},
+      {"keep-mask missing", [](auto&, auto& c, auto&) { c.mask_mode = attn::MaskMode::Keep; }, "mask",
+       {"mask has 0 values", "n × m = 3 × 3 = 9"}},
+      {"keep-mask with a 2",
+       [](auto& p, auto& c, auto& in) { c.mask_mode = attn::MaskMode::Keep; p.keep.assign(9, 1); p.keep[4] = 2; in.keep = p.keep; },
+       "mask", {"mask[4] is 2"}},
+      {"keep-mask without the keep mode", [](auto& p, auto&, auto& in) { p.keep.assign(9, 1); in.keep = p.keep; },
+       "mask", {"keep-mask was given"}},
+  };
+  for (const BadCase& bad : cases) {
+    INFO(bad.what);
+    ref::Problem p = good_problem();
+    attn::Config config = ref::config_of(p);
+    attn::Inputs inputs = ref::inputs_of(p);
+    bad.spoil(p, config, inputs);
+    attn::Result result;
+    result.output = {7};
+    const attn::Status status = attn::attention_forward(config, inputs, true, &result);
+    REQUIRE_FALSE(status.ok());
+    CHECK(status.field == bad.field);
+    for (const char* part : bad.message_parts) {
+      CHECK_MESSAGE(status.message.find(part) != std::string::npos, "message: ", status.message, "\nmissing: ", part);
+    }
+    CHECK(result.output == std::vector<float>{7});
+  }
+}
+
+TEST_CASE("the trace is capped and the same problem runs without it") {
+  ref::Problem p;
+  p.n = 4096;
+  p.d_model = p.d_k = p.d_v = 1;
+  p.heads = 2;
+  p.x.assign(4096, 0.5f);
+  p.wq.assign(2, 1.0f);
+  p.wk = p.wq;
+  p.wv = p.wq;
+  attn::Config config = ref::config_of(p);
+  attn::Result result;
+  const attn::Status traced = attn::attention_forward(config, ref::inputs_of(p), true, &result);
+  CHECK(traced.field == "trace");
+  CHECK(traced.message.find("2 × 4096 × 4096 = 33554432") != std::string::npos);
+  const attn::Status fast = attn::attention_forward(config, ref::inputs_of(p), false, &result);
+  REQUIRE_MESSAGE(fast.ok(), fast.message);
+  CHECK(result.output.size() == 4096u * 2);
+  CHECK(result.output[0] == doctest::Approx(0.5));
+}
+
+TEST_CASE("a valid problem passes validate() with the defaults applied") {
+  attn::Config config;
+  config.n = 2;
+  config.d_model = 12;
+  config.heads = 3;
+  std::vector<float> x(24, 0.25f), w(3 * 12 * 4, 0.1f);
+  attn::Inputs inputs;
+  inputs.x = x;
+  inputs.wq = inputs.wk = inputs.wv = w;
+  attn::Shape shape{};
+  REQUIRE(attn::validate(config, inputs, true, &shape).ok());
+  CHECK(shape.d_k == 4);
+  CHECK(shape.d_v == 4);
+  CHECK(shape.m == 2);
+  CHECK(shape.self);
+  CHECK(shape.d_out == 12);
+  CHECK(shape.scale == doctest::Approx(2.0));
+}
