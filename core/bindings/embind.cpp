@@ -1,0 +1,133 @@
+// The JavaScript binding: typed arrays in (one copy each into WebAssembly memory), the core called,
+// results out as Float32Array copies that JavaScript owns. No logic: web/lib/attention.mjs checks
+// types and applies defaults; the core checks values.
+#include <emscripten/bind.h>
+#include <malloc.h>
+#include <emscripten/val.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "attention/attention.hpp"
+
+using emscripten::val;
+
+namespace {
+
+// request[name] copied into `storage` and viewed by `view`, unless it is null or undefined.
+template <typename T>
+void copy_in(const val& request, const char* name, std::vector<T>* storage, attn::View<T>* view) {
+  const val array = request[name];
+  if (array.isNull() || array.isUndefined()) return;
+  *storage = emscripten::convertJSArrayToNumberVector<T>(array);
+  *view = attn::View<T>(*storage);
+}
+
+val copy_out(const std::vector<float>& values) {
+  return val::global("Float32Array").new_(emscripten::typed_memory_view(values.size(), values.data()));
+}
+
+val error_of(const attn::Status& status) {
+  val error = val::object();
+  error.set("kind", status.kind == attn::ErrorKind::Type ? "type" : "range");
+  error.set("field", status.field);
+  error.set("message", status.message);
+  val out = val::object();
+  out.set("error", error);
+  return out;
+}
+
+val attention(const val& request) {
+  attn::Config config;
+  config.n = request["n"].as<int>();
+  config.m = request["m"].as<int>();
+  config.d_model = request["dModel"].as<int>();
+  config.heads = request["heads"].as<int>();
+  config.d_k = request["dK"].as<int>();
+  config.d_v = request["dV"].as<int>();
+  config.scale_mode = static_cast<attn::ScaleMode>(request["scaleMode"].as<int>());
+  config.scale_divisor = request["scaleDivisor"].as<double>();
+  config.mask_mode = static_cast<attn::MaskMode>(request["maskMode"].as<int>());
+  const bool trace = request["trace"].as<bool>();
+
+  std::vector<float> x, context, wq, wk, wv, wo;
+  std::vector<std::uint8_t> keep;
+  attn::Inputs inputs;
+  copy_in(request, "x", &x, &inputs.x);
+  copy_in(request, "context", &context, &inputs.context);
+  copy_in(request, "wq", &wq, &inputs.wq);
+  copy_in(request, "wk", &wk, &inputs.wk);
+  copy_in(request, "wv", &wv, &inputs.wv);
+  copy_in(request, "wo", &wo, &inputs.wo);
+  copy_in(request, "keep", &keep, &inputs.keep);
+
+  attn::Result result;
+  const attn::Status status = attn::attention_forward(config, inputs, trace, &result);
+  if (!status.ok()) return error_of(status);
+
+  val shape = val::object();
+  shape.set("n", result.shape.n);
+  shape.set("m", result.shape.m);
+  shape.set("dModel", result.shape.d_model);
+  shape.set("heads", result.shape.heads);
+  shape.set("dK", result.shape.d_k);
+  shape.set("dV", result.shape.d_v);
+  shape.set("dOut", result.shape.d_out);
+  shape.set("scale", result.shape.scale);
+  shape.set("self", result.shape.self);
+  val out = val::object();
+  out.set("shape", shape);
+  out.set("dOut", result.shape.d_out);
+  out.set("output", copy_out(result.output));
+  if (trace) {
+    out.set("concat", copy_out(result.concat));
+    val heads = val::array();
+    for (const attn::HeadTrace& head : result.heads) {
+      val h = val::object();
+      h.set("q", copy_out(head.q));
+      h.set("k", copy_out(head.k));
+      h.set("v", copy_out(head.v));
+      h.set("scores", copy_out(head.scores));
+      h.set("scaled", copy_out(head.scaled));
+      h.set("weights", copy_out(head.weights));
+      h.set("z", copy_out(head.z));
+      heads.call<void>("push", h);
+    }
+    out.set("heads", heads);
+  }
+  return out;
+}
+
+val init_weights(int d_model, int heads, int d_k, int d_v, double seed) {
+  attn::Weights weights;
+  const attn::Status status =
+      attn::init_weights(d_model, heads, d_k, d_v, static_cast<std::uint64_t>(seed), &weights);
+  if (!status.ok()) return error_of(status);
+  val out = val::object();
+  out.set("wq", copy_out(weights.wq));
+  out.set("wk", copy_out(weights.wk));
+  out.set("wv", copy_out(weights.wv));
+  out.set("wo", copy_out(weights.wo));
+  return out;
+}
+
+bool has_simd() {
+#if defined(__wasm_simd128__)
+  return true;
+#else
+  return false;
+#endif
+}
+
+// Bytes malloc has handed out and not taken back, for the tests that check the heap stays steady.
+std::size_t allocated_bytes() { return mallinfo().uordblks; }
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attention_lab) {
+  emscripten::function("attention", &attention);
+  emscripten::function("initWeights", &init_weights);
+  emscripten::function("hasSimd", &has_simd);
+  emscripten::function("allocatedBytes", &allocated_bytes);
+}

@@ -1,0 +1,55 @@
+// The packed-panel gemm driver: packs b into 8-column panels (transposing on the way when asked)
+// and walks c in 4 × 8 tiles, row blocks outermost so a block of a stays in cache across panels.
+//   a: (rows, inner)  b: (inner, cols) or, transposed, (cols, inner)  c: (rows, cols)
+#include <algorithm>
+#include <cassert>
+
+#include "kernels/kernels.hpp"
+
+namespace attn::kernels {
+namespace {
+
+constexpr int kRowBlock = 64;
+
+int panel_count(int cols) { return (cols + kGemmNr - 1) / kGemmNr; }
+
+}  // namespace
+
+std::size_t packed_size(int inner, int cols) {
+  return static_cast<std::size_t>(panel_count(cols)) * kGemmNr * inner;
+}
+
+void gemm_f32(GemmMicroKernel kernel, int rows, int inner, int cols, const float* a, int lda, const float* b, int ldb,
+              bool b_transposed, float* c, int ldc, float* panels) {
+  assert(rows >= 1 && inner >= 1 && cols >= 1);
+  // pack: panel p holds columns 8p..8p+7 of b, k-major, zero past cols
+  for (int p = 0; p < panel_count(cols); ++p) {
+    float* panel = panels + static_cast<std::size_t>(p) * kGemmNr * inner;
+    const int first = p * kGemmNr;
+    const int width = std::min(kGemmNr, cols - first);
+    for (int k = 0; k < inner; ++k) {
+      float* panel_k = panel + static_cast<std::size_t>(k) * kGemmNr;
+      for (int j = 0; j < width; ++j) {
+        panel_k[j] = b_transposed ? b[static_cast<std::size_t>(first + j) * ldb + k]
+                                  : b[static_cast<std::size_t>(k) * ldb + first + j];
+      }
+      for (int j = width; j < kGemmNr; ++j) panel_k[j] = 0.0f;
+    }
+  }
+  // compute
+  for (int block = 0; block < rows; block += kRowBlock) {
+    const int block_end = std::min(rows, block + kRowBlock);
+    for (int p = 0; p < panel_count(cols); ++p) {
+      const float* panel = panels + static_cast<std::size_t>(p) * kGemmNr * inner;
+      const int first = p * kGemmNr;
+      const int nc = std::min(kGemmNr, cols - first);
+      for (int r = block; r < block_end; r += kGemmMr) {
+        const int mr = std::min(kGemmMr, block_end - r);
+        kernel(mr, nc, inner, a + static_cast<std::size_t>(r) * lda, lda, panel,
+               c + static_cast<std::size_t>(r) * ldc + first, ldc);
+      }
+    }
+  }
+}
+
+}  // namespace attn::kernels

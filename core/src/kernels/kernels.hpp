@@ -1,0 +1,65 @@
+// Hand-written kernels, each a scalar twin and a WebAssembly SIMD version with one signature.
+// Names follow operation_type_tile__isa. The lists at the bottom are the only way kernels reach
+// dispatch (ops.cpp), tests and benchmarks, so none escapes testing.
+//
+// Letters: mr rows of a tile (≤ 4), nc valid columns of a tile (≤ 8), kc the shared dimension.
+#pragma once
+
+#include <cstddef>
+
+namespace attn::kernels {
+
+// c (mr, nc) = a (mr, kc) · b, with b given as one packed panel: kc rows of 8 floats, zero-padded
+// past nc. Rows of a are lda apart, rows of c ldc apart. Reads exactly a[r·lda + 0..kc-1] and
+// panel[0..8·kc-1], writes exactly c[r·ldc + 0..nc-1] for r < mr: no buffer needs padding.
+using GemmMicroKernel = void (*)(int mr, int nc, int kc, const float* a, int lda, const float* panel, float* c,
+                                 int ldc);
+constexpr int kGemmMr = 4;
+constexpr int kGemmNr = 8;
+
+void gemm_f32_4x8__scalar(int mr, int nc, int kc, const float* a, int lda, const float* panel, float* c, int ldc);
+#if defined(__wasm_simd128__)
+void gemm_f32_4x8__wasmsimd(int mr, int nc, int kc, const float* a, int lda, const float* panel, float* c, int ldc);
+#endif
+
+// In place over one row of `cols` scores: row = softmax(row). A row that is all -inf (every key
+// masked) becomes all zero. Reads and writes exactly row[0..cols-1].
+using SoftmaxKernel = void (*)(int cols, float* row);
+
+void softmax_f32__scalar(int cols, float* row);
+#if defined(__wasm_simd128__)
+void softmax_f32__wasmsimd(int cols, float* row);
+#endif
+
+// The packed-panel gemm driver around a micro-kernel:
+//   c (rows, cols) = a (rows, inner) · b, where b is (inner, cols) with row stride ldb, or, when
+//   b_transposed, b is stored as (cols, inner) and used as its transpose (the scores q·kᵀ).
+// `panels` is scratch of at least packed_size(inner, cols) floats.
+std::size_t packed_size(int inner, int cols);
+void gemm_f32(GemmMicroKernel kernel, int rows, int inner, int cols, const float* a, int lda, const float* b, int ldb,
+              bool b_transposed, float* c, int ldc, float* panels);
+
+struct GemmEntry {
+  const char* name;
+  GemmMicroKernel fn;
+};
+struct SoftmaxEntry {
+  const char* name;
+  SoftmaxKernel fn;
+};
+
+// Best last: dispatch takes the last entry the build has.
+inline constexpr GemmEntry kGemmKernels[] = {
+    {"gemm_f32_4x8__scalar", gemm_f32_4x8__scalar},
+#if defined(__wasm_simd128__)
+    {"gemm_f32_4x8__wasmsimd", gemm_f32_4x8__wasmsimd},
+#endif
+};
+inline constexpr SoftmaxEntry kSoftmaxKernels[] = {
+    {"softmax_f32__scalar", softmax_f32__scalar},
+#if defined(__wasm_simd128__)
+    {"softmax_f32__wasmsimd", softmax_f32__wasmsimd},
+#endif
+};
+
+}  // namespace attn::kernels

@@ -1,0 +1,169 @@
+// Every kernel of kernels::kGemmKernels and kSoftmaxKernels against a float64 reference at every
+// awkward size, with strided and offset views. Outputs start as NaN so an unwritten element fails,
+// and sentinels around them must survive, so a write past the end fails too. Natively only the
+// scalar kernels exist; the WebAssembly test builds run the SIMD ones through the same lists.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <vector>
+
+#include "kernels/kernels.hpp"
+
+namespace {
+
+using namespace attn::kernels;
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kSentinel = -12345.0f;
+
+bool close(double got, double want, double atol, double rtol) {
+  return std::fabs(got - want) <= std::max(atol, rtol * std::fabs(want));
+}
+
+std::vector<float> random_values(std::mt19937& rng, std::size_t count) {
+  std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+  std::vector<float> v(count);
+  for (float& x : v) x = unit(rng);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("gemm micro-kernels: every mr, nc and kc from 1 to 9, offset and strided") {
+  std::mt19937 rng(1);
+  for (const GemmEntry& kernel : kGemmKernels) {
+    INFO(kernel.name);
+    for (int kc : {1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 17, 31}) {
+      const int lda = kc + 3, ldc = 11;
+      // a starts one float in (unaligned); the panel is exactly 8·kc floats with NaN beyond it
+      std::vector<float> a_buffer = random_values(rng, 1 + kGemmMr * lda);
+      std::vector<float> panel = random_values(rng, static_cast<std::size_t>(kGemmNr) * kc);
+      const float* a = a_buffer.data() + 1;
+      for (int mr = 1; mr <= kGemmMr; ++mr) {
+        for (int nc = 1; nc <= kGemmNr; ++nc) {
+          std::vector<float> c(kGemmMr * ldc + 1, kSentinel);
+          for (int r = 0; r < mr; ++r) {
+            for (int j = 0; j < nc; ++j) c[1 + r * ldc + j] = kNaN;
+          }
+          kernel.fn(mr, nc, kc, a, lda, panel.data(), c.data() + 1, ldc);
+          CHECK(c[0] == kSentinel);
+          for (int r = 0; r < kGemmMr; ++r) {
+            for (int j = 0; j < ldc; ++j) {
+              const float got = c[1 + r * ldc + j];
+              if (r >= mr || j >= nc) {
+                CHECK_MESSAGE(got == kSentinel, "wrote outside the tile at [", r, "][", j, "] mr=", mr, " nc=", nc);
+                continue;
+              }
+              double want = 0;
+              for (int k = 0; k < kc; ++k) want += double(a[r * lda + k]) * panel[k * kGemmNr + j];
+              CHECK_MESSAGE(close(got, want, 1e-5, 1e-5), "c[", r, "][", j, "] mr=", mr, " nc=", nc, " kc=", kc,
+                            ": ", got, " vs ", want);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("gemm driver: rows, inner 1 to 9 and cols 1 to 17, plain and transposed b, strided c") {
+  std::mt19937 rng(2);
+  for (const GemmEntry& kernel : kGemmKernels) {
+    INFO(kernel.name);
+    int failures = 0;
+    for (int rows = 1; rows <= 9; ++rows) {
+      for (int inner = 1; inner <= 9; ++inner) {
+        for (int cols = 1; cols <= 17; ++cols) {
+          for (int transposed = 0; transposed <= 1; ++transposed) {
+            const int lda = inner + 2, ldc = cols + 3;
+            const int ldb = transposed ? inner + 1 : cols + 1;
+            const int b_rows = transposed ? cols : inner;
+            const std::vector<float> a = random_values(rng, static_cast<std::size_t>(rows) * lda);
+            const std::vector<float> b = random_values(rng, static_cast<std::size_t>(b_rows) * ldb);
+            std::vector<float> c(static_cast<std::size_t>(rows) * ldc, kSentinel);
+            for (int i = 0; i < rows; ++i) {
+              for (int j = 0; j < cols; ++j) c[i * ldc + j] = kNaN;
+            }
+            std::vector<float> panels(packed_size(inner, cols), kNaN);
+            gemm_f32(kernel.fn, rows, inner, cols, a.data(), lda, b.data(), ldb, transposed, c.data(), ldc,
+                     panels.data());
+            for (int i = 0; i < rows; ++i) {
+              for (int j = 0; j < ldc; ++j) {
+                const float got = c[i * ldc + j];
+                bool ok;
+                if (j >= cols) {
+                  ok = got == kSentinel;
+                } else {
+                  double want = 0;
+                  for (int k = 0; k < inner; ++k) {
+                    want += double(a[i * lda + k]) * (transposed ? b[j * ldb + k] : b[k * ldb + j]);
+                  }
+                  ok = close(got, want, 1e-5, 1e-5);
+                }
+                if (!ok && failures++ < 5) {
+                  FAIL_CHECK("c[", i, "][", j, "] = ", got, " rows=", rows, " inner=", inner, " cols=", cols,
+                             " transposed=", transposed);
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+    CHECK(failures == 0);
+  }
+}
+
+TEST_CASE("softmax kernels: within 1e-6 of float64 at every length, with masked and fully masked rows") {
+  std::mt19937 rng(3);
+  const float inf = std::numeric_limits<float>::infinity();
+  for (const SoftmaxEntry& kernel : kSoftmaxKernels) {
+    INFO(kernel.name);
+    for (int cols : {1, 2, 3, 4, 5, 6, 7, 8, 9, 31, 64, 100}) {
+      for (float spread : {1.0f, 10.0f, 100.0f}) {
+        for (int masking = 0; masking <= 2; ++masking) {  // none, some, all
+          std::vector<float> buffer(cols + 2, kSentinel);
+          float* row = buffer.data() + 1;
+          for (int j = 0; j < cols; ++j) {
+            row[j] = std::uniform_real_distribution<float>(-spread, spread)(rng);
+            if (masking == 2 || (masking == 1 && j % 3 == 1)) row[j] = -inf;
+          }
+          const std::vector<float> input(row, row + cols);
+          double row_max = -inf, total = 0;
+          for (float x : input) row_max = std::max<double>(row_max, x);
+          kernel.fn(cols, row);
+          CHECK(buffer.front() == kSentinel);
+          CHECK(buffer.back() == kSentinel);
+          for (float x : input) total += row_max == -inf ? 0.0 : std::exp(double(x) - row_max);
+          for (int j = 0; j < cols; ++j) {
+            const double want = row_max == -inf ? 0.0 : std::exp(double(input[j]) - row_max) / total;
+            CHECK_MESSAGE(std::fabs(row[j] - want) <= 1e-6, "cols=", cols, " j=", j, " spread=", spread,
+                          " masking=", masking, ": ", row[j], " vs ", want);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("softmax kernels: the exp is accurate across its whole range") {
+  // softmax([0, x]) = [1 / (1 + e^x), e^x / (1 + e^x)] for x from -100 to 0 in steps of 1/64
+  for (const SoftmaxEntry& kernel : kSoftmaxKernels) {
+    INFO(kernel.name);
+    int failures = 0;
+    for (int step = 0; step <= 6400; ++step) {
+      const float x = -step / 64.0f;
+      float row[5] = {0.0f, x, x, x, x};  // a full vector and a tail
+      kernel.fn(5, row);
+      const double e = std::exp(double(x));
+      const double first = 1.0 / (1.0 + 4 * e), rest = e / (1.0 + 4 * e);
+      if ((std::fabs(row[0] - first) > 1e-6 || std::fabs(row[4] - rest) > 1e-6) && failures++ < 5) {
+        FAIL_CHECK("x=", x, ": ", row[0], ", ", row[4], " vs ", first, ", ", rest);
+      }
+    }
+    CHECK(failures == 0);
+  }
+}

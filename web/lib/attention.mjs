@@ -1,0 +1,197 @@
+// The Attention Lab engine: the C++ core compiled to WebAssembly, behind a small checked API.
+//
+//   import { loadAttention } from './lib/attention.mjs';
+//   const engine = await loadAttention();            // { simd: 'auto' | true | false }
+//   const r = engine.attention({ x, n, dModel, heads, wq, wk, wv, wo, mask, scale, trace });
+//
+// This file checks JavaScript types, applies defaults and turns the core's errors into exceptions.
+// Value checks (sizes, finiteness, caps) happen once, in the core, so their messages are the same
+// natively and here. Shapes and layouts: see attention.d.ts.
+import { simd as simdSupported } from 'wasm-feature-detect';
+
+export const VERSION = '0.1.0';
+
+const SCALE_MODES = { sqrt_dk: 0, none: 1 };
+const SCALE_DIVISOR = 2;
+const MASK_MODES = { none: 0, causal: 1 };
+const MASK_KEEP = 2;
+const INT32_MAX = 2147483647;
+
+const ATTENTION_OPTIONS = new Set([
+  'x', 'n', 'dModel', 'context', 'm', 'heads', 'dK', 'dV', 'wq', 'wk', 'wv', 'wo', 'scale', 'mask', 'trace',
+]);
+const INIT_OPTIONS = new Set(['dModel', 'heads', 'dK', 'dV', 'seed']);
+
+function describe(value) {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return `an array of ${value.length}`;
+  if (ArrayBuffer.isView(value)) return `a ${value.constructor.name} of ${value.length}`;
+  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+  return `${typeof value} ${String(value)}`;
+}
+
+function checkOptions(options, allowed, what) {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new TypeError(`${what} takes an options object, got ${describe(options)}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (!allowed.has(key)) throw fieldError(TypeError, key, `unknown option '${key}' (known: ${[...allowed].join(', ')})`);
+  }
+}
+
+function fieldError(Kind, field, message) {
+  const error = new Kind(message);
+  error.field = field;
+  return error;
+}
+
+// An integer option; `fallback` (0 meaning "derive it") when omitted.
+function integer(options, field, fallback) {
+  const value = options[field];
+  if (value === undefined) {
+    if (fallback === undefined) throw fieldError(TypeError, field, `${field} is required: a whole number`);
+    return fallback;
+  }
+  if (typeof value !== 'number' || !Number.isInteger(value)) {
+    throw fieldError(TypeError, field, `${field} must be a whole number, got ${describe(value)}`);
+  }
+  if (value < 1) throw fieldError(RangeError, field, `${field} must be at least 1, got ${value}`);
+  if (value > INT32_MAX) throw fieldError(RangeError, field, `${field} (${value}) is far above any cap`);
+  return value;
+}
+
+// A matrix option as a Float32Array (number arrays are converted; other types refused), or null.
+function matrix(options, field, required) {
+  const value = options[field];
+  if (value === undefined || value === null) {
+    if (required) throw fieldError(TypeError, field, `${field} is required: a Float32Array or an array of numbers`);
+    return null;
+  }
+  if (value instanceof Float32Array) return value;
+  if (ArrayBuffer.isView(value) && !(value instanceof DataView) && typeof value[0] !== 'bigint') {
+    return Float32Array.from(value);
+  }
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      if (typeof value[i] !== 'number') {
+        throw fieldError(TypeError, field, `${field}[${i}] is not a number (got ${describe(value[i])})`);
+      }
+    }
+    return Float32Array.from(value);
+  }
+  throw fieldError(TypeError, field, `${field} must be a Float32Array or an array of numbers, got ${describe(value)}`);
+}
+
+function scaleOption(value) {
+  if (value === undefined) return [SCALE_MODES.sqrt_dk, 1];
+  if (typeof value === 'string' && value in SCALE_MODES) return [SCALE_MODES[value], 1];
+  if (typeof value === 'number') return [SCALE_DIVISOR, value];  // the core checks it is finite and > 0
+  throw fieldError(TypeError, 'scale', `scale must be 'sqrt_dk', 'none' or a number to divide the scores by, got ${describe(value)}`);
+}
+
+function maskOption(value) {
+  if (value === undefined) return [MASK_MODES.none, null];
+  if (typeof value === 'string' && value in MASK_MODES) return [MASK_MODES[value], null];
+  if (value instanceof Uint8Array) return [MASK_KEEP, value];
+  if (Array.isArray(value)) {
+    const keep = new Uint8Array(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const cell = value[i];
+      if (cell === true || cell === 1) keep[i] = 1;
+      else if (cell === false || cell === 0) keep[i] = 0;
+      else throw fieldError(TypeError, 'mask', `mask[${i}] must be 1 (keep) or 0 (masked), got ${describe(cell)}`);
+    }
+    return [MASK_KEEP, keep];
+  }
+  throw fieldError(TypeError, 'mask', `mask must be 'none', 'causal' or a Uint8Array of n × m keep flags, got ${describe(value)}`);
+}
+
+function raise(error) {
+  throw fieldError(error.kind === 'type' ? TypeError : RangeError, error.field, error.message);
+}
+
+class AttentionEngine {
+  #module;
+
+  constructor(module, simd) {
+    this.#module = module;
+    this.info = Object.freeze({ version: VERSION, simd });
+  }
+
+  attention(options) {
+    checkOptions(options, ATTENTION_OPTIONS, 'attention()');
+    const x = matrix(options, 'x', true);
+    const context = matrix(options, 'context', false);
+    const n = integer(options, 'n');
+    const dModel = integer(options, 'dModel');
+    const heads = integer(options, 'heads', 1);
+    const [scaleMode, scaleDivisor] = scaleOption(options.scale);
+    const [maskMode, keep] = maskOption(options.mask);
+    const trace = options.trace === undefined ? true : options.trace;
+    if (typeof trace !== 'boolean') throw fieldError(TypeError, 'trace', `trace must be true or false, got ${describe(trace)}`);
+    let m = integer(options, 'm', 0);
+    if (context && m === 0) {
+      if (context.length % dModel !== 0) {
+        throw fieldError(RangeError, 'context', `context has ${context.length} values, not a multiple of dModel (${dModel})`);
+      }
+      m = context.length / dModel;
+    }
+    const result = this.#module.attention({
+      n, m, dModel, heads,
+      dK: integer(options, 'dK', 0),
+      dV: integer(options, 'dV', 0),
+      scaleMode, scaleDivisor, maskMode, trace,
+      x, context,
+      wq: matrix(options, 'wq', false),
+      wk: matrix(options, 'wk', false),
+      wv: matrix(options, 'wv', false),
+      wo: matrix(options, 'wo', false),
+      keep,
+    });
+    if (result.error) raise(result.error);
+    return result;
+  }
+
+  /** WebAssembly memory in use: the whole heap, and the bytes malloc has handed out. */
+  memory() {
+    return { heapBytes: this.#module.HEAPU8.length, allocatedBytes: this.#module.allocatedBytes() };
+  }
+
+  initWeights(options) {
+    checkOptions(options, INIT_OPTIONS, 'initWeights()');
+    const seed = options.seed === undefined ? 0 : options.seed;
+    if (typeof seed !== 'number' || !Number.isSafeInteger(seed) || seed < 0) {
+      throw fieldError(RangeError, 'seed', `seed must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}, got ${describe(seed)}`);
+    }
+    const result = this.#module.initWeights(
+      integer(options, 'dModel'), integer(options, 'heads', 1), integer(options, 'dK', 0), integer(options, 'dV', 0), seed);
+    if (result.error) raise(result.error);
+    return result;
+  }
+}
+
+const isNode = typeof process === 'object' && process.versions != null && process.versions.node != null;
+
+/**
+ * Loads the engine. `simd: 'auto'` takes the SIMD build when this runtime validates a SIMD probe
+ * module; true or false forces a build. `wasmBinary` (bytes of the chosen build's .wasm) skips the fetch.
+ */
+export async function loadAttention({ simd = 'auto', wasmBinary } = {}) {
+  if (simd !== 'auto' && typeof simd !== 'boolean') {
+    throw fieldError(TypeError, 'simd', `simd must be 'auto', true or false, got ${describe(simd)}`);
+  }
+  const useSimd = simd === 'auto' ? await simdSupported() : simd;
+  const build = useSimd ? 'simd' : 'scalar';
+  const glueUrl = new URL(`./attention-${build}.mjs`, import.meta.url);
+  const { default: createAttentionModule } = await import(glueUrl.href);
+  const moduleOptions = {};
+  if (wasmBinary) {
+    moduleOptions.wasmBinary = wasmBinary;
+  } else if (isNode) {
+    // Node's fetch() cannot read files: hand the module its bytes.
+    const { readFile } = await import('node:fs/promises');
+    moduleOptions.wasmBinary = await readFile(new URL(`./attention-${build}.wasm`, import.meta.url));
+  }
+  const module = await createAttentionModule(moduleOptions);
+  return new AttentionEngine(module, module.hasSimd());
+}
