@@ -68,8 +68,8 @@ else
   failed=$((failed + 1))
 fi
 
-echo "== 3. JavaScript API in Node (node:test)"
-node --test --test-reporter=tap tests/web/ >"$log" 2>&1
+echo "== 3. JavaScript API in Node and in headless Chromium (node:test)"
+node --test --test-reporter=tap tests/web/ tests/e2e/ >"$log" 2>&1
 grep -E "^not ok|^# (tests|pass|fail)" "$log"
 grep -q "^not ok" "$log" && grep -B2 -A25 "^    not ok\|^not ok" "$log" | head -80
 count node

@@ -1,6 +1,6 @@
-// The dense building blocks of the forward pass. Natively they run on Eigen; the WebAssembly build
-// swaps in the kernels of kernels/kernels.hpp. All matrices are row-major with a leading dimension (ld) in
-// elements, so a head's columns inside a wider matrix are addressed without copies.
+// The dense building blocks of the forward pass; ops.cpp picks their implementation for the build.
+// All matrices are row-major with a leading dimension (ld) in elements, so a head's columns inside
+// a wider matrix are addressed without copies.
 #pragma once
 
 namespace attn::ops {

@@ -1,0 +1,41 @@
+// Shared set-up for the browser tests: dist/ served on 127.0.0.1, Debian's Chromium driven by
+// playwright-core, and a record of every request that tried to leave the page's origin.
+import { chromium } from 'playwright-core';
+
+import { serve } from '../../scripts/serve.mjs';
+
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+  '--disable-sync', '--no-first-run', '--disable-quic'];
+
+export async function openBrowser({ headers } = {}) {
+  const site = await serve({ port: 0, headers });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
+  const origin = new URL(site.url).origin;
+
+  async function newPage() {
+    const page = await browser.newPage();
+    const problems = [];
+    const foreignRequests = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    await page.route('**/*', (route) => {
+      const url = route.request().url();
+      if (url.startsWith(origin) || url.startsWith('data:') || url.startsWith('blob:')) return route.continue();
+      foreignRequests.push(url);
+      return route.abort();
+    });
+    return { page, problems, foreignRequests };
+  }
+
+  return {
+    url: site.url,
+    newPage,
+    async close() {
+      await browser.close();
+      await site.close();
+    },
+  };
+}
