@@ -11,9 +11,12 @@ cmake --build build/wasm -j"$jobs" --target attention_simd attention_scalar
 
 rm -rf dist
 mkdir -p dist/lib
-cp -R web/. dist/
-rm -f dist/lib/attention.mjs
-cp build/wasm/attention-{simd,scalar}.{mjs,wasm} dist/lib/
-npx esbuild web/lib/attention.mjs --bundle --format=esm --target=es2020 --external:node:* \
-  --log-level=warning --outfile=dist/lib/attention.mjs
+cp web/index.html web/styles.css dist/
+cp web/lib/attention.d.ts build/wasm/attention-{simd,scalar}.{mjs,wasm} dist/lib/
+bundle() { npx esbuild "$@" --bundle --minify --sourcemap --format=esm --target=es2020 --log-level=warning; }
+# the engine's API, loadable on its own by any page
+bundle web/lib/attention.mjs --external:node:* --outfile=dist/lib/attention.mjs
+# the worker imports that same file at run time, not a second copy
+bundle web/worker.mjs --external:./lib/attention.mjs --outfile=dist/worker.js
+bundle web/src/main.mjs --outfile=dist/app.js
 echo "build: dist/ is ready"

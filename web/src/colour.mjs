@@ -1,0 +1,22 @@
+// The weight colour scale over [0, 1]: ColorBrewer's single-hue Blues, light to dark, so a weight
+// reads as darkness alone and survives every kind of colour-vision deficiency (and greyscale print).
+// Text on a cell switches to white where the background is dark.
+import { interpolateBlues } from 'd3-scale-chromatic';
+
+export function weightColour(weight) {
+  const t = Math.min(1, Math.max(0, weight));
+  const background = interpolateBlues(0.04 + 0.96 * t);
+  return { background, foreground: luminance(background) < 0.4 ? '#ffffff' : '#111111' };
+}
+
+// Relative luminance of an "rgb(r, g, b)" or "#rrggbb" colour (WCAG's formula).
+export function luminance(colour) {
+  const channels = colour.startsWith('#')
+    ? [1, 3, 5].map((i) => parseInt(colour.slice(i, i + 2), 16))
+    : colour.match(/\d+/g).slice(0, 3).map(Number);
+  const [r, g, b] = channels.map((c) => {
+    const s = c / 255;
+    return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}

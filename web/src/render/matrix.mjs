@@ -1,0 +1,128 @@
+// One matrix as a real <table>: a caption, column and row headers, a cell per value. Cells can be
+// shaded by value, masked (−∞), summed per row, or editable (<input>). Built with DOM nodes and
+// textContent only. Re-rendering a table of the same shape updates its cells in place, so an input
+// being typed in keeps its focus and caret.
+import { formatCell, formatFull } from '../format.mjs';
+import { weightColour } from '../colour.mjs';
+
+/**
+ * spec: { caption, rowLabels, columnLabels, values, digits?, shade?, rowSums?, editable?,
+ *         address: { matrix, head }, label? (for inputs' accessible names) }
+ */
+export function renderMatrix(container, spec) {
+  const signature = [spec.caption, spec.rowLabels.join('\u0001'), spec.columnLabels.join('\u0001'),
+    spec.editable ? 'e' : '', spec.rowSums ? 's' : '', spec.address.matrix, spec.address.head ?? ''].join('|');
+  let table = container.firstElementChild;
+  if (!table || table.dataset.signature !== signature) {
+    table = buildTable(spec);
+    table.dataset.signature = signature;
+    container.replaceChildren(table);
+  }
+  fillTable(table, spec);
+  return table;
+}
+
+function buildTable(spec) {
+  const { rowLabels, columnLabels, address } = spec;
+  const table = document.createElement('table');
+  table.className = 'matrix';
+  const caption = document.createElement('caption');
+  caption.textContent = spec.caption;
+  table.append(caption);
+
+  const head = document.createElement('thead');
+  const headRow = document.createElement('tr');
+  const corner = document.createElement('td');
+  corner.className = 'corner';
+  headRow.append(corner);
+  for (const label of columnLabels) headRow.append(headerCell(label, 'col'));
+  if (spec.rowSums) headRow.append(headerCell('Σ row', 'col'));
+  head.append(headRow);
+
+  const body = document.createElement('tbody');
+  rowLabels.forEach((label, r) => {
+    const tr = document.createElement('tr');
+    tr.append(headerCell(label, 'row'));
+    columnLabels.forEach((columnLabel, c) => {
+      const td = document.createElement('td');
+      td.dataset.matrix = address.matrix;
+      if (address.head !== undefined) td.dataset.head = String(address.head);
+      td.dataset.row = String(r);
+      td.dataset.col = String(c);
+      if (spec.editable) {
+        const input = document.createElement('input');
+        input.type = 'text';
+        input.inputMode = 'decimal';
+        input.autocomplete = 'off';
+        input.spellcheck = false;
+        input.setAttribute('aria-label', `${spec.label ?? spec.caption}, row ${label}, column ${columnLabel}`);
+        td.append(input);
+      } else {
+        td.tabIndex = r === 0 && c === 0 ? 0 : -1;
+      }
+      tr.append(td);
+    });
+    if (spec.rowSums) {
+      const sum = document.createElement('td');
+      sum.className = 'row-sum';
+      tr.append(sum);
+    }
+    body.append(tr);
+  });
+  table.append(head, body);
+  if (!spec.editable) table.addEventListener('keydown', moveFocus);
+  return table;
+}
+
+function headerCell(text, scope) {
+  const th = document.createElement('th');
+  th.scope = scope;
+  th.textContent = text;
+  return th;
+}
+
+function fillTable(table, spec) {
+  const cols = spec.columnLabels.length;
+  const digits = spec.digits ?? 3;
+  const rows = table.tBodies[0].rows;
+  for (let r = 0; r < rows.length; r++) {
+    const cells = rows[r].cells;  // cells[0] is the row header
+    let sum = 0;
+    for (let c = 0; c < cols; c++) {
+      const value = spec.values[r * cols + c];
+      const td = cells[c + 1];
+      sum += value === -Infinity ? 0 : value;
+      if (spec.editable) {
+        const input = td.firstElementChild;
+        // never overwrite what the reader is typing, nor a cell marked invalid
+        if (input !== document.activeElement && !input.hasAttribute('aria-invalid')) input.value = formatFull(value);
+        continue;
+      }
+      td.textContent = formatCell(value, digits);
+      td.classList.toggle('masked', value === -Infinity);
+      if (spec.shade) {
+        const { background, foreground } = weightColour(value);
+        td.style.backgroundColor = background;
+        td.style.color = foreground;
+      }
+    }
+    if (spec.rowSums) cells[cols + 1].textContent = formatCell(sum, digits);
+  }
+}
+
+// Arrow keys move between the cells of a table; one cell per table is in the tab order.
+function moveFocus(event) {
+  const td = event.target.closest('td[data-row]');
+  if (!td) return;
+  const moves = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
+  const move = moves[event.key];
+  if (!move) return;
+  const row = Number(td.dataset.row) + move[0];
+  const col = Number(td.dataset.col) + move[1];
+  const next = event.currentTarget.querySelector(`td[data-row="${row}"][data-col="${col}"]`);
+  if (!next) return;
+  event.preventDefault();
+  td.tabIndex = -1;
+  next.tabIndex = 0;
+  next.focus();
+}
