@@ -1,12 +1,14 @@
 // The weight colour scale over [0, 1]: ColorBrewer's single-hue Blues, light to dark, so a weight
 // reads as darkness alone and survives every kind of colour-vision deficiency (and greyscale print).
-// Text on a cell switches to white where the background is dark.
+// Text on a cell is black or white, whichever contrasts more.
 import { interpolateBlues } from 'd3-scale-chromatic';
 
 export function weightColour(weight) {
   const t = Math.min(1, Math.max(0, weight));
   const background = interpolateBlues(0.04 + 0.96 * t);
-  return { background, foreground: luminance(background) < 0.4 ? '#ffffff' : '#111111' };
+  // whichever of black and white contrasts more: always at least 4.5:1 (WCAG AA)
+  const l = luminance(background);
+  return { background, foreground: (l + 0.05) / 0.05 >= 1.05 / (l + 0.05) ? '#000000' : '#ffffff' };
 }
 
 // Relative luminance of an "rgb(r, g, b)" or "#rrggbb" colour (WCAG's formula).

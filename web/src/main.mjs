@@ -2,7 +2,7 @@
 // engine (in a worker) for each, and draws the answer. A bad input is marked and explained while
 // the last good tables stay on screen.
 import { PRESETS, presetById } from './presets.mjs';
-import { defaultState, presetState, buildRequest, withCellEdit, columnsOf, tokensOf } from './state.mjs';
+import { defaultState, presetState, buildRequest, withCellEdit, columnsOf } from './state.mjs';
 import { parseNumber } from './format.mjs';
 import { explainCell } from './explain.mjs';
 import { VOCABULARY_NOTE } from './vocabulary.mjs';
@@ -15,6 +15,7 @@ const SIZE_FIELDS = ['dModel', 'heads', 'dK', 'dV'];
 let state = defaultState();
 let view = null;            // the last good computation, as drawn
 let selectedCell = null;    // { matrix, head, row, col } being explained
+let draws = 0;              // how many times the tables were drawn (tests wait on it)
 const openWeightBlocks = new Set();
 const cellProblems = new Map();  // "matrix:head:row:col" → message, for cells typed wrong
 let requestProblems = [];
@@ -210,6 +211,7 @@ async function update() {
     tokens, keyTokens, columns: columnsOf(state), x: built.request.x, context: built.request.context ?? null,
     dModel: state.dModel, heads: state.heads, dK: reply.result.shape.dK, dV: reply.result.shape.dV,
     m: keyTokens.length, self: state.attention === 'self', scaleMode: state.scaleMode,
+    identity: state.weightsMode === 'identity',
     result: reply.result, weights: reply.weights,
   };
   draw();
@@ -218,6 +220,7 @@ async function update() {
 }
 
 function draw() {
+  draws++;
   state.selectedToken = Math.min(state.selectedToken, view.tokens.length - 1);
   if (state.selectedHead !== 'all' && state.selectedHead >= view.heads) state.selectedHead = 0;
   const stepHead = state.selectedHead === 'all' ? 0 : state.selectedHead;
@@ -299,4 +302,4 @@ function start() {
 start();
 
 // for tests and the curious: the current state and view
-globalThis.attentionLab = { get state() { return state; }, get view() { return view; }, tokensOf: () => tokensOf(state) };
+globalThis.attentionLab = { get state() { return state; }, get view() { return view; }, get draws() { return draws; } };

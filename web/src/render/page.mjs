@@ -1,6 +1,6 @@
 // Draws one computed view into the page's sections. Every function here only writes DOM; the
 // controller (main.mjs) decides what to show and reacts to the reader.
-//   view: { tokens, keyTokens, columns, x, context, dModel, heads, dK, dV, m, self, scaleMode,
+//   view: { tokens, keyTokens, columns, x, context, dModel, heads, dK, dV, m, self, identity, scaleMode,
 //           result, weights }
 import { renderMatrix } from './matrix.mjs';
 import { renderSteps } from './steps.mjs';
@@ -160,7 +160,7 @@ export function renderHeadPanel(view, selected) {
       renderMatrix(slot, {
         caption: `${title}, head ${h + 1}`,
         rowLabels: name === 'k' || name === 'v' ? view.keyTokens : view.tokens,
-        columnLabels: square ? view.keyTokens : numbered(width),
+        columnLabels: square ? view.keyTokens : view.identity ? view.columns : numbered(width),
         values: trace[name],
         shade: name === 'weights', rowSums: name === 'weights',
         address: { matrix: name, head: h },
@@ -171,7 +171,9 @@ export function renderHeadPanel(view, selected) {
 
 export function renderMultihead(view) {
   const width = view.heads * view.dV;
-  const concatColumns = Array.from({ length: width }, (_, c) => (view.heads > 1 ? `h${Math.floor(c / view.dV) + 1}:${(c % view.dV) + 1}` : `${c + 1}`));
+  // with W = I the values, and so the heads' outputs, keep the input's columns
+  const concatColumns = view.identity ? view.columns
+    : Array.from({ length: width }, (_, c) => (view.heads > 1 ? `h${Math.floor(c / view.dV) + 1}:${(c % view.dV) + 1}` : `${c + 1}`));
   renderMatrix($('concat-table'), {
     caption: `Concatenation [Z_1 | … | Z_${view.heads}]: ${view.tokens.length} × ${width}`,
     rowLabels: view.tokens, columnLabels: concatColumns, values: view.result.concat, address: { matrix: 'concat' },

@@ -1,0 +1,149 @@
+// The page's pure modules: tokeniser, vocabulary, formatting, colour scale, presets and requests.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { tokenize, MAX_TOKENS } from '../../web/src/tokenize.mjs';
+import { embed, embedAll, columnNames, isKnown, FEATURES } from '../../web/src/vocabulary.mjs';
+import { formatCell, formatFull, parseNumber, formatVector } from '../../web/src/format.mjs';
+import { weightColour, luminance } from '../../web/src/colour.mjs';
+import { PRESETS } from '../../web/src/presets.mjs';
+import { presetState, buildRequest, tokensOf, withCellEdit, defaultState } from '../../web/src/state.mjs';
+
+describe('tokenize', () => {
+  it('splits words and punctuation and keeps inner apostrophes', () => {
+    assert.deepEqual(tokenize("The animal didn't cross the street, because it was too tired.").tokens,
+      ['The', 'animal', "didn't", 'cross', 'the', 'street', ',', 'because', 'it', 'was', 'too', 'tired', '.']);
+  });
+  it('handles other scripts, digits, curly apostrophes and [PAD]', () => {
+    assert.deepEqual(tokenize('Über 3 café’s [PAD] 東京').tokens, ['Über', '3', 'café’s', '[PAD]', '東京']);
+  });
+  it('turns markup into plain tokens', () => {
+    assert.deepEqual(tokenize('<img src=x onerror=alert(1)>').tokens, ['<', 'img', 'src', '=', 'x', 'onerror', '=', 'alert', '(', '1', ')', '>']);
+  });
+  it(`stops at ${MAX_TOKENS} tokens and reports the overflow, even for a huge paste`, () => {
+    const { tokens, overflow } = tokenize('word '.repeat(1_000_000));
+    assert.equal(tokens.length, MAX_TOKENS);
+    assert.equal(overflow, true);
+    assert.equal(tokenize('a '.repeat(MAX_TOKENS)).overflow, false);
+  });
+  it('empty and blank text give no tokens', () => {
+    assert.deepEqual(tokenize('   ').tokens, []);
+  });
+});
+
+describe('vocabulary', () => {
+  it("holds a few hundred words, 'bank' with both senses", () => {
+    assert.ok(isKnown('bank') && isKnown('Money') && isKnown('river'));
+    const bank = embed('bank', FEATURES.length);
+    assert.equal(bank[FEATURES.indexOf('finance')], Math.fround(0.8));
+    assert.equal(bank[FEATURES.indexOf('nature')], Math.fround(0.8));
+    assert.equal(embed('money', FEATURES.length)[FEATURES.indexOf('nature')], 0);
+    assert.equal(embed('river', FEATURES.length)[FEATURES.indexOf('finance')], 0);
+  });
+  it('an unknown word gets a vector derived from the word: the same every time, different per word', () => {
+    const a = embed('Zorblax', 6), b = embed('zorblax', 6), c = embed('Quibble', 6);
+    assert.deepEqual(a, b);
+    assert.notDeepEqual(a, c);
+    for (const value of a) assert.ok(value >= -0.5 && value <= 0.5);
+    assert.deepEqual(embed('Zorblax', 3), a.subarray(0, 3), 'column c does not depend on d_model');
+  });
+  it('columns past the named features are hashed; names follow', () => {
+    assert.deepEqual(columnNames(12).slice(FEATURES.length), ['d10', 'd11']);
+    assert.equal(embedAll(['money', 'bank'], 4).length, 8);
+  });
+});
+
+describe('format', () => {
+  it('cells: fixed decimals, no -0, −∞ for masked', () => {
+    assert.equal(formatCell(0.42231882), '0.422');
+    assert.equal(formatCell(-0.0001), '0.000');
+    assert.equal(formatCell(-Infinity), '−∞');
+    assert.equal(formatCell(1.5, 4), '1.5000');
+  });
+  it('full precision: the shortest decimal that reads back as the same float32', () => {
+    assert.equal(formatFull(Math.fround(0.1)), '0.1');
+    assert.equal(formatFull(Math.fround(0.42231881618499756)), '0.42231882');  // 0.4223188 is another float32
+    assert.equal(Math.fround(Number(formatFull(Math.fround(Math.PI)))), Math.fround(Math.PI));
+  });
+  it('parses what people type and refuses the rest', () => {
+    assert.equal(parseNumber(' 1.5 '), 1.5);
+    assert.equal(parseNumber('−2'), -2);
+    assert.equal(parseNumber('0,25'), 0.25);
+    assert.equal(parseNumber('1e-3'), 0.001);
+    assert.equal(parseNumber('.5'), 0.5);
+    for (const bad of ['', 'abc', '1.2.3', 'NaN', 'Infinity', '1e999', '0x10', '<b>1</b>']) assert.equal(parseNumber(bad), null, bad);
+  });
+  it('vectors are shortened past a limit', () => {
+    assert.equal(formatVector([1, 2, 3], 1), '[1.0, 2.0, 3.0]');
+    assert.equal(formatVector(new Float32Array(10), 0, 2), '[0, 0, … (10)]');
+  });
+});
+
+describe('colour scale', () => {
+  it('darkens monotonically with the weight and keeps text readable', () => {
+    let previous = Infinity;
+    for (let w = 0; w <= 1.0001; w += 0.1) {
+      const { background, foreground } = weightColour(w);
+      const l = luminance(background);
+      assert.ok(l < previous, `luminance must fall: ${w}`);
+      previous = l;
+      // WCAG contrast between text and cell at least 4.5
+      const lf = luminance(foreground);
+      const contrast = (Math.max(l, lf) + 0.05) / (Math.min(l, lf) + 0.05);
+      assert.ok(contrast >= 4.5, `contrast ${contrast.toFixed(2)} at weight ${w.toFixed(1)}`);
+    }
+  });
+  it('clamps out-of-range weights', () => {
+    assert.deepEqual(weightColour(-1), weightColour(0));
+    assert.deepEqual(weightColour(7), weightColour(1));
+  });
+});
+
+describe('presets and requests', () => {
+  for (const preset of PRESETS) {
+    it(`${preset.id} builds a valid request`, () => {
+      const built = buildRequest(presetState(preset.id));
+      assert.equal(built.problems, undefined, JSON.stringify(built.problems));
+      assert.equal(built.request.x.length, built.tokens.length * built.request.dModel);
+      assert.ok(presetState(preset.id).selectedToken < built.tokens.length);
+    });
+  }
+  it("the 'it' preset holds the notes' q, k, v side by side", () => {
+    const { request, tokens } = buildRequest(presetState('animal-it'));
+    const it = tokens.indexOf('it');
+    assert.deepEqual(Array.from(request.x.subarray(it * 9, it * 9 + 9)).map((v) => +v.toFixed(2)), [0.6, 0.5, 0.4, 0.7, 0.6, 0.5, 0.6, 0.5, 0.4]);
+  });
+  it('each wrong setting is reported with its field', () => {
+    const base = defaultState();
+    const cases = [
+      [{ dModel: 2.5 }, 'dModel'], [{ heads: 0 }, 'heads'], [{ dK: 500 }, 'dK'], [{ dV: '' }, 'dV'],
+      [{ heads: 2 }, 'weightsMode'], [{ scaleMode: 'custom', scaleDivisor: 'x' }, 'scaleDivisor'],
+      [{ scaleMode: 'custom', scaleDivisor: 0 }, 'scaleDivisor'], [{ sentence: '   ' }, 'sentence'],
+      [{ sentence: 'a '.repeat(70) }, 'sentence'], [{ weightsMode: 'random', seed: -1 }, 'seed'],
+      [{ attention: 'cross', contextSentence: '' }, 'contextSentence'],
+    ];
+    for (const [change, field] of cases) {
+      const built = buildRequest({ ...base, ...change });
+      assert.ok(built.problems?.some((p) => p.field === field), `${JSON.stringify(change)} → ${JSON.stringify(built.problems)}`);
+    }
+  });
+  it('padding appends [PAD] tokens and masks them as keys', () => {
+    const state = { ...presetState('money-bank'), maskMode: 'padding', padTo: 5 };
+    const { tokens } = tokensOf(state);
+    assert.deepEqual(tokens, ['money', 'bank', 'grows', '[PAD]', '[PAD]']);
+    const { request } = buildRequest(state);
+    assert.deepEqual(Array.from(request.mask.subarray(0, 5)), [1, 1, 1, 0, 0]);
+  });
+  it('cross-attention takes keys and values from the context sentence', () => {
+    const { request, keyTokens } = buildRequest({ ...presetState('money-bank'), attention: 'cross', contextSentence: 'river flows' });
+    assert.deepEqual(keyTokens, ['river', 'flows']);
+    assert.equal(request.m, 2);
+    assert.equal(request.context.length, 2 * request.dModel);
+  });
+  it('an edited cell sticks to its token and position', () => {
+    let state = withCellEdit(presetState('money-bank'), 'x', 1, 'bank', 0, 5);
+    assert.equal(buildRequest(state).request.x[1 * 10 + 0], 5);
+    state = { ...state, sentence: 'money river grows' };
+    assert.equal(buildRequest(state).request.x[1 * 10 + 0], 0, 'a different word at that position drops the edit');
+  });
+});
