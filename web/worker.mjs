@@ -3,6 +3,7 @@
 // the result and the matrices used. Errors come back as data: { error: { name, field, message } }.
 import * as Comlink from 'comlink';
 import { loadAttention } from './lib/attention.mjs';
+import { variance, normalDraws } from './src/stats.mjs';
 
 let engine = null;
 
@@ -41,6 +42,31 @@ const api = {
     } catch (error) {
       return { error: { name: error.name, field: error.field ?? null, message: error.message } };
     }
+  },
+
+  /**
+   * The scaling lab: for each d_k, `samples` random queries and keys with unit-variance entries,
+   * their q·k and q·k / √d_k computed by the engine (identity projections, one head), and the
+   * variance of each over all samples × samples pairs.
+   */
+  varianceLab({ dks, samples = 64, seed = 7 }) {
+    return dks.map((dk, i) => {
+      const q = normalDraws(samples * dk, seed + 2 * i);
+      const k = normalDraws(samples * dk, seed + 2 * i + 1);
+      const result = engine.attention({ x: q, n: samples, dModel: dk, context: k, m: samples, scale: 'sqrt_dk' });
+      return { dk, unscaled: variance(result.heads[0].scores), scaled: variance(result.heads[0].scaled) };
+    });
+  },
+
+  /**
+   * softmax(factor × scores) by the engine: one query [factor] against keys that are the scores.
+   * −∞ entries (masked keys) stay masked.
+   */
+  softmaxRow(scores, factor) {
+    const keep = Uint8Array.from(scores, (s) => (s === -Infinity ? 0 : 1));
+    const context = Float32Array.from(scores, (s) => (s === -Infinity ? 0 : s));
+    const result = engine.attention({ x: [factor], n: 1, dModel: 1, context, m: scores.length, scale: 'none', mask: keep });
+    return result.heads[0].weights;
   },
 };
 

@@ -3,12 +3,20 @@
 // Text on a cell is black or white, whichever contrasts more.
 import { interpolateBlues } from 'd3-scale-chromatic';
 
-export function weightColour(weight) {
-  const t = Math.min(1, Math.max(0, weight));
-  const background = interpolateBlues(0.04 + 0.96 * t);
+// The scale is sampled once at the tables' precision (0.001) and looked up: a heatmap of 8 heads
+// asks for thousands of colours per redraw.
+const STEPS = 1000;
+const TABLE = Array.from({ length: STEPS + 1 }, (_, i) => {
+  const background = interpolateBlues(0.04 + 0.96 * (i / STEPS));
   // whichever of black and white contrasts more: always at least 4.5:1 (WCAG AA)
   const l = luminance(background);
-  return { background, foreground: (l + 0.05) / 0.05 >= 1.05 / (l + 0.05) ? '#000000' : '#ffffff' };
+  const rgb = Object.freeze(background.match(/\d+/g).slice(0, 3).map(Number));
+  return Object.freeze({ background, rgb, foreground: (l + 0.05) / 0.05 >= 1.05 / (l + 0.05) ? '#000000' : '#ffffff' });
+});
+
+export function weightColour(weight) {
+  const t = Math.min(1, Math.max(0, weight));
+  return TABLE[Math.round(t * STEPS)] ?? TABLE[0];  // NaN → the colour of 0
 }
 
 // Relative luminance of an "rgb(r, g, b)" or "#rrggbb" colour (WCAG's formula).

@@ -16,5 +16,14 @@ export function createCompute(workerUrl = new URL('./worker.js', import.meta.url
       const reply = await api.run(request);
       return id === latest ? reply : null;
     },
+    /** The scaling lab's engine calls; see worker.mjs. */
+    async varianceLab(options) {
+      await ready;
+      return api.varianceLab(options);
+    },
+    async softmaxRow(scores, factor) {
+      await ready;
+      return api.softmaxRow(scores, factor);
+    },
   };
 }

@@ -7,6 +7,7 @@ import { parseNumber } from './format.mjs';
 import { explainCell } from './explain.mjs';
 import { VOCABULARY_NOTE } from './vocabulary.mjs';
 import { createCompute } from './compute.mjs';
+import { createViews } from './views.mjs';
 import * as page from './render/page.mjs';
 
 const $ = (id) => document.getElementById(id);
@@ -20,6 +21,13 @@ const openWeightBlocks = new Set();
 const cellProblems = new Map();  // "matrix:head:row:col" → message, for cells typed wrong
 let requestProblems = [];
 const compute = createCompute();
+const views = createViews({
+  compute,
+  selectHead(head) {
+    state.selectedHead = head;
+    draw();
+  },
+});
 
 // ---- controls ⇄ state
 
@@ -221,6 +229,7 @@ async function update() {
 
 function draw() {
   draws++;
+  const started = performance.now();
   state.selectedToken = Math.min(state.selectedToken, view.tokens.length - 1);
   if (state.selectedHead !== 'all' && state.selectedHead >= view.heads) state.selectedHead = 0;
   const stepHead = state.selectedHead === 'all' ? 0 : state.selectedHead;
@@ -232,12 +241,15 @@ function draw() {
   page.renderHeadTabs(view.heads, state.selectedHead);
   page.renderHeadPanel(view, state.selectedHead);
   page.renderMultihead(view);
+  views.draw(view, state.selectedHead, state.selectedToken);
   if (selectedCell) {
     const td = document.querySelector(`td[data-matrix="${selectedCell.matrix}"][data-row="${selectedCell.row}"][data-col="${selectedCell.col}"]` +
       (selectedCell.head === undefined ? '' : `[data-head="${selectedCell.head}"]`));
     td?.classList.add('selected');
   }
   showExplanation();
+  // one entry per draw in the performance timeline, for the page benchmark
+  performance.measure('attention-lab:draw', { start: started });
 }
 
 // ---- wiring
@@ -297,6 +309,7 @@ function start() {
   });
 
   update();
+  views.runLab();
 }
 
 start();

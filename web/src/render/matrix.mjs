@@ -8,6 +8,7 @@ import { weightColour } from '../colour.mjs';
 /**
  * spec: { caption, rowLabels, columnLabels, values, digits?, shade?, rowSums?, editable?,
  *         address: { matrix, head }, label? (for inputs' accessible names) }
+ * address.matrix names the matrix for selection and explanation; null makes a plain table.
  */
 export function renderMatrix(container, spec) {
   const signature = [spec.caption, spec.rowLabels.join('\u0001'), spec.columnLabels.join('\u0001'),
@@ -45,10 +46,13 @@ function buildTable(spec) {
     tr.append(headerCell(label, 'row'));
     columnLabels.forEach((columnLabel, c) => {
       const td = document.createElement('td');
-      td.dataset.matrix = address.matrix;
-      if (address.head !== undefined) td.dataset.head = String(address.head);
-      td.dataset.row = String(r);
-      td.dataset.col = String(c);
+      // cells of a named matrix can be selected and explained; a plain table's cannot
+      if (address.matrix) {
+        td.dataset.matrix = address.matrix;
+        if (address.head !== undefined) td.dataset.head = String(address.head);
+        td.dataset.row = String(r);
+        td.dataset.col = String(c);
+      }
       if (spec.editable) {
         const input = document.createElement('input');
         input.type = 'text';
@@ -57,7 +61,7 @@ function buildTable(spec) {
         input.spellcheck = false;
         input.setAttribute('aria-label', `${spec.label ?? spec.caption}, row ${label}, column ${columnLabel}`);
         td.append(input);
-      } else {
+      } else if (address.matrix) {
         td.tabIndex = r === 0 && c === 0 ? 0 : -1;
       }
       tr.append(td);
@@ -70,7 +74,7 @@ function buildTable(spec) {
     body.append(tr);
   });
   table.append(head, body);
-  if (!spec.editable) table.addEventListener('keydown', moveFocus);
+  if (!spec.editable && address.matrix) table.addEventListener('keydown', moveFocus);
   return table;
 }
 
@@ -95,19 +99,31 @@ function fillTable(table, spec) {
       if (spec.editable) {
         const input = td.firstElementChild;
         // never overwrite what the reader is typing, nor a cell marked invalid
-        if (input !== document.activeElement && !input.hasAttribute('aria-invalid')) input.value = formatFull(value);
+        const text = formatFull(value);
+        if (input.value !== text && input !== document.activeElement && !input.hasAttribute('aria-invalid')) input.value = text;
         continue;
       }
-      td.textContent = formatCell(value, digits);
-      td.classList.toggle('masked', value === -Infinity);
+      // touch the DOM only where something changed: every write invalidates styles
+      setText(td, formatCell(value, digits));
+      if ((value === -Infinity) !== td.classList.contains('masked')) td.classList.toggle('masked');
       if (spec.shade) {
         const { background, foreground } = weightColour(value);
-        td.style.backgroundColor = background;
-        td.style.color = foreground;
+        if (td.dataset.shade !== background) {
+          td.dataset.shade = background;
+          td.style.backgroundColor = background;
+          td.style.color = foreground;
+        }
       }
     }
-    if (spec.rowSums) cells[cols + 1].textContent = formatCell(sum, digits);
+    if (spec.rowSums) setText(cells[cols + 1], formatCell(sum, digits));
   }
+}
+
+// Each cell keeps one text node; its text is rewritten only when it changes.
+function setText(node, text) {
+  const child = node.firstChild;
+  if (!child) node.append(text);
+  else if (child.data !== text) child.data = text;
 }
 
 // Arrow keys move between the cells of a table; one cell per table is in the tab order.

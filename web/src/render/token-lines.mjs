@@ -1,0 +1,58 @@
+// Token lines, the view readers know from BertViz: queries on the left, keys on the right, one line
+// per (query, key, head) whose opacity is the weight. Tokens are focusable buttons; focusing or
+// hovering one (highlightTokenLines) shows only its lines.
+import { svgElement, resetSvg, HEAD_COLOURS } from './svg.mjs';
+
+const ROW = 24;
+const WIDTH = 460;
+const LEFT_X = 150;
+const RIGHT_X = 310;
+
+/**
+ * heads: [{ index, weights }] for the heads shown, overlaid in their own colours.
+ * Lines carry data-head, data-query, data-key and data-weight; stroke-opacity is the weight.
+ */
+export function renderTokenLines(svg, queryTokens, keyTokens, heads) {
+  const rows = Math.max(queryTokens.length, keyTokens.length);
+  const height = rows * ROW + 30;
+  resetSvg(svg, WIDTH, height, `Attention lines from ${queryTokens.length} queries to ${keyTokens.length} keys, ${heads.length} head(s); the weights are in the tables above`);
+  svgElement('text', { x: LEFT_X, y: 14, 'text-anchor': 'end', class: 'axis-title' }, svg, 'queries');
+  svgElement('text', { x: RIGHT_X, y: 14, class: 'axis-title' }, svg, 'keys');
+  const y = (i) => 30 + i * ROW + ROW / 2;
+  const m = keyTokens.length;
+  const lines = svgElement('g', { class: 'lines' }, svg);
+  for (const { index, weights } of heads) {
+    const colour = HEAD_COLOURS[index % HEAD_COLOURS.length];
+    for (let i = 0; i < queryTokens.length; i++) {
+      for (let j = 0; j < m; j++) {
+        const weight = weights[i * m + j];
+        if (weight <= 0) continue;
+        svgElement('line', {
+          x1: LEFT_X + 6, y1: y(i), x2: RIGHT_X - 6, y2: y(j), stroke: colour, 'stroke-width': 2.5,
+          'stroke-opacity': weight, 'data-head': index, 'data-query': i, 'data-key': j, 'data-weight': weight,
+        }, lines);
+      }
+    }
+  }
+  const tokenButton = (side, i, text, x, anchor) => {
+    const g = svgElement('g', {
+      class: `token-node ${side}`, tabindex: 0, role: 'button', 'data-side': side, 'data-index': i,
+      'aria-label': `${side === 'query' ? 'Query' : 'Key'} ${i + 1} '${text}': show only its lines`,
+    }, svg);
+    svgElement('rect', { x: anchor === 'end' ? x - 140 : x - 4, y: y(i) - ROW / 2 + 2, width: 144, height: ROW - 4, rx: 4, class: 'token-hit' }, g);
+    svgElement('text', { x, y: y(i), 'text-anchor': anchor, 'dominant-baseline': 'middle' }, g, text);
+  };
+  queryTokens.forEach((text, i) => tokenButton('query', i, text, LEFT_X, 'end'));
+  keyTokens.forEach((text, j) => tokenButton('key', j, text, RIGHT_X, 'start'));
+}
+
+/** Shows only the lines of one token ({ side, index }), or all lines when focus is null. */
+export function highlightTokenLines(svg, focus) {
+  for (const line of svg.querySelectorAll('line[data-query]')) {
+    const mine = !focus || line.dataset[focus.side === 'query' ? 'query' : 'key'] === String(focus.index);
+    line.style.display = mine ? '' : 'none';
+  }
+  for (const node of svg.querySelectorAll('.token-node')) {
+    node.classList.toggle('active', !!focus && node.dataset.side === focus.side && node.dataset.index === String(focus.index));
+  }
+}

@@ -1,0 +1,222 @@
+// The pictures beside the tables (heatmaps, token lines, the embedding plot) and the scaling lab:
+// what the reader chose in them, and their drawing on every new computation.
+import { renderHeatmap, renderLegend } from './render/heatmap.mjs';
+import { renderTokenLines, highlightTokenLines } from './render/token-lines.mjs';
+import { renderEmbeddingPlot } from './render/embedding-plot.mjs';
+import { renderVariancePlot, renderSoftmaxBars } from './render/scaling-lab.mjs';
+import { renderMatrix } from './render/matrix.mjs';
+import { HEAD_COLOURS } from './render/svg.mjs';
+import { entropyBits, variance } from './stats.mjs';
+import { formatCell } from './format.mjs';
+
+const $ = (id) => document.getElementById(id);
+const LAB_DKS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
+
+// The colour of canvas labels, read from the page's styles once per colour scheme: reading a
+// computed style in every redraw forces the browser to recompute all styles there and then.
+let ink = null;
+matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { ink = null; });
+function labelInk() {
+  ink ??= getComputedStyle($('heatmap')).color;
+  return ink;
+}
+
+export function createViews({ compute, selectHead }) {
+  let view = null;
+  let shownHead = 0;
+  let queryToken = 0;
+  let lineHeads = new Set([0]);
+  let lineHeadCount = 0;
+  let saturationRequest = 0;
+
+  // ---- events
+
+  $('heatmap-grid').addEventListener('click', (event) => {
+    const button = event.target.closest('button[data-head]');
+    if (button) selectHead(Number(button.dataset.head));
+  });
+  $('line-heads').addEventListener('change', (event) => {
+    const box = event.target;
+    if (box.checked) lineHeads.add(Number(box.value));
+    else lineHeads.delete(Number(box.value));
+    drawTokenLines();
+  });
+  // Which token's lines alone are shown: the one hovered, else the one focused, else the one pinned
+  // by a tap or Enter (a second tap unpins it). Touch has no hover, so pinning is how it works there.
+  const lines = $('token-lines');
+  let focused = null;
+  let pinned = null;
+  const current = () => focused ?? pinned;
+  const tokenOf = (event) => {
+    const node = event.target.closest?.('.token-node');
+    return node ? { side: node.dataset.side, index: Number(node.dataset.index) } : null;
+  };
+  const same = (a, b) => a && b && a.side === b.side && a.index === b.index;
+  lines.addEventListener('pointerover', (event) => highlightTokenLines(lines, tokenOf(event) ?? current()));
+  lines.addEventListener('pointerleave', () => highlightTokenLines(lines, current()));
+  lines.addEventListener('focusin', (event) => { focused = tokenOf(event); highlightTokenLines(lines, current()); });
+  lines.addEventListener('focusout', () => { focused = null; highlightTokenLines(lines, current()); });
+  const togglePin = (event) => {
+    const token = tokenOf(event);
+    if (!token) return;
+    pinned = same(pinned, token) ? null : token;
+    highlightTokenLines(lines, current());
+  };
+  lines.addEventListener('click', togglePin);
+  lines.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' || event.key === ' ') {
+      event.preventDefault();
+      togglePin(event);
+    }
+  });
+  for (const id of ['plot-x', 'plot-y']) $(id).addEventListener('change', drawEmbeddingPlot);
+  $('saturation').addEventListener('input', drawSaturation);
+
+  // ---- drawing
+
+  function drawHeatmaps() {
+    const { heads, tokens, keyTokens, m, result } = view;
+    const ink = labelInk();
+    const grid = $('heatmap-grid');
+    if (heads > 1) {
+      if (grid.childElementCount !== heads) {
+        grid.replaceChildren(...Array.from({ length: heads }, (_, h) => {
+          const button = document.createElement('button');
+          button.type = 'button';
+          button.dataset.head = String(h);
+          const canvas = document.createElement('canvas');
+          const label = document.createElement('span');
+          label.textContent = `Head ${h + 1}`;
+          button.append(canvas, label);
+          return button;
+        }));
+      }
+      for (const button of grid.children) {
+        const h = Number(button.dataset.head);
+        button.setAttribute('aria-pressed', String(h === shownHead));
+        button.setAttribute('aria-label', `Open head ${h + 1}`);
+        renderHeatmap(button.querySelector('canvas'), result.heads[h].weights, tokens.length, m, { cell: 8, scaled: result.heads[h].scaled });
+      }
+    } else {
+      grid.replaceChildren();
+    }
+    const canvas = $('heatmap');
+    canvas.setAttribute('aria-label', `Weights of head ${shownHead + 1} as a heatmap; the table "Weights (softmax), head ${shownHead + 1}" has the numbers`);
+    const layout = renderHeatmap(canvas, result.heads[shownHead].weights, tokens.length, m, {
+      cell: tokens.length > 24 || m > 24 ? 14 : 26, rowLabels: tokens, columnLabels: keyTokens, scaled: result.heads[shownHead].scaled, ink,
+    });
+    Object.assign(canvas.dataset, { head: String(shownHead), left: String(layout.left), top: String(layout.top), cell: String(layout.cell) });
+  }
+
+  function drawLineHeadChoices() {
+    if (lineHeadCount === view.heads) return;
+    lineHeadCount = view.heads;
+    lineHeads = new Set([Math.min(shownHead, view.heads - 1)]);
+    $('line-heads').replaceChildren(...Array.from({ length: view.heads }, (_, h) => {
+      const label = document.createElement('label');
+      const box = document.createElement('input');
+      box.type = 'checkbox';
+      box.value = String(h);
+      box.checked = lineHeads.has(h);
+      const swatch = document.createElement('span');
+      swatch.className = 'swatch';
+      swatch.style.backgroundColor = HEAD_COLOURS[h % HEAD_COLOURS.length];
+      label.append(box, swatch, `Head ${h + 1}`);
+      return label;
+    }));
+  }
+
+  function drawTokenLines() {
+    const heads = [...lineHeads].sort((a, b) => a - b).filter((h) => h < view.heads)
+      .map((h) => ({ index: h, weights: view.result.heads[h].weights }));
+    renderTokenLines(lines, view.tokens, view.keyTokens, heads);
+    const count = (token) => (token.side === 'query' ? view.tokens : view.keyTokens).length;
+    if (pinned && pinned.index >= count(pinned)) pinned = null;
+    if (focused && focused.index >= count(focused)) focused = null;
+    highlightTokenLines(lines, current());
+  }
+
+  function drawEmbeddingPlot() {
+    const { columns, dModel, result } = view;
+    const note = $('embedding-note');
+    const svg = $('embedding-plot');
+    if (result.dOut !== dModel || !view.self) {
+      svg.replaceChildren();
+      svg.removeAttribute('width');
+      svg.removeAttribute('height');
+      note.textContent = !view.self
+        ? 'In cross-attention the outputs belong to the queries while the values come from the context: compare them in the tables.'
+        : `The output has ${result.dOut} columns and X has ${dModel}: turn on W_O (or use W = I) to plot both in the same space.`;
+      return;
+    }
+    note.textContent = '';
+    // a new sentence or new columns: start on the two columns in which the tokens differ most
+    const key = `${columns.join('|')}#${view.tokens.join('|')}`;
+    if ($('plot-x').dataset.key !== key) {
+      const spread = columns.map((_, c) => variance(view.tokens.map((__, i) => view.x[i * dModel + c])));
+      const [first, second = first] = columns.map((_, c) => c).sort((a, b) => spread[b] - spread[a] || a - b);
+      for (const [id, column] of [['plot-x', first], ['plot-y', second]]) {
+        const select = $(id);
+        select.dataset.key = key;
+        select.replaceChildren(...columns.map((name, c) => {
+          const option = document.createElement('option');
+          option.value = String(c);
+          option.textContent = name;
+          return option;
+        }));
+        select.value = String(column);
+      }
+    }
+    const xColumn = Number($('plot-x').value), yColumn = Number($('plot-y').value);
+    renderEmbeddingPlot(svg, {
+      tokens: view.tokens, before: view.x, after: result.output, width: dModel,
+      xColumn, yColumn, xLabel: columns[xColumn], yLabel: columns[yColumn],
+    });
+  }
+
+  async function drawSaturation() {
+    const exponent = Number($('saturation').value);
+    const factor = 10 ** exponent;
+    $('saturation-factor').textContent = formatCell(factor, 2);
+    const { m, keyTokens, result } = view;
+    // the row softmax actually sees: the scaled scores, −∞ where masked; at ×1 the bars are the weights
+    const scores = result.heads[shownHead].scaled.slice(queryToken * m, (queryToken + 1) * m);
+    const id = ++saturationRequest;
+    const weights = await compute.softmaxRow(scores, factor);
+    if (id !== saturationRequest) return;
+    renderSoftmaxBars($('softmax-slider'), keyTokens, weights,
+      `softmax of ${formatCell(factor, 2)} × the scaled scores of '${view.tokens[queryToken]}', head ${shownHead + 1}`);
+    const entropy = entropyBits(weights);
+    $('saturation-entropy').textContent =
+      `Entropy of the row: ${formatCell(entropy, 3)} bits of at most log₂ ${m} = ${formatCell(Math.log2(m), 3)} (uniform). Near 0 means one-hot.`;
+  }
+
+  return {
+    /** Redraws every picture for a new computation, head and query token. */
+    draw(nextView, head, token) {
+      view = nextView;
+      shownHead = head === 'all' ? 0 : Math.min(head, view.heads - 1);
+      queryToken = Math.min(token, view.tokens.length - 1);
+      drawHeatmaps();
+      drawLineHeadChoices();
+      drawTokenLines();
+      drawEmbeddingPlot();
+      drawSaturation();
+    },
+
+    /** The scaling lab: computed once, when the engine is ready. */
+    async runLab() {
+      renderLegend($('heatmap-legend'), { ink: labelInk() });
+      const rows = await compute.varianceLab({ dks: LAB_DKS });
+      renderVariancePlot($('variance-plot'), rows);
+      renderMatrix($('variance-table'), {
+        caption: 'Measured variance', rowLabels: rows.map((r) => `d_k = ${r.dk}`), columnLabels: ['Var(q·k)', 'Var(q·k / √d_k)'],
+        values: rows.flatMap((r) => [r.unscaled, r.scaled]), digits: 2, address: { matrix: null },
+      });
+      const [six, three] = await Promise.all([compute.softmaxRow([6, 4], 1), compute.softmaxRow([3, 2], 1)]);
+      renderSoftmaxBars($('softmax-64'), ['e⁶ / Σ', 'e⁴ / Σ'], six, 'softmax([6, 4])');
+      renderSoftmaxBars($('softmax-32'), ['e³ / Σ', 'e² / Σ'], three, 'softmax([3, 2])');
+      return rows;
+    },
+  };
+}
