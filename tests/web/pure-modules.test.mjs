@@ -147,3 +147,21 @@ describe('presets and requests', () => {
     assert.equal(buildRequest(state).request.x[1 * 10 + 0], 0, 'a different word at that position drops the edit');
   });
 });
+
+describe('stats', async () => {
+  const { entropyBits, variance, normalDraws } = await import('../../web/src/stats.mjs');
+  it('entropy: 0 for one-hot, log2(m) for uniform', () => {
+    assert.equal(entropyBits([1, 0, 0]), 0);
+    assert.ok(Math.abs(entropyBits([0.25, 0.25, 0.25, 0.25]) - 2) < 1e-12);
+  });
+  it('variance of a known set', () => {
+    assert.equal(variance([2, 4, 4, 4, 5, 5, 7, 9]), 4);
+  });
+  it('normal draws are seeded and have mean 0 and variance 1', () => {
+    const a = normalDraws(20001, 3);
+    assert.deepEqual(a, normalDraws(20001, 3));
+    const mean = a.reduce((s, v) => s + v, 0) / a.length;
+    assert.ok(Math.abs(mean) < 0.03, `mean ${mean}`);
+    assert.ok(Math.abs(variance(a) - 1) < 0.03, `variance ${variance(a)}`);
+  });
+});
