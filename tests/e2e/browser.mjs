@@ -8,12 +8,12 @@ const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
   '--disable-sync', '--no-first-run', '--disable-quic'];
 
-export async function openBrowser({ headers } = {}) {
-  const site = await serve({ port: 0, headers });
+export async function openBrowser({ headers, dir } = {}) {
+  const site = await serve({ port: 0, headers, ...(dir ? { dir } : {}) });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
   const origin = new URL(site.url).origin;
 
-  async function newPage() {
+  async function newPage({ offline = false } = {}) {
     const page = await browser.newPage();
     const problems = [];
     const foreignRequests = [];
@@ -23,7 +23,8 @@ export async function openBrowser({ headers } = {}) {
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     await page.route('**/*', (route) => {
       const url = route.request().url();
-      if (url.startsWith(origin) || url.startsWith('data:') || url.startsWith('blob:')) return route.continue();
+      const local = url.startsWith('data:') || url.startsWith('blob:') || url.startsWith('file:');
+      if (local || (!offline && url.startsWith(origin))) return route.continue();
       foreignRequests.push(url);
       return route.abort();
     });
@@ -32,6 +33,7 @@ export async function openBrowser({ headers } = {}) {
 
   return {
     url: site.url,
+    browser,
     newPage,
     async close() {
       await browser.close();

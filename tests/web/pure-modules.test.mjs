@@ -165,3 +165,50 @@ describe('stats', async () => {
     assert.ok(Math.abs(variance(a) - 1) < 0.03, `variance ${variance(a)}`);
   });
 });
+
+describe('links', async () => {
+  const { stateToFragment, stateFromFragment } = await import('../../web/src/state.mjs');
+  it('a state survives the round trip through a fragment', () => {
+    let state = withCellEdit({ ...presetState('kids-lions'), seed: 9, selectedHead: 'all' }, 'x', 2, 'were', 3, -1.5);
+    state = { ...state, custom: { ...state.custom, wq: state.custom.wq.map((v, i) => (i === 4 ? 7 : v)) } };
+    const back = stateFromFragment(stateToFragment(state)).state;
+    for (const key of ['preset', 'sentence', 'seed', 'selectedHead', 'xEdits', 'custom', 'dK']) assert.deepEqual(back[key], state[key], key);
+    const own = { ...defaultState(), preset: null, sentence: 'river bank money', heads: 2, weightsMode: 'random' };
+    assert.deepEqual(stateFromFragment(stateToFragment(own)).state, { ...own, x: own.x });
+  });
+  it('a preset link is short', () => {
+    assert.ok(stateToFragment(presetState('telescope')).length < 60);
+  });
+  it('refuses what it cannot trust, saying why', () => {
+    for (const [fragment, why] of [['#lab=%7B', /not valid JSON/], ['#lab=%7B%22dModel%22%3A%22x%22%7D', /"dModel"/],
+      ['#lab=%7B%22constructor%22%3A1%7D', /unknown setting/], ['#lab=null', /not an object/], ['#other', /lab=/],
+      ['#lab=%7B%22preset%22%3A%22nope%22%7D', /"preset"/], [`#lab=${'x'.repeat(2_000_001)}`, /characters long/]]) {
+      const { problems } = stateFromFragment(fragment);
+      assert.ok(problems, fragment.slice(0, 40));
+      assert.match(problems[0].message, why);
+    }
+    assert.deepEqual(stateFromFragment(''), { state: null });
+  });
+});
+
+describe('export formats', async () => {
+  const { exportTable, latexText } = await import('../../web/src/export-formats.mjs');
+  const table = { caption: 'Weights', rowLabels: ['a,b', 'x|y'], columnLabels: ['p', '#q'], values: Float32Array.from([0.5, -Infinity, 0.25, 1]) };
+  const settings = { sentence: 'a,b x|y' };
+  it('CSV quotes what needs quoting and writes -Infinity', () => {
+    assert.equal(exportTable(table, 'csv', settings), '# Attention Lab: Weights\n# settings: {"sentence":"a,b x|y"}\ntoken,p,"#q"\n"a,b",0.5,-Infinity\nx|y,0.25,1\n');
+  });
+  it('JSON writes null for −∞ and says so', () => {
+    const json = JSON.parse(exportTable(table, 'json', settings));
+    assert.deepEqual(json.values, [[0.5, null], [0.25, 1]]);
+    assert.ok(json.null);
+  });
+  it('Markdown escapes pipes and markup', () => {
+    assert.match(exportTable(table, 'md', settings), /\| x\\\|y \| 0\.25 \| 1 \|/);
+    assert.match(exportTable({ ...table, rowLabels: ['<img>', 'b'] }, 'md', settings), /&lt;img&gt;/);
+  });
+  it('LaTeX escapes special characters and writes $-\\infty$', () => {
+    assert.equal(latexText('a_b & 50% #1 {x} ~ ^ \\'), 'a\\_b \\& 50\\% \\#1 \\{x\\} \\textasciitilde{} \\textasciicircum{} \\textbackslash{}');
+    assert.match(exportTable(table, 'tex', settings), /a,b & 0\.5 & \$-\\infty\$ \\\\/);
+  });
+});

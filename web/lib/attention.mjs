@@ -172,14 +172,18 @@ class AttentionEngine {
 
 const isNode = typeof process === 'object' && process.versions != null && process.versions.node != null;
 
+function checkSimdOption(simd) {
+  if (simd !== 'auto' && typeof simd !== 'boolean') {
+    throw fieldError(TypeError, 'simd', `simd must be 'auto', true or false, got ${describe(simd)}`);
+  }
+}
+
 /**
  * Loads the engine. `simd: 'auto'` takes the SIMD build when this runtime validates a SIMD probe
  * module; true or false forces a build. `wasmBinary` (bytes of the chosen build's .wasm) skips the fetch.
  */
 export async function loadAttention({ simd = 'auto', wasmBinary } = {}) {
-  if (simd !== 'auto' && typeof simd !== 'boolean') {
-    throw fieldError(TypeError, 'simd', `simd must be 'auto', true or false, got ${describe(simd)}`);
-  }
+  checkSimdOption(simd);
   const useSimd = simd === 'auto' ? await simdSupported() : simd;
   const build = useSimd ? 'simd' : 'scalar';
   const glueUrl = new URL(`./attention-${build}.mjs`, import.meta.url);
@@ -193,5 +197,17 @@ export async function loadAttention({ simd = 'auto', wasmBinary } = {}) {
     moduleOptions.wasmBinary = await readFile(new URL(`./attention-${build}.wasm`, import.meta.url));
   }
   const module = await createAttentionModule(moduleOptions);
+  return new AttentionEngine(module, module.hasSimd());
+}
+
+/**
+ * Loads the engine from builds already in hand, for a page that carries everything inside itself:
+ * builds = { simd: { createModule, wasmBinary }, scalar: { createModule, wasmBinary } }.
+ */
+export async function loadAttentionFrom(builds, { simd = 'auto' } = {}) {
+  checkSimdOption(simd);
+  const useSimd = simd === 'auto' ? await simdSupported() : simd;
+  const { createModule, wasmBinary } = builds[useSimd ? 'simd' : 'scalar'];
+  const module = await createModule({ wasmBinary });
   return new AttentionEngine(module, module.hasSimd());
 }

@@ -1,29 +1,38 @@
-// The page's side of the engine worker: one request in flight matters, the newest. An answer to a
-// request that a newer one has replaced is dropped, so fast typing never shows stale tables.
+// The page's connection to the engine: a Web Worker when one can start, else the engine on the
+// page itself (a folder opened from disk, a script served from another origin than the page).
+// Either way the same calls (engine-api.mjs), all asynchronous. One connection can serve several labs.
 import * as Comlink from 'comlink';
+import { createEngineApi } from './engine-api.mjs';
 
-export function createCompute(workerUrl = new URL('./worker.js', import.meta.url)) {
-  const worker = new Worker(workerUrl, { type: 'module' });
-  const api = Comlink.wrap(worker);
-  const ready = api.load();
-  let latest = 0;
+/**
+ * workerUrl: the worker script; loadEngine: async () => loadAttention, for the fallback.
+ * Returns { ready (engine info, with .where), run, varianceLab, softmaxRow }.
+ */
+export function createCompute({ workerUrl, loadEngine }) {
+  const onPage = async () => {
+    const api = createEngineApi(await loadEngine());
+    const info = await api.load();
+    return { api, info: { ...info, where: 'page' } };
+  };
+  const inWorker = () => new Promise((resolve, reject) => {
+    const worker = new Worker(workerUrl, { type: 'module' });
+    worker.addEventListener('error', (event) => reject(new Error(event.message || 'the worker did not start')), { once: true });
+    const api = Comlink.wrap(worker);
+    api.load().then((info) => resolve({ api, info: { ...info, where: 'worker' } }), reject);
+  });
+  const connection = (async () => {
+    if (!workerUrl || typeof Worker !== 'function') return onPage();
+    try {
+      return await inWorker();
+    } catch {
+      return onPage();
+    }
+  })();
+  const call = (name) => async (...args) => (await connection).api[name](...args);
   return {
-    ready,
-    /** Resolves to { result, weights } or { error }, or null when a newer request has superseded this one. */
-    async run(request) {
-      const id = ++latest;
-      await ready;
-      const reply = await api.run(request);
-      return id === latest ? reply : null;
-    },
-    /** The scaling lab's engine calls; see worker.mjs. */
-    async varianceLab(options) {
-      await ready;
-      return api.varianceLab(options);
-    },
-    async softmaxRow(scores, factor) {
-      await ready;
-      return api.softmaxRow(scores, factor);
-    },
+    ready: connection.then(({ info }) => info),
+    run: call('run'),
+    varianceLab: call('varianceLab'),
+    softmaxRow: call('softmaxRow'),
   };
 }

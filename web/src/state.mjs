@@ -30,7 +30,10 @@ const BASE = {
 
 export function presetState(id) {
   const preset = presetById(id) ?? presetById(DEFAULT_PRESET);
-  return { ...structuredClone(BASE), ...structuredClone(preset.state), preset: preset.id };
+  const state = { ...structuredClone(BASE), ...structuredClone(preset.state), preset: preset.id };
+  // a preset's rows of X belong to its own tokens: edit the sentence and the vocabulary takes over
+  if (state.x) state.x.tokens = tokenize(state.sentence).tokens;
+  return state;
 }
 
 export function defaultState() {
@@ -59,7 +62,7 @@ const editKey = (row, token, col) => `${row}:${token}:${col}`;
 function embeddings(tokens, dModel, presetX, edits) {
   const x = new Float32Array(tokens.length * dModel);
   tokens.forEach((token, i) => {
-    const given = presetX && presetX.rows[i]?.length === dModel ? presetX.rows[i] : null;
+    const given = presetX && presetX.tokens?.[i] === token && presetX.rows[i]?.length === dModel ? presetX.rows[i] : null;
     x.set(given ?? embed(token, dModel), i * dModel);
     for (let c = 0; c < dModel; c++) {
       const key = editKey(i, token, c);
@@ -157,4 +160,69 @@ export function buildRequest(state) {
     tokens,
     keyTokens,
   };
+}
+
+// ---- the state in a link
+
+const LINK_FIELDS = {
+  preset: (v) => v === null || (typeof v === 'string' && presetById(v) !== null),
+  sentence: (v) => typeof v === 'string' && v.length <= 4000,
+  contextSentence: (v) => typeof v === 'string' && v.length <= 4000,
+  attention: (v) => v === 'self' || v === 'cross',
+  dModel: Number.isInteger, heads: Number.isInteger, dK: Number.isInteger, dV: Number.isInteger,
+  scaleMode: (v) => ['sqrt_dk', 'none', 'custom'].includes(v),
+  scaleDivisor: Number.isFinite,
+  maskMode: (v) => ['none', 'causal', 'padding'].includes(v),
+  padTo: Number.isInteger,
+  weightsMode: (v) => ['identity', 'random', 'custom'].includes(v),
+  seed: Number.isSafeInteger,
+  custom: (v) => v === null || (typeof v === 'object' && !Array.isArray(v) &&
+    Object.entries(v).every(([k, w]) => ['wq', 'wk', 'wv', 'wo'].includes(k) && (w === null || (Array.isArray(w) && w.length <= 1 << 20 && w.every(Number.isFinite))))),
+  useWo: (v) => typeof v === 'boolean',
+  x: (v) => v === null || (typeof v === 'object' && Array.isArray(v.columns) && v.columns.every((c) => typeof c === 'string') &&
+    Array.isArray(v.tokens) && v.tokens.every((t) => typeof t === 'string') &&
+    Array.isArray(v.rows) && v.rows.every((r) => Array.isArray(r) && r.every(Number.isFinite))),
+  xEdits: (v) => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every(Number.isFinite),
+  contextEdits: (v) => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every(Number.isFinite),
+  selectedToken: Number.isInteger,
+  selectedHead: (v) => v === 'all' || Number.isInteger(v),
+};
+const MAX_LINK = 2_000_000;
+
+/** The state as a URL fragment: "#lab=" and the JSON, percent-encoded. A preset's own data is left out. */
+export function stateToFragment(state) {
+  const preset = state.preset ? presetState(state.preset) : null;
+  const out = {};
+  for (const key of Object.keys(LINK_FIELDS)) {
+    // fields equal to the preset's (or the defaults') add nothing to the link
+    const reference = preset ?? BASE;
+    if (JSON.stringify(state[key]) !== JSON.stringify(reference[key])) out[key] = state[key];
+  }
+  if (state.preset) out.preset = state.preset;
+  return `#lab=${encodeURIComponent(JSON.stringify(out))}`;
+}
+
+/**
+ * The state a fragment describes, or { problems } saying what is wrong with it. An empty fragment
+ * is { state: null }. Nothing in a fragment is trusted: every field is checked, unknown ones refused.
+ */
+export function stateFromFragment(fragment) {
+  const text = String(fragment ?? '').replace(/^#/, '');
+  if (text === '') return { state: null };
+  const problem = (message) => ({ problems: [{ field: 'link', message: `This link's settings could not be read (${message}); showing the first example instead.` }] });
+  if (text.length > MAX_LINK) return problem(`it is ${text.length} characters long, more than ${MAX_LINK}`);
+  if (!text.startsWith('lab=')) return problem('it does not start with "lab="');
+  let data;
+  try {
+    data = JSON.parse(decodeURIComponent(text.slice(4)));
+  } catch {
+    return problem('it is not valid JSON');
+  }
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return problem('it is not an object');
+  for (const [key, value] of Object.entries(data)) {
+    if (!Object.hasOwn(LINK_FIELDS, key)) return problem(`unknown setting "${key.slice(0, 40)}"`);
+    if (!LINK_FIELDS[key](value)) return problem(`the value of "${key}" is not valid`);
+  }
+  const base = data.preset ? presetState(data.preset) : { ...structuredClone(BASE), preset: null };
+  return { state: { ...base, ...data } };
 }

@@ -9,19 +9,16 @@ import { HEAD_COLOURS } from './render/svg.mjs';
 import { entropyBits, variance } from './stats.mjs';
 import { formatCell } from './format.mjs';
 
-const $ = (id) => document.getElementById(id);
 const LAB_DKS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 
-// The colour of canvas labels, read from the page's styles once per colour scheme: reading a
-// computed style in every redraw forces the browser to recompute all styles there and then.
-let ink = null;
-matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { ink = null; });
-function labelInk() {
-  ink ??= getComputedStyle($('heatmap')).color;
-  return ink;
-}
+export function createViews({ root, compute, selectHead }) {
+  const $ = (id) => root.getElementById(id);
+  // The colour of canvas labels, read from the styles once per colour scheme: reading a computed
+  // style in every redraw makes the browser recompute all styles there and then.
+  let ink = null;
+  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { ink = null; });
+  const labelInk = () => (ink ??= getComputedStyle($('heatmap')).color);
 
-export function createViews({ compute, selectHead }) {
   let view = null;
   let shownHead = 0;
   let queryToken = 0;
@@ -194,6 +191,7 @@ export function createViews({ compute, selectHead }) {
   return {
     /** Redraws every picture for a new computation, head and query token. */
     draw(nextView, head, token) {
+      if (!view) renderLegend($('heatmap-legend'), { ink: labelInk() });
       view = nextView;
       shownHead = head === 'all' ? 0 : Math.min(head, view.heads - 1);
       queryToken = Math.min(token, view.tokens.length - 1);
@@ -206,7 +204,6 @@ export function createViews({ compute, selectHead }) {
 
     /** The scaling lab: computed once, when the engine is ready. */
     async runLab() {
-      renderLegend($('heatmap-legend'), { ink: labelInk() });
       const rows = await compute.varianceLab({ dks: LAB_DKS });
       renderVariancePlot($('variance-plot'), rows);
       renderMatrix($('variance-table'), {

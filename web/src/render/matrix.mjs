@@ -100,7 +100,7 @@ function fillTable(table, spec) {
         const input = td.firstElementChild;
         // never overwrite what the reader is typing, nor a cell marked invalid
         const text = formatFull(value);
-        if (input.value !== text && input !== document.activeElement && !input.hasAttribute('aria-invalid')) input.value = text;
+        if (input.value !== text && input !== input.getRootNode().activeElement && !input.hasAttribute('aria-invalid')) input.value = text;
         continue;
       }
       // touch the DOM only where something changed: every write invalidates styles

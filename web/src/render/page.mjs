@@ -5,219 +5,225 @@
 import { renderMatrix } from './matrix.mjs';
 import { renderSteps } from './steps.mjs';
 
-const $ = (id) => document.getElementById(id);
 const numbered = (count, prefix = '') => Array.from({ length: count }, (_, i) => `${prefix}${i + 1}`);
 
-export function renderNotes(preset, vocabularyNote) {
-  const items = preset ? [...preset.notes, `Source: ${preset.source}.`] : [vocabularyNote];
-  const list = document.createElement('ul');
-  for (const text of items) {
-    const li = document.createElement('li');
-    li.textContent = text;
-    list.append(li);
-  }
-  $('notes').replaceChildren(list);
-}
+/** The renderers bound to one lab's root (a document or a shadow root). */
+export function createPage(root) {
+  const $ = (id) => root.getElementById(id);
 
-export function renderTokens(tokens, selected) {
-  const container = $('tokens');
-  const buttons = tokens.map((token, i) => {
-    const button = document.createElement('button');
-    button.type = 'button';
-    button.className = token === '[PAD]' ? 'token pad' : 'token';
-    button.textContent = token;
-    button.dataset.index = String(i);
-    button.setAttribute('aria-pressed', String(i === selected));
-    return button;
-  });
-  container.replaceChildren(...buttons);
-}
-
-export function renderInputs(view) {
-  renderMatrix($('x-table'), {
-    caption: `X: ${view.tokens.length} tokens × d_model ${view.dModel}${view.self ? '' : ' (queries)'}`,
-    label: 'X', rowLabels: view.tokens, columnLabels: view.columns, values: view.x, editable: true,
-    address: { matrix: 'x' },
-  });
-  if (view.self) {
-    $('context-table').replaceChildren();
-  } else {
-    renderMatrix($('context-table'), {
-      caption: `C: ${view.keyTokens.length} context tokens × d_model ${view.dModel} (keys and values)`,
-      label: 'C', rowLabels: view.keyTokens, columnLabels: view.columns, values: view.context, editable: true,
-      address: { matrix: 'context' },
-    });
-  }
-}
-
-// One <details> per weight block; closed ones are filled when opened (large W_k tables cost time).
-export function renderWeights(view, openBlocks) {
-  const container = $('weights');
-  const blocks = [];
-  for (let h = 0; h < view.heads; h++) {
-    blocks.push({ key: `head-${h}`, title: `Head ${h + 1}: W_q, W_k (${view.dModel} × ${view.dK}), W_v (${view.dModel} × ${view.dV})`, head: h });
-  }
-  if (view.weights.wo) blocks.push({ key: 'wo', title: `W_O (${view.heads * view.dV} × ${view.dModel})` });
-  const signature = blocks.map((b) => b.title).join('|');
-  if (container.dataset.signature !== signature) {
-    container.dataset.signature = signature;
-    container.replaceChildren(...blocks.map((block) => {
-      const details = document.createElement('details');
-      details.dataset.block = block.key;
-      details.open = openBlocks.has(block.key);
-      const summary = document.createElement('summary');
-      summary.textContent = block.title;
-      const body = document.createElement('div');
-      body.className = 'weight-tables';
-      details.append(summary, body);
-      return details;
-    }));
-  }
-  for (const details of container.querySelectorAll('details')) {
-    if (details.open) fillWeightBlock(details, view);
-  }
-}
-
-export function fillWeightBlock(details, view) {
-  const body = details.querySelector('.weight-tables');
-  const key = details.dataset.block;
-  const slot = (name) => {
-    let div = body.querySelector(`[data-slot="${name}"]`);
-    if (!div) {
-      div = document.createElement('div');
-      div.className = 'scroll';
-      div.dataset.slot = name;
-      body.append(div);
+  function renderNotes(preset, vocabularyNote) {
+    const items = preset ? [...preset.notes, `Source: ${preset.source}.`] : [vocabularyNote];
+    const list = document.createElement('ul');
+    for (const text of items) {
+      const li = document.createElement('li');
+      li.textContent = text;
+      list.append(li);
     }
-    return div;
-  };
-  if (key === 'wo') {
-    renderMatrix(slot('wo'), {
-      caption: 'W_O', rowLabels: numbered(view.heads * view.dV, 'c'), columnLabels: view.columns,
-      values: view.weights.wo, editable: true, address: { matrix: 'wo' },
+    $('notes').replaceChildren(list);
+  }
+
+  function renderTokens(tokens, selected) {
+    const container = $('tokens');
+    const buttons = tokens.map((token, i) => {
+      const button = document.createElement('button');
+      button.type = 'button';
+      button.className = token === '[PAD]' ? 'token pad' : 'token';
+      button.textContent = token;
+      button.dataset.index = String(i);
+      button.setAttribute('aria-pressed', String(i === selected));
+      return button;
     });
-    return;
+    container.replaceChildren(...buttons);
   }
-  const h = Number(key.slice('head-'.length));
-  for (const [name, width] of [['wq', view.dK], ['wk', view.dK], ['wv', view.dV]]) {
-    const size = view.dModel * width;
-    renderMatrix(slot(name), {
-      caption: `${{ wq: 'W_q', wk: 'W_k', wv: 'W_v' }[name]}, head ${h + 1}`,
-      rowLabels: view.columns, columnLabels: numbered(width),
-      values: view.weights[name].subarray(h * size, (h + 1) * size), editable: true,
-      address: { matrix: name, head: h },
+
+  function renderInputs(view) {
+    renderMatrix($('x-table'), {
+      caption: `X: ${view.tokens.length} tokens × d_model ${view.dModel}${view.self ? '' : ' (queries)'}`,
+      label: 'X', rowLabels: view.tokens, columnLabels: view.columns, values: view.x, editable: true,
+      address: { matrix: 'x' },
     });
+    if (view.self) {
+      $('context-table').replaceChildren();
+    } else {
+      renderMatrix($('context-table'), {
+        caption: `C: ${view.keyTokens.length} context tokens × d_model ${view.dModel} (keys and values)`,
+        label: 'C', rowLabels: view.keyTokens, columnLabels: view.columns, values: view.context, editable: true,
+        address: { matrix: 'context' },
+      });
+    }
   }
-}
 
-export function renderStepTable(view, query, head) {
-  renderSteps($('steps'), view, query, head);
-}
-
-export function renderHeadTabs(heads, selected) {
-  const tabs = [...Array.from({ length: heads }, (_, h) => [String(h), `Head ${h + 1}`]), ...(heads > 1 ? [['all', 'All heads']] : [])];
-  const container = $('head-tabs');
-  container.replaceChildren(...tabs.map(([value, text]) => {
-    const tab = document.createElement('button');
-    tab.type = 'button';
-    tab.setAttribute('role', 'tab');
-    tab.id = `tab-${value}`;
-    tab.dataset.head = value;
-    tab.textContent = text;
-    const isSelected = String(selected) === value;
-    tab.setAttribute('aria-selected', String(isSelected));
-    tab.tabIndex = isSelected ? 0 : -1;
-    return tab;
-  }));
-  $('head-panel').setAttribute('aria-labelledby', `tab-${selected}`);
-}
-
-export function renderHeadPanel(view, selected) {
-  const panel = $('head-panel');
-  const heads = selected === 'all' ? Array.from({ length: view.heads }, (_, h) => h) : [selected];
-  const matrices = selected === 'all'
-    ? [['weights', 'Weights (softmax)']]
-    : [['q', 'Q'], ['k', 'K'], ['v', 'V'], ['scores', 'Scores Q·Kᵀ'], ['scaled', 'Scaled scores'], ['weights', 'Weights (softmax)'], ['z', 'Z = weights · V']];
-  const signature = `${selected}|${view.heads}`;
-  if (panel.dataset.signature !== signature) {
-    panel.dataset.signature = signature;
-    panel.replaceChildren();
-    panel.classList.toggle('overview', selected === 'all');
+  // One <details> per weight block; closed ones are filled when opened (large W_k tables cost time).
+  function renderWeights(view, openBlocks) {
+    const container = $('weights');
+    const blocks = [];
+    for (let h = 0; h < view.heads; h++) {
+      blocks.push({ key: `head-${h}`, title: `Head ${h + 1}: W_q, W_k (${view.dModel} × ${view.dK}), W_v (${view.dModel} × ${view.dV})`, head: h });
+    }
+    if (view.weights.wo) blocks.push({ key: 'wo', title: `W_O (${view.heads * view.dV} × ${view.dModel})` });
+    const signature = blocks.map((b) => b.title).join('|');
+    if (container.dataset.signature !== signature) {
+      container.dataset.signature = signature;
+      container.replaceChildren(...blocks.map((block) => {
+        const details = document.createElement('details');
+        details.dataset.block = block.key;
+        details.open = openBlocks.has(block.key);
+        const summary = document.createElement('summary');
+        summary.textContent = block.title;
+        const body = document.createElement('div');
+        body.className = 'weight-tables';
+        details.append(summary, body);
+        return details;
+      }));
+    }
+    for (const details of container.querySelectorAll('details')) {
+      if (details.open) fillWeightBlock(details, view);
+    }
   }
-  for (const h of heads) {
-    for (const [name, title] of matrices) {
-      const id = `head-${h}-${name}`;
-      let slot = panel.querySelector(`[data-slot="${id}"]`);
-      if (!slot) {
-        slot = document.createElement('div');
-        slot.className = 'scroll';
-        slot.dataset.slot = id;
-        panel.append(slot);
+
+  function fillWeightBlock(details, view) {
+    const body = details.querySelector('.weight-tables');
+    const key = details.dataset.block;
+    const slot = (name) => {
+      let div = body.querySelector(`[data-slot="${name}"]`);
+      if (!div) {
+        div = document.createElement('div');
+        div.className = 'scroll';
+        div.dataset.slot = name;
+        body.append(div);
       }
-      const trace = view.result.heads[h];
-      const square = name === 'scores' || name === 'scaled' || name === 'weights';
-      const width = name === 'v' || name === 'z' ? view.dV : view.dK;
-      renderMatrix(slot, {
-        caption: `${title}, head ${h + 1}`,
-        rowLabels: name === 'k' || name === 'v' ? view.keyTokens : view.tokens,
-        columnLabels: square ? view.keyTokens : view.identity ? view.columns : numbered(width),
-        values: trace[name],
-        shade: name === 'weights', rowSums: name === 'weights',
+      return div;
+    };
+    if (key === 'wo') {
+      renderMatrix(slot('wo'), {
+        caption: 'W_O', rowLabels: numbered(view.heads * view.dV, 'c'), columnLabels: view.columns,
+        values: view.weights.wo, editable: true, address: { matrix: 'wo' },
+      });
+      return;
+    }
+    const h = Number(key.slice('head-'.length));
+    for (const [name, width] of [['wq', view.dK], ['wk', view.dK], ['wv', view.dV]]) {
+      const size = view.dModel * width;
+      renderMatrix(slot(name), {
+        caption: `${{ wq: 'W_q', wk: 'W_k', wv: 'W_v' }[name]}, head ${h + 1}`,
+        rowLabels: view.columns, columnLabels: numbered(width),
+        values: view.weights[name].subarray(h * size, (h + 1) * size), editable: true,
         address: { matrix: name, head: h },
       });
     }
   }
-}
 
-export function renderMultihead(view) {
-  const width = view.heads * view.dV;
-  // with W = I the values, and so the heads' outputs, keep the input's columns
-  const concatColumns = view.identity ? view.columns
-    : Array.from({ length: width }, (_, c) => (view.heads > 1 ? `h${Math.floor(c / view.dV) + 1}:${(c % view.dV) + 1}` : `${c + 1}`));
-  renderMatrix($('concat-table'), {
-    caption: `Concatenation [Z_1 | … | Z_${view.heads}]: ${view.tokens.length} × ${width}`,
-    rowLabels: view.tokens, columnLabels: concatColumns, values: view.result.concat, address: { matrix: 'concat' },
-  });
-  renderMatrix($('output-table'), {
-    caption: view.weights.wo ? `Z_f = concat · W_O: ${view.tokens.length} × ${view.dModel}` : 'Output (no W_O: the concatenation itself)',
-    rowLabels: view.tokens, columnLabels: view.weights.wo ? view.columns : concatColumns,
-    values: view.result.output, address: { matrix: 'output' },
-  });
-}
-
-export function renderExplanation(explanation) {
-  const panel = $('explain');
-  if (!explanation) {
-    panel.hidden = true;
-    return;
+  function renderStepTable(view, query, head) {
+    renderSteps($('steps'), view, query, head);
   }
-  panel.hidden = false;
-  $('explain-cell').textContent = explanation.title;
-  $('explain-lines').replaceChildren(...explanation.lines.map((line) => {
-    const li = document.createElement('li');
-    li.textContent = line;
-    return li;
-  }));
-  $('explain-value').textContent = explanation.value === null ? '' : `= ${explanation.value}`;
-}
 
-export function renderMessages(problems) {
-  const container = $('messages');
-  container.replaceChildren(...problems.map(({ message }) => {
-    const p = document.createElement('p');
-    p.textContent = message;
-    return p;
-  }));
-  for (const field of document.querySelectorAll('#controls .field')) {
-    const bad = problems.some((p) => p.field === field.dataset.field);
-    field.classList.toggle('invalid', bad);
-    for (const input of field.querySelectorAll('input, select')) {
-      if (bad) input.setAttribute('aria-invalid', 'true');
-      else input.removeAttribute('aria-invalid');
+  function renderHeadTabs(heads, selected) {
+    const tabs = [...Array.from({ length: heads }, (_, h) => [String(h), `Head ${h + 1}`]), ...(heads > 1 ? [['all', 'All heads']] : [])];
+    const container = $('head-tabs');
+    container.replaceChildren(...tabs.map(([value, text]) => {
+      const tab = document.createElement('button');
+      tab.type = 'button';
+      tab.setAttribute('role', 'tab');
+      tab.id = `tab-${value}`;
+      tab.dataset.head = value;
+      tab.textContent = text;
+      const isSelected = String(selected) === value;
+      tab.setAttribute('aria-selected', String(isSelected));
+      tab.tabIndex = isSelected ? 0 : -1;
+      return tab;
+    }));
+    $('head-panel').setAttribute('aria-labelledby', `tab-${selected}`);
+  }
+
+  function renderHeadPanel(view, selected) {
+    const panel = $('head-panel');
+    const heads = selected === 'all' ? Array.from({ length: view.heads }, (_, h) => h) : [selected];
+    const matrices = selected === 'all'
+      ? [['weights', 'Weights (softmax)']]
+      : [['q', 'Q'], ['k', 'K'], ['v', 'V'], ['scores', 'Scores Q·Kᵀ'], ['scaled', 'Scaled scores'], ['weights', 'Weights (softmax)'], ['z', 'Z = weights · V']];
+    const signature = `${selected}|${view.heads}`;
+    if (panel.dataset.signature !== signature) {
+      panel.dataset.signature = signature;
+      panel.replaceChildren();
+      panel.classList.toggle('overview', selected === 'all');
+    }
+    for (const h of heads) {
+      for (const [name, title] of matrices) {
+        const id = `head-${h}-${name}`;
+        let slot = panel.querySelector(`[data-slot="${id}"]`);
+        if (!slot) {
+          slot = document.createElement('div');
+          slot.className = 'scroll';
+          slot.dataset.slot = id;
+          panel.append(slot);
+        }
+        const trace = view.result.heads[h];
+        const square = name === 'scores' || name === 'scaled' || name === 'weights';
+        const width = name === 'v' || name === 'z' ? view.dV : view.dK;
+        renderMatrix(slot, {
+          caption: `${title}, head ${h + 1}`,
+          rowLabels: name === 'k' || name === 'v' ? view.keyTokens : view.tokens,
+          columnLabels: square ? view.keyTokens : view.identity ? view.columns : numbered(width),
+          values: trace[name],
+          shade: name === 'weights', rowSums: name === 'weights',
+          address: { matrix: name, head: h },
+        });
+      }
     }
   }
-}
 
-export function renderStatus(text) {
-  $('status').textContent = text;
+  function renderMultihead(view) {
+    const width = view.heads * view.dV;
+    // with W = I the values, and so the heads' outputs, keep the input's columns
+    const concatColumns = view.identity ? view.columns
+      : Array.from({ length: width }, (_, c) => (view.heads > 1 ? `h${Math.floor(c / view.dV) + 1}:${(c % view.dV) + 1}` : `${c + 1}`));
+    renderMatrix($('concat-table'), {
+      caption: `Concatenation [Z_1 | … | Z_${view.heads}]: ${view.tokens.length} × ${width}`,
+      rowLabels: view.tokens, columnLabels: concatColumns, values: view.result.concat, address: { matrix: 'concat' },
+    });
+    renderMatrix($('output-table'), {
+      caption: view.weights.wo ? `Z_f = concat · W_O: ${view.tokens.length} × ${view.dModel}` : 'Output (no W_O: the concatenation itself)',
+      rowLabels: view.tokens, columnLabels: view.weights.wo ? view.columns : concatColumns,
+      values: view.result.output, address: { matrix: 'output' },
+    });
+  }
+
+  function renderExplanation(explanation) {
+    const panel = $('explain');
+    if (!explanation) {
+      panel.hidden = true;
+      return;
+    }
+    panel.hidden = false;
+    $('explain-cell').textContent = explanation.title;
+    $('explain-lines').replaceChildren(...explanation.lines.map((line) => {
+      const li = document.createElement('li');
+      li.textContent = line;
+      return li;
+    }));
+    $('explain-value').textContent = explanation.value === null ? '' : `= ${explanation.value}`;
+  }
+
+  function renderMessages(problems) {
+    const container = $('messages');
+    container.replaceChildren(...problems.map(({ message }) => {
+      const p = document.createElement('p');
+      p.textContent = message;
+      return p;
+    }));
+    for (const field of root.querySelectorAll('#controls .field')) {
+      const bad = problems.some((p) => p.field === field.dataset.field);
+      field.classList.toggle('invalid', bad);
+      for (const input of field.querySelectorAll('input, select')) {
+        if (bad) input.setAttribute('aria-invalid', 'true');
+        else input.removeAttribute('aria-invalid');
+      }
+    }
+  }
+
+  function renderStatus(text) {
+    $('status').textContent = text;
+  }
+
+  return { renderNotes, renderTokens, renderInputs, renderWeights, fillWeightBlock, renderStepTable, renderHeadTabs, renderHeadPanel, renderMultihead, renderExplanation, renderMessages, renderStatus };
 }

@@ -16,6 +16,7 @@ export function renderTokenLines(svg, queryTokens, keyTokens, heads) {
   const rows = Math.max(queryTokens.length, keyTokens.length);
   const height = rows * ROW + 30;
   resetSvg(svg, WIDTH, height, `Attention lines from ${queryTokens.length} queries to ${keyTokens.length} keys, ${heads.length} head(s); the weights are in the tables above`);
+  svg.setAttribute('role', 'group');  // it holds buttons, so it is not a plain image
   svgElement('text', { x: LEFT_X, y: 14, 'text-anchor': 'end', class: 'axis-title' }, svg, 'queries');
   svgElement('text', { x: RIGHT_X, y: 14, class: 'axis-title' }, svg, 'keys');
   const y = (i) => 30 + i * ROW + ROW / 2;

@@ -1,0 +1,24 @@
+// Writes dist/attention-lab.html: dist/index.html with its stylesheet and a bundle of
+// web/src/single.mjs (engine, both WebAssembly builds, the page) inlined. Run by build.sh.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dist = (name) => path.join(root, 'dist', name);
+const [bundleFile] = process.argv.slice(2);
+
+const page = readFileSync(dist('index.html'), 'utf8');
+const css = readFileSync(dist('styles.css'), 'utf8');
+// "</script" inside the code would end the element early; "<\/script" means the same to JavaScript
+const js = readFileSync(bundleFile, 'utf8').replace(/<\/script/gi, '<\\/script');
+
+const stylesheet = '<link rel="stylesheet" href="styles.css">';
+const script = '<script type="module" src="main.js"></script>';
+if (!page.includes(stylesheet) || !page.includes(script)) throw new Error('index.html no longer has the tags single-file.mjs replaces');
+const single = page
+  .replace(stylesheet, () => `<style>\n${css}</style>`)
+  .replace(script, () => `<script type="module">\n${js}</script>`)
+  .replace('<title>Attention Lab: self-attention step by step</title>', '<title>Attention Lab (single file): self-attention step by step</title>');
+writeFileSync(dist('attention-lab.html'), single);
+console.log(`single file: dist/attention-lab.html (${(single.length / 1024).toFixed(0)} KB)`);

@@ -1,0 +1,124 @@
+// <attention-lab>: the lab as a web component for any page.
+//   <script type="module" src=".../attention-lab.js"></script>
+//   <attention-lab preset="cat-sat" heads="2" view="weights"></attention-lab>
+// Attributes: preset, sentence, context (a second sentence: cross-attention), d-model, heads, d-k,
+// d-v, scale ("sqrt_dk", "none" or a divisor), mask ("none", "causal", "padding"), weights
+// ("identity", "random"), seed, wo ("on", "off"), query (a token index), view (a comma-separated
+// list of views, e.g. "weights" or "steps,heatmap"), state (a link's "lab=…" fragment, for exact
+// hand edits). Changing an attribute updates the lab. Each instance lives in its own shadow root,
+// so styles do not leak in or out; all instances share one engine worker.
+import { createApp, parseViews } from './app.mjs';
+import { createCompute } from './compute.mjs';
+import { presetState, defaultState, stateFromFragment } from './state.mjs';
+import css from '../styles.css';
+
+let sharedCompute = null;
+let sharedSheet = null;
+
+const NUMBER_ATTRIBUTES = { 'd-model': 'dModel', heads: 'heads', 'd-k': 'dK', 'd-v': 'dV', seed: 'seed', query: 'selectedToken' };
+
+// An attribute's text as a number when it is one; otherwise the text itself, so that the lab's
+// own checks name the field and show what was given.
+function numberOrText(text) {
+  const value = Number(text.trim());
+  return text.trim() !== '' && Number.isFinite(value) ? value : text;
+}
+
+export class AttentionLabElement extends HTMLElement {
+  static observedAttributes = ['preset', 'sentence', 'context', 'd-model', 'heads', 'd-k', 'd-v', 'scale', 'mask', 'weights', 'seed', 'wo', 'query', 'view', 'state'];
+
+  #app = null;
+  #pending = false;
+
+  connectedCallback() {
+    if (this.#app) return;
+    sharedCompute ??= createCompute({
+      workerUrl: new URL('./worker.js', import.meta.url),
+      loadEngine: async () => (await import('./lib/attention.mjs')).loadAttention,
+    });
+    if (!sharedSheet) {
+      sharedSheet = new CSSStyleSheet();
+      sharedSheet.replaceSync(css);
+    }
+    const shadow = this.attachShadow({ mode: 'open' });
+    shadow.adoptedStyleSheets = [sharedSheet];
+    const container = document.createElement('div');
+    shadow.append(container);
+    const { state, problems } = this.#stateFromAttributes();
+    const { views, unknown } = parseViews(this.getAttribute('view'));
+    this.#app = createApp(container, { compute: sharedCompute, initialState: state, views, embedded: true });
+    this.#report(problems, unknown);
+  }
+
+  attributeChangedCallback() {
+    if (!this.#app || this.#pending) return;
+    // several attributes set in one go give one update
+    this.#pending = true;
+    queueMicrotask(() => {
+      this.#pending = false;
+      const { state, problems } = this.#stateFromAttributes();
+      const { views, unknown } = parseViews(this.getAttribute('view'));
+      this.#app.setViews(views);
+      this.#app.setState(state);
+      this.#report(problems, unknown);
+    });
+  }
+
+  /** The lab: { state, view, draws, setState, … } (see app.mjs). */
+  get lab() {
+    return this.#app;
+  }
+
+  #report(problems, unknown) {
+    const all = [...problems];
+    if (unknown.length) all.push({ field: 'view', message: `Unknown view names in the view attribute: ${unknown.join(', ')}` });
+    if (all.length) this.#app.notice(all);
+  }
+
+  #stateFromAttributes() {
+    const problems = [];
+    let state = defaultState();
+    const link = this.getAttribute('state');
+    const preset = this.getAttribute('preset');
+    if (link) {
+      const parsed = stateFromFragment(link);
+      if (parsed.problems) problems.push(...parsed.problems);
+      else if (parsed.state) state = parsed.state;
+    } else if (preset) {
+      const chosen = presetState(preset);
+      if (chosen.preset !== preset) problems.push({ field: 'preset', message: `There is no example called "${preset.slice(0, 40)}"; showing "${chosen.preset}"` });
+      state = chosen;
+    }
+    const text = (name) => this.getAttribute(name);
+    const sizesBefore = [state.dModel, state.heads, state.dK, state.dV].join();
+    if (text('sentence') !== null) state = { ...state, sentence: text('sentence'), preset: null };
+    if (text('context') !== null) state = { ...state, attention: 'cross', contextSentence: text('context') };
+    for (const [name, field] of Object.entries(NUMBER_ATTRIBUTES)) {
+      if (text(name) !== null) state = { ...state, [field]: numberOrText(text(name)) };
+    }
+    const scale = text('scale');
+    if (scale !== null) {
+      if (scale === 'sqrt_dk' || scale === 'none') state = { ...state, scaleMode: scale };
+      else state = { ...state, scaleMode: 'custom', scaleDivisor: numberOrText(scale) };
+    }
+    const mask = text('mask');
+    if (mask !== null) {
+      if (['none', 'causal', 'padding'].includes(mask)) state = { ...state, maskMode: mask };
+      else problems.push({ field: 'mask', message: `mask must be none, causal or padding, got "${mask.slice(0, 40)}"` });
+    }
+    const weights = text('weights');
+    if (weights !== null) {
+      if (weights === 'identity' || weights === 'random') state = { ...state, weightsMode: weights, custom: null };
+      else problems.push({ field: 'weightsMode', message: `weights must be identity or random, got "${weights.slice(0, 40)}"` });
+    }
+    // sizes that no longer fit hand-set weights: seeded random ones instead
+    if (state.weightsMode === 'custom' && [state.dModel, state.heads, state.dK, state.dV].join() !== sizesBefore) {
+      state = { ...state, weightsMode: 'random', custom: null };
+    }
+    const wo = text('wo');
+    if (wo !== null) state = { ...state, useWo: wo === 'on' || wo === 'true' || wo === '' };
+    return { state, problems };
+  }
+}
+
+if (!customElements.get('attention-lab')) customElements.define('attention-lab', AttentionLabElement);
