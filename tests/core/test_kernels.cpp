@@ -40,7 +40,9 @@ TEST_CASE("gemm micro-kernels: every mr, nc and kc from 1 to 9, offset and strid
       const int lda = kc + 3, ldc = 11;
       // a starts one float in (unaligned); the panel is exactly 8·kc floats with NaN beyond it
       std::vector<float> a_buffer = random_values(rng, 1 + kGemmMr * lda);
-      std::vector<float> panel = random_values(rng, static_cast<std::size_t>(kGemmNr) * kc);
+      // the panel is read with a row stride of 8 (packed) or 11 (in place inside a wider b)
+      const int ldp = kc % 2 ? kGemmNr : kGemmNr + 3;
+      std::vector<float> panel = random_values(rng, static_cast<std::size_t>(ldp) * (kc - 1) + kGemmNr);
       const float* a = a_buffer.data() + 1;
       for (int mr = 1; mr <= kGemmMr; ++mr) {
         for (int nc = 1; nc <= kGemmNr; ++nc) {
@@ -48,7 +50,7 @@ TEST_CASE("gemm micro-kernels: every mr, nc and kc from 1 to 9, offset and strid
           for (int r = 0; r < mr; ++r) {
             for (int j = 0; j < nc; ++j) c[1 + r * ldc + j] = kNaN;
           }
-          kernel.fn(mr, nc, kc, a, lda, panel.data(), c.data() + 1, ldc);
+          kernel.fn(mr, nc, kc, a, lda, panel.data(), ldp, c.data() + 1, ldc);
           CHECK(c[0] == kSentinel);
           for (int r = 0; r < kGemmMr; ++r) {
             for (int j = 0; j < ldc; ++j) {
@@ -58,7 +60,7 @@ TEST_CASE("gemm micro-kernels: every mr, nc and kc from 1 to 9, offset and strid
                 continue;
               }
               double want = 0;
-              for (int k = 0; k < kc; ++k) want += double(a[r * lda + k]) * panel[k * kGemmNr + j];
+              for (int k = 0; k < kc; ++k) want += double(a[r * lda + k]) * panel[k * ldp + j];
               CHECK_MESSAGE(close(got, want, 1e-5, 1e-5), "c[", r, "][", j, "] mr=", mr, " nc=", nc, " kc=", kc,
                             ": ", got, " vs ", want);
             }
@@ -70,6 +72,7 @@ TEST_CASE("gemm micro-kernels: every mr, nc and kc from 1 to 9, offset and strid
 }
 
 TEST_CASE("gemm driver: rows, inner 1 to 9 and cols 1 to 17, plain and transposed b, strided c") {
+  // cols past 8 make the driver read full panels of a plain b in place and pack the rest
   std::mt19937 rng(2);
   for (const GemmEntry& kernel : kGemmKernels) {
     INFO(kernel.name);

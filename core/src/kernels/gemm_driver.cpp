@@ -1,5 +1,5 @@
-// The packed-panel gemm driver: packs b into 8-column panels (transposing on the way when asked)
-// and walks c in 4 × 8 tiles, row blocks outermost so a block of a stays in cache across panels.
+// The panel gemm driver: reads full 8-column panels of a plain b in place, packs the rest (a
+// transposed b, a last partial panel), and walks c in 4 × 8 tiles.
 //   a: (rows, inner)  b: (inner, cols) or, transposed, (cols, inner)  c: (rows, cols)
 #include <algorithm>
 #include <cassert>
@@ -22,8 +22,14 @@ std::size_t packed_size(int inner, int cols) {
 void gemm_f32(GemmMicroKernel kernel, int rows, int inner, int cols, const float* a, int lda, const float* b, int ldb,
               bool b_transposed, float* c, int ldc, float* panels) {
   assert(rows >= 1 && inner >= 1 && cols >= 1);
+  // where panel p is read from, and its row stride: in place (a plain b, 8 full columns) or packed
+  const auto in_place = [&](int p) { return !b_transposed && (p + 1) * kGemmNr <= cols; };
+  const auto panel_at = [&](int p) { return in_place(p) ? b + p * kGemmNr : panels + static_cast<std::size_t>(p) * kGemmNr * inner; };
+  const auto panel_stride = [&](int p) { return in_place(p) ? ldb : kGemmNr; };
+
   // pack: panel p holds columns 8p..8p+7 of b, k-major, zero past cols
   for (int p = 0; p < panel_count(cols); ++p) {
+    if (in_place(p)) continue;
     float* panel = panels + static_cast<std::size_t>(p) * kGemmNr * inner;
     const int first = p * kGemmNr;
     const int width = std::min(kGemmNr, cols - first);
@@ -36,16 +42,15 @@ void gemm_f32(GemmMicroKernel kernel, int rows, int inner, int cols, const float
       for (int j = width; j < kGemmNr; ++j) panel_k[j] = 0.0f;
     }
   }
-  // compute
+  // compute, row blocks outermost so a block of a stays in cache across the panels
   for (int block = 0; block < rows; block += kRowBlock) {
     const int block_end = std::min(rows, block + kRowBlock);
     for (int p = 0; p < panel_count(cols); ++p) {
-      const float* panel = panels + static_cast<std::size_t>(p) * kGemmNr * inner;
       const int first = p * kGemmNr;
       const int nc = std::min(kGemmNr, cols - first);
       for (int r = block; r < block_end; r += kGemmMr) {
         const int mr = std::min(kGemmMr, block_end - r);
-        kernel(mr, nc, inner, a + static_cast<std::size_t>(r) * lda, lda, panel,
+        kernel(mr, nc, inner, a + static_cast<std::size_t>(r) * lda, lda, panel_at(p), panel_stride(p),
                c + static_cast<std::size_t>(r) * ldc + first, ldc);
       }
     }

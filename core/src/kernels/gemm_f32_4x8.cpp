@@ -11,13 +11,15 @@
 
 namespace attn::kernels {
 
-void gemm_f32_4x8__scalar(int mr, int nc, int kc, const float* a, int lda, const float* panel, float* c, int ldc) {
+void gemm_f32_4x8__scalar(int mr, int nc, int kc, const float* a, int lda, const float* panel, int ldp, float* c,
+                          int ldc) {
   assert(mr >= 1 && mr <= kGemmMr);
   assert(nc >= 1 && nc <= kGemmNr);
   assert(kc >= 1);
+  assert(ldp >= kGemmNr);
   float acc[kGemmMr][kGemmNr] = {};
   for (int k = 0; k < kc; ++k) {
-    const float* panel_k = panel + k * kGemmNr;
+    const float* panel_k = panel + static_cast<long>(k) * ldp;
     for (int r = 0; r < mr; ++r) {
       const float a_rk = a[r * lda + k];
       for (int j = 0; j < kGemmNr; ++j) acc[r][j] += a_rk * panel_k[j];
@@ -54,10 +56,12 @@ inline void store_partial(float* c, int nc, v128_t lo, v128_t hi) {
 
 }  // namespace
 
-void gemm_f32_4x8__wasmsimd(int mr, int nc, int kc, const float* a, int lda, const float* panel, float* c, int ldc) {
+void gemm_f32_4x8__wasmsimd(int mr, int nc, int kc, const float* a, int lda, const float* panel, int ldp, float* c,
+                            int ldc) {
   assert(mr >= 1 && mr <= kGemmMr);
   assert(nc >= 1 && nc <= kGemmNr);
   assert(kc >= 1);
+  assert(ldp >= kGemmNr);
   // Rows past mr alias the last real row: they compute a duplicate that is never stored, and
   // nothing outside a is read.
   const float* a0 = a;
@@ -74,7 +78,7 @@ void gemm_f32_4x8__wasmsimd(int mr, int nc, int kc, const float* a, int lda, con
   do {                                                                            \
     const v128_t b_lo = wasm_v128_load(panel);                                    \
     const v128_t b_hi = wasm_v128_load(panel + 4);                                \
-    panel += kGemmNr;                                                             \
+    panel += ldp;                                                                 \
     acc0_lo = wasm_f32x4_add(acc0_lo, wasm_f32x4_mul(a0_k, b_lo));                \
     acc0_hi = wasm_f32x4_add(acc0_hi, wasm_f32x4_mul(a0_k, b_hi));                \
     acc1_lo = wasm_f32x4_add(acc1_lo, wasm_f32x4_mul(a1_k, b_lo));                \

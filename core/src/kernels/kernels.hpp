@@ -9,17 +9,20 @@
 
 namespace attn::kernels {
 
-// c (mr, nc) = a (mr, kc) · b, with b given as one packed panel: kc rows of 8 floats, zero-padded
-// past nc. Rows of a are lda apart, rows of c ldc apart. Reads exactly a[r·lda + 0..kc-1] and
-// panel[0..8·kc-1], writes exactly c[r·ldc + 0..nc-1] for r < mr: no buffer needs padding.
-using GemmMicroKernel = void (*)(int mr, int nc, int kc, const float* a, int lda, const float* panel, float* c,
-                                 int ldc);
+// c (mr, nc) = a (mr, kc) · b, with b given as one panel: kc rows of 8 floats, ldp apart (8 when
+// packed; b's own row stride when b's columns are used in place), zero-padded past nc when packed.
+// Rows of a are lda apart, rows of c ldc apart. Reads exactly a[r·lda + 0..kc-1] and
+// panel[k·ldp + 0..7], writes exactly c[r·ldc + 0..nc-1] for r < mr: no buffer needs padding.
+using GemmMicroKernel = void (*)(int mr, int nc, int kc, const float* a, int lda, const float* panel, int ldp,
+                                 float* c, int ldc);
 constexpr int kGemmMr = 4;
 constexpr int kGemmNr = 8;
 
-void gemm_f32_4x8__scalar(int mr, int nc, int kc, const float* a, int lda, const float* panel, float* c, int ldc);
+void gemm_f32_4x8__scalar(int mr, int nc, int kc, const float* a, int lda, const float* panel, int ldp, float* c,
+                          int ldc);
 #if defined(__wasm_simd128__)
-void gemm_f32_4x8__wasmsimd(int mr, int nc, int kc, const float* a, int lda, const float* panel, float* c, int ldc);
+void gemm_f32_4x8__wasmsimd(int mr, int nc, int kc, const float* a, int lda, const float* panel, int ldp, float* c,
+                            int ldc);
 #endif
 
 // In place over one row of `cols` scores: row = softmax(row). A row that is all -inf (every key
@@ -31,10 +34,11 @@ void softmax_f32__scalar(int cols, float* row);
 void softmax_f32__wasmsimd(int cols, float* row);
 #endif
 
-// The packed-panel gemm driver around a micro-kernel:
+// The panel gemm driver around a micro-kernel:
 //   c (rows, cols) = a (rows, inner) · b, where b is (inner, cols) with row stride ldb, or, when
 //   b_transposed, b is stored as (cols, inner) and used as its transpose (the scores q·kᵀ).
-// `panels` is scratch of at least packed_size(inner, cols) floats.
+// Full 8-column panels of a plain b are read in place; a transposed b, and the last partial panel,
+// are packed into `panels`, scratch of at least packed_size(inner, cols) floats.
 std::size_t packed_size(int inner, int cols);
 void gemm_f32(GemmMicroKernel kernel, int rows, int inner, int cols, const float* a, int lda, const float* b, int ldb,
               bool b_transposed, float* c, int ldc, float* panels);

@@ -1,0 +1,26 @@
+// The benchmark in a browser page (bench/run.mjs serves it and reads window.benchResults).
+import * as tf from '@tensorflow/tfjs-core';
+import '@tensorflow/tfjs-backend-cpu';
+import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
+import { loadAttention } from './lib/attention.mjs';
+import createPeakModule from '../build/wasm/peak.mjs';
+import { runSuite, measurePeak } from './suite.mjs';
+import { engineContender, plainJsContender, tfContenders } from './contenders.mjs';
+
+globalThis.runBench = async ({ sizes, runs }) => {
+  const peak = measurePeak(await createPeakModule());
+  const simd = await loadAttention({ simd: true });
+  const scalar = await loadAttention({ simd: false });
+  setWasmPaths(new URL('./tfjs/', location.href).href);
+  tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);  // one core, like the engine
+  const rows = [];
+  for (const backend of ['wasm', 'cpu']) {
+    await tf.setBackend(backend);
+    await tf.ready();
+    const contenders = backend === 'wasm'
+      ? [engineContender('engine SIMD', simd), engineContender('engine scalar', scalar), plainJsContender, ...tfContenders(tf, 'wasm')]
+      : tfContenders(tf, 'cpu');
+    rows.push(...await runSuite({ engine: simd, contenders, sizes, runs }));
+  }
+  return { peak, rows, simd: tf.env().getBool('WASM_HAS_SIMD_SUPPORT') };
+};

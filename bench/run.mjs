@@ -1,0 +1,205 @@
+// npm run bench [-- --quick]: the engine against the alternatives in Node and in headless Chromium
+// (both V8), the machine's SIMD ceiling measured in the same run, and the page's own figures.
+// Prints one report and writes bench/results.json.
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+import * as tf from '@tensorflow/tfjs-core';
+import '@tensorflow/tfjs-backend-cpu';
+import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
+
+import { SIZES, QUICK_SIZES, runSuite, measurePeak, flops } from './suite.mjs';
+import { engineContender, plainJsContender, tfContenders } from './contenders.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const quick = process.argv.includes('--quick');
+const sizes = quick ? QUICK_SIZES : SIZES;
+const runs = quick ? 5 : 20;
+const log = (...args) => console.error(...args);
+
+const { loadAttention } = await import(path.join(root, 'dist/lib/attention.mjs'));
+const { default: createPeakModule } = await import(path.join(root, 'build/wasm/peak.mjs'));
+const tfWasmDir = path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm'));
+
+// ---- Node
+
+async function nodeBench() {
+  log('node: measuring the SIMD ceiling');
+  const peak = measurePeak(await createPeakModule());
+  const simd = await loadAttention({ simd: true });
+  const scalar = await loadAttention({ simd: false });
+  setWasmPaths(`${tfWasmDir}/`);
+  tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
+  const rows = [];
+  for (const backend of ['wasm', 'cpu']) {
+    await tf.setBackend(backend);
+    await tf.ready();
+    const contenders = backend === 'wasm'
+      ? [engineContender('engine SIMD', simd), engineContender('engine scalar', scalar), plainJsContender, ...tfContenders(tf, 'wasm')]
+      : tfContenders(tf, 'cpu');
+    rows.push(...await runSuite({ engine: simd, contenders, sizes, runs, log: (row) => log(`node: ${describe(row)}`) }));
+  }
+  return { peak, rows, memory: memoryFigures(simd) };
+}
+
+// The trace's memory at the largest size, and the heap after a trace-free run on a fresh engine.
+function memoryFigures(engine) {
+  const [n, d, h] = SIZES.at(-1);
+  const weights = engine.initWeights({ dModel: d, heads: h });
+  const x = new Float32Array(n * d).fill(0.01);
+  const fresh = engine.memory().heapBytes;
+  engine.attention({ x, n, dModel: d, heads: h, ...weights, trace: false });
+  const traceFree = engine.memory().heapBytes;
+  const result = engine.attention({ x, n, dModel: d, heads: h, ...weights, trace: true });
+  const traceBytes = [result.output, result.concat, ...result.heads.flatMap((hd) => Object.values(hd))].reduce((sum, a) => sum + a.byteLength, 0);
+  return { size: [n, d, h], heapBeforeBytes: fresh, heapAfterTraceFreeBytes: traceFree, allHeadsScoresBytes: h * n * n * 4, traceResultBytes: traceBytes, heapAfterTraceBytes: engine.memory().heapBytes };
+}
+
+// ---- Chromium
+
+async function chromiumBench() {
+  const { chromium } = await import('playwright-core');
+  const site = mkdtempSync(path.join(os.tmpdir(), 'attention-lab-bench-'));
+  cpSync(path.join(root, 'dist'), site, { recursive: true });
+  mkdirSync(path.join(site, 'tfjs'));
+  for (const file of readdirSync(tfWasmDir).filter((f) => f.endsWith('.wasm'))) cpSync(path.join(tfWasmDir, file), path.join(site, 'tfjs', file));
+  execFileSync('npx', ['esbuild', path.join(root, 'bench/browser-entry.mjs'), '--bundle', '--format=esm', '--minify', '--log-level=warning',
+    '--external:./lib/attention.mjs', `--outfile=${path.join(site, 'bench.js')}`], { cwd: root, stdio: 'inherit' });
+  writeFileSync(path.join(site, 'bench.html'), '<!doctype html><meta charset="utf-8"><title>bench</title><script type="module" src="bench.js"></script>\n');
+  const { serve } = await import(path.join(root, 'scripts/serve.mjs'));
+  const server = await serve({ dir: site, port: 0 });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  try {
+    const page = await browser.newPage();
+    page.on('console', (m) => { if (m.type() === 'error') log(`chromium console: ${m.text()}`); });
+    await page.goto(`${server.url}bench.html`);
+    await page.waitForFunction(() => typeof globalThis.runBench === 'function');
+    log('chromium: running the suite (this takes a while)');
+    const result = await page.evaluate((options) => globalThis.runBench(options), { sizes, runs });
+    for (const row of result.rows) log(`chromium: ${describe(row)}`);
+    result.page = await pageFigures(browser, server.url);
+    result.version = browser.version();
+    return result;
+  } finally {
+    await browser.close();
+    await server.close();
+    rmSync(site, { recursive: true, force: true });
+  }
+}
+
+const median = (values) => values.slice().sort((a, b) => a - b)[values.length >> 1];
+
+async function pageFigures(browser, url) {
+  const firstTable = [];
+  for (let i = 0; i < 5; i++) {
+    const page = await browser.newPage();
+    await page.goto(`${url}index.html`);
+    await page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
+    firstTable.push(await page.evaluate(() => {
+      const draw = performance.getEntriesByName('attention-lab:draw')[0];
+      return draw.startTime + draw.duration;  // ms since navigation started
+    }));
+    await page.close();
+  }
+  // an edit: 12 tokens, d_model 64, 8 heads, every table and picture redrawn
+  const page = await browser.newPage();
+  const state = { preset: null, sentence: 'the quick brown fox jumps over the lazy dog by the river bank', dModel: 64, heads: 8, dK: 8, dV: 8, weightsMode: 'random', seed: 3, useWo: true };
+  await page.goto(`${url}index.html#lab=${encodeURIComponent(JSON.stringify(state))}`);
+  await page.waitForFunction(() => globalThis.attentionLab?.view?.heads === 8);
+  const edits = await page.evaluate(async () => {
+    const times = [];
+    for (let i = 0; i < 25; i++) {
+      const input = document.querySelector('#x-table td[data-row="3"][data-col="5"] input');
+      const before = globalThis.attentionLab.draws;
+      const start = performance.now();
+      input.value = String(0.1 + i / 100);
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+      while (globalThis.attentionLab.draws === before) await new Promise((r) => setTimeout(r, 0));
+      const draw = performance.getEntriesByName('attention-lab:draw').at(-1);
+      times.push(draw.startTime + draw.duration - start);
+      await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 20)));
+    }
+    return times.slice(5);
+  });
+  await page.close();
+  return { firstTableMs: median(firstTable), editMs: median(edits), editMaxMs: Math.max(...edits), ...transferSizes() };
+}
+
+function transferSizes() {
+  const dist = (name) => readFileSync(path.join(root, 'dist', name));
+  const gz = (names) => names.reduce((sum, name) => sum + gzipSync(dist(name), { level: 9 }).length, 0);
+  const chunks = readdirSync(path.join(root, 'dist/chunks')).filter((f) => f.endsWith('.js')).map((f) => `chunks/${f}`);
+  const engine = ['lib/attention.mjs', 'lib/attention-simd.mjs', 'lib/attention-simd.wasm'];
+  return { pageGzipBytes: gz(['index.html', 'styles.css', 'main.js', 'worker.js', ...chunks, ...engine]), engineGzipBytes: gz(engine) };
+}
+
+// ---- report
+
+function describe(row) {
+  return `(${row.size.join(', ')}) ${row.contender}${row.trace ? ' +trace' : ''}: ${row.median.toFixed(3)} ms [${row.min.toFixed(3)}–${row.max.toFixed(3)}] ${row.gflops.toFixed(2)} GFLOP/s`;
+}
+
+function table(title, { rows, peak }) {
+  const lines = [`${title}: SIMD ceiling ${peak.gflops.toFixed(1)} GFLOP/s (${peak.chains} chains)`,
+    '| n, d_model, heads | contender | trace | median ms | min–max ms | GFLOP/s | % of ceiling |',
+    '| --- | --- | --- | ---: | ---: | ---: | ---: |'];
+  for (const r of rows) {
+    lines.push(`| ${r.size.join(', ')} | ${r.contender} | ${r.trace ? 'on' : 'off'} | ${r.median.toFixed(3)} | ${r.min.toFixed(3)}–${r.max.toFixed(3)} | ${r.gflops.toFixed(2)} | ${(100 * r.gflops / peak.gflops).toFixed(0)} % |`);
+  }
+  return lines.join('\n');
+}
+
+function targets(name, { rows, peak }) {
+  const get = (size, contender, trace = false) => rows.find((r) => r.size.join() === size.join() && r.contender === contender && r.trace === trace);
+  const lines = [`${name} targets:`];
+  for (const size of sizes) {
+    const simd = get(size, 'engine SIMD');
+    const tfBest = ['TF.js wasm batched', 'TF.js wasm per head'].map((c) => get(size, c)).filter(Boolean).sort((a, b) => a.median - b.median)[0];
+    const plain = get(size, 'plain JS');
+    const scalar = get(size, 'engine scalar');
+    lines.push(`  (${size.join(', ')}): SIMD ${(tfBest.median / simd.median).toFixed(2)}× TF.js-wasm (${tfBest.contender}), ` +
+      `${(plain.median / simd.median).toFixed(1)}× plain JS; scalar ${(plain.median / scalar.median).toFixed(1)}× plain JS; ` +
+      `SIMD at ${(100 * simd.gflops / peak.gflops).toFixed(0)} % of the ceiling`);
+  }
+  return lines.join('\n');
+}
+
+const started = new Date();
+const nodeResults = process.argv.includes('--browser-only') ? null : await nodeBench();
+const chromiumResults = process.argv.includes('--node-only') ? null : await chromiumBench();
+const results = {
+  date: started.toISOString(),
+  command: `npm run bench${quick ? ' -- --quick' : ''}`,
+  machine: { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, memoryGiB: Math.round(os.totalmem() / 2 ** 30) },
+  node: process.version,
+  chromium: chromiumResults?.version ?? null,
+  runsPerFigure: runs,
+  flops: Object.fromEntries(sizes.map((s) => [s.join(','), flops(s[0], s[1])])),
+  nodeResults,
+  chromiumResults,
+};
+writeFileSync(path.join(root, 'bench/results.json'), `${JSON.stringify(results, null, 2)}\n`);
+
+console.log(`Attention Lab benchmark, ${results.date}; ${results.machine.cpu}, ${results.machine.cores} cores; Node ${results.node}; Chromium ${results.chromium}; ${runs} runs per figure (median, after warm-up)`);
+if (nodeResults) console.log(`\n${table('Node', nodeResults)}\n\n${targets('Node', nodeResults)}`);
+if (nodeResults) {
+  const m = nodeResults.memory;
+  console.log(`\nMemory at (${m.size.join(', ')}): the trace's arrays ${(m.traceResultBytes / 2 ** 20).toFixed(1)} MiB (heap ${(m.heapAfterTraceBytes / 2 ** 20).toFixed(0)} MiB after it); ` +
+    `trace off: heap ${(m.heapAfterTraceFreeBytes / 2 ** 20).toFixed(0)} MiB, while all heads' n × m scores would be ${(m.allHeadsScoresBytes / 2 ** 20).toFixed(0)} MiB`);
+}
+if (chromiumResults) {
+  console.log(`\n${table('Chromium', chromiumResults)}\n\n${targets('Chromium', chromiumResults)}`);
+  const p = chromiumResults.page;
+  console.log(`\nPage (Chromium, localhost): first table ${p.firstTableMs.toFixed(0)} ms after navigation; an edit (12 tokens, d_model 64, 8 heads) ` +
+    `redraws everything in ${p.editMs.toFixed(1)} ms (median; max ${p.editMaxMs.toFixed(1)}); page ${(p.pageGzipBytes / 1024).toFixed(1)} KB gzipped, engine ${(p.engineGzipBytes / 1024).toFixed(1)} KB`);
+}
+console.log('\nwritten: bench/results.json');
