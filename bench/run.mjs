@@ -45,10 +45,11 @@ async function nodeBench() {
       : tfContenders(tf, 'cpu');
     rows.push(...await runSuite({ engine: simd, contenders, sizes, runs, log: (row) => log(`node: ${describe(row)}`) }));
   }
-  return { peak, rows, memory: memoryFigures(simd) };
+  return { peak, rows, memory: memoryFigures(await loadAttention({ simd: true })) };
 }
 
-// The trace's memory at the largest size, and the heap after a trace-free run on a fresh engine.
+// On a fresh engine (a heap only grows): the heap after a trace-free run at the largest size, then
+// the trace's arrays and the heap after a traced run.
 function memoryFigures(engine) {
   const [n, d, h] = SIZES.at(-1);
   const weights = engine.initWeights({ dModel: d, heads: h });
@@ -150,10 +151,10 @@ function describe(row) {
 
 function table(title, { rows, peak }) {
   const lines = [`${title}: SIMD ceiling ${peak.gflops.toFixed(1)} GFLOP/s (${peak.chains} chains)`,
-    '| n, d_model, heads | contender | trace | median ms | min–max ms | GFLOP/s | % of ceiling |',
-    '| --- | --- | --- | ---: | ---: | ---: | ---: |'];
+    '| n, d_model, heads | contender | trace | median ms | min–max ms | calls per sample | GFLOP/s | % of ceiling |',
+    '| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |'];
   for (const r of rows) {
-    lines.push(`| ${r.size.join(', ')} | ${r.contender} | ${r.trace ? 'on' : 'off'} | ${r.median.toFixed(3)} | ${r.min.toFixed(3)}–${r.max.toFixed(3)} | ${r.gflops.toFixed(2)} | ${(100 * r.gflops / peak.gflops).toFixed(0)} % |`);
+    lines.push(`| ${r.size.join(', ')} | ${r.contender} | ${r.trace ? 'on' : 'off'} | ${r.median.toFixed(3)} | ${r.min.toFixed(3)}–${r.max.toFixed(3)} | ${r.batch} | ${r.gflops.toFixed(2)} | ${(100 * r.gflops / peak.gflops).toFixed(0)} % |`);
   }
   return lines.join('\n');
 }
@@ -182,14 +183,14 @@ const results = {
   machine: { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, memoryGiB: Math.round(os.totalmem() / 2 ** 30) },
   node: process.version,
   chromium: chromiumResults?.version ?? null,
-  runsPerFigure: runs,
+  samplesPerFigure: runs,
   flops: Object.fromEntries(sizes.map((s) => [s.join(','), flops(s[0], s[1])])),
   nodeResults,
   chromiumResults,
 };
 writeFileSync(path.join(root, 'bench/results.json'), `${JSON.stringify(results, null, 2)}\n`);
 
-console.log(`Attention Lab benchmark, ${results.date}; ${results.machine.cpu}, ${results.machine.cores} cores; Node ${results.node}; Chromium ${results.chromium}; ${runs} runs per figure (median, after warm-up)`);
+console.log(`Attention Lab benchmark, ${results.date}; ${results.machine.cpu}, ${results.machine.cores} cores; Node ${results.node}; Chromium ${results.chromium}; ${runs} samples per figure (median; a sample is one call, or a batch of calls lasting ≥ 5 ms), after warm-up`);
 if (nodeResults) console.log(`\n${table('Node', nodeResults)}\n\n${targets('Node', nodeResults)}`);
 if (nodeResults) {
   const m = nodeResults.memory;

@@ -9,22 +9,30 @@ export const QUICK_SIZES = [[8, 64, 2], [64, 256, 4], [256, 512, 8]];
 export const flops = (n, d) => 8 * n * d * d + 4 * n * n * d;
 
 /**
- * Median, min and max of `runs` timed calls after at least `warmup` untimed ones and, for quick
- * calls, at least 300 ms of them: V8 first runs WebAssembly and JavaScript in a baseline tier and
- * optimises hot functions later, and the figures are of the optimised code.
+ * Median, min and max time of one call over `runs` timed samples, after at least `warmup` untimed
+ * calls and, for quick calls, at least 300 ms of them: V8 first runs WebAssembly and JavaScript in a
+ * baseline tier and optimises hot functions later, and the figures are of the optimised code.
+ * A sample is a batch of calls lasting at least 5 ms, so that a browser's coarse clock (0.1 ms in
+ * Chromium without cross-origin isolation) still resolves calls of a few microseconds.
  */
 export function timeIt(fn, { runs = 20, warmup = 5 } = {}) {
   const warmStart = performance.now();
-  for (let i = 0; i < warmup || (warmup > 1 && performance.now() - warmStart < 300); i++) fn();
+  let calls = 0;
+  while (calls < warmup || (warmup > 1 && performance.now() - warmStart < 300)) {
+    fn();
+    calls++;
+  }
+  const perCall = (performance.now() - warmStart) / calls;
+  const batch = Math.max(1, Math.ceil(5 / Math.max(perCall, 1e-3)));
   const times = [];
   for (let i = 0; i < runs; i++) {
     const start = performance.now();
-    fn();
-    times.push(performance.now() - start);
+    for (let b = 0; b < batch; b++) fn();
+    times.push((performance.now() - start) / batch);
   }
   times.sort((a, b) => a - b);
   const mid = times.length >> 1;
-  return { median: times.length % 2 ? times[mid] : (times[mid - 1] + times[mid]) / 2, min: times[0], max: times.at(-1), runs };
+  return { median: times.length % 2 ? times[mid] : (times[mid - 1] + times[mid]) / 2, min: times[0], max: times.at(-1), runs, batch };
 }
 
 // Seeded inputs: x uniform in [-1, 1), weights from the engine's Xavier initialisation.

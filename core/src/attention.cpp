@@ -27,34 +27,32 @@ void project(const float* a, int rows, int d_model, const View<float>& w, int he
   ops::matmul(a, d_model, w_h, width, y, width, rows, d_model, width);
 }
 
-bool keeps(const Config& config, const Inputs& inputs, int m, int i, int j) {
-  switch (config.mask_mode) {
-    case MaskMode::None: return true;
-    case MaskMode::Causal: return j <= i;
-    case MaskMode::Keep: return inputs.keep.data[static_cast<std::size_t>(i) * m + j] != 0;
-  }
-  return true;
-}
-
-// scaled_ij = scores_ij / scale, or -inf where the mask drops key j for query i.
+// scaled_ij = scores_ij / scale, or -inf where the mask drops key j for query i. One loop per mask
+// mode, so the inner loop has no branch on the mode.
 void scale_and_mask(const Config& config, const Inputs& inputs, const Shape& shape, const float* scores,
                     float* scaled) {
   const float scale = static_cast<float>(shape.scale);
-  for (int i = 0; i < shape.n; ++i) {
-    const float* scores_i = scores + static_cast<std::size_t>(i) * shape.m;
-    float* scaled_i = scaled + static_cast<std::size_t>(i) * shape.m;
-    for (int j = 0; j < shape.m; ++j) {
-      scaled_i[j] = keeps(config, inputs, shape.m, i, j) ? scores_i[j] / scale : kMaskedScore;
+  const int n = shape.n, m = shape.m;
+  for (int i = 0; i < n; ++i) {
+    const float* scores_i = scores + static_cast<std::size_t>(i) * m;
+    float* scaled_i = scaled + static_cast<std::size_t>(i) * m;
+    switch (config.mask_mode) {
+      case MaskMode::None:
+        for (int j = 0; j < m; ++j) scaled_i[j] = scores_i[j] / scale;
+        break;
+      case MaskMode::Causal:  // key j is visible to query i when j <= i
+        for (int j = 0; j < m; ++j) scaled_i[j] = j <= i ? scores_i[j] / scale : kMaskedScore;
+        break;
+      case MaskMode::Keep: {
+        const std::uint8_t* keep_i = inputs.keep.data + static_cast<std::size_t>(i) * m;
+        for (int j = 0; j < m; ++j) scaled_i[j] = keep_i[j] ? scores_i[j] / scale : kMaskedScore;
+        break;
+      }
     }
   }
 }
 
-bool all_finite(const std::vector<float>& values, std::size_t count) {
-  for (std::size_t i = 0; i < count; ++i) {
-    if (!std::isfinite(values[i])) return false;
-  }
-  return true;
-}
+bool all_finite(const std::vector<float>& values) { return attn::all_finite(values.data(), values.size()); }
 
 Status overflow(const std::string& what) {
   return Status::Range("x", what + " overflow float32; the inputs or weights are too large in magnitude");
@@ -87,14 +85,14 @@ Status attention_forward(const Config& config, const Inputs& inputs, bool trace,
     project(inputs.x.data, n, d, inputs.wq, h, d_k, head.q.data());
     project(context, m, d, inputs.wk, h, d_k, head.k.data());
     project(context, m, d, inputs.wv, h, d_v, head.v.data());
-    if (!all_finite(head.q, head.q.size()) || !all_finite(head.k, head.k.size()) ||
-        !all_finite(head.v, head.v.size())) {
+    if (!all_finite(head.q) || !all_finite(head.k) ||
+        !all_finite(head.v)) {
       return overflow("the projections q, k, v of head " + std::to_string(h));
     }
 
     // pass 2: raw scores q·kᵀ
     ops::matmul_transb(head.q.data(), d_k, head.k.data(), d_k, head.scores.data(), m, n, d_k, m);
-    if (!all_finite(head.scores, head.scores.size())) return overflow("the scores q·kᵀ of head " + std::to_string(h));
+    if (!all_finite(head.scores)) return overflow("the scores q·kᵀ of head " + std::to_string(h));
 
     // pass 3: scale and mask; pass 4: softmax. With the trace each stage keeps its own copy.
     float* weights = head.scores.data();
@@ -123,7 +121,7 @@ Status attention_forward(const Config& config, const Inputs& inputs, bool trace,
   if (inputs.wo.present) {
     out.output.resize(static_cast<std::size_t>(n) * d);
     ops::matmul(concat.data(), concat_width, inputs.wo.data, d, out.output.data(), d, n, concat_width, d);
-    if (!all_finite(out.output, out.output.size())) return overflow("the output concat·wo");
+    if (!all_finite(out.output)) return overflow("the output concat·wo");
     if (trace) out.concat = std::move(concat);
   } else {
     if (trace) out.concat = concat;

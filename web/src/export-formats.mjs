@@ -2,6 +2,7 @@
 // settings that produced it. Pure: a table in, text out. Numbers are written at full float32
 // precision; a masked score (−∞) is "-Infinity" in CSV, null in JSON, −∞ in Markdown and LaTeX.
 import { formatFull } from './format.mjs';
+import { numbered, keyColumns, valueColumns, concatColumns } from './labels.mjs';
 
 /** The settings behind a view, as plain data. */
 export function settingsOf(state, view) {
@@ -20,8 +21,6 @@ export function settingsOf(state, view) {
 
 /** Every table of a view: { id, caption, rowLabels, columnLabels, values, cols }. */
 export function tablesOf(view) {
-  const numbered = (count, prefix = '') => Array.from({ length: count }, (_, i) => `${prefix}${i + 1}`);
-  const valueColumns = (width) => (view.identity ? view.columns : numbered(width));
   const tables = [{ id: 'x', caption: 'X (inputs)', rowLabels: view.tokens, columnLabels: view.columns, values: view.x }];
   if (!view.self) tables.push({ id: 'context', caption: 'C (context)', rowLabels: view.keyTokens, columnLabels: view.columns, values: view.context });
   for (let h = 0; h < view.heads; h++) {
@@ -32,20 +31,19 @@ export function tablesOf(view) {
       { id: `wq-${h}`, caption: `W_q${at}`, rowLabels: view.columns, columnLabels: numbered(view.dK), values: view.weights.wq.subarray(h * size(view.dK), (h + 1) * size(view.dK)) },
       { id: `wk-${h}`, caption: `W_k${at}`, rowLabels: view.columns, columnLabels: numbered(view.dK), values: view.weights.wk.subarray(h * size(view.dK), (h + 1) * size(view.dK)) },
       { id: `wv-${h}`, caption: `W_v${at}`, rowLabels: view.columns, columnLabels: numbered(view.dV), values: view.weights.wv.subarray(h * size(view.dV), (h + 1) * size(view.dV)) },
-      { id: `q-${h}`, caption: `Q${at}`, rowLabels: view.tokens, columnLabels: view.identity ? view.columns : numbered(view.dK), values: trace.q },
-      { id: `k-${h}`, caption: `K${at}`, rowLabels: view.keyTokens, columnLabels: view.identity ? view.columns : numbered(view.dK), values: trace.k },
-      { id: `v-${h}`, caption: `V${at}`, rowLabels: view.keyTokens, columnLabels: valueColumns(view.dV), values: trace.v },
+      { id: `q-${h}`, caption: `Q${at}`, rowLabels: view.tokens, columnLabels: keyColumns(view), values: trace.q },
+      { id: `k-${h}`, caption: `K${at}`, rowLabels: view.keyTokens, columnLabels: keyColumns(view), values: trace.k },
+      { id: `v-${h}`, caption: `V${at}`, rowLabels: view.keyTokens, columnLabels: valueColumns(view), values: trace.v },
       { id: `scores-${h}`, caption: `Scores Q·Kᵀ${at}`, rowLabels: view.tokens, columnLabels: view.keyTokens, values: trace.scores },
       { id: `scaled-${h}`, caption: `Scaled scores${at}`, rowLabels: view.tokens, columnLabels: view.keyTokens, values: trace.scaled },
       { id: `weights-${h}`, caption: `Weights (softmax)${at}`, rowLabels: view.tokens, columnLabels: view.keyTokens, values: trace.weights },
-      { id: `z-${h}`, caption: `Z${at}`, rowLabels: view.tokens, columnLabels: valueColumns(view.dV), values: trace.z },
+      { id: `z-${h}`, caption: `Z${at}`, rowLabels: view.tokens, columnLabels: valueColumns(view), values: trace.z },
     );
   }
-  const width = view.heads * view.dV;
-  const concatColumns = view.identity ? view.columns : Array.from({ length: width }, (_, c) => (view.heads > 1 ? `h${Math.floor(c / view.dV) + 1}:${(c % view.dV) + 1}` : `${c + 1}`));
-  tables.push({ id: 'concat', caption: 'Concatenation', rowLabels: view.tokens, columnLabels: concatColumns, values: view.result.concat });
-  if (view.weights.wo) tables.push({ id: 'wo', caption: 'W_O', rowLabels: numbered(width, 'c'), columnLabels: view.columns, values: view.weights.wo });
-  tables.push({ id: 'output', caption: view.weights.wo ? 'Z_f = concat · W_O' : 'Output', rowLabels: view.tokens, columnLabels: view.weights.wo ? view.columns : concatColumns, values: view.result.output });
+  const concat = concatColumns(view);
+  tables.push({ id: 'concat', caption: 'Concatenation', rowLabels: view.tokens, columnLabels: concat, values: view.result.concat });
+  if (view.weights.wo) tables.push({ id: 'wo', caption: 'W_O', rowLabels: numbered(view.heads * view.dV, 'c'), columnLabels: view.columns, values: view.weights.wo });
+  tables.push({ id: 'output', caption: view.weights.wo ? 'Z_f = concat · W_O' : 'Output', rowLabels: view.tokens, columnLabels: view.weights.wo ? view.columns : concat, values: view.result.output });
   return tables;
 }
 

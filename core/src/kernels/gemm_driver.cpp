@@ -10,6 +10,7 @@ namespace attn::kernels {
 namespace {
 
 constexpr int kRowBlock = 64;
+constexpr int kPackAboveRows = 32;
 
 int panel_count(int cols) { return (cols + kGemmNr - 1) / kGemmNr; }
 
@@ -22,8 +23,11 @@ std::size_t packed_size(int inner, int cols) {
 void gemm_f32(GemmMicroKernel kernel, int rows, int inner, int cols, const float* a, int lda, const float* b, int ldb,
               bool b_transposed, float* c, int ldc, float* panels) {
   assert(rows >= 1 && inner >= 1 && cols >= 1);
-  // where panel p is read from, and its row stride: in place (a plain b, 8 full columns) or packed
-  const auto in_place = [&](int p) { return !b_transposed && (p + 1) * kGemmNr <= cols; };
+  // Where panel p is read from, and its row stride: in place (a plain b, 8 full columns) when a is
+  // only a few rows, so packing would cost as much as it saves; packed otherwise, so that the panel
+  // is one contiguous run that stays in L1 while every row block of a streams past it.
+  const bool few_rows = rows <= kPackAboveRows;
+  const auto in_place = [&](int p) { return few_rows && !b_transposed && (p + 1) * kGemmNr <= cols; };
   const auto panel_at = [&](int p) { return in_place(p) ? b + p * kGemmNr : panels + static_cast<std::size_t>(p) * kGemmNr * inner; };
   const auto panel_stride = [&](int p) { return in_place(p) ? ldb : kGemmNr; };
 

@@ -37,8 +37,8 @@ void softmax_f32__wasmsimd(int cols, float* row);
 // The panel gemm driver around a micro-kernel:
 //   c (rows, cols) = a (rows, inner) · b, where b is (inner, cols) with row stride ldb, or, when
 //   b_transposed, b is stored as (cols, inner) and used as its transpose (the scores q·kᵀ).
-// Full 8-column panels of a plain b are read in place; a transposed b, and the last partial panel,
-// are packed into `panels`, scratch of at least packed_size(inner, cols) floats.
+// Full 8-column panels of a plain b are read in place when a has few rows; otherwise b, and always
+// a transposed b or a last partial panel, is packed into `panels` (packed_size(inner, cols) floats).
 std::size_t packed_size(int inner, int cols);
 void gemm_f32(GemmMicroKernel kernel, int rows, int inner, int cols, const float* a, int lda, const float* b, int ldb,
               bool b_transposed, float* c, int ldc, float* panels);

@@ -4,8 +4,8 @@
 //           result, weights }
 import { renderMatrix } from './matrix.mjs';
 import { renderSteps } from './steps.mjs';
+import { numbered, keyColumns, valueColumns, concatColumns } from '../labels.mjs';
 
-const numbered = (count, prefix = '') => Array.from({ length: count }, (_, i) => `${prefix}${i + 1}`);
 
 /** The renderers bound to one lab's root (a document or a shadow root). */
 export function createPage(root) {
@@ -159,11 +159,10 @@ export function createPage(root) {
         }
         const trace = view.result.heads[h];
         const square = name === 'scores' || name === 'scaled' || name === 'weights';
-        const width = name === 'v' || name === 'z' ? view.dV : view.dK;
         renderMatrix(slot, {
           caption: `${title}, head ${h + 1}`,
           rowLabels: name === 'k' || name === 'v' ? view.keyTokens : view.tokens,
-          columnLabels: square ? view.keyTokens : view.identity ? view.columns : numbered(width),
+          columnLabels: square ? view.keyTokens : name === 'v' || name === 'z' ? valueColumns(view) : keyColumns(view),
           values: trace[name],
           shade: name === 'weights', rowSums: name === 'weights',
           address: { matrix: name, head: h },
@@ -173,17 +172,15 @@ export function createPage(root) {
   }
 
   function renderMultihead(view) {
-    const width = view.heads * view.dV;
     // with W = I the values, and so the heads' outputs, keep the input's columns
-    const concatColumns = view.identity ? view.columns
-      : Array.from({ length: width }, (_, c) => (view.heads > 1 ? `h${Math.floor(c / view.dV) + 1}:${(c % view.dV) + 1}` : `${c + 1}`));
+    const concat = concatColumns(view);
     renderMatrix($('concat-table'), {
-      caption: `Concatenation [Z_1 | … | Z_${view.heads}]: ${view.tokens.length} × ${width}`,
-      rowLabels: view.tokens, columnLabels: concatColumns, values: view.result.concat, address: { matrix: 'concat' },
+      caption: `Concatenation [Z_1 | … | Z_${view.heads}]: ${view.tokens.length} × ${view.heads * view.dV}`,
+      rowLabels: view.tokens, columnLabels: concat, values: view.result.concat, address: { matrix: 'concat' },
     });
     renderMatrix($('output-table'), {
       caption: view.weights.wo ? `Z_f = concat · W_O: ${view.tokens.length} × ${view.dModel}` : 'Output (no W_O: the concatenation itself)',
-      rowLabels: view.tokens, columnLabels: view.weights.wo ? view.columns : concatColumns,
+      rowLabels: view.tokens, columnLabels: view.weights.wo ? view.columns : concat,
       values: view.result.output, address: { matrix: 'output' },
     });
   }
