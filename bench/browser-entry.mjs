@@ -5,7 +5,7 @@ import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 import { loadAttention } from './lib/attention.mjs';
 import createPeakModule from '../build/wasm/peak.mjs';
 import { runSuite, measurePeak } from './suite.mjs';
-import { engineContender, plainJsContender, tfContenders } from './contenders.mjs';
+import { contendersFor } from './contenders.mjs';
 
 globalThis.runBench = async ({ sizes, runs }) => {
   const peak = measurePeak(await createPeakModule());
@@ -17,9 +17,7 @@ globalThis.runBench = async ({ sizes, runs }) => {
   for (const backend of ['wasm', 'cpu']) {
     await tf.setBackend(backend);
     await tf.ready();
-    const contenders = backend === 'wasm'
-      ? [engineContender('engine SIMD', simd), engineContender('engine scalar', scalar), plainJsContender, ...tfContenders(tf, 'wasm')]
-      : tfContenders(tf, 'cpu');
+    const contenders = contendersFor(backend, { simd, scalar, tf });
     rows.push(...await runSuite({ engine: simd, contenders, sizes, runs }));
   }
   return { peak, rows, simd: tf.env().getBool('WASM_HAS_SIMD_SUPPORT') };

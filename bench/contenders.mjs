@@ -119,3 +119,9 @@ export function tfContenders(tf, backend) {
   };
   return [batched, perHead];
 }
+
+/** Everything timed while TensorFlow.js is on `backend`: on 'wasm' also the engine and plain JS. */
+export function contendersFor(backend, { simd, scalar, tf }) {
+  if (backend === 'cpu') return tfContenders(tf, 'cpu');
+  return [engineContender('engine SIMD', simd), engineContender('engine scalar', scalar), plainJsContender, ...tfContenders(tf, 'wasm')];
+}

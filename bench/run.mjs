@@ -1,6 +1,7 @@
 // npm run bench [-- --quick]: the engine against the alternatives in Node and in headless Chromium
 // (both V8), the machine's SIMD ceiling measured in the same run, and the page's own figures.
-// Prints one report and writes bench/results.json.
+// Prints one report and writes bench/results.json (bench/results-partial.json for --quick,
+// --node-only or --browser-only runs).
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -14,7 +15,7 @@ import '@tensorflow/tfjs-backend-cpu';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 
 import { SIZES, QUICK_SIZES, runSuite, measurePeak, flops } from './suite.mjs';
-import { engineContender, plainJsContender, tfContenders } from './contenders.mjs';
+import { contendersFor } from './contenders.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -40,9 +41,7 @@ async function nodeBench() {
   for (const backend of ['wasm', 'cpu']) {
     await tf.setBackend(backend);
     await tf.ready();
-    const contenders = backend === 'wasm'
-      ? [engineContender('engine SIMD', simd), engineContender('engine scalar', scalar), plainJsContender, ...tfContenders(tf, 'wasm')]
-      : tfContenders(tf, 'cpu');
+    const contenders = contendersFor(backend, { simd, scalar, tf });
     rows.push(...await runSuite({ engine: simd, contenders, sizes, runs, log: (row) => log(`node: ${describe(row)}`) }));
   }
   return { peak, rows, memory: memoryFigures(await loadAttention({ simd: true })) };
@@ -188,7 +187,10 @@ const results = {
   nodeResults,
   chromiumResults,
 };
-writeFileSync(path.join(root, 'bench/results.json'), `${JSON.stringify(results, null, 2)}\n`);
+// only a full run replaces the committed results; a quick or one-sided run writes beside them
+const partial = quick || process.argv.includes('--node-only') || process.argv.includes('--browser-only');
+const resultsFile = partial ? 'bench/results-partial.json' : 'bench/results.json';
+writeFileSync(path.join(root, resultsFile), `${JSON.stringify(results, null, 2)}\n`);
 
 console.log(`Attention Lab benchmark, ${results.date}; ${results.machine.cpu}, ${results.machine.cores} cores; Node ${results.node}; Chromium ${results.chromium}; ${runs} samples per figure (median; a sample is one call, or a batch of calls lasting ≥ 5 ms), after warm-up`);
 if (nodeResults) console.log(`\n${table('Node', nodeResults)}\n\n${targets('Node', nodeResults)}`);
@@ -203,4 +205,4 @@ if (chromiumResults) {
   console.log(`\nPage (Chromium, localhost): first table ${p.firstTableMs.toFixed(0)} ms after navigation; an edit (12 tokens, d_model 64, 8 heads) ` +
     `redraws everything in ${p.editMs.toFixed(1)} ms (median; max ${p.editMaxMs.toFixed(1)}); page ${(p.pageGzipBytes / 1024).toFixed(1)} KB gzipped, engine ${(p.engineGzipBytes / 1024).toFixed(1)} KB`);
 }
-console.log('\nwritten: bench/results.json');
+console.log(`\nwritten: ${resultsFile}`);

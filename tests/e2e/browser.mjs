@@ -41,3 +41,35 @@ export async function openBrowser({ headers, dir } = {}) {
     },
   };
 }
+
+/**
+ * The usual set-up of a test file on the page: a browser, one tab on index.html once it has drawn,
+ * and, when the file ends, the checks every page must pass (no console error, no request that left
+ * the origin). `onReady(tab)` is called at the end of that same `before` hook, so the tab is there
+ * when the tests start (a second root-level hook of the file's own saw it undefined); returns { redrawn }.
+ */
+export function useLabPage({ before, after, assert, onReady }) {
+  const shared = {};
+  let browser;
+  before(async () => {
+    browser = await openBrowser();
+    shared.tab = await browser.newPage();
+    await shared.tab.page.goto(browser.url);
+    await shared.tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
+    onReady?.(shared.tab);
+  });
+  after(async () => {
+    if (shared.tab) {
+      assert.deepEqual(shared.tab.problems, [], 'no console or page errors');
+      assert.deepEqual(shared.tab.foreignRequests, [], 'no request left the origin');
+    }
+    await browser?.close();
+  });
+  /** Runs `action` and waits until the lab has drawn again. */
+  shared.redrawn = async (action) => {
+    const before = await shared.tab.page.evaluate(() => globalThis.attentionLab.draws);
+    await action();
+    await shared.tab.page.waitForFunction((n) => globalThis.attentionLab.draws > n, before);
+  };
+  return shared;
+}

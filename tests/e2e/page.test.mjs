@@ -4,33 +4,13 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { openBrowser } from './browser.mjs';
+import { useLabPage } from './browser.mjs';
 import { referenceAttention } from '../web/reference.mjs';
 import { PRESETS } from '../../web/src/presets.mjs';
 
-let browser;
 let tab;
-
-before(async () => {
-  browser = await openBrowser();
-  tab = await browser.newPage();
-  await tab.page.goto(browser.url);
-  await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
-});
-after(async () => {
-  if (tab) {
-    assert.deepEqual(tab.problems, [], 'no console or page errors');
-    assert.deepEqual(tab.foreignRequests, [], 'no request left the origin');
-  }
-  await browser?.close();
-});
-
-// Runs `action` and waits until the tables have been drawn again.
-async function redrawn(action) {
-  const before = await tab.page.evaluate(() => globalThis.attentionLab.draws);
-  await action();
-  await tab.page.waitForFunction((n) => globalThis.attentionLab.draws > n, before);
-}
+const lab = useLabPage({ before, after, assert, onReady: (opened) => { tab = opened; } });
+const redrawn = (action) => lab.redrawn(action);
 
 async function choosePreset(id) {
   const current = await tab.page.evaluate(() => globalThis.attentionLab.state.preset);

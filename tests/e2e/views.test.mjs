@@ -3,32 +3,13 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { openBrowser } from './browser.mjs';
+import { useLabPage } from './browser.mjs';
 import { PRESETS } from '../../web/src/presets.mjs';
 import { weightColour } from '../../web/src/colour.mjs';
 
-let browser;
 let tab;
-
-before(async () => {
-  browser = await openBrowser();
-  tab = await browser.newPage();
-  await tab.page.goto(browser.url);
-  await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
-});
-after(async () => {
-  if (tab) {
-    assert.deepEqual(tab.problems, []);
-    assert.deepEqual(tab.foreignRequests, []);
-  }
-  await browser?.close();
-});
-
-async function redrawn(action) {
-  const before = await tab.page.evaluate(() => globalThis.attentionLab.draws);
-  await action();
-  await tab.page.waitForFunction((n) => globalThis.attentionLab.draws > n, before);
-}
+const lab = useLabPage({ before, after, assert, onReady: (opened) => { tab = opened; } });
+const redrawn = (action) => lab.redrawn(action);
 
 // The weights table of a head as numbers, [query][key], as the page prints them.
 async function weightsTable(head) {
