@@ -174,6 +174,26 @@ function targets(name, { rows, peak }) {
 }
 
 const started = new Date();
+if (process.argv.includes('--page-only')) {
+  // only the page's figures, written into the last full results beside the date they were taken
+  const { chromium } = await import('playwright-core');
+  const { serve } = await import(path.join(root, 'scripts/serve.mjs'));
+  const server = await serve({ dir: path.join(root, 'dist'), port: 0 });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  const page = await pageFigures(browser, server.url);
+  await browser.close();
+  await server.close();
+  const file = path.join(root, 'bench/results.json');
+  const saved = JSON.parse(readFileSync(file, 'utf8'));
+  saved.chromiumResults.page = { ...page, measured: started.toISOString(), command: 'npm run bench -- --page-only' };
+  writeFileSync(file, `${JSON.stringify(saved, null, 2)}\n`);
+  console.log(`Page (Chromium ${browser.version()}, localhost): first table ${page.firstTableMs.toFixed(0)} ms after navigation; an edit (12 tokens, d_model 64, 8 heads) ` +
+    `redraws everything in ${page.editMs.toFixed(1)} ms (median; max ${page.editMaxMs.toFixed(1)}); page ${(page.pageGzipBytes / 1024).toFixed(1)} KB gzipped, engine ${(page.engineGzipBytes / 1024).toFixed(1)} KB`);
+  process.exit(0);
+}
 const nodeResults = process.argv.includes('--browser-only') ? null : await nodeBench();
 const chromiumResults = process.argv.includes('--node-only') ? null : await chromiumBench();
 const results = {

@@ -180,22 +180,36 @@ function checkSimdOption(simd) {
 
 /**
  * Loads the engine. `simd: 'auto'` takes the SIMD build when this runtime validates a SIMD probe
- * module; true or false forces a build. `wasmBinary` (bytes of the chosen build's .wasm) skips the fetch.
+ * module; true or false forces a build. `wasmBinary` (bytes of the chosen build's .wasm) skips the
+ * fetch. `baseUrl` is the folder holding the builds (default: this file's own folder).
  */
-export async function loadAttention({ simd = 'auto', wasmBinary } = {}) {
+export async function loadAttention({ simd = 'auto', wasmBinary, baseUrl = new URL('./', import.meta.url) } = {}) {
   checkSimdOption(simd);
   const useSimd = simd === 'auto' ? await simdSupported() : simd;
   const build = useSimd ? 'simd' : 'scalar';
-  const glueUrl = new URL(`./attention-${build}.mjs`, import.meta.url);
-  const { default: createAttentionModule } = await import(glueUrl.href);
+  const wasmUrl = new URL(`attention-${build}.wasm`, baseUrl);
   const moduleOptions = {};
   if (wasmBinary) {
     moduleOptions.wasmBinary = wasmBinary;
   } else if (isNode) {
     // Node's fetch() cannot read files: hand the module its bytes.
     const { readFile } = await import('node:fs/promises');
-    moduleOptions.wasmBinary = await readFile(new URL(`./attention-${build}.wasm`, import.meta.url));
+    moduleOptions.wasmBinary = await readFile(wasmUrl);
+  } else if (typeof WebAssembly.compileStreaming === 'function') {
+    // Compile while the glue script loads, instead of after it: one round trip less before the
+    // first result. (A server that does not send .wasm as application/wasm makes this fail; the
+    // glue then fetches and compiles the file itself.)
+    const compiled = WebAssembly.compileStreaming(fetch(wasmUrl, { credentials: 'same-origin' }));
+    compiled.catch(() => {});
+    moduleOptions.instantiateWasm = (imports, receiveInstance) => {
+      compiled
+        .then((wasmModule) => WebAssembly.instantiate(wasmModule, imports).then((instance) => receiveInstance(instance, wasmModule)))
+        .catch(() => fetch(wasmUrl).then((r) => r.arrayBuffer()).then((bytes) => WebAssembly.instantiate(bytes, imports))
+          .then(({ instance, module }) => receiveInstance(instance, module)));
+      return {};
+    };
   }
+  const { default: createAttentionModule } = await import(new URL(`attention-${build}.mjs`, baseUrl).href);
   const module = await createAttentionModule(moduleOptions);
   return new AttentionEngine(module, module.hasSimd());
 }
