@@ -87,5 +87,14 @@ export interface AttentionEngine {
 
 export declare function loadAttention(options?: {
   simd?: 'auto' | boolean;
+  /** The chosen build's .wasm bytes: no fetch. */
   wasmBinary?: ArrayBuffer | Uint8Array;
+  /** The folder holding attention-simd.* and attention-scalar.* (default: this file's folder). */
+  baseUrl?: string | URL;
 }): Promise<AttentionEngine>;
+
+/** The engine from builds already in hand (a page that carries everything inside itself). */
+export declare function loadAttentionFrom(
+  builds: Record<'simd' | 'scalar', { createModule: (options: object) => Promise<unknown>; wasmBinary: ArrayBuffer | Uint8Array }>,
+  options?: { simd?: 'auto' | boolean },
+): Promise<AttentionEngine>;
