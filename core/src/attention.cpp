@@ -3,10 +3,11 @@
 //   per head: q (n, d_k)  k (m, d_k)  v (m, d_v)  scores, scaled, weights (n, m)  z (n, d_v)
 //   concat: (n, h·d_v)  wo: (h·d_v, d_model)  output: (n, d_out)
 #include <algorithm>
-#include <cmath>
-#include <string>
+#include <cstdint>
 #include <limits>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "attention/attention.hpp"
 #include "ops.hpp"
