@@ -2,6 +2,8 @@
 // (projections, scores, scaling, softmax, weighted sum, W_O) at each size, for every contender,
 // each output checked against the engine's before any timing.
 //   letters: n tokens, d = d_model, h heads, d_k = d / h
+import { mulberry32 } from '../web/src/stats.mjs';
+
 export const SIZES = [[8, 64, 2], [64, 256, 4], [256, 512, 8], [1024, 512, 8]];
 export const QUICK_SIZES = [[8, 64, 2], [64, 256, 4], [256, 512, 8]];
 
@@ -37,14 +39,8 @@ export function timeIt(fn, { runs = 20, warmup = 5 } = {}) {
 
 // Seeded inputs: x uniform in [-1, 1), weights from the engine's Xavier initialisation.
 export function makeProblem(engine, [n, d, h], seed = 1) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const draw = mulberry32(seed);
+  const next = () => draw() / 4294967296;
   const x = Float32Array.from({ length: n * d }, () => next() * 2 - 1);
   return { n, d, h, dK: d / h, x, ...engine.initWeights({ dModel: d, heads: h, seed }) };
 }

@@ -17,16 +17,22 @@ export function variance(values) {
   return sum / values.length;
 }
 
-/** Unit normal draws (Box–Muller over mulberry32), seeded: the same numbers on every run. */
-export function normalDraws(count, seed) {
+/** mulberry32: a small seeded generator of 32-bit unsigned integers, the same in every engine. */
+export function mulberry32(seed) {
   let state = seed >>> 0;
-  const uniform = () => {
+  return () => {
     state = (state + 0x6d2b79f5) >>> 0;
     let t = state;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (((t ^ (t >>> 14)) >>> 0) + 0.5) / 4294967296;  // (0, 1): log() stays finite
+    return (t ^ (t >>> 14)) >>> 0;
   };
+}
+
+/** Unit normal draws (Box–Muller over mulberry32), seeded: the same numbers on every run. */
+export function normalDraws(count, seed) {
+  const next = mulberry32(seed);
+  const uniform = () => (next() + 0.5) / 4294967296;  // (0, 1): log() stays finite
   const out = new Float32Array(count);
   for (let i = 0; i < count; i += 2) {
     const radius = Math.sqrt(-2 * Math.log(uniform()));

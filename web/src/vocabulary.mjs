@@ -2,6 +2,7 @@
 // the first columns; columns past the named features, and every column of an unknown word, come from
 // a hash of the word itself, so the same word has the same vector everywhere.
 import vocabulary from '../data/vocabulary.json' with { type: 'json' };
+import { mulberry32 } from './stats.mjs';
 
 export const FEATURES = vocabulary.features;
 export const VOCABULARY_NOTE = vocabulary.about;
@@ -18,15 +19,9 @@ function normalise(word) {
 function hashedColumns(word) {
   let hash = 0x811c9dc5;
   for (let i = 0; i < word.length; i++) hash = Math.imul(hash ^ word.charCodeAt(i), 0x01000193);
-  let state = hash >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    const unit = ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    return Math.round((unit - 0.5) * 100) / 100;  // [-0.5, 0.5] in steps of 0.01: readable in a table
-  };
+  const next = mulberry32(hash);
+  // [-0.5, 0.5] in steps of 0.01: readable in a table
+  return () => Math.round((next() / 4294967296 - 0.5) * 100) / 100;
 }
 
 /** The embedding of one token: dModel numbers. */

@@ -7,6 +7,18 @@ import { renderSteps } from './steps.mjs';
 import { numbered, keyColumns, valueColumns, concatColumns } from '../labels.mjs';
 
 
+// The scrolling holder of one table inside `parent`, made on first use and kept after.
+function slotIn(parent, name) {
+  let div = parent.querySelector(`[data-slot="${name}"]`);
+  if (!div) {
+    div = document.createElement('div');
+    div.className = 'scroll';
+    div.dataset.slot = name;
+    parent.append(div);
+  }
+  return div;
+}
+
 /** The renderers bound to one lab's root (a document or a shadow root). */
 export function createPage(root) {
   const $ = (id) => root.getElementById(id);
@@ -84,16 +96,7 @@ export function createPage(root) {
   function fillWeightBlock(details, view) {
     const body = details.querySelector('.weight-tables');
     const key = details.dataset.block;
-    const slot = (name) => {
-      let div = body.querySelector(`[data-slot="${name}"]`);
-      if (!div) {
-        div = document.createElement('div');
-        div.className = 'scroll';
-        div.dataset.slot = name;
-        body.append(div);
-      }
-      return div;
-    };
+    const slot = (name) => slotIn(body, name);
     if (key === 'wo') {
       renderMatrix(slot('wo'), {
         caption: 'W_O', rowLabels: numbered(view.heads * view.dV, 'c'), columnLabels: view.columns,
@@ -149,14 +152,7 @@ export function createPage(root) {
     }
     for (const h of heads) {
       for (const [name, title] of matrices) {
-        const id = `head-${h}-${name}`;
-        let slot = panel.querySelector(`[data-slot="${id}"]`);
-        if (!slot) {
-          slot = document.createElement('div');
-          slot.className = 'scroll';
-          slot.dataset.slot = id;
-          panel.append(slot);
-        }
+        const slot = slotIn(panel, `head-${h}-${name}`);
         const trace = view.result.heads[h];
         const square = name === 'scores' || name === 'scaled' || name === 'weights';
         renderMatrix(slot, {
