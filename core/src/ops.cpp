@@ -3,7 +3,9 @@
 // build); softmax on the best softmax kernel of kernels::kSoftmaxKernels.
 #include "ops.hpp"
 
+#include <cmath>
 #include <iterator>
+#include <limits>
 #include <vector>
 
 #include "kernels/kernels.hpp"
@@ -15,7 +17,6 @@
 namespace attn::ops {
 namespace {
 
-#if defined(__wasm_simd128__)
 constexpr kernels::GemmMicroKernel kGemm = std::end(kernels::kGemmKernels)[-1].fn;
 
 // Packed panels of b, kept between calls: it only grows, so repeated calls reach a steady heap.
@@ -25,7 +26,20 @@ float* panel_scratch(int inner, int cols) {
   if (panels.size() < needed) panels.resize(needed);
   return panels.data();
 }
-#else
+
+// aᵀ (rows, inner) copied out of a (inner, rows), for the gemm driver, which reads a row-major.
+float* transposed_scratch(const float* a, int lda, int rows, int inner) {
+  static std::vector<float> transposed;
+  const std::size_t needed = static_cast<std::size_t>(rows) * inner;
+  if (transposed.size() < needed) transposed.resize(needed);
+  for (int k = 0; k < inner; ++k) {
+    const float* a_k = a + static_cast<std::size_t>(k) * lda;
+    for (int r = 0; r < rows; ++r) transposed[static_cast<std::size_t>(r) * inner + k] = a_k[r];
+  }
+  return transposed.data();
+}
+
+#if !defined(__wasm_simd128__)
 using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using ConstStrided = Eigen::Map<const RowMajor, Eigen::Unaligned, Eigen::OuterStride<>>;
 using Strided = Eigen::Map<RowMajor, Eigen::Unaligned, Eigen::OuterStride<>>;
@@ -55,8 +69,79 @@ void matmul_transb(const float* a, int lda, const float* b, int ldb, float* c, i
 #endif
 }
 
+void matmul_transa(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner,
+                   int cols) {
+#if defined(__wasm_simd128__)
+  kernels::gemm_f32(kGemm, rows, inner, cols, transposed_scratch(a, lda, rows, inner), inner, b, ldb, false, c, ldc,
+                    panel_scratch(inner, cols));
+#else
+  Strided(c, rows, cols, Eigen::OuterStride<>(ldc)).noalias() =
+      ConstStrided(a, inner, rows, Eigen::OuterStride<>(lda)).transpose() *
+      ConstStrided(b, inner, cols, Eigen::OuterStride<>(ldb));
+#endif
+}
+
 void softmax_rows(float* x, int ld, int rows, int cols) {
   for (int i = 0; i < rows; ++i) kSoftmax(cols, x + static_cast<std::size_t>(i) * ld);
 }
+
+namespace portable {
+namespace {
+
+// exp(x) for x <= 0: the same range reduction and polynomial as the SIMD softmax kernel's (Cephes'
+// expf), in scalar float arithmetic with one rounding per operation. Below -87.3, and at -inf, 0.
+float exp_nonpositive(float x) {
+  if (!(x >= -87.33654f)) return 0.0f;
+  const float n = std::nearbyint(x * 1.44269504088896341f);
+  float r = x - n * 0.693359375f;
+  r = r - n * -2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * (r * r) + (r + 1.0f);
+  return std::ldexp(p, static_cast<int>(n));  // exact: a power of two times p
+}
+
+}  // namespace
+
+void matmul(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner, int cols) {
+  kernels::gemm_f32(kGemm, rows, inner, cols, a, lda, b, ldb, false, c, ldc, panel_scratch(inner, cols));
+}
+
+void matmul_transb(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner,
+                   int cols) {
+  kernels::gemm_f32(kGemm, rows, inner, cols, a, lda, b, ldb, true, c, ldc, panel_scratch(inner, cols));
+}
+
+void matmul_transa(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner,
+                   int cols) {
+  kernels::gemm_f32(kGemm, rows, inner, cols, transposed_scratch(a, lda, rows, inner), inner, b, ldb, false, c, ldc,
+                    panel_scratch(inner, cols));
+}
+
+// Three passes as in softmax_f32: max; exp and a left-to-right sum; multiply by 1 / sum.
+void softmax_rows(float* x, int ld, int rows, int cols) {
+  for (int i = 0; i < rows; ++i) {
+    float* row = x + static_cast<std::size_t>(i) * ld;
+    float row_max = -std::numeric_limits<float>::infinity();
+    for (int j = 0; j < cols; ++j) row_max = row[j] > row_max ? row[j] : row_max;
+    if (row_max == -std::numeric_limits<float>::infinity()) {
+      for (int j = 0; j < cols; ++j) row[j] = 0.0f;  // every key masked
+      continue;
+    }
+    float sum = 0.0f;
+    for (int j = 0; j < cols; ++j) {
+      row[j] = exp_nonpositive(row[j] - row_max);
+      sum += row[j];
+    }
+    const float inv_sum = 1.0f / sum;
+    for (int j = 0; j < cols; ++j) row[j] *= inv_sum;
+  }
+}
+
+}  // namespace portable
 
 }  // namespace attn::ops

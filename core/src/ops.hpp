@@ -12,8 +12,26 @@ void matmul(const float* a, int lda, const float* b, int ldb, float* c, int ldc,
 void matmul_transb(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner,
                    int cols);
 
+// c (rows, cols) = aᵀ · b, with a stored as (inner, rows) and b as (inner, cols): the weight
+// gradients xᵀ·dq and the value gradient weightsᵀ·dz.
+void matmul_transa(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner,
+                   int cols);
+
 // In place over (rows, cols): each row becomes its softmax. A row that is all -inf (every key masked)
 // becomes all zero instead of NaN.
 void softmax_rows(float* x, int ld, int rows, int cols);
+
+// The same operations with the same bits on every build: the panel gemm driver on the build's best
+// micro-kernel (scalar and SIMD add each product in the same order: k ascending, one rounding per
+// multiply and per add) and a softmax whose exp is one polynomial written with + and × only.
+// Slower natively than Eigen; used where results must match across builds (the trainer).
+namespace portable {
+void matmul(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner, int cols);
+void matmul_transb(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner,
+                   int cols);
+void matmul_transa(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner,
+                   int cols);
+void softmax_rows(float* x, int ld, int rows, int cols);
+}  // namespace portable
 
 }  // namespace attn::ops

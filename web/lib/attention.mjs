@@ -19,7 +19,10 @@ const INT32_MAX = 2147483647;
 
 const ATTENTION_OPTIONS = new Set([
   'x', 'n', 'dModel', 'context', 'm', 'heads', 'dK', 'dV', 'wq', 'wk', 'wv', 'wo', 'scale', 'mask', 'trace',
+  'bq', 'bk', 'bv', 'bo', 'positions',
 ]);
+const GRADIENT_OPTIONS = new Set([...ATTENTION_OPTIONS, 'dOutput', 'dWeights']);
+const POSITION_MODES = { none: 0, sinusoidal: 1 };
 const INIT_OPTIONS = new Set(['dModel', 'heads', 'dK', 'dV', 'seed']);
 
 function describe(value) {
@@ -106,8 +109,51 @@ function maskOption(value) {
   throw fieldError(TypeError, 'mask', `mask must be 'none', 'causal' or a Uint8Array of n × m keep flags, got ${describe(value)}`);
 }
 
+function positionsOption(value) {
+  if (value === undefined) return POSITION_MODES.none;
+  if (typeof value === 'string' && value in POSITION_MODES) return POSITION_MODES[value];
+  throw fieldError(TypeError, 'positions', `positions must be 'none' or 'sinusoidal', got ${describe(value)}`);
+}
+
 function raise(error) {
   throw fieldError(error.kind === 'type' ? TypeError : RangeError, error.field, error.message);
+}
+
+// An attention() request checked for types, with defaults applied, as the binding reads it.
+function attentionRequest(options) {
+  const x = matrix(options, 'x', true);
+  const context = matrix(options, 'context', false);
+  const n = integer(options, 'n');
+  const dModel = integer(options, 'dModel');
+  const heads = integer(options, 'heads', 1);
+  const [scaleMode, scaleDivisor] = scaleOption(options.scale);
+  const [maskMode, keep] = maskOption(options.mask);
+  const trace = options.trace === undefined ? true : options.trace;
+  if (typeof trace !== 'boolean') throw fieldError(TypeError, 'trace', `trace must be true or false, got ${describe(trace)}`);
+  let m = integer(options, 'm', 0);
+  if (context && m === 0) {
+    if (context.length % dModel !== 0) {
+      throw fieldError(RangeError, 'context', `context has ${context.length} values, not a multiple of dModel (${dModel})`);
+    }
+    m = context.length / dModel;
+  }
+  return {
+    n, m, dModel, heads,
+    dK: integer(options, 'dK', 0),
+    dV: integer(options, 'dV', 0),
+    scaleMode, scaleDivisor, maskMode, trace,
+    positionsMode: positionsOption(options.positions),
+    x, context,
+    wq: matrix(options, 'wq', false),
+    wk: matrix(options, 'wk', false),
+    wv: matrix(options, 'wv', false),
+    wo: matrix(options, 'wo', false),
+    bq: matrix(options, 'bq', false),
+    bk: matrix(options, 'bk', false),
+    bv: matrix(options, 'bv', false),
+    bo: matrix(options, 'bo', false),
+    keep,
+  };
 }
 
 class AttentionEngine {
@@ -120,34 +166,22 @@ class AttentionEngine {
 
   attention(options) {
     checkOptions(options, ATTENTION_OPTIONS, 'attention()');
-    const x = matrix(options, 'x', true);
-    const context = matrix(options, 'context', false);
-    const n = integer(options, 'n');
-    const dModel = integer(options, 'dModel');
-    const heads = integer(options, 'heads', 1);
-    const [scaleMode, scaleDivisor] = scaleOption(options.scale);
-    const [maskMode, keep] = maskOption(options.mask);
-    const trace = options.trace === undefined ? true : options.trace;
-    if (typeof trace !== 'boolean') throw fieldError(TypeError, 'trace', `trace must be true or false, got ${describe(trace)}`);
-    let m = integer(options, 'm', 0);
-    if (context && m === 0) {
-      if (context.length % dModel !== 0) {
-        throw fieldError(RangeError, 'context', `context has ${context.length} values, not a multiple of dModel (${dModel})`);
-      }
-      m = context.length / dModel;
-    }
-    const result = this.#module.attention({
-      n, m, dModel, heads,
-      dK: integer(options, 'dK', 0),
-      dV: integer(options, 'dV', 0),
-      scaleMode, scaleDivisor, maskMode, trace,
-      x, context,
-      wq: matrix(options, 'wq', false),
-      wk: matrix(options, 'wk', false),
-      wv: matrix(options, 'wv', false),
-      wo: matrix(options, 'wo', false),
-      keep,
-    });
+    const result = this.#module.attention(attentionRequest(options));
+    if (result.error) raise(result.error);
+    return result;
+  }
+
+  /**
+   * The gradient of L = Σ dOutput ⊙ output + Σ dWeights ⊙ weights with respect to every input
+   * present (x, context, wq, wk, wv, wo, bq, bk, bv, bo), each in its input's layout, and output.
+   */
+  gradients(options) {
+    checkOptions(options, GRADIENT_OPTIONS, 'gradients()');
+    const request = attentionRequest(options);
+    request.trace = true;
+    request.dOutput = matrix(options, 'dOutput', true);
+    request.dWeights = matrix(options, 'dWeights', false);
+    const result = this.#module.gradients(request);
     if (result.error) raise(result.error);
     return result;
   }
