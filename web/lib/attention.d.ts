@@ -32,6 +32,34 @@ export interface AttentionOptions {
   mask?: 'none' | 'causal' | Uint8Array | ArrayLike<0 | 1 | boolean>;
   /** Keep every intermediate (default true). false: only output and dOut, the fast path. */
   trace?: boolean;
+  /** heads × dK each, added after the projection. Omitted: zero. */
+  bq?: Matrix;
+  bk?: Matrix;
+  /** heads × dV. Omitted: zero. */
+  bv?: Matrix;
+  /** dModel, added after wo (needs wo). Omitted: zero. */
+  bo?: Matrix;
+  /**
+   * 'none' (default) or 'sinusoidal': Vaswani et al.'s encoding, pe(pos, 2i) = sin(pos / 10000^(2i/dModel)),
+   * pe(pos, 2i+1) = cos(…), added to x and to the context (by its own positions) before the projections.
+   */
+  positions?: 'none' | 'sinusoidal';
+}
+
+export interface GradientsOptions extends AttentionOptions {
+  /** n × dOut: the gradient arriving at the output. */
+  dOutput: Matrix;
+  /** heads × n × m: a gradient arriving at the attention weights themselves. */
+  dWeights?: Matrix;
+}
+
+/** The gradient of Σ dOutput ⊙ output + Σ dWeights ⊙ weights, per input present, in its layout. */
+export interface Gradients {
+  output: Float32Array;
+  x: Float32Array;
+  context?: Float32Array;
+  wq?: Float32Array; wk?: Float32Array; wv?: Float32Array; wo?: Float32Array;
+  bq?: Float32Array; bk?: Float32Array; bv?: Float32Array; bo?: Float32Array;
 }
 
 export interface HeadTrace {
@@ -61,6 +89,8 @@ export interface AttentionResult {
   concat?: Float32Array;
   /** One per head; only with trace. */
   heads?: HeadTrace[];
+  /** What was added to x (n × dModel) and the context (m × dModel); only with trace and positions. */
+  positions?: { x: Float32Array; context?: Float32Array };
 }
 
 export interface InitWeightsOptions {
@@ -80,6 +110,8 @@ export interface AttentionEngine {
   readonly info: { readonly version: string; readonly simd: boolean };
   /** Throws TypeError or RangeError with `.field` naming the option at fault; the engine stays usable. */
   attention(options: AttentionOptions): AttentionResult;
+  /** The backward pass: gradients of every input present. Errors as attention(), naming dOutput or dWeights. */
+  gradients(options: GradientsOptions): Gradients;
   initWeights(options: InitWeightsOptions): Weights;
   /** WebAssembly memory: the heap's size and the bytes allocated in it. */
   memory(): { heapBytes: number; allocatedBytes: number };
