@@ -9,6 +9,8 @@
 // natively and here. Shapes and layouts: see attention.d.ts.
 import { simd as simdSupported } from 'wasm-feature-detect';
 
+import { Trainer } from './trainer.mjs';
+
 export const VERSION = '0.1.0';
 
 const SCALE_MODES = { sqrt_dk: 0, none: 1 };
@@ -63,9 +65,9 @@ function integer(options, field, fallback) {
   return value;
 }
 
-// A matrix option as a Float32Array (number arrays are converted; other types refused), or null.
-function matrix(options, field, required) {
-  const value = options[field];
+// options[key] (named `field` in errors) as a Float32Array (number arrays are converted; other types refused), or null.
+function matrix(options, key, required, field = key) {
+  const value = options[key];
   if (value === undefined || value === null) {
     if (required) throw fieldError(TypeError, field, `${field} is required: a Float32Array or an array of numbers`);
     return null;
@@ -156,6 +158,11 @@ function attentionRequest(options) {
   };
 }
 
+// The option helpers trainer.mjs shares.
+const TRAINER_API = Object.freeze({
+  fieldError, describe, raise, matrix, integer, checkOptions, scaleOption, positionsOption,
+});
+
 class AttentionEngine {
   #module;
 
@@ -184,6 +191,11 @@ class AttentionEngine {
     const result = this.#module.gradients(request);
     if (result.error) raise(result.error);
     return result;
+  }
+
+  /** One attention layer that learns, inside WebAssembly; see trainer.mjs. Free it with dispose(). */
+  createTrainer(options) {
+    return new Trainer(this.#module, TRAINER_API, options);
   }
 
   /** WebAssembly memory in use: the whole heap, and the bytes malloc has handed out. */
