@@ -134,7 +134,6 @@ function exampleList(api, examples, model, lossKind) {
 
 export class Trainer {
   #handle;
-  #module;
   #api;
   #model;
   #lossKind;
@@ -159,7 +158,6 @@ export class Trainer {
       api.raise(error.error);
     }
     this.#handle = handle;
-    this.#module = module;
     this.#api = api;
     this.#model = model;
     this.#lossKind = loss.kind;
