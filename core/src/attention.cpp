@@ -4,7 +4,6 @@
 //   concat: (n, h·d_v)  wo: (h·d_v, d_model)  output: (n, d_out)
 //   biases bq, bk: (h, d_k)  bv: (h, d_v)  bo: (d_model); positions: (n or m, d_model)
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
