@@ -403,21 +403,24 @@ Status Trainer::State::example_loss(const Example& e, float weight, bool gradien
   if (!gradients || !std::isfinite(*loss)) return Status::Ok();
 
   // The attention layer's gradients go straight into the parameters' (+= in attention_backward).
+  // Only the parameters that learn get a buffer: attention_backward skips the rest (and dx when the
+  // embedding table does not learn).
   Gradients g;
   std::vector<float>* slots[] = {&g.wq, &g.wk, &g.wv, &g.wo, &g.bq, &g.bk, &g.bv, &g.bo};
   for (int i = 0; i < 8; ++i)
-    if (Parameter* p = find(kAttentionParameters[i])) slots[i]->swap(p->gradient);
-  g.x.assign(static_cast<std::size_t>(n) * shape.d_model, 0.0f);
+    if (Parameter* p = find(kAttentionParameters[i]); p != nullptr && p->trained) slots[i]->swap(p->gradient);
+  Parameter* table = find("embeddings");
+  if (table != nullptr && table->trained) g.x.assign(static_cast<std::size_t>(n) * shape.d_model, 0.0f);
   View<float> d_weights_view;
   if (!d_weights.empty()) d_weights_view = d_weights;
   const Status s = attention_backward(config, inputs, forward, d_output, d_weights_view, &g);
   for (int i = 0; i < 8; ++i)
-    if (Parameter* p = find(kAttentionParameters[i])) slots[i]->swap(p->gradient);
+    if (Parameter* p = find(kAttentionParameters[i]); p != nullptr && p->trained) slots[i]->swap(p->gradient);
   if (!s.ok()) {
     *loss = std::numeric_limits<double>::infinity();
     return Status::Ok();
   }
-  if (Parameter* table = find("embeddings")) {
+  if (!g.x.empty()) {
     const int d = shape.d_model;
     for (int i = 0; i < n; ++i) {
       float* row = table->gradient.data() + static_cast<std::size_t>(e.tokens[i]) * d;
