@@ -4,6 +4,8 @@
 #include "ops.hpp"
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <iterator>
 #include <limits>
 #include <vector>
@@ -102,7 +104,12 @@ float exp_nonpositive(float x) {
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
   p = p * (r * r) + (r + 1.0f);
-  return std::ldexp(p, static_cast<int>(n));  // exact: a power of two times p
+  // 2^n from its exponent bits (n >= -126 here, so 2^n is normal); the product rounds once, as a
+  // correctly rounded ldexp would, without ldexp's library call
+  const std::uint32_t bits = static_cast<std::uint32_t>(static_cast<int>(n) + 127) << 23;
+  float two_to_n;
+  std::memcpy(&two_to_n, &bits, sizeof two_to_n);
+  return p * two_to_n;
 }
 
 }  // namespace
