@@ -34,7 +34,8 @@ Status check_gradient_input(const char* field, const View<float>& values, std::s
     return Status::Range(field, std::string(field) + " has " + str(values.present ? values.size : 0) +
                                     " values; expected " + shape_text + " = " + str(expected));
   }
-  for (std::size_t i = 0; i < values.size; ++i) {
+  if (all_finite(values.data, values.size)) return Status::Ok();
+  for (std::size_t i = 0; i < values.size; ++i) {  // find the first bad value, to name it
     if (!std::isfinite(values.data[i])) {
       return Status::Range(field, std::string(field) + "[" + str(i) + "] is " + format_number(values.data[i]) +
                                       "; every value must be a finite number");
