@@ -80,7 +80,7 @@ struct Trainer::State {
     return c;
   }
 
-  Inputs inputs_for(const std::vector<float>& x) const {
+  Inputs inputs_for(View<float> x) const {
     Inputs in;
     in.x = x;
     View<float>* views[] = {&in.wq, &in.wk, &in.wv, &in.wo, &in.bq, &in.bk, &in.bv, &in.bo};
@@ -90,19 +90,20 @@ struct Trainer::State {
     return in;
   }
 
-  // The example's x: its own, or its tokens' rows of the embedding table.
-  void x_of(const Example& e, std::vector<float>* x) const {
-    if (spec.model.vocabulary == 0) {
-      *x = e.x;
-      return;
-    }
+  // The example's x: its own, or its tokens' rows of the embedding table (gathered into `rows`).
+  View<float> x_of(const Example& e, std::vector<float>* rows) const {
+    if (spec.model.vocabulary == 0) return e.x;
     const std::vector<float>& table = find("embeddings")->value;
     const int d = shape.d_model;
-    x->resize(static_cast<std::size_t>(e.n) * d);
+    rows->resize(static_cast<std::size_t>(e.n) * d);
     for (int i = 0; i < e.n; ++i) {
-      std::copy_n(table.begin() + static_cast<std::size_t>(e.tokens[i]) * d, d, x->begin() + static_cast<std::size_t>(i) * d);
+      std::copy_n(table.begin() + static_cast<std::size_t>(e.tokens[i]) * d, d, rows->begin() + static_cast<std::size_t>(i) * d);
     }
+    return *rows;
   }
+
+  // Buffers reused from example to example.
+  std::vector<float> gathered_x, d_output, d_weights;
 
   Status check_examples(const std::vector<Example>& examples) const;
   // One example's loss; with gradients, its gradient scaled by `weight` added to the parameters'.
@@ -323,16 +324,15 @@ Status Trainer::set_data(std::vector<Example> examples) {
 
 Status Trainer::State::example_loss(const Example& e, float weight, bool gradients, double* loss, bool* correct) {
   const int n = e.n, d_out = shape.d_out, heads = shape.heads;
-  std::vector<float> x;
-  x_of(e, &x);
   const Config config = config_for(n);
-  const Inputs inputs = inputs_for(x);
+  const Inputs inputs = inputs_for(x_of(e, &gathered_x));
   Result forward;
   if (Status s = attention_forward(config, inputs, true, &forward); !s.ok()) {
     *loss = std::numeric_limits<double>::infinity();  // the weights have grown past float32
     return Status::Ok();
   }
-  std::vector<float> d_output(static_cast<std::size_t>(n) * d_out, 0.0f), d_weights;
+  d_output.assign(static_cast<std::size_t>(n) * d_out, 0.0f);
+  d_weights.clear();
   const std::size_t nn = static_cast<std::size_t>(n) * n;
 
   switch (spec.loss.kind) {
