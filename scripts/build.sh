@@ -19,7 +19,7 @@ bundle web/lib/attention.mjs --external:node:* --outfile=dist/lib/attention.mjs
 # the worker carries its own copy (2 KB gzipped): one fetch less before the first result
 bundle web/worker.mjs --external:node:* --outfile=dist/worker.js
 # the page, the iframe embed and the web component share their code in chunks
-bundle web/src/main.mjs web/src/embed.mjs web/src/attention-lab.mjs --splitting --outdir=dist \
+bundle web/src/main.mjs web/src/embed.mjs attention-lab=web/src/component.mjs --splitting --outdir=dist \
   --entry-names='[name]' --chunk-names='chunks/[name]-[hash]' --external:./lib/attention.mjs \
   --loader:.html=text --loader:.css=text
 # the pages preload the chunks their entry imports, instead of finding them one after another
