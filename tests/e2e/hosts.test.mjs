@@ -228,14 +228,16 @@ describe('the iframe on a course platform', () => {
     await frame.waitForFunction(() => globalThis.attentionLab?.draws > 0);
     // the frame starts 3000 px tall; the content is less, so the first message shrinks it
     await tab.page.waitForFunction(() => window.ltiHeights.length > 0 && window.ltiHeights.at(-1) < 3000);
+    // waits until no new message came for 150 ms (the height settles; it must not swing for ever)
     const settled = async () => {
       let last = -1;
-      for (;;) {
+      for (let tries = 0; tries < 40; tries++) {
         await tab.page.waitForTimeout(150);
         const now = await tab.page.evaluate(() => window.ltiHeights.length);
         if (now === last) return;
         last = now;
       }
+      assert.fail(`the height kept changing: ${await tab.page.evaluate(() => window.ltiHeights.slice(-6).join(', '))}`);
     };
     const measure = async () => {
       await settled();
