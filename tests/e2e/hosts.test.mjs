@@ -153,6 +153,8 @@ describe('themes, compact, no timing line', () => {
     await tab.page.waitForFunction(() => document.getElementById('block').shadowRoot.getElementById('messages').textContent.includes('theme'));
     assert.match(await tab.page.$eval('#block', (el) => el.shadowRoot.getElementById('messages').textContent), /theme must be light, dark or auto, got "purple"/);
     assert.equal(await background(tab.page, '#block'), LIGHT);
+    await tab.page.$eval('#block', (el) => el.setAttribute('theme', 'dark'));
+    assert.equal(await tab.page.$eval('#block', (el) => el.shadowRoot.getElementById('messages').textContent), '', 'a good value takes the message away');
     assert.deepEqual(tab.problems, []);
     await tab.page.close();
   });

@@ -87,7 +87,7 @@ export class AttentionLabElement extends HTMLElement {
     if (unknown.length) all.push({ field: 'view', message: `Unknown view names in the view attribute: ${unknown.join(', ')}` });
     const theme = this.getAttribute('theme');
     if (theme !== null && !THEMES.includes(theme)) all.push({ field: 'theme', message: `theme must be light, dark or auto, got "${theme.slice(0, 40)}"; showing light` });
-    if (all.length) this.#app.notice(all);
+    this.#app.notice(all);  // none: an attribute put right takes its message away
   }
 
   #stateFromAttributes() {
