@@ -337,6 +337,8 @@ describe("the Embed button's component snippet", () => {
         if (cors) {
           const shown = await openSnippet(page);
           assert.deepEqual(shown.output, original.output);
+          // no worker from another origin: the page itself fetched the engine's WebAssembly
+          assert.ok(await page.evaluate(() => performance.getEntriesByType('resource').some((e) => e.name.endsWith('.wasm'))), 'the engine runs on the page');
           assert.deepEqual(errors, []);
         } else {
           await page.waitForTimeout(500);
