@@ -101,7 +101,7 @@ Status attention_backward(const Config& config, const Inputs& inputs, const Resu
                           View<float> d_weights, Gradients* gradients) {
   Shape shape{};
   if (Status s = validate(config, inputs, true, &shape); !s.ok()) return s;
-  const int n = shape.n, m = shape.m, d = shape.d_model, d_k = shape.d_k, d_v = shape.d_v, heads = shape.heads;
+  const int n = shape.n, m = shape.m, d = shape.d_model, d_v = shape.d_v, heads = shape.heads;
   const int concat_width = heads * d_v;
   const std::size_t nm = static_cast<std::size_t>(n) * m;
   if (forward.heads.size() != static_cast<std::size_t>(heads) ||
@@ -121,7 +121,7 @@ Status attention_backward(const Config& config, const Inputs& inputs, const Resu
       return s;
     }
   }
-  Gradients& g = *gradients;
+  const Gradients& g = *gradients;
   const bool buffers_ready = (g.x.empty() || g.x.size() == static_cast<std::size_t>(n) * d) &&
                              (shape.self ? g.context.empty() : sized_like(g.context, inputs.context)) &&
                              sized_like(g.wq, inputs.wq) && sized_like(g.wk, inputs.wk) &&
@@ -132,7 +132,15 @@ Status attention_backward(const Config& config, const Inputs& inputs, const Resu
     return Status::Range("gradients", "the gradient buffers are not sized like the inputs; start from "
                                       "zero_gradients()");
   }
+  return attention_backward_checked(config, inputs, shape, forward, d_output, d_weights, gradients);
+}
 
+Status attention_backward_checked(const Config& config, const Inputs& inputs, const Shape& shape, const Result& forward,
+                                  View<float> d_output, View<float> d_weights, Gradients* gradients) {
+  const int n = shape.n, m = shape.m, d = shape.d_model, d_k = shape.d_k, d_v = shape.d_v, heads = shape.heads;
+  const int concat_width = heads * d_v;
+  const std::size_t nm = static_cast<std::size_t>(n) * m;
+  Gradients& g = *gradients;
   const Ops& ops = ops_for(config.arithmetic);
   // The projections' inputs, with positions added as in forward pass 0.
   const PositionedInputs positioned = with_positions(config, inputs, shape);

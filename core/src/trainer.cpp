@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "attention_common.hpp"
 #include "ops.hpp"
 #include "validate.hpp"
 
@@ -413,7 +414,7 @@ Status Trainer::State::example_loss(const Example& e, float weight, bool gradien
   if (table != nullptr && table->trained) g.x.assign(static_cast<std::size_t>(n) * shape.d_model, 0.0f);
   View<float> d_weights_view;
   if (!d_weights.empty()) d_weights_view = d_weights;
-  const Status s = attention_backward(config, inputs, forward, d_output, d_weights_view, &g);
+  const Status s = attention_backward_checked(config, inputs, forward.shape, forward, d_output, d_weights_view, &g);
   for (int i = 0; i < 8; ++i)
     if (Parameter* p = find(kAttentionParameters[i]); p != nullptr && p->trained) slots[i]->swap(p->gradient);
   if (!s.ok()) {
