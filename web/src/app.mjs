@@ -3,7 +3,7 @@
 // the last good tables stay on screen. The page (main.mjs), the iframe embed (embed.mjs) and the
 // web component (component.mjs) each mount one or more of these.
 import { PRESETS, presetById } from './presets.mjs';
-import { defaultState, presetState, buildRequest, withCellEdit, columnsOf } from './state.mjs';
+import { defaultState, presetState, buildRequest, withCellEdit, columnsOf, modifiedAspects } from './state.mjs';
 import markup from '../app.html';
 import { parseNumber } from './format.mjs';
 import { explainCell } from './explain.mjs';
@@ -11,10 +11,12 @@ import { VOCABULARY_NOTE } from './vocabulary.mjs';
 import { createViews } from './views.mjs';
 import { createPage } from './render/page.mjs';
 import { setupExports } from './exports.mjs';
+import { message } from './messages.mjs';
+import { createLearn } from './learn/index.mjs';
 
 const SIZE_FIELDS = ['dModel', 'heads', 'dK', 'dV'];
 // Sections that can be shown or hidden: data-view names in app.html, and aliases.
-export const VIEW_NAMES = ['controls', 'notes', 'tokens', 'inputs', 'parameters', 'steps', 'matrices', 'pictures', 'heatmap', 'lines', 'embedding', 'lab', 'output'];
+export const VIEW_NAMES = ['controls', 'learn', 'notes', 'tokens', 'inputs', 'parameters', 'steps', 'matrices', 'pictures', 'heatmap', 'lines', 'embedding', 'lab', 'output'];
 const VIEW_ALIASES = { weights: ['heatmap', 'matrices'], tables: ['inputs', 'steps', 'matrices', 'output'], all: VIEW_NAMES };
 
 /** The views a comma-separated list names, or null for all; unknown names are reported. */
@@ -59,9 +61,21 @@ export function createApp(container, { compute, initialState = null, views: show
   let draws = 0;              // how many times the tables were drawn (tests wait on it)
   let latestRequest = 0;
   let notices = [];           // messages from outside (a broken link), kept until the reader acts
+  let replacedWeights = null; // why hand-set parameters were replaced, said until the example is chosen again
   const openWeightBlocks = new Set();
   const cellProblems = new Map();  // "matrix:head:row:col" → message, for cells typed wrong
   let requestProblems = [];
+  const learn = createLearn({
+    root,
+    container,
+    // the walk shows one head's tables: it chooses the head and token, the lab redraws
+    focus(token, head) {
+      if (state.selectedToken === token && state.selectedHead === head) return;
+      state.selectedToken = token;
+      state.selectedHead = head;
+      draw();
+    },
+  });
   const views = createViews({
     root,
     compute,
@@ -84,6 +98,25 @@ export function createApp(container, { compute, initialState = null, views: show
       option.textContent = preset.title;
       return option;
     }), custom);
+  }
+
+  // Short hints on the settings, shown on hover and focus (styles.css), read out as descriptions.
+  function addHints() {
+    for (const field of ['attention', 'dModel', 'heads', 'dK', 'dV', 'maskMode', 'useWo']) {
+      const holder = container.querySelector(`.field[data-field="${field}"]`);
+      const tip = document.createElement('span');
+      tip.className = 'tip';
+      tip.id = `tip-${field}`;
+      tip.setAttribute('role', 'tooltip');
+      tip.textContent = message(`hint.${field}`);
+      holder.append(tip);
+      for (const input of holder.querySelectorAll('input, select')) input.setAttribute('aria-describedby', tip.id);
+    }
+    $('steps-scale-label').textContent = message('steps.scaleToggle');
+    $('heatmap-numbers-label').textContent = message('heatmap.numbers');
+    $('heatmap-row-scale-label').textContent = message('heatmap.rowScale');
+    // the settings take the first screen of a phone: there they start folded
+    $('settings').open = !matchMedia('(max-width: 700px)').matches;
   }
 
   function syncControls() {
@@ -126,20 +159,25 @@ export function createApp(container, { compute, initialState = null, views: show
     if (target.id === 'preset') {
       if (target.value) state = presetState(target.value);
       else state = { ...state, preset: null };
+      replacedWeights = null;
       selectedCell = null;
       syncControls();
       update();
       return;
     }
     const change = readControl(target);
-    if (target.id === 'sentence' || target.id === 'contextSentence') change.preset = null;
     const sizesChanged = SIZE_FIELDS.some((field) => field in change);
+    // identity weights are square: d_k and d_v follow d_model
+    if ('dModel' in change && state.weightsMode === 'identity' && Number.isInteger(change.dModel)) {
+      Object.assign(change, { dK: change.dModel, dV: change.dModel });
+      $('dK').value = $('dV').value = String(change.dModel);
+    }
     state = { ...state, ...change };
     if (sizesChanged && state.weightsMode === 'custom') {
       // hand-set matrices of the old shape cannot be stretched: draw fresh ones, and say so
       state = { ...state, weightsMode: 'random', custom: null };
       $('weightsMode').value = 'random';
-      page.renderStatus(`The sizes changed, so the hand-set weights were replaced by seeded random ones (seed ${state.seed}).`);
+      replacedWeights = message('weights.replaced', { seed: state.seed });
     }
     if (target.id === 'useWo' && state.useWo && state.weightsMode === 'custom' && !state.custom?.wo && view) {
       state = { ...state, custom: { ...state.custom, wo: squareOrNull() } };
@@ -235,6 +273,15 @@ export function createApp(container, { compute, initialState = null, views: show
     page.renderExplanation(explainCell(view, { ...selectedCell, col }));
   }
 
+  function closeExplanation() {
+    const cell = selectedCell && container.querySelector('td.selected');
+    selectedCell = null;
+    for (const old of container.querySelectorAll('td.selected')) old.classList.remove('selected');
+    showExplanation();
+    // focus stays on the number that was explained; only the panel goes
+    if (cell && !cell.contains(root.activeElement)) cell.focus?.();
+  }
+
   // ---- compute and draw
 
   function showProblems() {
@@ -269,7 +316,8 @@ export function createApp(container, { compute, initialState = null, views: show
     };
     draw();
     const info = await compute.ready;
-    page.renderStatus(`Computed in ${(performance.now() - started).toFixed(1)} ms by the ${info.simd ? 'SIMD' : 'scalar'} WebAssembly engine${info.where === 'page' ? ' (on the page: no worker here)' : ''}.`);
+    page.renderEngine(message(info.where === 'page' ? 'engine.computedOnPage' : 'engine.computed',
+      { ms: (performance.now() - started).toFixed(1), build: info.simd ? 'SIMD' : 'scalar' }));
   }
 
   function draw() {
@@ -278,7 +326,9 @@ export function createApp(container, { compute, initialState = null, views: show
     state.selectedToken = Math.min(state.selectedToken, view.tokens.length - 1);
     if (state.selectedHead !== 'all' && state.selectedHead >= view.heads) state.selectedHead = 0;
     const stepHead = state.selectedHead === 'all' ? 0 : state.selectedHead;
-    page.renderNotes(presetById(state.preset), VOCABULARY_NOTE);
+    $('steps-scale').checked = state.scaleMode === 'sqrt_dk';
+    const preset = presetById(state.preset);
+    page.renderNotes({ preset, aspects: modifiedAspects(state), replacedWeights, vocabularyNote: VOCABULARY_NOTE });
     page.renderTokens(view.tokens, state.selectedToken);
     page.renderInputs(view);
     page.renderWeights(view, openWeightBlocks);
@@ -286,7 +336,8 @@ export function createApp(container, { compute, initialState = null, views: show
     page.renderHeadTabs(view.heads, state.selectedHead);
     page.renderHeadPanel(view, state.selectedHead);
     page.renderMultihead(view);
-    views.draw(view, state.selectedHead, state.selectedToken);
+    views.draw(view, state.selectedHead, state.selectedToken, presetById(state.preset)?.plot);
+    learn.draw(view, state);
     if (selectedCell) {
       const td = container.querySelector(`td[data-matrix="${selectedCell.matrix}"][data-row="${selectedCell.row}"][data-col="${selectedCell.col}"]` +
         (selectedCell.head === undefined ? '' : `[data-head="${selectedCell.head}"]`));
@@ -296,12 +347,15 @@ export function createApp(container, { compute, initialState = null, views: show
     // one entry per draw in the performance timeline, for the page benchmark
     performance.measure('attention-lab:draw', { start: started });
     onChange?.(state);
+    // for tests and course authors: the state and result just drawn are readable on the lab
+    container.dispatchEvent(new CustomEvent('attention-lab:change', { bubbles: true, composed: true, detail: { draws } }));
   }
 
   // ---- wiring
 
   function start() {
     fillPresetMenu();
+    addHints();
     syncControls();
     const controls = $('controls');
     controls.addEventListener('input', onControlChange);
@@ -348,10 +402,25 @@ export function createApp(container, { compute, initialState = null, views: show
       const td = event.target.closest('td[data-matrix]');
       if (td) selectCell(td);
     });
-    $('explain-close').addEventListener('click', () => {
+    $('explain-close').addEventListener('click', closeExplanation);
+    container.addEventListener('keydown', (event) => {
+      if (event.key === 'Escape' && selectedCell) closeExplanation();
+    });
+    $('notes').addEventListener('click', (event) => {
+      const button = event.target.closest('button[data-action]');
+      const action = presetById(state.preset)?.actions?.find((a) => a.key === button?.dataset.action);
+      if (button?.dataset.action === 'restore') state = presetState(state.preset);
+      else if (action) state = action.apply(state);
+      else return;
+      replacedWeights = null;
       selectedCell = null;
-      for (const old of container.querySelectorAll('td.selected')) old.classList.remove('selected');
-      showExplanation();
+      syncControls();
+      update();
+    });
+    $('steps-scale').addEventListener('change', (event) => {
+      state = { ...state, scaleMode: event.target.checked ? 'sqrt_dk' : 'none' };
+      syncControls();
+      update();
     });
 
     update();
@@ -362,7 +431,10 @@ export function createApp(container, { compute, initialState = null, views: show
   const exports = setupExports({ root, getView: () => view, getState: () => state, links, showStatus: page.renderStatus });
 
   return {
-    get state() { return state; },
+    /** A copy of the state (the object a link carries): changing it changes nothing. */
+    get state() { return structuredClone(state); },
+    /** The engine's last result as drawn (shape, heads[h].{q,k,v,scores,scaled,weights,z}, concat, output), or null. */
+    get result() { return view?.result ?? null; },
     get view() { return view; },
     get draws() { return draws; },
     /** Replaces the whole state (a preset, a link, an attribute change) and recomputes. */

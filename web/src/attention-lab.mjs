@@ -64,7 +64,17 @@ export class AttentionLabElement extends HTMLElement {
     });
   }
 
-  /** The lab: { state, view, draws, setState, … } (see app.mjs). */
+  /** A copy of the lab's state, the object a link carries (null before the lab is connected). */
+  get state() {
+    return this.#app?.state ?? null;
+  }
+
+  /** The engine's last result as drawn, or null (read it, do not change it). */
+  get result() {
+    return this.#app?.result ?? null;
+  }
+
+  /** The lab: { state, result, view, draws, setState, … } (see app.mjs). */
   get lab() {
     return this.#app;
   }

@@ -25,6 +25,7 @@ export function createViews({ root, compute, selectHead }) {
   let lineHeads = new Set([0]);
   let lineHeadCount = 0;
   let saturationRequest = 0;
+  let plotColumns = null;
 
   // ---- events
 
@@ -67,6 +68,10 @@ export function createViews({ root, compute, selectHead }) {
     }
   });
   for (const id of ['plot-x', 'plot-y']) $(id).addEventListener('change', drawEmbeddingPlot);
+  // numbers in the heatmap's cells: on for small tables until the reader says otherwise
+  let numbersChosen = false;
+  $('heatmap-numbers').addEventListener('change', () => { numbersChosen = true; drawHeatmaps(); });
+  $('heatmap-row-scale').addEventListener('change', drawHeatmaps);
   $('saturation').addEventListener('input', drawSaturation);
 
   // ---- drawing
@@ -98,9 +103,11 @@ export function createViews({ root, compute, selectHead }) {
       grid.replaceChildren();
     }
     const canvas = $('heatmap');
+    if (!numbersChosen) $('heatmap-numbers').checked = tokens.length <= 12 && m <= 12;
     canvas.setAttribute('aria-label', `Weights of head ${shownHead + 1} as a heatmap; the table "Weights (softmax), head ${shownHead + 1}" has the numbers`);
     const layout = renderHeatmap(canvas, result.heads[shownHead].weights, tokens.length, m, {
       cell: tokens.length > 24 || m > 24 ? 14 : 26, rowLabels: tokens, columnLabels: keyTokens, scaled: result.heads[shownHead].scaled, ink,
+      numbers: $('heatmap-numbers').checked && tokens.length <= 24 && m <= 24, rowScale: $('heatmap-row-scale').checked,
     });
     Object.assign(canvas.dataset, { head: String(shownHead), left: String(layout.left), top: String(layout.top), cell: String(layout.cell) });
   }
@@ -147,11 +154,14 @@ export function createViews({ root, compute, selectHead }) {
       return;
     }
     note.textContent = '';
-    // a new sentence or new columns: start on the two columns in which the tokens differ most
-    const key = `${columns.join('|')}#${view.tokens.join('|')}`;
+    // a new sentence or new columns: start on the example's own columns (finance × nature for
+    // 'bank'), else on the two columns in which the tokens differ most
+    const key = `${columns.join('|')}#${view.tokens.join('|')}#${plotColumns?.join('|') ?? ''}`;
     if ($('plot-x').dataset.key !== key) {
       const spread = columns.map((_, c) => variance(view.tokens.map((__, i) => view.x[i * dModel + c])));
-      const [first, second = first] = columns.map((_, c) => c).sort((a, b) => spread[b] - spread[a] || a - b);
+      const chosen = (plotColumns ?? []).map((name) => columns.indexOf(name));
+      const [first, second = first] = chosen.length === 2 && chosen.every((c) => c >= 0) ? chosen
+        : columns.map((_, c) => c).sort((a, b) => spread[b] - spread[a] || a - b);
       for (const [id, column] of [['plot-x', first], ['plot-y', second]]) {
         const select = $(id);
         select.dataset.key = key;
@@ -190,7 +200,8 @@ export function createViews({ root, compute, selectHead }) {
 
   return {
     /** Redraws every picture for a new computation, head and query token. */
-    draw(nextView, head, token) {
+    draw(nextView, head, token, plot = null) {
+      plotColumns = plot;
       if (!view) renderLegend($('heatmap-legend'), { ink: labelInk() });
       view = nextView;
       shownHead = head === 'all' ? 0 : Math.min(head, view.heads - 1);

@@ -4,7 +4,8 @@
 //           result, weights }
 import { renderMatrix } from './matrix.mjs';
 import { renderSteps } from './steps.mjs';
-import { numbered, keyColumns, valueColumns, concatColumns } from '../labels.mjs';
+import { numbered, keyColumns, valueColumns, concatColumns, outputProjectionRows } from '../labels.mjs';
+import { message } from '../messages.mjs';
 
 
 // The scrolling holder of one table inside `parent`, made on first use and kept after.
@@ -23,15 +24,57 @@ function slotIn(parent, name) {
 export function createPage(root) {
   const $ = (id) => root.getElementById(id);
 
-  function renderNotes(preset, vocabularyNote) {
-    const items = preset ? [...preset.notes, `Source: ${preset.source}.`] : [vocabularyNote];
+  // The example's notes. Once the reader changes the example, a line says from what and how, and
+  // notes that held only for the example as given are dimmed (class "stale").
+  function renderNotes({ preset, aspects, replacedWeights, vocabularyNote }) {
+    const container = $('notes');
+    if (!preset) {
+      const p = document.createElement('p');
+      p.textContent = vocabularyNote;
+      container.replaceChildren(p);
+      return;
+    }
+    const parts = [];
+    const modified = aspects.length > 0;
+    if (modified) {
+      const status = document.createElement('p');
+      status.className = 'modified';
+      status.textContent = message('preset.modified', { title: preset.title, aspects: aspects.map((a) => message(`preset.aspect.${a}`)).join(', ') });
+      parts.push(status);
+    }
+    if (replacedWeights) {
+      const warning = document.createElement('p');
+      warning.className = 'modified';
+      warning.textContent = replacedWeights;
+      parts.push(warning);
+    }
     const list = document.createElement('ul');
-    for (const text of items) {
+    for (const note of preset.notes) {
       const li = document.createElement('li');
-      li.textContent = text;
+      const always = typeof note === 'object' && note.always;
+      li.textContent = typeof note === 'string' ? note : note.text;
+      if (modified && !always) li.className = 'stale';
       list.append(li);
     }
-    $('notes').replaceChildren(list);
+    parts.push(list);
+    const actions = [...(preset.actions ?? []).map((a) => [a.key, message(`preset.action.${a.key}`)]), ...(modified ? [['restore', message('preset.action.restore')]] : [])];
+    if (actions.length) {
+      const bar = document.createElement('div');
+      bar.className = 'note-actions';
+      bar.append(...actions.map(([key, text]) => {
+        const button = document.createElement('button');
+        button.type = 'button';
+        button.dataset.action = key;
+        button.textContent = text;
+        return button;
+      }));
+      parts.push(bar);
+    }
+    const source = document.createElement('p');
+    source.className = 'hint';
+    source.textContent = message('preset.source', { source: preset.source });
+    parts.push(source);
+    container.replaceChildren(...parts);
   }
 
   function renderTokens(tokens, selected) {
@@ -99,7 +142,7 @@ export function createPage(root) {
     const slot = (name) => slotIn(body, name);
     if (key === 'wo') {
       renderMatrix(slot('wo'), {
-        caption: 'W_O', rowLabels: numbered(view.heads * view.dV, 'c'), columnLabels: view.columns,
+        caption: 'W_O', rowLabels: outputProjectionRows(view), columnLabels: view.columns,
         values: view.weights.wo, editable: true, address: { matrix: 'wo' },
       });
       return;
@@ -218,5 +261,10 @@ export function createPage(root) {
     $('status').textContent = text;
   }
 
-  return { renderNotes, renderTokens, renderInputs, renderWeights, fillWeightBlock, renderStepTable, renderHeadTabs, renderHeadPanel, renderMultihead, renderExplanation, renderMessages, renderStatus };
+  // How the last computation ran: kept out of the reader's way, in a details element.
+  function renderEngine(text) {
+    $('engine-status').textContent = text;
+  }
+
+  return { renderNotes, renderTokens, renderInputs, renderWeights, fillWeightBlock, renderStepTable, renderHeadTabs, renderHeadPanel, renderMultihead, renderExplanation, renderMessages, renderStatus, renderEngine };
 }

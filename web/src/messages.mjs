@@ -1,0 +1,82 @@
+// Text the reader sees, looked up by key. Whole sentences with named slots ({word}), never
+// assembled from fragments in code, so that another language can order its words its own way.
+// (The strings that predate this module still live beside their code; new ones go here.)
+const EN = {
+  // hints on the controls (shown on hover and focus)
+  'hint.dModel': 'd_model: how many numbers describe each token (the columns of X).',
+  'hint.heads': 'heads: how many attentions run side by side, each with its own W_q, W_k, W_v.',
+  'hint.dK': 'd_k: the length of each query and key; scores are divided by √d_k.',
+  'hint.dV': 'd_v: the length of each value, so of each head\'s output row.',
+  'hint.maskMode': 'mask: keys a query may not see get score −∞ (causal: no later tokens; padding: no [PAD]).',
+  'hint.attention': 'cross: queries from the sentence, keys and values from a second sentence (the context).',
+  'hint.useWo': 'W_O: the output projection, (heads · d_v) × d_model, mixing the concatenated heads back to d_model.',
+
+  // the example and how it was changed
+  'preset.modified': 'Modified from "{title}": {aspects} changed. Notes that no longer hold are dimmed; choose the example again to restore it.',
+  'preset.aspect.sentence': 'the sentence',
+  'preset.aspect.attention': 'self or cross attention',
+  'preset.aspect.sizes': 'the sizes',
+  'preset.aspect.scaling': 'the scaling',
+  'preset.aspect.mask': 'the mask',
+  'preset.aspect.parameters': 'the parameters',
+  'preset.aspect.inputs': 'cells of X',
+  'preset.source': 'Source: lecture notes {source}.',
+  'preset.action.oneHead': 'One head only',
+  'preset.action.restore': 'Back to the example',
+  'weights.replaced': 'The sizes changed, so the hand-set parameters no longer fit: they were replaced by seeded random ones (seed {seed}). Choose the example again to get them back.',
+  'weights.identitySizes': 'Identity weights need d_k = d_v = d_model: d_k and d_v follow d_model ({dModel}).',
+
+  // the engine, in a details element
+  'engine.computed': 'Computed in {ms} ms by the {build} WebAssembly engine.',
+  'engine.computedOnPage': 'Computed in {ms} ms by the {build} WebAssembly engine, on the page (no worker here).',
+
+  // the formula strip and the guided walk
+  'walk.stage.x': 'X',
+  'walk.stage.qkv': 'Q, K, V = X·W',
+  'walk.stage.scores': 'QKᵀ',
+  'walk.stage.scaled': '÷ √d_k',
+  'walk.stage.weights': 'softmax',
+  'walk.stage.z': '· V',
+  'walk.stage.concat': 'Concat(head₁…head_h)',
+  'walk.stage.output': '· W_O',
+  'walk.formula': 'Attention(Q, K, V) = softmax(QKᵀ / √d_k) · V      MultiHead = Concat(head₁ … head_h) · W_O',
+  'walk.jump': 'Show this stage\'s table',
+  'walk.intro': 'the chosen token\'s computation, one operation at a time, with the arithmetic.',
+  'walk.position': 'Step {step} of {count}',
+  'walk.start': 'Step through',
+  'walk.next': 'Next',
+  'walk.back': 'Back',
+  'walk.stop': 'Stop',
+  'walk.keys': 'Keys: → or N next, ← or P back, Esc stop.',
+  'walk.q': "q = x · W_q for '{token}', head {head}: row '{token}' of X times each column of W_q.",
+  'walk.k': 'K = X · W_k, head {head}: every token\'s key, each row of X times W_k. Key of \'{key}\' shown.',
+  'walk.v': 'V = X · W_v, head {head}: every token\'s value. Value of \'{key}\' shown.',
+  'walk.score': "Score of '{token}' with '{key}': q · k, a sum over the {dK} dimensions.",
+  'walk.scale': "Scaling: every score of '{token}' divided by {divisor}.",
+  'walk.scaleNone': "No scaling: the scores of '{token}' go into softmax as they are.",
+  'walk.softmax': "softmax over the row of '{token}': e^s / Σ e^s, so the weights are positive and sum to 1.",
+  'walk.weighted': "Weighted value: weight('{token}' → '{key}') × v of '{key}'.",
+  'walk.sum': "z of '{token}', head {head}: the sum of the weighted values.",
+  'walk.concat': "The concatenation: the heads' z rows of '{token}' side by side, [z₁ | … | z_h].",
+  'walk.wo': "Z_f = concat · W_O for '{token}': the concatenated row times each column of W_O.",
+  'walk.noWo': "No W_O: the output of '{token}' is its concatenated row.",
+  'walk.arithmeticOf': '{cell}:',
+
+  // the step table and the heatmap options
+  'steps.scaleToggle': 'divide by √d_k',
+  'heatmap.numbers': 'numbers in the cells',
+  'heatmap.rowScale': "stretch each row's colours to its own range",
+
+  // explanations
+  'explain.zeros': '({count} zero terms left out)',
+  'explain.zero': '(1 zero term left out)',
+  'explain.allZero': 'every term is 0',
+};
+
+const CATALOGUES = { en: EN };
+
+/** The text for `key` with its {slots} filled from `values`; an unknown key shows itself. */
+export function message(key, values = {}, language = 'en') {
+  const template = CATALOGUES[language]?.[key] ?? EN[key] ?? key;
+  return template.replace(/\{(\w+)\}/g, (slot, name) => (Object.hasOwn(values, name) ? String(values[name]) : slot));
+}
