@@ -58,6 +58,7 @@ export function createApp(container, { compute, initialState = null, views: show
   let state = initialState ?? defaultState();
   let view = null;            // the last good computation, as drawn
   let selectedCell = null;    // { matrix, head, row, col } being explained
+  let refocusing = false;     // focus returning to a cell after its explanation closed
   let draws = 0;              // how many times the tables were drawn (tests wait on it)
   let latestRequest = 0;
   let notices = [];           // messages from outside (a broken link), kept until the reader acts
@@ -278,8 +279,12 @@ export function createApp(container, { compute, initialState = null, views: show
     selectedCell = null;
     for (const old of container.querySelectorAll('td.selected')) old.classList.remove('selected');
     showExplanation();
-    // focus stays on the number that was explained; only the panel goes
-    if (cell && !cell.contains(root.activeElement)) cell.focus?.();
+    // focus goes back to the number that was explained (without explaining it again)
+    if (cell && !cell.contains(root.activeElement)) {
+      refocusing = true;
+      cell.focus?.();
+      refocusing = false;
+    }
   }
 
   // ---- compute and draw
@@ -369,6 +374,17 @@ export function createApp(container, { compute, initialState = null, views: show
       $('tokens').querySelector(`[data-index="${state.selectedToken}"]`)?.focus();
     });
 
+    // arrow keys move between the token buttons (one Tab stop: the chosen token)
+    $('tokens').addEventListener('keydown', (event) => {
+      const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.key] ?? 0;
+      const jump = event.key === 'Home' ? -Infinity : event.key === 'End' ? Infinity : 0;
+      if (!view || (!step && !jump) || !event.target.closest('button[data-index]')) return;
+      event.preventDefault();
+      const last = view.tokens.length - 1;
+      const next = jump ? (jump < 0 ? 0 : last) : Math.max(0, Math.min(last, state.selectedToken + step));
+      $('tokens').querySelector(`[data-index="${next}"]`)?.click();
+    });
+
     $('head-tabs').addEventListener('click', (event) => {
       const tab = event.target.closest('[role="tab"]');
       if (!tab || !view) return;
@@ -399,6 +415,7 @@ export function createApp(container, { compute, initialState = null, views: show
       if (td && !td.querySelector('input')) selectCell(td);
     });
     container.addEventListener('focusin', (event) => {
+      if (refocusing) return;
       const td = event.target.closest('td[data-matrix]');
       if (td) selectCell(td);
     });

@@ -70,9 +70,15 @@ export function createPage(root) {
       }));
       parts.push(bar);
     }
-    const source = document.createElement('p');
-    source.className = 'hint';
-    source.textContent = message('preset.source', { source: preset.source });
+    // the notes' file names are for course authors, out of the reader's way
+    const source = document.createElement('details');
+    source.className = 'source';
+    const summary = document.createElement('summary');
+    summary.textContent = message('preset.sourceTitle');
+    const where = document.createElement('p');
+    where.className = 'hint';
+    where.textContent = message('preset.source', { source: preset.source });
+    source.append(summary, where);
     parts.push(source);
     container.replaceChildren(...parts);
   }
@@ -86,6 +92,7 @@ export function createPage(root) {
       button.textContent = token;
       button.dataset.index = String(i);
       button.setAttribute('aria-pressed', String(i === selected));
+      button.tabIndex = i === selected ? 0 : -1;
       return button;
     });
     container.replaceChildren(...buttons);
