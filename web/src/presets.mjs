@@ -121,10 +121,10 @@ export const PRESETS = [
     id: 'money-bank',
     title: 'money bank grows (001)',
     source: '001_486bc0bd05d5ffa2.txt',
-    state: { sentence: 'money bank grows', dModel: F, heads: 1, dK: F, dV: F, weightsMode: 'identity', useWo: false, scaleMode: 'sqrt_dk', selectedToken: 1 },
+    state: { sentence: 'money bank grows', dModel: F, heads: 1, dK: F, dV: F, weightsMode: 'identity', useWo: false, scaleMode: 'none', selectedToken: 1 },
     plot: ['finance', 'nature'],
     notes: [
-      { text: "No parameters at all: W = I, so y_i = Σ_j softmax_j(x_i · x_j / √d) x_j, the notes' general contextual embedding.", always: true },
+      { text: "No parameters at all and, as in the notes, no scaling: W = I, so y_i = Σ_j softmax_j(x_i · x_j) x_j, the notes' general contextual embedding (001).", always: true },
       "'bank' starts with finance 0.8 and nature 0.8. Next to 'money' its weights row favours 'money' over 'grows', and its output leans to finance: see the plot (finance across, nature up), hollow before, filled after.",
       { text: "The notes' coefficients (bank = 0.25 money + 0.7 bank + 0.05 grows) are hypothetical; the weights here are computed from the vocabulary's features.", always: true },
     ],
@@ -133,7 +133,7 @@ export const PRESETS = [
     id: 'river-bank',
     title: 'river bank flows (001)',
     source: '001_486bc0bd05d5ffa2.txt',
-    state: { sentence: 'river bank flows', dModel: F, heads: 1, dK: F, dV: F, weightsMode: 'identity', useWo: false, scaleMode: 'sqrt_dk', selectedToken: 1 },
+    state: { sentence: 'river bank flows', dModel: F, heads: 1, dK: F, dV: F, weightsMode: 'identity', useWo: false, scaleMode: 'none', selectedToken: 1 },
     plot: ['finance', 'nature'],
     notes: [
       "The same 'bank' (finance 0.8, nature 0.8) next to 'river' favours 'river' in its weights row and leans to nature after attention: the context decides the sense. Compare the plot with money bank grows.",

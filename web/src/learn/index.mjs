@@ -166,8 +166,9 @@ export function createLearn({ root, container, focus }) {
     }
     keys.hidden = false;
     const step = walk.steps[walk.index];
-    back.disabled = walk.index === 0;
-    next.disabled = walk.index === walk.steps.length - 1;
+    // aria-disabled, not disabled: the button keeps the focus, so the keys keep working at either end
+    back.setAttribute('aria-disabled', String(walk.index === 0));
+    next.setAttribute('aria-disabled', String(walk.index === walk.steps.length - 1));
     position.textContent = message('walk.position', { step: walk.index + 1, count: walk.steps.length });
     text.textContent = step.text;
     let lines = step.arithmetic;
