@@ -406,8 +406,16 @@ describe('phone and first screen', () => {
       const size = await page.$eval(selector, (b) => { const r = b.getBoundingClientRect(); return r.height || 24; });
       assert.ok(size >= 24, `${selector}: ${size} px`);
     }
-    const labelSize = await page.$eval('#token-lines .token-node text', (t) => parseFloat(getComputedStyle(t).fontSize));
-    assert.ok(labelSize >= 12, `token-line labels ${labelSize} px`);
+    await page.locator('#token-lines').scrollIntoViewIfNeeded();
+    await page.waitForTimeout(100);  // the lines follow their figure's width
+    const lines = await page.$eval('#token-lines', (svg) => {
+      const shown = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;  // 1 unless scaled
+      const text = svg.querySelector('.token-node text');
+      return { label: parseFloat(getComputedStyle(text).fontSize) * shown, target: svg.querySelector('.token-hit').getBoundingClientRect().height, fits: svg.getBoundingClientRect().right <= innerWidth };
+    });
+    assert.ok(lines.label >= 12, `token-line labels ${lines.label} px as shown`);
+    assert.ok(lines.target >= 24, `token-line targets ${lines.target} px`);
+    assert.ok(lines.fits, 'the token lines fit the phone');
     // the explanation takes at most a fifth of the screen and closes
     await page.click('#steps td[data-matrix="weights"]');
     const panel = await page.$eval('#explain', (aside) => aside.getBoundingClientRect().height);

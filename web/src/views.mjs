@@ -61,6 +61,14 @@ export function createViews({ root, compute, selectHead }) {
     highlightTokenLines(lines, current());
   };
   lines.addEventListener('click', togglePin);
+  // the token lines are drawn at the width of their figure (a phone gets a narrower picture, not smaller text)
+  let linesWidth = 460;
+  new ResizeObserver(([entry]) => {
+    const width = Math.floor(entry.contentRect.width);
+    if (width === linesWidth || width <= 0) return;
+    linesWidth = width;
+    if (view) drawTokenLines();
+  }).observe(lines.parentElement);
   lines.addEventListener('keydown', (event) => {
     if (event.key === 'Enter' || event.key === ' ') {
       event.preventDefault();
@@ -133,7 +141,7 @@ export function createViews({ root, compute, selectHead }) {
   function drawTokenLines() {
     const heads = [...lineHeads].sort((a, b) => a - b).filter((h) => h < view.heads)
       .map((h) => ({ index: h, weights: view.result.heads[h].weights }));
-    renderTokenLines(lines, view.tokens, view.keyTokens, heads);
+    renderTokenLines(lines, view.tokens, view.keyTokens, heads, { width: linesWidth });
     const count = (token) => (token.side === 'query' ? view.tokens : view.keyTokens).length;
     if (pinned && pinned.index >= count(pinned)) pinned = null;
     if (focused && focused.index >= count(focused)) focused = null;

@@ -61,8 +61,10 @@ export function renderEmbeddingPlot(svg, { tokens, before, after, width, xColumn
   });
   for (const { which, x, y, names } of labels.values()) {
     const text = names.length > 3 ? `${names.slice(0, 3).join(', ')}, … (${names.length})` : names.join(', ');
-    const attrs = which === 'after' ? { x: x + 7, y: y - 7, class: 'point-label', 'data-which': 'after' }
-      : { x: x + 7, y: y + 14, class: 'point-label before-label', 'data-which': 'before' };
+    // near the right edge a label runs leftwards, so it stays inside the picture
+    const side = x > WIDTH - 90 ? { x: x - 7, 'text-anchor': 'end' } : { x: x + 7 };
+    const attrs = which === 'after' ? { ...side, y: y - 7, class: 'point-label', 'data-which': 'after' }
+      : { ...side, y: y + 14, class: 'point-label before-label', 'data-which': 'before' };
     svgElement('text', attrs, svg, text);
   }
 }

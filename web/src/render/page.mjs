@@ -57,7 +57,8 @@ export function createPage(root) {
       list.append(li);
     }
     parts.push(list);
-    const actions = [...(preset.actions ?? []).map((a) => [a.key, message(`preset.action.${a.key}`)]), ...(modified ? [['restore', message('preset.action.restore')]] : [])];
+    // the example's own variations while it is as given; once changed, the way back to it
+    const actions = modified ? [['restore', message('preset.action.restore')]] : (preset.actions ?? []).map((a) => [a.key, message(`preset.action.${a.key}`)]);
     if (actions.length) {
       const bar = document.createElement('div');
       bar.className = 'note-actions';
@@ -221,7 +222,8 @@ export function createPage(root) {
     // with W = I the values, and so the heads' outputs, keep the input's columns
     const concat = concatColumns(view);
     renderMatrix($('concat-table'), {
-      caption: `Concatenation [Z_1 | … | Z_${view.heads}]: ${view.tokens.length} × ${view.heads * view.dV}`,
+      caption: view.heads === 1 ? `Concatenation (one head: Z_1 itself): ${view.tokens.length} × ${view.dV}`
+        : `Concatenation [Z_1 | … | Z_${view.heads}]: ${view.tokens.length} × ${view.heads * view.dV}`,
       rowLabels: view.tokens, columnLabels: concat, values: view.result.concat, address: { matrix: 'concat' },
     });
     renderMatrix($('output-table'), {
