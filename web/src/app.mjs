@@ -2,11 +2,12 @@
 // engine (in a worker) for each, and draws the answer. A bad input is marked and explained while
 // the last good tables stay on screen. The page (main.mjs), the iframe embed (embed.mjs) and the
 // web component (component.mjs) each mount one or more of these.
-import { PRESETS, presetById } from './presets.mjs';
-import { defaultState, presetState, buildRequest, withCellEdit, columnsOf, modifiedAspects } from './state.mjs';
+import { presetById } from './presets.mjs';
+import { defaultState, presetState, buildRequest, withCellEdit, withWeightEdit, withSettingChange, columnsOf, modifiedAspects } from './state.mjs';
+import { createControls } from './controls.mjs';
 import markup from '../app.html';
 import { parseNumber } from './format.mjs';
-import { explainCell } from './explain.mjs';
+import { createExplainPanel, cellOf } from './explain-panel.mjs';
 import { VOCABULARY_NOTE } from './vocabulary.mjs';
 import { createViews } from './views.mjs';
 import { createPage } from './render/page.mjs';
@@ -14,7 +15,6 @@ import { setupExports } from './exports.mjs';
 import { message } from './messages.mjs';
 import { createLearn } from './learn/index.mjs';
 
-const SIZE_FIELDS = ['dModel', 'heads', 'dK', 'dV'];
 // Sections that can be shown or hidden: data-view names in app.html, and aliases.
 export const VIEW_NAMES = ['controls', 'learn', 'notes', 'tokens', 'inputs', 'parameters', 'steps', 'matrices', 'pictures', 'heatmap', 'lines', 'embedding', 'lab', 'output'];
 const VIEW_ALIASES = { weights: ['heatmap', 'matrices'], tables: ['inputs', 'steps', 'matrices', 'output'], all: VIEW_NAMES };
@@ -49,6 +49,7 @@ export function createApp(container, { compute, initialState = null, views: show
   const root = container.getRootNode();
   const $ = (id) => root.getElementById(id);
   const page = createPage(root);
+  const controls = createControls({ root, container });
   const section = (name) => container.querySelector(`[data-view="${name}"]`);
   function showViews(views) {
     for (const part of container.querySelectorAll('[data-view]')) part.hidden = views !== null && !views.has(part.dataset.view);
@@ -57,8 +58,6 @@ export function createApp(container, { compute, initialState = null, views: show
 
   let state = initialState ?? defaultState();
   let view = null;            // the last good computation, as drawn
-  let selectedCell = null;    // { matrix, head, row, col } being explained
-  let refocusing = false;     // focus returning to a cell after its explanation closed
   let draws = 0;              // how many times the tables were drawn (tests wait on it)
   let latestRequest = 0;
   let notices = [];           // messages from outside (a broken link), kept until the reader acts
@@ -77,6 +76,7 @@ export function createApp(container, { compute, initialState = null, views: show
       draw();
     },
   });
+  const explanation = createExplainPanel({ root, container, page, getView: () => view });
   const views = createViews({
     root,
     compute,
@@ -88,72 +88,6 @@ export function createApp(container, { compute, initialState = null, views: show
 
   // ---- controls ⇄ state
 
-  function fillPresetMenu() {
-    const select = $('preset');
-    const custom = document.createElement('option');
-    custom.value = '';
-    custom.textContent = 'Your own sentence';
-    select.append(...PRESETS.map((preset) => {
-      const option = document.createElement('option');
-      option.value = preset.id;
-      option.textContent = preset.title;
-      return option;
-    }), custom);
-  }
-
-  // Short hints on the settings, shown on hover and focus (styles.css), read out as descriptions.
-  function addHints() {
-    for (const field of ['attention', 'dModel', 'heads', 'dK', 'dV', 'maskMode', 'useWo']) {
-      const holder = container.querySelector(`.field[data-field="${field}"]`);
-      const tip = document.createElement('span');
-      tip.className = 'tip';
-      tip.id = `tip-${field}`;
-      tip.setAttribute('role', 'tooltip');
-      tip.textContent = message(`hint.${field}`);
-      holder.append(tip);
-      for (const input of holder.querySelectorAll('input, select')) input.setAttribute('aria-describedby', tip.id);
-    }
-    $('steps-scale-label').textContent = message('steps.scaleToggle');
-    $('heatmap-numbers-label').textContent = message('heatmap.numbers');
-    $('heatmap-row-scale-label').textContent = message('heatmap.rowScale');
-    // the settings take the first screen of a phone: there they start folded
-    $('settings').open = !matchMedia('(max-width: 700px)').matches;
-  }
-
-  function syncControls() {
-    $('preset').value = state.preset ?? '';
-    $('sentence').value = state.sentence;
-    $('contextSentence').value = state.contextSentence;
-    for (const radio of container.querySelectorAll('input[name="attention"]')) radio.checked = radio.value === state.attention;
-    for (const field of [...SIZE_FIELDS, 'padTo', 'seed']) $(field).value = String(state[field]);
-    $('scaleMode').value = state.scaleMode;
-    $('scaleDivisor').value = String(state.scaleDivisor);
-    $('maskMode').value = state.maskMode;
-    $('weightsMode').value = state.weightsMode;
-    $('useWo').checked = state.useWo;
-    showDependentFields();
-  }
-
-  function showDependentFields() {
-    const show = (field, visible) => { container.querySelector(`.field[data-field="${field}"]`).hidden = !visible; };
-    show('contextSentence', state.attention === 'cross');
-    show('scaleDivisor', state.scaleMode === 'custom');
-    show('padTo', state.maskMode === 'padding');
-    show('seed', state.weightsMode === 'random');
-  }
-
-  function readControl(target) {
-    const id = target.id || target.name;
-    if (SIZE_FIELDS.includes(id) || id === 'padTo' || id === 'seed') {
-      const text = target.value.trim();
-      return { [id]: text === '' ? text : Number(text) };
-    }
-    if (id === 'scaleDivisor') return { scaleDivisor: parseNumber(target.value) ?? target.value };
-    if (id === 'useWo') return { useWo: target.checked };
-    if (id === 'attention') return { attention: target.value };
-    return { [id]: target.value };
-  }
-
   function onControlChange(event) {
     const target = event.target;
     notices = [];
@@ -161,58 +95,25 @@ export function createApp(container, { compute, initialState = null, views: show
       if (target.value) state = presetState(target.value);
       else state = { ...state, preset: null };
       replacedWeights = null;
-      selectedCell = null;
-      syncControls();
+      explanation.reset();
+      controls.sync(state);
       update();
       return;
     }
-    const change = readControl(target);
-    const sizesChanged = SIZE_FIELDS.some((field) => field in change);
-    // identity weights are square: d_k and d_v follow d_model
-    if ('dModel' in change && state.weightsMode === 'identity' && Number.isInteger(change.dModel)) {
-      Object.assign(change, { dK: change.dModel, dV: change.dModel });
-      $('dK').value = $('dV').value = String(change.dModel);
-    }
-    state = { ...state, ...change };
-    if (sizesChanged && state.weightsMode === 'custom') {
-      // hand-set matrices of the old shape cannot be stretched: draw fresh ones, and say so
-      state = { ...state, weightsMode: 'random', custom: null };
-      $('weightsMode').value = 'random';
-      replacedWeights = message('weights.replaced', { seed: state.seed });
-    }
-    if (target.id === 'useWo' && state.useWo && state.weightsMode === 'custom' && !state.custom?.wo && view) {
-      state = { ...state, custom: { ...state.custom, wo: squareOrNull() } };
-    }
-    showDependentFields();
+    const changed = withSettingChange(state, controls.read(target));
+    state = changed.state;
+    if (changed.replaced === 'sizes') replacedWeights = message('weights.replaced', { seed: state.seed });
+    if (changed.replaced === 'wo') replacedWeights = message('weights.replacedForWo', { seed: state.seed, rows: state.heads * state.dV, cols: state.dModel });
+    // the field being typed in keeps its text; the others follow the state (d_k after d_model, …)
+    for (const field of ['dK', 'dV', 'weightsMode']) if (field !== target.id) $(field).value = String(state[field]);
+    controls.showDependent(state);
     update();
-  }
-
-  // An identity W_O when the concatenation is as wide as d_model, else nothing (a seeded one is drawn).
-  function squareOrNull() {
-    const width = state.heads * state.dV;
-    if (width !== state.dModel) {
-      state = { ...state, weightsMode: 'random', custom: null };
-      $('weightsMode').value = 'random';
-      return null;
-    }
-    const wo = new Array(width * width).fill(0);
-    for (let i = 0; i < width; i++) wo[i * width + i] = 1;
-    return wo;
   }
 
   // ---- editable cells
 
   function cellKey({ matrix, head, row, col }) {
     return `${matrix}:${head ?? ''}:${row}:${col}`;
-  }
-
-  function cellOf(td) {
-    return {
-      matrix: td.dataset.matrix,
-      head: td.dataset.head === undefined ? undefined : Number(td.dataset.head),
-      row: Number(td.dataset.row),
-      col: Number(td.dataset.col),
-    };
   }
 
   function onCellInput(event) {
@@ -235,56 +136,11 @@ export function createApp(container, { compute, initialState = null, views: show
       const tokens = cell.matrix === 'x' ? view.tokens : view.keyTokens;
       state = withCellEdit(state, cell.matrix, cell.row, tokens[cell.row], cell.col, value);
     } else {
-      editWeight(cell, value);
+      state = withWeightEdit(state, view.weights, cell, value);
+      $('weightsMode').value = state.weightsMode;
+      controls.showDependent(state);
     }
     update();
-  }
-
-  // Editing any weight makes the current matrices the reader's own, then changes the one cell.
-  function editWeight({ matrix, head, row, col }, value) {
-    if (state.weightsMode !== 'custom') {
-      const own = {};
-      for (const name of ['wq', 'wk', 'wv', 'wo']) own[name] = view.weights[name] ? Array.from(view.weights[name]) : null;
-      state = { ...state, weightsMode: 'custom', custom: own };
-      $('weightsMode').value = 'custom';
-      showDependentFields();
-    }
-    const width = { wq: state.dK, wk: state.dK, wv: state.dV, wo: state.dModel }[matrix];
-    const index = matrix === 'wo' ? row * width + col : (head * state.dModel + row) * width + col;
-    const values = [...state.custom[matrix]];
-    values[index] = value;
-    state = { ...state, custom: { ...state.custom, [matrix]: values } };
-  }
-
-  // ---- selection and explanation
-
-  function selectCell(td) {
-    if (!view) return;
-    for (const old of container.querySelectorAll('td.selected')) old.classList.remove('selected');
-    selectedCell = cellOf(td);
-    td.classList.add('selected');
-    showExplanation();
-  }
-
-  function showExplanation() {
-    if (!selectedCell || !view) return page.renderExplanation(null);
-    const { row, col, head = 0, matrix } = selectedCell;
-    const rows = matrix === 'k' || matrix === 'v' || matrix === 'context' ? view.keyTokens.length : view.tokens.length;
-    if (row >= rows || head >= view.heads) return page.renderExplanation(null);
-    page.renderExplanation(explainCell(view, { ...selectedCell, col }));
-  }
-
-  function closeExplanation() {
-    const cell = selectedCell && container.querySelector('td.selected');
-    selectedCell = null;
-    for (const old of container.querySelectorAll('td.selected')) old.classList.remove('selected');
-    showExplanation();
-    // focus goes back to the number that was explained (without explaining it again)
-    if (cell && !cell.contains(root.activeElement)) {
-      refocusing = true;
-      cell.focus?.();
-      refocusing = false;
-    }
   }
 
   // ---- compute and draw
@@ -343,12 +199,7 @@ export function createApp(container, { compute, initialState = null, views: show
     page.renderMultihead(view);
     views.draw(view, state.selectedHead, state.selectedToken, presetById(state.preset)?.plot);
     learn.draw(view, state);
-    if (selectedCell) {
-      const td = container.querySelector(`td[data-matrix="${selectedCell.matrix}"][data-row="${selectedCell.row}"][data-col="${selectedCell.col}"]` +
-        (selectedCell.head === undefined ? '' : `[data-head="${selectedCell.head}"]`));
-      td?.classList.add('selected');
-    }
-    showExplanation();
+    explanation.redraw();
     // one entry per draw in the performance timeline, for the page benchmark
     performance.measure('attention-lab:draw', { start: started });
     onChange?.(state);
@@ -359,12 +210,12 @@ export function createApp(container, { compute, initialState = null, views: show
   // ---- wiring
 
   function start() {
-    fillPresetMenu();
-    addHints();
-    syncControls();
-    const controls = $('controls');
-    controls.addEventListener('input', onControlChange);
-    controls.addEventListener('submit', (event) => event.preventDefault());
+    controls.fillPresetMenu();
+    controls.addHints();
+    controls.sync(state);
+    const form = $('controls');
+    form.addEventListener('input', onControlChange);
+    form.addEventListener('submit', (event) => event.preventDefault());
 
     $('tokens').addEventListener('click', (event) => {
       const button = event.target.closest('button[data-index]');
@@ -409,20 +260,6 @@ export function createApp(container, { compute, initialState = null, views: show
 
     for (const id of ['x-table', 'context-table', 'weights']) $(id).addEventListener('input', onCellInput);
 
-    // selecting a computed number explains it: click, or Enter / Space on a focused cell
-    container.addEventListener('click', (event) => {
-      const td = event.target.closest('td[data-matrix]');
-      if (td && !td.querySelector('input')) selectCell(td);
-    });
-    container.addEventListener('focusin', (event) => {
-      if (refocusing) return;
-      const td = event.target.closest('td[data-matrix]');
-      if (td) selectCell(td);
-    });
-    $('explain-close').addEventListener('click', closeExplanation);
-    container.addEventListener('keydown', (event) => {
-      if (event.key === 'Escape' && selectedCell) closeExplanation();
-    });
     $('notes').addEventListener('click', (event) => {
       const button = event.target.closest('button[data-action]');
       const action = presetById(state.preset)?.actions?.find((a) => a.key === button?.dataset.action);
@@ -430,13 +267,13 @@ export function createApp(container, { compute, initialState = null, views: show
       else if (action) state = action.apply(state);
       else return;
       replacedWeights = null;
-      selectedCell = null;
-      syncControls();
+      explanation.reset();
+      controls.sync(state);
       update();
     });
     $('steps-scale').addEventListener('change', (event) => {
       state = { ...state, scaleMode: event.target.checked ? 'sqrt_dk' : 'none' };
-      syncControls();
+      controls.sync(state);
       update();
     });
 
@@ -457,8 +294,8 @@ export function createApp(container, { compute, initialState = null, views: show
     /** Replaces the whole state (a preset, a link, an attribute change) and recomputes. */
     setState(next) {
       state = next;
-      selectedCell = null;
-      syncControls();
+      explanation.reset();
+      controls.sync(state);
       update();
     },
     /** Shows only these views (a Set of names), or all for null. */

@@ -25,7 +25,7 @@ const EN = {
   'preset.action.oneHead': 'One head only',
   'preset.action.restore': 'Back to the example',
   'weights.replaced': 'The sizes changed, so the hand-set parameters no longer fit: they were replaced by seeded random ones (seed {seed}). Choose the example again to get them back.',
-  'weights.identitySizes': 'Identity weights need d_k = d_v = d_model: d_k and d_v follow d_model ({dModel}).',
+  'weights.replacedForWo': 'W_O was turned on, but a hand-set W_O must be (heads · d_v) × d_model = {rows} × {cols} and the concatenation is not as wide as d_model, so the hand-set parameters were replaced by seeded random ones (seed {seed}). Choose the example again to get them back.',
 
   // the engine, in a details element
   'engine.computed': 'Computed in {ms} ms by the {build} WebAssembly engine.',

@@ -90,6 +90,55 @@ export function withCellEdit(state, which, row, token, col, value) {
   return { ...state, [field]: { ...Object.fromEntries(kept), [editKey(row, token, col)]: value } };
 }
 
+const SIZES = ['dModel', 'heads', 'dK', 'dV'];
+const identityMatrix = (size) => Array.from({ length: size * size }, (_, i) => (i % (size + 1) === 0 ? 1 : 0));
+
+/**
+ * The state after the reader changed settings ({ field: value }): identity weights stay square
+ * (d_k and d_v follow d_model), and hand-set weights that no longer fit the sizes are replaced by
+ * seeded random ones, which `replaced` reports ('sizes' or 'wo', else null) so the page can say so. Turning W_O on with hand-set
+ * weights adds an identity W_O when the concatenation is as wide as d_model, else goes random too.
+ */
+export function withSettingChange(state, change) {
+  const next = { ...change };
+  if ('dModel' in next && state.weightsMode === 'identity' && Number.isInteger(next.dModel)) {
+    Object.assign(next, { dK: next.dModel, dV: next.dModel });
+  }
+  let changed = { ...state, ...next };
+  let replaced = null;
+  if (SIZES.some((field) => field in next && next[field] !== state[field]) && changed.weightsMode === 'custom') {
+    changed = { ...changed, weightsMode: 'random', custom: null };
+    replaced = 'sizes';
+  }
+  if (next.useWo === true && changed.weightsMode === 'custom' && !changed.custom?.wo) {
+    const width = changed.heads * changed.dV;
+    if (width === changed.dModel) changed = { ...changed, custom: { ...changed.custom, wo: identityMatrix(width) } };
+    else {
+      changed = { ...changed, weightsMode: 'random', custom: null };
+      replaced = 'wo';
+    }
+  }
+  return { state: changed, replaced };
+}
+
+/**
+ * The state with one parameter typed. Editing any weight makes the shown matrices (`weights`, as
+ * the engine used them) the reader's own, then changes the one cell.
+ */
+export function withWeightEdit(state, weights, { matrix, head, row, col }, value) {
+  let next = state;
+  if (state.weightsMode !== 'custom') {
+    const own = {};
+    for (const name of ['wq', 'wk', 'wv', 'wo']) own[name] = weights[name] ? Array.from(weights[name]) : null;
+    next = { ...state, weightsMode: 'custom', custom: own };
+  }
+  const width = { wq: next.dK, wk: next.dK, wv: next.dV, wo: next.dModel }[matrix];
+  const index = matrix === 'wo' ? row * width + col : (head * next.dModel + row) * width + col;
+  const values = [...next.custom[matrix]];
+  values[index] = value;
+  return { ...next, custom: { ...next.custom, [matrix]: values } };
+}
+
 // What a reader can change about an example, and the state fields behind each.
 const ASPECTS = {
   sentence: ['sentence'],
