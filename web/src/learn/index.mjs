@@ -91,10 +91,10 @@ export function createLearn({ root, container, focus }) {
   stop.addEventListener('click', () => end());
   panel.addEventListener('keydown', (event) => {
     if (!walk) return;
-    const move = { ArrowRight: 1, n: 1, N: 1, ArrowLeft: -1, p: -1, P: -1 }[event.key];
+    const move = { ArrowRight: 1, n: 1, N: 1, ArrowLeft: -1, p: -1, P: -1, Home: -Infinity, End: Infinity }[event.key];
     if (move) {
       event.preventDefault();
-      go(walk.index + move);
+      go(Number.isFinite(move) ? walk.index + move : move < 0 ? 0 : walk.steps.length - 1);
     } else if (event.key === 'Escape') {
       event.stopPropagation();
       end();

@@ -18,13 +18,16 @@ export function walkSteps(view, query, head) {
   const steps = [];
   const add = (stage, text, inputs, outputs, explain = null, arithmetic = null) => steps.push({ stage, text, inputs, outputs, explain, arithmetic });
   const input = view.self ? 'x' : 'context';
+  const weightsRow = Array.from(h.weights.subarray(query * m, (query + 1) * m));
+  // the K and V steps explain the row of the key this query weighs most
+  const strongest = weightsRow.indexOf(Math.max(...weightsRow));
 
   add('qkv', message('walk.q', { token, head: hd }), [{ matrix: 'x', row: query }], [{ matrix: 'q', head, row: query }, { part: 'q' }],
     { matrix: 'q', head, row: query, col: 0 });
-  add('qkv', message('walk.k', { head: hd, key: keyTokens[0] }), [{ matrix: input }], [{ matrix: 'k', head }, { part: 'k' }],
-    { matrix: 'k', head, row: 0, col: 0 });
-  add('qkv', message('walk.v', { head: hd, key: keyTokens[0] }), [{ matrix: input }], [{ matrix: 'v', head }, { part: 'v' }],
-    { matrix: 'v', head, row: 0, col: 0 });
+  add('qkv', message('walk.k', { head: hd, key: keyTokens[strongest], source: view.self ? 'X' : 'C' }), [{ matrix: input }], [{ matrix: 'k', head }, { part: 'k' }],
+    { matrix: 'k', head, row: strongest, col: 0 });
+  add('qkv', message('walk.v', { head: hd, key: keyTokens[strongest], source: view.self ? 'X' : 'C' }), [{ matrix: input }], [{ matrix: 'v', head }, { part: 'v' }],
+    { matrix: 'v', head, row: strongest, col: 0 });
   for (let j = 0; j < m; j++) {
     add('scores', message('walk.score', { token, key: keyTokens[j], dK }),
       [{ matrix: 'q', head, row: query }, { matrix: 'k', head, row: j }, { part: 'q' }, { part: 'k', key: j }],
@@ -35,8 +38,6 @@ export function walkSteps(view, query, head) {
     : message('walk.scale', { token, divisor: view.scaleMode === 'sqrt_dk' ? `√${dK} = ${formatFull(result.shape.scale)}` : formatFull(result.shape.scale) });
   add('scaled', scaleText, [{ matrix: 'scores', head, row: query }], [{ matrix: 'scaled', head, row: query }],
     { matrix: 'scaled', head, row: query, col: 0 });
-  const weightsRow = Array.from(h.weights.subarray(query * m, (query + 1) * m));
-  const strongest = weightsRow.indexOf(Math.max(...weightsRow));
   add('weights', message('walk.softmax', { token }), [{ matrix: 'scaled', head, row: query }], [{ matrix: 'weights', head, row: query }],
     { matrix: 'weights', head, row: query, col: strongest });
   for (let j = 0; j < m; j++) {
