@@ -1,6 +1,7 @@
 // The toolbar of a lab: copy a link to this exact state, embed snippets, and exports of every table
 // (CSV, JSON, Markdown, LaTeX) and of the heatmap and token lines (SVG, PNG).
 import { stateToFragment } from './state.mjs';
+import { presetById } from './presets.mjs';
 import { tablesOf, settingsOf, exportTable, FORMATS } from './export-formats.mjs';
 import { weightColour } from './colour.mjs';
 import { svgElement } from './render/svg.mjs';
@@ -13,6 +14,8 @@ const SVG_STYLE = `text { font-family: system-ui, sans-serif; font-size: 12px; f
 /** Attributes of <attention-lab> that reproduce a state, as [name, value] pairs. */
 export function componentAttributes(state) {
   const attributes = state.preset ? [['preset', state.preset]] : [['sentence', state.sentence]];
+  // an example whose sentence was changed keeps the change (the state now names the example it came from)
+  if (state.preset && presetById(state.preset)?.state.sentence !== state.sentence) attributes.push(['sentence', state.sentence]);
   if (state.attention === 'cross') attributes.push(['context', state.contextSentence]);
   attributes.push(['d-model', state.dModel], ['heads', state.heads], ['d-k', state.dK], ['d-v', state.dV]);
   attributes.push(['scale', state.scaleMode === 'custom' ? state.scaleDivisor : state.scaleMode], ['mask', state.maskMode]);

@@ -91,7 +91,7 @@ export const PRESETS = [
       "The notes' own q, k and v: each word's x holds its q, k and v side by side, and W_q, W_k, W_v pick them out. As in the notes, the raw scores go into softmax unscaled.",
       { text: "A word has one row wherever it appears, whatever its case: 'the' takes the row of 'The'. The notes give 'the' its own v, [0.2, 0.3, 0.2], but no q or k; 'because', 'too' and '.' have no q or k in the notes either, so theirs are 0 here (score 0: they still take a share of softmax).", always: true },
       "The scores of 'it' are exactly the notes': 0.17 (The), 0.77 (animal), 0.20, 0.29, 0.62 (street), 0.92 (it), 0.14, 1.22 (tired).",
-      "True softmax favours 'tired', not 'animal': 'tired' has the largest key, so with these vectors it wins (about 0.19), then 'it' itself, then 'animal'. The notes' weights (animal 0.60, later 0.70; street 0.20) are illustrative, not computed. For weights under which 'it' does attend most to 'animal', open the next example.",
+      "True softmax favours 'tired', not 'animal': 'tired' has the largest key, so with these vectors it wins (0.18), then 'it' itself (0.13), then 'animal' (0.11). The notes' weights (animal 0.60, later 0.70; street 0.20) are illustrative, not computed. For weights under which 'it' does attend most to 'animal', open the next example.",
       { text: "The notes' own arithmetic slips: their eleven weights in the weighted sum (0.05, 0.70, 0.02, 0.01, 0.01, 0.20, 0.01, 0.00, 0.01, 0.00, 0.00) sum to 1.01, not 1, and their products add to [0.601, 0.519, 0.433], not [0.598, 0.518, 0.432].", always: true },
     ],
   },
