@@ -10,6 +10,7 @@
 import { createApp, parseViews } from './app.mjs';
 import { createCompute } from './compute.mjs';
 import { presetState, defaultState, stateFromFragment } from './state.mjs';
+import { message } from './messages.mjs';
 import css from '../styles.css';
 
 let sharedCompute = null;
@@ -124,6 +125,7 @@ export class AttentionLabElement extends HTMLElement {
     // sizes that no longer fit hand-set weights: seeded random ones instead
     if (state.weightsMode === 'custom' && [state.dModel, state.heads, state.dK, state.dV].join() !== sizesBefore) {
       state = { ...state, weightsMode: 'random', custom: null };
+      problems.push({ field: 'weightsMode', message: message('weights.replaced', { seed: state.seed }) });
     }
     const wo = text('wo');
     if (wo !== null) state = { ...state, useWo: wo === 'on' || wo === 'true' || wo === '' };

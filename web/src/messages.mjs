@@ -67,6 +67,10 @@ const EN = {
   'steps.scaleToggle': 'divide by √d_k',
   'heatmap.numbers': 'numbers in the cells',
   'heatmap.rowScale': "stretch each row's colours to its own range",
+  'heatmap.rowMin': "row's least",
+  'heatmap.rowMax': "row's most",
+  'heatmap.legend': 'Colour legend: light is weight 0, dark is weight 1; hatched cells are masked',
+  'heatmap.legendStretched': "Colour legend: in each row, lightest is the row's smallest weight and darkest its largest; hatched cells are masked",
 
   // explanations
   'explain.zeros': '({count} zero terms left out)',

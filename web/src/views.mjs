@@ -8,6 +8,7 @@ import { renderMatrix } from './render/matrix.mjs';
 import { HEAD_COLOURS } from './render/svg.mjs';
 import { entropyBits, variance } from './stats.mjs';
 import { formatCell } from './format.mjs';
+import { message } from './messages.mjs';
 
 const LAB_DKS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 
@@ -79,7 +80,15 @@ export function createViews({ root, compute, selectHead }) {
   // numbers in the heatmap's cells: on for small tables until the reader says otherwise
   let numbersChosen = false;
   $('heatmap-numbers').addEventListener('change', () => { numbersChosen = true; drawHeatmaps(); });
-  $('heatmap-row-scale').addEventListener('change', drawHeatmaps);
+  $('heatmap-row-scale').addEventListener('change', () => {
+    drawLegend();
+    drawHeatmaps();
+  });
+  function drawLegend() {
+    const stretched = $('heatmap-row-scale').checked;
+    renderLegend($('heatmap-legend'), { ink: labelInk(), ticks: stretched ? [message('heatmap.rowMin'), '', message('heatmap.rowMax')] : undefined });
+    $('heatmap-legend').setAttribute('aria-label', message(stretched ? 'heatmap.legendStretched' : 'heatmap.legend'));
+  }
   $('saturation').addEventListener('input', drawSaturation);
 
   // ---- drawing
@@ -210,7 +219,7 @@ export function createViews({ root, compute, selectHead }) {
     /** Redraws every picture for a new computation, head and query token. */
     draw(nextView, head, token, plot = null) {
       plotColumns = plot;
-      if (!view) renderLegend($('heatmap-legend'), { ink: labelInk() });
+      if (!view) drawLegend();
       view = nextView;
       shownHead = head === 'all' ? 0 : Math.min(head, view.heads - 1);
       queryToken = Math.min(token, view.tokens.length - 1);

@@ -151,8 +151,8 @@ function paintCells(context, weights, rows, cols, scaled, x0, y0, cellSize) {
   context.putImageData(image, x0, y0);
 }
 
-/** The legend: the scale from 0 to 1 with ticks, and the masked swatch. */
-export function renderLegend(canvas, { width = 220, height = 44, ink = '#222' } = {}) {
+/** The legend: the scale from 0 to 1 with ticks (or other tick labels), and the masked swatch. */
+export function renderLegend(canvas, { width = 220, height = 44, ink = '#222', ticks = ['0', '0.5', '1'] } = {}) {
   const context = canvas.getContext('2d');
   const ratio = globalThis.devicePixelRatio || 1;
   canvas.width = Math.round(width * ratio);
@@ -170,10 +170,10 @@ export function renderLegend(canvas, { width = 220, height = 44, ink = '#222' } 
   context.font = LABEL_FONT;
   context.fillStyle = ink;
   context.textBaseline = 'top';
-  for (const tick of [0, 0.5, 1]) {
-    context.textAlign = tick === 0 ? 'left' : tick === 1 ? 'right' : 'center';
-    context.fillText(String(tick), tick * (barWidth - 1), 20);
-  }
+  [0, 0.5, 1].forEach((at, i) => {
+    context.textAlign = at === 0 ? 'left' : at === 1 ? 'right' : 'center';
+    context.fillText(ticks[i], at * (barWidth - 1), 20);
+  });
   context.textAlign = 'left';
   context.fillText('masked', barWidth + 8, 20);
 }
