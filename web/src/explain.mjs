@@ -11,7 +11,6 @@ import { tableLabels } from './labels.mjs';
 import { message } from './messages.mjs';
 
 const f = formatFull;
-const NAMES = { x: 'X', context: 'C', q: 'Q', k: 'K', v: 'V', scores: 'Scores', scaled: 'Scaled scores', weights: 'Weights', z: 'Z', concat: 'Concatenation', output: 'Output', wq: 'W_q', wk: 'W_k', wv: 'W_v', wo: 'W_O' };
 
 // "a×b + c×d + …" over the pairs whose product is not zero, then how many zero terms were left out.
 function sumOfProducts(pairs) {
@@ -32,7 +31,7 @@ export function explainCell(view, { matrix, head = 0, row, col }) {
   const labels = tableLabels(view, matrix);
   const rowName = labels.rows[row];
   const colName = labels.columns[col];
-  const title = `${NAMES[matrix]}${perHead ? `, head ${head + 1}` : ''}: row '${rowName}', column '${colName}'`;
+  const title = message(perHead ? 'explain.titleHead' : 'explain.title', { table: message(`table.${matrix}`), head: head + 1, row: rowName, col: colName });
   const token = tokens[row];
   const key = keyTokens[col];
   const context = view.context ?? view.x;
@@ -45,7 +44,7 @@ export function explainCell(view, { matrix, head = 0, row, col }) {
       const values = matrix === 'x' ? view.x : context;
       return {
         title,
-        lines: [`An input: the embedding of '${rowName}' in column '${colName}', from the vocabulary, the example, or typed by you.`],
+        lines: [message('explain.input', { row: rowName, col: colName })],
         value: f(at(values, dModel, row, col)),
       };
     }
@@ -59,7 +58,7 @@ export function explainCell(view, { matrix, head = 0, row, col }) {
       const pairs = products(dModel, (t) => at(rows, dModel, row, t), (t) => w[(head * dModel + t) * width + col]);
       return {
         title,
-        lines: [`${NAMES[matrix]} = ${from} · W_${matrix}: row '${rowName}' of ${from} times column '${colName}' of W_${matrix}.`, sumOfProducts(pairs)],
+        lines: [message('explain.projection', { table: message(`table.${matrix}`), source: from, weights: message(`table.w${matrix}`), row: rowName, col: colName }), sumOfProducts(pairs)],
         value: f(at(h[matrix], width, row, col)),
       };
     }
@@ -67,20 +66,20 @@ export function explainCell(view, { matrix, head = 0, row, col }) {
       const pairs = products(dK, (t) => at(h.q, dK, row, t), (t) => at(h.k, dK, col, t));
       return {
         title,
-        lines: [`q·k: row '${token}' of Q times row '${key}' of K, a sum over the ${dK} columns of the head.`, sumOfProducts(pairs)],
+        lines: [message('explain.score', { token, key, dK }), sumOfProducts(pairs)],
         value: f(at(h.scores, view.m, row, col)),
       };
     }
     case 'scaled': {
       const scaled = at(h.scaled, view.m, row, col);
       if (scaled === -Infinity) {
-        return { title, lines: [`Masked: '${key}' is hidden from '${token}', so its score is set to −∞ and its weight will be e^−∞ = 0.`], value: '−∞' };
+        return { title, lines: [message('explain.masked', { key, token })], value: '−∞' };
       }
       const divisor = result.shape.scale;
-      const why = view.scaleMode === 'sqrt_dk' ? `√d_k = √${dK}` : view.scaleMode === 'none' ? 'nothing (scaling is off)' : 'the chosen divisor';
+      const why = message(`explain.why.${view.scaleMode}`, { dK });
       return {
         title,
-        lines: [`The score divided by ${why} = ${f(divisor)}.`, `${f(at(h.scores, view.m, row, col))} / ${f(divisor)}`],
+        lines: [message('explain.scaledBy', { why, divisor: f(divisor) }), `${f(at(h.scores, view.m, row, col))} / ${f(divisor)}`],
         value: f(scaled),
       };
     }
@@ -88,7 +87,7 @@ export function explainCell(view, { matrix, head = 0, row, col }) {
       const scores = Array.from(h.scaled.subarray(row * view.m, (row + 1) * view.m));
       const live = scores.filter((s) => s !== -Infinity);
       if (live.length === 0) {
-        return { title, lines: ['Every key is masked for this query: the row has no weight anywhere and its output is zero.'], value: '0' };
+        return { title, lines: [message('explain.allMasked')], value: '0' };
       }
       const max = Math.max(...live);
       // e^s with s up to ~700 fits a double; beyond, show the max-shifted form the engine computes
@@ -97,10 +96,10 @@ export function explainCell(view, { matrix, head = 0, row, col }) {
       const total = exps.reduce((a, b) => a + b, 0);
       const e = (s) => (shift ? `e^(${f(s)} − ${f(shift)})` : `e^${f(s)}`);
       const masked = scores.length - live.length;
-      const terms = live.map(e).join(' + ') + (masked === 0 ? '' : ` (${masked} masked: e^−∞ = 0, left out)`);
+      const terms = live.map(e).join(' + ') + (masked === 0 ? '' : ` ${message('explain.maskedTerms', { count: masked })}`);
       const scaled = scores[col];
       const lines = [
-        `softmax over the row of '${token}': e^s / Σ e^s over its ${scores.length} keys.`,
+        message('explain.softmax', { token, count: scores.length }),
         `${scaled === -Infinity ? 'e^−∞' : e(scaled)} / (${terms})`,
         `= ${f(exps[col])} / ${f(total)}`,
       ];
@@ -110,7 +109,7 @@ export function explainCell(view, { matrix, head = 0, row, col }) {
       const pairs = products(view.m, (j) => at(h.weights, view.m, row, j), (j) => at(h.v, dV, j, col));
       return {
         title,
-        lines: [`The weighted sum of the values: Σ over the keys of weight('${token}' → key) × V[key, '${colName}'].`, sumOfProducts(pairs)],
+        lines: [message('explain.z', { token, col: colName }), sumOfProducts(pairs)],
         value: f(at(h.z, dV, row, col)),
       };
     }
@@ -119,19 +118,19 @@ export function explainCell(view, { matrix, head = 0, row, col }) {
       const headColumn = tableLabels(view, 'z').columns[col % dV];
       return {
         title,
-        lines: [`Column '${colName}' of the concatenation [Z_1 | … | Z_${view.heads}] is column '${headColumn}' of Z, head ${fromHead + 1}.`],
+        lines: [message('explain.concat', { col: colName, heads: view.heads, headCol: headColumn, head: fromHead + 1 })],
         value: f(at(result.concat, view.heads * dV, row, col)),
       };
     }
     case 'output': {
       if (!weights.wo) {
-        return { title, lines: ['There is no W_O: the output is the concatenation of the heads.'], value: f(at(result.output, result.dOut, row, col)) };
+        return { title, lines: [message('explain.noWo')], value: f(at(result.output, result.dOut, row, col)) };
       }
       const width = view.heads * dV;
       const pairs = products(width, (t) => at(result.concat, width, row, t), (t) => weights.wo[t * dModel + col]);
       return {
         title,
-        lines: [`Z_f = concat · W_O: row '${token}' of the concatenation times column '${colName}' of W_O.`, sumOfProducts(pairs)],
+        lines: [message('explain.wo', { token, col: colName }), sumOfProducts(pairs)],
         value: f(at(result.output, result.dOut, row, col)),
       };
     }
@@ -140,7 +139,7 @@ export function explainCell(view, { matrix, head = 0, row, col }) {
       const index = matrix === 'wo' ? row * dModel + col : (head * dModel + row) * width + col;
       return {
         title,
-        lines: ['A parameter: set by the parameters mode (identity, seeded random), by the example, or typed by you.'],
+        lines: [message('explain.parameter')],
         value: f(weights[matrix][index]),
       };
     }

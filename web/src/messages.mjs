@@ -1,6 +1,7 @@
 // Text the reader sees, looked up by key. Whole sentences with named slots ({word}), never
 // assembled from fragments in code, so that another language can order its words its own way.
-// (The strings that predate this module still live beside their code; new ones go here.)
+// (Most strings that predate this module still live beside their code: the presets' notes, the
+// static markup of app.html, older messages. New ones, and the explanations, are here.)
 const EN = {
   // hints on the controls (shown on hover and focus)
   'hint.dModel': 'd_model: how many numbers describe each token (the columns of X).',
@@ -73,6 +74,27 @@ const EN = {
   'heatmap.legendStretched': "Colour legend: in each row, lightest is the row's smallest weight and darkest its largest; hatched cells are masked",
 
   // explanations
+  'table.x': 'X', 'table.context': 'C', 'table.q': 'Q', 'table.k': 'K', 'table.v': 'V', 'table.scores': 'Scores',
+  'table.scaled': 'Scaled scores', 'table.weights': 'Weights', 'table.z': 'Z', 'table.concat': 'Concatenation',
+  'table.output': 'Output', 'table.wq': 'W_q', 'table.wk': 'W_k', 'table.wv': 'W_v', 'table.wo': 'W_O',
+  'explain.title': "{table}: row '{row}', column '{col}'",
+  'explain.titleHead': "{table}, head {head}: row '{row}', column '{col}'",
+  'explain.input': "An input: the embedding of '{row}' in column '{col}', from the vocabulary, the example, or typed by you.",
+  'explain.projection': "{table} = {source} · {weights}: row '{row}' of {source} times column '{col}' of {weights}.",
+  'explain.score': "q·k: row '{token}' of Q times row '{key}' of K, a sum over the {dK} columns of the head.",
+  'explain.masked': "Masked: '{key}' is hidden from '{token}', so its score is set to −∞ and its weight will be e^−∞ = 0.",
+  'explain.scaledBy': 'The score divided by {why} = {divisor}.',
+  'explain.why.sqrt_dk': '√d_k = √{dK}',
+  'explain.why.none': 'nothing (scaling is off)',
+  'explain.why.custom': 'the chosen divisor',
+  'explain.allMasked': 'Every key is masked for this query: the row has no weight anywhere and its output is zero.',
+  'explain.softmax': "softmax over the row of '{token}': e^s / Σ e^s over its {count} keys.",
+  'explain.maskedTerms': '({count} masked: e^−∞ = 0, left out)',
+  'explain.z': "The weighted sum of the values: Σ over the keys of weight('{token}' → key) × V[key, '{col}'].",
+  'explain.concat': "Column '{col}' of the concatenation [Z_1 | … | Z_{heads}] is column '{headCol}' of Z, head {head}.",
+  'explain.noWo': 'There is no W_O: the output is the concatenation of the heads.',
+  'explain.wo': "Z_f = concat · W_O: row '{token}' of the concatenation times column '{col}' of W_O.",
+  'explain.parameter': 'A parameter: set by the parameters mode (identity, seeded random), by the example, or typed by you.',
   'explain.zeros': '({count} zero terms left out)',
   'explain.zero': '(1 zero term left out)',
   'explain.allZero': 'every term is 0',

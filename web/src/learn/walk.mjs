@@ -22,11 +22,11 @@ export function walkSteps(view, query, head) {
   // the K and V steps explain the row of the key this query weighs most
   const strongest = weightsRow.indexOf(Math.max(...weightsRow));
 
-  add('qkv', message('walk.q', { token, head: hd }), [{ matrix: 'x', row: query }], [{ matrix: 'q', head, row: query }, { part: 'q' }],
+  add('qkv', message('walk.q', { token, head: hd }), [{ matrix: 'x', row: query }, { matrix: 'wq', head }], [{ matrix: 'q', head, row: query }, { part: 'q' }],
     { matrix: 'q', head, row: query, col: 0 });
-  add('qkv', message('walk.k', { head: hd, key: keyTokens[strongest], source: view.self ? 'X' : 'C' }), [{ matrix: input }], [{ matrix: 'k', head }, { part: 'k' }],
+  add('qkv', message('walk.k', { head: hd, key: keyTokens[strongest], source: view.self ? 'X' : 'C' }), [{ matrix: input }, { matrix: 'wk', head }], [{ matrix: 'k', head }, { part: 'k' }],
     { matrix: 'k', head, row: strongest, col: 0 });
-  add('qkv', message('walk.v', { head: hd, key: keyTokens[strongest], source: view.self ? 'X' : 'C' }), [{ matrix: input }], [{ matrix: 'v', head }, { part: 'v' }],
+  add('qkv', message('walk.v', { head: hd, key: keyTokens[strongest], source: view.self ? 'X' : 'C' }), [{ matrix: input }, { matrix: 'wv', head }], [{ matrix: 'v', head }, { part: 'v' }],
     { matrix: 'v', head, row: strongest, col: 0 });
   for (let j = 0; j < m; j++) {
     add('scores', message('walk.score', { token, key: keyTokens[j], dK }),
@@ -52,7 +52,7 @@ export function walkSteps(view, query, head) {
     [{ matrix: 'z', head, row: query }, { part: 'z' }], { matrix: 'z', head, row: query, col: 0 });
   add('concat', message('walk.concat', { token }), [{ matrix: 'z', head, row: query }], [{ matrix: 'concat', row: query }],
     { matrix: 'concat', row: query, col: head * dV });
-  add('output', message(view.weights.wo ? 'walk.wo' : 'walk.noWo', { token }), [{ matrix: 'concat', row: query }], [{ matrix: 'output', row: query }],
+  add('output', message(view.weights.wo ? 'walk.wo' : 'walk.noWo', { token }), [{ matrix: 'concat', row: query }, { matrix: 'wo' }], [{ matrix: 'output', row: query }],
     { matrix: 'output', row: query, col: 0 });
   return steps;
 }
