@@ -40,7 +40,8 @@ export function parseViews(text) {
  *   views:         a Set of view names to show, or null for all
  *   onChange:      called with the state after each successful computation (for links)
  *   links:         { page, embed, component } base URLs for share and embed snippets
- *   embedded:      true inside a host page: the explanation sits in the lab, not on the window
+ *   embedded:      true inside a host page: the explanation sits in the lab, not on the window,
+ *                  and no timing line (a course page has no use for it)
  */
 export function createApp(container, { compute, initialState = null, views: shown = null, onChange = null, links = null, embedded = false } = {}) {
   container.append(document.createRange().createContextualFragment(markup));
@@ -176,6 +177,7 @@ export function createApp(container, { compute, initialState = null, views: show
       result: reply.result, weights: reply.weights,
     };
     draw();
+    if (embedded) return;
     const info = await compute.ready;
     page.renderEngine(message(info.where === 'page' ? 'engine.computedOnPage' : 'engine.computed',
       { ms: (performance.now() - started).toFixed(1), build: info.simd ? 'SIMD' : 'scalar' }));
@@ -302,6 +304,10 @@ export function createApp(container, { compute, initialState = null, views: show
     setViews(views) {
       showViews(views);
       if (view) draw();
+    },
+    /** Redraws what was drawn in colours read from the styles (after a change of theme). */
+    restyle() {
+      views.restyle();
     },
     /** Shows messages above the tables (why a link could not be read) until the reader changes something. */
     notice(problems) {
