@@ -199,7 +199,7 @@ export function createApp(container, { compute, initialState = null, views: show
     page.renderHeadTabs(view.heads, state.selectedHead);
     page.renderHeadPanel(view, state.selectedHead);
     page.renderMultihead(view);
-    views.draw(view, state.selectedHead, state.selectedToken, presetById(state.preset)?.plot);
+    views.draw(view, state.selectedHead, state.selectedToken, preset?.plot);
     learn.draw(view, state);
     explanation.redraw();
     // one entry per draw in the performance timeline, for the page benchmark

@@ -122,6 +122,11 @@ export class AttentionLabElement extends HTMLElement {
     for (const [name, field] of Object.entries(NUMBER_ATTRIBUTES)) {
       if (text(name) !== null) state = { ...state, [field]: numberOrText(text(name)) };
     }
+    // identity weights are square: a d-model alone takes d_k and d_v with it, as on the page
+    if (state.weightsMode === 'identity' && text('weights') === null && text('d-model') !== null && Number.isInteger(state.dModel)) {
+      if (text('d-k') === null) state = { ...state, dK: state.dModel };
+      if (text('d-v') === null) state = { ...state, dV: state.dModel };
+    }
     const scale = text('scale');
     if (scale !== null) {
       if (scale === 'sqrt_dk' || scale === 'none') state = { ...state, scaleMode: scale };
