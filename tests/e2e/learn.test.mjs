@@ -87,6 +87,26 @@ describe('the test API', () => {
   });
 });
 
+describe('the component and identity weights', () => {
+  it('a d-model attribute alone keeps identity weights square (d_k = d_v = d_model)', async () => {
+    const seen = await tab.page.evaluate(async () => {
+      await import('./attention-lab.js');
+      const element = document.createElement('attention-lab');
+      element.setAttribute('preset', 'money-bank');
+      element.setAttribute('d-model', '6');
+      element.setAttribute('view', 'steps');
+      const changed = new Promise((resolve) => element.addEventListener('attention-lab:change', resolve, { once: true }));
+      document.body.append(element);
+      await changed;
+      const { dModel, dK, dV } = element.state;
+      const messages = element.shadowRoot.getElementById('messages').textContent;
+      element.remove();
+      return { dModel, dK, dV, messages };
+    });
+    assert.deepEqual(seen, { dModel: 6, dK: 6, dV: 6, messages: '' });
+  });
+});
+
 describe("each example proves the notes' point", () => {
   for (const [id, wins, loses, winsWord, otherWord] of [['money-bank', 'finance', 'nature', 'money', 'grows'], ['river-bank', 'nature', 'finance', 'river', 'flows']]) {
     it(`${id}: 'bank' leans to ${wins} in its weights row and after attention; the plot opens on finance × nature, every point labelled (001)`, async () => {

@@ -123,7 +123,7 @@ export class AttentionLabElement extends HTMLElement {
       if (text(name) !== null) state = { ...state, [field]: numberOrText(text(name)) };
     }
     // identity weights are square: a d-model alone takes d_k and d_v with it, as on the page
-    if (state.weightsMode === 'identity' && text('weights') === null && text('d-model') !== null && Number.isInteger(state.dModel)) {
+    if ((text('weights') ?? state.weightsMode) === 'identity' && text('d-model') !== null && Number.isInteger(state.dModel)) {
       if (text('d-k') === null) state = { ...state, dK: state.dModel };
       if (text('d-v') === null) state = { ...state, dV: state.dModel };
     }
