@@ -326,6 +326,10 @@ describe('explanations', () => {
       const title = await tab.page.textContent('#explain-cell');
       assert.ok(title.includes(`row '${headers.row}', column '${headers.column}'`), `${matrix}: "${title}" vs headers ${headers.row} / ${headers.column}`);
     }
+    // in the step table a query's row is laid out by key: both names are given
+    await tab.page.click('#steps td[data-matrix="weights"][data-col="2"]');
+    assert.equal(await tab.page.textContent('#explain-cell'), "Weights, head 1: row 'telescope', column 'saw'");
+    assert.match(await tab.page.textContent('#explain-lines'), /In the step table: row 'saw', column 'softmax'\./);
     await tab.page.keyboard.press('Escape');
     assert.equal(await tab.page.isVisible('#explain'), false, 'Esc closes the explanation');
   });

@@ -2,6 +2,7 @@
 // explanation drawn in the panel, and the ways to close it (the button, Esc), after which focus
 // returns to the number that was explained.
 import { explainCell } from './explain.mjs';
+import { message } from './messages.mjs';
 
 /** The address of a table cell: { matrix, head, row, col } from its data attributes. */
 export function cellOf(td) {
@@ -16,6 +17,7 @@ export function cellOf(td) {
 /** page: the renderers (renderExplanation); getView: the computation on screen, or null. */
 export function createExplainPanel({ root, container, page, getView }) {
   let selected = null;      // { matrix, head, row, col } being explained
+  let stepHeaders = null;   // { row, col }: the headers of a cell chosen in the step table
   let refocusing = false;   // focus returning to a cell after its explanation closed
 
   function clearMarks() {
@@ -26,6 +28,9 @@ export function createExplainPanel({ root, container, page, getView }) {
     if (!getView()) return;
     clearMarks();
     selected = cellOf(td);
+    // the step table lays a query's row out by key: say where the number sits there too
+    const steps = td.closest('table.steps');
+    stepHeaders = steps ? { row: td.parentElement.cells[0].textContent, col: steps.tHead.rows[0].cells[td.cellIndex].textContent } : null;
     td.classList.add('selected');
     show();
   }
@@ -36,12 +41,15 @@ export function createExplainPanel({ root, container, page, getView }) {
     const { row, head = 0, matrix } = selected;
     const rows = matrix === 'k' || matrix === 'v' || matrix === 'context' ? view.keyTokens.length : view.tokens.length;
     if (row >= rows || head >= view.heads) return page.renderExplanation(null);
-    page.renderExplanation(explainCell(view, selected));
+    const explanation = explainCell(view, selected);
+    if (stepHeaders) explanation.lines.unshift(message('explain.inSteps', stepHeaders));
+    page.renderExplanation(explanation);
   }
 
   function close() {
     const cell = selected && container.querySelector('td.selected');
     selected = null;
+    stepHeaders = null;
     clearMarks();
     show();
     // focus goes back to the number that was explained (without explaining it again)
@@ -79,6 +87,7 @@ export function createExplainPanel({ root, container, page, getView }) {
     /** Forget the selection (a new example: its cells are other numbers). */
     reset() {
       selected = null;
+      stepHeaders = null;
     },
   };
 }

@@ -95,6 +95,7 @@ const EN = {
   'explain.noWo': 'There is no W_O: the output is the concatenation of the heads.',
   'explain.wo': "Z_f = concat · W_O: row '{token}' of the concatenation times column '{col}' of W_O.",
   'explain.parameter': 'A parameter: set by the parameters mode (identity, seeded random), by the example, or typed by you.',
+  'explain.inSteps': "In the step table: row '{row}', column '{col}'.",
   'explain.zeros': '({count} zero terms left out)',
   'explain.zero': '(1 zero term left out)',
   'explain.allZero': 'every term is 0',
