@@ -4,7 +4,8 @@
 // every redraw; this feature asks the lab (focus) to show the token and head it walks.
 import { message } from '../messages.mjs';
 import { explainCell } from '../explain.mjs';
-import { STAGES, walkSteps, cellSelector } from './walk.mjs';
+import { walkSteps, cellSelector } from './walk.mjs';
+import { buildFormulaStrip, buildWalkPanel, renderWalkPanel } from './render.mjs';
 
 const STAGE_TARGETS = {
   x: () => '#x-table',
@@ -25,23 +26,7 @@ export function createLearn({ root, container, focus }) {
 
   // ---- the formula strip
 
-  const formula = $('formula');
-  const title = document.createElement('p');
-  title.className = 'formula-text';
-  title.textContent = message('walk.formula');
-  const strip = document.createElement('ol');
-  strip.className = 'stages';
-  strip.append(...STAGES.map((stage) => {
-    const li = document.createElement('li');
-    const button = document.createElement('button');
-    button.type = 'button';
-    button.dataset.stage = stage;
-    button.textContent = message(`walk.stage.${stage}`);
-    button.title = message('walk.jump');
-    li.append(button);
-    return li;
-  }));
-  formula.append(title, strip);
+  const strip = buildFormulaStrip($('formula'));
   strip.addEventListener('click', (event) => {
     const button = event.target.closest('button[data-stage]');
     if (!button || !view) return;
@@ -58,32 +43,8 @@ export function createLearn({ root, container, focus }) {
   // ---- the walk panel
 
   const panel = $('walk');
-  const start = button('walk.start', 'walk-start');
-  const back = button('walk.back', 'walk-back');
-  const next = button('walk.next', 'walk-next');
-  const stop = button('walk.stop', 'walk-stop');
-  const position = document.createElement('span');
-  position.className = 'walk-position';
-  position.setAttribute('aria-live', 'polite');
-  const bar = document.createElement('div');
-  bar.className = 'walk-bar';
-  bar.append(start, back, next, stop, position);
-  const text = document.createElement('p');
-  text.className = 'walk-text';
-  const arithmetic = document.createElement('ol');
-  arithmetic.className = 'walk-arithmetic';
-  const keys = document.createElement('p');
-  keys.className = 'hint walk-keys';
-  keys.textContent = message('walk.keys');
-  panel.append(bar, text, arithmetic, keys);
-
-  function button(key, id) {
-    const b = document.createElement('button');
-    b.type = 'button';
-    b.id = id;
-    b.textContent = message(key);
-    return b;
-  }
+  const parts = buildWalkPanel(panel);
+  const { start, back, next, stop } = parts;
 
   start.addEventListener('click', () => begin());
   next.addEventListener('click', () => go(walk.index + 1));
@@ -155,32 +116,14 @@ export function createLearn({ root, container, focus }) {
   }
 
   function showPanel() {
-    start.hidden = Boolean(walk);
-    for (const b of [back, next, stop]) b.hidden = !walk;
-    if (!walk) {
-      position.textContent = '';
-      text.textContent = message('walk.intro');
-      arithmetic.replaceChildren();
-      keys.hidden = true;
-      return;
-    }
-    keys.hidden = false;
+    if (!walk) return renderWalkPanel(parts, null);
     const step = walk.steps[walk.index];
-    // aria-disabled, not disabled: the button keeps the focus, so the keys keep working at either end
-    back.setAttribute('aria-disabled', String(walk.index === 0));
-    next.setAttribute('aria-disabled', String(walk.index === walk.steps.length - 1));
-    position.textContent = message('walk.position', { step: walk.index + 1, count: walk.steps.length });
-    text.textContent = step.text;
     let lines = step.arithmetic;
     if (!lines && step.explain) {
       const explained = explainCell(view, step.explain);
       lines = [message('walk.arithmeticOf', { cell: explained.title }), ...explained.lines, ...(explained.value === null ? [] : [`= ${explained.value}`])];
     }
-    arithmetic.replaceChildren(...(lines ?? []).map((line) => {
-      const li = document.createElement('li');
-      li.textContent = line;
-      return li;
-    }));
+    renderWalkPanel(parts, { index: walk.index, count: walk.steps.length, text: step.text, lines: lines ?? [] });
   }
 
   showPanel();
