@@ -6,9 +6,12 @@ import { loadAttention } from './lib/attention.mjs';
 import createPeakModule from '../build/wasm/peak.mjs';
 import { runSuite, measurePeak } from './suite.mjs';
 import { contendersFor } from './contenders.mjs';
+import { measureKernels } from './kernels.mjs';
 
 globalThis.runBench = async ({ sizes, runs }) => {
-  const peak = measurePeak(await createPeakModule());
+  const peakModule = await createPeakModule();
+  const peak = measurePeak(peakModule);
+  const kernels = measureKernels(peakModule);
   const simd = await loadAttention({ simd: true });
   const scalar = await loadAttention({ simd: false });
   setWasmPaths(new URL('./tfjs/', location.href).href);
@@ -20,5 +23,5 @@ globalThis.runBench = async ({ sizes, runs }) => {
     const contenders = contendersFor(backend, { simd, scalar, tf });
     rows.push(...await runSuite({ engine: simd, contenders, sizes, runs }));
   }
-  return { peak, rows, simd: tf.env().getBool('WASM_HAS_SIMD_SUPPORT') };
+  return { peak, kernels, rows, simd: tf.env().getBool('WASM_HAS_SIMD_SUPPORT') };
 };

@@ -16,6 +16,7 @@ import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 
 import { SIZES, QUICK_SIZES, runSuite, measurePeak, flops } from './suite.mjs';
 import { contendersFor } from './contenders.mjs';
+import { asmReport, measureKernels } from './kernels.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -31,8 +32,10 @@ const tfWasmDir = path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/di
 // ---- Node
 
 async function nodeBench() {
-  log('node: measuring the SIMD ceiling');
-  const peak = measurePeak(await createPeakModule());
+  log('node: measuring the SIMD ceiling and the gemm kernels');
+  const peakModule = await createPeakModule();
+  const peak = measurePeak(peakModule);
+  const kernels = measureKernels(peakModule);
   const simd = await loadAttention({ simd: true });
   const scalar = await loadAttention({ simd: false });
   setWasmPaths(`${tfWasmDir}/`);
@@ -44,7 +47,7 @@ async function nodeBench() {
     const contenders = contendersFor(backend, { simd, scalar, tf });
     rows.push(...await runSuite({ engine: simd, contenders, sizes, runs, log: (row) => log(`node: ${describe(row)}`) }));
   }
-  return { peak, rows, memory: memoryFigures(await loadAttention({ simd: true })) };
+  return { peak, kernels, rows, memory: memoryFigures(await loadAttention({ simd: true })) };
 }
 
 // On a fresh engine (a heap only grows): the heap after a trace-free run at the largest size, then
@@ -173,7 +176,22 @@ function targets(name, { rows, peak }) {
   return lines.join('\n');
 }
 
+function kernelTable(title, { kernels, peak }) {
+  const lines = [`${title}: the gemm driver with each SIMD micro-kernel (best of 5), share of the ceiling ${peak.gflops.toFixed(1)} GFLOP/s`,
+    '| product | kernel | GFLOP/s | % of ceiling |', '| --- | --- | ---: | ---: |'];
+  for (const k of kernels) lines.push(`| ${k.shape} | ${k.kernel} | ${k.gflops.toFixed(1)} | ${(100 * k.gflops / peak.gflops).toFixed(0)} % |`);
+  return lines.join('\n');
+}
+
 const started = new Date();
+if (process.argv.includes('--asm')) {
+  // V8's machine code for each gemm kernel's main loop (TurboFan, this machine's x64)
+  const report = await asmReport();
+  console.log('| kernel | instructions | mulps | addps | shuffles | broadcast loads | vector loads | stack spills and reloads |');
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  for (const k of report) console.log(`| ${k.kernel} | ${k.instructions} | ${k.mul} | ${k.add} | ${k.shuffles} | ${k.broadcastLoads} | ${k.vectorLoads} | ${k.spills} |`);
+  process.exit(0);
+}
 if (process.argv.includes('--page-only')) {
   // only the page's figures, written into the last full results beside the date they were taken
   const { chromium } = await import('playwright-core');
@@ -213,14 +231,14 @@ const resultsFile = partial ? 'bench/results-partial.json' : 'bench/results.json
 writeFileSync(path.join(root, resultsFile), `${JSON.stringify(results, null, 2)}\n`);
 
 console.log(`Attention Lab benchmark, ${results.date}; ${results.machine.cpu}, ${results.machine.cores} cores; Node ${results.node}; Chromium ${results.chromium}; ${runs} samples per figure (median; a sample is one call, or a batch of calls lasting ≥ 5 ms), after warm-up`);
-if (nodeResults) console.log(`\n${table('Node', nodeResults)}\n\n${targets('Node', nodeResults)}`);
+if (nodeResults) console.log(`\n${kernelTable('Node', nodeResults)}\n\n${table('Node', nodeResults)}\n\n${targets('Node', nodeResults)}`);
 if (nodeResults) {
   const m = nodeResults.memory;
   console.log(`\nMemory at (${m.size.join(', ')}): the trace's arrays ${(m.traceResultBytes / 2 ** 20).toFixed(1)} MiB (heap ${(m.heapAfterTraceBytes / 2 ** 20).toFixed(0)} MiB after it); ` +
     `trace off: heap ${(m.heapAfterTraceFreeBytes / 2 ** 20).toFixed(0)} MiB, while all heads' n × m scores would be ${(m.allHeadsScoresBytes / 2 ** 20).toFixed(0)} MiB`);
 }
 if (chromiumResults) {
-  console.log(`\n${table('Chromium', chromiumResults)}\n\n${targets('Chromium', chromiumResults)}`);
+  console.log(`\n${kernelTable('Chromium', chromiumResults)}\n\n${table('Chromium', chromiumResults)}\n\n${targets('Chromium', chromiumResults)}`);
   const p = chromiumResults.page;
   console.log(`\nPage (Chromium, localhost): first table ${p.firstTableMs.toFixed(0)} ms after navigation; an edit (12 tokens, d_model 64, 8 heads) ` +
     `redraws everything in ${p.editMs.toFixed(1)} ms (median; max ${p.editMaxMs.toFixed(1)}); page ${(p.pageGzipBytes / 1024).toFixed(1)} KB gzipped, engine ${(p.engineGzipBytes / 1024).toFixed(1)} KB`);

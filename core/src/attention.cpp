@@ -28,25 +28,26 @@ void project(const float* a, int rows, int d_model, const View<float>& w, int he
   ops::matmul(a, d_model, w_h, width, y, width, rows, d_model, width);
 }
 
-// scaled_ij = scores_ij / scale, or -inf where the mask drops key j for query i. One loop per mask
-// mode, so the inner loop has no branch on the mode.
+// scaled_ij = scores_ij · (1 / scale), or -inf where the mask drops key j for query i: the trace's
+// `scaled`, the same bits as the fused softmax pass computes. One loop per mask mode, so the inner
+// loop has no branch on the mode.
 void scale_and_mask(const Config& config, const Inputs& inputs, const Shape& shape, const float* scores,
                     float* scaled) {
-  const float scale = static_cast<float>(shape.scale);
+  const float inv_scale = 1.0f / static_cast<float>(shape.scale);
   const int n = shape.n, m = shape.m;
   for (int i = 0; i < n; ++i) {
     const float* scores_i = scores + static_cast<std::size_t>(i) * m;
     float* scaled_i = scaled + static_cast<std::size_t>(i) * m;
     switch (config.mask_mode) {
       case MaskMode::None:
-        for (int j = 0; j < m; ++j) scaled_i[j] = scores_i[j] / scale;
+        for (int j = 0; j < m; ++j) scaled_i[j] = scores_i[j] * inv_scale;
         break;
       case MaskMode::Causal:  // key j is visible to query i when j <= i
-        for (int j = 0; j < m; ++j) scaled_i[j] = j <= i ? scores_i[j] / scale : kMaskedScore;
+        for (int j = 0; j < m; ++j) scaled_i[j] = j <= i ? scores_i[j] * inv_scale : kMaskedScore;
         break;
       case MaskMode::Keep: {
         const std::uint8_t* keep_i = inputs.keep.data + static_cast<std::size_t>(i) * m;
-        for (int j = 0; j < m; ++j) scaled_i[j] = keep_i[j] ? scores_i[j] / scale : kMaskedScore;
+        for (int j = 0; j < m; ++j) scaled_i[j] = keep_i[j] ? scores_i[j] * inv_scale : kMaskedScore;
         break;
       }
     }
@@ -95,17 +96,17 @@ Status attention_forward(const Config& config, const Inputs& inputs, bool trace,
     ops::matmul_transb(head.q.data(), d_k, head.k.data(), d_k, head.scores.data(), m, n, d_k, m);
     if (!all_finite(head.scores)) return overflow("the scores q·kᵀ of head " + std::to_string(h));
 
-    // pass 3: scale and mask; pass 4: softmax. With the trace each stage keeps its own copy.
+    // passes 3 and 4: scale, mask and softmax, fused in one row pass. With the trace `scaled`
+    // keeps the scaled and masked scores on their own (the same product, so the same bits).
     float* weights = head.scores.data();
     if (trace) {
       head.scaled.resize(head.scores.size());
       scale_and_mask(config, inputs, shape, head.scores.data(), head.scaled.data());
-      head.weights = head.scaled;
+      head.weights = head.scores;
       weights = head.weights.data();
-    } else {
-      scale_and_mask(config, inputs, shape, head.scores.data(), head.scores.data());
     }
-    ops::softmax_rows(weights, m, n, m);
+    ops::softmax_scaled_rows(weights, n, m, static_cast<float>(shape.scale), config.mask_mode == MaskMode::Causal,
+                             config.mask_mode == MaskMode::Keep ? inputs.keep.data : nullptr);
 
     // pass 5: z = weights·v, written straight into this head's columns of the concatenation
     float* z_in_concat = concat.data() + static_cast<std::size_t>(h) * d_v;

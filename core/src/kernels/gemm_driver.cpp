@@ -1,5 +1,5 @@
 // The panel gemm driver: reads full 8-column panels of a plain b in place, packs the rest (a
-// transposed b, a last partial panel), and walks c in 4 × 8 tiles.
+// transposed b, a last partial panel), and walks c in tiles of the micro-kernel's height × 8.
 //   a: (rows, inner)  b: (inner, cols) or, transposed, (cols, inner)  c: (rows, cols)
 #include <algorithm>
 #include <cassert>
@@ -9,7 +9,7 @@
 namespace attn::kernels {
 namespace {
 
-constexpr int kRowBlock = 64;
+constexpr int kRowBlock = 64;  // rounded down to a multiple of the tile height
 constexpr int kPackAboveRows = 32;
 
 int panel_count(int cols) { return (cols + kGemmNr - 1) / kGemmNr; }
@@ -20,7 +20,7 @@ std::size_t packed_size(int inner, int cols) {
   return static_cast<std::size_t>(panel_count(cols)) * kGemmNr * inner;
 }
 
-void gemm_f32(GemmMicroKernel kernel, int rows, int inner, int cols, const float* a, int lda, const float* b, int ldb,
+void gemm_f32(const GemmEntry& kernel, int rows, int inner, int cols, const float* a, int lda, const float* b, int ldb,
               bool b_transposed, float* c, int ldc, float* panels) {
   assert(rows >= 1 && inner >= 1 && cols >= 1);
   // Where panel p is read from, and its row stride: in place (a plain b, 8 full columns) when a is
@@ -47,14 +47,15 @@ void gemm_f32(GemmMicroKernel kernel, int rows, int inner, int cols, const float
     }
   }
   // compute, row blocks outermost so a block of a stays in cache across the panels
-  for (int block = 0; block < rows; block += kRowBlock) {
-    const int block_end = std::min(rows, block + kRowBlock);
+  const int row_block = kRowBlock / kernel.mr * kernel.mr;
+  for (int block = 0; block < rows; block += row_block) {
+    const int block_end = std::min(rows, block + row_block);
     for (int p = 0; p < panel_count(cols); ++p) {
       const int first = p * kGemmNr;
       const int nc = std::min(kGemmNr, cols - first);
-      for (int r = block; r < block_end; r += kGemmMr) {
-        const int mr = std::min(kGemmMr, block_end - r);
-        kernel(mr, nc, inner, a + static_cast<std::size_t>(r) * lda, lda, panel_at(p), panel_stride(p),
+      for (int r = block; r < block_end; r += kernel.mr) {
+        const int mr = std::min(kernel.mr, block_end - r);
+        kernel.fn(mr, nc, inner, a + static_cast<std::size_t>(r) * lda, lda, panel_at(p), panel_stride(p),
                c + static_cast<std::size_t>(r) * ldc + first, ldc);
       }
     }

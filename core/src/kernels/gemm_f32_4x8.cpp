@@ -1,6 +1,7 @@
-// c (mr, nc) = a (mr, kc) · panel (kc, 8): the register-blocked micro-kernel, scalar and SIMD.
-// The tile is 4 rows by 8 columns: 8 f32x4 accumulators, 2 panel vectors and 1 broadcast fit in
-// V8's WebAssembly SIMD registers without spilling (12 or more accumulators spill).
+// c (mr, nc) = a (mr, kc) · panel (kc, 8): the 4 × 8 scalar kernel (the twin of every 4 × 8 SIMD
+// kernel), and the first SIMD kernel, kept for comparison: it loads four k of each row of a as one
+// vector and broadcasts lanes by shuffles, so the four a vectors are live beside the 8 accumulators
+// and V8 spills in its main loop (`npm run bench -- --asm`); gemm_f32_loadsplat.cpp replaced it.
 #include <cassert>
 
 #include "kernels/kernels.hpp"
@@ -11,13 +12,17 @@
 
 namespace attn::kernels {
 
+namespace {
+constexpr int kMr = 4;
+}
+
 void gemm_f32_4x8__scalar(int mr, int nc, int kc, const float* a, int lda, const float* panel, int ldp, float* c,
                           int ldc) {
-  assert(mr >= 1 && mr <= kGemmMr);
+  assert(mr >= 1 && mr <= kMr);
   assert(nc >= 1 && nc <= kGemmNr);
   assert(kc >= 1);
   assert(ldp >= kGemmNr);
-  float acc[kGemmMr][kGemmNr] = {};
+  float acc[kMr][kGemmNr] = {};
   for (int k = 0; k < kc; ++k) {
     const float* panel_k = panel + static_cast<long>(k) * ldp;
     for (int r = 0; r < mr; ++r) {
@@ -56,9 +61,9 @@ inline void store_partial(float* c, int nc, v128_t lo, v128_t hi) {
 
 }  // namespace
 
-void gemm_f32_4x8__wasmsimd(int mr, int nc, int kc, const float* a, int lda, const float* panel, int ldp, float* c,
-                            int ldc) {
-  assert(mr >= 1 && mr <= kGemmMr);
+void gemm_f32_4x8__wasmsimd_shuffle(int mr, int nc, int kc, const float* a, int lda, const float* panel, int ldp, float* c,
+                                    int ldc) {
+  assert(mr >= 1 && mr <= kMr);
   assert(nc >= 1 && nc <= kGemmNr);
   assert(kc >= 1);
   assert(ldp >= kGemmNr);
