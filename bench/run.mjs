@@ -13,20 +13,24 @@ import { gzipSync } from 'node:zlib';
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
+import * as ort from 'onnxruntime-web';
 
 import { SIZES, QUICK_SIZES, runSuite, measurePeak, flops } from './suite.mjs';
 import { contendersFor } from './contenders.mjs';
-import { asmReport, measureKernels } from './kernels.mjs';
+import { measureKernels } from './kernels.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const quick = process.argv.includes('--quick');
-const sizes = quick ? QUICK_SIZES : SIZES;
-const runs = quick ? 5 : 20;
+// --sizes=8,64,2;64,256,4 (a smoke test of the harness; written as a partial result)
+const sizesArgument = process.argv.find((a) => a.startsWith('--sizes='));
+const sizes = sizesArgument ? sizesArgument.slice(8).split(';').map((s) => s.split(',').map(Number)) : quick ? QUICK_SIZES : SIZES;
+const runs = quick || sizesArgument ? 5 : 20;
 const log = (...args) => console.error(...args);
 
 const { loadAttention } = await import(path.join(root, 'dist/lib/attention.mjs'));
 const { default: createPeakModule } = await import(path.join(root, 'build/wasm/peak.mjs'));
+const ortDir = path.join(path.dirname(require.resolve('onnxruntime-web')), '..', 'dist');
 const tfWasmDir = path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm'));
 
 // ---- Node
@@ -40,11 +44,12 @@ async function nodeBench() {
   const scalar = await loadAttention({ simd: false });
   setWasmPaths(`${tfWasmDir}/`);
   tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
+  ort.env.wasm.numThreads = 1;  // one core, like the engine; Node loads ORT's .wasm from node_modules
   const rows = [];
   for (const backend of ['wasm', 'cpu']) {
     await tf.setBackend(backend);
     await tf.ready();
-    const contenders = contendersFor(backend, { simd, scalar, tf });
+    const contenders = contendersFor(backend, { simd, scalar, tf, ort });
     rows.push(...await runSuite({ engine: simd, contenders, sizes, runs, log: (row) => log(`node: ${describe(row)}`) }));
   }
   return { peak, kernels, rows, memory: memoryFigures(await loadAttention({ simd: true })) };
@@ -72,6 +77,9 @@ async function chromiumBench() {
   cpSync(path.join(root, 'dist'), site, { recursive: true });
   mkdirSync(path.join(site, 'tfjs'));
   for (const file of readdirSync(tfWasmDir).filter((f) => f.endsWith('.wasm'))) cpSync(path.join(tfWasmDir, file), path.join(site, 'tfjs', file));
+  // ONNX Runtime Web's wasm build (SIMD, loaded by ort.env.wasm.wasmPaths = ./ort/)
+  mkdirSync(path.join(site, 'ort'));
+  for (const file of ['ort-wasm-simd-threaded.mjs', 'ort-wasm-simd-threaded.wasm']) cpSync(path.join(ortDir, file), path.join(site, 'ort', file));
   execFileSync('npx', ['esbuild', path.join(root, 'bench/browser-entry.mjs'), '--bundle', '--format=esm', '--minify', '--log-level=warning',
     '--external:./lib/attention.mjs', `--outfile=${path.join(site, 'bench.js')}`], { cwd: root, stdio: 'inherit' });
   writeFileSync(path.join(site, 'bench.html'), '<!doctype html><meta charset="utf-8"><title>bench</title><script type="module" src="bench.js"></script>\n');
@@ -186,6 +194,7 @@ function kernelTable(title, { kernels, peak }) {
 const started = new Date();
 if (process.argv.includes('--asm')) {
   // V8's machine code for each gemm kernel's main loop (TurboFan, this machine's x64)
+  const { asmReport } = await import('./asm.mjs');
   const report = await asmReport();
   console.log('| kernel | instructions | mulps | addps | shuffles | broadcast loads | vector loads | stack spills and reloads |');
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
@@ -226,7 +235,7 @@ const results = {
   chromiumResults,
 };
 // only a full run replaces the committed results; a quick or one-sided run writes beside them
-const partial = quick || process.argv.includes('--node-only') || process.argv.includes('--browser-only');
+const partial = quick || Boolean(sizesArgument) || process.argv.includes('--node-only') || process.argv.includes('--browser-only');
 const resultsFile = partial ? 'bench/results-partial.json' : 'bench/results.json';
 writeFileSync(path.join(root, resultsFile), `${JSON.stringify(results, null, 2)}\n`);
 
