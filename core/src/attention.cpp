@@ -56,6 +56,9 @@ void scale_and_mask(const Config& config, const Inputs& inputs, const Shape& sha
 
 bool all_finite(const std::vector<float>& values) { return attn::all_finite(values.data(), values.size()); }
 
+// The forward pass on arguments already checked: validate() made `shape` from them.
+Status forward_checked(const Config& config, const Inputs& inputs, const Shape& shape, bool trace, Result* result);
+
 Status overflow(const std::string& what) {
   return Status::Range("x", what + " overflow float32; the inputs or weights are too large in magnitude");
 }
@@ -65,6 +68,44 @@ Status overflow(const std::string& what) {
 Status attention_forward(const Config& config, const Inputs& inputs, bool trace, Result* result) {
   Shape shape{};
   if (Status s = validate(config, inputs, trace, &shape); !s.ok()) return s;
+  return forward_checked(config, inputs, shape, trace, result);
+}
+
+Status prepare_model(const Config& config, const Inputs& weights, Shape* shape) {
+  if (weights.context.present) return Status::Type("context", "a prepared model is self-attention: context is not taken");
+  if (config.mask_mode == MaskMode::Keep) {
+    return Status::Type("mask", "a prepared model takes mask 'none' or 'causal'; a keep-matrix depends on n");
+  }
+  // everything but x, checked on a one-token sequence of zeros
+  Config one_token = config;
+  one_token.n = 1;
+  one_token.m = 0;
+  const std::vector<float> zeros(config.d_model > 0 && config.d_model <= kMaxWidth ? config.d_model : 0, 0.0f);
+  Inputs checked = weights;
+  checked.x = View<float>(zeros);
+  return validate(one_token, checked, /*trace=*/false, shape);
+}
+
+Status attention_forward_prepared(const Config& config, const Inputs& inputs, const Shape& prepared, Result* result) {
+  const int n = static_cast<int>(inputs.x.size / static_cast<std::size_t>(prepared.d_model));
+  if (n < 1 || n > kMaxTokens || inputs.x.size != static_cast<std::size_t>(n) * prepared.d_model) {
+    return Status::Range("x", "x has " + std::to_string(inputs.x.size) + " values; expected n × dModel with n from 1 to " +
+                                  std::to_string(kMaxTokens) + " and dModel = " + std::to_string(prepared.d_model));
+  }
+  if (!attn::all_finite(inputs.x.data, inputs.x.size)) {
+    Config checked = config;  // let validate() name the first bad value
+    checked.n = n;
+    Shape unused{};
+    return validate(checked, inputs, false, &unused);
+  }
+  Shape shape = prepared;
+  shape.n = shape.m = n;
+  return forward_checked(config, inputs, shape, /*trace=*/false, result);
+}
+
+namespace {
+
+Status forward_checked(const Config& config, const Inputs& inputs, const Shape& shape, bool trace, Result* result) {
   const int n = shape.n, m = shape.m, d = shape.d_model, d_k = shape.d_k, d_v = shape.d_v;
   const int concat_width = shape.heads * d_v;
   const float* context = shape.self ? inputs.x.data : inputs.context.data;
@@ -132,5 +173,7 @@ Status attention_forward(const Config& config, const Inputs& inputs, bool trace,
   *result = std::move(out);
   return Status::Ok();
 }
+
+}  // namespace
 
 }  // namespace attn
