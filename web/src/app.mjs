@@ -11,6 +11,7 @@ import { VOCABULARY_NOTE } from './vocabulary.mjs';
 import { createViews } from './views.mjs';
 import { createPage } from './render/page.mjs';
 import { setupExports } from './exports.mjs';
+import { watchInView, afterNextFrame } from './render/in-view.mjs';
 
 const SIZE_FIELDS = ['dModel', 'heads', 'dK', 'dV'];
 // Sections that can be shown or hidden: data-view names in app.html, and aliases.
@@ -267,35 +268,61 @@ export function createApp(container, { compute, initialState = null, views: show
       identity: state.weightsMode === 'identity',
       result: reply.result, weights: reply.weights,
     };
-    draw();
+    draw({ offscreenLater: true });
     const info = await compute.ready;
     page.renderStatus(`Computed in ${(performance.now() - started).toFixed(1)} ms by the ${info.simd ? 'SIMD' : 'scalar'} WebAssembly engine${info.where === 'page' ? ' (on the page: no worker here)' : ''}.`);
   }
 
-  function draw() {
-    draws++;
+  // A new computation draws the sections in view first and the others after the next frame
+  // (offscreen: true), so that an edit reaches the screen in one frame; `draws` counts a draw when
+  // every section has it. Other redraws (a head or token chosen) draw everything at once.
+  const inView = watchInView([...container.querySelectorAll('section[data-view]')]);
+  let drawToken = 0;
+
+  function draw({ offscreenLater = false } = {}) {
+    const token = ++drawToken;
     const started = performance.now();
     state.selectedToken = Math.min(state.selectedToken, view.tokens.length - 1);
     if (state.selectedHead !== 'all' && state.selectedHead >= view.heads) state.selectedHead = 0;
     const stepHead = state.selectedHead === 'all' ? 0 : state.selectedHead;
-    page.renderNotes(presetById(state.preset), VOCABULARY_NOTE);
-    page.renderTokens(view.tokens, state.selectedToken);
-    page.renderInputs(view);
-    page.renderWeights(view, openWeightBlocks);
-    page.renderStepTable(view, state.selectedToken, stepHead);
-    page.renderHeadTabs(view.heads, state.selectedHead);
-    page.renderHeadPanel(view, state.selectedHead);
-    page.renderMultihead(view);
-    views.draw(view, state.selectedHead, state.selectedToken);
+    const parts = [
+      ['notes', () => page.renderNotes(presetById(state.preset), VOCABULARY_NOTE)],
+      ['tokens', () => page.renderTokens(view.tokens, state.selectedToken)],
+      ['inputs', () => page.renderInputs(view)],
+      ['parameters', () => page.renderWeights(view, openWeightBlocks)],
+      ['steps', () => page.renderStepTable(view, state.selectedToken, stepHead)],
+      ['matrices', () => {
+        page.renderHeadTabs(view.heads, state.selectedHead);
+        page.renderHeadPanel(view, state.selectedHead);
+      }],
+      ['output', () => page.renderMultihead(view)],
+      ['pictures', () => views.draw(view, state.selectedHead, state.selectedToken)],
+    ];
+    const later = offscreenLater ? parts.filter(([name]) => !inView.has(section(name))) : [];
+    for (const part of parts) if (!later.includes(part)) part[1]();
+    markSelection();
+    // for the page benchmark: the tables in view are drawn (the screen has them in the next frame)
+    performance.measure('attention-lab:visible', { start: started });
+    const finish = () => {
+      if (token !== drawToken) return;  // a newer draw replaced this one
+      for (const [, render] of later) render();
+      if (later.length) markSelection();
+      draws++;
+      // one entry per complete draw in the performance timeline
+      performance.measure('attention-lab:draw', { start: started });
+      onChange?.(state);
+    };
+    if (later.length) afterNextFrame(finish);
+    else finish();
+  }
+
+  function markSelection() {
     if (selectedCell) {
       const td = container.querySelector(`td[data-matrix="${selectedCell.matrix}"][data-row="${selectedCell.row}"][data-col="${selectedCell.col}"]` +
         (selectedCell.head === undefined ? '' : `[data-head="${selectedCell.head}"]`));
       td?.classList.add('selected');
     }
     showExplanation();
-    // one entry per draw in the performance timeline, for the page benchmark
-    performance.measure('attention-lab:draw', { start: started });
-    onChange?.(state);
   }
 
   // ---- wiring

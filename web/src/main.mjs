@@ -3,21 +3,33 @@
 // first example, never a broken page.
 import { createApp } from './app.mjs';
 import { createCompute } from './compute.mjs';
+import { withFirstResult } from './first-result.mjs';
+import firstResult from '../../build/first-result.json';
 import { stateFromFragment, stateToFragment } from './state.mjs';
 
 const here = new URL('.', location.href);
-const compute = createCompute({
+// the opening example is drawn from its reply shipped with the page, while the worker starts
+const compute = withFirstResult(createCompute({
   workerUrl: new URL('./worker.js', import.meta.url),
   loadEngine: async () => (await import('./lib/attention.mjs')).loadAttention,
-});
+}), firstResult);
+
+let fragmentWrite = 0;
+function afterFrame(write) {
+  cancelIdle(fragmentWrite);
+  fragmentWrite = idle(write);
+}
+const idle = globalThis.requestIdleCallback ? (fn) => requestIdleCallback(fn, { timeout: 500 }) : (fn) => setTimeout(fn, 50);
+const cancelIdle = globalThis.cancelIdleCallback ?? clearTimeout;
 
 const fromLink = stateFromFragment(location.hash);
 const app = createApp(document.getElementById('lab'), {
   compute,
   initialState: fromLink.state ?? null,
   links: { page: new URL(location.pathname, location.href).href, embed: new URL('embed.html', here).href, component: new URL('attention-lab.js', here).href },
-  // keep the fragment in step with the state, without filling the history
-  onChange: (state) => history.replaceState(null, '', stateToFragment(state)),
+  // keep the fragment in step with the state, without filling the history; when the browser is
+  // idle, since writing a long fragment costs milliseconds that belong to the next frame
+  onChange: (state) => afterFrame(() => history.replaceState(null, '', stateToFragment(state))),
 });
 if (fromLink.problems) app.notice(fromLink.problems);
 

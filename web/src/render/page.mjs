@@ -19,12 +19,21 @@ function slotIn(parent, name) {
   return div;
 }
 
+// True when `container` already shows what `signature` describes; otherwise records it. Rebuilding
+// unchanged content would make the browser lay out and paint it again on every edit.
+function unchanged(container, signature) {
+  if (container.dataset.signature === signature) return true;
+  container.dataset.signature = signature;
+  return false;
+}
+
 /** The renderers bound to one lab's root (a document or a shadow root). */
 export function createPage(root) {
   const $ = (id) => root.getElementById(id);
 
   function renderNotes(preset, vocabularyNote) {
     const items = preset ? [...preset.notes, `Source: ${preset.source}.`] : [vocabularyNote];
+    if (unchanged($('notes'), items.join('\u0001'))) return;
     const list = document.createElement('ul');
     for (const text of items) {
       const li = document.createElement('li');
@@ -36,6 +45,7 @@ export function createPage(root) {
 
   function renderTokens(tokens, selected) {
     const container = $('tokens');
+    if (unchanged(container, `${selected}|${tokens.join('\u0001')}`)) return;
     const buttons = tokens.map((token, i) => {
       const button = document.createElement('button');
       button.type = 'button';
@@ -123,6 +133,7 @@ export function createPage(root) {
   function renderHeadTabs(heads, selected) {
     const tabs = [...Array.from({ length: heads }, (_, h) => [String(h), `Head ${h + 1}`]), ...(heads > 1 ? [['all', 'All heads']] : [])];
     const container = $('head-tabs');
+    if (unchanged(container, `${heads}|${selected}`)) return;
     container.replaceChildren(...tabs.map(([value, text]) => {
       const tab = document.createElement('button');
       tab.type = 'button';
