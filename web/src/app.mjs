@@ -399,10 +399,10 @@ export function createApp(container, { compute, initialState = null, views: show
       syncControls();
       update();
     },
-    /** Shows only these views (a Set of names), or all for null. */
-    setViews(views) {
+    /** Shows only these views (a Set of names), or all for null; redraw: false when a setState() follows. */
+    setViews(views, { redraw = true } = {}) {
       showViews(views);
-      if (view) draw();
+      if (view && redraw) draw();
     },
     /** Shows messages above the tables (why a link could not be read) until the reader changes something. */
     notice(problems) {

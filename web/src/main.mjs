@@ -14,22 +14,13 @@ const compute = withFirstResult(createCompute({
   loadEngine: async () => (await import('./lib/attention.mjs')).loadAttention,
 }), firstResult);
 
-let fragmentWrite = 0;
-function afterFrame(write) {
-  cancelIdle(fragmentWrite);
-  fragmentWrite = idle(write);
-}
-const idle = globalThis.requestIdleCallback ? (fn) => requestIdleCallback(fn, { timeout: 500 }) : (fn) => setTimeout(fn, 50);
-const cancelIdle = globalThis.cancelIdleCallback ?? clearTimeout;
-
 const fromLink = stateFromFragment(location.hash);
 const app = createApp(document.getElementById('lab'), {
   compute,
   initialState: fromLink.state ?? null,
   links: { page: new URL(location.pathname, location.href).href, embed: new URL('embed.html', here).href, component: new URL('attention-lab.js', here).href },
-  // keep the fragment in step with the state, without filling the history; when the browser is
-  // idle, since writing a long fragment costs milliseconds that belong to the next frame
-  onChange: (state) => afterFrame(() => history.replaceState(null, '', stateToFragment(state))),
+  // keep the fragment in step with the state, without filling the history
+  onChange: (state) => history.replaceState(null, '', stateToFragment(state)),
 });
 if (fromLink.problems) app.notice(fromLink.problems);
 
