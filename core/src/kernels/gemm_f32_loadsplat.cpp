@@ -1,12 +1,11 @@
 // c (mr, nc) = a (mr, kc) · panel (kc, 8): the register-blocked micro-kernels that broadcast each a_rk
-// straight from memory (load32_splat), one k per iteration, in two heights:
-//   4 × 8: 8 f32x4 accumulators, 2 panel vectors, the 4 broadcasts (V8 loads them all at the top of
-//          the iteration) and 1 product: 15 values, which V8's WebAssembly register allocator keeps in
-//          registers with no spill (`npm run bench -- --asm` prints the loop's instruction mix);
-//   3 × 8: 6 accumulators, 2 panel vectors, 3 broadcasts, 1 product: 12 values.
-// 5 × 8 and 6 × 8 of the same form measured 42–51 % of the ceiling: V8 hoists every broadcast to the
-// top of the iteration, so 17 and 19 values are live and spill. No clang unrolling for the same
-// reason (an unrolled 3 × 8 measured 1.45× slower).
+// straight from memory (load32_splat), one k per iteration. At 4 × 8: 8 f32x4 accumulators, 2 panel
+// vectors, the 4 broadcasts (V8 loads them all at the top of the iteration) and 1 product: 15
+// values, which V8's WebAssembly register allocator keeps in registers with no spill (`npm run bench
+// -- --asm` prints the loop's instruction mix). Measured here against the same driver: 3 × 8 reached
+// 76–87 % of the mul+add ceiling, 4 × 8 93–102 %; 5 × 8 and 6 × 8 42–51 %, since V8 hoists every
+// broadcast to the top of the iteration and 17 or 19 live values spill. No clang unrolling for the
+// same reason (an unrolled 3 × 8 measured 1.45× slower).
 #include <cassert>
 
 #include "kernels/kernels.hpp"
@@ -16,25 +15,6 @@
 #endif
 
 namespace attn::kernels {
-
-void gemm_f32_3x8__scalar(int mr, int nc, int kc, const float* a, int lda, const float* panel, int ldp, float* c,
-                          int ldc) {
-  assert(mr >= 1 && mr <= 3);
-  assert(nc >= 1 && nc <= kGemmNr);
-  assert(kc >= 1);
-  assert(ldp >= kGemmNr);
-  float acc[3][kGemmNr] = {};
-  for (int k = 0; k < kc; ++k) {
-    const float* panel_k = panel + static_cast<long>(k) * ldp;
-    for (int r = 0; r < mr; ++r) {
-      const float a_rk = a[r * lda + k];
-      for (int j = 0; j < kGemmNr; ++j) acc[r][j] += a_rk * panel_k[j];
-    }
-  }
-  for (int r = 0; r < mr; ++r) {
-    for (int j = 0; j < nc; ++j) c[r * ldc + j] = acc[r][j];
-  }
-}
 
 #if defined(__wasm_simd128__)
 
@@ -101,11 +81,6 @@ void gemm_loadsplat(int mr, int nc, int kc, const float* a, int lda, const float
 void gemm_f32_4x8__wasmsimd_loadsplat(int mr, int nc, int kc, const float* a, int lda, const float* panel, int ldp,
                                      float* c, int ldc) {
   gemm_loadsplat<4>(mr, nc, kc, a, lda, panel, ldp, c, ldc);
-}
-
-void gemm_f32_3x8__wasmsimd_loadsplat(int mr, int nc, int kc, const float* a, int lda, const float* panel, int ldp,
-                                     float* c, int ldc) {
-  gemm_loadsplat<3>(mr, nc, kc, a, lda, panel, ldp, c, ldc);
 }
 
 #endif  // __wasm_simd128__

@@ -21,11 +21,8 @@ constexpr int kGemmNr = 8;
 #define ATTN_GEMM_KERNEL(name) \
   void name(int mr, int nc, int kc, const float* a, int lda, const float* panel, int ldp, float* c, int ldc)
 ATTN_GEMM_KERNEL(gemm_f32_4x8__scalar);
-ATTN_GEMM_KERNEL(gemm_f32_3x8__scalar);
 #if defined(__wasm_simd128__)
-ATTN_GEMM_KERNEL(gemm_f32_4x8__wasmsimd_shuffle);  // 4 k per step from one vector load of a per row: spills
-ATTN_GEMM_KERNEL(gemm_f32_3x8__wasmsimd_loadsplat);  // one k per step, a_rk broadcast from memory
-ATTN_GEMM_KERNEL(gemm_f32_4x8__wasmsimd_loadsplat);
+ATTN_GEMM_KERNEL(gemm_f32_4x8__wasmsimd_loadsplat);  // one k per step, a_rk broadcast from memory
 #endif
 #undef ATTN_GEMM_KERNEL
 
@@ -76,10 +73,7 @@ struct ScaledSoftmaxEntry {
 // Best last: dispatch takes the last entry the build has.
 inline constexpr GemmEntry kGemmKernels[] = {
     {"gemm_f32_4x8__scalar", gemm_f32_4x8__scalar, 4},
-    {"gemm_f32_3x8__scalar", gemm_f32_3x8__scalar, 3},
 #if defined(__wasm_simd128__)
-    {"gemm_f32_4x8__wasmsimd_shuffle", gemm_f32_4x8__wasmsimd_shuffle, 4},
-    {"gemm_f32_3x8__wasmsimd_loadsplat", gemm_f32_3x8__wasmsimd_loadsplat, 3},
     {"gemm_f32_4x8__wasmsimd_loadsplat", gemm_f32_4x8__wasmsimd_loadsplat, 4},
 #endif
 };

@@ -114,20 +114,16 @@ inline float horizontal_sum(v128_t v) {
 void softmax_exp_normalise(int cols, float* row, float row_max) {
   const int full = cols & ~3;
   const int tail = cols - full;
-  // pass 2: exp and sum. The tail goes through a padded copy so that every element uses the same
-  // exp and nothing past the row is read or written.
+  // pass 2: exp and sum, four at a time. The tail goes through a padded copy (padding -inf, whose
+  // exp is 0) so that every element uses the same exp and nothing past the row is read or written.
   const v128_t max_splat = wasm_f32x4_splat(row_max);
   v128_t sum_vec = wasm_f32x4_splat(0.0f);
-  for (int j = 0; j < full; j += 4) {
-    const v128_t e = exp_nonpositive(wasm_f32x4_sub(wasm_v128_load(row + j), max_splat));
-    wasm_v128_store(row + j, e);
-    sum_vec = wasm_f32x4_add(sum_vec, e);
-  }
   alignas(16) float tail_buffer[4] = {kMinusInf, kMinusInf, kMinusInf, kMinusInf};
-  if (tail) {
-    for (int t = 0; t < tail; ++t) tail_buffer[t] = row[full + t];
-    const v128_t e = exp_nonpositive(wasm_f32x4_sub(wasm_v128_load(tail_buffer), max_splat));
-    wasm_v128_store(tail_buffer, e);  // padding lanes are exp(-inf) = 0 and add nothing
+  for (int t = 0; t < tail; ++t) tail_buffer[t] = row[full + t];
+  for (int j = 0; j < cols; j += 4) {
+    float* at = j < full ? row + j : tail_buffer;  // one call site of the exp, for code size
+    const v128_t e = exp_nonpositive(wasm_f32x4_sub(wasm_v128_load(at), max_splat));
+    wasm_v128_store(at, e);
     sum_vec = wasm_f32x4_add(sum_vec, e);
   }
   const v128_t inv_sum = wasm_f32x4_splat(1.0f / horizontal_sum(sum_vec));
