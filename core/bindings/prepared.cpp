@@ -14,6 +14,7 @@ namespace {
 struct PreparedModel {
   attn::Config config;
   attn::Shape shape{};
+  attn::PackedWeights packed;     // the weights as the gemm reads them (SIMD build)
   std::vector<float> weights[4];  // wq, wk, wv, wo
   bool present[4] = {};
   std::vector<float> x;
@@ -65,7 +66,7 @@ EMSCRIPTEN_KEEPALIVE float* attn_prepared_weight(PreparedModel* model, int which
 }
 
 EMSCRIPTEN_KEEPALIVE int attn_prepared_check(PreparedModel* model) {
-  return report(model, attn::prepare_model(model->config, inputs_of(*model), &model->shape));
+  return report(model, attn::prepare_model(model->config, inputs_of(*model), &model->shape, &model->packed));
 }
 
 EMSCRIPTEN_KEEPALIVE int attn_prepared_d_out(PreparedModel* model) { return model->shape.d_out; }
@@ -78,7 +79,8 @@ EMSCRIPTEN_KEEPALIVE float* attn_prepared_input(PreparedModel* model, int n) {
 }
 
 EMSCRIPTEN_KEEPALIVE int attn_prepared_run(PreparedModel* model) {
-  return report(model, attn::attention_forward_prepared(model->config, inputs_of(*model), model->shape, &model->result));
+  return report(model, attn::attention_forward_prepared(model->config, inputs_of(*model), model->shape, model->packed,
+                                                        &model->result));
 }
 
 EMSCRIPTEN_KEEPALIVE const float* attn_prepared_output(PreparedModel* model) { return model->result.output.data(); }

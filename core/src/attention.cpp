@@ -19,9 +19,16 @@ namespace {
 constexpr float kMaskedScore = -std::numeric_limits<float>::infinity();
 
 // y (rows, width) = a (rows, d_model) · w_h, or a copy of a when the projection is omitted (identity).
-void project(const float* a, int rows, int d_model, const View<float>& w, int head, int width, float* y) {
+// `packed`: w's heads as packed panels (a prepared model), or empty.
+void project(const float* a, int rows, int d_model, const View<float>& w, const std::vector<float>& packed, int head,
+             int width, float* y) {
   if (!w.present) {
     std::copy(a, a + static_cast<std::size_t>(rows) * d_model, y);
+    return;
+  }
+  if (!packed.empty()) {
+    const std::size_t block = packed.size() / (w.size / (static_cast<std::size_t>(d_model) * width));
+    ops::matmul_packed(a, d_model, packed.data() + head * block, y, width, rows, d_model, width);
     return;
   }
   const float* w_h = w.data + static_cast<std::size_t>(head) * d_model * width;
@@ -56,8 +63,10 @@ void scale_and_mask(const Config& config, const Inputs& inputs, const Shape& sha
 
 bool all_finite(const std::vector<float>& values) { return attn::all_finite(values.data(), values.size()); }
 
-// The forward pass on arguments already checked: validate() made `shape` from them.
-Status forward_checked(const Config& config, const Inputs& inputs, const Shape& shape, bool trace, Result* result);
+// The forward pass on arguments already checked: validate() made `shape` from them. `packed` is
+// null, or the weights as packed panels.
+Status forward_checked(const Config& config, const Inputs& inputs, const Shape& shape, const PackedWeights* packed,
+                       bool trace, Result* result);
 
 Status overflow(const std::string& what) {
   return Status::Range("x", what + " overflow float32; the inputs or weights are too large in magnitude");
@@ -68,10 +77,10 @@ Status overflow(const std::string& what) {
 Status attention_forward(const Config& config, const Inputs& inputs, bool trace, Result* result) {
   Shape shape{};
   if (Status s = validate(config, inputs, trace, &shape); !s.ok()) return s;
-  return forward_checked(config, inputs, shape, trace, result);
+  return forward_checked(config, inputs, shape, nullptr, trace, result);
 }
 
-Status prepare_model(const Config& config, const Inputs& weights, Shape* shape) {
+Status prepare_model(const Config& config, const Inputs& weights, Shape* shape, PackedWeights* packed) {
   if (weights.context.present) return Status::Type("context", "a prepared model is self-attention: context is not taken");
   if (config.mask_mode == MaskMode::Keep) {
     return Status::Type("mask", "a prepared model takes mask 'none' or 'causal'; a keep-matrix depends on n");
@@ -83,10 +92,27 @@ Status prepare_model(const Config& config, const Inputs& weights, Shape* shape) 
   const std::vector<float> zeros(config.d_model > 0 && config.d_model <= kMaxWidth ? config.d_model : 0, 0.0f);
   Inputs checked = weights;
   checked.x = View<float>(zeros);
-  return validate(one_token, checked, /*trace=*/false, shape);
+  if (Status s = validate(one_token, checked, /*trace=*/false, shape); !s.ok()) return s;
+  // each head's block packed on its own, as project() reads it
+  const auto pack = [&](const View<float>& w, int blocks, int inner, int width) {
+    std::vector<float> out;
+    if (!w.present) return out;
+    for (int b = 0; b < blocks; ++b) {
+      const std::vector<float> panels =
+          ops::pack_panels(w.data + static_cast<std::size_t>(b) * inner * width, width, inner, width);
+      out.insert(out.end(), panels.begin(), panels.end());
+    }
+    return out;
+  };
+  *packed = PackedWeights{pack(weights.wq, shape->heads, shape->d_model, shape->d_k),
+                          pack(weights.wk, shape->heads, shape->d_model, shape->d_k),
+                          pack(weights.wv, shape->heads, shape->d_model, shape->d_v),
+                          pack(weights.wo, 1, shape->heads * shape->d_v, shape->d_model)};
+  return Status::Ok();
 }
 
-Status attention_forward_prepared(const Config& config, const Inputs& inputs, const Shape& prepared, Result* result) {
+Status attention_forward_prepared(const Config& config, const Inputs& inputs, const Shape& prepared,
+                                  const PackedWeights& packed, Result* result) {
   const int n = static_cast<int>(inputs.x.size / static_cast<std::size_t>(prepared.d_model));
   if (n < 1 || n > kMaxTokens || inputs.x.size != static_cast<std::size_t>(n) * prepared.d_model) {
     return Status::Range("x", "x has " + std::to_string(inputs.x.size) + " values; expected n × dModel with n from 1 to " +
@@ -100,12 +126,15 @@ Status attention_forward_prepared(const Config& config, const Inputs& inputs, co
   }
   Shape shape = prepared;
   shape.n = shape.m = n;
-  return forward_checked(config, inputs, shape, /*trace=*/false, result);
+  return forward_checked(config, inputs, shape, &packed, /*trace=*/false, result);
 }
 
 namespace {
 
-Status forward_checked(const Config& config, const Inputs& inputs, const Shape& shape, bool trace, Result* result) {
+Status forward_checked(const Config& config, const Inputs& inputs, const Shape& shape, const PackedWeights* packed,
+                       bool trace, Result* result) {
+  static const PackedWeights kNotPacked;
+  const PackedWeights& panels = packed ? *packed : kNotPacked;
   const int n = shape.n, m = shape.m, d = shape.d_model, d_k = shape.d_k, d_v = shape.d_v;
   const int concat_width = shape.heads * d_v;
   const float* context = shape.self ? inputs.x.data : inputs.context.data;
@@ -125,9 +154,9 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
     head.scores.resize(static_cast<std::size_t>(n) * m);
 
     // pass 1: projections
-    project(inputs.x.data, n, d, inputs.wq, h, d_k, head.q.data());
-    project(context, m, d, inputs.wk, h, d_k, head.k.data());
-    project(context, m, d, inputs.wv, h, d_v, head.v.data());
+    project(inputs.x.data, n, d, inputs.wq, panels.wq, h, d_k, head.q.data());
+    project(context, m, d, inputs.wk, panels.wk, h, d_k, head.k.data());
+    project(context, m, d, inputs.wv, panels.wv, h, d_v, head.v.data());
     if (!all_finite(head.q) || !all_finite(head.k) ||
         !all_finite(head.v)) {
       return overflow("the projections q, k, v of head " + std::to_string(h));
@@ -163,7 +192,11 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
 
   if (inputs.wo.present) {
     out.output.resize(static_cast<std::size_t>(n) * d);
-    ops::matmul(concat.data(), concat_width, inputs.wo.data, d, out.output.data(), d, n, concat_width, d);
+    if (panels.wo.empty()) {
+      ops::matmul(concat.data(), concat_width, inputs.wo.data, d, out.output.data(), d, n, concat_width, d);
+    } else {
+      ops::matmul_packed(concat.data(), concat_width, panels.wo.data(), out.output.data(), d, n, concat_width, d);
+    }
     if (!all_finite(out.output)) return overflow("the output concat·wo");
     if (trace) out.concat = std::move(concat);
   } else {

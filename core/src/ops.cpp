@@ -57,6 +57,25 @@ void matmul_transb(const float* a, int lda, const float* b, int ldb, float* c, i
 #endif
 }
 
+std::vector<float> pack_panels(const float* b, int ldb, int inner, int cols) {
+#if defined(__wasm_simd128__)
+  std::vector<float> panels(kernels::packed_size(inner, cols));
+  kernels::pack_panels(inner, cols, b, ldb, panels.data());
+  return panels;
+#else
+  (void)b, (void)ldb, (void)inner, (void)cols;
+  return {};
+#endif
+}
+
+void matmul_packed(const float* a, int lda, const float* panels, float* c, int ldc, int rows, int inner, int cols) {
+#if defined(__wasm_simd128__)
+  kernels::gemm_f32_prepacked(kGemm, rows, inner, cols, a, lda, panels, c, ldc);
+#else
+  (void)a, (void)lda, (void)panels, (void)c, (void)ldc, (void)rows, (void)inner, (void)cols;
+#endif
+}
+
 void softmax_rows(float* x, int ld, int rows, int cols) {
   for (int i = 0; i < rows; ++i) kSoftmax(cols, x + static_cast<std::size_t>(i) * ld);
 }

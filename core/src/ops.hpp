@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 namespace attn::ops {
 
@@ -13,6 +14,11 @@ void matmul(const float* a, int lda, const float* b, int ldb, float* c, int ldc,
 // c (rows, cols) = a (rows, inner) · bᵀ, with b stored as (cols, inner)
 void matmul_transb(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner,
                    int cols);
+
+// b (inner, cols) in the gemm's panel layout, for a b used many times (a prepared model's weights);
+// empty in builds whose products run on Eigen. matmul_packed takes such panels (non-empty).
+std::vector<float> pack_panels(const float* b, int ldb, int inner, int cols);
+void matmul_packed(const float* a, int lda, const float* panels, float* c, int ldc, int rows, int inner, int cols);
 
 // In place over (rows, cols): each row becomes its softmax. A row that is all -inf (every key masked)
 // becomes all zero instead of NaN.

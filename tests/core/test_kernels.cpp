@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -217,5 +218,31 @@ TEST_CASE("fused scaled softmax kernels: within 1e-6 of float64 at every length,
       }
     }
     CHECK(failures == 0);
+  }
+}
+
+TEST_CASE("gemm driver on pre-packed panels: the bits of gemm_f32 at every remainder") {
+  std::mt19937 rng(5);
+  for (const GemmEntry& kernel : kGemmKernels) {
+    INFO(kernel.name);
+    for (int rows : {1, 3, 4, 5, 33, 65}) {
+      for (int inner : {1, 2, 7, 9}) {
+        for (int cols : {1, 7, 8, 9, 17}) {
+          const int lda = inner + 1, ldb = cols + 2, ldc = cols + 3;
+          const std::vector<float> a = random_values(rng, static_cast<std::size_t>(rows) * lda);
+          const std::vector<float> b = random_values(rng, static_cast<std::size_t>(inner) * ldb);
+          std::vector<float> want(static_cast<std::size_t>(rows) * ldc, kSentinel), got = want;
+          for (int i = 0; i < rows; ++i) {
+            for (int j = 0; j < cols; ++j) want[i * ldc + j] = got[i * ldc + j] = kNaN;
+          }
+          std::vector<float> scratch(packed_size(inner, cols), kNaN), panels(packed_size(inner, cols), kNaN);
+          gemm_f32(kernel, rows, inner, cols, a.data(), lda, b.data(), ldb, false, want.data(), ldc, scratch.data());
+          pack_panels(inner, cols, b.data(), ldb, panels.data());
+          gemm_f32_prepacked(kernel, rows, inner, cols, a.data(), lda, panels.data(), got.data(), ldc);
+          CHECK_MESSAGE(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0, "rows=", rows,
+                        " inner=", inner, " cols=", cols);
+        }
+      }
+    }
   }
 }

@@ -58,6 +58,11 @@ void softmax_scaled_f32__wasmsimd(int cols, int visible, const std::uint8_t* kee
 // Full 8-column panels of a plain b are read in place when a has few rows; otherwise b, and always
 // a transposed b or a last partial panel, is packed into `panels` (packed_size(inner, cols) floats).
 std::size_t packed_size(int inner, int cols);
+// The panels of a plain b (inner, cols), all packed, for a b used many times (a prepared model's
+// weights): packed_size(inner, cols) floats. gemm_f32_prepacked then reads them as they are.
+void pack_panels(int inner, int cols, const float* b, int ldb, float* panels);
+void gemm_f32_prepacked(const GemmEntry& kernel, int rows, int inner, int cols, const float* a, int lda,
+                        const float* panels, float* c, int ldc);
 void gemm_f32(const GemmEntry& kernel, int rows, int inner, int cols, const float* a, int lda, const float* b, int ldb,
               bool b_transposed, float* c, int ldc, float* panels);
 
