@@ -190,15 +190,19 @@ function table(title, { rows, peak }) {
 
 function targets(name, { rows, peak }) {
   const get = (size, contender, trace = false) => rows.find((r) => r.size.join() === size.join() && r.contender === contender && r.trace === trace);
-  const lines = [`${name} targets:`];
+  const best = (size, names) => names.map((c) => get(size, c)).filter(Boolean).sort((a, b) => a.median - b.median)[0];
+  const lines = [`${name} targets (ratios of medians from the same interleaved rounds):`];
   for (const size of sizes) {
     const simd = get(size, 'engine SIMD');
-    const tfBest = ['TF.js wasm batched', 'TF.js wasm per head'].map((c) => get(size, c)).filter(Boolean).sort((a, b) => a.median - b.median)[0];
+    const prepared = get(size, 'engine SIMD prepared');
+    const tfBest = best(size, ['TF.js wasm batched', 'TF.js wasm per head']);
+    const ortBest = best(size, ['ORT-web batched', 'ORT-web per head', 'ORT-web MultiHeadAttention', 'ORT-web Attention op']);
     const plain = get(size, 'plain JS');
     const scalar = get(size, 'engine scalar');
-    lines.push(`  (${size.join(', ')}): SIMD ${(tfBest.median / simd.median).toFixed(2)}× TF.js-wasm (${tfBest.contender}), ` +
-      `${(plain.median / simd.median).toFixed(1)}× plain JS; scalar ${(plain.median / scalar.median).toFixed(1)}× plain JS; ` +
-      `SIMD at ${(100 * simd.gflops / peak.gflops).toFixed(0)} % of the ceiling`);
+    const vs = (engine) => `${(ortBest.median / engine.median).toFixed(2)}× ORT-web (${ortBest.contender}), ${(tfBest.median / engine.median).toFixed(2)}× TF.js-wasm (${tfBest.contender})`;
+    lines.push(`  (${size.join(', ')}): attention() ${vs(simd)}, ${(100 * simd.gflops / peak.gflops).toFixed(0)} % of the ceiling; ` +
+      (prepared ? `prepared ${vs(prepared)}, ${(100 * prepared.gflops / peak.gflops).toFixed(0)} % of the ceiling; ` : '') +
+      `${(plain.median / simd.median).toFixed(1)}× plain JS; scalar ${(plain.median / scalar.median).toFixed(1)}× plain JS`);
   }
   return lines.join('\n');
 }
