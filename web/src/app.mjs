@@ -270,7 +270,10 @@ export function createApp(container, { compute, initialState = null, views: show
     };
     draw({ offscreenLater: true });
     const info = await compute.ready;
-    page.renderStatus(`Computed in ${(performance.now() - started).toFixed(1)} ms by the ${info.simd ? 'SIMD' : 'scalar'} WebAssembly engine${info.where === 'page' ? ' (on the page: no worker here)' : ''}.`);
+    const engineName = `the ${info.simd ? 'SIMD' : 'scalar'} WebAssembly engine`;
+    page.renderStatus(reply.shipped
+      ? `Computed by ${engineName} when the page was built; it is ready for your edits.`
+      : `Computed in ${(performance.now() - started).toFixed(1)} ms by ${engineName}${info.where === 'page' ? ' (on the page: no worker here)' : ''}.`);
   }
 
   // A new computation draws the sections in view first and the others after the next frame

@@ -21,7 +21,7 @@ export function withFirstResult(compute, shipped) {
     run(request) {
       if (pending !== null && JSON.stringify(request) === pending) {
         pending = null;
-        return Promise.resolve(unpack(shipped).reply);
+        return Promise.resolve({ ...unpack(shipped).reply, shipped: true });
       }
       pending = null;
       return compute.run(request);
