@@ -274,7 +274,7 @@ export function createApp(container, { compute, initialState = null, views: show
     const info = await compute.ready;
     const engine = `the ${info.simd ? 'SIMD' : 'scalar'} WebAssembly engine${info.where === 'page' ? ' (on the page: no worker here)' : ''}`;
     // the opening example's numbers come with the page (first-result.mjs); the engine has loaded since
-    page.renderStatus(reply.shipped ? `Computed when the page was built, by ${engine}.` : `Computed in ${(performance.now() - started).toFixed(1)} ms by ${engine}.`);
+    page.renderStatus(reply.shipped ? `Computed in advance, when the page was built, by ${engine}.` : `Computed in ${(performance.now() - started).toFixed(1)} ms by ${engine}.`);
   }
 
   // A new computation draws the sections in view first and the others after the next frame
