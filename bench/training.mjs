@@ -215,8 +215,8 @@ const median = (values) => {
 };
 
 async function main() {
-  const simd = await loadAttention({ simd: true });
-  const scalar = await loadAttention({ simd: false });
+  const simd = await loadAttention({ simd: true, learning: true });
+  const scalar = await loadAttention({ simd: false, learning: true });
   setWasmPaths(`${path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm'))}/`);
   tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
   await tf.setBackend('wasm');

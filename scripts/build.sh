@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds dist/: the WebAssembly engines (SIMD and scalar) with their JavaScript API in dist/lib/,
+# Builds dist/: the WebAssembly engines (SIMD and scalar; forward-only attention-* for every page and
+# attention-learn-* with gradients and the trainer) with their JavaScript API in dist/lib/,
 # and the page. Flags live in CMakeLists.txt; this script only drives the tools.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -7,12 +8,12 @@ export NODE_PATH="${NODE_PATH:-/usr/share/nodejs}"  # Debian's emcc needs acorn 
 jobs=$(nproc 2>/dev/null || echo 2)
 
 emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build/wasm -j"$jobs" --target attention_simd attention_scalar
+cmake --build build/wasm -j"$jobs" --target attention_simd attention_scalar attention_learn_simd attention_learn_scalar
 
 rm -rf dist
 mkdir -p dist/lib
 cp web/index.html web/embed.html web/styles.css web/favicon.svg dist/
-cp web/lib/attention.d.ts build/wasm/attention-{simd,scalar}.{mjs,wasm} dist/lib/
+cp web/lib/attention.d.ts build/wasm/attention-{,learn-}{simd,scalar}.{mjs,wasm} dist/lib/
 bundle() { npx esbuild "$@" --bundle --minify --sourcemap --format=esm --target=es2020 --log-level=warning; }
 # the engine's API, loadable on its own by any page
 bundle web/lib/attention.mjs --external:node:* --outfile=dist/lib/attention.mjs

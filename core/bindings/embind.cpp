@@ -123,7 +123,9 @@ val attention(const val& request) {
   return out;
 }
 
+#ifdef ATTN_LEARNING
 // The gradient of Σ dOutput ⊙ output + Σ dWeights ⊙ weights with respect to every input present.
+// Only in the learning engines (attention-learn-*): the page's engine carries no backward pass.
 val gradients(const val& request) {
   Request r;
   read_request(request, &r);
@@ -147,6 +149,7 @@ val gradients(const val& request) {
   }
   return out;
 }
+#endif
 
 val init_weights(int d_model, int heads, int d_k, int d_v, double seed) {
   attn::Weights weights;
@@ -176,7 +179,9 @@ std::size_t allocated_bytes() { return mallinfo().uordblks; }
 
 EMSCRIPTEN_BINDINGS(attention_lab) {
   emscripten::function("attention", &attention);
+#ifdef ATTN_LEARNING
   emscripten::function("gradients", &gradients);
+#endif
   emscripten::function("initWeights", &init_weights);
   emscripten::function("hasSimd", &has_simd);
   emscripten::function("allocatedBytes", &allocated_bytes);

@@ -8,7 +8,7 @@ import { openBrowser } from './browser.mjs';
 
 // Run in the page and in Node alike: a classify task on seeded sentences of lengths 3 to 8.
 async function train(loadAttention, simd) {
-  const engine = await loadAttention({ simd });
+  const engine = await loadAttention({ simd, learning: true });
   let state = 7;
   const next = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
   const examples = Array.from({ length: 12 }, (_, i) => {

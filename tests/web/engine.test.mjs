@@ -189,3 +189,45 @@ it("loadAttention({ simd: 'auto' }) picks SIMD where the runtime has it (Node 20
   assert.equal(engine.info.simd, true);
   await assert.rejects(loadAttention({ simd: 'yes' }), TypeError);
 });
+
+describe('the forward-only engine and the learning engine (loadAttention({ learning }))', () => {
+  let plain, learner;
+  before(async () => {
+    [plain, learner] = await Promise.all([loadAttention({ simd: true }), loadAttention({ simd: true, learning: true })]);
+  });
+
+  it('say which they are', () => {
+    assert.equal(plain.info.learning, false);
+    assert.equal(learner.info.learning, true);
+    assert.equal(learner.info.simd, true);
+  });
+
+  it('give the same bits for the forward pass, biases and positions included', () => {
+    const random = randomSource(31);
+    const problem = { x: random.matrix(5 * 6), n: 5, dModel: 6, heads: 2, wq: random.matrix(36, 0.4), wk: random.matrix(36, 0.4),
+      wv: random.matrix(36, 0.4), wo: random.matrix(36, 0.4), bq: random.matrix(6), bk: random.matrix(6), bv: random.matrix(6),
+      bo: random.matrix(6), positions: 'sinusoidal', mask: 'causal' };
+    const a = plain.attention(problem), b = learner.attention(problem);
+    assert.deepEqual(Array.from(a.output), Array.from(b.output));
+    assert.deepEqual(Array.from(a.heads[1].weights), Array.from(b.heads[1].weights));
+    // and the notes' 002 example on the plain engine
+    assertClose('output', plain.attention(catSat).output.subarray(0, 2), [0.8446, 0.5777], { atol: 5e-5, rtol: 0 });
+  });
+
+  it('gradients() and createTrainer() on the plain engine say to load with { learning: true }', () => {
+    for (const call of [() => plain.gradients({ ...catSat, dOutput: new Float32Array(12) }),
+      () => plain.createTrainer({ model: { dModel: 4 }, loss: { kind: 'regress' } })]) {
+      assert.throws(call, (error) => error instanceof Error && /learning: true/.test(error.message) && /gradients\(\)|createTrainer\(\)/.test(error.message));
+    }
+    // the plain engine keeps working after the refusal
+    assert.equal(plain.attention(catSat).dOut, 4);
+    // while the learning engine takes them (their values are checked in gradients.test.mjs)
+    const g = learner.gradients({ ...catSat, dOutput: new Float32Array(12).fill(1) });
+    assert.equal(g.x.length, 12);
+  });
+
+  it('refuses a learning option that is not true or false', async () => {
+    await assert.rejects(loadAttention({ learning: 'yes' }),
+      (error) => error instanceof TypeError && error.field === 'learning' && /learning must be true or false/.test(error.message));
+  });
+});

@@ -87,7 +87,7 @@ for (const simd of [true, false]) {
   describe(`${simd ? 'SIMD' : 'scalar'} build: biases, positions, gradients`, () => {
     let engine;
     before(async () => {
-      engine = await loadAttention({ simd });
+      engine = await loadAttention({ simd, learning: true });
     });
 
     it('biases and sinusoidal positions match the float64 forward; the trace returns what was added', () => {

@@ -30,7 +30,7 @@ for (const simd of [true, false]) {
   describe(`${simd ? 'SIMD' : 'scalar'} build: the trainer`, () => {
     let engine;
     before(async () => {
-      engine = await loadAttention({ simd });
+      engine = await loadAttention({ simd, learning: true });
     });
 
     it("learns where 'it' looks, and generalises to nouns it never saw", () => {

@@ -198,13 +198,17 @@ export interface PreparedAttention {
 }
 
 export interface AttentionEngine {
-  readonly info: { readonly version: string; readonly simd: boolean };
+  /** learning: loaded with { learning: true }, so gradients() and createTrainer() work. */
+  readonly info: { readonly version: string; readonly simd: boolean; readonly learning: boolean };
   /** Throws TypeError or RangeError with `.field` naming the option at fault; the engine stays usable. */
   attention(options: AttentionOptions): AttentionResult;
-  /** The backward pass: gradients of every input present. Errors as attention(), naming dOutput or dWeights. */
+  /**
+   * The backward pass: gradients of every input present. Errors as attention(), naming dOutput or dWeights.
+   * Learning engine only (loadAttention({ learning: true })); on the default engine it throws an Error saying so.
+   */
   gradients(options: GradientsOptions): Gradients;
   initWeights(options: InitWeightsOptions): Weights;
-  /** One attention layer that learns inside WebAssembly. */
+  /** One attention layer that learns inside WebAssembly. Learning engine only, as gradients(). */
   createTrainer(options: TrainerOptions): Trainer;
   /** For many calls with the same weights: checks them once and keeps them in WebAssembly memory. */
   prepare(options: PrepareOptions): PreparedAttention;
@@ -214,14 +218,29 @@ export interface AttentionEngine {
 
 export declare function loadAttention(options?: {
   simd?: 'auto' | boolean;
+  /**
+   * true: the larger build with the backward pass and trainer (attention-learn-*), for gradients()
+   * and createTrainer(). Default false: the forward-only build every page loads.
+   */
+  learning?: boolean;
   /** The chosen build's .wasm bytes: no fetch. */
   wasmBinary?: ArrayBuffer | Uint8Array;
-  /** The folder holding attention-simd.* and attention-scalar.* (default: this file's folder). */
+  /** The folder holding attention-{,learn-}{simd,scalar}.* (default: this file's folder). */
   baseUrl?: string | URL;
 }): Promise<AttentionEngine>;
 
-/** The engine from builds already in hand (a page that carries everything inside itself). */
+export interface EngineBuild {
+  createModule: (options: object) => Promise<unknown>;
+  wasmBinary: ArrayBuffer | Uint8Array;
+}
+
+/**
+ * The engine from builds already in hand (a page that carries everything inside itself). 'learn-simd'
+ * and 'learn-scalar' are needed only for { learning: true }; any build may be an async function
+ * returning it, to load it only when asked.
+ */
 export declare function loadAttentionFrom(
-  builds: Record<'simd' | 'scalar', { createModule: (options: object) => Promise<unknown>; wasmBinary: ArrayBuffer | Uint8Array }>,
-  options?: { simd?: 'auto' | boolean },
+  builds: Record<'simd' | 'scalar', EngineBuild | (() => Promise<EngineBuild>)> &
+    Partial<Record<'learn-simd' | 'learn-scalar', EngineBuild | (() => Promise<EngineBuild>)>>,
+  options?: { simd?: 'auto' | boolean; learning?: boolean },
 ): Promise<AttentionEngine>;

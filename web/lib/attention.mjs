@@ -3,6 +3,7 @@
 //   import { loadAttention } from './lib/attention.mjs';
 //   const engine = await loadAttention();            // { simd: 'auto' | true | false }
 //   const r = engine.attention({ x, n, dModel, heads, wq, wk, wv, wo, mask, scale, trace });
+//   const learner = await loadAttention({ learning: true });   // + gradients() and createTrainer()
 //
 // This file checks JavaScript types, applies defaults and turns the core's errors into exceptions.
 // Value checks (sizes, finiteness, caps) happen once, in the core, so their messages are the same
@@ -165,12 +166,19 @@ const TRAINER_API = Object.freeze({
   fieldError, describe, raise, matrix, integer, checkOptions, scaleOption, positionsOption,
 });
 
+// What gradients() and createTrainer() say on an engine loaded without the learning code.
+function notLearning(what) {
+  return new Error(`${what} needs the learning engine: this engine was loaded without the backward pass and ` +
+    'trainer, to keep it small. Load it with loadAttention({ learning: true })');
+}
+
 class AttentionEngine {
   #module;
 
   constructor(module, simd) {
     this.#module = module;
-    this.info = Object.freeze({ version: VERSION, simd });
+    // A build without the backward pass has no gradients binding (see CMakeLists.txt).
+    this.info = Object.freeze({ version: VERSION, simd, learning: typeof module.gradients === 'function' });
   }
 
   attention(options) {
@@ -185,6 +193,7 @@ class AttentionEngine {
    * present (x, context, wq, wk, wv, wo, bq, bk, bv, bo), each in its input's layout, and output.
    */
   gradients(options) {
+    if (!this.info.learning) throw notLearning('gradients()');
     checkOptions(options, GRADIENT_OPTIONS, 'gradients()');
     const request = attentionRequest(options);
     request.trace = true;
@@ -197,6 +206,7 @@ class AttentionEngine {
 
   /** One attention layer that learns, inside WebAssembly; see trainer.mjs. Free it with dispose(). */
   createTrainer(options) {
+    if (!this.info.learning) throw notLearning('createTrainer()');
     return new Trainer(this.#module, TRAINER_API, options);
   }
 
@@ -305,21 +315,26 @@ class PreparedAttention {
 
 const isNode = typeof process === 'object' && process.versions != null && process.versions.node != null;
 
-function checkSimdOption(simd) {
+function checkLoadOptions(simd, learning) {
   if (simd !== 'auto' && typeof simd !== 'boolean') {
     throw fieldError(TypeError, 'simd', `simd must be 'auto', true or false, got ${describe(simd)}`);
+  }
+  if (typeof learning !== 'boolean') {
+    throw fieldError(TypeError, 'learning', `learning must be true or false, got ${describe(learning)}`);
   }
 }
 
 /**
  * Loads the engine. `simd: 'auto'` takes the SIMD build when this runtime validates a SIMD probe
- * module; true or false forces a build. `wasmBinary` (bytes of the chosen build's .wasm) skips the
- * fetch. `baseUrl` is the folder holding the builds (default: this file's own folder).
+ * module; true or false forces a build. `learning: true` loads the larger build that also has
+ * gradients() and createTrainer() (attention-learn-*); the default build runs the forward pass only.
+ * `wasmBinary` (bytes of the chosen build's .wasm) skips the fetch. `baseUrl` is the folder holding
+ * the builds (default: this file's own folder).
  */
-export async function loadAttention({ simd = 'auto', wasmBinary, baseUrl = new URL('./', import.meta.url) } = {}) {
-  checkSimdOption(simd);
+export async function loadAttention({ simd = 'auto', learning = false, wasmBinary, baseUrl = new URL('./', import.meta.url) } = {}) {
+  checkLoadOptions(simd, learning);
   const useSimd = simd === 'auto' ? await simdSupported() : simd;
-  const build = useSimd ? 'simd' : 'scalar';
+  const build = `${learning ? 'learn-' : ''}${useSimd ? 'simd' : 'scalar'}`;
   const wasmUrl = new URL(`attention-${build}.wasm`, baseUrl);
   const moduleOptions = {};
   if (wasmBinary) {
@@ -349,12 +364,18 @@ export async function loadAttention({ simd = 'auto', wasmBinary, baseUrl = new U
 
 /**
  * Loads the engine from builds already in hand, for a page that carries everything inside itself:
- * builds = { simd: { createModule, wasmBinary }, scalar: { createModule, wasmBinary } }.
+ * builds = { simd: { createModule, wasmBinary }, scalar: { createModule, wasmBinary } }, and for
+ * `learning: true`, 'learn-simd' and 'learn-scalar' alike. A build may instead be an async function
+ * returning { createModule, wasmBinary }, so that a bundle can load the learning builds when asked.
  */
-export async function loadAttentionFrom(builds, { simd = 'auto' } = {}) {
-  checkSimdOption(simd);
+export async function loadAttentionFrom(builds, { simd = 'auto', learning = false } = {}) {
+  checkLoadOptions(simd, learning);
   const useSimd = simd === 'auto' ? await simdSupported() : simd;
-  const { createModule, wasmBinary } = builds[useSimd ? 'simd' : 'scalar'];
+  const name = `${learning ? 'learn-' : ''}${useSimd ? 'simd' : 'scalar'}`;
+  let build = builds[name];
+  if (typeof build === 'function') build = await build();
+  if (!build) throw fieldError(RangeError, 'learning', `these builds have no '${name}' engine (have: ${Object.keys(builds).join(', ')})`);
+  const { createModule, wasmBinary } = build;
   const module = await createModule({ wasmBinary });
   return new AttentionEngine(module, module.hasSimd());
 }
