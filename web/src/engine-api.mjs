@@ -20,7 +20,11 @@ export function createEngineApi(loadAttention) {
       return { ...drawn, wo: useWo ? drawn.wo : null };
     }
     const f32 = (values) => (values ? Float32Array.from(values) : null);
-    return { wq: f32(weights.wq), wk: f32(weights.wk), wv: f32(weights.wv), wo: useWo ? f32(weights.wo) : null };
+    const own = { wq: f32(weights.wq), wk: f32(weights.wk), wv: f32(weights.wv), wo: useWo ? f32(weights.wo) : null };
+    // biases, when the weights have them (a loaded or trained layer); b_o only with W_O
+    for (const name of ['bq', 'bk', 'bv']) if (weights[name]) own[name] = f32(weights[name]);
+    if (useWo && weights.bo) own.bo = f32(weights.bo);
+    return own;
   }
 
   return {
@@ -33,7 +37,7 @@ export function createEngineApi(loadAttention) {
       try {
         const { weights: recipe, useWo, ...options } = request;
         const weights = weightsFor(request);
-        const result = engine.attention({ ...options, wq: weights.wq, wk: weights.wk, wv: weights.wv, wo: weights.wo, trace: true });
+        const result = engine.attention({ ...options, ...weights, trace: true });
         // for the tables, identity projections are shown as the identity matrix they stand for
         if (recipe.mode === 'identity') Object.assign(weights, { wq: identity(options.dModel), wk: identity(options.dModel), wv: identity(options.dModel) });
         return { result, weights };
