@@ -11,10 +11,12 @@ import { VOCABULARY_NOTE } from './vocabulary.mjs';
 import { createViews } from './views.mjs';
 import { createPage } from './render/page.mjs';
 import { setupExports } from './exports.mjs';
+import { createTraining } from './training/index.mjs';
+import { createLayers } from './layers/index.mjs';
 
 const SIZE_FIELDS = ['dModel', 'heads', 'dK', 'dV'];
 // Sections that can be shown or hidden: data-view names in app.html, and aliases.
-export const VIEW_NAMES = ['controls', 'notes', 'tokens', 'inputs', 'parameters', 'steps', 'matrices', 'pictures', 'heatmap', 'lines', 'embedding', 'lab', 'output'];
+export const VIEW_NAMES = ['controls', 'notes', 'tokens', 'inputs', 'parameters', 'steps', 'matrices', 'pictures', 'heatmap', 'lines', 'embedding', 'lab', 'output', 'train', 'layers'];
 const VIEW_ALIASES = { weights: ['heatmap', 'matrices'], tables: ['inputs', 'steps', 'matrices', 'output'], all: VIEW_NAMES };
 
 /** The views a comma-separated list names, or null for all; unknown names are reported. */
@@ -48,6 +50,16 @@ export function createApp(container, { compute, initialState = null, views: show
   const $ = (id) => root.getElementById(id);
   const page = createPage(root);
   const section = (name) => container.querySelector(`[data-view="${name}"]`);
+  // features with their own folder, mounted after the output: they talk to the lab through these hooks
+  const useState = (next, status) => {
+    state = next;
+    selectedCell = null;
+    syncControls();
+    update();
+    if (status) page.renderStatus(status);
+  };
+  const training = createTraining({ after: section('output'), compute, getState: () => state, useState });
+  const layers = createLayers({ after: section('train'), getState: () => state, getView: () => view, useState });
   function showViews(views) {
     for (const part of container.querySelectorAll('[data-view]')) part.hidden = views !== null && !views.has(part.dataset.view);
   }
@@ -133,6 +145,7 @@ export function createApp(container, { compute, initialState = null, views: show
     }
     const change = readControl(target);
     if (target.id === 'sentence' || target.id === 'contextSentence') change.preset = null;
+    if (target.id === 'sentence') change.inputs = null;  // typed words replace given rows of X
     const sizesChanged = SIZE_FIELDS.some((field) => field in change);
     state = { ...state, ...change };
     if (sizesChanged && state.weightsMode === 'custom') {
@@ -356,6 +369,8 @@ export function createApp(container, { compute, initialState = null, views: show
 
     update();
     if (!section('lab').hidden) views.runLab();
+    // the first training task is prepared once the engine is up, after the tables
+    if (!section('train').hidden) compute.ready.then(() => setTimeout(training.start, 0));
   }
 
   start();
@@ -383,5 +398,7 @@ export function createApp(container, { compute, initialState = null, views: show
       showProblems();
     },
     exports,
+    training,
+    layers,
   };
 }

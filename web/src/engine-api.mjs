@@ -3,6 +3,7 @@
 // Turns a request's weight recipe (identity, seeded random, custom) into matrices and runs the
 // traced forward pass. Errors come back as data: { error: { name, field, message } }.
 import { variance, normalDraws } from './stats.mjs';
+import { createTrainingSession } from './training/session.mjs';
 
 function identity(size) {
   const w = new Float32Array(size * size);
@@ -28,6 +29,9 @@ export function createEngineApi(loadAttention) {
   }
 
   return {
+    // the Learn/Train section's runs (training/session.mjs)
+    training: createTrainingSession(() => engine),
+
     async load(simd = 'auto') {
       engine ??= await loadAttention({ simd });
       return engine.info;

@@ -1,0 +1,88 @@
+// Text the reader sees, looked up by key. Whole sentences with named slots ({word}), never
+// assembled from fragments in code, so that another language can order its words its own way.
+// (The strings that predate this module still live beside their code; new ones go here.)
+const EN = {
+  // ---- the Train section (web/src/training/)
+  'train.title': 'Watch attention learn',
+  'train.intro': 'W_q and W_k start random. Pick a task, press Train, and watch the held-out sentences (words the training never saw) get their attention right, or not. Then put the learned weights into the tables above.',
+  'train.task': 'Task',
+  'train.task.who-is-it': "Who is 'it'? (003)",
+  'train.task.tired-or-wide': "'tired' or 'wide'? (003: one layer cannot)",
+  'train.task.which-bank': 'Which bank? (000, 001)',
+  'train.task.one-back': 'Look one word back',
+  'train.task.two-readings': 'Two heads, two readings (000)',
+  'train.about.who-is-it': "“The dog didn't cross the road because it was too tired”: the row of 'it' should put most of its weight on the animal or person. Held-out sentences use nouns and places never seen in training, so the layer must learn through the vocabulary's features (animal, person, pronoun), not memorise words.",
+  'train.about.tired-or-wide': "Now 'too tired' means the animal and 'too wide' means the street. One attention layer cannot learn it: the query of 'it' is computed from 'it' alone, and each key from its own word, so the adjective cannot change which noun scores higher. For each pair of sentences one of the two is wrong: accuracy stays near 50 % and the loss near ln 2 = 0.693. A second layer could: its query for 'it' would already carry 'tired' or 'wide', mixed in by the first.",
+  'train.about.which-bank': "“I took the cash to the bank” or “We sat on the bank by the river”: a read-out from the output row of 'bank' says money or river. 'bank' is the same vector in both; only what its attention gathers from the other words can tell them apart: the task-specific contextual embedding of 001.",
+  'train.about.one-back': 'Every word should attend to the word just before it. Try it with positions “none”: attention without positions sees a set of words, not a sequence (permute the words and the weights permute with them), so nothing tells a word which one came before it, and held-out accuracy stays near chance. With sinusoidal positions each row of X carries its place, and q·k can learn “one before me”.',
+  'train.about.two-readings': "“I saw the astronomer with a telescope”: head 1 is trained to link the tool to the verb (I used the telescope to see), head 2 to link it to the person (the astronomer had it). Watch the two heads' rows for the tool specialise, each on its own reading.",
+  'train.start': 'Train',
+  'train.pause': 'Pause',
+  'train.step': 'Step',
+  'train.reset': 'Reset',
+  'train.speed': 'Steps per second',
+  'train.speedMax': 'as fast as it goes',
+  'train.learningRate': 'Learning rate',
+  'train.optimizer': 'Optimiser',
+  'train.seed': 'Seed',
+  'train.positions': 'Positions',
+  'train.parameters': 'Parameters that learn',
+  'train.parameter.embeddings': 'embeddings',
+  'train.accuracy': 'Held-out accuracy: {percent} %',
+  'train.progress': 'Step {steps}. Training loss {train}, held-out loss {heldOut}.',
+  'train.heldOutCount': '{train} training and {heldOut} held-out sentences; no held-out sentence shares a noun with training.',
+  'train.lossCurve': 'Loss: training (solid) and held-out (dashed), by step',
+  'train.lossCurveLabel': 'Loss curve over {steps} steps: training loss {train}, held-out loss {heldOut}',
+  'train.probe': 'Held-out sentence',
+  'train.probeHeatmap': "Attention weights of the held-out sentence, head {head}; row '{query}' is trained",
+  'train.head': 'Head {head}',
+  'train.weightsTitle': 'W_q, W_k, W_v now (columns: head 1, then head 2, …; blue negative, red positive)',
+  'train.weightLabel': '{name}: {rows} × {cols}, largest magnitude {max}',
+  'train.use': 'Use these weights',
+  'train.used': 'The tables above now show the learned weights on the held-out sentence “{sentence}”. The link carries them.',
+  'train.usedEmbeddings': 'The tables above now show the learned weights and embeddings on the held-out sentence “{sentence}”. The link carries them.',
+  'train.diverged': 'Training stopped: {message}',
+  'train.needParameter': 'Choose at least one parameter to learn.',
+  'train.badNumber': '{field} must be a number above 0, got “{value}”',
+  'train.badSeed': 'The seed must be a whole number from 0, got “{value}”',
+  'train.target': 'target',
+
+  // ---- Bring your own layer (web/src/layers/)
+  'layers.title': 'Bring your own layer',
+  'layers.intro': 'Load one attention layer from a .safetensors, .npz or JSON file (BERT, GPT-2, or this lab’s own export), by choosing a file or dropping it here. Nothing leaves your computer: the file is read on this page.',
+  'layers.choose': 'Choose a weights file',
+  'layers.drop': 'or drop it here',
+  'layers.reading': 'Reading {name}…',
+  'layers.found': '{name}: {count} tensors; found {layouts}.',
+  'layers.layer': 'Layer',
+  'layers.layerOption': '{label} ({kind}, d_model {dModel})',
+  'layers.heads': 'Heads',
+  'layers.headsGuess': 'The file does not say how many heads this layer has: {heads} is a guess (BERT-base and GPT-2 have 12 heads of 64). Check it before you load.',
+  'layers.headsKnown': 'Heads: {heads}, from the file.',
+  'layers.names': 'Tensors used: {names}',
+  'layers.load': 'Load this layer',
+  'layers.loaded': 'Loaded {label} from {name}: d_model {dModel}, {heads} heads of d_k {dK}{causal}.',
+  'layers.causal': ', causal mask (GPT-2 attends only to earlier tokens)',
+  'layers.tooLargeForLink': 'This layer has {count} numbers, too many for a link: copied links keep the settings only. Save the weights as .safetensors to share them.',
+  'layers.inputsTitle': 'Inputs X',
+  'layers.inputsHint': 'One token per line: a label, then d_model numbers (e.g. hidden states exported from the real model). Or JSON {"tokens": [...], "x": [[...], ...]}, or an .npy of shape (n, d_model). Without them the lab’s vocabulary gives X.',
+  'layers.inputsPaste': 'Paste inputs',
+  'layers.inputsApply': 'Use these inputs',
+  'layers.inputsFile': 'Load inputs (.npy, .txt, .json)',
+  'layers.inputsVocabulary': 'Use the vocabulary instead',
+  'layers.inputsUsed': 'X is now the {n} given rows.',
+  'layers.inputsProblem': 'Inputs: {problem}.',
+  'layers.save': 'Save the current weights',
+  'layers.saveSafetensors': 'as .safetensors',
+  'layers.saveJson': 'as JSON',
+  'layers.saved': 'Saved {name}: {count} tensors in the lab’s layout (wq, wk: heads × d_model × d_k; …).',
+  'layers.cap': 'Files up to {size} are read; larger ones are refused before they are read.',
+};
+
+const CATALOGUES = { en: EN };
+
+/** The text for `key` with its {slots} filled from `values`; an unknown key shows itself. */
+export function message(key, values = {}, language = 'en') {
+  const template = CATALOGUES[language]?.[key] ?? EN[key] ?? key;
+  return template.replace(/\{(\w+)\}/g, (slot, name) => (Object.hasOwn(values, name) ? String(values[name]) : slot));
+}
