@@ -55,8 +55,7 @@ export function createApp(container, { compute, initialState = null, views: show
     state = next;
     selectedCell = null;
     syncControls();
-    update();
-    if (status) page.renderStatus(status);
+    update().then(() => status && page.renderStatus(status));
   };
   const training = createTraining({ after: section('output'), compute, getState: () => state, useState });
   const layers = createLayers({ after: section('train'), getState: () => state, getView: () => view, useState });
@@ -109,6 +108,7 @@ export function createApp(container, { compute, initialState = null, views: show
     $('maskMode').value = state.maskMode;
     $('weightsMode').value = state.weightsMode;
     $('useWo').checked = state.useWo;
+    $('positions').value = state.positions ?? 'none';
     showDependentFields();
   }
 

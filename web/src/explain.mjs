@@ -46,10 +46,15 @@ export function explainCell(view, { matrix, head = 0, row, col }) {
       const w = weights[`w${matrix}`];
       const rows = matrix === 'q' ? view.x : context;
       const word = matrix === 'q' ? token : keyTokens[row];
-      const pairs = products(dModel, (t) => at(rows, dModel, row, t), (t) => w[(head * dModel + t) * width + col]);
+      // positions (when on) are added to x (and to the context) before the projection; a bias after it
+      const added = result.positions ? (matrix === 'q' || !view.context ? result.positions.x : result.positions.context) : null;
+      const bias = weights[`b${matrix}`]?.[head * width + col];
+      const pairs = products(dModel, (t) => at(rows, dModel, row, t) + (added ? at(added, dModel, row, t) : 0), (t) => w[(head * dModel + t) * width + col]);
+      const source = `${matrix === 'q' ? 'x' : 'c'}${added ? ' + positions' : ''}`;
       return {
         title: `${matrix}[${word}][${col}], ${hd}`,
-        lines: [`${matrix} = ${matrix === 'q' ? 'x' : 'c'} · W_${matrix}: row '${word}' times column ${col} of W_${matrix}.`, `${sumOfProducts(pairs)}`],
+        lines: [`${matrix} = (${source}) · W_${matrix}${bias === undefined ? '' : ` + b_${matrix}`}: row '${word}' times column ${col} of W_${matrix}.`,
+          `${sumOfProducts(pairs)}${bias === undefined ? '' : ` + ${f(bias)}`}`],
         value: f(at(h[matrix], width, row, col)),
       };
     }
@@ -121,7 +126,8 @@ export function explainCell(view, { matrix, head = 0, row, col }) {
       const pairs = products(width, (t) => at(result.concat, width, row, t), (t) => weights.wo[t * dModel + col]);
       return {
         title: `Z_f[${token}][${col}]`,
-        lines: [`Z_f = concat · W_O: row '${token}' of the concatenation times column ${col} of W_O.`, sumOfProducts(pairs)],
+        lines: [`Z_f = concat · W_O${weights.bo ? ' + b_o' : ''}: row '${token}' of the concatenation times column ${col} of W_O.`,
+          `${sumOfProducts(pairs)}${weights.bo ? ` + ${f(weights.bo[col])}` : ''}`],
         value: f(at(result.output, result.dOut, row, col)),
       };
     }

@@ -221,6 +221,7 @@ export function createTraining({ container, after, compute, getState, useState }
         return figure;
       }));
     }
+    if (!snapshot.probe) return;
     const ink = getComputedStyle(section).color;
     snapshot.probe.forEach((weights, h) => {
       const canvas = box.children[h].querySelector('canvas');
@@ -287,6 +288,7 @@ export function createTraining({ container, after, compute, getState, useState }
   $('train-task').addEventListener('change', () => {
     task = taskById($('train-task').value) ?? TASKS[0];
     examples = null;
+    showTask();
     reset();
   });
   $('train-run').addEventListener('click', () => (running ? pause() : play()));
@@ -301,7 +303,6 @@ export function createTraining({ container, after, compute, getState, useState }
     generation++;
     run = null;
     await busy;
-    showTask();
     examples ??= task.build(task.model.dModel);
     fillProbes();
     start();

@@ -37,10 +37,16 @@ export function createTrainingSession(getEngine) {
   function snapshot(losses = []) {
     const weights = trainer.weights();
     const heldOut = trainer.evaluate(run.heldOutData);
+    let probe = null;
+    try {
+      probe = probeAttention(weights);
+    } catch {
+      // weights so large that the scores overflow (a diverged run): no picture, the numbers say why
+    }
     return {
       steps: trainer.steps, losses: Array.from(losses), heldOut,
       weights: { wq: weights.wq, wk: weights.wk, wv: weights.wv },
-      probe: probeAttention(weights),
+      probe,
     };
   }
 
