@@ -12,7 +12,7 @@ import { defaultState, buildRequest } from '../../web/src/state.mjs';
 import { readWeightsFile, parseInputs, MAX_FILE_BYTES } from '../../web/src/layers/load.mjs';
 import { convertLayer } from '../../web/src/layers/layouts.mjs';
 import { stateWithLayer, saveSafetensors, saveJson } from '../../web/src/layers/apply.mjs';
-import { parseSafetensors, parseTensorJson, parseNpz, decodeFloats } from '../../web/src/layers/formats.mjs';
+import { parseSafetensors, parseTensorJson, parseNpz, decodeFloats, writeSafetensors } from '../../web/src/layers/formats.mjs';
 
 // ---- the test's own safetensors writer (independent of formats.mjs), and a seeded generator
 
@@ -201,6 +201,29 @@ describe('bring your own layer: safetensors in the layouts of BERT and GPT-2', (
       const drift = Math.max(...stored['h.0.attn.c_attn.weight'].data.map((v, i) => Math.abs(v - tensors['h.0.attn.c_attn.weight'].data[i])));
       assert.ok(dtype === 'F64' ? drift === 0 : drift > 0 && drift < 1e-2, `${dtype} rounding ${drift}`);
     }
+  });
+
+  it("the writer's bytes equal the safetensors reference implementation's own test vectors (huggingface/safetensors, tensor.rs)", () => {
+    // test_serialization: "attn.0", F32, shape [1, 2, 3], values 0…5, no metadata
+    assert.deepEqual(Array.from(writeSafetensors({ 'attn.0': { shape: [1, 2, 3], data: Float32Array.of(0, 1, 2, 3, 4, 5) } })), [
+      64, 0, 0, 0, 0, 0, 0, 0, 123, 34, 97, 116, 116, 110, 46, 48, 34, 58, 123, 34, 100,
+      116, 121, 112, 101, 34, 58, 34, 70, 51, 50, 34, 44, 34, 115, 104, 97, 112, 101, 34,
+      58, 91, 49, 44, 50, 44, 51, 93, 44, 34, 100, 97, 116, 97, 95, 111, 102, 102, 115,
+      101, 116, 115, 34, 58, 91, 48, 44, 50, 52, 93, 125, 125, 0, 0, 0, 0, 0, 0, 128, 63,
+      0, 0, 0, 64, 0, 0, 64, 64, 0, 0, 128, 64, 0, 0, 160, 64]);
+    // test_serialization_forced_alignement: "attn0", shape [1, 1, 2, 3]: the header padded with spaces
+    assert.deepEqual(Array.from(writeSafetensors({ attn0: { shape: [1, 1, 2, 3], data: Float32Array.of(0, 1, 2, 3, 4, 5) } })), [
+      72, 0, 0, 0, 0, 0, 0, 0, 123, 34, 97, 116, 116, 110, 48, 34, 58, 123, 34, 100, 116,
+      121, 112, 101, 34, 58, 34, 70, 51, 50, 34, 44, 34, 115, 104, 97, 112, 101, 34, 58,
+      91, 49, 44, 49, 44, 50, 44, 51, 93, 44, 34, 100, 97, 116, 97, 95, 111, 102, 102,
+      115, 101, 116, 115, 34, 58, 91, 48, 44, 50, 52, 93, 125, 125, 32, 32, 32, 32, 32,
+      32, 32, 0, 0, 0, 0, 0, 0, 128, 63, 0, 0, 0, 64, 0, 0, 64, 64, 0, 0, 128, 64, 0, 0,
+      160, 64]);
+    // test_empty, with metadata { framework: "pt" }
+    assert.deepEqual(Array.from(writeSafetensors({}, { framework: 'pt' })), [
+      40, 0, 0, 0, 0, 0, 0, 0, 123, 34, 95, 95, 109, 101, 116, 97, 100, 97, 116, 97, 95,
+      95, 34, 58, 123, 34, 102, 114, 97, 109, 101, 119, 111, 114, 107, 34, 58, 34, 112,
+      116, 34, 125, 125, 32, 32, 32, 32, 32]);
   });
 
   it("F16 decoding against known bit patterns", () => {

@@ -13,6 +13,12 @@ function identity(size) {
 
 export function createEngineApi(loadAttention) {
   let engine = null;
+  // one training run per lab (several labs on a page share one worker), by the lab's key
+  const sessions = new Map();
+  const session = (key) => {
+    if (!sessions.has(key)) sessions.set(key, createTrainingSession(() => engine));
+    return sessions.get(key);
+  };
 
   function weightsFor({ weights, dModel, heads, dK, dV, useWo }) {
     if (weights.mode === 'identity') return { wq: null, wk: null, wv: null, wo: useWo ? identity(dModel) : null };
@@ -29,8 +35,17 @@ export function createEngineApi(loadAttention) {
   }
 
   return {
-    // the Learn/Train section's runs (training/session.mjs)
-    training: createTrainingSession(() => engine),
+    // the Train section's runs (training/session.mjs), one per lab
+    training: {
+      start: (key, config) => session(key).start(config),
+      step: (key, steps) => session(key).step(steps),
+      probe: (key, index) => session(key).probe(index),
+      weights: (key) => session(key).weights(),
+      dispose(key) {
+        sessions.get(key)?.dispose();
+        sessions.delete(key);
+      },
+    },
 
     async load(simd = 'auto') {
       engine ??= await loadAttention({ simd });

@@ -11,6 +11,7 @@ import { message } from '../messages.mjs';
 const FRAME_MS = 100;          // pictures at 10 per second while training
 const PAGE_CHUNK_MS = 12;      // on the page (no worker), steps run in slices this long, then yield
 const DEFAULT_SPEED = 50;
+let labs = 0;                  // each lab's runs have their own key in the engine
 
 /**
  * Mounts the section after `after` in `container`.
@@ -24,6 +25,14 @@ export function createTraining({ container, after, compute, getState, useState }
   const section = holder.querySelector('section');
   after.after(section);
   const $ = (id) => section.querySelector(`#${id}`);
+  const key = `lab-${++labs}`;
+  const engine = {
+    start: (config) => compute.training.start(key, config),
+    step: (k) => compute.training.step(key, k),
+    probe: (index) => compute.training.probe(key, index),
+    weights: () => compute.training.weights(key),
+    dispose: () => compute.training.dispose(key),
+  };
 
   let task = TASKS[0];
   let examples = null;         // { train, heldOut } of the current task
@@ -106,7 +115,7 @@ export function createTraining({ container, after, compute, getState, useState }
     fillProbes();
     const info = await compute.ready;
     whereEngine = info.where;
-    const answer = await (busy = compute.training.start({ ...config, examples, probe, embeddings }));
+    const answer = await (busy = engine.start({ ...config, examples, probe, embeddings }));
     busy = null;
     if (id !== generation) return false;
     if (answer.error) {
@@ -127,7 +136,7 @@ export function createTraining({ container, after, compute, getState, useState }
     while (left > 0) {
       const slice = whereEngine === 'page' ? Math.max(1, Math.min(left, Math.floor(PAGE_CHUNK_MS / msPerStep))) : left;
       const started = performance.now();
-      answer = await (busy = compute.training.step(slice));
+      answer = await (busy = engine.step(slice));
       busy = null;
       if (id !== generation) return null;
       msPerStep = Math.max(0.01, (performance.now() - started) / slice);
@@ -262,7 +271,7 @@ export function createTraining({ container, after, compute, getState, useState }
     if (!run) return;
     pause();
     await busy;
-    const weights = await compute.training.weights();
+    const weights = await engine.weights();
     if (!weights) return;
     const { model } = run.config;
     const e = examples.heldOut[Number($('train-probe').value) || 0];
@@ -318,7 +327,7 @@ export function createTraining({ container, after, compute, getState, useState }
   $('train-probe').addEventListener('change', async () => {
     if (!run) return;
     await busy;
-    const snapshot = await compute.training.probe(Number($('train-probe').value));
+    const snapshot = await engine.probe(Number($('train-probe').value));
     if (snapshot && run) {
       run.snapshot = { ...run.snapshot, probe: snapshot.probe };
       drawProbe(run.snapshot, run.config);
@@ -336,7 +345,7 @@ export function createTraining({ container, after, compute, getState, useState }
     stop() {
       pause();
       generation++;
-      compute.training.dispose();
+      engine.dispose();
     },
   };
 }
