@@ -38,7 +38,7 @@ export function createEngineApi(loadAttention) {
     // the Train section's runs (training/session.mjs), one per lab
     training: {
       start: (key, config) => session(key).start(config),
-      step: (key, steps) => session(key).step(steps),
+      step: (key, steps, quiet) => session(key).step(steps, quiet),
       probe: (key, index) => session(key).probe(index),
       weights: (key) => session(key).weights(),
       dispose(key) {

@@ -28,7 +28,7 @@ export function createTraining({ container, after, compute, getState, useState }
   const key = `lab-${++labs}`;
   const engine = {
     start: (config) => compute.training.start(key, config),
-    step: (k) => compute.training.step(key, k),
+    step: (k, quiet) => compute.training.step(key, k, quiet),
     probe: (index) => compute.training.probe(key, index),
     weights: () => compute.training.weights(key),
     dispose: () => compute.training.dispose(key),
@@ -41,8 +41,10 @@ export function createTraining({ container, after, compute, getState, useState }
   let running = false;
   let busy = null;             // the promise of the call in flight
   let whereEngine = 'worker';
-  let msPerStep = 1;
+  let msPerStep = 20;          // until measured: the first slice on the page is one step
   let generation = 0;          // bumps on every reset: answers for an older run are dropped
+  let ink = null;              // the canvas labels' colour
+  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { ink = null; });
 
   // ---- settings ⇄ controls
 
@@ -133,19 +135,25 @@ export function createTraining({ container, after, compute, getState, useState }
     const id = generation;
     let answer = null;
     let left = k;
+    const losses = [];
     while (left > 0) {
       const slice = whereEngine === 'page' ? Math.max(1, Math.min(left, Math.floor(PAGE_CHUNK_MS / msPerStep))) : left;
       const started = performance.now();
-      answer = await (busy = engine.step(slice));
+      // only the frame's last slice brings the pictures' numbers back
+      answer = await (busy = engine.step(slice, slice < left));
       busy = null;
+      // in the performance timeline, for measuring how long the page is held
+      performance.measure('attention-lab:train-steps', { start: started });
       if (id !== generation) return null;
-      msPerStep = Math.max(0.01, (performance.now() - started) / slice);
+      if (answer.stepMs) msPerStep = Math.max(0.01, answer.stepMs);
       left -= slice;
       if (answer.error) break;
+      if (left > 0) losses.push(...answer.losses);
       if (left > 0) await new Promise((resolve) => setTimeout(resolve));
       if (id !== generation) return null;
     }
     const snapshot = answer.error ? answer.snapshot : answer;
+    snapshot.losses = [...losses, ...snapshot.losses];
     const first = run.snapshot.steps;
     snapshot.losses.forEach((loss, i) => run.history.train.push([first + i + 1, loss]));
     run.history.heldOut.push([snapshot.steps, snapshot.heldOut.loss]);
@@ -202,6 +210,12 @@ export function createTraining({ container, after, compute, getState, useState }
   }
 
   function draw() {
+    const started = performance.now();
+    drawRun();
+    performance.measure('attention-lab:train-draw', { start: started });
+  }
+
+  function drawRun() {
     const { snapshot, config, history } = run;
     const format = (v) => (Number.isFinite(v) ? v.toFixed(3) : '—');
     $('train-accuracy').textContent = message('train.accuracy', { percent: Math.round(snapshot.heldOut.accuracy * 100) });
@@ -231,7 +245,8 @@ export function createTraining({ container, after, compute, getState, useState }
       }));
     }
     if (!snapshot.probe) return;
-    const ink = getComputedStyle(section).color;
+    // read once per colour scheme: reading a computed style makes the browser restyle there and then
+    ink ??= getComputedStyle(section).color;
     snapshot.probe.forEach((weights, h) => {
       const canvas = box.children[h].querySelector('canvas');
       // the target's column label is marked, so the reader sees where the row should look

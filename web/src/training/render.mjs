@@ -65,7 +65,9 @@ export function renderLossCurve(svg, { train, heldOut }, { width = 360, height =
   svgElement('text', { x: left - 4, y: y(top_) + 4, 'text-anchor': 'end', class: 'tick' }, svg, top_.toFixed(2));
   svgElement('text', { x: left - 4, y: y(0) + 4, 'text-anchor': 'end', class: 'tick' }, svg, '0');
   svgElement('text', { x: width - right, y: height - 8, 'text-anchor': 'end', class: 'tick' }, svg, `step ${steps}`);
-  const path = (points) => points.filter(([, v]) => Number.isFinite(v)).map(([s, v], i) => `${i ? 'L' : 'M'}${x(s).toFixed(1)},${y(v).toFixed(1)}`).join('');
+  // at most about one point per pixel: a long run stays cheap to draw
+  const thin = (points) => (points.length > width ? points.filter((_, i) => i % Math.ceil(points.length / width) === 0 || i === points.length - 1) : points);
+  const path = (points) => thin(points).filter(([, v]) => Number.isFinite(v)).map(([s, v], i) => `${i ? 'L' : 'M'}${x(s).toFixed(1)},${y(v).toFixed(1)}`).join('');
   if (train.length) svgElement('path', { d: path(train), class: 'loss-train' }, svg);
   if (heldOut.length) svgElement('path', { d: path(heldOut), class: 'loss-held-out' }, svg);
 }

@@ -80,11 +80,17 @@ export function createTrainingSession(getEngine) {
       }
     },
 
-    /** k optimiser steps, then a snapshot. A refused step: the error, with the weights of the last good step kept. */
-    step(k) {
+    /**
+     * k optimiser steps, then a snapshot (or, with `quiet`, only { losses, stepMs }: a slice of a
+     * frame's steps). A refused step: the error, with the weights of the last good step kept.
+     */
+    step(k, quiet = false) {
       if (!trainer) return { error: { name: 'Error', field: 'trainer', message: 'no training run: choose a task and press Train' } };
       try {
-        return snapshot(trainer.step(k).losses);
+        const started = performance.now();
+        const { losses } = trainer.step(k);
+        const stepMs = (performance.now() - started) / k;
+        return quiet ? { losses: Array.from(losses), stepMs } : { ...snapshot(losses), stepMs };
       } catch (error) {
         return { ...asError(error), snapshot: snapshot(error.losses ?? []) };
       }
