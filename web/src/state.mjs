@@ -88,6 +88,8 @@ export function withCellEdit(state, which, row, token, col, value) {
 
 /** Column labels of X: a preset's own, or the vocabulary's features. */
 export function columnsOf(state) {
+  // given rows (a real model's hidden states) have no named features
+  if (state.inputs) return Array.from({ length: state.dModel }, (_, c) => `d${c}`);
   if (state.x && state.x.columns.length === state.dModel && state.attention === 'self') return state.x.columns;
   return columnNames(state.dModel);
 }
