@@ -35,4 +35,9 @@ struct PositionedInputs {
 };
 PositionedInputs with_positions(const Config& config, const Inputs& inputs, const Shape& shape);
 
+// attention_backward without its argument checks, for a caller that has made them already (the
+// trainer: its weights and examples are checked when they change, and `shape` is the forward's).
+Status attention_backward_checked(const Config& config, const Inputs& inputs, const Shape& shape, const Result& forward,
+                                  View<float> d_output, View<float> d_weights, Gradients* gradients);
+
 }  // namespace attn

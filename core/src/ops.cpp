@@ -4,13 +4,17 @@
 #include "ops.hpp"
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <iterator>
 #include <limits>
 #include <vector>
 
 #include "kernels/kernels.hpp"
 
-#if !defined(__wasm_simd128__)
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#else
 #include <Eigen/Core>
 #endif
 
@@ -102,7 +106,45 @@ float exp_nonpositive(float x) {
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
   p = p * (r * r) + (r + 1.0f);
-  return std::ldexp(p, static_cast<int>(n));  // exact: a power of two times p
+  // 2^n from its exponent bits (n >= -126 here, so 2^n is normal); the product rounds once, as a
+  // correctly rounded ldexp would, without ldexp's library call
+  const std::uint32_t bits = static_cast<std::uint32_t>(static_cast<int>(n) + 127) << 23;
+  float two_to_n;
+  std::memcpy(&two_to_n, &bits, sizeof two_to_n);
+  return p * two_to_n;
+}
+
+#if defined(__wasm_simd128__)
+// exp_nonpositive on four lanes: the same operations in the same order, so the same bits per lane.
+v128_t exp_nonpositive_x4(v128_t x) {
+  const v128_t lowest = wasm_f32x4_splat(-87.33654f);
+  const v128_t underflow = wasm_f32x4_lt(x, lowest);  // also true for -inf
+  x = wasm_f32x4_max(x, lowest);
+  const v128_t n = wasm_f32x4_nearest(wasm_f32x4_mul(x, wasm_f32x4_splat(1.44269504088896341f)));
+  v128_t r = wasm_f32x4_sub(x, wasm_f32x4_mul(n, wasm_f32x4_splat(0.693359375f)));
+  r = wasm_f32x4_sub(r, wasm_f32x4_mul(n, wasm_f32x4_splat(-2.12194440e-4f)));
+  v128_t p = wasm_f32x4_splat(1.9875691500e-4f);
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.3981999507e-3f));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(8.3334519073e-3f));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(4.1665795894e-2f));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.6666665459e-1f));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(5.0000001201e-1f));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, wasm_f32x4_mul(r, r)), wasm_f32x4_add(r, wasm_f32x4_splat(1.0f)));
+  const v128_t two_to_n = wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(n), wasm_i32x4_splat(127)), 23);
+  return wasm_v128_andnot(wasm_f32x4_mul(p, two_to_n), underflow);
+}
+#endif
+
+// row[j] = exp_nonpositive(row[j] - row_max) for every j.
+void exp_shifted(float* row, int cols, float row_max) {
+  int j = 0;
+#if defined(__wasm_simd128__)
+  const v128_t max_splat = wasm_f32x4_splat(row_max);
+  for (; j + 4 <= cols; j += 4) {
+    wasm_v128_store(row + j, exp_nonpositive_x4(wasm_f32x4_sub(wasm_v128_load(row + j), max_splat)));
+  }
+#endif
+  for (; j < cols; ++j) row[j] = exp_nonpositive(row[j] - row_max);
 }
 
 }  // namespace
@@ -122,7 +164,8 @@ void matmul_transa(const float* a, int lda, const float* b, int ldb, float* c, i
                     panel_scratch(inner, cols));
 }
 
-// Three passes as in softmax_f32: max; exp and a left-to-right sum; multiply by 1 / sum.
+// Three passes as in softmax_f32: max; exp (four lanes at a time with SIMD, the same bits) and a
+// left-to-right sum; multiply by 1 / sum.
 void softmax_rows(float* x, int ld, int rows, int cols) {
   for (int i = 0; i < rows; ++i) {
     float* row = x + static_cast<std::size_t>(i) * ld;
@@ -132,11 +175,9 @@ void softmax_rows(float* x, int ld, int rows, int cols) {
       for (int j = 0; j < cols; ++j) row[j] = 0.0f;  // every key masked
       continue;
     }
-    float sum = 0.0f;
-    for (int j = 0; j < cols; ++j) {
-      row[j] = exp_nonpositive(row[j] - row_max);
-      sum += row[j];
-    }
+    exp_shifted(row, cols, row_max);
+    float sum = 0.0f;  // left to right, on every build
+    for (int j = 0; j < cols; ++j) sum += row[j];
     const float inv_sum = 1.0f / sum;
     for (int j = 0; j < cols; ++j) row[j] *= inv_sum;
   }

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "attention_common.hpp"
 #include "ops.hpp"
 #include "validate.hpp"
 
@@ -80,7 +81,7 @@ struct Trainer::State {
     return c;
   }
 
-  Inputs inputs_for(const std::vector<float>& x) const {
+  Inputs inputs_for(View<float> x) const {
     Inputs in;
     in.x = x;
     View<float>* views[] = {&in.wq, &in.wk, &in.wv, &in.wo, &in.bq, &in.bk, &in.bv, &in.bo};
@@ -90,19 +91,20 @@ struct Trainer::State {
     return in;
   }
 
-  // The example's x: its own, or its tokens' rows of the embedding table.
-  void x_of(const Example& e, std::vector<float>* x) const {
-    if (spec.model.vocabulary == 0) {
-      *x = e.x;
-      return;
-    }
+  // The example's x: its own, or its tokens' rows of the embedding table (gathered into `rows`).
+  View<float> x_of(const Example& e, std::vector<float>* rows) const {
+    if (spec.model.vocabulary == 0) return e.x;
     const std::vector<float>& table = find("embeddings")->value;
     const int d = shape.d_model;
-    x->resize(static_cast<std::size_t>(e.n) * d);
+    rows->resize(static_cast<std::size_t>(e.n) * d);
     for (int i = 0; i < e.n; ++i) {
-      std::copy_n(table.begin() + static_cast<std::size_t>(e.tokens[i]) * d, d, x->begin() + static_cast<std::size_t>(i) * d);
+      std::copy_n(table.begin() + static_cast<std::size_t>(e.tokens[i]) * d, d, rows->begin() + static_cast<std::size_t>(i) * d);
     }
+    return *rows;
   }
+
+  // Buffers reused from example to example.
+  std::vector<float> gathered_x, d_output, d_weights;
 
   Status check_examples(const std::vector<Example>& examples) const;
   // One example's loss; with gradients, its gradient scaled by `weight` added to the parameters'.
@@ -327,16 +329,15 @@ Status Trainer::set_data(std::vector<Example> examples) {
 
 Status Trainer::State::example_loss(const Example& e, float weight, bool gradients, double* loss, bool* correct) {
   const int n = e.n, d_out = shape.d_out, heads = shape.heads;
-  std::vector<float> x;
-  x_of(e, &x);
   const Config config = config_for(n);
-  const Inputs inputs = inputs_for(x);
+  const Inputs inputs = inputs_for(x_of(e, &gathered_x));
   Result forward;
   if (Status s = attention_forward(config, inputs, true, &forward); !s.ok()) {
     *loss = std::numeric_limits<double>::infinity();  // the weights have grown past float32
     return Status::Ok();
   }
-  std::vector<float> d_output(static_cast<std::size_t>(n) * d_out, 0.0f), d_weights;
+  d_output.assign(static_cast<std::size_t>(n) * d_out, 0.0f);
+  d_weights.clear();
   const std::size_t nn = static_cast<std::size_t>(n) * n;
 
   switch (spec.loss.kind) {
@@ -408,21 +409,24 @@ Status Trainer::State::example_loss(const Example& e, float weight, bool gradien
   if (!gradients || !std::isfinite(*loss)) return Status::Ok();
 
   // The attention layer's gradients go straight into the parameters' (+= in attention_backward).
+  // Only the parameters that learn get a buffer: attention_backward skips the rest (and dx when the
+  // embedding table does not learn).
   Gradients g;
   std::vector<float>* slots[] = {&g.wq, &g.wk, &g.wv, &g.wo, &g.bq, &g.bk, &g.bv, &g.bo};
   for (int i = 0; i < 8; ++i)
-    if (Parameter* p = find(kAttentionParameters[i])) slots[i]->swap(p->gradient);
-  g.x.assign(static_cast<std::size_t>(n) * shape.d_model, 0.0f);
+    if (Parameter* p = find(kAttentionParameters[i]); p != nullptr && p->trained) slots[i]->swap(p->gradient);
+  Parameter* table = find("embeddings");
+  if (table != nullptr && table->trained) g.x.assign(static_cast<std::size_t>(n) * shape.d_model, 0.0f);
   View<float> d_weights_view;
   if (!d_weights.empty()) d_weights_view = d_weights;
-  const Status s = attention_backward(config, inputs, forward, d_output, d_weights_view, &g);
+  const Status s = attention_backward_checked(config, inputs, forward.shape, forward, d_output, d_weights_view, &g);
   for (int i = 0; i < 8; ++i)
-    if (Parameter* p = find(kAttentionParameters[i])) slots[i]->swap(p->gradient);
+    if (Parameter* p = find(kAttentionParameters[i]); p != nullptr && p->trained) slots[i]->swap(p->gradient);
   if (!s.ok()) {
     *loss = std::numeric_limits<double>::infinity();
     return Status::Ok();
   }
-  if (Parameter* table = find("embeddings")) {
+  if (!g.x.empty()) {
     const int d = shape.d_model;
     for (int i = 0; i < n; ++i) {
       float* row = table->gradient.data() + static_cast<std::size_t>(e.tokens[i]) * d;

@@ -206,6 +206,35 @@ TEST_CASE("gradients accumulate with += into the caller's buffers") {
   for (std::size_t i = 0; i < once.x.size(); ++i) CHECK(twice.x[i] == doctest::Approx(2.0f * once.x[i]).epsilon(1e-5));
 }
 
+TEST_CASE("a gradient left empty is skipped, and the others are the same bits") {
+  std::mt19937_64 rng(12);
+  for (int cross = 0; cross <= 1; ++cross) {
+    Case c;
+    c.problem = ref::random_problem(rng(), 5, 4, 6, 2, 3, 3, cross, true, ref::Scale::SqrtDk, ref::Mask::Causal);
+    ref::add_biases(&c.problem, rng());
+    c.d_output = random_values(rng, std::size_t(5) * 6);
+    attn::Result forward;
+    const attn::Gradients all = core_gradients(c, &forward);
+    const attn::Config config = ref::config_of(c.problem);
+    const attn::Inputs inputs = ref::inputs_of(c.problem);
+    // Only wq and wk wanted (the attend task's choice), then only x and bo.
+    attn::Gradients some;
+    some.wq.assign(all.wq.size(), 0.0f);
+    some.wk.assign(all.wk.size(), 0.0f);
+    REQUIRE(attn::attention_backward(config, inputs, forward, c.d_output, {}, &some).ok());
+    CHECK(some.wq == all.wq);
+    CHECK(some.wk == all.wk);
+    CHECK(some.x.empty());
+    CHECK(some.wv.empty());
+    attn::Gradients others;
+    others.x.assign(all.x.size(), 0.0f);
+    others.bo.assign(all.bo.size(), 0.0f);
+    REQUIRE(attn::attention_backward(config, inputs, forward, c.d_output, {}, &others).ok());
+    CHECK(others.x == all.x);  // the same paths, added in the same order
+    CHECK(others.bo == all.bo);
+  }
+}
+
 TEST_CASE("backward errors name the field") {
   std::mt19937_64 rng(11);
   const ref::Problem p = ref::random_problem(rng(), 3, 3, 4, 1, 3, 3, false, true, ref::Scale::SqrtDk, ref::Mask::None);
@@ -238,7 +267,8 @@ TEST_CASE("backward errors name the field") {
     CHECK(attn::attention_backward(config, inputs, untraced, d_output, {}, &g).field == "trace");
   }
   {
-    attn::Gradients wrong;
+    attn::Gradients wrong = attn::zero_gradients(forward.shape, inputs);
+    wrong.wq.resize(5);
     CHECK(attn::attention_backward(config, inputs, forward, d_output, {}, &wrong).field == "gradients");
   }
 }

@@ -117,8 +117,9 @@ Status validate(const Config& config, const Inputs& inputs, bool trace, Shape* s
 Status attention_forward(const Config& config, const Inputs& inputs, bool trace, Result* result);
 
 // The gradient of L = Σ d_output ⊙ output + Σ d_weights ⊙ weights with respect to every input
-// present. Each vector present in `inputs` must be sized like it and zeroed (or holding earlier
-// gradients) by the caller: attention_backward adds into it with +=. Absent inputs stay empty.
+// present. Each vector must be sized like its input and zeroed (or holding earlier gradients) by
+// the caller: attention_backward adds into it with +=. An empty vector is a gradient not wanted,
+// and the work only it needs is skipped; absent inputs stay empty.
 struct Gradients {
   std::vector<float> x, context, wq, wk, wv, wo, bq, bk, bv, bo;
 };
