@@ -212,6 +212,18 @@ describe('bring your own layer', () => {
     assert.match(await page().textContent('#layers-heads-note'), /Heads: 4, from the file/);
   });
 
+  it('a file dropped on the section is read like a chosen one', async () => {
+    const bytes = Array.from(safetensors(bert));
+    await page().evaluate((bytes) => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([new Uint8Array(bytes)], 'dropped.safetensors'));
+      const zone = document.querySelector('#layers-drop');
+      zone.dispatchEvent(new DragEvent('dragover', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+      zone.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+    }, bytes);
+    await page().waitForFunction(() => /^dropped\.safetensors: 8 tensors; found Hugging Face BERT/.test(document.querySelector('#layers-status').textContent));
+  });
+
   it('pasted inputs with token labels become X', async () => {
     await page().click('#layers-inputs summary');
     const rows = Array.from({ length: 3 }, (_, i) => values(d, i + 20));
