@@ -111,6 +111,18 @@ describe('the Train section', () => {
     assert.equal(await page().inputValue('#positions'), 'sinusoidal');
   });
 
+  it('the embed with view=train shows the section alone, and trains there', async () => {
+    const embed = await page().context().browser().newPage();
+    await embed.goto(new URL('embed.html?view=train', page().url()).href);
+    await embed.waitForFunction(() => globalThis.attentionLab?.training?.run?.snapshot?.steps === 0, null, { timeout: 30_000 });
+    assert.equal(await embed.locator('section[data-view="train"]').isVisible(), true);
+    assert.equal(await embed.locator('section[data-view="steps"]').isHidden(), true);
+    assert.equal(await embed.locator('section[data-view="layers"]').isHidden(), true);
+    await embed.click('#train-step');
+    await embed.waitForFunction(() => globalThis.attentionLab.training.run.snapshot.steps === 1);
+    await embed.close();
+  });
+
   it('a bad learning rate is named, and nothing starts', async () => {
     await chooseTask('who-is-it');
     await page().fill('#train-rate', 'fast');
