@@ -66,6 +66,7 @@ describe('the Train section', () => {
     assert.deepEqual(state.custom.wk, learned.wk);
     // the W tables: open head 1's block and read W_q's cells
     await page().click('#weights details[data-block="head-0"] summary');
+    await page().waitForSelector('td[data-matrix="wq"][data-head="0"] input');  // filled on the toggle event
     const cells = await page().$$eval('td[data-matrix="wq"][data-head="0"] input', (inputs) => inputs.map((i) => Number(i.value)));
     assert.equal(cells.length, 10 * 5);
     cells.forEach((value, i) => assert.ok(Math.abs(value - learned.wq[i]) <= 5e-4 + 1e-3 * Math.abs(learned.wq[i]), `W_q cell ${i}: ${value} vs ${learned.wq[i]}`));
@@ -191,6 +192,7 @@ describe('bring your own layer', () => {
     assert.match(await page().textContent('#status'), /Loaded encoder\.layer\.0 from bert\.safetensors: d_model 16, 4 heads of d_k 4/);
     // head 2's W_q is rows 4..7 of the (out, in) query weight, transposed; its bias, entries 4..7
     await page().click('#weights details[data-block="head-1"] summary');
+    await page().waitForSelector('td[data-matrix="wq"][data-head="1"] input');
     const wq = await page().$$eval('td[data-matrix="wq"][data-head="1"] input', (inputs) => inputs.map((i) => Number(i.value)));
     const W = bert['encoder.layer.0.attention.self.query.weight'].data;
     wq.forEach((value, idx) => {

@@ -76,7 +76,9 @@ export function createTraining({ container, after, compute, getState, useState }
     if (!(Number.isSafeInteger(seed) && seed >= 0) || seedText === '') problems.push({ field: 'train-seed', message: message('train.badSeed', { value: seedText.slice(0, 20) }) });
     const chosen = [...section.querySelectorAll('input[name="train-parameter"]:checked')].map((b) => b.value);
     if (chosen.length === 0) problems.push({ field: 'train-parameter', message: message('train.needParameter') });
-    const optimizer = $('train-optimizer').value === 'sgd' ? { kind: 'sgd', learningRate, momentum: 0.9 } : { kind: 'adam', learningRate };
+    // each step draws a batch of the task's size from the training sentences, with the seed
+    const { batchSize } = task.optimizer;
+    const optimizer = $('train-optimizer').value === 'sgd' ? { kind: 'sgd', learningRate, momentum: 0.9, batchSize } : { kind: 'adam', learningRate, batchSize };
     const readout = task.loss.kind === 'classify' ? ['readout', 'readoutBias'] : [];
     return {
       problems,

@@ -117,28 +117,28 @@ function twoReadings(dModel, half) {
 export const TASKS = [
   {
     id: 'who-is-it', model: { dModel: 10, heads: 2, wo: false }, loss: { kind: 'attend', head: 'mean' },
-    train: ['wq', 'wk'], optimizer: { kind: 'adam', learningRate: 0.05 }, seed: 3,
+    train: ['wq', 'wk'], optimizer: { kind: 'adam', learningRate: 0.05, batchSize: 32 }, seed: 3,
     build: (d) => ({ train: whoIsIt(d, 'train'), heldOut: whoIsIt(d, 'heldOut') }),
   },
   {
     id: 'tired-or-wide', model: { dModel: 10, heads: 2, wo: false }, loss: { kind: 'attend', head: 'mean' },
-    train: ['wq', 'wk'], optimizer: { kind: 'adam', learningRate: 0.05 }, seed: 3,
+    train: ['wq', 'wk'], optimizer: { kind: 'adam', learningRate: 0.05, batchSize: 32 }, seed: 3,
     build: (d) => ({ train: tiredOrWide(d, 'train'), heldOut: tiredOrWide(d, 'heldOut') }),
   },
   {
     id: 'which-bank', model: { dModel: 10, heads: 1, wo: false }, loss: { kind: 'classify', classes: 2 },
-    train: ['wq', 'wk', 'wv', 'readout', 'readoutBias'], optimizer: { kind: 'adam', learningRate: 0.05 }, seed: 1,
+    train: ['wq', 'wk', 'wv', 'readout', 'readoutBias'], optimizer: { kind: 'adam', learningRate: 0.05, batchSize: 32 }, seed: 1,
     classes: ['money', 'river'],
     build: (d) => ({ train: whichBank(d, 'train'), heldOut: whichBank(d, 'heldOut') }),
   },
   {
     id: 'one-back', model: { dModel: 16, heads: 1, wo: false, positions: 'sinusoidal' }, loss: { kind: 'attend', head: 'mean' },
-    train: ['wq', 'wk'], optimizer: { kind: 'adam', learningRate: 0.05 }, seed: 2, positionsMatter: true,
+    train: ['wq', 'wk'], optimizer: { kind: 'adam', learningRate: 0.05, batchSize: 32 }, seed: 2, positionsMatter: true,
     build: (d) => ({ train: oneBack(d, 'train'), heldOut: oneBack(d, 'heldOut') }),
   },
   {
     id: 'two-readings', model: { dModel: 10, heads: 2, wo: false }, loss: { kind: 'attend', head: 0 },
-    train: ['wq', 'wk'], optimizer: { kind: 'adam', learningRate: 0.05 }, seed: 4, perHead: true,
+    train: ['wq', 'wk'], optimizer: { kind: 'adam', learningRate: 0.05, batchSize: 32 }, seed: 4, perHead: true,
     build: (d) => ({ train: twoReadings(d, 'train'), heldOut: twoReadings(d, 'heldOut') }),
   },
 ];
