@@ -201,6 +201,12 @@ describe('bring your own layer', () => {
     });
     const bias = await page().$$eval('#weights details[data-block="head-1"] table:has(caption:text-is("b_q, head 2")) tbody td', (tds) => tds.map((td) => Number(td.textContent)));
     assert.equal(bias.length, 4);
+    // "Explain this number" on a q cell of head 1 shows the sum and then the bias, with its value
+    await page().click('td[data-matrix="q"][data-head="0"][data-row="0"][data-col="0"]');
+    await page().waitForSelector('#explain:not([hidden])');
+    const b = bert['encoder.layer.0.attention.self.query.bias'].data[0];
+    assert.match(await page().textContent('#explain-lines'), new RegExp(`Then the bias b_q of this column is added: ${String(b).slice(0, 6).replace('.', '\\.')}`));
+    await page().keyboard.press('Escape');
   });
 
   it("Save as .safetensors: the lab's weights read back bit for bit", async () => {
