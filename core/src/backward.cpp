@@ -34,7 +34,7 @@ Status check_gradient_input(const char* field, const View<float>& values, std::s
     return Status::Range(field, std::string(field) + " has " + str(values.present ? values.size : 0) +
                                     " values; expected " + shape_text + " = " + str(expected));
   }
-  if (all_finite(values.data, values.size)) return Status::Ok();
+  if (values.data == nullptr || all_finite(values.data, values.size)) return Status::Ok();
   for (std::size_t i = 0; i < values.size; ++i) {  // find the first bad value, to name it
     if (!std::isfinite(values.data[i])) {
       return Status::Range(field, std::string(field) + "[" + str(i) + "] is " + format_number(values.data[i]) +
@@ -97,29 +97,36 @@ Gradients zero_gradients(const Shape& shape, const Inputs& inputs) {
   return g;
 }
 
-Status attention_backward(const Config& config, const Inputs& inputs, const Result& forward, View<float> d_output,
-                          View<float> d_weights, Gradients* gradients) {
+Status validate_backward(const Config& config, const Inputs& inputs, View<float> d_output, View<float> d_weights,
+                         Shape* shape_out) {
   Shape shape{};
   if (Status s = validate(config, inputs, true, &shape); !s.ok()) return s;
-  const int n = shape.n, m = shape.m, d = shape.d_model, d_v = shape.d_v, heads = shape.heads;
-  const int concat_width = heads * d_v;
-  const std::size_t nm = static_cast<std::size_t>(n) * m;
-  if (forward.heads.size() != static_cast<std::size_t>(heads) ||
-      forward.concat.size() != static_cast<std::size_t>(n) * concat_width) {
-    return Status::Range("trace", "the backward pass needs the forward's trace for the same request: run "
-                                  "attention_forward with trace on");
-  }
+  const int n = shape.n, m = shape.m, heads = shape.heads;
   if (Status s = check_gradient_input("dOutput", d_output, static_cast<std::size_t>(n) * shape.d_out,
                                       "n × dOut = " + str(n) + " × " + str(shape.d_out));
       !s.ok()) {
     return s;
   }
   if (d_weights.present) {
-    if (Status s = check_gradient_input("dWeights", d_weights, heads * nm,
+    if (Status s = check_gradient_input("dWeights", d_weights, static_cast<std::size_t>(heads) * n * m,
                                         "heads × n × m = " + str(heads) + " × " + str(n) + " × " + str(m));
         !s.ok()) {
       return s;
     }
+  }
+  *shape_out = shape;
+  return Status::Ok();
+}
+
+Status attention_backward(const Config& config, const Inputs& inputs, const Result& forward, View<float> d_output,
+                          View<float> d_weights, Gradients* gradients) {
+  Shape shape{};
+  if (Status s = validate_backward(config, inputs, d_output, d_weights, &shape); !s.ok()) return s;
+  const int n = shape.n, d = shape.d_model;
+  if (forward.heads.size() != static_cast<std::size_t>(shape.heads) ||
+      forward.concat.size() != static_cast<std::size_t>(n) * shape.heads * shape.d_v) {
+    return Status::Range("trace", "the backward pass needs the forward's trace for the same request: run "
+                                  "attention_forward with trace on");
   }
   const Gradients& g = *gradients;
   const bool buffers_ready = (g.x.empty() || g.x.size() == static_cast<std::size_t>(n) * d) &&

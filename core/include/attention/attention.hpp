@@ -127,6 +127,11 @@ struct Gradients {
 // Gradients sized like the inputs present and zeroed, ready for attention_backward.
 Gradients zero_gradients(const Shape& shape, const Inputs& inputs);
 
+// attention_backward's argument checks without a forward pass: validate(), then d_output (n, d_out)
+// and d_weights (h, n, m). Views without data are checked for their sizes alone.
+Status validate_backward(const Config& config, const Inputs& inputs, View<float> d_output, View<float> d_weights,
+                         Shape* shape);
+
 // The backward pass. `forward` is attention_forward's result for the same config and inputs, with
 // the trace. d_output: (n, d_out), required. d_weights: (h, n, m), optional.
 Status attention_backward(const Config& config, const Inputs& inputs, const Result& forward,
