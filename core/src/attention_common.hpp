@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "attention/attention.hpp"
@@ -15,6 +16,7 @@ struct Ops {
   void (*matmul_transb)(const float*, int, const float*, int, float*, int, int, int, int);
   void (*matmul_transa)(const float*, int, const float*, int, float*, int, int, int, int);
   void (*softmax_rows)(float*, int, int, int);
+  void (*softmax_scaled_rows)(float*, int, int, float, bool, const std::uint8_t*);
 };
 const Ops& ops_for(Arithmetic arithmetic);
 

@@ -55,7 +55,18 @@ Status Trainer::create(const TrainerSpec& spec, std::unique_ptr<Trainer>* traine
   shape.d_k = d_k;
   shape.d_v = d_v;
   shape.d_out = model.output_projection ? model.d_model : model.heads * d_v;
-  if (model.mask_mode == MaskMode::Keep) {
+  shape.self = true;
+  shape.scale = model.scale_mode == ScaleMode::SqrtDk ? std::sqrt(static_cast<double>(d_k))
+                : model.scale_mode == ScaleMode::None ? 1.0
+                                                      : model.scale_divisor;
+  if (model.scale_mode != ScaleMode::SqrtDk && model.scale_mode != ScaleMode::None &&
+      model.scale_mode != ScaleMode::Divisor) {
+    return Status::Range("scale", "scale must be 'sqrt_dk', 'none' or a number");
+  }
+  if (model.positions != PositionMode::None && model.positions != PositionMode::Sinusoidal) {
+    return Status::Range("positions", "positions must be 'none' or 'sinusoidal'");
+  }
+  if (model.mask_mode != MaskMode::None && model.mask_mode != MaskMode::Causal) {
     return Status::Range("mask", "a trainer's mask is 'none' or 'causal'; a keep-mask belongs to one sentence");
   }
   if (model.scale_mode == ScaleMode::Divisor && !(std::isfinite(model.scale_divisor) && model.scale_divisor > 0)) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "attention_common.hpp"
+#include "forward.hpp"
 #include "ops.hpp"
 #include "trainer_state.hpp"
 #include "validate.hpp"
@@ -27,6 +28,11 @@ Status Trainer::State::check_examples(const std::vector<Example>& list) const {
     const std::string at = "examples[" + str(static_cast<long long>(i)) + "].";
     if (e.n < 1 || e.n > kMaxTokens) {
       return Status::Range(at + "x", at + "x must hold 1 to " + str(kMaxTokens) + " tokens, got " + str(e.n));
+    }
+    if (1ull * shape.heads * e.n * e.n > kMaxMatrixValues) {
+      return Status::Range(at + "x", at + "x has " + str(e.n) + " tokens: heads × n × n = " + str(shape.heads) + " × " +
+                                         str(e.n) + " × " + str(e.n) + " attention weights, above the cap of " +
+                                         str(kMaxMatrixValues));
     }
     if (spec.model.vocabulary == 0) {
       if (e.x.size() != static_cast<std::size_t>(e.n) * d) {
@@ -95,7 +101,11 @@ Status Trainer::State::example_loss(const Example& e, float weight, bool gradien
   const Config config = config_for(n);
   const Inputs inputs = inputs_for(x_of(e, &gathered_x));
   Result forward;
-  if (Status s = attention_forward(config, inputs, true, &forward); !s.ok()) {
+  // The weights are checked when they change and the example when it is set: the forward pass
+  // without validate() (forward.hpp), on the model's shape at this n.
+  Shape example_shape = shape;
+  example_shape.n = example_shape.m = n;
+  if (Status s = forward_checked(config, inputs, example_shape, nullptr, true, &forward); !s.ok()) {
     *loss = std::numeric_limits<double>::infinity();  // the weights have grown past float32
     return Status::Ok();
   }
