@@ -37,5 +37,5 @@ npx esbuild web/src/component-bundled.mjs --bundle --minify --format=esm --targe
   --loader:.html=text --loader:.css=text --loader:.wasm=binary --outfile=dist/npm/component.mjs
 # the WebAssembly files its Emscripten glue names (never fetched: the bytes are inside), so that a
 # bundler that follows new URL(…, import.meta.url), as webpack and Vite do, finds them
-cp web/component.d.ts build/wasm/attention-{simd,scalar}.wasm dist/npm/
+cp web/component.d.ts build/wasm/attention-{,learn-}{simd,scalar}.wasm dist/npm/
 echo "build: dist/ is ready"

@@ -11,7 +11,7 @@ import { embed } from '../../web/src/vocabulary.mjs';
 
 let engine;
 before(async () => {
-  engine = await loadAttention({ simd: true });
+  engine = await loadAttention({ simd: true, learning: true });
 });
 
 function session(task, overrides = {}) {

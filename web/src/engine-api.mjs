@@ -13,10 +13,20 @@ function identity(size) {
 
 export function createEngineApi(loadAttention) {
   let engine = null;
+  // The Train section's engine: the learning build (backward pass and trainer, about twice the
+  // forward engine's download), loaded the first time training is asked for. The forward pass
+  // stays on the small engine every page loads.
+  let learner = null;
+  const learning = () => {
+    learner ??= loadAttention({ simd: engine?.info.simd ?? 'auto', learning: true });
+    learner.catch(() => { learner = null; });  // a failed load (offline) is tried again next time
+    return learner;
+  };
   // one training run per lab (several labs on a page share one worker), by the lab's key
   const sessions = new Map();
+  let learnerReady = null;
   const session = (key) => {
-    if (!sessions.has(key)) sessions.set(key, createTrainingSession(() => engine));
+    if (!sessions.has(key)) sessions.set(key, createTrainingSession(() => learnerReady));
     return sessions.get(key);
   };
 
@@ -37,7 +47,14 @@ export function createEngineApi(loadAttention) {
   return {
     // the Train section's runs (training/session.mjs), one per lab
     training: {
-      start: (key, config) => session(key).start(config),
+      async start(key, config) {
+        try {
+          learnerReady = await learning();
+        } catch (error) {
+          return { error: { name: error.name, field: null, message: `the learning engine did not load: ${error.message}`, losses: [] } };
+        }
+        return session(key).start(config);
+      },
       step: (key, steps, quiet) => session(key).step(steps, quiet),
       probe: (key, index) => session(key).probe(index),
       weights: (key) => session(key).weights(),
