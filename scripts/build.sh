@@ -15,8 +15,9 @@ mkdir -p dist/lib
 cp web/index.html web/embed.html web/styles.css web/favicon.svg dist/
 cp web/lib/attention.d.ts build/wasm/attention-{,learn-}{simd,scalar}.{mjs,wasm} dist/lib/
 bundle() { npx esbuild "$@" --bundle --minify --sourcemap --format=esm --target=es2020 --log-level=warning; }
-# the engine's API, loadable on its own by any page
-bundle web/lib/attention.mjs --external:node:* --outfile=dist/lib/attention.mjs
+# the engine's API, loadable on its own by any page; the trainer's side in a chunk that only
+# loadAttention({ learning: true }) imports
+bundle web/lib/attention.mjs --external:node:* --splitting --outdir=dist/lib --out-extension:.js=.mjs --chunk-names='[name]-[hash]'
 # the opening example's reply, shipped with the page (web/src/first-result.mjs)
 node scripts/first-result.mjs
 # the worker carries its own copy (2 KB gzipped): one fetch less before the first result

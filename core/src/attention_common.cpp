@@ -2,17 +2,7 @@
 
 #include <cmath>
 
-#include "ops.hpp"
-
 namespace attn {
-
-const Ops& ops_for(Arithmetic arithmetic) {
-  static const Ops fast{ops::matmul, ops::matmul_transb, ops::matmul_transa, ops::softmax_rows,
-                        ops::softmax_scaled_rows};
-  static const Ops portable{ops::portable::matmul, ops::portable::matmul_transb, ops::portable::matmul_transa,
-                            ops::portable::softmax_rows, ops::portable::softmax_scaled_rows};
-  return arithmetic == Arithmetic::Portable ? portable : fast;
-}
 
 // pe(pos, 2i) = sin(pos / 10000^(2i/d_model)), pe(pos, 2i+1) = cos(pos / 10000^(2i/d_model)), in
 // double and rounded once to float.

@@ -10,8 +10,6 @@
 // natively and here. Shapes and layouts: see attention.d.ts.
 import { simd as simdSupported } from 'wasm-feature-detect';
 
-import { Trainer } from './trainer.mjs';
-
 export const VERSION = '0.1.0';
 
 const SCALE_MODES = { sqrt_dk: 0, none: 1 };
@@ -174,11 +172,15 @@ function notLearning(what) {
 
 class AttentionEngine {
   #module;
+  #Trainer;
 
-  constructor(module, simd) {
+  // Trainer: trainer.mjs's class, on a learning engine only (imported with it: the page's engine
+  // does not download it).
+  constructor(module, simd, Trainer = null) {
     this.#module = module;
+    this.#Trainer = Trainer;
     // A build without the backward pass has no gradients binding (see CMakeLists.txt).
-    this.info = Object.freeze({ version: VERSION, simd, learning: typeof module.gradients === 'function' });
+    this.info = Object.freeze({ version: VERSION, simd, learning: typeof module.gradients === 'function' && Trainer !== null });
   }
 
   attention(options) {
@@ -207,7 +209,7 @@ class AttentionEngine {
   /** One attention layer that learns, inside WebAssembly; see trainer.mjs. Free it with dispose(). */
   createTrainer(options) {
     if (!this.info.learning) throw notLearning('createTrainer()');
-    return new Trainer(this.#module, TRAINER_API, options);
+    return new this.#Trainer(this.#module, TRAINER_API, options);
   }
 
   /**
@@ -315,6 +317,9 @@ class PreparedAttention {
 
 const isNode = typeof process === 'object' && process.versions != null && process.versions.node != null;
 
+// The trainer's JavaScript side, fetched with a learning engine only (a chunk of its own in dist/lib).
+const trainerClass = async () => (await import('./trainer.mjs')).Trainer;
+
 function checkLoadOptions(simd, learning) {
   if (simd !== 'auto' && typeof simd !== 'boolean') {
     throw fieldError(TypeError, 'simd', `simd must be 'auto', true or false, got ${describe(simd)}`);
@@ -357,9 +362,10 @@ export async function loadAttention({ simd = 'auto', learning = false, wasmBinar
       return {};
     };
   }
-  const { default: createAttentionModule } = await import(new URL(`attention-${build}.mjs`, baseUrl).href);
+  const [{ default: createAttentionModule }, Trainer] = await Promise.all([
+    import(new URL(`attention-${build}.mjs`, baseUrl).href), learning ? trainerClass() : null]);
   const module = await createAttentionModule(moduleOptions);
-  return new AttentionEngine(module, module.hasSimd());
+  return new AttentionEngine(module, module.hasSimd(), Trainer);
 }
 
 /**
@@ -376,6 +382,6 @@ export async function loadAttentionFrom(builds, { simd = 'auto', learning = fals
   if (typeof build === 'function') build = await build();
   if (!build) throw fieldError(RangeError, 'learning', `these builds have no '${name}' engine (have: ${Object.keys(builds).join(', ')})`);
   const { createModule, wasmBinary } = build;
-  const module = await createModule({ wasmBinary });
-  return new AttentionEngine(module, module.hasSimd());
+  const [module, Trainer] = await Promise.all([createModule({ wasmBinary }), learning ? trainerClass() : null]);
+  return new AttentionEngine(module, module.hasSimd(), Trainer);
 }
