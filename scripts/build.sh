@@ -32,11 +32,12 @@ node scripts/preload.mjs
 npx esbuild web/src/single.mjs --bundle --minify --format=esm --target=es2020 --log-level=warning --external:node:* \
   --loader:.html=text --loader:.css=text --loader:.wasm=binary --outfile=build/single.js
 node scripts/single-file.mjs build/single.js
-# the npm package's component (attention-lab/component): one module with the engine inside, for bundlers
+# the npm package's component (attention-lab/component): one module with the engine (the learning
+# builds, inline-engine.mjs) inside, for bundlers
 mkdir -p dist/npm
 npx esbuild web/src/component-bundled.mjs --bundle --minify --format=esm --target=es2020 --log-level=warning --external:node:* \
   --loader:.html=text --loader:.css=text --loader:.wasm=binary --outfile=dist/npm/component.mjs
 # the WebAssembly files its Emscripten glue names (never fetched: the bytes are inside), so that a
 # bundler that follows new URL(…, import.meta.url), as webpack and Vite do, finds them
-cp web/component.d.ts build/wasm/attention-{,learn-}{simd,scalar}.wasm dist/npm/
+cp web/component.d.ts build/wasm/attention-learn-{simd,scalar}.wasm dist/npm/
 echo "build: dist/ is ready"

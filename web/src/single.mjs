@@ -1,6 +1,6 @@
 // attention-lab.html: the whole page in one file that works opened from disk, with no server and
-// no network. Both engine builds and their WebAssembly travel inside it; the engine runs on the
-// page (a page opened from file:// cannot start a worker from a file).
+// no network. Both learning builds (inline-engine.mjs) and their WebAssembly travel inside it; the
+// engine runs on the page (a page opened from file:// cannot start a worker from a file).
 import { createApp } from './app.mjs';
 import { createCompute } from './compute.mjs';
 import { stateFromFragment, stateToFragment } from './state.mjs';
