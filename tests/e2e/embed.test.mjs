@@ -60,8 +60,41 @@ describe('static and offline', () => {
     await tab.page.selectOption('#preset', 'telescope');
     await tab.page.waitForFunction((n) => globalThis.attentionLab.draws > n, draws);
     assert.equal(await tab.page.locator('#head-tabs [role="tab"]').count(), 3);
+    // and it trains: its engine is the learning build (inline-engine.mjs)
+    await tab.page.locator('section[data-view="train"]').scrollIntoViewIfNeeded();
+    await tab.page.waitForFunction(() => globalThis.attentionLab.training.run !== null, null, { timeout: 20_000 });
+    await tab.page.click('#train-run');
+    await tab.page.waitForFunction(() => globalThis.attentionLab.training.run.snapshot.steps >= 5, null, { timeout: 30_000 });
+    await tab.page.click('#train-run');
     assert.deepEqual(tab.problems, []);
     assert.deepEqual(tab.foreignRequests, [], 'nothing was requested from any host');
+    await tab.page.close();
+  });
+
+  it("the page's worker loads the forward-only engine at start, the learning engine only when training starts", async () => {
+    const tab = await browser.newPage();
+    const engines = [];
+    tab.page.context().on('request', (request) => {
+      const name = /\/lib\/(attention-[\w-]+\.wasm)$/.exec(new URL(request.url()).pathname)?.[1];
+      if (name) engines.push(name);
+    });
+    await tab.page.goto(browser.url);
+    await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
+    await tab.page.waitForFunction(() => document.getElementById('engine-status').textContent !== '');
+    assert.deepEqual(engines, ['attention-simd.wasm'], 'only the small engine before any training');
+    await tab.page.locator('section[data-view="train"]').scrollIntoViewIfNeeded();
+    await tab.page.waitForFunction(() => globalThis.attentionLab.training.run !== null, null, { timeout: 20_000 });
+    await tab.page.click('#train-run');
+    await tab.page.waitForFunction(() => globalThis.attentionLab.training.run.snapshot.steps >= 5, null, { timeout: 30_000 });
+    await tab.page.click('#train-run');
+    assert.deepEqual(engines, ['attention-simd.wasm', 'attention-learn-simd.wasm']);
+    // the forward pass still answers from the small engine: an edit redraws
+    const draws = await tab.page.evaluate(() => globalThis.attentionLab.draws);
+    await tab.page.selectOption('#preset', 'telescope');
+    await tab.page.waitForFunction((n) => globalThis.attentionLab.draws > n, draws);
+    assert.deepEqual(engines, ['attention-simd.wasm', 'attention-learn-simd.wasm']);
+    assert.deepEqual(tab.problems, []);
+    assert.deepEqual(tab.foreignRequests, []);
     await tab.page.close();
   });
 });
