@@ -78,7 +78,7 @@ describe('static and offline', () => {
       const name = /\/lib\/(attention-[\w-]+\.wasm)$/.exec(new URL(request.url()).pathname)?.[1];
       if (name) engines.push(name);
     });
-    await tab.page.goto(browser.url);
+    await tab.page.goto(`${browser.url}lab/index.html`);
     await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
     await tab.page.waitForFunction(() => document.getElementById('engine-status').textContent !== '');
     assert.deepEqual(engines, ['attention-simd.wasm'], 'only the small engine before any training');
