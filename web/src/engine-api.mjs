@@ -18,9 +18,11 @@ export function createEngineApi(loadAttention) {
   // stays on the small engine every page loads.
   let learner = null;
   const learning = () => {
-    // an engine that is a learning one already (the single-file page's) trains itself
-    learner ??= engine?.info.learning ? Promise.resolve(engine) : loadAttention({ simd: engine?.info.simd ?? 'auto', learning: true });
-    learner.catch(() => { learner = null; });  // a failed load (offline) is tried again next time
+    if (!learner) {
+      // an engine that is a learning one already (the single-file page's) trains itself
+      learner = engine?.info.learning ? Promise.resolve(engine) : loadAttention({ simd: engine?.info.simd ?? 'auto', learning: true });
+      learner.catch(() => { learner = null; });  // a failed load (offline) is tried again next time
+    }
     return learner;
   };
   // one training run per lab (several labs on a page share one worker), by the lab's key
