@@ -1,7 +1,10 @@
-// The JavaScript binding: typed arrays in (one copy each into WebAssembly memory), the core called,
-// results out as Float32Array copies that JavaScript owns. No logic: web/lib/attention.mjs checks
-// types and applies defaults; the core checks values.
+// The JavaScript binding: arrays in as pointer and length, the core called, results out as
+// Float32Array copies that JavaScript owns. No logic: web/lib/attention.mjs checks types, asks
+// check* for the sizes, copies the arrays into memory from malloc, calls, and frees them
+// (callWithArrays); the core checks values. Nothing here reads a JavaScript array, so no JavaScript
+// exception can unwind through these frames (that leaked a stack frame per failed call).
 #include <emscripten/bind.h>
+#include <emscripten/stack.h>
 #include <malloc.h>
 #include <emscripten/val.h>
 
@@ -15,13 +18,16 @@ using emscripten::val;
 
 namespace {
 
-// request[name] copied into `storage` and viewed by `view`, unless it is null or undefined.
+// request[name]: the address of an array JavaScript copied into WebAssembly memory, and
+// request[name + "Length"] its length; no length: omitted. A length without an address gives a view
+// with the size alone, which validate() checks before anything is copied.
 template <typename T>
-void copy_in(const val& request, const char* name, std::vector<T>* storage, attn::View<T>* view) {
-  const val array = request[name];
-  if (array.isNull() || array.isUndefined()) return;
-  *storage = emscripten::convertJSArrayToNumberVector<T>(array);
-  *view = attn::View<T>(*storage);
+attn::View<T> view_at(const val& request, const std::string& name) {
+  const val length = request[name + "Length"];
+  if (length.isUndefined() || length.isNull()) return {};
+  const val address = request[name];
+  const T* data = address.isUndefined() ? nullptr : reinterpret_cast<const T*>(address.as<std::uintptr_t>());
+  return attn::View<T>(data, static_cast<std::size_t>(length.as<double>()));
 }
 
 val copy_out(const std::vector<float>& values) {
@@ -38,7 +44,7 @@ val error_of(const attn::Status& status) {
   return out;
 }
 
-val attention(const val& request) {
+attn::Config config_of(const val& request) {
   attn::Config config;
   config.n = request["n"].as<int>();
   config.m = request["m"].as<int>();
@@ -46,21 +52,35 @@ val attention(const val& request) {
   config.heads = request["heads"].as<int>();
   config.d_k = request["dK"].as<int>();
   config.d_v = request["dV"].as<int>();
-  config.scale_mode = static_cast<attn::ScaleMode>(request["scaleMode"].as<int>());
+  config.scale_mode = static_cast<attn::ScaleMode>(request["scaleMode"].as<int>());  // validate() refuses unknown modes
   config.scale_divisor = request["scaleDivisor"].as<double>();
   config.mask_mode = static_cast<attn::MaskMode>(request["maskMode"].as<int>());
-  const bool trace = request["trace"].as<bool>();
+  return config;
+}
 
-  std::vector<float> x, context, wq, wk, wv, wo;
-  std::vector<std::uint8_t> keep;
+attn::Inputs inputs_of(const val& request) {
   attn::Inputs inputs;
-  copy_in(request, "x", &x, &inputs.x);
-  copy_in(request, "context", &context, &inputs.context);
-  copy_in(request, "wq", &wq, &inputs.wq);
-  copy_in(request, "wk", &wk, &inputs.wk);
-  copy_in(request, "wv", &wv, &inputs.wv);
-  copy_in(request, "wo", &wo, &inputs.wo);
-  copy_in(request, "keep", &keep, &inputs.keep);
+  inputs.x = view_at<float>(request, "x");
+  inputs.context = view_at<float>(request, "context");
+  inputs.wq = view_at<float>(request, "wq");
+  inputs.wk = view_at<float>(request, "wk");
+  inputs.wv = view_at<float>(request, "wv");
+  inputs.wo = view_at<float>(request, "wo");
+  inputs.keep = view_at<std::uint8_t>(request, "keep");
+  return inputs;
+}
+
+// The sizes alone (lengths, no addresses): null when the core would accept them, else { error }.
+val check_attention(const val& request) {
+  attn::Shape shape{};
+  const attn::Status status = attn::validate(config_of(request), inputs_of(request), request["trace"].as<bool>(), &shape);
+  return status.ok() ? val::null() : error_of(status);
+}
+
+val attention(const val& request) {
+  const attn::Config config = config_of(request);
+  const attn::Inputs inputs = inputs_of(request);
+  const bool trace = request["trace"].as<bool>();
 
   attn::Result result;
   const attn::Status status = attn::attention_forward(config, inputs, trace, &result);
@@ -120,14 +140,18 @@ bool has_simd() {
 #endif
 }
 
-// Bytes malloc has handed out and not taken back, for the tests that check the heap stays steady.
+// Bytes malloc has handed out and not taken back, and the stack pointer, for the tests that check
+// the heap and the stack stay steady.
 std::size_t allocated_bytes() { return mallinfo().uordblks; }
+std::uintptr_t stack_pointer() { return emscripten_stack_get_current(); }
 
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attention_lab) {
+  emscripten::function("checkAttention", &check_attention);
   emscripten::function("attention", &attention);
   emscripten::function("initWeights", &init_weights);
   emscripten::function("hasSimd", &has_simd);
   emscripten::function("allocatedBytes", &allocated_bytes);
+  emscripten::function("stackPointer", &stack_pointer);
 }

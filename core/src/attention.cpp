@@ -3,6 +3,7 @@
 //   per head: q (n, d_k)  k (m, d_k)  v (m, d_v)  scores, scaled, weights (n, m)  z (n, d_v)
 //   concat: (n, h·d_v)  wo: (h·d_v, d_model)  output: (n, d_out)
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -29,28 +30,36 @@ void project(const float* a, int rows, int d_model, const View<float>& w, int he
 }
 
 // scaled_ij = scores_ij / scale, or -inf where the mask drops key j for query i. One loop per mask
-// mode, so the inner loop has no branch on the mode.
-void scale_and_mask(const Config& config, const Inputs& inputs, const Shape& shape, const float* scores,
+// mode, so the inner loop has no branch on the mode. False when a kept value overflowed float32
+// (finite scores, a tiny divisor).
+bool scale_and_mask(const Config& config, const Inputs& inputs, const Shape& shape, const float* scores,
                     float* scaled) {
   const float scale = static_cast<float>(shape.scale);
   const int n = shape.n, m = shape.m;
+  bool finite = true;
   for (int i = 0; i < n; ++i) {
     const float* scores_i = scores + static_cast<std::size_t>(i) * m;
     float* scaled_i = scaled + static_cast<std::size_t>(i) * m;
     switch (config.mask_mode) {
       case MaskMode::None:
         for (int j = 0; j < m; ++j) scaled_i[j] = scores_i[j] / scale;
+        finite = finite && attn::all_finite(scaled_i, m);
         break;
       case MaskMode::Causal:  // key j is visible to query i when j <= i
         for (int j = 0; j < m; ++j) scaled_i[j] = j <= i ? scores_i[j] / scale : kMaskedScore;
+        finite = finite && attn::all_finite(scaled_i, std::min(i + 1, m));
         break;
       case MaskMode::Keep: {
         const std::uint8_t* keep_i = inputs.keep.data + static_cast<std::size_t>(i) * m;
-        for (int j = 0; j < m; ++j) scaled_i[j] = keep_i[j] ? scores_i[j] / scale : kMaskedScore;
+        for (int j = 0; j < m; ++j) {
+          scaled_i[j] = keep_i[j] ? scores_i[j] / scale : kMaskedScore;
+          finite = finite && (!keep_i[j] || std::isfinite(scaled_i[j]));
+        }
         break;
       }
     }
   }
+  return finite;
 }
 
 bool all_finite(const std::vector<float>& values) { return attn::all_finite(values.data(), values.size()); }
@@ -97,13 +106,18 @@ Status attention_forward(const Config& config, const Inputs& inputs, bool trace,
 
     // pass 3: scale and mask; pass 4: softmax. With the trace each stage keeps its own copy.
     float* weights = head.scores.data();
+    bool scaled_finite;
     if (trace) {
       head.scaled.resize(head.scores.size());
-      scale_and_mask(config, inputs, shape, head.scores.data(), head.scaled.data());
+      scaled_finite = scale_and_mask(config, inputs, shape, head.scores.data(), head.scaled.data());
       head.weights = head.scaled;
       weights = head.weights.data();
     } else {
-      scale_and_mask(config, inputs, shape, head.scores.data(), head.scores.data());
+      scaled_finite = scale_and_mask(config, inputs, shape, head.scores.data(), head.scores.data());
+    }
+    if (!scaled_finite) {
+      return Status::Range("scale", "the scores of head " + std::to_string(h) + " divided by scale (" +
+                                        format_number(shape.scale) + ") overflow float32; use a larger divisor");
     }
     ops::softmax_rows(weights, m, n, m);
 
@@ -118,6 +132,9 @@ Status attention_forward(const Config& config, const Inputs& inputs, bool trace,
       }
     }
   }
+
+  // every array handed back is finite, or the call fails: z can overflow when v is near the float32 limit
+  if (!all_finite(concat)) return overflow("the weighted values z (weights·v)");
 
   if (inputs.wo.present) {
     out.output.resize(static_cast<std::size_t>(n) * d);

@@ -81,8 +81,8 @@ export interface AttentionEngine {
   /** Throws TypeError or RangeError with `.field` naming the option at fault; the engine stays usable. */
   attention(options: AttentionOptions): AttentionResult;
   initWeights(options: InitWeightsOptions): Weights;
-  /** WebAssembly memory: the heap's size and the bytes allocated in it. */
-  memory(): { heapBytes: number; allocatedBytes: number };
+  /** WebAssembly memory: the heap's size, the bytes allocated in it, and the stack pointer (steady between calls). */
+  memory(): { heapBytes: number; allocatedBytes: number; stackPointer: number };
 }
 
 export declare function loadAttention(options?: {
