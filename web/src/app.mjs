@@ -15,7 +15,10 @@ import { setupExports } from './exports.mjs';
 const SIZE_FIELDS = ['dModel', 'heads', 'dK', 'dV'];
 // Sections that can be shown or hidden: data-view names in app.html, and aliases.
 export const VIEW_NAMES = ['controls', 'notes', 'tokens', 'inputs', 'parameters', 'steps', 'matrices', 'pictures', 'heatmap', 'lines', 'embedding', 'lab', 'output'];
-const VIEW_ALIASES = { weights: ['heatmap', 'matrices'], tables: ['inputs', 'steps', 'matrices', 'output'], all: VIEW_NAMES };
+const VIEW_ALIASES = new Map([['weights', ['heatmap', 'matrices']], ['tables', ['inputs', 'steps', 'matrices', 'output']], ['all', VIEW_NAMES]]);
+// The engine names its arguments; the page's controls that set them.
+const CONTROL_OF_ENGINE_FIELD = new Map([['wq', 'weightsMode'], ['wk', 'weightsMode'], ['wv', 'weightsMode'], ['wo', 'weightsMode'], ['dModel', 'dModel'], ['heads', 'heads'], ['dK', 'dK'], ['dV', 'dV'], ['n', 'sentence'], ['m', 'contextSentence']]);
+const FLOAT32_MAX = 3.4028234663852886e38;
 
 /** The views a comma-separated list names, or null for all; unknown names are reported. */
 export function parseViews(text) {
@@ -23,7 +26,7 @@ export function parseViews(text) {
   const views = new Set();
   const unknown = [];
   for (const name of text.split(',').map((v) => v.trim().toLowerCase()).filter(Boolean)) {
-    if (VIEW_ALIASES[name]) VIEW_ALIASES[name].forEach((v) => views.add(v));
+    if (VIEW_ALIASES.has(name)) VIEW_ALIASES.get(name).forEach((v) => views.add(v));
     else if (VIEW_NAMES.includes(name)) views.add(name);
     else unknown.push(name);
   }
@@ -58,13 +61,17 @@ export function createApp(container, { compute, initialState = null, views: show
   let selectedCell = null;    // { matrix, head, row, col } being explained
   let draws = 0;              // how many times the tables were drawn (tests wait on it)
   let latestRequest = 0;
+  let destroyed = false;
+  let givenState = state;     // the last state set from outside (a link, attributes): the one that may fall back
   let notices = [];           // messages from outside (a broken link), kept until the reader acts
   const openWeightBlocks = new Set();
   const cellProblems = new Map();  // "matrix:head:row:col" → message, for cells typed wrong
   let requestProblems = [];
+  const lifetime = new AbortController();  // ends every listener outside the lab's own tree (destroy)
   const views = createViews({
     root,
     compute,
+    signal: lifetime.signal,
     selectHead(head) {
       state.selectedHead = head;
       draw();
@@ -127,6 +134,7 @@ export function createApp(container, { compute, initialState = null, views: show
       if (target.value) state = presetState(target.value);
       else state = { ...state, preset: null };
       selectedCell = null;
+      cellProblems.clear();
       syncControls();
       update();
       return;
@@ -184,9 +192,10 @@ export function createApp(container, { compute, initialState = null, views: show
     const cell = cellOf(td);
     const value = parseNumber(input.value);
     const where = `${cell.matrix === 'x' ? 'X' : cell.matrix === 'context' ? 'C' : cell.matrix.toUpperCase()} row ${cell.row + 1}, column ${cell.col + 1}`;
-    if (value === null) {
+    if (value === null || Math.abs(value) > FLOAT32_MAX) {
       input.setAttribute('aria-invalid', 'true');
-      cellProblems.set(cellKey(cell), `${where}: '${input.value.slice(0, 40)}' is not a number; the tables show the last good value`);
+      const why = value === null ? 'is not a number' : 'is beyond float32 (±3.4e38)';
+      cellProblems.set(cellKey(cell), `${where}: '${input.value.slice(0, 40)}' ${why}; the tables show the last good value`);
       showProblems();
       return;
     }
@@ -237,37 +246,70 @@ export function createApp(container, { compute, initialState = null, views: show
 
   // ---- compute and draw
 
+  // Messages about what is on screen only: a control that is hidden now, or a cell no longer in its
+  // table (self-attention instead of cross, another example), takes its message with it.
   function showProblems() {
-    page.renderMessages([...notices, ...requestProblems, ...[...cellProblems.values()].map((message) => ({ field: 'cell', message }))]);
+    const shown = (problem) => {
+      const field = container.querySelector(`#controls .field[data-field="${CSS.escape(problem.field ?? '')}"]`);
+      return !field?.hidden;
+    };
+    for (const [key, message] of cellProblems) {
+      const [matrix, head, row, col] = key.split(':');
+      const td = container.querySelector(`td[data-matrix="${matrix}"][data-row="${row}"][data-col="${col}"]${head === '' ? '' : `[data-head="${head}"]`}`);
+      if (!td?.querySelector('input[aria-invalid="true"]')) cellProblems.delete(key);
+    }
+    page.renderMessages([...notices, ...requestProblems.filter(shown), ...[...cellProblems.values()].map((message) => ({ field: 'cell', message }))]);
+  }
+
+  // The engine names its own arguments; mark the control that sets each.
+  function pageProblem({ field, message }, asked) {
+    const control = field === 'scale' ? (asked.scaleMode === 'custom' ? 'scaleDivisor' : 'scaleMode') : CONTROL_OF_ENGINE_FIELD.get(field) ?? field;
+    return { field: control, message };
+  }
+
+  // Nothing drawn yet and this state cannot be: say why, and show the first example instead of an empty lab.
+  function fallBack(problems) {
+    const why = problems.map((p) => p.message).join('; ');
+    notices = [...notices, { field: 'link', message: `These settings could not be shown (${why}); showing the first example instead.` }];
+    requestProblems = [];
+    state = defaultState();
+    givenState = state;
+    syncControls();
+    update();
   }
 
   async function update() {
-    const built = buildRequest(state);
+    // every input gets a number, so no answer to an older one can land on top of it
+    const id = ++latestRequest;
+    const asked = state;
+    const built = buildRequest(asked);
     if (built.problems) {
+      if (!view && asked === givenState) return fallBack(built.problems);
       requestProblems = built.problems;
       showProblems();
       return;
     }
     const started = performance.now();
-    const id = ++latestRequest;
     const reply = await compute.run(built.request);
-    if (id !== latestRequest) return;  // a newer request is on its way: this answer is stale
+    if (id !== latestRequest || destroyed) return;  // a newer input came in meanwhile: this answer is stale
     if (reply.error) {
-      requestProblems = [{ field: reply.error.field, message: reply.error.message }];
+      const problem = pageProblem(reply.error, asked);
+      if (!view && asked === givenState) return fallBack([problem]);
+      requestProblems = [problem];
       showProblems();
       return;
     }
     requestProblems = [];
-    showProblems();
     const { tokens, keyTokens } = built;
     view = {
-      tokens, keyTokens, columns: columnsOf(state), x: built.request.x, context: built.request.context ?? null,
-      dModel: state.dModel, heads: state.heads, dK: reply.result.shape.dK, dV: reply.result.shape.dV,
-      m: keyTokens.length, self: state.attention === 'self', scaleMode: state.scaleMode,
-      identity: state.weightsMode === 'identity',
+      tokens, keyTokens, columns: columnsOf(asked), x: built.request.x, context: built.request.context ?? null,
+      dModel: asked.dModel, heads: asked.heads, dK: reply.result.shape.dK, dV: reply.result.shape.dV,
+      m: keyTokens.length, self: asked.attention === 'self', scaleMode: asked.scaleMode,
+      identity: asked.weightsMode === 'identity',
       result: reply.result, weights: reply.weights,
     };
     draw();
+    showProblems();
     const info = await compute.ready;
     page.renderStatus(`Computed in ${(performance.now() - started).toFixed(1)} ms by the ${info.simd ? 'SIMD' : 'scalar'} WebAssembly engine${info.where === 'page' ? ' (on the page: no worker here)' : ''}.`);
   }
@@ -368,7 +410,10 @@ export function createApp(container, { compute, initialState = null, views: show
     /** Replaces the whole state (a preset, a link, an attribute change) and recomputes. */
     setState(next) {
       state = next;
+      givenState = next;
       selectedCell = null;
+      notices = [];
+      cellProblems.clear();
       syncControls();
       update();
     },
@@ -377,10 +422,17 @@ export function createApp(container, { compute, initialState = null, views: show
       showViews(views);
       if (view) draw();
     },
-    /** Shows messages above the tables (why a link could not be read) until the reader changes something. */
+    /** Adds messages above the tables (why a link could not be read) until the reader changes something. */
     notice(problems) {
-      notices = problems;
+      notices = [...notices, ...problems];
       showProblems();
+    },
+    /** Ends the lab: listeners outside its tree removed, answers still on their way ignored, its nodes gone. */
+    destroy() {
+      destroyed = true;
+      latestRequest++;
+      lifetime.abort();
+      container.replaceChildren();
     },
     exports,
   };

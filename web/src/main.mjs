@@ -3,7 +3,7 @@
 // first example, never a broken page.
 import { createApp } from './app.mjs';
 import { createCompute } from './compute.mjs';
-import { stateFromFragment, stateToFragment } from './state.mjs';
+import { stateFromFragment, stateToFragment, defaultState } from './state.mjs';
 
 const here = new URL('.', location.href);
 const compute = createCompute({
@@ -23,8 +23,12 @@ if (fromLink.problems) app.notice(fromLink.problems);
 
 addEventListener('hashchange', () => {
   const next = stateFromFragment(location.hash);
-  if (next.problems) app.notice(next.problems);
-  else if (next.state) app.setState(next.state);
+  if (next.problems) {
+    app.setState(defaultState());
+    app.notice(next.problems);
+  } else if (next.state) {
+    app.setState(next.state);
+  }
 });
 
 // for tests and the curious

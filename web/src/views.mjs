@@ -11,12 +11,12 @@ import { formatCell } from './format.mjs';
 
 const LAB_DKS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 
-export function createViews({ root, compute, selectHead }) {
+export function createViews({ root, compute, selectHead, signal }) {
   const $ = (id) => root.getElementById(id);
   // The colour of canvas labels, read from the styles once per colour scheme: reading a computed
   // style in every redraw makes the browser recompute all styles there and then.
   let ink = null;
-  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { ink = null; });
+  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { ink = null; }, { signal });
   const labelInk = () => (ink ??= getComputedStyle($('heatmap')).color);
 
   let view = null;
