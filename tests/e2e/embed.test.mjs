@@ -214,7 +214,7 @@ describe('exports', () => {
     assertSame(json.rows.map((label, r) => ({ label, values: json.values[r] })), table, 'JSON');
 
     const md = (await exported('scores-0', 'md')).trim().split('\n');
-    assert.match(md[0], /^\*\*Scores Q·Kᵀ \(head 1\)\*\* \(sentence: The animal/);
+    assert.match(md[0], /^\*\*Scores Q·Kᵀ \\\(head 1\\\)\*\* \(sentence\\: The animal didn't/);
     assertSame(md.slice(4).map((line) => { const cells = line.split('|').slice(1, -1).map((c) => c.trim()); return { label: cells[0], values: cells.slice(1).map(Number) }; }), table, 'Markdown');
 
     const tex = (await exported('scores-0', 'tex')).trim().split('\n');

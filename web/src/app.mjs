@@ -427,12 +427,11 @@ export function createApp(container, { compute, initialState = null, views: show
       notices = [...notices, ...problems];
       showProblems();
     },
-    /** Ends the lab: listeners outside its tree removed, answers still on their way ignored, its nodes gone. */
+    /** Ends the lab: listeners outside its tree removed, answers still on their way ignored. */
     destroy() {
       destroyed = true;
       latestRequest++;
       lifetime.abort();
-      container.replaceChildren();
     },
     exports,
   };

@@ -111,12 +111,13 @@ function toJson(table, settings, number) {
 // ---- Markdown (CommonMark and GitHub tables)
 
 /**
- * Reader text as inert Markdown: every ASCII punctuation character backslash-escaped (CommonMark
- * allows it for all of them, and it also splits what a linkifier would take for a URL), line
- * breaks as spaces, so no link, image, heading, HTML, emphasis or code can open and a | cannot end a cell.
+ * Reader text as inert Markdown: each character that can start or end markup in CommonMark or
+ * GitHub's Markdown (emphasis, code, links, images, headings, HTML, entities, tables, math,
+ * @mentions) backslash-escaped, and the dots and colons a linkifier needs for a URL too; line breaks
+ * as spaces. So no link, image, heading, HTML or code can open and a | cannot end a cell.
  */
 export function markdownText(text) {
-  return oneLine(text).replace(/[!-/:-@[-`{-~]/g, '\\$&');
+  return oneLine(text).replace(/[\\`*_{}[\]()#+\-.!|<>~&:=$^@]/g, '\\$&');
 }
 
 function toMarkdown(table, settings, number) {
