@@ -64,6 +64,9 @@ bool scale_and_mask(const Config& config, const Inputs& inputs, const Shape& sha
 
 bool all_finite(const std::vector<float>& values) { return attn::all_finite(values.data(), values.size()); }
 
+// Heads in messages count from 1, as the page's tabs do: "head 1 of 2".
+std::string head_name(int h, int heads) { return "head " + std::to_string(h + 1) + " of " + std::to_string(heads); }
+
 Status overflow(const std::string& what) {
   return Status::Range("x", what + " overflow float32; the inputs or weights are too large in magnitude");
 }
@@ -97,12 +100,12 @@ Status attention_forward(const Config& config, const Inputs& inputs, bool trace,
     project(context, m, d, inputs.wv, h, d_v, head.v.data());
     if (!all_finite(head.q) || !all_finite(head.k) ||
         !all_finite(head.v)) {
-      return overflow("the projections q, k, v of head " + std::to_string(h));
+      return overflow("the projections q, k, v of " + head_name(h, shape.heads));
     }
 
     // pass 2: raw scores q·kᵀ
     ops::matmul_transb(head.q.data(), d_k, head.k.data(), d_k, head.scores.data(), m, n, d_k, m);
-    if (!all_finite(head.scores)) return overflow("the scores q·kᵀ of head " + std::to_string(h));
+    if (!all_finite(head.scores)) return overflow("the scores q·kᵀ of " + head_name(h, shape.heads));
 
     // pass 3: scale and mask; pass 4: softmax. With the trace each stage keeps its own copy.
     float* weights = head.scores.data();
@@ -116,7 +119,7 @@ Status attention_forward(const Config& config, const Inputs& inputs, bool trace,
       scaled_finite = scale_and_mask(config, inputs, shape, head.scores.data(), head.scores.data());
     }
     if (!scaled_finite) {
-      return Status::Range("scale", "the scores of head " + std::to_string(h) + " divided by scale (" +
+      return Status::Range("scale", "the scores of " + head_name(h, shape.heads) + " divided by scale (" +
                                         format_number(shape.scale) + ") overflow float32; use a larger divisor");
     }
     ops::softmax_rows(weights, m, n, m);

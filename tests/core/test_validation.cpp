@@ -167,7 +167,7 @@ TEST_CASE("a result that would not be finite fails the call, naming the cause") 
       attn::Result result;
       const attn::Status status = attn::attention_forward(config, inputs, trace, &result);
       CHECK(status.field == "scale");
-      CHECK(status.message.find("overflow float32") != std::string::npos);
+      CHECK(status.message.find("the scores of head 1 of 1 divided by scale (0.01) overflow float32") != std::string::npos);
       CHECK(result.output.empty());
     }
   }
