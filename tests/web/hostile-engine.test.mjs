@@ -119,6 +119,11 @@ for (const simd of [true, false]) {
           return [options, 'x'];
         },
       ];
+      makers.push(() => {
+        const options = { ...catSat };
+        Object.defineProperty(options, 'heads', { enumerable: true, get() { throw new Error('no'); } });
+        return [options, 'heads'];
+      });
       for (let i = 0; i < 100_000; i++) {
         const [options, field] = makers[i % makers.length]();
         try {

@@ -36,8 +36,23 @@ function checkOptions(options, allowed, what) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new TypeError(`${what} takes an options object, got ${describe(options)}`);
   }
-  for (const key of Object.keys(options)) {
+  let keys;
+  try {
+    keys = Object.keys(options);
+  } catch (error) {
+    throw new TypeError(`${what}: the options could not be read: ${error?.message ?? String(error)}`);
+  }
+  for (const key of keys) {
     if (!allowed.has(key)) throw fieldError(TypeError, key, `unknown option '${key}' (known: ${[...allowed].join(', ')})`);
+  }
+}
+
+// options[field], where a getter or a Proxy that throws fails naming the field.
+function readOption(options, field) {
+  try {
+    return options[field];
+  } catch (error) {
+    throw fieldError(TypeError, field, `${field} could not be read: ${error?.message ?? String(error)}`);
   }
 }
 
@@ -49,7 +64,7 @@ function fieldError(Kind, field, message) {
 
 // An integer option; `fallback` (0 meaning "derive it") when omitted.
 function integer(options, field, fallback) {
-  const value = options[field];
+  const value = readOption(options, field);
   if (value === undefined) {
     if (fallback === undefined) throw fieldError(TypeError, field, `${field} is required: a whole number`);
     return fallback;
@@ -65,7 +80,7 @@ function integer(options, field, fallback) {
 // A matrix option as a Float32Array (number arrays are converted; other types refused), or null.
 // Whatever fails while the value is read (a getter, a Proxy) fails here, naming the field.
 function matrix(options, field, required) {
-  const value = options[field];
+  const value = readOption(options, field);
   if (value === undefined || value === null) {
     if (required) throw fieldError(TypeError, field, `${field} is required: a Float32Array or an array of numbers`);
     return null;
@@ -209,9 +224,10 @@ class AttentionEngine {
     const n = integer(options, 'n');
     const dModel = integer(options, 'dModel');
     const heads = integer(options, 'heads', 1);
-    const [scaleMode, scaleDivisor] = scaleOption(options.scale);
-    const [maskMode, keep] = maskOption(options.mask);
-    const trace = options.trace === undefined ? true : options.trace;
+    const [scaleMode, scaleDivisor] = scaleOption(readOption(options, 'scale'));
+    const [maskMode, keep] = maskOption(readOption(options, 'mask'));
+    const given = readOption(options, 'trace');
+    const trace = given === undefined ? true : given;
     if (typeof trace !== 'boolean') throw fieldError(TypeError, 'trace', `trace must be true or false, got ${describe(trace)}`);
     let m = integer(options, 'm', 0);
     if (context && m === 0) {
@@ -243,7 +259,8 @@ class AttentionEngine {
 
   initWeights(options) {
     checkOptions(options, INIT_OPTIONS, 'initWeights()');
-    const seed = options.seed === undefined ? 0 : options.seed;
+    const given = readOption(options, 'seed');
+    const seed = given === undefined ? 0 : given;
     if (typeof seed !== 'number' || !Number.isSafeInteger(seed) || seed < 0) {
       throw fieldError(RangeError, 'seed', `seed must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}, got ${describe(seed)}`);
     }
