@@ -73,8 +73,25 @@ Status overflow(const std::string& what) {
 
 }  // namespace
 
+// validate() accepts a view with a size and no data (a binding's check before it copies); the pass needs data.
+Status check_data(const Inputs& inputs) {
+  const std::pair<const char*, bool> missing[] = {
+      {"x", inputs.x.present && !inputs.x.data && inputs.x.size},
+      {"context", inputs.context.present && !inputs.context.data && inputs.context.size},
+      {"wq", inputs.wq.present && !inputs.wq.data && inputs.wq.size},
+      {"wk", inputs.wk.present && !inputs.wk.data && inputs.wk.size},
+      {"wv", inputs.wv.present && !inputs.wv.data && inputs.wv.size},
+      {"wo", inputs.wo.present && !inputs.wo.data && inputs.wo.size},
+      {"mask", inputs.keep.present && !inputs.keep.data && inputs.keep.size}};
+  for (const auto& [field, is_missing] : missing) {
+    if (is_missing) return Status::Type(field, std::string(field) + " has a size but no data");
+  }
+  return Status::Ok();
+}
+
 Status attention_forward(const Config& config, const Inputs& inputs, bool trace, Result* result) {
   Shape shape{};
+  if (Status s = check_data(inputs); !s.ok()) return s;
   if (Status s = validate(config, inputs, trace, &shape); !s.ok()) return s;
   const int n = shape.n, m = shape.m, d = shape.d_model, d_k = shape.d_k, d_v = shape.d_v;
   const int concat_width = shape.heads * d_v;

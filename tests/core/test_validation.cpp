@@ -219,4 +219,8 @@ TEST_CASE("validate() checks sizes from a view with no data, before anything is 
   CHECK(status.message.find("x has 600000000 values; expected n × dModel = 1 × 1 = 1") != std::string::npos);
   inputs.x = attn::View<float>(nullptr, 1);
   CHECK(attn::validate(config, inputs, true, &shape).ok());
+  attn::Result result;
+  const attn::Status run = attn::attention_forward(config, inputs, true, &result);  // the pass itself needs the data
+  CHECK(run.field == "x");
+  CHECK(run.message == "x has a size but no data");
 }
