@@ -41,7 +41,8 @@ export function parseViews(text) {
  *   views:         a Set of view names to show, or null for all
  *   onChange:      called with the state after each successful computation (for links)
  *   links:         { page, embed, component } base URLs for share and embed snippets
- *   embedded:      true inside a host page: the explanation sits in the lab, not on the window
+ *   embedded:      true inside a host page: the explanation sits in the lab, not on the window,
+ *                  and no timing line (a course page has no use for it)
  */
 export function createApp(container, { compute, initialState = null, views: shown = null, onChange = null, links = null, embedded = false } = {}) {
   container.append(document.createRange().createContextualFragment(markup));
@@ -64,6 +65,7 @@ export function createApp(container, { compute, initialState = null, views: show
   let destroyed = false;
   let givenState = state;     // the last state set from outside (a link, attributes): the one that may fall back
   let notices = [];           // messages from outside (a broken link), kept until the reader acts
+  let fallbackNotices = [];   // why the first example is shown instead of the state given (see fallBack)
   const openWeightBlocks = new Set();
   const cellProblems = new Map();  // "matrix:head:row:col" → message, for cells typed wrong
   let requestProblems = [];
@@ -130,6 +132,7 @@ export function createApp(container, { compute, initialState = null, views: show
   function onControlChange(event) {
     const target = event.target;
     notices = [];
+    fallbackNotices = [];
     if (target.id === 'preset') {
       if (target.value) state = presetState(target.value);
       else state = { ...state, preset: null };
@@ -187,6 +190,7 @@ export function createApp(container, { compute, initialState = null, views: show
   function onCellInput(event) {
     const input = event.target;
     notices = [];
+    fallbackNotices = [];
     const td = input.closest('td[data-matrix]');
     if (!td || !view) return;
     const cell = cellOf(td);
@@ -258,7 +262,7 @@ export function createApp(container, { compute, initialState = null, views: show
       const td = container.querySelector(`td[data-matrix="${matrix}"][data-row="${row}"][data-col="${col}"]${head === '' ? '' : `[data-head="${head}"]`}`);
       if (!td?.querySelector('input[aria-invalid="true"]')) cellProblems.delete(key);
     }
-    page.renderMessages([...notices, ...requestProblems.filter(shown), ...[...cellProblems.values()].map((message) => ({ field: 'cell', message }))]);
+    page.renderMessages([...fallbackNotices, ...notices, ...requestProblems.filter(shown), ...[...cellProblems.values()].map((message) => ({ field: 'cell', message }))]);
   }
 
   // The engine names its own arguments; mark the control that sets each.
@@ -270,7 +274,7 @@ export function createApp(container, { compute, initialState = null, views: show
   // Nothing drawn yet and this state cannot be: say why, and show the first example instead of an empty lab.
   function fallBack(problems) {
     const why = problems.map((p) => p.message).join('; ');
-    notices = [...notices, { field: 'link', message: `These settings could not be shown (${why}); showing the first example instead.` }];
+    fallbackNotices = [{ field: 'link', message: `These settings could not be shown (${why}); showing the first example instead.` }];
     requestProblems = [];
     state = defaultState();
     givenState = state;
@@ -310,6 +314,7 @@ export function createApp(container, { compute, initialState = null, views: show
     };
     draw();
     showProblems();
+    if (embedded) return;
     const info = await compute.ready;
     page.renderStatus(`Computed in ${(performance.now() - started).toFixed(1)} ms by the ${info.simd ? 'SIMD' : 'scalar'} WebAssembly engine${info.where === 'page' ? ' (on the page: no worker here)' : ''}.`);
   }
@@ -413,6 +418,7 @@ export function createApp(container, { compute, initialState = null, views: show
       givenState = next;
       selectedCell = null;
       notices = [];
+      fallbackNotices = [];
       cellProblems.clear();
       syncControls();
       update();
@@ -422,9 +428,13 @@ export function createApp(container, { compute, initialState = null, views: show
       showViews(views);
       if (view) draw();
     },
-    /** Adds messages above the tables (why a link could not be read) until the reader changes something. */
+    /** Redraws what was drawn in colours read from the styles (after a change of theme). */
+    restyle() {
+      views.restyle();
+    },
+    /** Shows messages above the tables (why a link could not be read) until the reader changes something. */
     notice(problems) {
-      notices = [...notices, ...problems];
+      notices = problems;
       showProblems();
     },
     /** Ends the lab: listeners outside its tree removed, answers still on their way ignored. */

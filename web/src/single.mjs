@@ -4,17 +4,9 @@
 import { createApp } from './app.mjs';
 import { createCompute } from './compute.mjs';
 import { stateFromFragment, stateToFragment } from './state.mjs';
-import { loadAttentionFrom } from '../lib/attention.mjs';
-import createSimd from '../../build/wasm/attention-simd.mjs';
-import createScalar from '../../build/wasm/attention-scalar.mjs';
-import simdWasm from '../../build/wasm/attention-simd.wasm';
-import scalarWasm from '../../build/wasm/attention-scalar.wasm';
+import { loadInlineAttention } from './inline-engine.mjs';
 
-const builds = {
-  simd: { createModule: createSimd, wasmBinary: simdWasm },
-  scalar: { createModule: createScalar, wasmBinary: scalarWasm },
-};
-const compute = createCompute({ workerUrl: null, loadEngine: async () => (options) => loadAttentionFrom(builds, options) });
+const compute = createCompute({ workerUrl: null, loadEngine: async () => loadInlineAttention });
 
 const fromLink = stateFromFragment(location.hash);
 const app = createApp(document.getElementById('lab'), {
