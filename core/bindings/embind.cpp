@@ -1,8 +1,9 @@
-// The JavaScript binding: arrays in as pointer and length, the core called, results out as
-// Float32Array copies that JavaScript owns. No logic: web/lib/attention.mjs checks types, asks
-// check* for the sizes, copies the arrays into memory from malloc, calls, and frees them
-// (callWithArrays); the core checks values. Nothing here reads a JavaScript array, so no JavaScript
-// exception can unwind through these frames (that leaked a stack frame per failed call).
+// The JavaScript binding: arrays in, the core called, results out as Float32Array copies that
+// JavaScript owns. No logic: web/lib/attention.mjs checks types and applies defaults; the core checks
+// values. attention() takes arrays as pointer and length: attention.mjs asks checkAttention for the
+// sizes, copies the arrays into memory from malloc, calls, and frees them (callWithArrays), so no
+// JavaScript exception can unwind through these frames (that leaked a stack frame per failed call).
+// gradients() still copies through embind (copy_in); it should move to the same path.
 #include <emscripten/bind.h>
 #include <emscripten/stack.h>
 #include <malloc.h>
@@ -10,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attention/attention.hpp"
@@ -17,6 +19,15 @@
 using emscripten::val;
 
 namespace {
+
+// request[name] copied into `storage` and viewed by `view`, unless it is null or undefined.
+template <typename T>
+void copy_in(const val& request, const char* name, std::vector<T>* storage, attn::View<T>* view) {
+  const val array = request[name];
+  if (array.isNull() || array.isUndefined()) return;
+  *storage = emscripten::convertJSArrayToNumberVector<T>(array);
+  *view = attn::View<T>(*storage);
+}
 
 // request[name]: the address of an array JavaScript copied into WebAssembly memory, and
 // request[name + "Length"] its length; no length: omitted. A length without an address gives a view
@@ -34,6 +45,7 @@ val copy_out(const std::vector<float>& values) {
   return val::global("Float32Array").new_(emscripten::typed_memory_view(values.size(), values.data()));
 }
 
+
 val error_of(const attn::Status& status) {
   val error = val::object();
   error.set("kind", status.kind == attn::ErrorKind::Type ? "type" : "range");
@@ -44,6 +56,15 @@ val error_of(const attn::Status& status) {
   return out;
 }
 
+// An attention() request: the arrays copied in, the core's config and views onto the copies.
+struct Request {
+  attn::Config config;
+  attn::Inputs inputs;
+  bool trace = true;
+  std::vector<float> x, context, wq, wk, wv, wo, bq, bk, bv, bo;
+  std::vector<std::uint8_t> keep;
+};
+
 attn::Config config_of(const val& request) {
   attn::Config config;
   config.n = request["n"].as<int>();
@@ -52,12 +73,14 @@ attn::Config config_of(const val& request) {
   config.heads = request["heads"].as<int>();
   config.d_k = request["dK"].as<int>();
   config.d_v = request["dV"].as<int>();
-  config.scale_mode = static_cast<attn::ScaleMode>(request["scaleMode"].as<int>());  // validate() refuses unknown modes
+  config.scale_mode = static_cast<attn::ScaleMode>(request["scaleMode"].as<int>());
   config.scale_divisor = request["scaleDivisor"].as<double>();
   config.mask_mode = static_cast<attn::MaskMode>(request["maskMode"].as<int>());
+  config.positions = static_cast<attn::PositionMode>(request["positionsMode"].as<int>());
   return config;
 }
 
+// The views of an attention() request whose arrays attention.mjs copied in (see view_at).
 attn::Inputs inputs_of(const val& request) {
   attn::Inputs inputs;
   inputs.x = view_at<float>(request, "x");
@@ -66,6 +89,10 @@ attn::Inputs inputs_of(const val& request) {
   inputs.wk = view_at<float>(request, "wk");
   inputs.wv = view_at<float>(request, "wv");
   inputs.wo = view_at<float>(request, "wo");
+  inputs.bq = view_at<float>(request, "bq");
+  inputs.bk = view_at<float>(request, "bk");
+  inputs.bv = view_at<float>(request, "bv");
+  inputs.bo = view_at<float>(request, "bo");
   inputs.keep = view_at<std::uint8_t>(request, "keep");
   return inputs;
 }
@@ -77,13 +104,28 @@ val check_attention(const val& request) {
   return status.ok() ? val::null() : error_of(status);
 }
 
-val attention(const val& request) {
-  const attn::Config config = config_of(request);
-  const attn::Inputs inputs = inputs_of(request);
-  const bool trace = request["trace"].as<bool>();
+// A gradients() request: its arrays copied in through embind.
+void read_request(const val& request, Request* r) {
+  r->config = config_of(request);
+  r->trace = request["trace"].as<bool>();
+  attn::Inputs& inputs = r->inputs;
+  copy_in(request, "x", &r->x, &inputs.x);
+  copy_in(request, "context", &r->context, &inputs.context);
+  copy_in(request, "wq", &r->wq, &inputs.wq);
+  copy_in(request, "wk", &r->wk, &inputs.wk);
+  copy_in(request, "wv", &r->wv, &inputs.wv);
+  copy_in(request, "wo", &r->wo, &inputs.wo);
+  copy_in(request, "bq", &r->bq, &inputs.bq);
+  copy_in(request, "bk", &r->bk, &inputs.bk);
+  copy_in(request, "bv", &r->bv, &inputs.bv);
+  copy_in(request, "bo", &r->bo, &inputs.bo);
+  copy_in(request, "keep", &r->keep, &inputs.keep);
+}
 
+val attention(const val& request) {
+  const bool trace = request["trace"].as<bool>();
   attn::Result result;
-  const attn::Status status = attn::attention_forward(config, inputs, trace, &result);
+  const attn::Status status = attn::attention_forward(config_of(request), inputs_of(request), trace, &result);
   if (!status.ok()) return error_of(status);
 
   val shape = val::object();
@@ -115,6 +157,37 @@ val attention(const val& request) {
       heads.call<void>("push", h);
     }
     out.set("heads", heads);
+    if (!result.positions_x.empty()) {
+      val positions = val::object();
+      positions.set("x", copy_out(result.positions_x));
+      if (!result.positions_context.empty()) positions.set("context", copy_out(result.positions_context));
+      out.set("positions", positions);
+    }
+  }
+  return out;
+}
+
+// The gradient of Σ dOutput ⊙ output + Σ dWeights ⊙ weights with respect to every input present.
+val gradients(const val& request) {
+  Request r;
+  read_request(request, &r);
+  std::vector<float> d_output, d_weights;
+  attn::View<float> d_output_view, d_weights_view;
+  copy_in(request, "dOutput", &d_output, &d_output_view);
+  copy_in(request, "dWeights", &d_weights, &d_weights_view);
+  attn::Result result;
+  attn::Status status = attn::attention_forward(r.config, r.inputs, true, &result);
+  if (!status.ok()) return error_of(status);
+  attn::Gradients g = attn::zero_gradients(result.shape, r.inputs);
+  status = attn::attention_backward(r.config, r.inputs, result, d_output_view, d_weights_view, &g);
+  if (!status.ok()) return error_of(status);
+  val out = val::object();
+  out.set("output", copy_out(result.output));
+  const std::pair<const char*, const std::vector<float>*> named[] = {
+      {"x", &g.x}, {"context", &g.context}, {"wq", &g.wq}, {"wk", &g.wk}, {"wv", &g.wv},
+      {"wo", &g.wo}, {"bq", &g.bq}, {"bk", &g.bk}, {"bv", &g.bv}, {"bo", &g.bo}};
+  for (const auto& [name, gradient] : named) {
+    if (!gradient->empty()) out.set(name, copy_out(*gradient));
   }
   return out;
 }
@@ -140,8 +213,7 @@ bool has_simd() {
 #endif
 }
 
-// Bytes malloc has handed out and not taken back, and the stack pointer, for the tests that check
-// the heap and the stack stay steady.
+// Bytes malloc has handed out and not taken back, for the tests that check the heap stays steady.
 std::size_t allocated_bytes() { return mallinfo().uordblks; }
 std::uintptr_t stack_pointer() { return emscripten_stack_get_current(); }
 
@@ -150,6 +222,7 @@ std::uintptr_t stack_pointer() { return emscripten_stack_get_current(); }
 EMSCRIPTEN_BINDINGS(attention_lab) {
   emscripten::function("checkAttention", &check_attention);
   emscripten::function("attention", &attention);
+  emscripten::function("gradients", &gradients);
   emscripten::function("initWeights", &init_weights);
   emscripten::function("hasSimd", &has_simd);
   emscripten::function("allocatedBytes", &allocated_bytes);

@@ -14,10 +14,12 @@ import { createPage } from './render/page.mjs';
 import { setupExports } from './exports.mjs';
 import { message } from './messages.mjs';
 import { createLearn } from './learn/index.mjs';
+import { createTraining } from './training/index.mjs';
+import { createLayers } from './layers/index.mjs';
 import { watchInView, afterNextFrame } from './render/in-view.mjs';
 
 // Sections that can be shown or hidden: data-view names in app.html, and aliases.
-export const VIEW_NAMES = ['controls', 'learn', 'notes', 'tokens', 'inputs', 'parameters', 'steps', 'matrices', 'pictures', 'heatmap', 'lines', 'embedding', 'lab', 'output'];
+export const VIEW_NAMES = ['controls', 'learn', 'notes', 'tokens', 'inputs', 'parameters', 'steps', 'matrices', 'pictures', 'heatmap', 'lines', 'embedding', 'lab', 'output', 'train', 'layers'];
 const VIEW_ALIASES = new Map([['weights', ['heatmap', 'matrices']], ['tables', ['inputs', 'steps', 'matrices', 'output']], ['all', VIEW_NAMES]]);
 // The engine names its arguments; the page's controls that set them.
 const CONTROL_OF_ENGINE_FIELD = new Map([['wq', 'weightsMode'], ['wk', 'weightsMode'], ['wv', 'weightsMode'], ['wo', 'weightsMode'], ['dModel', 'dModel'], ['heads', 'heads'], ['dK', 'dK'], ['dV', 'dV'], ['n', 'sentence'], ['m', 'contextSentence']]);
@@ -56,6 +58,15 @@ export function createApp(container, { compute, initialState = null, views: show
   const page = createPage(root);
   const controls = createControls({ root, container });
   const section = (name) => container.querySelector(`[data-view="${name}"]`);
+  // features with their own folder, mounted after the output: they talk to the lab through these hooks
+  const useState = (next, status) => {
+    state = next;
+    explanation.reset();
+    controls.sync(state);
+    update().then(() => status && page.renderStatus(status));
+  };
+  const training = createTraining({ after: section('output'), compute, getState: () => state, useState });
+  const layers = createLayers({ after: section('train'), getState: () => state, getView: () => view, useState });
   function showViews(views) {
     for (const part of container.querySelectorAll('[data-view]')) part.hidden = views !== null && !views.has(part.dataset.view);
   }
@@ -112,7 +123,9 @@ export function createApp(container, { compute, initialState = null, views: show
       update();
       return;
     }
-    const changed = withSettingChange(state, controls.read(target));
+    const change = controls.read(target);
+    if (target.id === 'sentence') change.inputs = null;  // typed words replace given rows of X
+    const changed = withSettingChange(state, change);
     state = changed.state;
     if (changed.replaced === 'sizes') replacedWeights = message('weights.replaced', { seed: state.seed });
     if (changed.replaced === 'wo') replacedWeights = message('weights.replacedForWo', { seed: state.seed, rows: state.heads * state.dV, cols: state.dModel });
@@ -351,6 +364,8 @@ export function createApp(container, { compute, initialState = null, views: show
 
     update();
     if (!section('lab').hidden) views.runLab();
+    // the first training task is prepared once the engine is up, after the tables
+    if (!section('train').hidden) compute.ready.then(() => setTimeout(training.start, 0));
   }
 
   start();
@@ -395,5 +410,7 @@ export function createApp(container, { compute, initialState = null, views: show
       lifetime.abort();
     },
     exports,
+    training,
+    layers,
   };
 }
