@@ -65,7 +65,8 @@ export function createApp(container, { compute, initialState = null, views: show
     controls.sync(state);
     update().then(() => status && page.renderStatus(status));
   };
-  const training = createTraining({ after: section('output'), compute, getState: () => state, useState });
+  const lifetime = new AbortController();  // ends every listener outside the lab's own tree (destroy)
+  const training = createTraining({ after: section('output'), compute, getState: () => state, useState, signal: lifetime.signal });
   const layers = createLayers({ after: section('train'), getState: () => state, getView: () => view, useState });
   function showViews(views) {
     for (const part of container.querySelectorAll('[data-view]')) part.hidden = views !== null && !views.has(part.dataset.view);
@@ -84,7 +85,6 @@ export function createApp(container, { compute, initialState = null, views: show
   const openWeightBlocks = new Set();
   const cellProblems = new Map();  // "matrix:head:row:col" → message, for cells typed wrong
   let requestProblems = [];
-  const lifetime = new AbortController();  // ends every listener outside the lab's own tree (destroy)
   const learn = createLearn({
     root,
     container,
