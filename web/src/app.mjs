@@ -182,7 +182,8 @@ export function createApp(container, { compute, initialState = null, views: show
     for (const [key] of cellProblems) {
       const [matrix, head, row, col] = key.split(':');
       const td = container.querySelector(`td[data-matrix="${matrix}"][data-row="${row}"][data-col="${col}"]${head === '' ? '' : `[data-head="${head}"]`}`);
-      if (!td?.querySelector('input[aria-invalid="true"]')) cellProblems.delete(key);
+      // gone, typed right, or in a table no longer shown (the context in self-attention)
+      if (!td?.querySelector('input[aria-invalid="true"]') || !td.getClientRects().length) cellProblems.delete(key);
     }
     page.renderMessages([...fallbackNotices, ...notices, ...requestProblems.filter(shown), ...[...cellProblems.values()].map((message) => ({ field: 'cell', message }))]);
   }
