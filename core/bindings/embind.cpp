@@ -1,7 +1,11 @@
-// The JavaScript binding: typed arrays in (one copy each into WebAssembly memory), the core called,
-// results out as Float32Array copies that JavaScript owns. No logic: web/lib/attention.mjs checks
-// types and applies defaults; the core checks values.
+// The JavaScript binding: arrays in, the core called, results out as Float32Array copies that
+// JavaScript owns. No logic: web/lib/attention.mjs checks types and applies defaults; the core checks
+// values. attention() takes arrays as pointer and length: attention.mjs asks checkAttention for the
+// sizes, copies the arrays into memory from malloc, calls, and frees them (callWithArrays), so no
+// JavaScript exception can unwind through these frames (that leaked a stack frame per failed call).
+// gradients() still copies through embind (copy_in); it should move to the same path.
 #include <emscripten/bind.h>
+#include <emscripten/stack.h>
 #include <malloc.h>
 #include <emscripten/val.h>
 
@@ -23,6 +27,18 @@ void copy_in(const val& request, const char* name, std::vector<T>* storage, attn
   if (array.isNull() || array.isUndefined()) return;
   *storage = emscripten::convertJSArrayToNumberVector<T>(array);
   *view = attn::View<T>(*storage);
+}
+
+// request[name]: the address of an array JavaScript copied into WebAssembly memory, and
+// request[name + "Length"] its length; no length: omitted. A length without an address gives a view
+// with the size alone, which validate() checks before anything is copied.
+template <typename T>
+attn::View<T> view_at(const val& request, const std::string& name) {
+  const val length = request[name + "Length"];
+  if (length.isUndefined() || length.isNull()) return {};
+  const val address = request[name];
+  const T* data = address.isUndefined() ? nullptr : reinterpret_cast<const T*>(address.as<std::uintptr_t>());
+  return attn::View<T>(data, static_cast<std::size_t>(length.as<double>()));
 }
 
 val copy_out(const std::vector<float>& values) {
@@ -49,8 +65,8 @@ struct Request {
   std::vector<std::uint8_t> keep;
 };
 
-void read_request(const val& request, Request* r) {
-  attn::Config& config = r->config;
+attn::Config config_of(const val& request) {
+  attn::Config config;
   config.n = request["n"].as<int>();
   config.m = request["m"].as<int>();
   config.d_model = request["dModel"].as<int>();
@@ -61,6 +77,36 @@ void read_request(const val& request, Request* r) {
   config.scale_divisor = request["scaleDivisor"].as<double>();
   config.mask_mode = static_cast<attn::MaskMode>(request["maskMode"].as<int>());
   config.positions = static_cast<attn::PositionMode>(request["positionsMode"].as<int>());
+  return config;
+}
+
+// The views of an attention() request whose arrays attention.mjs copied in (see view_at).
+attn::Inputs inputs_of(const val& request) {
+  attn::Inputs inputs;
+  inputs.x = view_at<float>(request, "x");
+  inputs.context = view_at<float>(request, "context");
+  inputs.wq = view_at<float>(request, "wq");
+  inputs.wk = view_at<float>(request, "wk");
+  inputs.wv = view_at<float>(request, "wv");
+  inputs.wo = view_at<float>(request, "wo");
+  inputs.bq = view_at<float>(request, "bq");
+  inputs.bk = view_at<float>(request, "bk");
+  inputs.bv = view_at<float>(request, "bv");
+  inputs.bo = view_at<float>(request, "bo");
+  inputs.keep = view_at<std::uint8_t>(request, "keep");
+  return inputs;
+}
+
+// The sizes alone (lengths, no addresses): null when the core would accept them, else { error }.
+val check_attention(const val& request) {
+  attn::Shape shape{};
+  const attn::Status status = attn::validate(config_of(request), inputs_of(request), request["trace"].as<bool>(), &shape);
+  return status.ok() ? val::null() : error_of(status);
+}
+
+// A gradients() request: its arrays copied in through embind.
+void read_request(const val& request, Request* r) {
+  r->config = config_of(request);
   r->trace = request["trace"].as<bool>();
   attn::Inputs& inputs = r->inputs;
   copy_in(request, "x", &r->x, &inputs.x);
@@ -77,11 +123,9 @@ void read_request(const val& request, Request* r) {
 }
 
 val attention(const val& request) {
-  Request r;
-  read_request(request, &r);
-  const bool trace = r.trace;
+  const bool trace = request["trace"].as<bool>();
   attn::Result result;
-  const attn::Status status = attn::attention_forward(r.config, r.inputs, trace, &result);
+  const attn::Status status = attn::attention_forward(config_of(request), inputs_of(request), trace, &result);
   if (!status.ok()) return error_of(status);
 
   val shape = val::object();
@@ -174,10 +218,12 @@ bool has_simd() {
 
 // Bytes malloc has handed out and not taken back, for the tests that check the heap stays steady.
 std::size_t allocated_bytes() { return mallinfo().uordblks; }
+std::uintptr_t stack_pointer() { return emscripten_stack_get_current(); }
 
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attention_lab) {
+  emscripten::function("checkAttention", &check_attention);
   emscripten::function("attention", &attention);
 #ifdef ATTN_LEARNING
   emscripten::function("gradients", &gradients);
@@ -185,4 +231,5 @@ EMSCRIPTEN_BINDINGS(attention_lab) {
   emscripten::function("initWeights", &init_weights);
   emscripten::function("hasSimd", &has_simd);
   emscripten::function("allocatedBytes", &allocated_bytes);
+  emscripten::function("stackPointer", &stack_pointer);
 }

@@ -4,6 +4,7 @@
 //   concat: (n, h·d_v)  wo: (h·d_v, d_model)  output: (n, d_out)
 //   biases bq, bk: (h, d_k)  bv: (h, d_v)  bo: (d_model); positions: (n or m, d_model)
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -64,17 +65,53 @@ void scale_and_mask(const Config& config, const Inputs& inputs, const Shape& sha
   }
 }
 
+// True when some kept score times 1/scale is beyond float32 (finite scores, a tiny divisor): the fused
+// softmax would see ±∞ and give NaN. Checked on the largest kept |score| of the head, one pass.
+bool scaled_overflows(const Config& config, const Inputs& inputs, const Shape& shape, const float* scores) {
+  const float inv_scale = 1.0f / static_cast<float>(shape.scale);
+  const int n = shape.n, m = shape.m;
+  float largest = 0;
+  for (int i = 0; i < n; ++i) {
+    const float* scores_i = scores + static_cast<std::size_t>(i) * m;
+    const int visible = config.mask_mode == MaskMode::Causal ? std::min(i + 1, m) : m;
+    const std::uint8_t* keep_i = config.mask_mode == MaskMode::Keep ? inputs.keep.data + static_cast<std::size_t>(i) * m : nullptr;
+    for (int j = 0; j < visible; ++j) {
+      if (!keep_i || keep_i[j]) largest = std::max(largest, std::fabs(scores_i[j]));
+    }
+  }
+  return !std::isfinite(largest * inv_scale);
+}
+
 bool all_finite(const std::vector<float>& values) { return attn::all_finite(values.data(), values.size()); }
 
+// Heads in messages count from 1, as the page's tabs do: "head 1 of 2".
+std::string head_name(int h, int heads) { return "head " + std::to_string(h + 1) + " of " + std::to_string(heads); }
 
 Status overflow(const std::string& what) {
   return Status::Range("x", what + " overflow float32; the inputs or weights are too large in magnitude");
+}
+
+// validate() accepts a view with a size and no data (a binding's check before it copies); the pass needs data.
+Status check_data(const Inputs& inputs) {
+  const std::pair<const char*, bool> missing[] = {
+      {"x", inputs.x.present && !inputs.x.data && inputs.x.size},
+      {"context", inputs.context.present && !inputs.context.data && inputs.context.size},
+      {"wq", inputs.wq.present && !inputs.wq.data && inputs.wq.size},
+      {"wk", inputs.wk.present && !inputs.wk.data && inputs.wk.size},
+      {"wv", inputs.wv.present && !inputs.wv.data && inputs.wv.size},
+      {"wo", inputs.wo.present && !inputs.wo.data && inputs.wo.size},
+      {"mask", inputs.keep.present && !inputs.keep.data && inputs.keep.size}};
+  for (const auto& [field, is_missing] : missing) {
+    if (is_missing) return Status::Type(field, std::string(field) + " has a size but no data");
+  }
+  return Status::Ok();
 }
 
 }  // namespace
 
 Status attention_forward(const Config& config, const Inputs& inputs, bool trace, Result* result) {
   Shape shape{};
+  if (Status s = check_data(inputs); !s.ok()) return s;
   if (Status s = validate(config, inputs, trace, &shape); !s.ok()) return s;
   return forward_checked(config, inputs, shape, nullptr, trace, result);
 }
@@ -115,12 +152,16 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
     project(ops, context, m, d, inputs.wv, panels.wv, inputs.bv, h, d_v, head.v.data());
     if (!all_finite(head.q) || !all_finite(head.k) ||
         !all_finite(head.v)) {
-      return overflow("the projections q, k, v of head " + std::to_string(h));
+      return overflow("the projections q, k, v of " + head_name(h, shape.heads));
     }
 
     // pass 2: raw scores q·kᵀ
     ops.matmul_transb(head.q.data(), d_k, head.k.data(), d_k, head.scores.data(), m, n, d_k, m);
-    if (!all_finite(head.scores)) return overflow("the scores q·kᵀ of head " + std::to_string(h));
+    if (!all_finite(head.scores)) return overflow("the scores q·kᵀ of " + head_name(h, shape.heads));
+    if (scaled_overflows(config, inputs, shape, head.scores.data())) {
+      return Status::Range("scale", "the scores of " + head_name(h, shape.heads) + " divided by scale (" +
+                                        format_number(shape.scale) + ") overflow float32; use a larger divisor");
+    }
 
     // passes 3 and 4: scale, mask and softmax, fused in one row pass. With the trace `scaled`
     // keeps the scaled and masked scores on their own (the same product, so the same bits).
@@ -145,6 +186,9 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
       }
     }
   }
+
+  // every array handed back is finite, or the call fails: z can overflow when v is near the float32 limit
+  if (!all_finite(concat)) return overflow("the weighted values z (weights·v)");
 
   if (inputs.wo.present) {
     out.output.resize(static_cast<std::size_t>(n) * d);

@@ -1,6 +1,7 @@
 // Argument checks for attention_forward and init_weights. Every message names the field (in the
 // JavaScript API's spelling) and the values that are wrong, so the page can mark the right input.
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -43,7 +44,8 @@ Status check_count(const char* field, int value, int cap, const char* cap_what) 
   return Status::Ok();
 }
 
-// rows × cols values expected in `values`, each finite.
+// rows × cols values expected in `values`, each finite. A view with a size and no data (the binding's
+// check before it copies anything) has its size checked alone.
 Status check_matrix(const char* field, const View<float>& values, long long blocks, long long rows, long long cols,
                     const std::string& shape_text) {
   const unsigned long long expected = static_cast<unsigned long long>(blocks * rows * cols);
@@ -55,7 +57,7 @@ Status check_matrix(const char* field, const View<float>& values, long long bloc
     return Status::Range(field, std::string(field) + " has " + str(values.size) + " values; expected " + shape_text +
                                     " = " + str(expected));
   }
-  if (all_finite(values.data, values.size)) return Status::Ok();
+  if (values.data == nullptr || all_finite(values.data, values.size)) return Status::Ok();
   for (std::size_t i = 0; i < values.size; ++i) {  // find the first bad value, to name it
     if (!std::isfinite(values.data[i])) {
       const long long col = static_cast<long long>(i) % cols;
@@ -199,16 +201,30 @@ Status validate(const Config& config, const Inputs& inputs, bool trace, Shape* s
     return Status::Range("positions", "positions must be 'none' or 'sinusoidal'");
   }
 
+  // An enum read from a caller (the binding casts plain integers) may hold any value: refuse the
+  // unknown ones here, so no later switch meets a mode it does not handle.
   switch (config.scale_mode) {
     case ScaleMode::SqrtDk: shape.scale = std::sqrt(static_cast<double>(shape.d_k)); break;
     case ScaleMode::None: shape.scale = 1; break;
     case ScaleMode::Divisor:
-      if (!std::isfinite(config.scale_divisor) || !(config.scale_divisor > 0)) {
-        return Status::Range("scale", "scale must be 'sqrt_dk', 'none' or a finite number above 0 to divide the "
-                                      "scores by, got " + format_number(config.scale_divisor));
+      // The scores are divided in float32: a divisor below the smallest normal float32 (1e-39, 5e-324)
+      // or above the largest (1e39) is itself subnormal, zero or infinite there, and the weights
+      // would come out NaN or silently uniform.
+      if (!std::isfinite(config.scale_divisor) || !(config.scale_divisor >= FLT_MIN) ||
+          config.scale_divisor > FLT_MAX) {
+        return Status::Range("scale", "scale must be 'sqrt_dk', 'none' or a number from " + format_number(FLT_MIN) +
+                                      " to " + format_number(FLT_MAX) + " (float32) to divide the scores by, got " +
+                                      format_number(config.scale_divisor));
       }
       shape.scale = config.scale_divisor;
       break;
+    default:
+      return Status::Range("scale", "scale mode " + str(static_cast<int>(config.scale_mode)) +
+                                    " is unknown; the modes are 0 (sqrt_dk), 1 (none) and 2 (a divisor)");
+  }
+  if (config.mask_mode != MaskMode::None && config.mask_mode != MaskMode::Causal && config.mask_mode != MaskMode::Keep) {
+    return Status::Range("mask", "mask mode " + str(static_cast<int>(config.mask_mode)) +
+                                     " is unknown; the modes are 0 (none), 1 (causal) and 2 (a keep-mask)");
   }
 
   if (config.mask_mode == MaskMode::Keep) {
@@ -218,7 +234,7 @@ Status validate(const Config& config, const Inputs& inputs, bool trace, Shape* s
                                        " values; expected n × m = " + str(shape.n) + " × " + str(shape.m) + " = " +
                                        str(expected));
     }
-    for (std::size_t i = 0; i < inputs.keep.size; ++i) {
+    for (std::size_t i = 0; inputs.keep.data != nullptr && i < inputs.keep.size; ++i) {
       if (inputs.keep.data[i] > 1) {
         return Status::Range("mask", "mask[" + str(i) + "] is " + str(inputs.keep.data[i]) +
                                          "; a keep-mask holds 1 (keep) or 0 (masked)");

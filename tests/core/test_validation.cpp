@@ -10,6 +10,13 @@
 
 namespace {
 
+bool every_finite(const std::vector<float>& values) {
+  for (float v : values) {
+    if (!std::isfinite(v)) return false;
+  }
+  return true;
+}
+
 struct BadCase {
   const char* what;
   std::function<void(ref::Problem&, attn::Config&, attn::Inputs&)> spoil;
@@ -64,6 +71,21 @@ TEST_CASE("each invalid argument is refused with a message naming the field and 
        "scale", {"scale must be", "got -1"}},
       {"NaN divisor", [nan](auto&, auto& c, auto&) { c.scale_mode = attn::ScaleMode::Divisor; c.scale_divisor = nan; },
        "scale", {"got NaN"}},
+      {"divisor below the smallest normal float32",
+       [](auto&, auto& c, auto&) { c.scale_mode = attn::ScaleMode::Divisor; c.scale_divisor = 1e-39; },
+       "scale", {"float32", "got 1e-39"}},
+      {"divisor that is 0 in float32",
+       [](auto&, auto& c, auto&) { c.scale_mode = attn::ScaleMode::Divisor; c.scale_divisor = 5e-324; },
+       "scale", {"e-324"}},
+      {"divisor that is infinite in float32",
+       [](auto&, auto& c, auto&) { c.scale_mode = attn::ScaleMode::Divisor; c.scale_divisor = 1e39; },
+       "scale", {"got 1e+39"}},
+      {"a scale mode out of the enum", [](auto&, auto& c, auto&) { c.scale_mode = static_cast<attn::ScaleMode>(7); },
+       "scale", {"scale mode 7 is unknown"}},
+      {"a negative scale mode", [](auto&, auto& c, auto&) { c.scale_mode = static_cast<attn::ScaleMode>(-1); },
+       "scale", {"scale mode -1 is unknown"}},
+      {"a mask mode out of the enum", [](auto&, auto& c, auto&) { c.mask_mode = static_cast<attn::MaskMode>(3); },
+       "mask", {"mask mode 3 is unknown"}},
       {"keep-mask missing", [](auto&, auto& c, auto&) { c.mask_mode = attn::MaskMode::Keep; }, "mask",
        {"mask has 0 values", "n × m = 3 × 3 = 9"}},
       {"keep-mask with a 2",
@@ -127,4 +149,78 @@ TEST_CASE("a valid problem passes validate() with the defaults applied") {
   CHECK(shape.self);
   CHECK(shape.d_out == 12);
   CHECK(shape.scale == doctest::Approx(2.0));
+}
+
+TEST_CASE("a result that would not be finite fails the call, naming the cause") {
+  // x = 1e19 with W = I: the score 1e38 is finite, but 1e38 / 0.01 overflows float32
+  std::vector<float> x = {1e19f};
+  attn::Config config;
+  config.n = 1;
+  config.d_model = 1;
+  config.scale_mode = attn::ScaleMode::Divisor;
+  config.scale_divisor = 0.01;
+  attn::Inputs inputs;
+  inputs.x = x;
+  for (bool trace : {true, false}) {
+    for (attn::MaskMode mask : {attn::MaskMode::None, attn::MaskMode::Causal}) {
+      config.mask_mode = mask;
+      attn::Result result;
+      const attn::Status status = attn::attention_forward(config, inputs, trace, &result);
+      CHECK(status.field == "scale");
+      CHECK(status.message.find("the scores of head 1 of 1 divided by scale (0.01) overflow float32") != std::string::npos);
+      CHECK(result.output.empty());
+    }
+  }
+  config.scale_divisor = 1e30;  // the same scores with a large divisor are fine
+  config.mask_mode = attn::MaskMode::None;
+  attn::Result result;
+  REQUIRE(attn::attention_forward(config, inputs, true, &result).ok());
+  CHECK(result.output[0] == 1e19f);
+
+  // scores 0 (wq = wk = 0), so m equal weights 1/m whose float32 sum can round above 1; every v at
+  // the float32 limit: z = Σ weights·v lands above the limit for some m. Either way nothing
+  // infinite comes back: the call succeeds with finite values or fails naming z.
+  const float big = std::numeric_limits<float>::max();
+  std::vector<float> zero = {0}, one = {1};
+  int failed = 0;
+  for (int m = 2; m <= 40; ++m) {
+    std::vector<float> values(m, big);
+    attn::Config wide;
+    wide.n = m;
+    wide.d_model = 1;
+    attn::Inputs in;
+    in.x = values;
+    in.wq = zero;
+    in.wk = zero;
+    in.wv = one;
+    attn::Result wide_result;
+    const attn::Status z_status = attn::attention_forward(wide, in, true, &wide_result);
+    if (z_status.ok()) {
+      CHECK(every_finite(wide_result.output));
+      CHECK(every_finite(wide_result.concat));
+    } else {
+      CHECK(z_status.message.find("weighted values z") != std::string::npos);
+      ++failed;
+    }
+  }
+  MESSAGE(failed, " of 39 sizes overflow in z");
+  CHECK(failed > 0);
+}
+
+TEST_CASE("validate() checks sizes from a view with no data, before anything is copied") {
+  attn::Config config;
+  config.n = 1;
+  config.d_model = 1;
+  attn::Inputs inputs;
+  inputs.x = attn::View<float>(nullptr, 600000000);
+  attn::Shape shape{};
+  attn::Status status = attn::validate(config, inputs, true, &shape);
+  CHECK(status.field == "x");
+  CHECK(status.message.find("x has 600000000 values; expected n × dModel = 1 × 1 = 1") != std::string::npos);
+  inputs.x = attn::View<float>(nullptr, 1);
+  CHECK(attn::validate(config, inputs, true, &shape).ok());
+  attn::Result result;
+  const attn::Status run = attn::attention_forward(config, inputs, true, &result);  // the pass itself needs the data
+  CHECK(run.field == "x");
+  CHECK(run.message == "x has a size but no data");
 }

@@ -8,9 +8,9 @@ const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
   '--disable-sync', '--no-first-run', '--disable-quic'];
 
-export async function openBrowser({ headers, dir } = {}) {
+export async function openBrowser({ headers, dir, args = [] } = {}) {
   const site = await serve({ port: 0, headers, ...(dir ? { dir } : {}) });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: [...FLAGS, ...args], headless: true });
   const origin = new URL(site.url).origin;
 
   async function newPage({ offline = false } = {}) {

@@ -59,7 +59,7 @@ for (const simd of [true, false]) {
       expectError(() => engine.prepare({ dModel: 4, wq: Float32Array.from(w).fill(NaN), wk: w, wv: w }), RangeError, 'wq', /finite/);
       expectError(() => engine.prepare({ dModel: 4, mask: new Uint8Array(4) }), TypeError, 'mask', /'none' or 'causal'/);
       expectError(() => engine.prepare({ dModel: 4, context: w }), TypeError, 'context', /unknown option 'context'/);
-      expectError(() => engine.prepare({ dModel: 4, scale: -1 }), RangeError, 'scale', /above 0/);
+      expectError(() => engine.prepare({ dModel: 4, scale: -1 }), RangeError, 'scale', /got -1/);
       const model = engine.prepare({ dModel: 4, wq: w, wk: w, wv: w });
       expectError(() => model.run({ x: new Float32Array(7), n: 2 }), RangeError, 'x', /x has 7 values; expected n × dModel = 2 × 4 = 8/);
       expectError(() => model.run({ x: new Float32Array(4) }), TypeError, 'n', /n is required/);

@@ -195,8 +195,8 @@ describe('export formats', async () => {
   const { exportTable, latexText } = await import('../../web/src/export-formats.mjs');
   const table = { caption: 'Weights', rowLabels: ['a,b', 'x|y'], columnLabels: ['p', '#q'], values: Float32Array.from([0.5, -Infinity, 0.25, 1]) };
   const settings = { sentence: 'a,b x|y' };
-  it('CSV quotes what needs quoting and writes -Infinity', () => {
-    assert.equal(exportTable(table, 'csv', settings), '# Attention Lab: Weights\n# settings: {"sentence":"a,b x|y"}\ntoken,p,"#q"\n"a,b",0.5,-Infinity\nx|y,0.25,1\n');
+  it('CSV quotes what needs quoting, one setting a line, and writes −∞', () => {
+    assert.equal(exportTable(table, 'csv', settings), '# Attention Lab,Weights\n# sentence,"a,b x|y"\ntoken,p,"#q"\n"a,b",0.5,−∞\nx|y,0.25,1\n');
   });
   it('JSON writes null for −∞ and says so', () => {
     const json = JSON.parse(exportTable(table, 'json', settings));
@@ -205,7 +205,7 @@ describe('export formats', async () => {
   });
   it('Markdown escapes pipes and markup', () => {
     assert.match(exportTable(table, 'md', settings), /\| x\\\|y \| 0\.25 \| 1 \|/);
-    assert.match(exportTable({ ...table, rowLabels: ['<img>', 'b'] }, 'md', settings), /&lt;img&gt;/);
+    assert.match(exportTable({ ...table, rowLabels: ['<img>', 'b'] }, 'md', settings), /\| \\<img\\> \|/);
   });
   it('LaTeX escapes special characters and writes $-\\infty$', () => {
     assert.equal(latexText('a_b & 50% #1 {x} ~ ^ \\'), 'a\\_b \\& 50\\% \\#1 \\{x\\} \\textasciitilde{} \\textasciicircum{} \\textbackslash{}');

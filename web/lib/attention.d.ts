@@ -214,8 +214,8 @@ export interface AttentionEngine {
   createTrainer(options: TrainerOptions): Trainer;
   /** For many calls with the same weights: checks them once and keeps them in WebAssembly memory. */
   prepare(options: PrepareOptions): PreparedAttention;
-  /** WebAssembly memory: the heap's size and the bytes allocated in it. */
-  memory(): { heapBytes: number; allocatedBytes: number };
+  /** WebAssembly memory: the heap's size, the bytes allocated in it, and the stack pointer (steady between calls). */
+  memory(): { heapBytes: number; allocatedBytes: number; stackPointer: number };
 }
 
 export declare function loadAttention(options?: {

@@ -12,11 +12,13 @@ import { simd as simdSupported } from 'wasm-feature-detect';
 
 export const VERSION = '0.1.0';
 
-const SCALE_MODES = { sqrt_dk: 0, none: 1 };
+// Names a caller gives are looked up in Maps: 'toString' or '__proto__' is an unknown name, never a mode.
+const SCALE_MODES = new Map([['sqrt_dk', 0], ['none', 1]]);
 const SCALE_DIVISOR = 2;
-const MASK_MODES = { none: 0, causal: 1 };
+const MASK_MODES = new Map([['none', 0], ['causal', 1]]);
 const MASK_KEEP = 2;
 const INT32_MAX = 2147483647;
+const MAX_VALUES = 2 ** 24;  // the core's kMaxMatrixValues: no input may hold more
 
 const ATTENTION_OPTIONS = new Set([
   'x', 'n', 'dModel', 'context', 'm', 'heads', 'dK', 'dV', 'wq', 'wk', 'wv', 'wo', 'scale', 'mask', 'trace',
@@ -40,8 +42,23 @@ function checkOptions(options, allowed, what) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new TypeError(`${what} takes an options object, got ${describe(options)}`);
   }
-  for (const key of Object.keys(options)) {
+  let keys;
+  try {
+    keys = Object.keys(options);
+  } catch (error) {
+    throw new TypeError(`${what}: the options could not be read: ${error?.message ?? String(error)}`);
+  }
+  for (const key of keys) {
     if (!allowed.has(key)) throw fieldError(TypeError, key, `unknown option '${key}' (known: ${[...allowed].join(', ')})`);
+  }
+}
+
+// options[field], where a getter or a Proxy that throws fails naming the field.
+function readOption(options, field) {
+  try {
+    return options[field];
+  } catch (error) {
+    throw fieldError(TypeError, field, `${field} could not be read: ${error?.message ?? String(error)}`);
   }
 }
 
@@ -53,7 +70,7 @@ function fieldError(Kind, field, message) {
 
 // An integer option; `fallback` (0 meaning "derive it") when omitted.
 function integer(options, field, fallback) {
-  const value = options[field];
+  const value = readOption(options, field);
   if (value === undefined) {
     if (fallback === undefined) throw fieldError(TypeError, field, `${field} is required: a whole number`);
     return fallback;
@@ -66,39 +83,73 @@ function integer(options, field, fallback) {
   return value;
 }
 
-// options[key] (named `field` in errors) as a Float32Array (number arrays are converted; other types refused), or null.
+// options[key] (named `field` in errors) as a Float32Array (number arrays are converted; other types
+// refused), or null. Whatever fails while the value is read (a getter, a Proxy) fails here, naming the field.
 function matrix(options, key, required, field = key) {
-  const value = options[key];
+  const value = readOption(options, key);
   if (value === undefined || value === null) {
     if (required) throw fieldError(TypeError, field, `${field} is required: a Float32Array or an array of numbers`);
     return null;
   }
-  if (value instanceof Float32Array) return value;
-  if (ArrayBuffer.isView(value) && !(value instanceof DataView) && typeof value[0] !== 'bigint') {
-    return Float32Array.from(value);
-  }
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      if (typeof value[i] !== 'number') {
-        throw fieldError(TypeError, field, `${field}[${i}] is not a number (got ${describe(value[i])})`);
+  try {
+    if (ArrayBuffer.isView(value)) checkReadable(field, value);
+    if (value instanceof Float32Array) return value;
+    const convertible = Array.isArray(value) || (ArrayBuffer.isView(value) && !(value instanceof DataView) && typeof value[0] !== 'bigint');
+    if (!convertible) throw fieldError(TypeError, field, `${field} must be a Float32Array or an array of numbers, got ${describe(value)}`);
+    // converting is a copy: refuse what no input may hold before making it
+    if (value.length > MAX_VALUES) {
+      throw fieldError(RangeError, field, `${field} has ${value.length} values, above the cap of ${MAX_VALUES} for any one input`);
+    }
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) {
+        if (typeof value[i] !== 'number') {
+          throw fieldError(TypeError, field, `${field}[${i}] is not a number (got ${describe(value[i])})`);
+        }
       }
     }
     return Float32Array.from(value);
+  } catch (error) {
+    if (error.field) throw error;
+    throw fieldError(TypeError, field, `${field} could not be read: ${error.message}`);
   }
-  throw fieldError(TypeError, field, `${field} must be a Float32Array or an array of numbers, got ${describe(value)}`);
+}
+
+// The length a typed array really has (a subclass cannot override the intrinsic getter).
+const TYPED_LENGTH = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), 'length').get;
+const typedLength = (array) => TYPED_LENGTH.call(array);
+
+// A typed array whose buffer was transferred away reads as empty: say so, instead of "0 values".
+function checkReadable(field, array) {
+  if (isDetached(array.buffer)) {
+    throw fieldError(TypeError, field, `${field} cannot be read: its ArrayBuffer was detached (transferred to a worker or another owner)`);
+  }
+}
+
+function isDetached(buffer) {
+  if (typeof buffer.detached === 'boolean') return buffer.detached;
+  if (buffer.byteLength !== 0) return false;
+  try {
+    new Uint8Array(buffer);  // throws on a detached buffer, even where .detached is missing
+    return false;
+  } catch {
+    return true;
+  }
 }
 
 function scaleOption(value) {
-  if (value === undefined) return [SCALE_MODES.sqrt_dk, 1];
-  if (typeof value === 'string' && value in SCALE_MODES) return [SCALE_MODES[value], 1];
+  if (value === undefined) return [SCALE_MODES.get('sqrt_dk'), 1];
+  if (typeof value === 'string' && SCALE_MODES.has(value)) return [SCALE_MODES.get(value), 1];
   if (typeof value === 'number') return [SCALE_DIVISOR, value];  // the core checks it is finite and > 0
   throw fieldError(TypeError, 'scale', `scale must be 'sqrt_dk', 'none' or a number to divide the scores by, got ${describe(value)}`);
 }
 
 function maskOption(value) {
-  if (value === undefined) return [MASK_MODES.none, null];
-  if (typeof value === 'string' && value in MASK_MODES) return [MASK_MODES[value], null];
-  if (value instanceof Uint8Array) return [MASK_KEEP, value];
+  if (value === undefined) return [MASK_MODES.get('none'), null];
+  if (typeof value === 'string' && MASK_MODES.has(value)) return [MASK_MODES.get(value), null];
+  if (value instanceof Uint8Array) {
+    checkReadable('mask', value);
+    return [MASK_KEEP, value];
+  }
   if (Array.isArray(value)) {
     const keep = new Uint8Array(value.length);
     for (let i = 0; i < value.length; i++) {
@@ -122,6 +173,54 @@ function raise(error) {
   throw fieldError(error.kind === 'type' ? TypeError : RangeError, error.field, error.message);
 }
 
+/**
+ * Calls the core on arrays, the one way every entry point hands arrays over:
+ *   1. `check(request)` sees only the lengths (`xLength`, …), so sizes are refused before a single
+ *      byte is allocated or copied (a 600-million-value x costs nothing);
+ *   2. each array is copied into memory from malloc, here in JavaScript: an array that fails while
+ *      being read fails here, with its field, and no C++ frame is on the stack to leak;
+ *   3. `run(request)` gets the addresses (`x`, …) and the lengths;
+ *   4. everything is freed, whatever happened.
+ * `arrays` maps a field to a Float32Array, a Uint8Array, or null (omitted). `check` and `run` return
+ * { error } or a result. Other entry points of the engine use it the same way.
+ */
+function callWithArrays(module, check, run, request, arrays) {
+  const sizes = { ...request };
+  for (const [field, array] of Object.entries(arrays)) {
+    if (!array) continue;
+    checkReadable(field, array);  // detached since it was read (by a getter of a later option)
+    sizes[`${field}Length`] = typedLength(array);
+  }
+  const refused = check(sizes);
+  if (refused?.error) raise(refused.error);
+  const copies = [];
+  try {
+    const addresses = { ...sizes };
+    for (const [field, array] of Object.entries(arrays)) {
+      if (!array) continue;
+      const length = sizes[`${field}Length`];
+      const Type = array instanceof Uint8Array ? Uint8Array : Float32Array;
+      const address = module._malloc(Math.max(length * Type.BYTES_PER_ELEMENT, 8));
+      if (address === 0) throw fieldError(RangeError, field, `${field} (${length} values) does not fit in the engine's memory`);
+      copies.push(address);
+      try {
+        checkReadable(field, array);
+        // a fresh view each time: a malloc above may have grown the memory and replaced its buffer
+        new Type(module.HEAPU8.buffer, address, length).set(array);
+      } catch (error) {
+        if (error.field) throw error;
+        throw fieldError(TypeError, field, `${field} could not be read: ${error.message}`);
+      }
+      addresses[field] = address;
+    }
+    const result = run(addresses);
+    if (result.error) raise(result.error);
+    return result;
+  } finally {
+    for (const address of copies) module._free(address);
+  }
+}
+
 // An attention() request checked for types, with defaults applied, as the binding reads it.
 function attentionRequest(options) {
   const x = matrix(options, 'x', true);
@@ -129,9 +228,10 @@ function attentionRequest(options) {
   const n = integer(options, 'n');
   const dModel = integer(options, 'dModel');
   const heads = integer(options, 'heads', 1);
-  const [scaleMode, scaleDivisor] = scaleOption(options.scale);
-  const [maskMode, keep] = maskOption(options.mask);
-  const trace = options.trace === undefined ? true : options.trace;
+  const [scaleMode, scaleDivisor] = scaleOption(readOption(options, 'scale'));
+  const [maskMode, keep] = maskOption(readOption(options, 'mask'));
+  const given = readOption(options, 'trace');
+  const trace = given === undefined ? true : given;
   if (typeof trace !== 'boolean') throw fieldError(TypeError, 'trace', `trace must be true or false, got ${describe(trace)}`);
   let m = integer(options, 'm', 0);
   if (context && m === 0) {
@@ -185,9 +285,9 @@ class AttentionEngine {
 
   attention(options) {
     checkOptions(options, ATTENTION_OPTIONS, 'attention()');
-    const result = this.#module.attention(attentionRequest(options));
-    if (result.error) raise(result.error);
-    return result;
+    const { x, context, wq, wk, wv, wo, bq, bk, bv, bo, keep, ...scalars } = attentionRequest(options);
+    const module = this.#module;
+    return callWithArrays(module, module.checkAttention, module.attention, scalars, { x, context, wq, wk, wv, wo, bq, bk, bv, bo, keep });
   }
 
   /**
@@ -220,14 +320,15 @@ class AttentionEngine {
     return prepareModel(this.#module, options);
   }
 
-  /** WebAssembly memory in use: the whole heap, and the bytes malloc has handed out. */
+  /** WebAssembly memory in use: the whole heap, the bytes malloc has handed out, and the stack pointer. */
   memory() {
-    return { heapBytes: this.#module.HEAPU8.length, allocatedBytes: this.#module.allocatedBytes() };
+    return { heapBytes: this.#module.HEAPU8.length, allocatedBytes: this.#module.allocatedBytes(), stackPointer: this.#module.stackPointer() };
   }
 
   initWeights(options) {
     checkOptions(options, INIT_OPTIONS, 'initWeights()');
-    const seed = options.seed === undefined ? 0 : options.seed;
+    const given = readOption(options, 'seed');
+    const seed = given === undefined ? 0 : given;
     if (typeof seed !== 'number' || !Number.isSafeInteger(seed) || seed < 0) {
       throw fieldError(RangeError, 'seed', `seed must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}, got ${describe(seed)}`);
     }

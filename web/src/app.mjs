@@ -20,7 +20,10 @@ import { watchInView, afterNextFrame } from './render/in-view.mjs';
 
 // Sections that can be shown or hidden: data-view names in app.html, and aliases.
 export const VIEW_NAMES = ['controls', 'learn', 'notes', 'tokens', 'inputs', 'parameters', 'steps', 'matrices', 'pictures', 'heatmap', 'lines', 'embedding', 'lab', 'output', 'train', 'layers'];
-const VIEW_ALIASES = { weights: ['heatmap', 'matrices'], tables: ['inputs', 'steps', 'matrices', 'output'], all: VIEW_NAMES };
+const VIEW_ALIASES = new Map([['weights', ['heatmap', 'matrices']], ['tables', ['inputs', 'steps', 'matrices', 'output']], ['all', VIEW_NAMES]]);
+// The engine names its arguments; the page's controls that set them.
+const CONTROL_OF_ENGINE_FIELD = new Map([['wq', 'weightsMode'], ['wk', 'weightsMode'], ['wv', 'weightsMode'], ['wo', 'weightsMode'], ['dModel', 'dModel'], ['heads', 'heads'], ['dK', 'dK'], ['dV', 'dV'], ['n', 'sentence'], ['m', 'contextSentence']]);
+const FLOAT32_MAX = 3.4028234663852886e38;
 
 /** The views a comma-separated list names, or null for all; unknown names are reported. */
 export function parseViews(text) {
@@ -28,7 +31,7 @@ export function parseViews(text) {
   const views = new Set();
   const unknown = [];
   for (const name of text.split(',').map((v) => v.trim().toLowerCase()).filter(Boolean)) {
-    if (VIEW_ALIASES[name]) VIEW_ALIASES[name].forEach((v) => views.add(v));
+    if (VIEW_ALIASES.has(name)) VIEW_ALIASES.get(name).forEach((v) => views.add(v));
     else if (VIEW_NAMES.includes(name)) views.add(name);
     else unknown.push(name);
   }
@@ -62,7 +65,8 @@ export function createApp(container, { compute, initialState = null, views: show
     controls.sync(state);
     update().then(() => status && page.renderStatus(status));
   };
-  const training = createTraining({ after: section('output'), compute, getState: () => state, useState });
+  const lifetime = new AbortController();  // ends every listener outside the lab's own tree (destroy)
+  const training = createTraining({ after: section('output'), compute, getState: () => state, useState, signal: lifetime.signal });
   const layers = createLayers({ after: section('train'), getState: () => state, getView: () => view, useState });
   function showViews(views) {
     for (const part of container.querySelectorAll('[data-view]')) part.hidden = views !== null && !views.has(part.dataset.view);
@@ -73,7 +77,10 @@ export function createApp(container, { compute, initialState = null, views: show
   let view = null;            // the last good computation, as drawn
   let draws = 0;              // how many times the tables were drawn (tests wait on it)
   let latestRequest = 0;
+  let destroyed = false;
+  let givenState = state;     // the last state set from outside (a link, attributes): the one that may fall back
   let notices = [];           // messages from outside (a broken link), kept until the reader acts
+  let fallbackNotices = [];   // why the first example is shown instead of the state given (see fallBack)
   let replacedWeights = null; // why hand-set parameters were replaced, said until the example is chosen again
   const openWeightBlocks = new Set();
   const cellProblems = new Map();  // "matrix:head:row:col" → message, for cells typed wrong
@@ -93,6 +100,7 @@ export function createApp(container, { compute, initialState = null, views: show
   const views = createViews({
     root,
     compute,
+    signal: lifetime.signal,
     selectHead(head) {
       state.selectedHead = head;
       draw();
@@ -104,10 +112,12 @@ export function createApp(container, { compute, initialState = null, views: show
   function onControlChange(event) {
     const target = event.target;
     notices = [];
+    fallbackNotices = [];
     if (target.id === 'preset') {
       if (target.value) state = presetState(target.value);
       else state = { ...state, preset: null };
       replacedWeights = null;
+      cellProblems.clear();
       explanation.reset();
       controls.sync(state);
       update();
@@ -134,14 +144,16 @@ export function createApp(container, { compute, initialState = null, views: show
   function onCellInput(event) {
     const input = event.target;
     notices = [];
+    fallbackNotices = [];
     const td = input.closest('td[data-matrix]');
     if (!td || !view) return;
     const cell = cellOf(td);
     const value = parseNumber(input.value);
     const where = `${cell.matrix === 'x' ? 'X' : cell.matrix === 'context' ? 'C' : cell.matrix.toUpperCase()} row ${cell.row + 1}, column ${cell.col + 1}`;
-    if (value === null) {
+    if (value === null || Math.abs(value) > FLOAT32_MAX) {
       input.setAttribute('aria-invalid', 'true');
-      cellProblems.set(cellKey(cell), `${where}: '${input.value.slice(0, 40)}' is not a number; the tables show the last good value`);
+      const why = value === null ? 'is not a number' : 'is beyond float32 (±3.4e38)';
+      cellProblems.set(cellKey(cell), `${where}: '${input.value.slice(0, 40)}' ${why}; the tables show the last good value`);
       showProblems();
       return;
     }
@@ -160,37 +172,71 @@ export function createApp(container, { compute, initialState = null, views: show
 
   // ---- compute and draw
 
+  // Messages about what is on screen only: a control that is hidden now, or a cell no longer in its
+  // table (self-attention instead of cross, another example), takes its message with it.
   function showProblems() {
-    page.renderMessages([...notices, ...requestProblems, ...[...cellProblems.values()].map((message) => ({ field: 'cell', message }))]);
+    const shown = (problem) => {
+      const field = container.querySelector(`#controls .field[data-field="${CSS.escape(problem.field ?? '')}"]`);
+      return !field?.hidden;
+    };
+    for (const [key] of cellProblems) {
+      const [matrix, head, row, col] = key.split(':');
+      const td = container.querySelector(`td[data-matrix="${matrix}"][data-row="${row}"][data-col="${col}"]${head === '' ? '' : `[data-head="${head}"]`}`);
+      // gone, typed right, or in a table no longer shown (the context in self-attention)
+      if (!td?.querySelector('input[aria-invalid="true"]') || !td.getClientRects().length) cellProblems.delete(key);
+    }
+    page.renderMessages([...fallbackNotices, ...notices, ...requestProblems.filter(shown), ...[...cellProblems.values()].map((message) => ({ field: 'cell', message }))]);
+  }
+
+  // The engine names its own arguments; mark the control that sets each.
+  function pageProblem({ field, message: text }, asked) {
+    const control = field === 'scale' ? (asked.scaleMode === 'custom' ? 'scaleDivisor' : 'scaleMode') : CONTROL_OF_ENGINE_FIELD.get(field) ?? field;
+    return { field: control, message: text };
+  }
+
+  // Nothing drawn yet and this state cannot be: say why, and show the first example instead of an empty lab.
+  function fallBack(problems) {
+    const why = problems.map((p) => p.message).join('; ');
+    fallbackNotices = [{ field: 'link', message: `These settings could not be shown (${why}); showing the first example instead.` }];
+    requestProblems = [];
+    state = defaultState();
+    givenState = state;
+    controls.sync(state);
+    update();
   }
 
   async function update() {
-    const built = buildRequest(state);
+    // every input gets a number, so no answer to an older one can land on top of it
+    const id = ++latestRequest;
+    const asked = state;
+    const built = buildRequest(asked);
     if (built.problems) {
+      if (!view && asked === givenState) return fallBack(built.problems);
       requestProblems = built.problems;
       showProblems();
       return;
     }
     const started = performance.now();
-    const id = ++latestRequest;
     const reply = await compute.run(built.request);
-    if (id !== latestRequest) return;  // a newer request is on its way: this answer is stale
+    if (id !== latestRequest || destroyed) return;  // a newer input came in meanwhile: this answer is stale
     if (reply.error) {
-      requestProblems = [{ field: reply.error.field, message: reply.error.message }];
+      const problem = pageProblem(reply.error, asked);
+      if (!view && asked === givenState) return fallBack([problem]);
+      requestProblems = [problem];
       showProblems();
       return;
     }
     requestProblems = [];
-    showProblems();
     const { tokens, keyTokens } = built;
     view = {
-      tokens, keyTokens, columns: columnsOf(state), x: built.request.x, context: built.request.context ?? null,
-      dModel: state.dModel, heads: state.heads, dK: reply.result.shape.dK, dV: reply.result.shape.dV,
-      m: keyTokens.length, self: state.attention === 'self', scaleMode: state.scaleMode,
-      identity: state.weightsMode === 'identity',
+      tokens, keyTokens, columns: columnsOf(asked), x: built.request.x, context: built.request.context ?? null,
+      dModel: asked.dModel, heads: asked.heads, dK: reply.result.shape.dK, dV: reply.result.shape.dV,
+      m: keyTokens.length, self: asked.attention === 'self', scaleMode: asked.scaleMode,
+      identity: asked.weightsMode === 'identity',
       result: reply.result, weights: reply.weights,
     };
     draw({ offscreenLater: true });
+    showProblems();
     if (embedded) return;
     const info = await compute.ready;
     // the opening example's numbers may come with the page (first-result.mjs): computed in advance
@@ -202,7 +248,7 @@ export function createApp(container, { compute, initialState = null, views: show
   // A new computation draws the sections in view first and the others after the next frame
   // (offscreenLater), so that an edit reaches the screen in one frame; `draws` counts a draw when
   // every section has it. Other redraws (a head or token chosen) draw everything at once.
-  const inView = watchInView([...container.querySelectorAll('section[data-view]')]);
+  const inView = watchInView([...container.querySelectorAll('section[data-view]')], { signal: lifetime.signal });
   let drawToken = 0;
 
   function draw({ offscreenLater = false } = {}) {
@@ -336,6 +382,10 @@ export function createApp(container, { compute, initialState = null, views: show
     /** Replaces the whole state (a preset, a link, an attribute change) and recomputes. */
     setState(next) {
       state = next;
+      givenState = next;
+      notices = [];
+      fallbackNotices = [];
+      cellProblems.clear();
       explanation.reset();
       controls.sync(state);
       update();
@@ -353,6 +403,12 @@ export function createApp(container, { compute, initialState = null, views: show
     notice(problems) {
       notices = problems;
       showProblems();
+    },
+    /** Ends the lab: listeners outside its tree removed, answers still on their way ignored. */
+    destroy() {
+      destroyed = true;
+      latestRequest++;
+      lifetime.abort();
     },
     exports,
     training,

@@ -45,15 +45,23 @@ export class AttentionLabElement extends HTMLElement {
       sharedSheet = new CSSStyleSheet();
       sharedSheet.replaceSync(remToPx(css));
     }
-    const shadow = this.attachShadow({ mode: 'open' });
+    // moved in the document: disconnected, then connected again, with its shadow root still there
+    const shadow = this.shadowRoot ?? this.attachShadow({ mode: 'open' });
     shadow.adoptedStyleSheets = [sharedSheet];
     const container = document.createElement('div');
-    shadow.append(container);
+    shadow.replaceChildren(container);
     const { state, problems } = this.#stateFromAttributes();
     const { views, unknown } = parseViews(this.getAttribute('view'));
     this.#app = createApp(container, { compute: sharedCompute, initialState: state, views, embedded: true });
     container.classList.toggle('compact', this.hasAttribute('compact'));
     this.#report(problems, unknown);
+  }
+
+  // Removed from the page: the lab lets go of everything outside its own nodes (the colour-scheme
+  // listener, answers still on their way from the shared engine), so nothing keeps it alive.
+  disconnectedCallback() {
+    this.#app?.destroy();
+    this.#app = null;
   }
 
   attributeChangedCallback(name) {
@@ -70,6 +78,7 @@ export class AttentionLabElement extends HTMLElement {
     this.#pending = true;
     queueMicrotask(() => {
       this.#pending = false;
+      if (!this.#app) return;
       const { state, problems } = this.#stateFromAttributes();
       const { views, unknown } = parseViews(this.getAttribute('view'));
       this.#app.setViews(views, { redraw: false });  // setState draws

@@ -1,7 +1,11 @@
 // Tables as files: CSV, JSON, Markdown and LaTeX (tabular), each carrying its token labels and the
-// settings that produced it. Pure: a table in, text out. Numbers are written at full float32
-// precision; a masked score (−∞) is "-Infinity" in CSV, null in JSON, −∞ in Markdown and LaTeX.
-import { formatFull } from './format.mjs';
+// settings that produced it. Pure: a table in, text out. A masked score (−∞) is "−∞" in CSV (text a
+// spreadsheet cannot take for a formula), null in JSON, −∞ in Markdown and LaTeX.
+//
+// Every text from the reader (tokens, sentences, labels, settings) passes through one escaper per
+// format, so it can never become a formula (CSV), a link, heading, HTML or code (Markdown), or a
+// command or comment (LaTeX). Numbers are written at the chosen precision (PRECISIONS).
+import { formatFull, formatCell } from './format.mjs';
 import { numbered, keyColumns, valueColumns, concatColumns, outputProjectionRows } from './labels.mjs';
 
 /** The settings behind a view, as plain data. */
@@ -49,52 +53,107 @@ export function tablesOf(view) {
 
 const rowsOf = (table) => table.rowLabels.map((_, r) => Array.from(table.values.subarray(r * table.columnLabels.length, (r + 1) * table.columnLabels.length)));
 
-function csvField(text) {
-  return /[",\n\r#]/.test(text) || /^\s|\s$/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+/**
+ * How numbers are written: the shortest decimal that reads back as the same float32 (no
+ * 0.048900004), all nine significant digits a float32 can need, or the page's three decimals.
+ */
+export const PRECISIONS = {
+  shortest: formatFull,
+  full: (v) => String(Number(Math.fround(v).toPrecision(9))),
+  display: (v) => formatCell(v, 3),
+};
+export const DEFAULT_PRECISION = 'shortest';
+
+// Every line break a reader could paste, Unicode's included: none survives inside a cell or a comment.
+const LINE_BREAKS = /\r\n|[\r\n\v\f\u0085\u2028\u2029]/g;
+const oneLine = (text) => String(text).replace(LINE_BREAKS, ' ');
+
+// ---- CSV (RFC 4180 quoting; OWASP's rule against formula injection)
+
+// A number as written by PRECISIONS: plain decimal notation, the only fields left bare at the start of a cell.
+const CSV_NUMBER = /^-?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
+
+/**
+ * One CSV field. A number (a JavaScript number, or a cell written by PRECISIONS) stays a number, a
+ * negative one included; text that a spreadsheet would run as a formula gets a ' first, and is quoted.
+ */
+export function csvField(value, { number = false } = {}) {
+  if ((number || typeof value === 'number') && CSV_NUMBER.test(String(value))) return String(value);
+  // one line per row, so that every line is a whole record; spaces before = count as a formula start too
+  const text = oneLine(value);
+  const safe = /^\s*[=+\-@]|^[\t\r]/.test(text) ? `'${text}` : text;
+  // quoted: separators, quotes, a ' we added, a leading # (a comment line to many readers), edge spaces
+  return /[",]|^[#']|^\s|\s$/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
-function toCsv(table, settings) {
-  const lines = [`# Attention Lab: ${table.caption}`, `# settings: ${JSON.stringify(settings)}`];
-  lines.push(['token', ...table.columnLabels].map(csvField).join(','));
-  rowsOf(table).forEach((row, r) => lines.push([csvField(table.rowLabels[r]), ...row.map((v) => (v === -Infinity ? '-Infinity' : formatFull(v)))].join(',')));
+const csvLine = (fields) => fields.map(csvField).join(',');
+
+function toCsv(table, settings, number) {
+  const lines = [`# Attention Lab,${csvField(table.caption)}`];
+  for (const [key, value] of Object.entries(settings)) lines.push(`# ${key},${csvField(value)}`);
+  lines.push(csvLine(['token', ...table.columnLabels]));
+  rowsOf(table).forEach((row, r) => lines.push(
+    [csvField(table.rowLabels[r]), ...row.map((v) => (v === -Infinity ? '−∞' : csvField(number(v), { number: true })))].join(',')));
   return `${lines.join('\n')}\n`;
 }
 
-function toJson(table, settings) {
+function toJson(table, settings, number) {
   return `${JSON.stringify({
     table: table.caption,
     settings,
     rows: table.rowLabels,
     columns: table.columnLabels,
-    values: rowsOf(table).map((row) => row.map((v) => (v === -Infinity ? null : Number(formatFull(v))))),
+    values: rowsOf(table).map((row) => row.map((v) => (v === -Infinity ? null : Number(number(v))))),
     ...(Array.from(table.values).includes(-Infinity) ? { null: 'a masked score, −∞' } : {}),
   }, null, 2)}\n`;
 }
 
-function markdownCell(text) {
-  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/[<>]/g, (c) => (c === '<' ? '&lt;' : '&gt;'));
+// ---- Markdown (CommonMark and GitHub tables)
+
+/**
+ * Reader text as inert Markdown: each character that can start or end markup in CommonMark or
+ * GitHub's Markdown (emphasis, code, links, images, headings, HTML, entities, tables, math,
+ * @mentions) backslash-escaped, and the dots and colons a linkifier needs for a URL too; line breaks
+ * as spaces. So no link, image, heading, HTML or code can open and a | cannot end a cell.
+ */
+export function markdownText(text) {
+  return oneLine(text).replace(/[\\`*_{}[\]()#+\-.!|<>~&:=$^@]/g, '\\$&');
 }
 
-function toMarkdown(table, settings) {
+function toMarkdown(table, settings, number) {
   const settingsLine = Object.entries(settings).map(([k, v]) => `${k}: ${v}`).join('; ');
-  const lines = [`**${markdownCell(table.caption)}** (${markdownCell(settingsLine)})`, ''];
-  lines.push(`| token | ${table.columnLabels.map(markdownCell).join(' | ')} |`);
+  const lines = [`**${markdownText(table.caption)}** (${markdownText(settingsLine)})`, ''];
+  lines.push(`| token | ${table.columnLabels.map(markdownText).join(' | ')} |`);
   lines.push(`|---|${table.columnLabels.map(() => '---:').join('|')}|`);
-  rowsOf(table).forEach((row, r) => lines.push(`| ${markdownCell(table.rowLabels[r])} | ${row.map((v) => (v === -Infinity ? '−∞' : formatFull(v))).join(' | ')} |`));
+  rowsOf(table).forEach((row, r) => lines.push(`| ${markdownText(table.rowLabels[r])} | ${row.map((v) => (v === -Infinity ? '−∞' : number(v))).join(' | ')} |`));
   return `${lines.join('\n')}\n`;
 }
 
-const LATEX_SPECIAL = { '\\': '\\textbackslash{}', '&': '\\&', '%': '\\%', $: '\\$', '#': '\\#', _: '\\_', '{': '\\{', '}': '\\}', '~': '\\textasciitilde{}', '^': '\\textasciicircum{}' };
+// ---- LaTeX (a tabular for pdflatex)
 
+const LATEX_SPECIAL = { '\\': '\\textbackslash{}', '&': '\\&', '%': '\\%', $: '\\$', '#': '\\#', _: '\\_', '{': '\\{', '}': '\\}', '~': '\\textasciitilde{}', '^': '\\textasciicircum{}',
+  '<': '\\textless{}', '>': '\\textgreater{}', '|': '\\textbar{}', '−': '$-$', '∞': '$\\infty$', '[': '{[}', ']': '{]}' };
+
+/**
+ * Reader text as inert LaTeX: the ten specials and < > | as text commands, every line break a space,
+ * invisible control characters dropped, and characters pdflatex's default font encoding (OT1)
+ * cannot set (past Latin-1: emoji, CJK, …; and « » Ð Þ ð þ) written as their code point, so the file compiles as it is. [ ] are
+ * braced and a leading * is guarded: after a row's \\ they would be read as its arguments.
+ */
 export function latexText(text) {
-  return text.replace(/[\\&%$#_{}~^]/g, (c) => LATEX_SPECIAL[c]);
+  return oneLine(text)
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, '')
+    .replace(/[\\&%$#_{}~^<>|−∞[\]]/g, (c) => LATEX_SPECIAL[c])
+    .replace(/^\*/, '{}*')
+    .replace(/[«»ÐÞðþ]|[^\u0000-\u00ff]/gu, (c) => `{[}U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}{]}`);
 }
 
-function toLatex(table, settings) {
-  const lines = [`% Attention Lab: ${table.caption}`, ...Object.entries(settings).map(([k, v]) => `% ${k}: ${String(v).replace(/\n/g, ' ')}`)];
+function toLatex(table, settings, number) {
+  // comments carry the settings: one line each, so no line break can end a comment early
+  const lines = [`% Attention Lab: ${oneLine(table.caption)}`, ...Object.entries(settings).map(([k, v]) => `% ${k}: ${oneLine(v)}`)];
   lines.push(`\\begin{tabular}{l${'r'.repeat(table.columnLabels.length)}}`, '\\hline');
   lines.push(`token & ${table.columnLabels.map(latexText).join(' & ')} \\\\`, '\\hline');
-  rowsOf(table).forEach((row, r) => lines.push(`${latexText(table.rowLabels[r])} & ${row.map((v) => (v === -Infinity ? '$-\\infty$' : formatFull(v))).join(' & ')} \\\\`));
+  rowsOf(table).forEach((row, r) => lines.push(`${latexText(table.rowLabels[r])} & ${row.map((v) => (v === -Infinity ? '$-\\infty$' : number(v))).join(' & ')} \\\\`));
   lines.push('\\hline', '\\end{tabular}');
   return `${lines.join('\n')}\n`;
 }
@@ -106,6 +165,9 @@ export const FORMATS = {
   tex: { extension: 'tex', type: 'application/x-tex', write: toLatex },
 };
 
-export function exportTable(table, format, settings) {
-  return FORMATS[format].write(table, settings);
+/** A table as text in `format` (a key of FORMATS), numbers at `precision` (a key of PRECISIONS). */
+export function exportTable(table, format, settings, { precision = DEFAULT_PRECISION } = {}) {
+  if (!Object.hasOwn(FORMATS, format)) throw new RangeError(`unknown export format "${String(format).slice(0, 40)}"`);
+  if (!Object.hasOwn(PRECISIONS, precision)) throw new RangeError(`unknown precision "${String(precision).slice(0, 40)}"`);
+  return FORMATS[format].write(table, settings, PRECISIONS[precision]);
 }

@@ -95,7 +95,7 @@ export function setupExports({ root, getView, getState, links, showStatus }) {
   function currentExport() {
     const table = tables().find((t) => t.id === $('export-table').value) ?? tables()[0];
     const format = $('export-format').value;
-    const text = exportTable(table, format, settingsOf(getState(), getView()));
+    const text = exportTable(table, format, settingsOf(getState(), getView()), { precision: $('export-precision').value });
     return { text, name: `attention-lab-${table.id}.${FORMATS[format].extension}`, type: FORMATS[format].type };
   }
   function showPreview() {
@@ -104,6 +104,7 @@ export function setupExports({ root, getView, getState, links, showStatus }) {
   toggle($('export-toggle'), $('export-panel'), fillTableChoices);
   $('export-table').addEventListener('change', showPreview);
   $('export-format').addEventListener('change', showPreview);
+  $('export-precision').addEventListener('change', showPreview);
   $('export-download').addEventListener('click', () => {
     const { text, name, type } = currentExport();
     download(name, new Blob([text], { type }));

@@ -1,11 +1,15 @@
 // The page's state and the pure functions over it: what a preset sets, and what the engine is asked.
 // The state holds what the reader chose and typed; everything shown is derived from it.
-import { tokenize, MAX_TOKENS } from './tokenize.mjs';
+import { tokenize, MAX_TOKENS, MAX_CHARS } from './tokenize.mjs';
 import { embed, columnNames, wordKey } from './vocabulary.mjs';
 import { presetById, DEFAULT_PRESET } from './presets.mjs';
 
 // Caps of the page (the engine's are larger): tables past these stop being readable.
 export const PAGE_LIMITS = { dModel: 128, heads: 16, dK: 128, dV: 128, padTo: MAX_TOKENS };
+// The engine computes in float32: a typed value or a divisor outside this range is refused by name.
+const FLOAT32_MAX = 3.4028234663852886e38;
+const FLOAT32_MIN_NORMAL = 1.1754943508222875e-38;
+const isFloat32 = (v) => Number.isFinite(v) && Math.abs(v) <= FLOAT32_MAX;
 // A layer loaded from a file (web/src/layers/) is shown whatever its size, up to these.
 const LOADED_LIMITS = { dModel: 2048, heads: 64, dK: 2048, dV: 2048 };
 // Weights with more values than this are left out of links (a BERT-base layer has 2.4 million).
@@ -58,6 +62,7 @@ export function tokensOf(state) {
     tokens: pad(queries.tokens),
     contextTokens: context ? pad(context.tokens) : null,
     overflow: queries.overflow ? 'sentence' : context?.overflow ? 'contextSentence' : null,
+    tooLong: queries.tooLong ? 'sentence' : context?.tooLong ? 'contextSentence' : null,
   };
 }
 
@@ -193,20 +198,28 @@ function integerField(state, field, problems) {
  */
 export function buildRequest(state) {
   const problems = [];
-  const { tokens, contextTokens, overflow } = tokensOf(state);
+  const { tokens, contextTokens, overflow, tooLong } = tokensOf(state);
   if (overflow) problems.push({ field: overflow, message: `The text has more than ${MAX_TOKENS} tokens; this page takes at most ${MAX_TOKENS}` });
+  if (tooLong) problems.push({ field: tooLong, message: `The text is longer than ${MAX_CHARS.toLocaleString('en')} characters; this page reads at most that many` });
   if (tokens.length === 0) problems.push({ field: 'sentence', message: 'The sentence has no tokens: type a few words' });
   if (contextTokens && contextTokens.length === 0) problems.push({ field: 'contextSentence', message: 'The context sentence has no tokens' });
   const dModel = integerField(state, 'dModel', problems);
   const heads = integerField(state, 'heads', problems);
   const dK = integerField(state, 'dK', problems);
   const dV = integerField(state, 'dV', problems);
+  if (state.maskMode === 'padding') integerField(state, 'padTo', problems);
   let scale = state.scaleMode;
   if (state.scaleMode === 'custom') {
     scale = state.scaleDivisor;
-    if (typeof scale !== 'number' || !Number.isFinite(scale) || scale <= 0) {
-      problems.push({ field: 'scaleDivisor', message: `The divisor must be a number above 0, got ${JSON.stringify(scale)}` });
+    if (typeof scale !== 'number' || !(scale >= FLOAT32_MIN_NORMAL && scale <= FLOAT32_MAX)) {
+      problems.push({ field: 'scaleDivisor', message: `The divisor must be a number from 1.2e-38 to 3.4e38 (the range of float32), got ${JSON.stringify(String(scale).slice(0, 40))}` });
     }
+  }
+  if (!Number.isInteger(state.selectedToken) || state.selectedToken < 0) {
+    problems.push({ field: 'query', message: `The selected token (query) must be a token's index, 0 or more, got ${JSON.stringify(String(state.selectedToken).slice(0, 40))}` });
+  }
+  if (state.selectedHead !== 'all' && !(Number.isInteger(state.selectedHead) && state.selectedHead >= 0)) {
+    problems.push({ field: 'head', message: `The selected head must be a head's index, 0 or more, or "all", got ${JSON.stringify(String(state.selectedHead).slice(0, 40))}` });
   }
   if (state.weightsMode === 'identity' && !(heads === 1 && dK === dModel && dV === dModel)) {
     problems.push({
@@ -286,29 +299,36 @@ const LINK_FIELDS = {
   attention: (v) => v === 'self' || v === 'cross',
   dModel: Number.isInteger, heads: Number.isInteger, dK: Number.isInteger, dV: Number.isInteger,
   scaleMode: (v) => ['sqrt_dk', 'none', 'custom'].includes(v),
-  scaleDivisor: Number.isFinite,
+  scaleDivisor: Number.isFinite,   // in range or not: buildRequest says which
   maskMode: (v) => ['none', 'causal', 'padding'].includes(v),
   padTo: Number.isInteger,
   weightsMode: (v) => ['identity', 'random', 'custom'].includes(v),
   seed: Number.isSafeInteger,
   custom: (v) => v === null || (typeof v === 'object' && !Array.isArray(v) &&
-    Object.entries(v).every(([k, w]) => PARAMETER_NAMES.includes(k) && (w === null || (Array.isArray(w) && w.length <= 1 << 20 && w.every(Number.isFinite))))),
+    Object.entries(v).every(([k, w]) => PARAMETER_NAMES.includes(k) && (w === null || (Array.isArray(w) && w.length <= 1 << 20 && w.every(isFloat32))))),
   positions: (v) => v === 'none' || v === 'sinusoidal',
   inputs: (v) => v === null || (typeof v === 'object' && Array.isArray(v.tokens) && v.tokens.length <= MAX_TOKENS &&
     v.tokens.every((t) => typeof t === 'string' && tokenize(t).tokens.length === 1 && tokenize(t).tokens[0] === t) &&
-    Array.isArray(v.rows) && v.rows.length === v.tokens.length && v.rows.every((r) => Array.isArray(r) && r.every(Number.isFinite))),
+    Array.isArray(v.rows) && v.rows.length === v.tokens.length && v.rows.every((r) => Array.isArray(r) && r.every(isFloat32))),
   embeddings: (v) => v === null || (typeof v === 'object' && !Array.isArray(v) &&
-    Object.values(v).every((r) => Array.isArray(r) && r.length <= 4096 && r.every(Number.isFinite))),
+    Object.values(v).every((r) => Array.isArray(r) && r.length <= 4096 && r.every(isFloat32))),
   useWo: (v) => typeof v === 'boolean',
   x: (v) => v === null || (typeof v === 'object' && Array.isArray(v.columns) && v.columns.every((c) => typeof c === 'string') &&
     Array.isArray(v.tokens) && v.tokens.every((t) => typeof t === 'string') &&
-    Array.isArray(v.rows) && v.rows.every((r) => Array.isArray(r) && r.every(Number.isFinite))),
-  xEdits: (v) => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every(Number.isFinite),
-  contextEdits: (v) => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every(Number.isFinite),
+    Array.isArray(v.rows) && v.rows.every((r) => Array.isArray(r) && r.every(isFloat32))),
+  xEdits: (v) => isEdits(v),
+  contextEdits: (v) => isEdits(v),
   selectedToken: Number.isInteger,
   selectedHead: (v) => v === 'all' || Number.isInteger(v),
 };
 const MAX_LINK = 2_000_000;
+// "row:token:col" → a float32 value, no more than one per cell of the largest table the page shows.
+const MAX_EDITS = MAX_TOKENS * PAGE_LIMITS.dModel;
+function isEdits(v) {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const entries = Object.entries(v);
+  return entries.length <= MAX_EDITS && entries.every(([key, value]) => /^\d+:.*:\d+$/s.test(key) && isFloat32(value));
+}
 
 /** The state as a URL fragment: "#lab=" and the JSON, percent-encoded. A preset's own data is left out. */
 export function stateToFragment(state) {
@@ -354,5 +374,9 @@ export function stateFromFragment(fragment) {
     if (!LINK_FIELDS[key](value)) return problem(`the value of "${key}" is not valid`);
   }
   const base = data.preset ? presetState(data.preset) : { ...structuredClone(BASE), preset: null };
-  return { state: { ...base, ...data } };
+  const state = { ...base, ...data };
+  // well-formed, but can it be shown? ({}, negative sizes, weights of the wrong length, an empty context …)
+  const built = buildRequest(state);
+  if (built.problems) return problem(built.problems.map((p) => p.message).join('; '));
+  return { state };
 }

@@ -12,12 +12,12 @@ import { message } from './messages.mjs';
 
 const LAB_DKS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 
-export function createViews({ root, compute, selectHead }) {
+export function createViews({ root, compute, selectHead, signal }) {
   const $ = (id) => root.getElementById(id);
   // The colour of canvas labels, read from the styles once per colour scheme: reading a computed
   // style in every redraw makes the browser recompute all styles there and then.
   let ink = null;
-  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { ink = null; });
+  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { ink = null; }, { signal });
   const labelInk = () => (ink ??= getComputedStyle($('heatmap')).color);
 
   let view = null;
@@ -64,12 +64,14 @@ export function createViews({ root, compute, selectHead }) {
   lines.addEventListener('click', togglePin);
   // the token lines are drawn at the width of their figure (a phone gets a narrower picture, not smaller text)
   let linesWidth = 460;
-  new ResizeObserver(([entry]) => {
+  const resizes = new ResizeObserver(([entry]) => {
     const width = Math.floor(entry.contentRect.width);
     if (width === linesWidth || width <= 0) return;
     linesWidth = width;
     if (view) drawTokenLines();
-  }).observe(lines.parentElement);
+  });
+  resizes.observe(lines.parentElement);
+  signal?.addEventListener('abort', () => resizes.disconnect());
   lines.addEventListener('keydown', (event) => {
     if (event.key === 'Enter' || event.key === ' ') {
       event.preventDefault();

@@ -36,6 +36,8 @@ struct Status {
 };
 
 // A read-only view of a caller's buffer. `present` distinguishes "omitted" from "given but empty".
+// validate() also takes a view with a size and no data, and then checks the size alone: a binding
+// asks it before copying anything in. attention_forward needs the data.
 template <typename T>
 struct View {
   const T* data = nullptr;

@@ -3,8 +3,11 @@
 // sections in view first, so that an edit reaches the screen in the next frame, and the rest
 // right after it.
 
-/** sections: elements to watch. has(element) is true while it is near the viewport, and for every element until the first report. */
-export function watchInView(sections) {
+/**
+ * sections: elements to watch. has(element) is true while it is near the viewport, and for every
+ * element until the first report. `signal` ends the watching (the lab was removed).
+ */
+export function watchInView(sections, { signal } = {}) {
   const near = new Set();
   let reported = false;
   if (typeof IntersectionObserver === 'function') {
@@ -16,6 +19,7 @@ export function watchInView(sections) {
       }
     }, { rootMargin: '25% 0px' });
     for (const section of sections) observer.observe(section);
+    signal?.addEventListener('abort', () => observer.disconnect());
   }
   return { has: (section) => !reported || near.has(section) };
 }

@@ -19,7 +19,7 @@ let labs = 0;                  // each lab's runs have their own key in the engi
  *   useState:  (state) => void, makes a state the lab's (for "Use these weights")
  *   getState:  () => the lab's state
  */
-export function createTraining({ container, after, compute, getState, useState }) {
+export function createTraining({ container, after, compute, getState, useState, signal }) {
   const holder = document.createRange().createContextualFragment(markup);
   for (const node of holder.querySelectorAll('[data-text]')) node.textContent = message(node.dataset.text);
   const section = holder.querySelector('section');
@@ -44,7 +44,8 @@ export function createTraining({ container, after, compute, getState, useState }
   let msPerStep = 20;          // until measured: the first slice on the page is one step
   let generation = 0;          // bumps on every reset: answers for an older run are dropped
   let ink = null;              // the canvas labels' colour
-  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { ink = null; });
+  // removed with its lab (signal): a listener on matchMedia would keep the whole lab alive
+  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { ink = null; }, { signal });
 
   // ---- settings ⇄ controls
 
