@@ -58,6 +58,18 @@ export function createApp(container, { compute, initialState = null, views: show
   const page = createPage(root);
   const controls = createControls({ root, container });
   const section = (name) => container.querySelector(`[data-view="${name}"]`);
+  // then() once, when `element` first comes within a screen of the viewport (at once without
+  // IntersectionObserver); not after the lab is removed
+  const whenNear = (element, then) => {
+    if (typeof IntersectionObserver !== 'function') return then();
+    const observer = new IntersectionObserver((entries) => {
+      if (!entries.some((entry) => entry.isIntersecting)) return;
+      observer.disconnect();
+      then();
+    }, { rootMargin: '100% 0px' });
+    observer.observe(element);
+    lifetime.signal.addEventListener('abort', () => observer.disconnect());
+  };
   // features with their own folder, mounted after the output: they talk to the lab through these hooks
   const useState = (next, status) => {
     state = next;
@@ -365,8 +377,10 @@ export function createApp(container, { compute, initialState = null, views: show
 
     update();
     if (!section('lab').hidden) views.runLab();
-    // the first training task is prepared once the engine is up, after the tables
-    if (!section('train').hidden) compute.ready.then(() => setTimeout(training.start, 0));
+    // the first training task is prepared once the engine is up, after the tables, and once the Train
+    // section comes near the screen: preparing it loads the learning engine (twice the forward
+    // engine's download), which a reader who never scrolls there does not need
+    if (!section('train').hidden) whenNear(section('train'), () => compute.ready.then(() => setTimeout(training.start, 0)));
   }
 
   start();
