@@ -263,3 +263,11 @@ describe('practice: messages', () => {
     assert.deepEqual(KINDS.filter((k) => !Object.hasOwn(MESSAGES.en, `label.${k}`)), []);
   });
 });
+
+describe('practice: plural forms', () => {
+  it('one hint, two hints', () => {
+    assert.equal(message('practice.summary', { correct: 5, total: 6, hints: 2 }), '5/6 correct, 2 hints');
+    assert.equal(message('practice.summary', { correct: 1, total: 6, hints: 1 }), '1/6 correct, 1 hint');
+    assert.equal(message('practice.summary', { correct: 0, total: 6, hints: 0 }), '0/6 correct, 0 hints');
+  });
+});

@@ -11,6 +11,8 @@ import { VOCABULARY_NOTE } from './vocabulary.mjs';
 import { createViews } from './views.mjs';
 import { createPage } from './render/page.mjs';
 import { setupExports } from './exports.mjs';
+import { mountPractice } from './practice/index.mjs';
+import { practiceAfterPresetChange } from './practice/spec.mjs';
 
 const SIZE_FIELDS = ['dModel', 'heads', 'dK', 'dV'];
 // Sections that can be shown or hidden: data-view names in app.html, and aliases.
@@ -51,9 +53,16 @@ export function createApp(container, { compute, initialState = null, views: show
   function showViews(views) {
     for (const part of container.querySelectorAll('[data-view]')) part.hidden = views !== null && !views.has(part.dataset.view);
   }
-  showViews(shown);
-
   let state = initialState ?? defaultState();
+  let labStarted = false;
+  // the views the host chose, less what practice mode hides; the scaling lab runs once it is shown
+  function applyViews() {
+    showViews(practice.views(shown, state));
+    if (!labStarted && !section('lab').hidden) {
+      labStarted = true;
+      views.runLab();
+    }
+  }
   let view = null;            // the last good computation, as drawn
   let selectedCell = null;    // { matrix, head, row, col } being explained
   let draws = 0;              // how many times the tables were drawn (tests wait on it)
@@ -124,7 +133,7 @@ export function createApp(container, { compute, initialState = null, views: show
     const target = event.target;
     notices = [];
     if (target.id === 'preset') {
-      if (target.value) state = presetState(target.value);
+      if (target.value) state = { ...presetState(target.value), practice: practiceAfterPresetChange(state.practice) };
       else state = { ...state, preset: null };
       selectedCell = null;
       syncControls();
@@ -274,6 +283,7 @@ export function createApp(container, { compute, initialState = null, views: show
 
   function draw() {
     draws++;
+    applyViews();
     const started = performance.now();
     state.selectedToken = Math.min(state.selectedToken, view.tokens.length - 1);
     if (state.selectedHead !== 'all' && state.selectedHead >= view.heads) state.selectedHead = 0;
@@ -287,6 +297,7 @@ export function createApp(container, { compute, initialState = null, views: show
     page.renderHeadPanel(view, state.selectedHead);
     page.renderMultihead(view);
     views.draw(view, state.selectedHead, state.selectedToken);
+    practice.draw(view, state);
     if (selectedCell) {
       const td = container.querySelector(`td[data-matrix="${selectedCell.matrix}"][data-row="${selectedCell.row}"][data-col="${selectedCell.col}"]` +
         (selectedCell.head === undefined ? '' : `[data-head="${selectedCell.head}"]`));
@@ -355,13 +366,14 @@ export function createApp(container, { compute, initialState = null, views: show
     });
 
     update();
-    if (!section('lab').hidden) views.runLab();
   }
 
+  const practice = mountPractice({ container, root, embedded, links, getState: () => state, setState: (next) => lab.setState(next) });
+  applyViews();
   start();
   const exports = setupExports({ root, getView: () => view, getState: () => state, links, showStatus: page.renderStatus });
 
-  return {
+  const lab = {
     get state() { return state; },
     get view() { return view; },
     get draws() { return draws; },
@@ -374,7 +386,8 @@ export function createApp(container, { compute, initialState = null, views: show
     },
     /** Shows only these views (a Set of names), or all for null. */
     setViews(views) {
-      showViews(views);
+      shown = views;
+      applyViews();
       if (view) draw();
     },
     /** Shows messages above the tables (why a link could not be read) until the reader changes something. */
@@ -383,5 +396,7 @@ export function createApp(container, { compute, initialState = null, views: show
       showProblems();
     },
     exports,
+    practice,
   };
+  return lab;
 }

@@ -5,7 +5,8 @@
 // d-v, scale ("sqrt_dk", "none" or a divisor), mask ("none", "causal", "padding"), weights
 // ("identity", "random"), seed, wo ("on", "off"), query (a token index), view (a comma-separated
 // list of views, e.g. "weights" or "steps,heatmap"), state (a link's "lab=…" fragment, for exact
-// hand edits). Changing an attribute updates the lab. Each instance lives in its own shadow root,
+// hand edits), mode ("practice" blanks cells to work out; "explore", the default). Changing an
+// attribute updates the lab. Each instance lives in its own shadow root,
 // so styles do not leak in or out; all instances share one engine worker.
 import { createApp, parseViews } from './app.mjs';
 import { createCompute } from './compute.mjs';
@@ -25,7 +26,7 @@ function numberOrText(text) {
 }
 
 export class AttentionLabElement extends HTMLElement {
-  static observedAttributes = ['preset', 'sentence', 'context', 'd-model', 'heads', 'd-k', 'd-v', 'scale', 'mask', 'weights', 'seed', 'wo', 'query', 'view', 'state'];
+  static observedAttributes = ['preset', 'sentence', 'context', 'd-model', 'heads', 'd-k', 'd-v', 'scale', 'mask', 'weights', 'seed', 'wo', 'query', 'view', 'state', 'mode'];
 
   #app = null;
   #pending = false;
@@ -115,6 +116,9 @@ export class AttentionLabElement extends HTMLElement {
     if (state.weightsMode === 'custom' && [state.dModel, state.heads, state.dK, state.dV].join() !== sizesBefore) {
       state = { ...state, weightsMode: 'random', custom: null };
     }
+    const mode = text('mode');
+    if (mode === 'practice') state = { ...state, practice: state.practice ?? {} };
+    else if (mode !== null && mode !== 'explore') problems.push({ field: 'mode', message: `mode must be practice or explore, got "${mode.slice(0, 40)}"` });
     const wo = text('wo');
     if (wo !== null) state = { ...state, useWo: wo === 'on' || wo === 'true' || wo === '' };
     return { state, problems };

@@ -1,7 +1,8 @@
 // Every sentence the practice mode shows, looked up by key, one catalogue per language. Values are
 // filled into {name} placeholders: no sentence is put together from fragments in code, so a
 // translation can order its words as its language needs. A key missing from a language falls back
-// to English.
+// to English. A sentence that depends on a number is an object { count: 'name', one, other, … }:
+// the form is chosen by Intl.PluralRules for the language and the value of params[name].
 
 export const MESSAGES = {
   en: {
@@ -15,8 +16,8 @@ export const MESSAGES = {
     'practice.noHints': 'Hints are switched off for this exercise.',
     'practice.progress': 'Progress',
     'practice.progressText': '{done} of {total} done',
-    'practice.score': '{correct}/{total} correct, {hints} hints',
-    'practice.summary': '{correct}/{total} correct, {hints} hints',
+    'practice.score': { count: 'hints', one: '{correct}/{total} correct, {hints} hint', other: '{correct}/{total} correct, {hints} hints' },
+    'practice.summary': { count: 'hints', one: '{correct}/{total} correct, {hints} hint', other: '{correct}/{total} correct, {hints} hints' },
     'practice.copySummary': 'Copy summary',
     'practice.copied': 'Summary copied: {summary}',
     'practice.copyFailed': 'Copy the summary by hand: {summary}',
@@ -27,7 +28,7 @@ export const MESSAGES = {
     'practice.finished': 'All done: {summary}.',
     'practice.empty': 'There is nothing to practise here: the lab has no result yet.',
     'practice.noCells': 'None of the chosen cells exists in this lab (the sentence or sizes differ from the exercise).',
-    'practice.skipped': 'Left out: {count} chosen cells that do not exist in this lab.',
+    'practice.skipped': { count: 'count', one: 'Left out: {count} chosen cell that does not exist in this lab.', other: 'Left out: {count} chosen cells that do not exist in this lab.' },
     'practice.scaleOff': 'Scaling is off in this example (the scores go into softmax as they are), so there is no scaling step to practise.',
 
     // one exercise
@@ -140,7 +141,7 @@ export const MESSAGES = {
     'teacher.iframe': 'For a course platform that only allows iframes:',
     'teacher.component': 'In a page that allows scripts:',
     'teacher.copy': 'Copy',
-    'teacher.written': 'The link opens {count} exercises.',
+    'teacher.written': { count: 'count', one: 'The link opens {count} exercise.', other: 'The link opens {count} exercises.' },
     'teacher.noCell': 'Choose at least one cell to blank.',
     'teacher.badTolerance': '{field} must be a number from 0 to {max}; got \'{text}\'.',
     'kind.q': 'a q entry',
@@ -161,7 +162,11 @@ export const MESSAGES = {
 /** The sentence for `key` in `lang`, with {name} placeholders filled from `params`. */
 export function message(key, params = {}, lang = 'en') {
   const catalogue = Object.hasOwn(MESSAGES, lang) ? MESSAGES[lang] : MESSAGES.en;
-  const template = Object.hasOwn(catalogue, key) ? catalogue[key] : MESSAGES.en[key];
+  let template = Object.hasOwn(catalogue, key) ? catalogue[key] : MESSAGES.en[key];
   if (template === undefined) throw new Error(`no message "${key}"`);
+  if (typeof template === 'object') {
+    const form = new Intl.PluralRules(lang).select(Number(params[template.count]));
+    template = Object.hasOwn(template, form) ? template[form] : template.other;
+  }
   return template.replace(/\{(\w+)\}/g, (whole, name) => (Object.hasOwn(params, name) ? String(params[name]) : whole));
 }
