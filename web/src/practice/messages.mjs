@@ -77,7 +77,7 @@ export const MESSAGES = {
     'formula.scaled': 'scaled = score / {why}: {score} / {divisor}',
     'formula.weights': "weight = e^(scaled) / Σ over the row of e^(scaled): e^{own} / ({terms})",
     'formula.z': "z = Σ over the keys of weight × v: {terms}",
-    'formula.concat': "The concatenation [Z₁ | Z₂ | …] puts head {head}'s z side by side with the others: column {col} is column {headCol} of head {head}.",
+    'formula.concat': "concatenation column {col} = column {headCol} of head {head}'s z: [Z₁ | Z₂ | …] puts the heads' z side by side.",
     'formula.output': 'output = concatenation · W_O: {terms}',
     'why.sqrtDk': '√d_k = √{dK}',
     'why.divisor': 'the chosen divisor',
