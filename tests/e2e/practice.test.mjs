@@ -132,11 +132,14 @@ async function answer(index, text) {
   return card.locator('.feedback').evaluate((p) => ({ verdict: p.dataset.verdict, mistakes: p.dataset.mistakes.split(' ').filter(Boolean), text: p.textContent }));
 }
 
-// A value outside the tolerance of the truth and of every mistake.
+// A value just outside the tolerance (1.2 × the allowance, either side), or further out where that
+// would match a mistake.
 function wrongValue(truth, mistakes) {
+  const clear = (candidate) => mistakes.every(([, value]) => Math.abs(candidate - value) > allowance(value));
+  for (const candidate of [truth + 1.2 * allowance(truth), truth - 1.2 * allowance(truth)]) if (clear(candidate)) return candidate;
   for (let k = 3; ; k += 2) {
     const candidate = truth + k * allowance(truth) + 0.37 * k;
-    if (mistakes.every(([, value]) => Math.abs(candidate - value) > allowance(value))) return candidate;
+    if (clear(candidate)) return candidate;
   }
 }
 
@@ -322,6 +325,38 @@ describe('Make an exercise', () => {
 });
 
 describe('components and accessibility', () => {
+  it('works by keyboard alone and fits 375 px', async () => {
+    const page = await browser.browser.newPage({ viewport: { width: 375, height: 800 } });
+    await page.goto(`${browser.url}lab/embed.html?mode=practice`);
+    await page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
+    let steps = 0;
+    while (!(await page.evaluate(() => document.activeElement?.matches('.exercise input')))) {
+      await page.keyboard.press('Tab');
+      assert.ok(++steps < 30, 'the first blank is reached with Tab');
+    }
+    await page.keyboard.type('1');
+    await page.keyboard.press('Enter');
+    assert.equal(await page.locator('.exercise .feedback').first().getAttribute('data-verdict'), 'correct');
+    await page.keyboard.press('Tab');  // Check
+    await page.keyboard.press('Tab');  // Hint
+    await page.keyboard.press('Enter');
+    assert.equal(await page.locator('.exercise').first().locator('.hints > li').count(), 1);
+    // the next blank is open and reachable
+    while (!(await page.evaluate(() => document.activeElement === document.querySelectorAll('.exercise input')[1]))) {
+      await page.keyboard.press('Tab');
+      assert.ok(++steps < 60, 'the second blank is reached with Tab');
+    }
+    await page.keyboard.type('2');
+    await page.keyboard.press('Enter');
+    assert.equal(await page.locator('.exercise .feedback').nth(1).getAttribute('data-verdict'), 'correct');
+    const widths = await page.evaluate(() => ({
+      page: document.documentElement.scrollWidth,
+      cards: Math.max(...[...document.querySelectorAll('.exercise')].map((card) => card.getBoundingClientRect().right)),
+    }));
+    assert.ok(widths.page <= 375 && widths.cards <= 375, `nothing wider than the screen: ${JSON.stringify(widths)}`);
+    await page.close();
+  });
+
   it('a practice-mode component works beside a normal one on the same page', async () => {
     const host = await browser.newPage();
     await host.page.goto(`${browser.url}practice.html`);

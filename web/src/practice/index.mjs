@@ -66,7 +66,7 @@ export function mountPractice({ container, root, embedded, links, getState, setS
   const integerBox = element('input', { attributes: { type: 'checkbox', 'data-role': 'integer' } });
   const copyButton = element('button', { text: t('practice.copySummary'), attributes: { type: 'button', 'data-role': 'copy' } });
   const list = element('ol', { className: 'exercises' });
-  const teacher = links?.page && !embedded ? createTeacherPanel({ prefix, t, getState, links }) : null;
+  const teacher = links?.page && !embedded ? createTeacherPanel({ prefix, t, getState, links, announce: (text) => announce(text) }) : null;
   section.append(
     element('h2', { text: t('practice.title'), attributes: { id: `${prefix}-title` } }),
     element('p', { className: 'hint', text: t('practice.intro') }),

@@ -141,6 +141,8 @@ export const MESSAGES = {
     'teacher.iframe': 'For a course platform that only allows iframes:',
     'teacher.component': 'In a page that allows scripts:',
     'teacher.copy': 'Copy',
+    'teacher.copied': 'Copied.',
+    'teacher.copyByHand': 'The clipboard is not available here: select the text and copy it.',
     'teacher.written': { count: 'count', one: 'The link opens {count} exercise.', other: 'The link opens {count} exercises.' },
     'teacher.noCell': 'Choose at least one cell to blank.',
     'teacher.badTolerance': '{field} must be a number from 0 to {max}; got \'{text}\'.',

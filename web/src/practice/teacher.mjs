@@ -21,7 +21,7 @@ export function cellsFromChoices(view, { kinds, query, key, head, column }) {
   });
 }
 
-export function createTeacherPanel({ prefix, t, getState, links }) {
+export function createTeacherPanel({ prefix, t, getState, links, announce }) {
   const id = (name) => `${prefix}-teacher-${name}`;
   const toggle = element('button', { text: t('teacher.toggle'), attributes: { type: 'button', 'aria-expanded': 'false', 'aria-controls': id('panel'), 'data-role': 'teacher' } });
   const panel = element('div', { className: 'panel teacher', attributes: { id: id('panel') } });
@@ -51,7 +51,14 @@ export function createTeacherPanel({ prefix, t, getState, links }) {
   const snippet = (name, intro) => {
     const code = element('code', { attributes: { id: id(name) } });
     const copy = element('button', { text: t('teacher.copy'), attributes: { type: 'button' } });
-    copy.addEventListener('click', () => navigator.clipboard?.writeText(code.textContent).catch(() => {}));
+    copy.addEventListener('click', async () => {
+      try {
+        await navigator.clipboard.writeText(code.textContent);
+        announce(t('teacher.copied'));
+      } catch {
+        announce(t('teacher.copyByHand'));
+      }
+    });
     outputs.append(element('p', { className: 'hint', text: intro }), element('pre', {}, [code]), copy);
     return code;
   };
@@ -84,7 +91,7 @@ export function createTeacherPanel({ prefix, t, getState, links }) {
   const options = (select, labels) => {
     const value = select.value;
     select.replaceChildren(...labels.map((label, i) => element('option', { text: label, attributes: { value: String(i) } })));
-    if (Number(value) < labels.length) select.value = value;
+    if (value !== '' && Number(value) < labels.length) select.value = value;
   };
 
   // a tolerance typed by a teacher: a number in [0, max], or a message naming the field
