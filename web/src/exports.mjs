@@ -19,6 +19,7 @@ export function componentAttributes(state) {
   if (state.weightsMode !== 'custom') attributes.push(['weights', state.weightsMode]);
   if (state.weightsMode === 'random') attributes.push(['seed', state.seed]);
   attributes.push(['wo', state.useWo ? 'on' : 'off']);
+  if (state.practice) attributes.push(['mode', 'practice']);
   return attributes;
 }
 

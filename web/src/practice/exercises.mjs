@@ -40,8 +40,7 @@ function lively(values, row, width) {
  * concatenation entry from head 2, and with W_O an output entry. The key is the one the query
  * weighs most, other than itself (a pair where swapping query and key shows).
  */
-export function defaultCells(view, { query = 0, head = 0 } = {}) {
-  const f64 = forward64(view);
+export function defaultCells(view, { query = 0, head = 0 } = {}, f64 = forward64(view)) {
   const n = view.tokens.length;
   const i = Math.min(Math.max(query, 0), n - 1);
   const h = Math.min(Math.max(head, 0), view.heads - 1);
@@ -77,8 +76,7 @@ export function cellFits(view, { matrix, head, row, col }) {
 }
 
 /** Every exercise of a list of cells, with its true value, mistakes, givens and hints. */
-export function buildExercises(view, cells, tolerance = DEFAULT_TOLERANCE) {
-  const f64 = forward64(view);
+export function buildExercises(view, cells, tolerance = DEFAULT_TOLERANCE, f64 = forward64(view)) {
   return cells.map((cell) => buildExercise(view, f64, cell, tolerance));
 }
 

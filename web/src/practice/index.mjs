@@ -11,6 +11,7 @@ import { message } from './messages.mjs';
 import { parseAnswer } from './answer.mjs';
 import { judge, allowance } from './check.mjs';
 import { defaultCells, buildExercises, cellFits } from './exercises.mjs';
+import { forward64 } from './forward64.mjs';
 import { practiceSettings } from './spec.mjs';
 import { withNewInputs } from './inputs.mjs';
 import { element, renderCard, renderHint, resolve } from './render.mjs';
@@ -246,9 +247,10 @@ export function mountPractice({ container, root, embedded, links, getState, setS
       settings = practiceSettings(state.practice);
       integerBox.checked = settings.integer;
       const head = state.selectedHead === 'all' ? 0 : state.selectedHead;
-      const chosen = settings.cells ?? defaultCells(view, { query: state.selectedToken, head });
+      const f64 = forward64(view);  // once per computation: the true values and every mistake come from it
+      const chosen = settings.cells ?? defaultCells(view, { query: state.selectedToken, head }, f64);
       const cells = chosen.filter((cell) => cellFits(view, cell));
-      exercises = buildExercises(view, cells, settings.tolerance);
+      exercises = buildExercises(view, cells, settings.tolerance, f64);
       const { relative, absolute } = settings.tolerance;
       tolerance.textContent = t('practice.tolerance', { relative: formatFull(relative * 100), absolute: formatFull(absolute) });
       const skipped = chosen.length - cells.length;
