@@ -271,3 +271,25 @@ describe('practice: plural forms', () => {
     assert.equal(message('practice.summary', { correct: 0, total: 6, hints: 0 }), '0/6 correct, 0 hints');
   });
 });
+
+describe('practice: progress', () => {
+  it('counts right answers once, hints up to three, reveals as not correct, and opens cards in order', async () => {
+    const { createProgress } = await import('../../web/src/practice/progress.mjs');
+    const progress = createProgress();
+    progress.reset(['a', 'b', 'c']);
+    assert.deepEqual(progress.unlocked(), [['a', true], ['b', false], ['c', false]]);
+    progress.wrong('a');
+    assert.equal(progress.hint('a'), 1);
+    assert.equal(progress.hint('a'), 2);
+    assert.equal(progress.hint('a'), 3);
+    assert.equal(progress.hint('a'), null);
+    assert.equal(progress.correct('a'), true);
+    assert.equal(progress.correct('a'), false, 'a second right answer is not counted again');
+    assert.deepEqual(progress.unlocked(), [['a', true], ['b', true], ['c', false]]);
+    progress.reveal('b');
+    assert.equal(progress.correct('b'), false, 'an answer shown first stays revealed');
+    assert.equal(progress.status('b'), 'revealed');
+    assert.deepEqual(progress.totals(), { correct: 1, total: 3, hints: 3, done: 2, attempts: 1 });
+    assert.deepEqual(progress.unlocked().map(([, open]) => open), [true, true, true]);
+  });
+});

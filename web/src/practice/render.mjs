@@ -91,3 +91,74 @@ export function renderHint(parts, exercise, level, lang) {
   // aria-disabled, not disabled: a focused button that became disabled would drop the focus
   if (level >= 3) parts.hint.setAttribute('aria-disabled', 'true');
 }
+
+/**
+ * The mode switch (Explore | Practice) into `holder`; `choose(mode)` is called on a click.
+ * Returns the buttons, to mark the current mode with aria-pressed.
+ */
+export function renderModeSwitch(holder, { id, choose, lang }) {
+  const buttons = ['explore', 'practice'].map((mode) => {
+    const button = element('button', { text: message(`mode.${mode}`, {}, lang), attributes: { type: 'button', 'data-mode': mode, 'aria-pressed': 'false' } });
+    button.addEventListener('click', () => choose(mode));
+    return button;
+  });
+  holder.append(element('span', { className: 'mode-label', text: message('mode.label', {}, lang), attributes: { id } }), ...buttons);
+  holder.setAttribute('role', 'group');
+  holder.setAttribute('aria-labelledby', id);
+  return buttons;
+}
+
+/** The practice panel's fixed parts, appended to `section`; returns them by name. */
+export function renderPanel(section, { prefix, teacher, lang }) {
+  const t = (key) => message(key, {}, lang);
+  const parts = {
+    announcer: element('p', { className: 'visually-hidden', attributes: { 'aria-live': 'polite', 'data-role': 'announce' } }),
+    tolerance: element('p', { className: 'hint tolerance' }),
+    notes: element('p', { className: 'hint practice-notes' }),
+    progress: element('progress', { attributes: { id: `${prefix}-progress`, max: '1', value: '0' } }),
+    progressText: element('span', { className: 'progress-text' }),
+    score: element('p', { className: 'score', attributes: { 'data-role': 'score' } }),
+    another: element('button', { text: t('practice.tryAnother'), attributes: { type: 'button', 'data-role': 'another' } }),
+    integer: element('input', { attributes: { type: 'checkbox', 'data-role': 'integer' } }),
+    copy: element('button', { text: t('practice.copySummary'), attributes: { type: 'button', 'data-role': 'copy' } }),
+    list: element('ol', { className: 'exercises' }),
+  };
+  section.append(
+    element('h2', { text: t('practice.title'), attributes: { id: `${prefix}-title` } }),
+    element('p', { className: 'hint', text: t('practice.intro') }),
+    parts.tolerance,
+    parts.notes,
+    element('div', { className: 'practice-bar' }, [
+      element('label', { className: 'progress', attributes: { for: `${prefix}-progress` } }, [element('span', { text: t('practice.progress') }), parts.progress]),
+      parts.progressText,
+      parts.score,
+    ]),
+    element('div', { className: 'practice-actions' }, [
+      parts.another,
+      element('label', { className: 'check' }, [parts.integer, ' ', t('practice.integer')]),
+      parts.copy,
+      ...(teacher ? [teacher.toggle] : []),
+    ]),
+    ...(teacher ? [teacher.panel] : []),
+    parts.list,
+    parts.announcer,
+  );
+  section.setAttribute('aria-labelledby', `${prefix}-title`);
+  return parts;
+}
+
+/** Shows a card as open, answered or locked (a locked card shows only its heading and why). */
+export function showCardStatus(parts, status) {
+  parts.card.dataset.status = status;
+  const locked = status === 'locked';
+  parts.card.querySelector('.locked-note').hidden = !locked;
+  for (const part of [parts.givens, parts.form, parts.feedback, parts.hintList]) part.hidden = locked;
+}
+
+/** The verdict under a card's input: text, data-verdict and the names of the mistakes matched. */
+export function showFeedback(parts, text, verdict, mistakes = []) {
+  parts.feedback.textContent = text;
+  parts.feedback.dataset.verdict = verdict;
+  parts.feedback.dataset.mistakes = mistakes.map((m) => m.key).join(' ');
+  parts.input.setAttribute('aria-invalid', String(verdict === 'format' || verdict === 'wrong' || verdict === 'mistake'));
+}
