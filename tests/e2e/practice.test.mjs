@@ -300,6 +300,44 @@ describe('Make an exercise', () => {
       return document.querySelector('.teacher-problem').textContent;
     });
     assert.match(bad, /Tolerance, relative \(%\) must be a number from 0 to 100; got 'lots'/);
+    assert.equal(await tab.page.locator('.teacher-outputs').isHidden(), true, 'no stale link beside the message');
+  });
+
+  it('works on the reader\'s own sentence: the exercises follow it, and so does the link', async () => {
+    await openPractice(tab.page, linkTo({ preset: 'money-bank', practice: {} }));
+    const draws = await tab.page.evaluate(() => globalThis.attentionLab.draws);
+    await tab.page.fill('#sentence', 'the river bank flooded');
+    await tab.page.waitForFunction((n) => globalThis.attentionLab.draws > n, draws);
+    const labels = await tab.page.locator('.exercise h3').allTextContents();
+    assert.match(labels[1], /score of '(the|river|bank|flooded)' with '(the|river|bank|flooded)'/);
+    if (await tab.page.locator('.teacher').isHidden()) await tab.page.click('[data-role="teacher"]');
+    await tab.page.locator('.teacher [data-field="query"]').selectOption('2');  // 'bank'
+    await tab.page.locator('.teacher [data-field="key"]').selectOption('1');    // 'river'
+    await tab.page.locator('.teacher [data-field="relative"]').fill('1');
+    for (const kind of ['q', 'scaled']) await tab.page.check(`.teacher input[value="${kind}"]`);
+    await tab.page.click('[data-role="write"]');
+    const link = await tab.page.locator('.teacher code').first().textContent();
+    const opened = await browser.newPage();
+    await opened.page.goto(link);
+    await opened.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
+    const state = await opened.page.evaluate(() => globalThis.attentionLab.state);
+    assert.equal(state.sentence, 'the river bank flooded');
+    assert.equal(state.preset, null);
+    const heading = await opened.page.locator('.exercise h3').nth(1).textContent();
+    assert.equal(heading, "Step 2 of 5: score of 'bank' with 'river', head 1");
+    // its true value, from the reference: q·k with W = I is x_bank · x_river
+    const ref = await reference(opened.page);
+    const { truth } = truthAndMistakes(ref, ref.inputs.cells[1]);
+    let dot = 0;
+    for (let t = 0; t < ref.inputs.dModel; t++) dot += ref.inputs.x[2 * ref.inputs.dModel + t] * ref.inputs.x[1 * ref.inputs.dModel + t];
+    assert.ok(Math.abs(truth - dot) < 1e-9);
+    await opened.page.locator('.exercise input').first().fill(String(ref.expected.heads[0].q[2 * ref.inputs.dK + ref.inputs.cells[0].col]));
+    await opened.page.locator('.exercise input').first().press('Enter');
+    await opened.page.locator('.exercise input').nth(1).fill(String(dot));
+    await opened.page.locator('.exercise input').nth(1).press('Enter');
+    assert.equal(await opened.page.locator('.exercise .feedback').nth(1).getAttribute('data-verdict'), 'correct');
+    assert.deepEqual(opened.problems, []);
+    await opened.page.close();
   });
 
   it('a link with an unknown practice key is refused with a message, and the page keeps working', async () => {

@@ -109,6 +109,7 @@ export function createTeacherPanel({ prefix, t, getState, links, announce }) {
   write.addEventListener('click', () => {
     if (!view) return;
     problem.textContent = '';
+    outputs.hidden = true;  // no stale link beside a message
     const kinds = kindBoxes.filter((box) => box.checked && !box.disabled).map((box) => box.value);
     const rel = readTolerance(relative, 'teacher.relative', 100, 100);
     const abs = rel === null ? null : readTolerance(absolute, 'teacher.absolute', 1000, 1);
