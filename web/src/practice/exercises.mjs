@@ -96,6 +96,8 @@ function buildExercise(view, f64, cell, tolerance) {
 }
 
 const tokenParams = (view, i, j) => ({ query: view.tokens[i], key: view.keyTokens[j] });
+// what the scores are divided by, as the mistake about skipping it names it
+const divisorName = (view) => (view.scaleMode === 'sqrt_dk' ? msg('why.sqrtDk', { dK: view.dK }) : msg('why.divisor'));
 
 const BUILDERS = {
   q(view, f64, { head, row: i, col: c }) {
@@ -144,7 +146,7 @@ const BUILDERS = {
   scaled(view, f64, { head, row: i, col: j }) {
     const { m, dK } = view;
     const score = view.result.heads[head].scores[i * m + j];
-    const mistakes = [{ key: 'mistake.noScaling', params: {}, value: f64.heads[head].scores[i * m + j] }];
+    const mistakes = [{ key: 'mistake.noScaling', params: { divisor: divisorName(view) }, value: f64.heads[head].scores[i * m + j] }];
     if (view.scaleMode === 'sqrt_dk') mistakes.push({ key: 'mistake.dividedByDk', params: {}, value: f64.heads[head].scores[i * m + j] / dK });
     const why = view.scaleMode === 'sqrt_dk' ? msg('why.sqrtDk', { dK }) : msg('why.divisor');
     return {
@@ -174,7 +176,7 @@ const BUILDERS = {
     if (f64.divisor !== 1) {
       let total = 0;
       for (let c = 0; c < m; c++) if (!masked[i * m + c]) total += Math.exp(scores[i * m + c] - scores[i * m + j]);
-      mistakes.push({ key: 'mistake.noScaling', params: {}, value: 1 / total });
+      mistakes.push({ key: 'mistake.noScaling', params: { divisor: divisorName(view) }, value: 1 / total });
     }
     const live = Array.from(shownScaled.subarray(i * m, (i + 1) * m)).filter((s) => s !== -Infinity);
     const terms = live.slice(0, MAX_TERMS).map((s) => `e^${f(s)}`).join(' + ');
@@ -205,7 +207,7 @@ const BUILDERS = {
       for (const s of raw) max = Math.max(max, s);
       const e = raw.map((s) => Math.exp(s - max));
       const total = e.reduce((a, b) => a + b, 0);
-      mistakes.push({ key: 'mistake.noScaling', params: {}, value: dot(m, (j) => e[j] / total, vAt) });
+      mistakes.push({ key: 'mistake.noScaling', params: { divisor: divisorName(view) }, value: dot(m, (j) => e[j] / total, vAt) });
     }
     const columns = valueColumns(view);
     const shown = view.result.heads[head];

@@ -101,7 +101,7 @@ export const MESSAGES = {
     'given.concatRow': "concatenation of '{token}'",
 
     // typical mistakes, named
-    'mistake.noScaling': 'that is the value without dividing by √d_k (the scaling step was skipped).',
+    'mistake.noScaling': 'that is the value without dividing by {divisor} (the scaling step was skipped).',
     'mistake.dividedByDk': 'that is the score divided by d_k; divide by √d_k instead.',
     'mistake.unnormalised': 'that is the unnormalised e^x; divide it by the sum of e^x over the row.',
     'mistake.unnormalisedSum': 'that sum uses the unnormalised e^x as weights; the weights must be e^x divided by the row sum.',
