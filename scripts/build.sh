@@ -19,7 +19,7 @@ bundle web/lib/attention.mjs --external:node:* --outfile=dist/lib/attention.mjs
 # the worker carries its own copy (2 KB gzipped): one fetch less before the first result
 bundle web/worker.mjs --external:node:* --outfile=dist/worker.js
 # the page, the iframe embed and the web component share their code in chunks
-bundle web/src/main.mjs web/src/embed.mjs web/src/attention-lab.mjs --splitting --outdir=dist \
+bundle web/src/main.mjs web/src/embed.mjs attention-lab=web/src/component.mjs --splitting --outdir=dist \
   --entry-names='[name]' --chunk-names='chunks/[name]-[hash]' --external:./lib/attention.mjs \
   --loader:.html=text --loader:.css=text
 # the pages preload the chunks their entry imports, instead of finding them one after another
@@ -28,4 +28,11 @@ node scripts/preload.mjs
 npx esbuild web/src/single.mjs --bundle --minify --format=esm --target=es2020 --log-level=warning --external:node:* \
   --loader:.html=text --loader:.css=text --loader:.wasm=binary --outfile=build/single.js
 node scripts/single-file.mjs build/single.js
+# the npm package's component (attention-lab/component): one module with the engine inside, for bundlers
+mkdir -p dist/npm
+npx esbuild web/src/component-bundled.mjs --bundle --minify --format=esm --target=es2020 --log-level=warning --external:node:* \
+  --loader:.html=text --loader:.css=text --loader:.wasm=binary --outfile=dist/npm/component.mjs
+# the WebAssembly files its Emscripten glue names (never fetched: the bytes are inside), so that a
+# bundler that follows new URL(…, import.meta.url), as webpack and Vite do, finds them
+cp web/component.d.ts build/wasm/attention-{simd,scalar}.wasm dist/npm/
 echo "build: dist/ is ready"

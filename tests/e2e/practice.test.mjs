@@ -6,7 +6,7 @@
 // component), a practice-mode component beside a normal one, and axe-core in practice mode.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -418,6 +418,35 @@ describe('components and accessibility', () => {
     assert.deepEqual(reports.map(({ correct, total, hints }) => ({ correct, total, hints })), [{ correct: 1, total: 5, hints: 0 }]);
     assert.equal(reports[0].summary, '1/5 correct, 0 hints');
     assert.equal(await host.page.evaluate(() => document.getElementById('explore').lab.state.practice), null);
+    assert.deepEqual(host.problems, []);
+    await host.page.close();
+  });
+
+  it('in the SCORM launch page, practice results reach the platform as a score out of 100', async () => {
+    // the launch page as `npm run pack` writes it (the single file with scorm-api.js), in a stand-in platform
+    const page = readFileSync(path.join(root, 'dist/attention-lab.html'), 'utf8');
+    const head = page.indexOf('</head>');
+    writeFileSync(path.join(site, 'lab/launch.html'), `${page.slice(0, head)}  <script src="scorm-api.js"></script>\n${page.slice(head)}`);
+    cpSync(path.join(root, 'web/scorm-api.js'), path.join(site, 'lab/scorm-api.js'));
+    writeFileSync(path.join(site, 'lms.html'), `<!doctype html><html lang="en"><title>LMS</title><body><script>
+  window.data = {};
+  window.API = {
+    LMSInitialize: () => 'true', LMSGetValue: (k) => window.data[k] ?? '', LMSSetValue: (k, v) => { window.data[k] = v; return 'true'; },
+    LMSCommit: () => 'true', LMSFinish: () => 'true', LMSGetLastError: () => '0', LMSGetErrorString: () => '', LMSGetDiagnostic: () => '',
+  };
+</script><iframe title="Attention Lab" src="lab/launch.html${linkTo({ preset: 'cat-sat', practice: {} })}" style="width: 100%; height: 600px"></iframe></body></html>`);
+    const host = await browser.newPage();
+    await host.page.goto(`${browser.url}lms.html`);
+    const frame = host.page.frame({ url: /launch\.html/ });
+    await frame.waitForFunction(() => globalThis.attentionLab?.draws > 0 && globalThis.attentionLabScorm?.available);
+    // q of 'The', column e1 = 1; the score of 'The' with 'sat' = 2: two of five right
+    for (const [index, text] of [[0, '1'], [1, '2']]) {
+      await frame.locator('.exercise input').nth(index).fill(text);
+      await frame.locator('.exercise input').nth(index).press('Enter');
+    }
+    const data = await host.page.evaluate(() => window.data);
+    assert.equal(data['cmi.core.score.raw'], '40');
+    assert.equal(data['cmi.core.score.max'], '100');
     assert.deepEqual(host.problems, []);
     await host.page.close();
   });

@@ -40,7 +40,8 @@ export function parseViews(text) {
  *   views:         a Set of view names to show, or null for all
  *   onChange:      called with the state after each successful computation (for links)
  *   links:         { page, embed, component } base URLs for share and embed snippets
- *   embedded:      true inside a host page: the explanation sits in the lab, not on the window
+ *   embedded:      true inside a host page: the explanation sits in the lab, not on the window,
+ *                  and no timing line (a course page has no use for it)
  */
 export function createApp(container, { compute, initialState = null, views: shown = null, onChange = null, links = null, embedded = false } = {}) {
   container.append(document.createRange().createContextualFragment(markup));
@@ -277,6 +278,7 @@ export function createApp(container, { compute, initialState = null, views: show
       result: reply.result, weights: reply.weights,
     };
     draw();
+    if (embedded) return;
     const info = await compute.ready;
     page.renderStatus(`Computed in ${(performance.now() - started).toFixed(1)} ms by the ${info.simd ? 'SIMD' : 'scalar'} WebAssembly engine${info.where === 'page' ? ' (on the page: no worker here)' : ''}.`);
   }
@@ -389,6 +391,10 @@ export function createApp(container, { compute, initialState = null, views: show
       shown = views;
       applyViews();
       if (view) draw();
+    },
+    /** Redraws what was drawn in colours read from the styles (after a change of theme). */
+    restyle() {
+      views.restyle();
     },
     /** Shows messages above the tables (why a link could not be read) until the reader changes something. */
     notice(problems) {

@@ -5,16 +5,23 @@
 // d-v, scale ("sqrt_dk", "none" or a divisor), mask ("none", "causal", "padding"), weights
 // ("identity", "random"), seed, wo ("on", "off"), query (a token index), view (a comma-separated
 // list of views, e.g. "weights" or "steps,heatmap"), state (a link's "lab=…" fragment, for exact
-// hand edits), mode ("practice" blanks cells to work out; "explore", the default). Changing an
-// attribute updates the lab. Each instance lives in its own shadow root,
-// so styles do not leak in or out; all instances share one engine worker.
+// hand edits), theme ("light", the default, "dark" or "auto": the reader's system), compact (no
+// notes and no hints), mode ("practice" blanks cells to work out; "explore", the default).
+// Changing an attribute updates the lab. Each instance lives in its own shadow root, so styles do
+// not leak in or out; its text is sized in px from its own base, whatever the host page's root
+// font; all instances share one engine connection.
+// This file is the element; an entry defines it with a way to reach the engine: component.mjs (the
+// served folder: a worker beside it), component-bundled.mjs (the npm package: everything inside).
 import { createApp, parseViews } from './app.mjs';
-import { createCompute } from './compute.mjs';
 import { presetState, defaultState, stateFromFragment } from './state.mjs';
+import { remToPx } from './component-style.mjs';
 import css from '../styles.css';
 
+let connectEngine = null;
 let sharedCompute = null;
 let sharedSheet = null;
+
+const THEMES = ['light', 'dark', 'auto'];
 
 const NUMBER_ATTRIBUTES = { 'd-model': 'dModel', heads: 'heads', 'd-k': 'dK', 'd-v': 'dV', seed: 'seed', query: 'selectedToken' };
 
@@ -26,20 +33,17 @@ function numberOrText(text) {
 }
 
 export class AttentionLabElement extends HTMLElement {
-  static observedAttributes = ['preset', 'sentence', 'context', 'd-model', 'heads', 'd-k', 'd-v', 'scale', 'mask', 'weights', 'seed', 'wo', 'query', 'view', 'state', 'mode'];
+  static observedAttributes = ['preset', 'sentence', 'context', 'd-model', 'heads', 'd-k', 'd-v', 'scale', 'mask', 'weights', 'seed', 'wo', 'query', 'view', 'state', 'theme', 'compact', 'mode'];
 
   #app = null;
   #pending = false;
 
   connectedCallback() {
     if (this.#app) return;
-    sharedCompute ??= createCompute({
-      workerUrl: new URL('./worker.js', import.meta.url),
-      loadEngine: async () => (await import('./lib/attention.mjs')).loadAttention,
-    });
+    sharedCompute ??= connectEngine();
     if (!sharedSheet) {
       sharedSheet = new CSSStyleSheet();
-      sharedSheet.replaceSync(css);
+      sharedSheet.replaceSync(remToPx(css));
     }
     const shadow = this.attachShadow({ mode: 'open' });
     shadow.adoptedStyleSheets = [sharedSheet];
@@ -48,11 +52,20 @@ export class AttentionLabElement extends HTMLElement {
     const { state, problems } = this.#stateFromAttributes();
     const { views, unknown } = parseViews(this.getAttribute('view'));
     this.#app = createApp(container, { compute: sharedCompute, initialState: state, views, embedded: true });
+    container.classList.toggle('compact', this.hasAttribute('compact'));
     this.#report(problems, unknown);
   }
 
-  attributeChangedCallback() {
-    if (!this.#app || this.#pending) return;
+  attributeChangedCallback(name) {
+    if (!this.#app) return;
+    if (name === 'theme' || name === 'compact') {
+      // the look only: styles follow the attribute by themselves; canvases are redrawn in the new ink
+      this.shadowRoot.querySelector('.lab').classList.toggle('compact', this.hasAttribute('compact'));
+      this.#app.restyle();
+      this.#report(this.#stateFromAttributes().problems, parseViews(this.getAttribute('view')).unknown);
+      return;
+    }
+    if (this.#pending) return;
     // several attributes set in one go give one update
     this.#pending = true;
     queueMicrotask(() => {
@@ -73,7 +86,9 @@ export class AttentionLabElement extends HTMLElement {
   #report(problems, unknown) {
     const all = [...problems];
     if (unknown.length) all.push({ field: 'view', message: `Unknown view names in the view attribute: ${unknown.join(', ')}` });
-    if (all.length) this.#app.notice(all);
+    const theme = this.getAttribute('theme');
+    if (theme !== null && !THEMES.includes(theme)) all.push({ field: 'theme', message: `theme must be light, dark or auto, got "${theme.slice(0, 40)}"; showing light` });
+    this.#app.notice(all);  // none: an attribute put right takes its message away
   }
 
   #stateFromAttributes() {
@@ -125,4 +140,8 @@ export class AttentionLabElement extends HTMLElement {
   }
 }
 
-if (!customElements.get('attention-lab')) customElements.define('attention-lab', AttentionLabElement);
+/** Defines <attention-lab>, its labs reaching the engine through `connect()` (a compute.mjs connection, made once). */
+export function defineAttentionLab(connect) {
+  connectEngine = connect;
+  if (!customElements.get('attention-lab')) customElements.define('attention-lab', AttentionLabElement);
+}

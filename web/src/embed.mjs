@@ -1,18 +1,39 @@
-// The iframe embed (embed.html?view=…#lab=…): one lab with minimal chrome for course platforms that
-// only allow iframes. It reports its content height to the host page, which can size the frame:
-//   { type: 'attention-lab:height', height } posted to window.parent whenever the height changes;
-//   { type: 'attention-lab:practice', correct, total, hints, done, attempts, summary } after each
-//   answer in practice mode (embed.html?mode=practice).
+// The iframe embed (embed.html?view=…&theme=…&compact=1#lab=…): one lab with minimal chrome for
+// course platforms that only allow iframes.
+//   ?view=     the views to show (as the component's view attribute)
+//   ?theme=    light (the default: most course pages are white), dark, or auto (the reader's system)
+//   ?compact=1 no notes and no hints
+// It reports the height of its content to the host page, which can size the frame, whenever it
+// changes, larger or smaller, in two forms:
+//   { type: 'attention-lab:height', height }  for a host page's own script (the Embed snippet);
+//   { subject: 'lti.frameResize', height }    which Canvas pages act on with no script of their own.
+// ?mode=practice opens practice mode; after each answer it posts
+//   { type: 'attention-lab:practice', correct, total, hints, done, attempts, summary }.
 import { createApp, parseViews } from './app.mjs';
 import { createCompute } from './compute.mjs';
 import { stateFromFragment, defaultState } from './state.mjs';
+
+const THEMES = ['light', 'dark', 'auto'];
 
 const params = new URLSearchParams(location.search);
 const { views, unknown } = parseViews(params.get('view'));
 const fromLink = stateFromFragment(location.hash);
 const mode = params.get('mode');
 if (mode === 'practice' && fromLink.state) fromLink.state.practice ??= {};
+const problems = [...(fromLink.problems ?? [])];
+if (mode !== null && mode !== 'practice' && mode !== 'explore') problems.push({ field: 'mode', message: `mode must be practice or explore, got "${mode.slice(0, 40)}"` });
+if (unknown.length) problems.push({ field: 'view', message: `Unknown view names in the link: ${unknown.join(', ')}` });
+
+const theme = params.get('theme') ?? 'light';
+if (!THEMES.includes(theme)) problems.push({ field: 'theme', message: `theme must be light, dark or auto, got "${theme.slice(0, 40)}"; showing light` });
+const chosenTheme = THEMES.includes(theme) ? theme : 'light';
+if (chosenTheme !== 'auto') document.documentElement.dataset.theme = chosenTheme;
+else delete document.documentElement.dataset.theme;
+document.querySelector('meta[name="color-scheme"]').content = chosenTheme === 'auto' ? 'light dark' : chosenTheme;
+
 const container = document.getElementById('lab');
+const compact = params.get('compact');
+container.classList.toggle('compact', compact !== null && compact !== '0' && compact !== 'false');
 const app = createApp(container, {
   compute: createCompute({
     workerUrl: new URL('./worker.js', import.meta.url),
@@ -22,18 +43,19 @@ const app = createApp(container, {
   views,
   embedded: true,
 });
-const problems = [...(fromLink.problems ?? [])];
-if (mode !== null && mode !== 'practice' && mode !== 'explore') problems.push({ field: 'mode', message: `mode must be practice or explore, got "${mode.slice(0, 40)}"` });
-if (unknown.length) problems.push({ field: 'view', message: `Unknown view names in the link: ${unknown.join(', ')}` });
 if (problems.length) app.notice(problems);
 
+// The content's height, not the document's scroll height: that is never less than the frame's own
+// height, so a frame once grown could never shrink again.
+const content = document.querySelector('main');
 let reported = 0;
 new ResizeObserver(() => {
-  const height = Math.ceil(document.documentElement.scrollHeight);
+  const height = Math.ceil(content.getBoundingClientRect().height);
   if (height === reported || window.parent === window) return;
   reported = height;
   window.parent.postMessage({ type: 'attention-lab:height', height }, '*');
-}).observe(document.body);
+  window.parent.postMessage({ subject: 'lti.frameResize', height }, '*');
+}).observe(content);
 
 // practice results go to the host page too (a SCORM wrapper or an LMS page can record the score)
 container.addEventListener('attention-lab:practice', (event) => {

@@ -10,17 +10,14 @@ const SVG_STYLE = `text { font-family: system-ui, sans-serif; font-size: 12px; f
 .axis-title, .tick { fill: #5b5b63; font-size: 11px; } .token-hit { fill: none; }
 .token-node text { font-family: ui-monospace, Menlo, Consolas, monospace; }`;
 
-/** Attributes of <attention-lab> that reproduce a state, as [name, value] pairs. */
-export function componentAttributes(state) {
-  const attributes = state.preset ? [['preset', state.preset]] : [['sentence', state.sentence]];
-  if (state.attention === 'cross') attributes.push(['context', state.contextSentence]);
-  attributes.push(['d-model', state.dModel], ['heads', state.heads], ['d-k', state.dK], ['d-v', state.dV]);
-  attributes.push(['scale', state.scaleMode === 'custom' ? state.scaleDivisor : state.scaleMode], ['mask', state.maskMode]);
-  if (state.weightsMode !== 'custom') attributes.push(['weights', state.weightsMode]);
-  if (state.weightsMode === 'random') attributes.push(['seed', state.seed]);
-  attributes.push(['wo', state.useWo ? 'on' : 'off']);
-  if (state.practice) attributes.push(['mode', 'practice']);
-  return attributes;
+/**
+ * The web component's snippet for a state: the script by its path on this site (a page of another
+ * origin cannot load it without CORS headers), and the whole state in the `state` attribute.
+ */
+export function componentSnippet(componentUrl, state) {
+  const path = new URL(componentUrl).pathname;
+  const link = stateToFragment(state).slice(1);  // "lab=…", as the attribute takes it
+  return `<script type="module" src="${quoteAttribute(path)}"></script>\n<attention-lab state="${quoteAttribute(link)}"></attention-lab>`;
 }
 
 function quoteAttribute(value) {
@@ -70,9 +67,8 @@ export function setupExports({ root, getView, getState, links, showStatus }) {
   $('embed-toggle').hidden = !links?.component;
   toggle($('embed-toggle'), $('embed-panel'), () => {
     const state = getState();
-    const attributes = componentAttributes(state).map(([name, value]) => ` ${name}="${quoteAttribute(value)}"`).join('');
-    $('embed-component').textContent =
-      `<script type="module" src="${links.component}"></script>\n<attention-lab${attributes}></attention-lab>`;
+    $('embed-component').textContent = componentSnippet(links.component, state);
+    $('embed-absolute').textContent = links.component;
     $('embed-iframe').textContent =
       `<iframe src="${links.embed}${stateToFragment(state)}" title="Attention Lab" style="width: 100%; border: 0" height="900"></iframe>\n` +
       '<script>addEventListener("message", (e) => { if (e.data && e.data.type === "attention-lab:height") for (const f of document.querySelectorAll("iframe[title=\'Attention Lab\']")) if (f.contentWindow === e.source) f.height = e.data.height; });</script>';

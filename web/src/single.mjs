@@ -4,17 +4,9 @@
 import { createApp } from './app.mjs';
 import { createCompute } from './compute.mjs';
 import { stateFromFragment, stateToFragment } from './state.mjs';
-import { loadAttentionFrom } from '../lib/attention.mjs';
-import createSimd from '../../build/wasm/attention-simd.mjs';
-import createScalar from '../../build/wasm/attention-scalar.mjs';
-import simdWasm from '../../build/wasm/attention-simd.wasm';
-import scalarWasm from '../../build/wasm/attention-scalar.wasm';
+import { loadInlineAttention } from './inline-engine.mjs';
 
-const builds = {
-  simd: { createModule: createSimd, wasmBinary: simdWasm },
-  scalar: { createModule: createScalar, wasmBinary: scalarWasm },
-};
-const compute = createCompute({ workerUrl: null, loadEngine: async () => (options) => loadAttentionFrom(builds, options) });
+const compute = createCompute({ workerUrl: null, loadEngine: async () => loadInlineAttention });
 
 const fromLink = stateFromFragment(location.hash);
 const app = createApp(document.getElementById('lab'), {
@@ -23,5 +15,11 @@ const app = createApp(document.getElementById('lab'), {
   onChange: (state) => history.replaceState(null, '', stateToFragment(state)),
 });
 if (fromLink.problems) app.notice(fromLink.problems);
+
+// In the SCORM package this page is the launch page, with scorm-api.js beside it: practice results
+// go to the learning platform as a score out of 100 (nothing happens without a platform).
+document.addEventListener('attention-lab:practice', ({ detail }) => {
+  if (detail.total > 0) globalThis.attentionLabScorm?.reportScore(Math.round((100 * detail.correct) / detail.total));
+});
 
 globalThis.attentionLab = app;

@@ -202,6 +202,14 @@ export function createViews({ root, compute, selectHead }) {
       drawSaturation();
     },
 
+    /** Reads the label colour again and redraws with it (the theme changed). */
+    restyle() {
+      ink = null;
+      if (!view) return;
+      renderLegend($('heatmap-legend'), { ink: labelInk() });
+      drawHeatmaps();
+    },
+
     /** The scaling lab: computed once, when the engine is ready. */
     async runLab() {
       const rows = await compute.varianceLab({ dks: LAB_DKS });

@@ -113,8 +113,9 @@ export function renderPanel(section, { prefix, teacher, lang }) {
   const t = (key) => message(key, {}, lang);
   const parts = {
     announcer: element('p', { className: 'visually-hidden', attributes: { 'aria-live': 'polite', 'data-role': 'announce' } }),
-    tolerance: element('p', { className: 'hint tolerance' }),
-    notes: element('p', { className: 'hint practice-notes' }),
+    // not .hint: a compact lab hides hints, and the tolerance must stay stated
+    tolerance: element('p', { className: 'practice-note tolerance' }),
+    notes: element('p', { className: 'practice-note practice-notes' }),
     progress: element('progress', { attributes: { id: `${prefix}-progress`, max: '1', value: '0' } }),
     progressText: element('span', { className: 'progress-text' }),
     score: element('p', { className: 'score', attributes: { 'data-role': 'score' } }),
