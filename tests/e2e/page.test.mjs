@@ -87,17 +87,19 @@ describe('presets', () => {
     assert.match(notes, /\[0\.8808, 0\.1192\]/);
   });
 
-  it("animal-it: the scores of 'it' are the notes' 0.17 … 1.22, and the page says where the weights differ (003)", async () => {
+  it("animal-it: the notes' full sentence; the scores of 'it' are the notes' 0.17 … 1.22, and the page says where the weights differ (003)", async () => {
     await choosePreset('animal-it');
     const scores = await readTable('[data-slot="head-0-scores"] table');
+    assert.deepEqual(scores.columns, ['The', 'animal', "didn't", 'cross', 'the', 'street', 'because', 'it', 'was', 'too', 'tired', '.']);
     const it = scores.rows.find((r) => r.label === 'it');
-    assert.deepEqual(it.cells, ['0.170', '0.770', '0.200', '0.290', '0.620', '0.920', '0.140', '1.220']);
+    // the notes' eight scores; 'the' shares the row of 'The'; 'because', 'too' and '.' have no q or k in the notes
+    assert.deepEqual(it.cells, ['0.170', '0.770', '0.200', '0.290', '0.170', '0.620', '0.000', '0.920', '0.140', '0.000', '1.220', '0.000']);
     const steps = await tab.page.textContent('#steps caption');
     assert.match(steps, /Query 'it'/);
     const weights = await readTable('[data-slot="head-0-weights"] table');
-    const row = weights.rows.find((r) => r.label === 'it').cells.slice(0, 8).map(Number);
+    const row = weights.rows.find((r) => r.label === 'it').cells.slice(0, 12).map(Number);
     assert.equal(weights.columns[row.indexOf(Math.max(...row))], 'tired');
-    assert.match(await tab.page.textContent('#notes'), /most weight on 'tired'/);
+    assert.match(await tab.page.textContent('#notes'), /True softmax favours 'tired'/);
   });
 
   for (const [id, wins, loses] of [['money-bank', 'finance', 'nature'], ['river-bank', 'nature', 'finance']]) {
@@ -168,10 +170,11 @@ describe('editing and explaining', () => {
 
   it("explains a score with the notes' arithmetic: 0.6×0.2 + 0.5×0.1 + 0.4×0 = 0.17", async () => {
     await choosePreset('animal-it');
-    await tab.page.click('[data-slot="head-0-scores"] td[data-row="5"][data-col="0"]');
+    await tab.page.click('[data-slot="head-0-scores"] td[data-row="7"][data-col="0"]');
     assert.equal(await tab.page.isVisible('#explain'), true);
-    assert.match(await tab.page.textContent('#explain-cell'), /score\(it → The\)/);
-    assert.match(await tab.page.textContent('#explain-lines'), /0\.6×0\.2 \+ 0\.5×0\.1 \+ 0\.4×0/);
+    assert.equal(await tab.page.textContent('#explain-cell'), "Scores, head 1: row 'it', column 'The'");
+    // the term 0.4×0 is zero: left out, and counted
+    assert.match(await tab.page.textContent('#explain-lines'), /0\.6×0\.2 \+ 0\.5×0\.1 \(1 zero term left out\)/);
     assert.equal(await tab.page.textContent('#explain-value'), '= 0.17');
   });
 
@@ -182,13 +185,13 @@ describe('editing and explaining', () => {
     assert.match(lines, /e\^0 \/ \(e\^1 \+ e\^0 \+ e\^1\)/);
     assert.match(await tab.page.textContent('#explain-value'), /= 0\.155362/);
     await tab.page.click('[data-slot="head-0-z"] td[data-row="2"][data-col="0"]');
-    assert.match(await tab.page.textContent('#explain-lines'), /0\.211941\d*×1 \+ 0\.211941\d*×0 \+ 0\.576116\d*×1/);
+    assert.match(await tab.page.textContent('#explain-lines'), /0\.21194157×1 \+ 0\.5761169×1 \(1 zero term left out\)/);
   });
 
   it('keyboard: arrow keys move between cells and focus explains', async () => {
     await tab.page.focus('[data-slot="head-0-weights"] td[data-row="0"][data-col="0"]');
     await tab.page.keyboard.press('ArrowRight');
-    assert.match(await tab.page.textContent('#explain-cell'), /weight\(The → cat\)/);
+    assert.equal(await tab.page.textContent('#explain-cell'), "Weights, head 1: row 'The', column 'cat'");
     await tab.page.click('#explain-close');
     assert.equal(await tab.page.isVisible('#explain'), false);
   });

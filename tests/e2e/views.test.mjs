@@ -29,7 +29,8 @@ describe('every view renders for every preset and matches the tables', () => {
       });
       const weights = await weightsTable(0);
 
-      // heatmap: the centre pixel of each cell is the colour of the table's weight
+      // heatmap: a pixel near the top-left corner of each cell (clear of the number written in
+      // its middle) is the colour of the table's weight
       const pixels = await tab.page.$eval('#heatmap', (canvas, size) => {
         const { left, top, cell } = canvas.dataset;
         const ratio = canvas.width / parseFloat(canvas.style.width);
@@ -37,7 +38,7 @@ describe('every view renders for every preset and matches the tables', () => {
         const out = [];
         for (let r = 0; r < size.n; r++) {
           for (let c = 0; c < size.m; c++) {
-            const x = (Number(left) + (c + 0.5) * Number(cell)) * ratio, y = (Number(top) + (r + 0.5) * Number(cell)) * ratio;
+            const x = (Number(left) + (c + 0.15) * Number(cell)) * ratio, y = (Number(top) + (r + 0.15) * Number(cell)) * ratio;
             out.push(Array.from(context.getImageData(Math.floor(x), Math.floor(y), 1, 1).data.slice(0, 3)));
           }
         }
@@ -143,7 +144,8 @@ describe('scaling lab', () => {
     const atOne = await entropy();
     const weights = await weightsTable(0);
     const bars = await tab.page.$$eval('#softmax-slider rect', (rs) => rs.map((r) => Number(r.dataset.weight)));
-    bars.forEach((w, j) => assert.ok(Math.abs(w - weights[5][j]) <= 0.0006, 'at ×1 the bars are the weights of the query row'));
+    // the query is 'it', row 8 of the notes' full sentence
+    bars.forEach((w, j) => assert.ok(Math.abs(w - weights[7][j]) <= 0.0006, 'at ×1 the bars are the weights of the query row'));
     await tab.page.fill('#saturation', '2');
     await tab.page.waitForFunction((before) => !document.getElementById('saturation-entropy').textContent.includes(String(before)), atOne);
     const atHundred = await entropy();

@@ -141,7 +141,8 @@ describe("practice: the 'it' example (003)", () => {
   const state = presetState('animal-it');
   const view = viewOf(state);
   it("score of 'it' with 'animal' is the notes' 0.77; the wrong vectors give 0.74, 0.92 and 0.39", () => {
-    const score = exerciseOf(view, { matrix: 'scores', head: 0, row: 5, col: 1 });
+    const it = view.tokens.indexOf('it');
+    const score = exerciseOf(view, { matrix: 'scores', head: 0, row: it, col: 1 });
     assert.ok(Math.abs(score.truth - 0.77) < 1e-6);
     const byKey = Object.fromEntries(score.mistakes.map((m) => [m.key, m.value]));
     assert.ok(Math.abs(byKey['mistake.swapped'] - 0.74) < 1e-6);       // q_animal · k_it
@@ -150,9 +151,9 @@ describe("practice: the 'it' example (003)", () => {
     assert.equal(message('label.scores', score.label.params), "score of 'it' with 'animal', head 1");
   });
   it('no scaling in this example: no scaling step in the sequence', () => {
-    const cells = defaultCells(view, { query: 5 });
+    const cells = defaultCells(view, { query: view.tokens.indexOf('it') });
     assert.deepEqual(cells.map((c) => c.matrix), ['q', 'scores', 'weights', 'z']);
-    assert.equal(cells[1].col, 7, "'it' weighs 'tired' most (0.229)");
+    assert.equal(view.keyTokens[cells[1].col], 'tired', "'it' weighs 'tired' most (the notes' q and k)");
   });
 });
 
@@ -166,10 +167,12 @@ describe('practice: telescope (000), two heads and W_O', () => {
     assert.equal(concat.cell.head, 1);
     assert.ok(Math.abs(concat.truth - view.result.heads[1].z[7 * view.dV + (cells[5].col - view.dV)]) < 1e-6);
     const output = exercises[6];
-    // W_O is 0.5 I on each head: the output is the average of the two heads' z
+    // output = concat · W_O, by hand from the concatenation and W_O
     const c = cells[6].col;
-    const mean = (view.result.heads[0].z[7 * view.dV + c] + view.result.heads[1].z[7 * view.dV + c]) / 2;
-    assert.ok(Math.abs(output.truth - mean) < 1e-6);
+    const width = view.heads * view.dV;
+    let want = 0;
+    for (let t = 0; t < width; t++) want += view.result.concat[7 * width + t] * view.weights.wo[t * view.dModel + c];
+    assert.ok(Math.abs(output.truth - want) < 1e-6);
   });
   it('cells outside the lab are refused', () => {
     assert.equal(cellFits(view, { matrix: 'z', head: 2, row: 0, col: 0 }), false);

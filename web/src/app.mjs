@@ -2,21 +2,23 @@
 // engine (in a worker) for each, and draws the answer. A bad input is marked and explained while
 // the last good tables stay on screen. The page (main.mjs), the iframe embed (embed.mjs) and the
 // web component (component.mjs) each mount one or more of these.
-import { PRESETS, presetById } from './presets.mjs';
-import { defaultState, presetState, buildRequest, withCellEdit, columnsOf } from './state.mjs';
+import { presetById } from './presets.mjs';
+import { defaultState, presetState, buildRequest, withCellEdit, withWeightEdit, withSettingChange, columnsOf, modifiedAspects } from './state.mjs';
+import { createControls } from './controls.mjs';
 import markup from '../app.html';
 import { parseNumber } from './format.mjs';
-import { explainCell } from './explain.mjs';
+import { createExplainPanel, cellOf } from './explain-panel.mjs';
 import { VOCABULARY_NOTE } from './vocabulary.mjs';
 import { createViews } from './views.mjs';
 import { createPage } from './render/page.mjs';
 import { setupExports } from './exports.mjs';
+import { message } from './messages.mjs';
+import { createLearn } from './learn/index.mjs';
 import { mountPractice } from './practice/index.mjs';
 import { practiceAfterPresetChange } from './practice/spec.mjs';
 
-const SIZE_FIELDS = ['dModel', 'heads', 'dK', 'dV'];
 // Sections that can be shown or hidden: data-view names in app.html, and aliases.
-export const VIEW_NAMES = ['controls', 'notes', 'tokens', 'inputs', 'parameters', 'steps', 'matrices', 'pictures', 'heatmap', 'lines', 'embedding', 'lab', 'output'];
+export const VIEW_NAMES = ['controls', 'learn', 'notes', 'tokens', 'inputs', 'parameters', 'steps', 'matrices', 'pictures', 'heatmap', 'lines', 'embedding', 'lab', 'output'];
 const VIEW_ALIASES = { weights: ['heatmap', 'matrices'], tables: ['inputs', 'steps', 'matrices', 'output'], all: VIEW_NAMES };
 
 /** The views a comma-separated list names, or null for all; unknown names are reported. */
@@ -50,6 +52,7 @@ export function createApp(container, { compute, initialState = null, views: show
   const root = container.getRootNode();
   const $ = (id) => root.getElementById(id);
   const page = createPage(root);
+  const controls = createControls({ root, container });
   const section = (name) => container.querySelector(`[data-view="${name}"]`);
   function showViews(views) {
     for (const part of container.querySelectorAll('[data-view]')) part.hidden = views !== null && !views.has(part.dataset.view);
@@ -65,13 +68,25 @@ export function createApp(container, { compute, initialState = null, views: show
     }
   }
   let view = null;            // the last good computation, as drawn
-  let selectedCell = null;    // { matrix, head, row, col } being explained
   let draws = 0;              // how many times the tables were drawn (tests wait on it)
   let latestRequest = 0;
   let notices = [];           // messages from outside (a broken link), kept until the reader acts
+  let replacedWeights = null; // why hand-set parameters were replaced, said until the example is chosen again
   const openWeightBlocks = new Set();
   const cellProblems = new Map();  // "matrix:head:row:col" → message, for cells typed wrong
   let requestProblems = [];
+  const learn = createLearn({
+    root,
+    container,
+    // the walk shows one head's tables: it chooses the head and token, the lab redraws
+    focus(token, head) {
+      if (state.selectedToken === token && state.selectedHead === head) return;
+      state.selectedToken = token;
+      state.selectedHead = head;
+      draw();
+    },
+  });
+  const explanation = createExplainPanel({ root, container, page, getView: () => view });
   const views = createViews({
     root,
     compute,
@@ -83,107 +98,32 @@ export function createApp(container, { compute, initialState = null, views: show
 
   // ---- controls ⇄ state
 
-  function fillPresetMenu() {
-    const select = $('preset');
-    const custom = document.createElement('option');
-    custom.value = '';
-    custom.textContent = 'Your own sentence';
-    select.append(...PRESETS.map((preset) => {
-      const option = document.createElement('option');
-      option.value = preset.id;
-      option.textContent = preset.title;
-      return option;
-    }), custom);
-  }
-
-  function syncControls() {
-    $('preset').value = state.preset ?? '';
-    $('sentence').value = state.sentence;
-    $('contextSentence').value = state.contextSentence;
-    for (const radio of container.querySelectorAll('input[name="attention"]')) radio.checked = radio.value === state.attention;
-    for (const field of [...SIZE_FIELDS, 'padTo', 'seed']) $(field).value = String(state[field]);
-    $('scaleMode').value = state.scaleMode;
-    $('scaleDivisor').value = String(state.scaleDivisor);
-    $('maskMode').value = state.maskMode;
-    $('weightsMode').value = state.weightsMode;
-    $('useWo').checked = state.useWo;
-    showDependentFields();
-  }
-
-  function showDependentFields() {
-    const show = (field, visible) => { container.querySelector(`.field[data-field="${field}"]`).hidden = !visible; };
-    show('contextSentence', state.attention === 'cross');
-    show('scaleDivisor', state.scaleMode === 'custom');
-    show('padTo', state.maskMode === 'padding');
-    show('seed', state.weightsMode === 'random');
-  }
-
-  function readControl(target) {
-    const id = target.id || target.name;
-    if (SIZE_FIELDS.includes(id) || id === 'padTo' || id === 'seed') {
-      const text = target.value.trim();
-      return { [id]: text === '' ? text : Number(text) };
-    }
-    if (id === 'scaleDivisor') return { scaleDivisor: parseNumber(target.value) ?? target.value };
-    if (id === 'useWo') return { useWo: target.checked };
-    if (id === 'attention') return { attention: target.value };
-    return { [id]: target.value };
-  }
-
   function onControlChange(event) {
     const target = event.target;
     notices = [];
     if (target.id === 'preset') {
       if (target.value) state = { ...presetState(target.value), practice: practiceAfterPresetChange(state.practice) };
       else state = { ...state, preset: null };
-      selectedCell = null;
-      syncControls();
+      replacedWeights = null;
+      explanation.reset();
+      controls.sync(state);
       update();
       return;
     }
-    const change = readControl(target);
-    if (target.id === 'sentence' || target.id === 'contextSentence') change.preset = null;
-    const sizesChanged = SIZE_FIELDS.some((field) => field in change);
-    state = { ...state, ...change };
-    if (sizesChanged && state.weightsMode === 'custom') {
-      // hand-set matrices of the old shape cannot be stretched: draw fresh ones, and say so
-      state = { ...state, weightsMode: 'random', custom: null };
-      $('weightsMode').value = 'random';
-      page.renderStatus(`The sizes changed, so the hand-set weights were replaced by seeded random ones (seed ${state.seed}).`);
-    }
-    if (target.id === 'useWo' && state.useWo && state.weightsMode === 'custom' && !state.custom?.wo && view) {
-      state = { ...state, custom: { ...state.custom, wo: squareOrNull() } };
-    }
-    showDependentFields();
+    const changed = withSettingChange(state, controls.read(target));
+    state = changed.state;
+    if (changed.replaced === 'sizes') replacedWeights = message('weights.replaced', { seed: state.seed });
+    if (changed.replaced === 'wo') replacedWeights = message('weights.replacedForWo', { seed: state.seed, rows: state.heads * state.dV, cols: state.dModel });
+    // the field being typed in keeps its text; the others follow the state (d_k after d_model, …)
+    for (const field of ['dK', 'dV', 'weightsMode']) if (field !== target.id) $(field).value = String(state[field]);
+    controls.showDependent(state);
     update();
-  }
-
-  // An identity W_O when the concatenation is as wide as d_model, else nothing (a seeded one is drawn).
-  function squareOrNull() {
-    const width = state.heads * state.dV;
-    if (width !== state.dModel) {
-      state = { ...state, weightsMode: 'random', custom: null };
-      $('weightsMode').value = 'random';
-      return null;
-    }
-    const wo = new Array(width * width).fill(0);
-    for (let i = 0; i < width; i++) wo[i * width + i] = 1;
-    return wo;
   }
 
   // ---- editable cells
 
   function cellKey({ matrix, head, row, col }) {
     return `${matrix}:${head ?? ''}:${row}:${col}`;
-  }
-
-  function cellOf(td) {
-    return {
-      matrix: td.dataset.matrix,
-      head: td.dataset.head === undefined ? undefined : Number(td.dataset.head),
-      row: Number(td.dataset.row),
-      col: Number(td.dataset.col),
-    };
   }
 
   function onCellInput(event) {
@@ -206,43 +146,11 @@ export function createApp(container, { compute, initialState = null, views: show
       const tokens = cell.matrix === 'x' ? view.tokens : view.keyTokens;
       state = withCellEdit(state, cell.matrix, cell.row, tokens[cell.row], cell.col, value);
     } else {
-      editWeight(cell, value);
+      state = withWeightEdit(state, view.weights, cell, value);
+      $('weightsMode').value = state.weightsMode;
+      controls.showDependent(state);
     }
     update();
-  }
-
-  // Editing any weight makes the current matrices the reader's own, then changes the one cell.
-  function editWeight({ matrix, head, row, col }, value) {
-    if (state.weightsMode !== 'custom') {
-      const own = {};
-      for (const name of ['wq', 'wk', 'wv', 'wo']) own[name] = view.weights[name] ? Array.from(view.weights[name]) : null;
-      state = { ...state, weightsMode: 'custom', custom: own };
-      $('weightsMode').value = 'custom';
-      showDependentFields();
-    }
-    const width = { wq: state.dK, wk: state.dK, wv: state.dV, wo: state.dModel }[matrix];
-    const index = matrix === 'wo' ? row * width + col : (head * state.dModel + row) * width + col;
-    const values = [...state.custom[matrix]];
-    values[index] = value;
-    state = { ...state, custom: { ...state.custom, [matrix]: values } };
-  }
-
-  // ---- selection and explanation
-
-  function selectCell(td) {
-    if (!view) return;
-    for (const old of container.querySelectorAll('td.selected')) old.classList.remove('selected');
-    selectedCell = cellOf(td);
-    td.classList.add('selected');
-    showExplanation();
-  }
-
-  function showExplanation() {
-    if (!selectedCell || !view) return page.renderExplanation(null);
-    const { row, col, head = 0, matrix } = selectedCell;
-    const rows = matrix === 'k' || matrix === 'v' || matrix === 'context' ? view.keyTokens.length : view.tokens.length;
-    if (row >= rows || head >= view.heads) return page.renderExplanation(null);
-    page.renderExplanation(explainCell(view, { ...selectedCell, col }));
   }
 
   // ---- compute and draw
@@ -280,7 +188,8 @@ export function createApp(container, { compute, initialState = null, views: show
     draw();
     if (embedded) return;
     const info = await compute.ready;
-    page.renderStatus(`Computed in ${(performance.now() - started).toFixed(1)} ms by the ${info.simd ? 'SIMD' : 'scalar'} WebAssembly engine${info.where === 'page' ? ' (on the page: no worker here)' : ''}.`);
+    page.renderEngine(message(info.where === 'page' ? 'engine.computedOnPage' : 'engine.computed',
+      { ms: (performance.now() - started).toFixed(1), build: info.simd ? 'SIMD' : 'scalar' }));
   }
 
   function draw() {
@@ -290,7 +199,9 @@ export function createApp(container, { compute, initialState = null, views: show
     state.selectedToken = Math.min(state.selectedToken, view.tokens.length - 1);
     if (state.selectedHead !== 'all' && state.selectedHead >= view.heads) state.selectedHead = 0;
     const stepHead = state.selectedHead === 'all' ? 0 : state.selectedHead;
-    page.renderNotes(presetById(state.preset), VOCABULARY_NOTE);
+    $('steps-scale').checked = state.scaleMode === 'sqrt_dk';
+    const preset = presetById(state.preset);
+    page.renderNotes({ preset, aspects: modifiedAspects(state), replacedWeights, vocabularyNote: VOCABULARY_NOTE });
     page.renderTokens(view.tokens, state.selectedToken);
     page.renderInputs(view);
     page.renderWeights(view, openWeightBlocks);
@@ -298,27 +209,26 @@ export function createApp(container, { compute, initialState = null, views: show
     page.renderHeadTabs(view.heads, state.selectedHead);
     page.renderHeadPanel(view, state.selectedHead);
     page.renderMultihead(view);
-    views.draw(view, state.selectedHead, state.selectedToken);
+    views.draw(view, state.selectedHead, state.selectedToken, preset?.plot);
+    learn.draw(view, state);
     practice.draw(view, state);
-    if (selectedCell) {
-      const td = container.querySelector(`td[data-matrix="${selectedCell.matrix}"][data-row="${selectedCell.row}"][data-col="${selectedCell.col}"]` +
-        (selectedCell.head === undefined ? '' : `[data-head="${selectedCell.head}"]`));
-      td?.classList.add('selected');
-    }
-    showExplanation();
+    explanation.redraw();
     // one entry per draw in the performance timeline, for the page benchmark
     performance.measure('attention-lab:draw', { start: started });
     onChange?.(state);
+    // for tests and course authors: the state and result just drawn are readable on the lab
+    container.dispatchEvent(new CustomEvent('attention-lab:change', { bubbles: true, composed: true, detail: { draws } }));
   }
 
   // ---- wiring
 
   function start() {
-    fillPresetMenu();
-    syncControls();
-    const controls = $('controls');
-    controls.addEventListener('input', onControlChange);
-    controls.addEventListener('submit', (event) => event.preventDefault());
+    controls.fillPresetMenu();
+    controls.addHints();
+    controls.sync(state);
+    const form = $('controls');
+    form.addEventListener('input', onControlChange);
+    form.addEventListener('submit', (event) => event.preventDefault());
 
     $('tokens').addEventListener('click', (event) => {
       const button = event.target.closest('button[data-index]');
@@ -326,6 +236,17 @@ export function createApp(container, { compute, initialState = null, views: show
       state.selectedToken = Number(button.dataset.index);
       draw();
       $('tokens').querySelector(`[data-index="${state.selectedToken}"]`)?.focus();
+    });
+
+    // arrow keys move between the token buttons (one Tab stop: the chosen token)
+    $('tokens').addEventListener('keydown', (event) => {
+      const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.key] ?? 0;
+      const jump = event.key === 'Home' ? -Infinity : event.key === 'End' ? Infinity : 0;
+      if (!view || (!step && !jump) || !event.target.closest('button[data-index]')) return;
+      event.preventDefault();
+      const last = view.tokens.length - 1;
+      const next = jump ? (jump < 0 ? 0 : last) : Math.max(0, Math.min(last, state.selectedToken + step));
+      $('tokens').querySelector(`[data-index="${next}"]`)?.click();
     });
 
     $('head-tabs').addEventListener('click', (event) => {
@@ -352,19 +273,21 @@ export function createApp(container, { compute, initialState = null, views: show
 
     for (const id of ['x-table', 'context-table', 'weights']) $(id).addEventListener('input', onCellInput);
 
-    // selecting a computed number explains it: click, or Enter / Space on a focused cell
-    container.addEventListener('click', (event) => {
-      const td = event.target.closest('td[data-matrix]');
-      if (td && !td.querySelector('input')) selectCell(td);
+    $('notes').addEventListener('click', (event) => {
+      const button = event.target.closest('button[data-action]');
+      const action = presetById(state.preset)?.actions?.find((a) => a.key === button?.dataset.action);
+      if (button?.dataset.action === 'restore') state = presetState(state.preset);
+      else if (action) state = action.apply(state);
+      else return;
+      replacedWeights = null;
+      explanation.reset();
+      controls.sync(state);
+      update();
     });
-    container.addEventListener('focusin', (event) => {
-      const td = event.target.closest('td[data-matrix]');
-      if (td) selectCell(td);
-    });
-    $('explain-close').addEventListener('click', () => {
-      selectedCell = null;
-      for (const old of container.querySelectorAll('td.selected')) old.classList.remove('selected');
-      showExplanation();
+    $('steps-scale').addEventListener('change', (event) => {
+      state = { ...state, scaleMode: event.target.checked ? 'sqrt_dk' : 'none' };
+      controls.sync(state);
+      update();
     });
 
     update();
@@ -376,14 +299,17 @@ export function createApp(container, { compute, initialState = null, views: show
   const exports = setupExports({ root, getView: () => view, getState: () => state, links, showStatus: page.renderStatus });
 
   const lab = {
-    get state() { return state; },
+    /** A copy of the state (the object a link carries): changing it changes nothing. */
+    get state() { return structuredClone(state); },
+    /** The engine's last result as drawn (shape, heads[h].{q,k,v,scores,scaled,weights,z}, concat, output), or null. */
+    get result() { return view?.result ?? null; },
     get view() { return view; },
     get draws() { return draws; },
     /** Replaces the whole state (a preset, a link, an attribute change) and recomputes. */
     setState(next) {
       state = next;
-      selectedCell = null;
-      syncControls();
+      explanation.reset();
+      controls.sync(state);
       update();
     },
     /** Shows only these views (a Set of names), or all for null. */

@@ -14,6 +14,7 @@
 // served folder: a worker beside it), component-bundled.mjs (the npm package: everything inside).
 import { createApp, parseViews } from './app.mjs';
 import { presetState, defaultState, stateFromFragment } from './state.mjs';
+import { message } from './messages.mjs';
 import { remToPx } from './component-style.mjs';
 import css from '../styles.css';
 
@@ -78,7 +79,17 @@ export class AttentionLabElement extends HTMLElement {
     });
   }
 
-  /** The lab: { state, view, draws, setState, … } (see app.mjs). */
+  /** A copy of the lab's state, the object a link carries (null before the lab is connected). */
+  get state() {
+    return this.#app?.state ?? null;
+  }
+
+  /** The engine's last result as drawn, or null (read it, do not change it). */
+  get result() {
+    return this.#app?.result ?? null;
+  }
+
+  /** The lab: { state, result, view, draws, setState, … } (see app.mjs). */
   get lab() {
     return this.#app;
   }
@@ -112,6 +123,11 @@ export class AttentionLabElement extends HTMLElement {
     for (const [name, field] of Object.entries(NUMBER_ATTRIBUTES)) {
       if (text(name) !== null) state = { ...state, [field]: numberOrText(text(name)) };
     }
+    // identity weights are square: a d-model alone takes d_k and d_v with it, as on the page
+    if ((text('weights') ?? state.weightsMode) === 'identity' && text('d-model') !== null && Number.isInteger(state.dModel)) {
+      if (text('d-k') === null) state = { ...state, dK: state.dModel };
+      if (text('d-v') === null) state = { ...state, dV: state.dModel };
+    }
     const scale = text('scale');
     if (scale !== null) {
       if (scale === 'sqrt_dk' || scale === 'none') state = { ...state, scaleMode: scale };
@@ -130,6 +146,7 @@ export class AttentionLabElement extends HTMLElement {
     // sizes that no longer fit hand-set weights: seeded random ones instead
     if (state.weightsMode === 'custom' && [state.dModel, state.heads, state.dK, state.dV].join() !== sizesBefore) {
       state = { ...state, weightsMode: 'random', custom: null };
+      problems.push({ field: 'weightsMode', message: message('weights.replaced', { seed: state.seed }) });
     }
     const mode = text('mode');
     if (mode === 'practice') state = { ...state, practice: state.practice ?? {} };

@@ -2,7 +2,7 @@
 // settings that produced it. Pure: a table in, text out. Numbers are written at full float32
 // precision; a masked score (−∞) is "-Infinity" in CSV, null in JSON, −∞ in Markdown and LaTeX.
 import { formatFull } from './format.mjs';
-import { numbered, keyColumns, valueColumns, concatColumns } from './labels.mjs';
+import { numbered, keyColumns, valueColumns, concatColumns, outputProjectionRows } from './labels.mjs';
 
 /** The settings behind a view, as plain data. */
 export function settingsOf(state, view) {
@@ -42,7 +42,7 @@ export function tablesOf(view) {
   }
   const concat = concatColumns(view);
   tables.push({ id: 'concat', caption: 'Concatenation', rowLabels: view.tokens, columnLabels: concat, values: view.result.concat });
-  if (view.weights.wo) tables.push({ id: 'wo', caption: 'W_O', rowLabels: numbered(view.heads * view.dV, 'c'), columnLabels: view.columns, values: view.weights.wo });
+  if (view.weights.wo) tables.push({ id: 'wo', caption: 'W_O', rowLabels: outputProjectionRows(view), columnLabels: view.columns, values: view.weights.wo });
   tables.push({ id: 'output', caption: view.weights.wo ? 'Z_f = concat · W_O' : 'Output', rowLabels: view.tokens, columnLabels: view.weights.wo ? view.columns : concat, values: view.result.output });
   return tables;
 }

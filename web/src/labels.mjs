@@ -15,3 +15,29 @@ export function concatColumns(view) {
   const width = view.heads * view.dV;
   return Array.from({ length: width }, (_, c) => (view.heads > 1 ? `h${Math.floor(c / view.dV) + 1}:${(c % view.dV) + 1}` : `${c + 1}`));
 }
+
+/** Rows of W_O: one per column of the concatenation, labelled as those columns are. */
+export const outputProjectionRows = (view) => concatColumns(view);
+
+/**
+ * The row and column labels of each table, as its headers print them: the one place that names
+ * them, for the tables, their explanations and their exports.
+ */
+export function tableLabels(view, matrix) {
+  const square = { rows: view.tokens, columns: view.keyTokens };
+  switch (matrix) {
+    case 'x': return { rows: view.tokens, columns: view.columns };
+    case 'context': return { rows: view.keyTokens, columns: view.columns };
+    case 'q': return { rows: view.tokens, columns: keyColumns(view) };
+    case 'k': return { rows: view.keyTokens, columns: keyColumns(view) };
+    case 'v': return { rows: view.keyTokens, columns: valueColumns(view) };
+    case 'z': return { rows: view.tokens, columns: valueColumns(view) };
+    case 'scores': case 'scaled': case 'weights': return square;
+    case 'concat': return { rows: view.tokens, columns: concatColumns(view) };
+    case 'output': return { rows: view.tokens, columns: view.weights.wo ? view.columns : concatColumns(view) };
+    case 'wq': case 'wk': return { rows: view.columns, columns: numbered(view.dK) };
+    case 'wv': return { rows: view.columns, columns: numbered(view.dV) };
+    case 'wo': return { rows: outputProjectionRows(view), columns: view.columns };
+    default: throw new Error(`no table called ${matrix}`);
+  }
+}

@@ -1,7 +1,7 @@
 // The page's state and the pure functions over it: what a preset sets, and what the engine is asked.
 // The state holds what the reader chose and typed; everything shown is derived from it.
 import { tokenize, MAX_TOKENS } from './tokenize.mjs';
-import { embed, columnNames } from './vocabulary.mjs';
+import { embed, columnNames, wordKey } from './vocabulary.mjs';
 import { presetById, DEFAULT_PRESET } from './presets.mjs';
 import { checkPractice } from './practice/spec.mjs';
 
@@ -32,10 +32,7 @@ const BASE = {
 
 export function presetState(id) {
   const preset = presetById(id) ?? presetById(DEFAULT_PRESET);
-  const state = { ...structuredClone(BASE), ...structuredClone(preset.state), preset: preset.id };
-  // a preset's rows of X belong to its own tokens: edit the sentence and the vocabulary takes over
-  if (state.x) state.x.tokens = tokenize(state.sentence).tokens;
-  return state;
+  return { ...structuredClone(BASE), ...structuredClone(preset.state), preset: preset.id };
 }
 
 export function defaultState() {
@@ -59,24 +56,108 @@ export function tokensOf(state) {
 }
 
 const editKey = (row, token, col) => `${row}:${token}:${col}`;
+const editedWord = (key) => {
+  const [, token, col] = /^\d+:(.*):(\d+)$/s.exec(key) ?? [];
+  return token === undefined ? null : { word: wordKey(token), col: Number(col) };
+};
 
-/** An embedding matrix for tokens: preset rows where they match, else the vocabulary, then the reader's edits. */
+/**
+ * An embedding matrix for tokens. The rule: a word has one vector wherever it appears, looked up by
+ * its lower-case form (wordKey), so 'The' and 'the' share a row. It comes from the preset's rows
+ * (words it lists), else the vocabulary; a cell the reader typed changes that word in every row.
+ */
 function embeddings(tokens, dModel, presetX, edits) {
+  const given = new Map();
+  presetX?.tokens?.forEach((token, k) => {
+    const row = presetX.rows[k];
+    if (row?.length === dModel && !given.has(wordKey(token))) given.set(wordKey(token), row);
+  });
+  const typed = Object.entries(edits).map(([key, value]) => ({ ...editedWord(key), value })).filter((e) => e.word !== undefined && e.col < dModel);
   const x = new Float32Array(tokens.length * dModel);
   tokens.forEach((token, i) => {
-    const given = presetX && presetX.tokens?.[i] === token && presetX.rows[i]?.length === dModel ? presetX.rows[i] : null;
-    x.set(given ?? embed(token, dModel), i * dModel);
-    for (let c = 0; c < dModel; c++) {
-      const key = editKey(i, token, c);
-      if (Object.hasOwn(edits, key)) x[i * dModel + c] = edits[key];
-    }
+    const word = wordKey(token);
+    x.set(given.get(word) ?? embed(token, dModel), i * dModel);
+    for (const edit of typed) if (edit.word === word) x[i * dModel + edit.col] = edit.value;
   });
   return x;
 }
 
+/** The state with one cell of X (or C) typed: the word's vector changes in every row it has. */
 export function withCellEdit(state, which, row, token, col, value) {
   const field = which === 'context' ? 'contextEdits' : 'xEdits';
-  return { ...state, [field]: { ...state[field], [editKey(row, token, col)]: value } };
+  const kept = Object.entries(state[field]).filter(([key]) => {
+    const edit = editedWord(key);
+    return !(edit && edit.word === wordKey(token) && edit.col === col);
+  });
+  return { ...state, [field]: { ...Object.fromEntries(kept), [editKey(row, token, col)]: value } };
+}
+
+const SIZES = ['dModel', 'heads', 'dK', 'dV'];
+const identityMatrix = (size) => Array.from({ length: size * size }, (_, i) => (i % (size + 1) === 0 ? 1 : 0));
+
+/**
+ * The state after the reader changed settings ({ field: value }): identity weights stay square
+ * (d_k and d_v follow d_model), and hand-set weights that no longer fit the sizes are replaced by
+ * seeded random ones, which `replaced` reports ('sizes' or 'wo', else null) so the page can say so. Turning W_O on with hand-set
+ * weights adds an identity W_O when the concatenation is as wide as d_model, else goes random too.
+ */
+export function withSettingChange(state, change) {
+  const next = { ...change };
+  if ('dModel' in next && state.weightsMode === 'identity' && Number.isInteger(next.dModel)) {
+    Object.assign(next, { dK: next.dModel, dV: next.dModel });
+  }
+  let changed = { ...state, ...next };
+  let replaced = null;
+  if (SIZES.some((field) => field in next && next[field] !== state[field]) && changed.weightsMode === 'custom') {
+    changed = { ...changed, weightsMode: 'random', custom: null };
+    replaced = 'sizes';
+  }
+  if (next.useWo === true && changed.weightsMode === 'custom' && !changed.custom?.wo) {
+    const width = changed.heads * changed.dV;
+    if (width === changed.dModel) changed = { ...changed, custom: { ...changed.custom, wo: identityMatrix(width) } };
+    else {
+      changed = { ...changed, weightsMode: 'random', custom: null };
+      replaced = 'wo';
+    }
+  }
+  return { state: changed, replaced };
+}
+
+/**
+ * The state with one parameter typed. Editing any weight makes the shown matrices (`weights`, as
+ * the engine used them) the reader's own, then changes the one cell.
+ */
+export function withWeightEdit(state, weights, { matrix, head, row, col }, value) {
+  let next = state;
+  if (state.weightsMode !== 'custom') {
+    const own = {};
+    for (const name of ['wq', 'wk', 'wv', 'wo']) own[name] = weights[name] ? Array.from(weights[name]) : null;
+    next = { ...state, weightsMode: 'custom', custom: own };
+  }
+  const width = { wq: next.dK, wk: next.dK, wv: next.dV, wo: next.dModel }[matrix];
+  const index = matrix === 'wo' ? row * width + col : (head * next.dModel + row) * width + col;
+  const values = [...next.custom[matrix]];
+  values[index] = value;
+  return { ...next, custom: { ...next.custom, [matrix]: values } };
+}
+
+// What a reader can change about an example, and the state fields behind each.
+const ASPECTS = {
+  sentence: ['sentence'],
+  attention: ['attention', 'contextSentence'],
+  sizes: ['dModel', 'heads', 'dK', 'dV'],
+  scaling: ['scaleMode', 'scaleDivisor'],
+  mask: ['maskMode', 'padTo'],
+  parameters: ['weightsMode', 'seed', 'custom', 'useWo'],
+  inputs: ['x', 'xEdits', 'contextEdits'],
+};
+
+/** Which aspects of the state differ from its preset's (['sentence', 'sizes', …]); [] when none or no preset. */
+export function modifiedAspects(state) {
+  if (!state.preset || !presetById(state.preset)) return [];
+  const original = presetState(state.preset);
+  const same = (field) => JSON.stringify(state[field] ?? null) === JSON.stringify(original[field] ?? null);
+  return Object.entries(ASPECTS).filter(([, fields]) => !fields.every(same)).map(([aspect]) => aspect);
 }
 
 /** Column labels of X: a preset's own, or the vocabulary's features. */

@@ -8,6 +8,7 @@ import { renderMatrix } from './render/matrix.mjs';
 import { HEAD_COLOURS } from './render/svg.mjs';
 import { entropyBits, variance } from './stats.mjs';
 import { formatCell } from './format.mjs';
+import { message } from './messages.mjs';
 
 const LAB_DKS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 
@@ -25,6 +26,7 @@ export function createViews({ root, compute, selectHead }) {
   let lineHeads = new Set([0]);
   let lineHeadCount = 0;
   let saturationRequest = 0;
+  let plotColumns = null;
 
   // ---- events
 
@@ -60,6 +62,14 @@ export function createViews({ root, compute, selectHead }) {
     highlightTokenLines(lines, current());
   };
   lines.addEventListener('click', togglePin);
+  // the token lines are drawn at the width of their figure (a phone gets a narrower picture, not smaller text)
+  let linesWidth = 460;
+  new ResizeObserver(([entry]) => {
+    const width = Math.floor(entry.contentRect.width);
+    if (width === linesWidth || width <= 0) return;
+    linesWidth = width;
+    if (view) drawTokenLines();
+  }).observe(lines.parentElement);
   lines.addEventListener('keydown', (event) => {
     if (event.key === 'Enter' || event.key === ' ') {
       event.preventDefault();
@@ -67,6 +77,18 @@ export function createViews({ root, compute, selectHead }) {
     }
   });
   for (const id of ['plot-x', 'plot-y']) $(id).addEventListener('change', drawEmbeddingPlot);
+  // numbers in the heatmap's cells: on for small tables until the reader says otherwise
+  let numbersChosen = false;
+  $('heatmap-numbers').addEventListener('change', () => { numbersChosen = true; drawHeatmaps(); });
+  $('heatmap-row-scale').addEventListener('change', () => {
+    drawLegend();
+    drawHeatmaps();
+  });
+  function drawLegend() {
+    const stretched = $('heatmap-row-scale').checked;
+    renderLegend($('heatmap-legend'), { ink: labelInk(), ticks: stretched ? [message('heatmap.rowMin'), '', message('heatmap.rowMax')] : undefined });
+    $('heatmap-legend').setAttribute('aria-label', message(stretched ? 'heatmap.legendStretched' : 'heatmap.legend'));
+  }
   $('saturation').addEventListener('input', drawSaturation);
 
   // ---- drawing
@@ -98,9 +120,11 @@ export function createViews({ root, compute, selectHead }) {
       grid.replaceChildren();
     }
     const canvas = $('heatmap');
+    if (!numbersChosen) $('heatmap-numbers').checked = tokens.length <= 12 && m <= 12;
     canvas.setAttribute('aria-label', `Weights of head ${shownHead + 1} as a heatmap; the table "Weights (softmax), head ${shownHead + 1}" has the numbers`);
     const layout = renderHeatmap(canvas, result.heads[shownHead].weights, tokens.length, m, {
       cell: tokens.length > 24 || m > 24 ? 14 : 26, rowLabels: tokens, columnLabels: keyTokens, scaled: result.heads[shownHead].scaled, ink,
+      numbers: $('heatmap-numbers').checked && tokens.length <= 24 && m <= 24, rowScale: $('heatmap-row-scale').checked,
     });
     Object.assign(canvas.dataset, { head: String(shownHead), left: String(layout.left), top: String(layout.top), cell: String(layout.cell) });
   }
@@ -126,7 +150,7 @@ export function createViews({ root, compute, selectHead }) {
   function drawTokenLines() {
     const heads = [...lineHeads].sort((a, b) => a - b).filter((h) => h < view.heads)
       .map((h) => ({ index: h, weights: view.result.heads[h].weights }));
-    renderTokenLines(lines, view.tokens, view.keyTokens, heads);
+    renderTokenLines(lines, view.tokens, view.keyTokens, heads, { width: linesWidth });
     const count = (token) => (token.side === 'query' ? view.tokens : view.keyTokens).length;
     if (pinned && pinned.index >= count(pinned)) pinned = null;
     if (focused && focused.index >= count(focused)) focused = null;
@@ -147,11 +171,14 @@ export function createViews({ root, compute, selectHead }) {
       return;
     }
     note.textContent = '';
-    // a new sentence or new columns: start on the two columns in which the tokens differ most
-    const key = `${columns.join('|')}#${view.tokens.join('|')}`;
+    // a new sentence or new columns: start on the example's own columns (finance × nature for
+    // 'bank'), else on the two columns in which the tokens differ most
+    const key = `${columns.join('|')}#${view.tokens.join('|')}#${plotColumns?.join('|') ?? ''}`;
     if ($('plot-x').dataset.key !== key) {
       const spread = columns.map((_, c) => variance(view.tokens.map((__, i) => view.x[i * dModel + c])));
-      const [first, second = first] = columns.map((_, c) => c).sort((a, b) => spread[b] - spread[a] || a - b);
+      const chosen = (plotColumns ?? []).map((name) => columns.indexOf(name));
+      const [first, second = first] = chosen.length === 2 && chosen.every((c) => c >= 0) ? chosen
+        : columns.map((_, c) => c).sort((a, b) => spread[b] - spread[a] || a - b);
       for (const [id, column] of [['plot-x', first], ['plot-y', second]]) {
         const select = $(id);
         select.dataset.key = key;
@@ -190,8 +217,9 @@ export function createViews({ root, compute, selectHead }) {
 
   return {
     /** Redraws every picture for a new computation, head and query token. */
-    draw(nextView, head, token) {
-      if (!view) renderLegend($('heatmap-legend'), { ink: labelInk() });
+    draw(nextView, head, token, plot = null) {
+      plotColumns = plot;
+      if (!view) drawLegend();
       view = nextView;
       shownHead = head === 'all' ? 0 : Math.min(head, view.heads - 1);
       queryToken = Math.min(token, view.tokens.length - 1);
@@ -206,7 +234,7 @@ export function createViews({ root, compute, selectHead }) {
     restyle() {
       ink = null;
       if (!view) return;
-      renderLegend($('heatmap-legend'), { ink: labelInk() });
+      drawLegend();
       drawHeatmaps();
     },
 

@@ -8,10 +8,11 @@ export const FEATURES = vocabulary.features;
 export const VOCABULARY_NOTE = vocabulary.about;
 
 export function isKnown(word) {
-  return Object.hasOwn(vocabulary.words, normalise(word));
+  return Object.hasOwn(vocabulary.words, wordKey(word));
 }
 
-function normalise(word) {
+/** The key a word is looked up by: lower case, curly apostrophes straightened ('The' and 'the' are one word). */
+export function wordKey(word) {
   return word === '[PAD]' ? word : word.toLowerCase().replace(/’/g, "'");
 }
 
@@ -26,7 +27,7 @@ function hashedColumns(word) {
 
 /** The embedding of one token: dModel numbers. */
 export function embed(word, dModel) {
-  const key = normalise(word);
+  const key = wordKey(word);
   const known = Object.hasOwn(vocabulary.words, key) ? vocabulary.words[key] : null;
   const next = hashedColumns(key);
   const vector = new Float32Array(dModel);

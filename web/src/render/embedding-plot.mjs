@@ -36,15 +36,18 @@ export function renderEmbeddingPlot(svg, { tokens, before, after, width, xColumn
     svgElement('text', { ...attrs, class: 'tick' }, svg, formatCell(v, 2));
   }
 
-  // tokens that land on the same spot share one label: "the, of, so, …"
+  // every point is labelled, before (below, muted) and after (above); tokens that land on the
+  // same spot share one label: "the, of, so, …"
   const labels = new Map();
-  tokens.forEach((token, i) => {
-    const [ax, ay] = point(after, i);
-    const key = `${Math.round(sx(ax) / 8)},${Math.round(sy(ay) / 8)}`;
-    if (!labels.has(key)) labels.set(key, { x: sx(ax), y: sy(ay), names: [] });
+  const place = (which, matrix) => tokens.forEach((token, i) => {
+    const [px, py] = point(matrix, i);
+    const key = `${which}:${Math.round(sx(px) / 8)},${Math.round(sy(py) / 8)}`;
+    if (!labels.has(key)) labels.set(key, { which, x: sx(px), y: sy(py), names: [] });
     const names = labels.get(key).names;
     if (!names.includes(token)) names.push(token);
   });
+  place('before', before);
+  place('after', after);
 
   tokens.forEach((token, i) => {
     const [bx, by] = point(before, i), [ax, ay] = point(after, i);
@@ -56,8 +59,12 @@ export function renderEmbeddingPlot(svg, { tokens, before, after, width, xColumn
     svgElement('circle', { cx: sx(bx), cy: sy(by), r: 4.5, class: 'before' }, g);
     svgElement('circle', { cx: sx(ax), cy: sy(ay), r: 4.5, class: 'after', 'data-x': ax, 'data-y': ay }, g);
   });
-  for (const { x, y, names } of labels.values()) {
+  for (const { which, x, y, names } of labels.values()) {
     const text = names.length > 3 ? `${names.slice(0, 3).join(', ')}, … (${names.length})` : names.join(', ');
-    svgElement('text', { x: x + 7, y: y - 7, class: 'point-label' }, svg, text);
+    // near the right edge a label runs leftwards, so it stays inside the picture
+    const side = x > WIDTH - 90 ? { x: x - 7, 'text-anchor': 'end' } : { x: x + 7 };
+    const attrs = which === 'after' ? { ...side, y: y - 7, class: 'point-label', 'data-which': 'after' }
+      : { ...side, y: y + 14, class: 'point-label before-label', 'data-which': 'before' };
+    svgElement('text', attrs, svg, text);
   }
 }

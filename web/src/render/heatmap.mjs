@@ -2,15 +2,19 @@
 // scale, nothing else. Every pixel of a cell holds exactly weightColour(weight), so the picture can
 // be read back; masked cells are hatched grey, distinct from any weight.
 import { weightColour } from '../colour.mjs';
+import { formatCell } from '../format.mjs';
 
 const LABEL_FONT = '12px system-ui, sans-serif';
+const NUMBER_FONT = '10px system-ui, sans-serif';
 const HATCH_A = [154, 154, 162];
 const HATCH_B = [214, 214, 220];
 
 /**
  * Draws weights (rows × cols) with token labels on both axes.
- * options: { cell, rowLabels, columnLabels, scaled, ink } where scaled (same shape) marks −∞ as masked
- * and ink is the label colour (read once by the caller: reading styles per canvas forces a relayout).
+ * options: { cell, rowLabels, columnLabels, scaled, ink, numbers, rowScale } where scaled (same shape)
+ * marks −∞ as masked, ink is the label colour (read once by the caller: reading styles per canvas
+ * forces a relayout), numbers writes each weight in its cell (two decimals), and rowScale stretches
+ * the colours of each row from its smallest weight (lightest) to its largest (darkest).
  * Returns the layout { left, top, cell } in CSS pixels so callers (and tests) can find a cell.
  */
 // Label widths from a canvas outside the document, which needs no style of the page.
@@ -27,7 +31,7 @@ function measure(text) {
 // makes the browser recompute styles on the spot, so it is set once per context, not per draw.
 const hasFont = new WeakSet();
 
-export function renderHeatmap(canvas, weights, rows, cols, { cell = 26, rowLabels = null, columnLabels = null, scaled = null, ink = '#222' } = {}) {
+export function renderHeatmap(canvas, weights, rows, cols, { cell = 26, rowLabels = null, columnLabels = null, scaled = null, ink = '#222', numbers = false, rowScale = false } = {}) {
   const context = canvas.getContext('2d');
   const labelled = rowLabels || columnLabels;
   if (labelled && !hasFont.has(context)) {
@@ -51,7 +55,8 @@ export function renderHeatmap(canvas, weights, rows, cols, { cell = 26, rowLabel
   }
   context.setTransform(1, 0, 0, 1, 0, 0);
   context.clearRect(0, 0, canvas.width, canvas.height);
-  paintCells(context, weights, rows, cols, scaled, Math.round(left * ratio), Math.round(top * ratio), cell * ratio);
+  const shades = rowScale ? stretchRows(weights, rows, cols, scaled) : weights;
+  paintCells(context, shades, rows, cols, scaled, Math.round(left * ratio), Math.round(top * ratio), cell * ratio);
 
   context.setTransform(ratio, 0, 0, ratio, 0, 0);
   context.strokeStyle = 'rgba(128, 128, 140, 0.35)';
@@ -71,7 +76,35 @@ export function renderHeatmap(canvas, weights, rows, cols, { cell = 26, rowLabel
       context.restore();
     });
   }
+  if (numbers) {
+    context.font = NUMBER_FONT;
+    context.textAlign = 'center';
+    for (let r = 0; r < rows; r++) {
+      for (let c = 0; c < cols; c++) {
+        const index = r * cols + c;
+        if (scaled !== null && scaled[index] === -Infinity) continue;
+        context.fillStyle = weightColour(shades[index]).foreground;
+        context.fillText(formatCell(weights[index], 2).replace(/^0\./, '.'), left + (c + 0.5) * cell, top + (r + 0.5) * cell + 1);
+      }
+    }
+    context.font = LABEL_FONT;
+  }
   return { left, top, cell };
+}
+
+// Each row mapped linearly from its own smallest weight (0) to its largest (1); masked cells kept.
+function stretchRows(weights, rows, cols, scaled) {
+  const out = new Float32Array(rows * cols);
+  for (let r = 0; r < rows; r++) {
+    let lo = Infinity, hi = -Infinity;
+    for (let c = 0; c < cols; c++) {
+      if (scaled !== null && scaled[r * cols + c] === -Infinity) continue;
+      lo = Math.min(lo, weights[r * cols + c]);
+      hi = Math.max(hi, weights[r * cols + c]);
+    }
+    for (let c = 0; c < cols; c++) out[r * cols + c] = hi > lo ? (weights[r * cols + c] - lo) / (hi - lo) : weights[r * cols + c];
+  }
+  return out;
 }
 
 // The cells as one ImageData in device pixels: each pixel gets its cell's colour, masked cells a
@@ -118,8 +151,8 @@ function paintCells(context, weights, rows, cols, scaled, x0, y0, cellSize) {
   context.putImageData(image, x0, y0);
 }
 
-/** The legend: the scale from 0 to 1 with ticks, and the masked swatch. */
-export function renderLegend(canvas, { width = 220, height = 44, ink = '#222' } = {}) {
+/** The legend: the scale from 0 to 1 with ticks (or other tick labels), and the masked swatch. */
+export function renderLegend(canvas, { width = 220, height = 44, ink = '#222', ticks = ['0', '0.5', '1'] } = {}) {
   const context = canvas.getContext('2d');
   const ratio = globalThis.devicePixelRatio || 1;
   canvas.width = Math.round(width * ratio);
@@ -137,10 +170,10 @@ export function renderLegend(canvas, { width = 220, height = 44, ink = '#222' } 
   context.font = LABEL_FONT;
   context.fillStyle = ink;
   context.textBaseline = 'top';
-  for (const tick of [0, 0.5, 1]) {
-    context.textAlign = tick === 0 ? 'left' : tick === 1 ? 'right' : 'center';
-    context.fillText(String(tick), tick * (barWidth - 1), 20);
-  }
+  [0, 0.5, 1].forEach((at, i) => {
+    context.textAlign = at === 0 ? 'left' : at === 1 ? 'right' : 'center';
+    context.fillText(ticks[i], at * (barWidth - 1), 20);
+  });
   context.textAlign = 'left';
   context.fillText('masked', barWidth + 8, 20);
 }

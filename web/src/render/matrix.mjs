@@ -60,6 +60,8 @@ function buildTable(spec) {
         input.autocomplete = 'off';
         input.spellcheck = false;
         input.setAttribute('aria-label', `${spec.label ?? spec.caption}, row ${label}, column ${columnLabel}`);
+        // the whole matrix is one Tab stop; arrow keys move inside it (moveFocus)
+        input.tabIndex = r === 0 && c === 0 ? 0 : -1;
         td.append(input);
       } else if (address.matrix) {
         td.tabIndex = r === 0 && c === 0 ? 0 : -1;
@@ -74,7 +76,8 @@ function buildTable(spec) {
     body.append(tr);
   });
   table.append(head, body);
-  if (!spec.editable && address.matrix) table.addEventListener('keydown', moveFocus);
+  if (spec.editable) table.classList.add('editable');
+  if (address.matrix) table.addEventListener('keydown', moveFocus);
   return table;
 }
 
@@ -126,19 +129,30 @@ function setText(node, text) {
   else if (child.data !== text) child.data = text;
 }
 
-// Arrow keys move between the cells of a table; one cell per table is in the tab order.
+// Arrow keys move between the cells of a table, like a spreadsheet; one cell per table is in the
+// tab order (a roving tabindex). In an editable cell, left and right first move the caret, and
+// leave the cell only from its start or end (a cell entered by keyboard has all its text selected).
 function moveFocus(event) {
   const td = event.target.closest('td[data-row]');
   if (!td) return;
   const moves = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
   const move = moves[event.key];
   if (!move) return;
+  const input = event.target.closest('input');
+  if (input && move[1] !== 0) {
+    const atStart = input.selectionStart === 0;
+    const atEnd = input.selectionEnd === input.value.length;
+    if ((move[1] < 0 && !atStart) || (move[1] > 0 && !atEnd)) return;
+  }
   const row = Number(td.dataset.row) + move[0];
   const col = Number(td.dataset.col) + move[1];
   const next = event.currentTarget.querySelector(`td[data-row="${row}"][data-col="${col}"]`);
   if (!next) return;
   event.preventDefault();
-  td.tabIndex = -1;
-  next.tabIndex = 0;
-  next.focus();
+  const from = input ?? td;
+  const to = next.querySelector('input') ?? next;
+  from.tabIndex = -1;
+  to.tabIndex = 0;
+  to.focus();
+  if (to !== next) to.select();
 }

@@ -4,7 +4,8 @@
 //           result, weights }
 import { renderMatrix } from './matrix.mjs';
 import { renderSteps } from './steps.mjs';
-import { numbered, keyColumns, valueColumns, concatColumns } from '../labels.mjs';
+import { numbered, keyColumns, valueColumns, concatColumns, outputProjectionRows } from '../labels.mjs';
+import { message } from '../messages.mjs';
 
 
 // The scrolling holder of one table inside `parent`, made on first use and kept after.
@@ -23,15 +24,64 @@ function slotIn(parent, name) {
 export function createPage(root) {
   const $ = (id) => root.getElementById(id);
 
-  function renderNotes(preset, vocabularyNote) {
-    const items = preset ? [...preset.notes, `Source: ${preset.source}.`] : [vocabularyNote];
+  // The example's notes. Once the reader changes the example, a line says from what and how, and
+  // notes that held only for the example as given are dimmed (class "stale").
+  function renderNotes({ preset, aspects, replacedWeights, vocabularyNote }) {
+    const container = $('notes');
+    if (!preset) {
+      const p = document.createElement('p');
+      p.textContent = vocabularyNote;
+      container.replaceChildren(p);
+      return;
+    }
+    const parts = [];
+    const modified = aspects.length > 0;
+    if (modified) {
+      const status = document.createElement('p');
+      status.className = 'modified';
+      status.textContent = message('preset.modified', { title: preset.title, aspects: aspects.map((a) => message(`preset.aspect.${a}`)).join(', ') });
+      parts.push(status);
+    }
+    if (replacedWeights) {
+      const warning = document.createElement('p');
+      warning.className = 'modified';
+      warning.textContent = replacedWeights;
+      parts.push(warning);
+    }
     const list = document.createElement('ul');
-    for (const text of items) {
+    for (const note of preset.notes) {
       const li = document.createElement('li');
-      li.textContent = text;
+      const always = typeof note === 'object' && note.always;
+      li.textContent = typeof note === 'string' ? note : note.text;
+      if (modified && !always) li.className = 'stale';
       list.append(li);
     }
-    $('notes').replaceChildren(list);
+    parts.push(list);
+    // the example's own variations while it is as given; once changed, the way back to it
+    const actions = modified ? [['restore', message('preset.action.restore')]] : (preset.actions ?? []).map((a) => [a.key, message(`preset.action.${a.key}`)]);
+    if (actions.length) {
+      const bar = document.createElement('div');
+      bar.className = 'note-actions';
+      bar.append(...actions.map(([key, text]) => {
+        const button = document.createElement('button');
+        button.type = 'button';
+        button.dataset.action = key;
+        button.textContent = text;
+        return button;
+      }));
+      parts.push(bar);
+    }
+    // the notes' file names are for course authors, out of the reader's way
+    const source = document.createElement('details');
+    source.className = 'source';
+    const summary = document.createElement('summary');
+    summary.textContent = message('preset.sourceTitle');
+    const where = document.createElement('p');
+    where.className = 'hint';
+    where.textContent = message('preset.source', { source: preset.source });
+    source.append(summary, where);
+    parts.push(source);
+    container.replaceChildren(...parts);
   }
 
   function renderTokens(tokens, selected) {
@@ -43,6 +93,7 @@ export function createPage(root) {
       button.textContent = token;
       button.dataset.index = String(i);
       button.setAttribute('aria-pressed', String(i === selected));
+      button.tabIndex = i === selected ? 0 : -1;
       return button;
     });
     container.replaceChildren(...buttons);
@@ -99,7 +150,7 @@ export function createPage(root) {
     const slot = (name) => slotIn(body, name);
     if (key === 'wo') {
       renderMatrix(slot('wo'), {
-        caption: 'W_O', rowLabels: numbered(view.heads * view.dV, 'c'), columnLabels: view.columns,
+        caption: 'W_O', rowLabels: outputProjectionRows(view), columnLabels: view.columns,
         values: view.weights.wo, editable: true, address: { matrix: 'wo' },
       });
       return;
@@ -171,7 +222,8 @@ export function createPage(root) {
     // with W = I the values, and so the heads' outputs, keep the input's columns
     const concat = concatColumns(view);
     renderMatrix($('concat-table'), {
-      caption: `Concatenation [Z_1 | … | Z_${view.heads}]: ${view.tokens.length} × ${view.heads * view.dV}`,
+      caption: view.heads === 1 ? `Concatenation (one head: Z_1 itself): ${view.tokens.length} × ${view.dV}`
+        : `Concatenation [Z_1 | … | Z_${view.heads}]: ${view.tokens.length} × ${view.heads * view.dV}`,
       rowLabels: view.tokens, columnLabels: concat, values: view.result.concat, address: { matrix: 'concat' },
     });
     renderMatrix($('output-table'), {
@@ -218,5 +270,10 @@ export function createPage(root) {
     $('status').textContent = text;
   }
 
-  return { renderNotes, renderTokens, renderInputs, renderWeights, fillWeightBlock, renderStepTable, renderHeadTabs, renderHeadPanel, renderMultihead, renderExplanation, renderMessages, renderStatus };
+  // How the last computation ran: kept out of the reader's way, in a details element.
+  function renderEngine(text) {
+    $('engine-status').textContent = text;
+  }
+
+  return { renderNotes, renderTokens, renderInputs, renderWeights, fillWeightBlock, renderStepTable, renderHeadTabs, renderHeadPanel, renderMultihead, renderExplanation, renderMessages, renderStatus, renderEngine };
 }

@@ -17,9 +17,11 @@ export function renderSteps(container, view, queryIndex, head) {
   table.append(caption);
 
   const headRow = document.createElement('tr');
-  for (const label of ['token', 'q', 'k', 'v', 'q·k', `q·k / ${divisor}`, 'softmax', 'softmax · v']) {
+  const parts = [null, 'q', 'k', 'v', 'scores', 'scaled', 'weights', 'weighted'];
+  for (const [c, label] of ['token', 'q', 'k', 'v', 'q·k', `q·k / ${divisor}`, 'softmax', 'softmax · v'].entries()) {
     const th = document.createElement('th');
     th.scope = 'col';
+    if (parts[c]) th.dataset.part = parts[c];
     th.textContent = label;
     headRow.append(th);
   }
@@ -37,18 +39,21 @@ export function renderSteps(container, view, queryIndex, head) {
     const weight = h.weights[queryIndex * m + j];
     const weightedValue = Array.from(row(h.v, dV, j), (v) => v * weight);
     const cells = [
-      [j === qRow ? formatVector(row(h.q, dK, queryIndex), 2, 4) : '', null],
-      [formatVector(row(h.k, dK, j), 2, 4), null],
-      [formatVector(row(h.v, dV, j), 2, 4), null],
-      [formatCell(h.scores[queryIndex * m + j]), 'scores'],
-      [formatCell(h.scaled[queryIndex * m + j]), 'scaled'],
-      [formatCell(weight, 4), 'weights'],
-      [formatVector(weightedValue, 3, 4), null],
+      [j === qRow ? formatVector(row(h.q, dK, queryIndex), 2, 4) : '', null, 'q'],
+      [formatVector(row(h.k, dK, j), 2, 4), null, 'k'],
+      [formatVector(row(h.v, dV, j), 2, 4), null, 'v'],
+      [formatCell(h.scores[queryIndex * m + j]), 'scores', 'scores'],
+      [formatCell(h.scaled[queryIndex * m + j]), 'scaled', 'scaled'],
+      [formatCell(weight, 4), 'weights', 'weights'],
+      [formatVector(weightedValue, 3, 4), null, 'weighted'],
     ];
     tr.append(name);
-    for (const [text, matrix] of cells) {
+    for (const [text, matrix, part] of cells) {
       const td = document.createElement('td');
       td.textContent = text;
+      // the guided walk finds the step table's cells by column and key; q only on the query's row
+      if (part !== 'q' || j === qRow) Object.assign(td.dataset, { part, key: String(j) });
+      td.classList.add(`part-${part}`);
       if (matrix) {
         Object.assign(td.dataset, { matrix, head: String(head), row: String(queryIndex), col: String(j) });
         td.tabIndex = -1;
@@ -71,6 +76,7 @@ export function renderSteps(container, view, queryIndex, head) {
   sumLabel.textContent = `z = Σ softmax · v  (output of head ${head + 1} for '${tokens[queryIndex]}')`;
   const sum = document.createElement('td');
   sum.textContent = formatVector(row(h.z, dV, queryIndex), 4, 8);
+  sum.dataset.part = 'z';
   sumRow.append(sumLabel, sum);
   foot.append(sumRow);
   table.append(thead, body, foot);

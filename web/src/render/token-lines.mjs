@@ -3,16 +3,19 @@
 // hovering one (highlightTokenLines) shows only its lines.
 import { svgElement, resetSvg, HEAD_COLOURS } from './svg.mjs';
 
-const ROW = 24;
-const WIDTH = 460;
-const LEFT_X = 150;
-const RIGHT_X = 310;
+// A row is 28 px, so each token's target is at least 24 px high; the picture is drawn at the width
+// it is shown at (at most 460 px), so its 12.5 px labels are never scaled down on a phone.
+const ROW = 28;
+const MAX_WIDTH = 460;
 
 /**
  * heads: [{ index, weights }] for the heads shown, overlaid in their own colours.
  * Lines carry data-head, data-query, data-key and data-weight; stroke-opacity is the weight.
  */
-export function renderTokenLines(svg, queryTokens, keyTokens, heads) {
+export function renderTokenLines(svg, queryTokens, keyTokens, heads, { width = MAX_WIDTH } = {}) {
+  const WIDTH = Math.max(240, Math.min(MAX_WIDTH, width));
+  const LEFT_X = Math.round(WIDTH * 0.326);
+  const RIGHT_X = WIDTH - LEFT_X;
   const rows = Math.max(queryTokens.length, keyTokens.length);
   const height = rows * ROW + 30;
   resetSvg(svg, WIDTH, height, `Attention lines from ${queryTokens.length} queries to ${keyTokens.length} keys, ${heads.length} head(s); the weights are in the tables above`);
@@ -40,7 +43,8 @@ export function renderTokenLines(svg, queryTokens, keyTokens, heads) {
       class: `token-node ${side}`, tabindex: 0, role: 'button', 'data-side': side, 'data-index': i,
       'aria-label': `${side === 'query' ? 'Query' : 'Key'} ${i + 1} '${text}': show only its lines`,
     }, svg);
-    svgElement('rect', { x: anchor === 'end' ? x - 140 : x - 4, y: y(i) - ROW / 2 + 2, width: 144, height: ROW - 4, rx: 4, class: 'token-hit' }, g);
+    const reach = LEFT_X - 6;
+    svgElement('rect', { x: anchor === 'end' ? x - reach + 4 : x - 4, y: y(i) - ROW / 2 + 2, width: reach, height: ROW - 4, rx: 4, class: 'token-hit' }, g);
     svgElement('text', { x, y: y(i), 'text-anchor': anchor, 'dominant-baseline': 'middle' }, g, text);
   };
   queryTokens.forEach((text, i) => tokenButton('query', i, text, LEFT_X, 'end'));
