@@ -292,7 +292,8 @@ describe('Make an exercise', () => {
     assert.equal(await embed.page.locator('[data-view="steps"]').isHidden(), true, 'no table gives the answers away');
     await embed.page.close();
 
-    assert.match(component, /<attention-lab mode="practice" state="lab=[^"]+"><\/attention-lab>/);
+    const attribute = component.match(/<attention-lab state="(lab=[^"]+)"><\/attention-lab>/)[1].replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+    assert.deepEqual(JSON.parse(decodeURIComponent(attribute.slice(4))).practice.cells, want);
     const bad = await tab.page.evaluate(() => {
       const input = document.querySelector('.teacher [data-field="relative"]');
       input.value = 'lots';

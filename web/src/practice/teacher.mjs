@@ -7,8 +7,7 @@ import { parseAnswer } from './answer.mjs';
 import { practiceSettings } from './spec.mjs';
 import { KINDS, defaultCells } from './exercises.mjs';
 import { stateToFragment } from '../state.mjs';
-
-const quoteAttribute = (value) => String(value).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+import { componentSnippet } from '../exports.mjs';
 
 /** The cells a teacher's choices give, in the order of the computation. */
 export function cellsFromChoices(view, { kinds, query, key, head, column }) {
@@ -125,7 +124,8 @@ export function createTeacherPanel({ prefix, t, getState, links, announce }) {
     const fragment = stateToFragment(state);
     linkCode.textContent = `${links.page}${fragment}`;
     iframeCode.textContent = `<iframe src="${links.embed}?mode=practice${fragment}" title="Attention Lab exercise" style="width: 100%; border: 0" height="900"></iframe>`;
-    componentCode.textContent = `<script type="module" src="${links.component}"></script>\n<attention-lab mode="practice" state="${quoteAttribute(fragment.slice(1))}"></attention-lab>`;
+    // the state carries the practice settings, so the component opens in practice mode
+    componentCode.textContent = componentSnippet(links.component, state);
     outputs.hidden = false;
     problem.textContent = t('teacher.written', { count: cells.length });
   });
