@@ -2,23 +2,29 @@
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
+import * as ort from 'onnxruntime-web/wasm';
 import { loadAttention } from './lib/attention.mjs';
 import createPeakModule from '../build/wasm/peak.mjs';
 import { runSuite, measurePeak } from './suite.mjs';
 import { contendersFor } from './contenders.mjs';
+import { measureKernels } from './kernels.mjs';
 
 globalThis.runBench = async ({ sizes, runs }) => {
-  const peak = measurePeak(await createPeakModule());
+  const peakModule = await createPeakModule();
+  const peak = measurePeak(peakModule);
+  const kernels = measureKernels(peakModule);
   const simd = await loadAttention({ simd: true });
   const scalar = await loadAttention({ simd: false });
   setWasmPaths(new URL('./tfjs/', location.href).href);
   tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);  // one core, like the engine
+  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.wasmPaths = new URL('./ort/', location.href).href;
   const rows = [];
   for (const backend of ['wasm', 'cpu']) {
     await tf.setBackend(backend);
     await tf.ready();
-    const contenders = contendersFor(backend, { simd, scalar, tf });
+    const contenders = contendersFor(backend, { simd, scalar, tf, ort });
     rows.push(...await runSuite({ engine: simd, contenders, sizes, runs }));
   }
-  return { peak, rows, simd: tf.env().getBool('WASM_HAS_SIMD_SUPPORT') };
+  return { peak, kernels, rows, simd: tf.env().getBool('WASM_HAS_SIMD_SUPPORT') };
 };

@@ -1,6 +1,7 @@
 // What a user could pick instead of this engine, written as each would be used. Every contender
 // computes softmax(Q·Kᵀ / √d_k)·V per head, concatenates the heads and multiplies by W_O.
 //   problem: { n, d, h, dK, x (n × d), wq, wk, wv (h × d × dK, head-major), wo (h·dK × d) }
+import { ORT_MODELS } from './onnx-model.mjs';
 
 /** This engine, one build; with and without the trace. */
 export function engineContender(name, engine) {
@@ -9,6 +10,18 @@ export function engineContender(name, engine) {
     traces: [false, true],
     prepare: (p) => p,
     run: (p, trace) => engine.attention({ x: p.x, n: p.n, dModel: p.d, heads: p.h, wq: p.wq, wk: p.wk, wv: p.wv, wo: p.wo, trace }).output,
+  };
+}
+
+/** This engine through engine.prepare(): weights resident in WebAssembly memory, only x per call. */
+export function preparedContender(name, engine) {
+  return {
+    name,
+    traces: [false],
+    skip: () => typeof engine.prepare !== 'function',
+    prepare: (p) => ({ model: engine.prepare({ dModel: p.d, heads: p.h, wq: p.wq, wk: p.wk, wv: p.wv, wo: p.wo }), x: p.x, n: p.n }),
+    run: ({ model, x, n }) => model.run({ x, n }).output,
+    release: ({ model }) => model.dispose(),
   };
 }
 
@@ -120,8 +133,28 @@ export function tfContenders(tf, backend) {
   return [batched, perHead];
 }
 
-/** Everything timed while TensorFlow.js is on `backend`: on 'wasm' also the engine and plain JS. */
-export function contendersFor(backend, { simd, scalar, tf }) {
+/**
+ * ONNX Runtime Web (wasm execution provider, SIMD, one thread: ort.env.wasm.numThreads = 1 is set
+ * by the caller) on each graph of bench/onnx-model.mjs: plain ops batched and per head, and the
+ * com.microsoft MultiHeadAttention and Attention contrib ops. Graph optimisation on ('all').
+ */
+export function ortContenders(ort) {
+  return ORT_MODELS.map((graph) => ({
+    name: graph.name,
+    traces: [false],
+    async: true,
+    prepare: async (p) => ({
+      session: await ort.InferenceSession.create(graph.build(p), { executionProviders: ['wasm'], graphOptimizationLevel: 'all' }),
+      feeds: { x: new ort.Tensor('float32', p.x, graph.batch ? [1, p.n, p.d] : [p.n, p.d]) },
+    }),
+    run: async ({ session, feeds }) => (await session.run(feeds)).output.data,
+    release: ({ session }) => session.release(),
+  }));
+}
+
+/** Everything timed while TensorFlow.js is on `backend`: on 'wasm' also the engine, plain JS and ONNX Runtime Web. */
+export function contendersFor(backend, { simd, scalar, tf, ort }) {
   if (backend === 'cpu') return tfContenders(tf, 'cpu');
-  return [engineContender('engine SIMD', simd), engineContender('engine scalar', scalar), plainJsContender, ...tfContenders(tf, 'wasm')];
+  return [engineContender('engine SIMD', simd), preparedContender('engine SIMD prepared', simd), engineContender('engine scalar', scalar),
+    plainJsContender, ...tfContenders(tf, 'wasm'), ...(ort ? ortContenders(ort) : [])];
 }

@@ -33,3 +33,55 @@ extern "C" EMSCRIPTEN_KEEPALIVE float peak_chains(int chains, int iterations) {
     default: return -1.0f;
   }
 }
+
+// ---- the gemm kernels of core/src/kernels, timed in the same module as the ceiling
+
+#include <vector>
+
+#include "kernels/kernels.hpp"
+
+namespace {
+constexpr int kKernelCount = static_cast<int>(sizeof(attn::kernels::kGemmKernels) / sizeof(attn::kernels::kGemmKernels[0]));
+}
+
+extern "C" EMSCRIPTEN_KEEPALIVE int gemm_kernel_count() { return kKernelCount; }
+extern "C" EMSCRIPTEN_KEEPALIVE const char* gemm_kernel_name(int kernel) { return attn::kernels::kGemmKernels[kernel].name; }
+
+// c (rows, cols) = a (rows, inner) · b (inner, cols), `repeats` times, through the engine's driver
+// with the given micro-kernel. Returns c[0] so that nothing is dropped.
+extern "C" EMSCRIPTEN_KEEPALIVE float gemm_repeat(int kernel, int rows, int inner, int cols, int transposed, int repeats) {
+  static std::vector<float> a, b, c, panels;
+  a.assign(static_cast<std::size_t>(rows) * inner, 0.5f);
+  b.assign(static_cast<std::size_t>(inner) * cols, 0.25f);
+  c.assign(static_cast<std::size_t>(rows) * cols, 0.0f);
+  panels.resize(attn::kernels::packed_size(inner, cols));
+  const int ldb = transposed ? inner : cols;
+  for (int r = 0; r < repeats; ++r) {
+    attn::kernels::gemm_f32(attn::kernels::kGemmKernels[kernel], rows, inner, cols, a.data(), inner, b.data(), ldb,
+                            transposed != 0, c.data(), cols, panels.data());
+  }
+  return c[0];
+}
+
+// The fused scale-mask-softmax row pass over rows × cols scores (causal when asked), `repeats`
+// times: its share of a forward pass is this time × heads over the pass's time.
+extern "C" EMSCRIPTEN_KEEPALIVE int softmax_kernel_count() {
+  return static_cast<int>(sizeof(attn::kernels::kScaledSoftmaxKernels) / sizeof(attn::kernels::kScaledSoftmaxKernels[0]));
+}
+extern "C" EMSCRIPTEN_KEEPALIVE const char* softmax_kernel_name(int kernel) {
+  return attn::kernels::kScaledSoftmaxKernels[kernel].name;
+}
+extern "C" EMSCRIPTEN_KEEPALIVE float softmax_repeat(int kernel, int rows, int cols, int causal, int repeats) {
+  static std::vector<float> scores, work;
+  scores.resize(static_cast<std::size_t>(rows) * cols);
+  for (std::size_t i = 0; i < scores.size(); ++i) scores[i] = static_cast<float>(i % 97) * 0.25f - 12.0f;
+  work.resize(scores.size());
+  const auto fn = attn::kernels::kScaledSoftmaxKernels[kernel].fn;
+  for (int r = 0; r < repeats; ++r) {
+    work = scores;  // raw scores each time, as the forward pass has them
+    for (int i = 0; i < rows; ++i) {
+      fn(cols, causal ? (i + 1 < cols ? i + 1 : cols) : cols, nullptr, 8.0f, work.data() + static_cast<std::size_t>(i) * cols);
+    }
+  }
+  return work[0];
+}

@@ -73,8 +73,12 @@ function maxRelativeDifference(got, want) {
 
 /**
  * contenders: [{ name, traces: [true, false] or [false], prepare(problem) → handle, run(handle, trace) → Float32Array
- *               (n × d output; may be async for a final read-back), release?(handle) }]
- * Returns rows { size, contender, trace, median, min, max, runs, gflops, check }.
+ *               (n × d output; `async: true` when it returns a promise), release?(handle) }]
+ * At each size every contender's output is checked first; then each warms up, and the timed
+ * samples are taken round by round: in round r every contender takes its r-th sample (in an order
+ * that rotates), so a slow minute of a shared machine falls on all of them alike and the ratios
+ * between contenders come from the same moments.
+ * Returns rows { size, contender, trace, median, min, max, runs, batch, gflops, check }.
  */
 export async function runSuite({ engine, contenders, sizes, runs, log = () => {} }) {
   const rows = [];
@@ -82,6 +86,7 @@ export async function runSuite({ engine, contenders, sizes, runs, log = () => {}
     const [n, d, h] = size;
     const problem = makeProblem(engine, size);
     const reference = engine.attention({ x: problem.x, n, dModel: d, heads: h, wq: problem.wq, wk: problem.wk, wv: problem.wv, wo: problem.wo, trace: false }).output;
+    const entries = [];
     for (const contender of contenders) {
       if (contender.skip?.(size)) continue;
       const handle = await contender.prepare(problem);
@@ -89,14 +94,46 @@ export async function runSuite({ engine, contenders, sizes, runs, log = () => {}
         const output = await contender.run(handle, trace);
         const difference = maxRelativeDifference(output, reference);
         if (!(difference < 1e-3)) throw new Error(`${contender.name} at (${size}) differs from the engine by ${difference} (relative to the largest output)`);
-        const slow = contender.slow?.(size);
-        const timing = timeIt(() => contender.run(handle, trace), { runs, warmup: slow ? 1 : 5 });
-        const row = { size, contender: contender.name, trace, ...timing, gflops: flops(n, d) / timing.median / 1e6, check: difference };
-        rows.push(row);
-        log(row);
+        const call = contender.async ? () => contender.run(handle, trace) : null;
+        const syncCall = contender.async ? null : () => contender.run(handle, trace);
+        entries.push({ contender, handle, trace, difference, call, syncCall, times: [] });
       }
-      contender.release?.(handle);
     }
+    // warm-up (V8 tiers hot code up to its optimising compiler) and a batch size per entry
+    for (const entry of entries) {
+      const slow = entry.contender.slow?.(size);
+      const warmStart = performance.now();
+      let calls = 0;
+      while (calls < (slow ? 1 : 5) || (!slow && performance.now() - warmStart < 300)) {
+        await sample(entry, 1);
+        calls++;
+      }
+      entry.batch = Math.max(1, Math.ceil(5 / Math.max((performance.now() - warmStart) / calls, 1e-3)));
+    }
+    for (let round = 0; round < runs; round++) {
+      for (let i = 0; i < entries.length; i++) {
+        const entry = entries[(i + round) % entries.length];
+        entry.times.push(await sample(entry, entry.batch) / entry.batch);
+      }
+    }
+    for (const entry of entries) {
+      const times = entry.times.slice().sort((a, b) => a - b);
+      const mid = times.length >> 1;
+      const median = times.length % 2 ? times[mid] : (times[mid - 1] + times[mid]) / 2;
+      const row = { size, contender: entry.contender.name, trace: entry.trace, median, min: times[0], max: times.at(-1), runs, batch: entry.batch,
+        gflops: flops(n, d) / median / 1e6, check: entry.difference, path: entry.contender.path };
+      rows.push(row);
+      log(row);
+    }
+    for (const contender of contenders) if (!contender.skip?.(size)) contender.release?.(entries.find((e) => e.contender === contender)?.handle);
   }
   return rows;
+}
+
+// ms for `batch` calls of one entry
+async function sample(entry, batch) {
+  const start = performance.now();
+  if (entry.syncCall) for (let b = 0; b < batch; b++) entry.syncCall();
+  else for (let b = 0; b < batch; b++) await entry.call();
+  return performance.now() - start;
 }

@@ -16,6 +16,8 @@ cp web/lib/attention.d.ts build/wasm/attention-{simd,scalar}.{mjs,wasm} dist/lib
 bundle() { npx esbuild "$@" --bundle --minify --sourcemap --format=esm --target=es2020 --log-level=warning; }
 # the engine's API, loadable on its own by any page
 bundle web/lib/attention.mjs --external:node:* --outfile=dist/lib/attention.mjs
+# the opening example's reply, shipped with the page (web/src/first-result.mjs)
+node scripts/first-result.mjs
 # the worker carries its own copy (2 KB gzipped): one fetch less before the first result
 bundle web/worker.mjs --external:node:* --outfile=dist/worker.js
 # the page, the iframe embed and the web component share their code in chunks

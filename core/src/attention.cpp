@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "attention/attention.hpp"
+#include "forward.hpp"
 #include "ops.hpp"
 #include "validate.hpp"
 
@@ -19,34 +20,42 @@ namespace {
 constexpr float kMaskedScore = -std::numeric_limits<float>::infinity();
 
 // y (rows, width) = a (rows, d_model) · w_h, or a copy of a when the projection is omitted (identity).
-void project(const float* a, int rows, int d_model, const View<float>& w, int head, int width, float* y) {
+// `packed`: w's heads as packed panels (a prepared model), or empty.
+void project(const float* a, int rows, int d_model, const View<float>& w, const std::vector<float>& packed, int head,
+             int width, float* y) {
   if (!w.present) {
     std::copy(a, a + static_cast<std::size_t>(rows) * d_model, y);
+    return;
+  }
+  if (!packed.empty()) {
+    const std::size_t block = packed.size() / (w.size / (static_cast<std::size_t>(d_model) * width));
+    ops::matmul_packed(a, d_model, packed.data() + head * block, y, width, rows, d_model, width);
     return;
   }
   const float* w_h = w.data + static_cast<std::size_t>(head) * d_model * width;
   ops::matmul(a, d_model, w_h, width, y, width, rows, d_model, width);
 }
 
-// scaled_ij = scores_ij / scale, or -inf where the mask drops key j for query i. One loop per mask
-// mode, so the inner loop has no branch on the mode.
+// scaled_ij = scores_ij · (1 / scale), or -inf where the mask drops key j for query i: the trace's
+// `scaled`, the same bits as the fused softmax pass computes. One loop per mask mode, so the inner
+// loop has no branch on the mode.
 void scale_and_mask(const Config& config, const Inputs& inputs, const Shape& shape, const float* scores,
                     float* scaled) {
-  const float scale = static_cast<float>(shape.scale);
+  const float inv_scale = 1.0f / static_cast<float>(shape.scale);
   const int n = shape.n, m = shape.m;
   for (int i = 0; i < n; ++i) {
     const float* scores_i = scores + static_cast<std::size_t>(i) * m;
     float* scaled_i = scaled + static_cast<std::size_t>(i) * m;
     switch (config.mask_mode) {
       case MaskMode::None:
-        for (int j = 0; j < m; ++j) scaled_i[j] = scores_i[j] / scale;
+        for (int j = 0; j < m; ++j) scaled_i[j] = scores_i[j] * inv_scale;
         break;
       case MaskMode::Causal:  // key j is visible to query i when j <= i
-        for (int j = 0; j < m; ++j) scaled_i[j] = j <= i ? scores_i[j] / scale : kMaskedScore;
+        for (int j = 0; j < m; ++j) scaled_i[j] = j <= i ? scores_i[j] * inv_scale : kMaskedScore;
         break;
       case MaskMode::Keep: {
         const std::uint8_t* keep_i = inputs.keep.data + static_cast<std::size_t>(i) * m;
-        for (int j = 0; j < m; ++j) scaled_i[j] = keep_i[j] ? scores_i[j] / scale : kMaskedScore;
+        for (int j = 0; j < m; ++j) scaled_i[j] = keep_i[j] ? scores_i[j] * inv_scale : kMaskedScore;
         break;
       }
     }
@@ -54,6 +63,7 @@ void scale_and_mask(const Config& config, const Inputs& inputs, const Shape& sha
 }
 
 bool all_finite(const std::vector<float>& values) { return attn::all_finite(values.data(), values.size()); }
+
 
 Status overflow(const std::string& what) {
   return Status::Range("x", what + " overflow float32; the inputs or weights are too large in magnitude");
@@ -64,6 +74,13 @@ Status overflow(const std::string& what) {
 Status attention_forward(const Config& config, const Inputs& inputs, bool trace, Result* result) {
   Shape shape{};
   if (Status s = validate(config, inputs, trace, &shape); !s.ok()) return s;
+  return forward_checked(config, inputs, shape, nullptr, trace, result);
+}
+
+Status forward_checked(const Config& config, const Inputs& inputs, const Shape& shape, const PackedWeights* packed,
+                       bool trace, Result* result) {
+  static const PackedWeights kNotPacked;
+  const PackedWeights& panels = packed ? *packed : kNotPacked;
   const int n = shape.n, m = shape.m, d = shape.d_model, d_k = shape.d_k, d_v = shape.d_v;
   const int concat_width = shape.heads * d_v;
   const float* context = shape.self ? inputs.x.data : inputs.context.data;
@@ -83,9 +100,9 @@ Status attention_forward(const Config& config, const Inputs& inputs, bool trace,
     head.scores.resize(static_cast<std::size_t>(n) * m);
 
     // pass 1: projections
-    project(inputs.x.data, n, d, inputs.wq, h, d_k, head.q.data());
-    project(context, m, d, inputs.wk, h, d_k, head.k.data());
-    project(context, m, d, inputs.wv, h, d_v, head.v.data());
+    project(inputs.x.data, n, d, inputs.wq, panels.wq, h, d_k, head.q.data());
+    project(context, m, d, inputs.wk, panels.wk, h, d_k, head.k.data());
+    project(context, m, d, inputs.wv, panels.wv, h, d_v, head.v.data());
     if (!all_finite(head.q) || !all_finite(head.k) ||
         !all_finite(head.v)) {
       return overflow("the projections q, k, v of head " + std::to_string(h));
@@ -95,17 +112,17 @@ Status attention_forward(const Config& config, const Inputs& inputs, bool trace,
     ops::matmul_transb(head.q.data(), d_k, head.k.data(), d_k, head.scores.data(), m, n, d_k, m);
     if (!all_finite(head.scores)) return overflow("the scores q·kᵀ of head " + std::to_string(h));
 
-    // pass 3: scale and mask; pass 4: softmax. With the trace each stage keeps its own copy.
+    // passes 3 and 4: scale, mask and softmax, fused in one row pass. With the trace `scaled`
+    // keeps the scaled and masked scores on their own (the same product, so the same bits).
     float* weights = head.scores.data();
     if (trace) {
       head.scaled.resize(head.scores.size());
       scale_and_mask(config, inputs, shape, head.scores.data(), head.scaled.data());
-      head.weights = head.scaled;
+      head.weights = head.scores;
       weights = head.weights.data();
-    } else {
-      scale_and_mask(config, inputs, shape, head.scores.data(), head.scores.data());
     }
-    ops::softmax_rows(weights, m, n, m);
+    ops::softmax_scaled_rows(weights, n, m, static_cast<float>(shape.scale), config.mask_mode == MaskMode::Causal,
+                             config.mask_mode == MaskMode::Keep ? inputs.keep.data : nullptr);
 
     // pass 5: z = weights·v, written straight into this head's columns of the concatenation
     float* z_in_concat = concat.data() + static_cast<std::size_t>(h) * d_v;
@@ -121,7 +138,11 @@ Status attention_forward(const Config& config, const Inputs& inputs, bool trace,
 
   if (inputs.wo.present) {
     out.output.resize(static_cast<std::size_t>(n) * d);
-    ops::matmul(concat.data(), concat_width, inputs.wo.data, d, out.output.data(), d, n, concat_width, d);
+    if (panels.wo.empty()) {
+      ops::matmul(concat.data(), concat_width, inputs.wo.data, d, out.output.data(), d, n, concat_width, d);
+    } else {
+      ops::matmul_packed(concat.data(), concat_width, panels.wo.data(), out.output.data(), d, n, concat_width, d);
+    }
     if (!all_finite(out.output)) return overflow("the output concat·wo");
     if (trace) out.concat = std::move(concat);
   } else {

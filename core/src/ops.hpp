@@ -3,6 +3,9 @@
 // a wider matrix are addressed without copies.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 namespace attn::ops {
 
 // c (rows, cols) = a (rows, inner) · b (inner, cols)
@@ -12,8 +15,18 @@ void matmul(const float* a, int lda, const float* b, int ldb, float* c, int ldc,
 void matmul_transb(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner,
                    int cols);
 
+// b (inner, cols) in the gemm's panel layout, for a b used many times (a prepared model's weights);
+// empty in builds whose products run on Eigen. matmul_packed takes such panels (non-empty).
+std::vector<float> pack_panels(const float* b, int ldb, int inner, int cols);
+void matmul_packed(const float* a, int lda, const float* panels, float* c, int ldc, int rows, int inner, int cols);
+
 // In place over (rows, cols): each row becomes its softmax. A row that is all -inf (every key masked)
 // becomes all zero instead of NaN.
 void softmax_rows(float* x, int ld, int rows, int cols);
+
+// In place over the raw scores (rows, cols), packed (ld = cols): row i becomes the softmax of
+// scores_i / scale over its visible keys, 0 elsewhere. Key j is visible to row i when, with
+// `causal`, j <= i, and, with `keep` (rows × cols bytes), keep_ij != 0. One fused pass per row.
+void softmax_scaled_rows(float* x, int rows, int cols, float scale, bool causal, const std::uint8_t* keep);
 
 }  // namespace attn::ops

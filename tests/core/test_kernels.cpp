@@ -5,6 +5,8 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -39,20 +41,20 @@ TEST_CASE("gemm micro-kernels: every mr, nc and kc from 1 to 9, offset and strid
     for (int kc : {1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 17, 31}) {
       const int lda = kc + 3, ldc = 11;
       // a starts one float in (unaligned); the panel is exactly 8·kc floats with NaN beyond it
-      std::vector<float> a_buffer = random_values(rng, 1 + kGemmMr * lda);
+      std::vector<float> a_buffer = random_values(rng, 1 + kernel.mr * lda);
       // the panel is read with a row stride of 8 (packed) or 11 (in place inside a wider b)
       const int ldp = kc % 2 ? kGemmNr : kGemmNr + 3;
       std::vector<float> panel = random_values(rng, static_cast<std::size_t>(ldp) * (kc - 1) + kGemmNr);
       const float* a = a_buffer.data() + 1;
-      for (int mr = 1; mr <= kGemmMr; ++mr) {
+      for (int mr = 1; mr <= kernel.mr; ++mr) {
         for (int nc = 1; nc <= kGemmNr; ++nc) {
-          std::vector<float> c(kGemmMr * ldc + 1, kSentinel);
+          std::vector<float> c(kernel.mr * ldc + 1, kSentinel);
           for (int r = 0; r < mr; ++r) {
             for (int j = 0; j < nc; ++j) c[1 + r * ldc + j] = kNaN;
           }
           kernel.fn(mr, nc, kc, a, lda, panel.data(), ldp, c.data() + 1, ldc);
           CHECK(c[0] == kSentinel);
-          for (int r = 0; r < kGemmMr; ++r) {
+          for (int r = 0; r < kernel.mr; ++r) {
             for (int j = 0; j < ldc; ++j) {
               const float got = c[1 + r * ldc + j];
               if (r >= mr || j >= nc) {
@@ -71,13 +73,13 @@ TEST_CASE("gemm micro-kernels: every mr, nc and kc from 1 to 9, offset and strid
   }
 }
 
-TEST_CASE("gemm driver: rows 1 to 9 and 32 to 35, inner 1 to 9, cols 1 to 17, plain and transposed b, strided c") {
+TEST_CASE("gemm driver: rows 1 to 13, 32 to 35 and 61 to 65, inner 1 to 9, cols 1 to 17, plain and transposed b, strided c") {
   std::mt19937 rng(2);
   for (const GemmEntry& kernel : kGemmKernels) {
     INFO(kernel.name);
     int failures = 0;
     // up to 32 rows a plain b is read in place; from 33 on it is packed: both paths, every remainder
-    for (int rows : {1, 2, 3, 4, 5, 6, 7, 8, 9, 32, 33, 35}) {
+    for (int rows : {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 32, 33, 35, 61, 65}) {
       for (int inner = 1; inner <= 9; ++inner) {
         for (int cols = 1; cols <= 17; ++cols) {
           for (int transposed = 0; transposed <= 1; ++transposed) {
@@ -91,7 +93,7 @@ TEST_CASE("gemm driver: rows 1 to 9 and 32 to 35, inner 1 to 9, cols 1 to 17, pl
               for (int j = 0; j < cols; ++j) c[i * ldc + j] = kNaN;
             }
             std::vector<float> panels(packed_size(inner, cols), kNaN);
-            gemm_f32(kernel.fn, rows, inner, cols, a.data(), lda, b.data(), ldb, transposed, c.data(), ldc,
+            gemm_f32(kernel, rows, inner, cols, a.data(), lda, b.data(), ldb, transposed, c.data(), ldc,
                      panels.data());
             for (int i = 0; i < rows; ++i) {
               for (int j = 0; j < ldc; ++j) {
@@ -168,5 +170,79 @@ TEST_CASE("softmax kernels: the exp is accurate across its whole range") {
       }
     }
     CHECK(failures == 0);
+  }
+}
+
+TEST_CASE("fused scaled softmax kernels: within 1e-6 of float64 at every length, visible count and mask") {
+  // The reference scales in float (x · (1/scale), correctly rounded, the same in every build),
+  // then does everything else in float64.
+  std::mt19937 rng(4);
+  const float inf = std::numeric_limits<float>::infinity();
+  for (const ScaledSoftmaxEntry& kernel : kScaledSoftmaxKernels) {
+    INFO(kernel.name);
+    int failures = 0;
+    for (int cols : {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 64, 100}) {
+      for (int visible : {0, 1, cols / 2, cols - 1, cols}) {
+        if (visible < 0) continue;
+        for (float scale : {1.0f, 0.5f, 8.0f}) {
+          for (int masking = 0; masking <= 3; ++masking) {  // no keep; keep some; keep none; keep all
+            std::vector<float> buffer(cols + 2, kSentinel);
+            float* row = buffer.data() + 1;
+            for (int j = 0; j < cols; ++j) row[j] = std::uniform_real_distribution<float>(-50.0f, 50.0f)(rng);
+            // keep bytes only up to `visible`, NaN-free sentinels past it are never read
+            std::vector<std::uint8_t> keep(cols);
+            for (int j = 0; j < cols; ++j) keep[j] = masking == 1 ? (j % 3 != 1) : masking == 3 ? 1 : 0;
+            const std::uint8_t* keep_ptr = masking == 0 ? nullptr : keep.data();
+            const std::vector<float> input(row, row + cols);
+            std::vector<double> scaled(cols, -inf);
+            double row_max = -inf;
+            for (int j = 0; j < visible; ++j) {
+              if (keep_ptr && !keep_ptr[j]) continue;
+              scaled[j] = double(input[j] * (1.0f / scale));
+              row_max = std::max(row_max, scaled[j]);
+            }
+            double total = 0;
+            for (int j = 0; j < visible; ++j) total += row_max == -inf ? 0.0 : std::exp(scaled[j] - row_max);
+            kernel.fn(cols, visible, keep_ptr, scale, row);
+            CHECK(buffer.front() == kSentinel);
+            CHECK(buffer.back() == kSentinel);
+            for (int j = 0; j < cols; ++j) {
+              const double want = row_max == -inf || j >= visible ? 0.0 : std::exp(scaled[j] - row_max) / total;
+              if (!(std::fabs(row[j] - want) <= 1e-6) && failures++ < 5) {
+                FAIL_CHECK("cols=", cols, " visible=", visible, " scale=", scale, " masking=", masking, " j=", j,
+                           ": ", row[j], " vs ", want);
+              }
+            }
+          }
+        }
+      }
+    }
+    CHECK(failures == 0);
+  }
+}
+
+TEST_CASE("gemm driver on pre-packed panels: the bits of gemm_f32 at every remainder") {
+  std::mt19937 rng(5);
+  for (const GemmEntry& kernel : kGemmKernels) {
+    INFO(kernel.name);
+    for (int rows : {1, 3, 4, 5, 33, 65}) {
+      for (int inner : {1, 2, 7, 9}) {
+        for (int cols : {1, 7, 8, 9, 17}) {
+          const int lda = inner + 1, ldb = cols + 2, ldc = cols + 3;
+          const std::vector<float> a = random_values(rng, static_cast<std::size_t>(rows) * lda);
+          const std::vector<float> b = random_values(rng, static_cast<std::size_t>(inner) * ldb);
+          std::vector<float> want(static_cast<std::size_t>(rows) * ldc, kSentinel), got = want;
+          for (int i = 0; i < rows; ++i) {
+            for (int j = 0; j < cols; ++j) want[i * ldc + j] = got[i * ldc + j] = kNaN;
+          }
+          std::vector<float> scratch(packed_size(inner, cols), kNaN), panels(packed_size(inner, cols), kNaN);
+          gemm_f32(kernel, rows, inner, cols, a.data(), lda, b.data(), ldb, false, want.data(), ldc, scratch.data());
+          pack_panels(inner, cols, b.data(), ldb, panels.data());
+          gemm_f32_prepacked(kernel, rows, inner, cols, a.data(), lda, panels.data(), got.data(), ldc);
+          CHECK_MESSAGE(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0, "rows=", rows,
+                        " inner=", inner, " cols=", cols);
+        }
+      }
+    }
   }
 }

@@ -76,11 +76,38 @@ export interface Weights {
   wq: Float32Array; wk: Float32Array; wv: Float32Array; wo: Float32Array;
 }
 
+export interface PrepareOptions {
+  dModel: number;
+  heads?: number;
+  dK?: number;
+  dV?: number;
+  /** As in AttentionOptions; omitted wq, wk, wv mean the identity (heads = 1, dK = dV = dModel). */
+  wq?: Float32Array | number[];
+  wk?: Float32Array | number[];
+  wv?: Float32Array | number[];
+  wo?: Float32Array | number[];
+  scale?: 'sqrt_dk' | 'none' | number;
+  /** A keep-matrix depends on n, so a prepared model takes only these. */
+  mask?: 'none' | 'causal';
+}
+
+/** Weights checked once and resident in WebAssembly memory; self-attention, trace-free. */
+export interface PreparedAttention {
+  readonly dModel: number;
+  readonly dOut: number;
+  /** x: n × dModel. Returns a copy the caller owns, the same bits as attention() with trace: false. */
+  run(options: { x: Float32Array | number[]; n: number }): { output: Float32Array; dOut: number };
+  /** Frees the model's WebAssembly memory; run() then throws. Safe to call twice. */
+  dispose(): void;
+}
+
 export interface AttentionEngine {
   readonly info: { readonly version: string; readonly simd: boolean };
   /** Throws TypeError or RangeError with `.field` naming the option at fault; the engine stays usable. */
   attention(options: AttentionOptions): AttentionResult;
   initWeights(options: InitWeightsOptions): Weights;
+  /** For many calls with the same weights: checks them once and keeps them in WebAssembly memory. */
+  prepare(options: PrepareOptions): PreparedAttention;
   /** WebAssembly memory: the heap's size and the bytes allocated in it. */
   memory(): { heapBytes: number; allocatedBytes: number };
 }

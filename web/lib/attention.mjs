@@ -21,6 +21,8 @@ const ATTENTION_OPTIONS = new Set([
   'x', 'n', 'dModel', 'context', 'm', 'heads', 'dK', 'dV', 'wq', 'wk', 'wv', 'wo', 'scale', 'mask', 'trace',
 ]);
 const INIT_OPTIONS = new Set(['dModel', 'heads', 'dK', 'dV', 'seed']);
+const PREPARE_OPTIONS = new Set(['dModel', 'heads', 'dK', 'dV', 'wq', 'wk', 'wv', 'wo', 'scale', 'mask']);
+const RUN_OPTIONS = new Set(['x', 'n']);
 
 function describe(value) {
   if (value === null) return 'null';
@@ -152,6 +154,14 @@ class AttentionEngine {
     return result;
   }
 
+  /**
+   * A model to run many times: the weights are checked once and stay in WebAssembly memory, and
+   * each run() copies only x in and the output out. Self-attention; mask 'none' or 'causal'.
+   */
+  prepare(options) {
+    return prepareModel(this.#module, options);
+  }
+
   /** WebAssembly memory in use: the whole heap, and the bytes malloc has handed out. */
   memory() {
     return { heapBytes: this.#module.HEAPU8.length, allocatedBytes: this.#module.allocatedBytes() };
@@ -167,6 +177,83 @@ class AttentionEngine {
       integer(options, 'dModel'), integer(options, 'heads', 1), integer(options, 'dK', 0), integer(options, 'dV', 0), seed);
     if (result.error) raise(result.error);
     return result;
+  }
+}
+
+// A zero-terminated string in WebAssembly memory.
+function readString(module, pointer) {
+  const bytes = module.HEAPU8;
+  let end = pointer;
+  while (bytes[end] !== 0) end++;
+  return new TextDecoder().decode(bytes.subarray(pointer, end));
+}
+
+function raisePrepared(module, model, kind) {
+  const field = readString(module, module._attn_prepared_error_field(model));
+  throw fieldError(kind === 1 ? TypeError : RangeError, field, readString(module, module._attn_prepared_error_message(model)));
+}
+
+function prepareModel(module, options) {
+  checkOptions(options, PREPARE_OPTIONS, 'prepare()');
+  const dModel = integer(options, 'dModel');
+  const heads = integer(options, 'heads', 1);
+  const dK = integer(options, 'dK', 0);
+  const dV = integer(options, 'dV', 0);
+  const [scaleMode, scaleDivisor] = scaleOption(options.scale);
+  const [maskMode] = maskOption(options.mask);
+  const weights = ['wq', 'wk', 'wv', 'wo'].map((field) => matrix(options, field, false));
+  const model = module._attn_prepared_new(dModel, heads, dK, dV, scaleMode, scaleDivisor, maskMode);
+  try {
+    weights.forEach((values, which) => {
+      if (!values) return;
+      const pointer = module._attn_prepared_weight(model, which, values.length);
+      const field = ['wq', 'wk', 'wv', 'wo'][which];
+      if (!pointer) throw fieldError(RangeError, field, `${field} has ${values.length} values, above the cap of ${2 ** 24}`);
+      module.HEAPF32.set(values, pointer >> 2);  // HEAPF32 read after the allocation: memory may have grown
+    });
+    const status = module._attn_prepared_check(model);
+    if (status) raisePrepared(module, model, status);
+  } catch (error) {
+    module._attn_prepared_free(model);
+    throw error;
+  }
+  return new PreparedAttention(module, model, dModel, module._attn_prepared_d_out(model));
+}
+
+class PreparedAttention {
+  #module;
+  #model;
+
+  constructor(module, model, dModel, dOut) {
+    this.#module = module;
+    this.#model = model;
+    this.dModel = dModel;
+    this.dOut = dOut;
+  }
+
+  /** { output (n × dOut Float32Array, owned by the caller), dOut } for x (n × dModel). */
+  run(options) {
+    if (this.#model === 0) throw new Error('this prepared model was disposed; call engine.prepare() again');
+    checkOptions(options, RUN_OPTIONS, 'run()');
+    const x = matrix(options, 'x', true);
+    const n = integer(options, 'n');
+    const module = this.#module;
+    if (x.length !== n * this.dModel) {
+      throw fieldError(RangeError, 'x', `x has ${x.length} values; expected n × dModel = ${n} × ${this.dModel} = ${n * this.dModel}`);
+    }
+    const input = module._attn_prepared_input(this.#model, n);
+    if (!input) throw fieldError(RangeError, 'n', `n (${n}) is above the cap of 4096 tokens`);
+    module.HEAPF32.set(x, input >> 2);
+    const status = module._attn_prepared_run(this.#model);
+    if (status) raisePrepared(module, this.#model, status);
+    const output = module._attn_prepared_output(this.#model) >> 2;
+    return { output: module.HEAPF32.slice(output, output + n * this.dOut), dOut: this.dOut };
+  }
+
+  /** Frees the weights and buffers in WebAssembly memory; run() then throws. Safe to call twice. */
+  dispose() {
+    if (this.#model !== 0) this.#module._attn_prepared_free(this.#model);
+    this.#model = 0;
   }
 }
 

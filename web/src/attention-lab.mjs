@@ -73,7 +73,7 @@ export class AttentionLabElement extends HTMLElement {
       this.#pending = false;
       const { state, problems } = this.#stateFromAttributes();
       const { views, unknown } = parseViews(this.getAttribute('view'));
-      this.#app.setViews(views);
+      this.#app.setViews(views, { redraw: false });  // setState draws
       this.#app.setState(state);
       this.#report(problems, unknown);
     });

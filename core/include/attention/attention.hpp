@@ -102,6 +102,19 @@ Status validate(const Config& config, const Inputs& inputs, bool trace, Shape* s
 // and at most one head's (n, m) matrix exists at a time.
 Status attention_forward(const Config& config, const Inputs& inputs, bool trace, Result* result);
 
+// A model run many times (self-attention, mask 'none' or 'causal'): prepare_model checks the
+// config and the weights once, as validate() would on a one-token x, and derives the shape;
+// attention_forward_prepared then checks only x (n = x.size / d_model, finite) and runs the
+// trace-free forward pass: the same code, so the same bits as attention_forward.
+// `packed` receives the weights in the gemm's panel layout (in builds with the SIMD gemm; empty
+// otherwise), so that runs skip packing them, as the prepared weights of ONNX Runtime do.
+struct PackedWeights {
+  std::vector<float> wq, wk, wv, wo;  // head-major blocks of packed panels
+};
+Status prepare_model(const Config& config, const Inputs& weights, Shape* shape, PackedWeights* packed);
+Status attention_forward_prepared(const Config& config, const Inputs& inputs, const Shape& prepared,
+                                  const PackedWeights& packed, Result* result);
+
 struct Weights {
   std::vector<float> wq, wk, wv, wo;
 };

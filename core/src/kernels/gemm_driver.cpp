@@ -1,5 +1,5 @@
 // The panel gemm driver: reads full 8-column panels of a plain b in place, packs the rest (a
-// transposed b, a last partial panel), and walks c in 4 × 8 tiles.
+// transposed b, a last partial panel), and walks c in tiles of the micro-kernel's height × 8.
 //   a: (rows, inner)  b: (inner, cols) or, transposed, (cols, inner)  c: (rows, cols)
 #include <algorithm>
 #include <cassert>
@@ -9,31 +9,17 @@
 namespace attn::kernels {
 namespace {
 
-constexpr int kRowBlock = 64;
+constexpr int kRowBlock = 64;  // rounded down to a multiple of the tile height
 constexpr int kPackAboveRows = 32;
 
 int panel_count(int cols) { return (cols + kGemmNr - 1) / kGemmNr; }
 
-}  // namespace
-
-std::size_t packed_size(int inner, int cols) {
-  return static_cast<std::size_t>(panel_count(cols)) * kGemmNr * inner;
-}
-
-void gemm_f32(GemmMicroKernel kernel, int rows, int inner, int cols, const float* a, int lda, const float* b, int ldb,
-              bool b_transposed, float* c, int ldc, float* panels) {
-  assert(rows >= 1 && inner >= 1 && cols >= 1);
-  // Where panel p is read from, and its row stride: in place (a plain b, 8 full columns) when a is
-  // only a few rows, so packing would cost as much as it saves; packed otherwise, so that the panel
-  // is one contiguous run that stays in L1 while every row block of a streams past it.
-  const bool few_rows = rows <= kPackAboveRows;
-  const auto in_place = [&](int p) { return few_rows && !b_transposed && (p + 1) * kGemmNr <= cols; };
-  const auto panel_at = [&](int p) { return in_place(p) ? b + p * kGemmNr : panels + static_cast<std::size_t>(p) * kGemmNr * inner; };
-  const auto panel_stride = [&](int p) { return in_place(p) ? ldb : kGemmNr; };
-
-  // pack: panel p holds columns 8p..8p+7 of b, k-major, zero past cols
+// Panel p holds columns 8p..8p+7 of b, k-major, zero past cols. Panels for which `skip(p)` holds
+// are left alone.
+template <typename Skip>
+void pack(int inner, int cols, const float* b, int ldb, bool b_transposed, float* panels, Skip skip) {
   for (int p = 0; p < panel_count(cols); ++p) {
-    if (in_place(p)) continue;
+    if (skip(p)) continue;
     float* panel = panels + static_cast<std::size_t>(p) * kGemmNr * inner;
     const int first = p * kGemmNr;
     const int width = std::min(kGemmNr, cols - first);
@@ -46,19 +32,56 @@ void gemm_f32(GemmMicroKernel kernel, int rows, int inner, int cols, const float
       for (int j = width; j < kGemmNr; ++j) panel_k[j] = 0.0f;
     }
   }
-  // compute, row blocks outermost so a block of a stays in cache across the panels
-  for (int block = 0; block < rows; block += kRowBlock) {
-    const int block_end = std::min(rows, block + kRowBlock);
+}
+
+// c in tiles, row blocks outermost so a block of a stays in cache across the panels
+template <typename PanelAt, typename PanelStride>
+void compute(const GemmEntry& kernel, int rows, int inner, int cols, const float* a, int lda, float* c, int ldc,
+             PanelAt panel_at, PanelStride panel_stride) {
+  const int row_block = kRowBlock / kernel.mr * kernel.mr;
+  for (int block = 0; block < rows; block += row_block) {
+    const int block_end = std::min(rows, block + row_block);
     for (int p = 0; p < panel_count(cols); ++p) {
       const int first = p * kGemmNr;
       const int nc = std::min(kGemmNr, cols - first);
-      for (int r = block; r < block_end; r += kGemmMr) {
-        const int mr = std::min(kGemmMr, block_end - r);
-        kernel(mr, nc, inner, a + static_cast<std::size_t>(r) * lda, lda, panel_at(p), panel_stride(p),
-               c + static_cast<std::size_t>(r) * ldc + first, ldc);
+      for (int r = block; r < block_end; r += kernel.mr) {
+        const int mr = std::min(kernel.mr, block_end - r);
+        kernel.fn(mr, nc, inner, a + static_cast<std::size_t>(r) * lda, lda, panel_at(p), panel_stride(p),
+                  c + static_cast<std::size_t>(r) * ldc + first, ldc);
       }
     }
   }
+}
+
+}  // namespace
+
+std::size_t packed_size(int inner, int cols) {
+  return static_cast<std::size_t>(panel_count(cols)) * kGemmNr * inner;
+}
+
+void pack_panels(int inner, int cols, const float* b, int ldb, float* panels) {
+  pack(inner, cols, b, ldb, false, panels, [](int) { return false; });
+}
+
+void gemm_f32(const GemmEntry& kernel, int rows, int inner, int cols, const float* a, int lda, const float* b, int ldb,
+              bool b_transposed, float* c, int ldc, float* panels) {
+  assert(rows >= 1 && inner >= 1 && cols >= 1);
+  // Where panel p is read from, and its row stride: in place (a plain b, 8 full columns) when a is
+  // only a few rows, so packing would cost as much as it saves; packed otherwise, so that the panel
+  // is one contiguous run that stays in L1 while every row block of a streams past it.
+  const bool few_rows = rows <= kPackAboveRows;
+  const auto in_place = [&](int p) { return few_rows && !b_transposed && (p + 1) * kGemmNr <= cols; };
+  const auto panel_at = [&](int p) { return in_place(p) ? b + p * kGemmNr : panels + static_cast<std::size_t>(p) * kGemmNr * inner; };
+  const auto panel_stride = [&](int p) { return in_place(p) ? ldb : kGemmNr; };
+  pack(inner, cols, b, ldb, b_transposed, panels, in_place);
+  compute(kernel, rows, inner, cols, a, lda, c, ldc, panel_at, panel_stride);
+}
+
+void gemm_f32_prepacked(const GemmEntry& kernel, int rows, int inner, int cols, const float* a, int lda,
+                        const float* panels, float* c, int ldc) {
+  assert(rows >= 1 && inner >= 1 && cols >= 1);
+  compute(kernel, rows, inner, cols, a, lda, c, ldc,
+          [&](int p) { return panels + static_cast<std::size_t>(p) * kGemmNr * inner; }, [](int) { return kGemmNr; });
 }
 
 }  // namespace attn::kernels

@@ -2,10 +2,11 @@
 // Names follow operation_type_tile__isa. The lists at the bottom are the only way kernels reach
 // dispatch (ops.cpp), tests and benchmarks, so none escapes testing.
 //
-// Letters: mr rows of a tile (≤ 4), nc valid columns of a tile (≤ 8), kc the shared dimension.
+// Letters: mr rows of a tile (≤ the kernel's height), nc valid columns of a tile (≤ 8), kc the shared dimension.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace attn::kernels {
 
@@ -15,15 +16,21 @@ namespace attn::kernels {
 // panel[k·ldp + 0..7], writes exactly c[r·ldc + 0..nc-1] for r < mr: no buffer needs padding.
 using GemmMicroKernel = void (*)(int mr, int nc, int kc, const float* a, int lda, const float* panel, int ldp,
                                  float* c, int ldc);
-constexpr int kGemmMr = 4;
 constexpr int kGemmNr = 8;
 
-void gemm_f32_4x8__scalar(int mr, int nc, int kc, const float* a, int lda, const float* panel, int ldp, float* c,
-                          int ldc);
+#define ATTN_GEMM_KERNEL(name) \
+  void name(int mr, int nc, int kc, const float* a, int lda, const float* panel, int ldp, float* c, int ldc)
+ATTN_GEMM_KERNEL(gemm_f32_4x8__scalar);
 #if defined(__wasm_simd128__)
-void gemm_f32_4x8__wasmsimd(int mr, int nc, int kc, const float* a, int lda, const float* panel, int ldp, float* c,
-                            int ldc);
+ATTN_GEMM_KERNEL(gemm_f32_4x8__wasmsimd_loadsplat);  // one k per step, a_rk broadcast from memory
 #endif
+#undef ATTN_GEMM_KERNEL
+
+struct GemmEntry {
+  const char* name;
+  GemmMicroKernel fn;
+  int mr;  // the tile height: rows of c per call
+};
 
 // In place over one row of `cols` scores: row = softmax(row). A row that is all -inf (every key
 // masked) becomes all zero. Reads and writes exactly row[0..cols-1].
@@ -34,35 +41,57 @@ void softmax_f32__scalar(int cols, float* row);
 void softmax_f32__wasmsimd(int cols, float* row);
 #endif
 
+// The attention row in one fused pass, in place over `cols` raw scores:
+//   row_j = softmax over the visible keys of (row_j · (1 / scale)), 0 for a hidden key,
+// where key j is visible when j < visible and (keep is null or keep[j] != 0). A row with no visible
+// key becomes all zero. Reads exactly row[0..cols-1] and keep[0..visible-1]; writes row[0..cols-1].
+using ScaledSoftmaxKernel = void (*)(int cols, int visible, const std::uint8_t* keep, float scale, float* row);
+
+void softmax_scaled_f32__scalar(int cols, int visible, const std::uint8_t* keep, float scale, float* row);
+#if defined(__wasm_simd128__)
+void softmax_scaled_f32__wasmsimd(int cols, int visible, const std::uint8_t* keep, float scale, float* row);
+#endif
+
 // The panel gemm driver around a micro-kernel:
 //   c (rows, cols) = a (rows, inner) · b, where b is (inner, cols) with row stride ldb, or, when
 //   b_transposed, b is stored as (cols, inner) and used as its transpose (the scores q·kᵀ).
 // Full 8-column panels of a plain b are read in place when a has few rows; otherwise b, and always
 // a transposed b or a last partial panel, is packed into `panels` (packed_size(inner, cols) floats).
 std::size_t packed_size(int inner, int cols);
-void gemm_f32(GemmMicroKernel kernel, int rows, int inner, int cols, const float* a, int lda, const float* b, int ldb,
+// The panels of a plain b (inner, cols), all packed, for a b used many times (a prepared model's
+// weights): packed_size(inner, cols) floats. gemm_f32_prepacked then reads them as they are.
+void pack_panels(int inner, int cols, const float* b, int ldb, float* panels);
+void gemm_f32_prepacked(const GemmEntry& kernel, int rows, int inner, int cols, const float* a, int lda,
+                        const float* panels, float* c, int ldc);
+void gemm_f32(const GemmEntry& kernel, int rows, int inner, int cols, const float* a, int lda, const float* b, int ldb,
               bool b_transposed, float* c, int ldc, float* panels);
 
-struct GemmEntry {
-  const char* name;
-  GemmMicroKernel fn;
-};
 struct SoftmaxEntry {
   const char* name;
   SoftmaxKernel fn;
 };
+struct ScaledSoftmaxEntry {
+  const char* name;
+  ScaledSoftmaxKernel fn;
+};
 
 // Best last: dispatch takes the last entry the build has.
 inline constexpr GemmEntry kGemmKernels[] = {
-    {"gemm_f32_4x8__scalar", gemm_f32_4x8__scalar},
+    {"gemm_f32_4x8__scalar", gemm_f32_4x8__scalar, 4},
 #if defined(__wasm_simd128__)
-    {"gemm_f32_4x8__wasmsimd", gemm_f32_4x8__wasmsimd},
+    {"gemm_f32_4x8__wasmsimd_loadsplat", gemm_f32_4x8__wasmsimd_loadsplat, 4},
 #endif
 };
 inline constexpr SoftmaxEntry kSoftmaxKernels[] = {
     {"softmax_f32__scalar", softmax_f32__scalar},
 #if defined(__wasm_simd128__)
     {"softmax_f32__wasmsimd", softmax_f32__wasmsimd},
+#endif
+};
+inline constexpr ScaledSoftmaxEntry kScaledSoftmaxKernels[] = {
+    {"softmax_scaled_f32__scalar", softmax_scaled_f32__scalar},
+#if defined(__wasm_simd128__)
+    {"softmax_scaled_f32__wasmsimd", softmax_scaled_f32__wasmsimd},
 #endif
 };
 

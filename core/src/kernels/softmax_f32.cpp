@@ -5,6 +5,7 @@
 // A row that is all -inf (every key masked) becomes all zero instead of 0/0 = NaN.
 #include <cassert>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include "kernels/kernels.hpp"
@@ -36,36 +37,69 @@ void softmax_f32__scalar(int cols, float* row) {
   for (int j = 0; j < cols; ++j) row[j] *= inv_sum;
 }
 
+// The fused row pass for attention: scale, mask and max in one sweep, then exp and sum, then
+// normalise, over the visible keys only; hidden keys are written as 0 in the first sweep.
+void softmax_scaled_f32__scalar(int cols, int visible, const std::uint8_t* keep, float scale, float* row) {
+  assert(cols >= 1 && visible >= 0 && visible <= cols);
+  const float inv_scale = 1.0f / scale;
+  // pass 1: scale, mask, max
+  float row_max = kMinusInf;
+  for (int j = 0; j < visible; ++j) {
+    const float scaled_j = keep && !keep[j] ? kMinusInf : row[j] * inv_scale;
+    row[j] = scaled_j;
+    row_max = scaled_j > row_max ? scaled_j : row_max;
+  }
+  for (int j = visible; j < cols; ++j) row[j] = 0.0f;
+  if (row_max == kMinusInf) {
+    for (int j = 0; j < visible; ++j) row[j] = 0.0f;
+    return;
+  }
+  // pass 2: exp(x - max) and the sum; pass 3: normalise
+  float sum = 0.0f;
+  for (int j = 0; j < visible; ++j) {
+    row[j] = std::exp(row[j] - row_max);
+    sum += row[j];
+  }
+  const float inv_sum = 1.0f / sum;
+  for (int j = 0; j < visible; ++j) row[j] *= inv_sum;
+}
+
 #if defined(__wasm_simd128__)
 
 namespace {
 
-// exp(x) for x <= 0, four lanes: Cephes' expf (range reduction x = n·ln2 + r with |r| <= ln2/2,
-// a degree-7 polynomial in r, then 2^n built in the exponent bits). Relative error about 1e-7.
+// exp(x) for x <= 0, four lanes: range reduction x = n·ln2 + r with |r| <= ln2/2 (Cephes' split of
+// ln2), a degree-5 polynomial in r, then 2^n built in the exponent bits. Relative error about 2e-7.
 // Below -87.3 (where 2^n would leave the normal range), including -inf, the result is exactly 0.
+// n is rounded by adding and subtracting 1.5·2^23 (the float's spacing there is 1, so the addition
+// rounds to nearest), and 2^n's bits come from that sum's low bits: no nearest() and no float to
+// int conversion, which V8 lowers to long saturating sequences on x64.
 inline v128_t exp_nonpositive(v128_t x) {
   const v128_t lowest = wasm_f32x4_splat(-87.33654f);
   const v128_t underflow = wasm_f32x4_lt(x, lowest);
-  x = wasm_f32x4_max(x, lowest);
-  const v128_t n = wasm_f32x4_nearest(wasm_f32x4_mul(x, wasm_f32x4_splat(1.44269504088896341f)));
+  x = wasm_f32x4_pmax(lowest, x);  // pmax(a, b) = a < b ? b : a: one instruction, unlike max
+  const v128_t magic = wasm_f32x4_splat(12582912.0f);  // 1.5·2^23
+  const v128_t shifted = wasm_f32x4_add(wasm_f32x4_mul(x, wasm_f32x4_splat(1.44269504088896341f)), magic);
+  const v128_t n = wasm_f32x4_sub(shifted, magic);
   // r = x - n·ln2, with ln2 split in two so that n·ln2_hi is exact
   v128_t r = wasm_f32x4_sub(x, wasm_f32x4_mul(n, wasm_f32x4_splat(0.693359375f)));
   r = wasm_f32x4_sub(r, wasm_f32x4_mul(n, wasm_f32x4_splat(-2.12194440e-4f)));
-  v128_t p = wasm_f32x4_splat(1.9875691500e-4f);
-  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.3981999507e-3f));
-  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(8.3334519073e-3f));
-  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(4.1665795894e-2f));
-  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.6666665459e-1f));
-  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(5.0000001201e-1f));
-  p = wasm_f32x4_add(wasm_f32x4_mul(p, wasm_f32x4_mul(r, r)), wasm_f32x4_add(r, wasm_f32x4_splat(1.0f)));
-  const v128_t two_to_n =
-      wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(n), wasm_i32x4_splat(127)), 23);
-  return wasm_v128_andnot(wasm_f32x4_mul(p, two_to_n), underflow);
+  // exp(r) = 1 + r·p(r), p of degree 4 (XNNPACK's rr2-p5 minimax coefficients)
+  v128_t p = wasm_f32x4_splat(0x1.0F9F9Cp-7f);
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(0x1.573A1Ap-5f));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(0x1.555A80p-3f));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(0x1.FFFDC6p-2f));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(0x1.FFFFF6p-1f));
+  // shifted's bits are bits(1.5·2^23) + n; bits(1.5·2^23) << 23 vanishes, leaving (n + 127) << 23
+  const v128_t two_to_n = wasm_i32x4_shl(wasm_i32x4_add(shifted, wasm_i32x4_splat(127)), 23);
+  // 2^n·exp(r) = 2^n + (2^n·r)·p(r)
+  const v128_t scaled_r = wasm_f32x4_mul(r, two_to_n);
+  return wasm_v128_andnot(wasm_f32x4_add(wasm_f32x4_mul(scaled_r, p), two_to_n), underflow);
 }
 
 inline float horizontal_max(v128_t v) {
-  v = wasm_f32x4_max(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
-  v = wasm_f32x4_max(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
+  v = wasm_f32x4_pmax(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
+  v = wasm_f32x4_pmax(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
   return wasm_f32x4_extract_lane(v, 0);
 }
 
@@ -75,37 +109,21 @@ inline float horizontal_sum(v128_t v) {
   return wasm_f32x4_extract_lane(v, 0);
 }
 
-}  // namespace
-
-void softmax_f32__wasmsimd(int cols, float* row) {
-  assert(cols >= 1);
+// Passes 2 and 3 of a softmax over row[0..cols-1] whose max is row_max (finite): exp(x - max) and
+// the sum, then multiply by 1 / sum.
+void softmax_exp_normalise(int cols, float* row, float row_max) {
   const int full = cols & ~3;
   const int tail = cols - full;
-
-  // pass 1: max over full vectors, then the tail
-  v128_t max_vec = wasm_f32x4_splat(kMinusInf);
-  for (int j = 0; j < full; j += 4) max_vec = wasm_f32x4_max(max_vec, wasm_v128_load(row + j));
-  float row_max = horizontal_max(max_vec);
-  for (int j = full; j < cols; ++j) row_max = row[j] > row_max ? row[j] : row_max;
-  if (row_max == kMinusInf) {
-    for (int j = 0; j < cols; ++j) row[j] = 0.0f;
-    return;
-  }
-
-  // pass 2: exp and sum. The tail goes through a padded copy so that every element uses the same
-  // exp and nothing past the row is read or written.
+  // pass 2: exp and sum, four at a time. The tail goes through a padded copy (padding -inf, whose
+  // exp is 0) so that every element uses the same exp and nothing past the row is read or written.
   const v128_t max_splat = wasm_f32x4_splat(row_max);
   v128_t sum_vec = wasm_f32x4_splat(0.0f);
-  for (int j = 0; j < full; j += 4) {
-    const v128_t e = exp_nonpositive(wasm_f32x4_sub(wasm_v128_load(row + j), max_splat));
-    wasm_v128_store(row + j, e);
-    sum_vec = wasm_f32x4_add(sum_vec, e);
-  }
   alignas(16) float tail_buffer[4] = {kMinusInf, kMinusInf, kMinusInf, kMinusInf};
-  if (tail) {
-    for (int t = 0; t < tail; ++t) tail_buffer[t] = row[full + t];
-    const v128_t e = exp_nonpositive(wasm_f32x4_sub(wasm_v128_load(tail_buffer), max_splat));
-    wasm_v128_store(tail_buffer, e);  // padding lanes are exp(-inf) = 0 and add nothing
+  for (int t = 0; t < tail; ++t) tail_buffer[t] = row[full + t];
+  for (int j = 0; j < cols; j += 4) {
+    float* at = j < full ? row + j : tail_buffer;  // one call site of the exp, for code size
+    const v128_t e = exp_nonpositive(wasm_f32x4_sub(wasm_v128_load(at), max_splat));
+    wasm_v128_store(at, e);
     sum_vec = wasm_f32x4_add(sum_vec, e);
   }
   const v128_t inv_sum = wasm_f32x4_splat(1.0f / horizontal_sum(sum_vec));
@@ -113,6 +131,64 @@ void softmax_f32__wasmsimd(int cols, float* row) {
   // pass 3: normalise
   for (int j = 0; j < full; j += 4) wasm_v128_store(row + j, wasm_f32x4_mul(wasm_v128_load(row + j), inv_sum));
   for (int t = 0; t < tail; ++t) row[full + t] = tail_buffer[t] * wasm_f32x4_extract_lane(inv_sum, 0);
+}
+
+}  // namespace
+
+void softmax_f32__wasmsimd(int cols, float* row) {
+  assert(cols >= 1);
+  const int full = cols & ~3;
+
+  // pass 1: max over full vectors, then the tail
+  v128_t max_vec = wasm_f32x4_splat(kMinusInf);
+  for (int j = 0; j < full; j += 4) max_vec = wasm_f32x4_pmax(max_vec, wasm_v128_load(row + j));
+  float row_max = horizontal_max(max_vec);
+  for (int j = full; j < cols; ++j) row_max = row[j] > row_max ? row[j] : row_max;
+  if (row_max == kMinusInf) {
+    for (int j = 0; j < cols; ++j) row[j] = 0.0f;
+    return;
+  }
+
+  softmax_exp_normalise(cols, row, row_max);
+}
+
+void softmax_scaled_f32__wasmsimd(int cols, int visible, const std::uint8_t* keep, float scale, float* row) {
+  assert(cols >= 1 && visible >= 0 && visible <= cols);
+  const int full = visible & ~7;
+  const float inv_scale = 1.0f / scale;
+  const v128_t inv_scale_splat = wasm_f32x4_splat(inv_scale);
+  const v128_t minus_inf = wasm_f32x4_splat(kMinusInf);
+
+  // pass 1: scale, mask and max, eight keys per step in two independent max chains (pmax is one
+  // instruction; a chain of max is eight, serial)
+  v128_t max_a = minus_inf, max_b = minus_inf;
+  for (int j = 0; j < full; j += 8) {
+    v128_t lo = wasm_f32x4_mul(wasm_v128_load(row + j), inv_scale_splat);
+    v128_t hi = wasm_f32x4_mul(wasm_v128_load(row + j + 4), inv_scale_splat);
+    if (keep) {  // 8 keep bytes widened to two masks of four lanes: all ones where kept
+      const v128_t bytes = wasm_v128_load64_zero(keep + j);
+      const v128_t halves = wasm_u16x8_extend_low_u8x16(bytes);
+      lo = wasm_v128_bitselect(lo, minus_inf, wasm_i32x4_ne(wasm_u32x4_extend_low_u16x8(halves), wasm_i32x4_splat(0)));
+      hi = wasm_v128_bitselect(hi, minus_inf, wasm_i32x4_ne(wasm_u32x4_extend_high_u16x8(halves), wasm_i32x4_splat(0)));
+    }
+    wasm_v128_store(row + j, lo);
+    wasm_v128_store(row + j + 4, hi);
+    max_a = wasm_f32x4_pmax(max_a, lo);
+    max_b = wasm_f32x4_pmax(max_b, hi);
+  }
+  float row_max = horizontal_max(wasm_f32x4_pmax(max_a, max_b));
+  for (int j = full; j < visible; ++j) {
+    const float scaled_j = keep && !keep[j] ? kMinusInf : row[j] * inv_scale;
+    row[j] = scaled_j;
+    row_max = scaled_j > row_max ? scaled_j : row_max;
+  }
+  for (int j = visible; j < cols; ++j) row[j] = 0.0f;
+  if (row_max == kMinusInf) {
+    for (int j = 0; j < visible; ++j) row[j] = 0.0f;
+    return;
+  }
+  // passes 2 and 3 over the visible keys, as in the plain softmax
+  softmax_exp_normalise(visible, row, row_max);
 }
 
 #endif  // __wasm_simd128__

@@ -184,7 +184,6 @@ export function mountPractice({ container, root, embedded, links, getState, setS
   return {
     /** Rebuilds the exercises for a new computation; progress is kept while the exercises stay the same. */
     draw(nextView, state) {
-      for (const button of modeButtons) button.setAttribute('aria-pressed', String((button.dataset.mode === 'practice') === Boolean(state.practice)));
       if (!state.practice) return;
       view = nextView;
       settings = practiceSettings(state.practice);
@@ -210,8 +209,12 @@ export function mountPractice({ container, root, embedded, links, getState, setS
       showProgress({ report: false });
     },
 
-    /** Which views to show: practice hides every table that would give the answers away. */
+    /**
+     * Which views to show: practice hides every table that would give the answers away. Called
+     * before each draw, so it also marks the mode switch at once.
+     */
     views(shown, state) {
+      for (const button of modeButtons) button.setAttribute('aria-pressed', String((button.dataset.mode === 'practice') === Boolean(state.practice)));
       const all = [...container.querySelectorAll('[data-view]')].map((part) => part.dataset.view);
       if (!state.practice) return new Set((shown ? [...shown] : all).filter((name) => name !== 'practice'));
       const views = new Set(['practice']);

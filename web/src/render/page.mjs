@@ -20,6 +20,14 @@ function slotIn(parent, name) {
   return div;
 }
 
+// True when `container` already shows what `signature` describes; otherwise records it. Rebuilding
+// unchanged content would make the browser lay out and paint it again on every edit.
+function unchanged(container, signature) {
+  if (container.dataset.signature === signature) return true;
+  container.dataset.signature = signature;
+  return false;
+}
+
 /** The renderers bound to one lab's root (a document or a shadow root). */
 export function createPage(root) {
   const $ = (id) => root.getElementById(id);
@@ -28,6 +36,7 @@ export function createPage(root) {
   // notes that held only for the example as given are dimmed (class "stale").
   function renderNotes({ preset, aspects, replacedWeights, vocabularyNote }) {
     const container = $('notes');
+    if (unchanged(container, [preset?.id ?? '', aspects.join(','), replacedWeights ?? '', preset ? '' : vocabularyNote].join('\u0001'))) return;
     if (!preset) {
       const p = document.createElement('p');
       p.textContent = vocabularyNote;
@@ -86,6 +95,7 @@ export function createPage(root) {
 
   function renderTokens(tokens, selected) {
     const container = $('tokens');
+    if (unchanged(container, `${selected}|${tokens.join('\u0001')}`)) return;
     const buttons = tokens.map((token, i) => {
       const button = document.createElement('button');
       button.type = 'button';
@@ -174,6 +184,7 @@ export function createPage(root) {
   function renderHeadTabs(heads, selected) {
     const tabs = [...Array.from({ length: heads }, (_, h) => [String(h), `Head ${h + 1}`]), ...(heads > 1 ? [['all', 'All heads']] : [])];
     const container = $('head-tabs');
+    if (unchanged(container, `${heads}|${selected}`)) return;
     container.replaceChildren(...tabs.map(([value, text]) => {
       const tab = document.createElement('button');
       tab.type = 'button';

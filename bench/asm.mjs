@@ -1,0 +1,55 @@
+// `npm run bench -- --asm`: the instruction mix of each gemm kernel's main loop in V8's machine code
+// (Node only: it runs Node itself with --print-wasm-code).
+/**
+ * The instruction mix of each gemm kernel's main loop in V8's machine code: runs this file under
+ * `node --no-liftoff --print-wasm-code` (TurboFan only, the optimised code) and, in each kernel's
+ * listing, takes the innermost loop that does the multiplies: the instructions from a backward
+ * conditional jump's target to the jump, the loop with the most multiplies (the smallest on a tie). Spills are SIMD moves to or
+ * from the stack frame (rbp/rsp-relative).
+ */
+export async function asmReport() {
+  const { execFileSync } = await import('node:child_process');
+  const { fileURLToPath } = await import('node:url');
+  const listing = execFileSync(process.execPath, ['--no-liftoff', '--print-wasm-code', fileURLToPath(import.meta.url), '--tier-up'],
+    { encoding: 'utf8', maxBuffer: 256 << 20 });
+  const functions = listing.split(/\n(?=--- WebAssembly code ---|name: )/);
+  const report = [];
+  for (const text of functions) {
+    const name = /^name: attn::kernels::(gemm_f32_\w+)/m.exec(text)?.[1];
+    if (!name) continue;
+    const lines = [...text.matchAll(/^0x([0-9a-f]+)\s+[0-9a-f]+\s+[0-9a-f]+\s+(.*)$/gm)].map((m) => ({ address: BigInt(`0x${m[1]}`), text: m[2].trim() }));
+    // backward jumps: (target, jump) pairs; the main loop is the one with the most multiplies
+    let best = null;
+    for (let j = 0; j < lines.length; j++) {
+      const jump = /^j(?!mp)\w+\s+0x([0-9a-f]+)/.exec(lines[j].text);  // a loop's conditional back edge
+      if (!jump) continue;
+      const target = BigInt(`0x${jump[1]}`);
+      if (target >= lines[j].address) continue;
+      const body = lines.filter((l) => l.address >= target && l.address <= lines[j].address);
+      const count = (re) => body.filter((l) => re.test(l.text)).length;
+      const mix = {
+        instructions: body.length,
+        mul: count(/^v?mulps/),
+        add: count(/^v?addps/),
+        shuffles: count(/^v?(pshufd|shufps|vpermilps|vbroadcastss\s+xmm\d+,xmm|pshufb|vpshufb|movddup|punpck|vpunpck|unpck|vunpck)/),
+        broadcastLoads: count(/^vbroadcastss\s+xmm\d+,\[/),
+        vectorLoads: count(/^v?mov(dqu|ups|aps|apd|dqa)\s+xmm\d+,\[(?!rbp|rsp)/),
+        spills: count(/^v?mov(dqu|ups|aps|apd|dqa|sd|ss)\s+\[(rbp|rsp)[^\]]*\],xmm/) + count(/^v?mov(dqu|ups|aps|apd|dqa|sd|ss)\s+xmm\d+,\[(rbp|rsp)/),
+      };
+      if (!best || mix.mul > best.mul || (mix.mul === best.mul && mix.instructions < best.instructions)) best = mix;
+    }
+    if (best) report.push({ kernel: name, ...best });
+  }
+  return report;
+}
+
+// Run as a script with --tier-up: call every kernel once so V8 compiles it (under --no-liftoff,
+// straight to TurboFan) and prints its code.
+if (process.argv.includes('--tier-up')) {
+  const path = await import('node:path');
+  const { fileURLToPath } = await import('node:url');
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+  const { default: createPeakModule } = await import(path.join(root, 'build/wasm/peak.mjs'));
+  const peakModule = await createPeakModule();
+  for (let kernel = 0; kernel < peakModule._gemm_kernel_count(); kernel++) peakModule._gemm_repeat(kernel, 36, 64, 64, 0, 1);
+}
