@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attention/attention.hpp"
@@ -28,6 +29,7 @@ val copy_out(const std::vector<float>& values) {
   return val::global("Float32Array").new_(emscripten::typed_memory_view(values.size(), values.data()));
 }
 
+
 val error_of(const attn::Status& status) {
   val error = val::object();
   error.set("kind", status.kind == attn::ErrorKind::Type ? "type" : "range");
@@ -38,8 +40,17 @@ val error_of(const attn::Status& status) {
   return out;
 }
 
-val attention(const val& request) {
+// An attention() request: the arrays copied in, the core's config and views onto the copies.
+struct Request {
   attn::Config config;
+  attn::Inputs inputs;
+  bool trace = true;
+  std::vector<float> x, context, wq, wk, wv, wo, bq, bk, bv, bo;
+  std::vector<std::uint8_t> keep;
+};
+
+void read_request(const val& request, Request* r) {
+  attn::Config& config = r->config;
   config.n = request["n"].as<int>();
   config.m = request["m"].as<int>();
   config.d_model = request["dModel"].as<int>();
@@ -49,21 +60,28 @@ val attention(const val& request) {
   config.scale_mode = static_cast<attn::ScaleMode>(request["scaleMode"].as<int>());
   config.scale_divisor = request["scaleDivisor"].as<double>();
   config.mask_mode = static_cast<attn::MaskMode>(request["maskMode"].as<int>());
-  const bool trace = request["trace"].as<bool>();
+  config.positions = static_cast<attn::PositionMode>(request["positionsMode"].as<int>());
+  r->trace = request["trace"].as<bool>();
+  attn::Inputs& inputs = r->inputs;
+  copy_in(request, "x", &r->x, &inputs.x);
+  copy_in(request, "context", &r->context, &inputs.context);
+  copy_in(request, "wq", &r->wq, &inputs.wq);
+  copy_in(request, "wk", &r->wk, &inputs.wk);
+  copy_in(request, "wv", &r->wv, &inputs.wv);
+  copy_in(request, "wo", &r->wo, &inputs.wo);
+  copy_in(request, "bq", &r->bq, &inputs.bq);
+  copy_in(request, "bk", &r->bk, &inputs.bk);
+  copy_in(request, "bv", &r->bv, &inputs.bv);
+  copy_in(request, "bo", &r->bo, &inputs.bo);
+  copy_in(request, "keep", &r->keep, &inputs.keep);
+}
 
-  std::vector<float> x, context, wq, wk, wv, wo;
-  std::vector<std::uint8_t> keep;
-  attn::Inputs inputs;
-  copy_in(request, "x", &x, &inputs.x);
-  copy_in(request, "context", &context, &inputs.context);
-  copy_in(request, "wq", &wq, &inputs.wq);
-  copy_in(request, "wk", &wk, &inputs.wk);
-  copy_in(request, "wv", &wv, &inputs.wv);
-  copy_in(request, "wo", &wo, &inputs.wo);
-  copy_in(request, "keep", &keep, &inputs.keep);
-
+val attention(const val& request) {
+  Request r;
+  read_request(request, &r);
+  const bool trace = r.trace;
   attn::Result result;
-  const attn::Status status = attn::attention_forward(config, inputs, trace, &result);
+  const attn::Status status = attn::attention_forward(r.config, r.inputs, trace, &result);
   if (!status.ok()) return error_of(status);
 
   val shape = val::object();
@@ -95,6 +113,37 @@ val attention(const val& request) {
       heads.call<void>("push", h);
     }
     out.set("heads", heads);
+    if (!result.positions_x.empty()) {
+      val positions = val::object();
+      positions.set("x", copy_out(result.positions_x));
+      if (!result.positions_context.empty()) positions.set("context", copy_out(result.positions_context));
+      out.set("positions", positions);
+    }
+  }
+  return out;
+}
+
+// The gradient of Σ dOutput ⊙ output + Σ dWeights ⊙ weights with respect to every input present.
+val gradients(const val& request) {
+  Request r;
+  read_request(request, &r);
+  std::vector<float> d_output, d_weights;
+  attn::View<float> d_output_view, d_weights_view;
+  copy_in(request, "dOutput", &d_output, &d_output_view);
+  copy_in(request, "dWeights", &d_weights, &d_weights_view);
+  attn::Result result;
+  attn::Status status = attn::attention_forward(r.config, r.inputs, true, &result);
+  if (!status.ok()) return error_of(status);
+  attn::Gradients g = attn::zero_gradients(result.shape, r.inputs);
+  status = attn::attention_backward(r.config, r.inputs, result, d_output_view, d_weights_view, &g);
+  if (!status.ok()) return error_of(status);
+  val out = val::object();
+  out.set("output", copy_out(result.output));
+  const std::pair<const char*, const std::vector<float>*> named[] = {
+      {"x", &g.x}, {"context", &g.context}, {"wq", &g.wq}, {"wk", &g.wk}, {"wv", &g.wv},
+      {"wo", &g.wo}, {"bq", &g.bq}, {"bk", &g.bk}, {"bv", &g.bv}, {"bo", &g.bo}};
+  for (const auto& [name, gradient] : named) {
+    if (!gradient->empty()) out.set(name, copy_out(*gradient));
   }
   return out;
 }
@@ -127,6 +176,7 @@ std::size_t allocated_bytes() { return mallinfo().uordblks; }
 
 EMSCRIPTEN_BINDINGS(attention_lab) {
   emscripten::function("attention", &attention);
+  emscripten::function("gradients", &gradients);
   emscripten::function("initWeights", &init_weights);
   emscripten::function("hasSimd", &has_simd);
   emscripten::function("allocatedBytes", &allocated_bytes);

@@ -2,6 +2,7 @@
 //   x: (n, d_model)  context: (m, d_model)  wq, wk: (h, d_model, d_k)  wv: (h, d_model, d_v)
 //   per head: q (n, d_k)  k (m, d_k)  v (m, d_v)  scores, scaled, weights (n, m)  z (n, d_v)
 //   concat: (n, h·d_v)  wo: (h·d_v, d_model)  output: (n, d_out)
+//   biases bq, bk: (h, d_k)  bv: (h, d_v)  bo: (d_model); positions: (n or m, d_model)
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "attention/attention.hpp"
+#include "attention_common.hpp"
 #include "forward.hpp"
 #include "ops.hpp"
 #include "validate.hpp"
@@ -19,21 +21,21 @@ namespace {
 
 constexpr float kMaskedScore = -std::numeric_limits<float>::infinity();
 
-// y (rows, width) = a (rows, d_model) · w_h, or a copy of a when the projection is omitted (identity).
-// `packed`: w's heads as packed panels (a prepared model), or empty.
-void project(const float* a, int rows, int d_model, const View<float>& w, const std::vector<float>& packed, int head,
-             int width, float* y) {
+// y (rows, width) = a (rows, d_model) · w_h + b_h, or a copy of a when the projection is omitted
+// (identity); b_h (width) only when the bias is given. `packed`: w's heads as packed panels (a
+// prepared model), or empty.
+void project(const Ops& ops, const float* a, int rows, int d_model, const View<float>& w,
+             const std::vector<float>& packed, const View<float>& b, int head, int width, float* y) {
   if (!w.present) {
     std::copy(a, a + static_cast<std::size_t>(rows) * d_model, y);
-    return;
-  }
-  if (!packed.empty()) {
+  } else if (!packed.empty()) {
     const std::size_t block = packed.size() / (w.size / (static_cast<std::size_t>(d_model) * width));
     ops::matmul_packed(a, d_model, packed.data() + head * block, y, width, rows, d_model, width);
-    return;
+  } else {
+    const float* w_h = w.data + static_cast<std::size_t>(head) * d_model * width;
+    ops.matmul(a, d_model, w_h, width, y, width, rows, d_model, width);
   }
-  const float* w_h = w.data + static_cast<std::size_t>(head) * d_model * width;
-  ops::matmul(a, d_model, w_h, width, y, width, rows, d_model, width);
+  if (b.present) add_row_to_each(b.data + static_cast<std::size_t>(head) * width, rows, width, y);
 }
 
 // scaled_ij = scores_ij · (1 / scale), or -inf where the mask drops key j for query i: the trace's
@@ -83,10 +85,18 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
   const PackedWeights& panels = packed ? *packed : kNotPacked;
   const int n = shape.n, m = shape.m, d = shape.d_model, d_k = shape.d_k, d_v = shape.d_v;
   const int concat_width = shape.heads * d_v;
-  const float* context = shape.self ? inputs.x.data : inputs.context.data;
+  const Ops& ops = ops_for(config.arithmetic);
 
   Result out;
   out.shape = shape;
+  // pass 0: positions, added to x and to the context (each by its own positions)
+  PositionedInputs positioned = with_positions(config, inputs, shape);
+  const float* x = positioned.x;
+  const float* context = positioned.context;
+  if (trace && config.positions != PositionMode::None) {
+    out.positions_x = sinusoidal_positions(n, d);
+    if (!shape.self) out.positions_context = sinusoidal_positions(m, d);
+  }
   std::vector<float> concat(static_cast<std::size_t>(n) * concat_width);
   // Without the trace one set of buffers is reused by every head.
   HeadTrace scratch;
@@ -100,16 +110,16 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
     head.scores.resize(static_cast<std::size_t>(n) * m);
 
     // pass 1: projections
-    project(inputs.x.data, n, d, inputs.wq, panels.wq, h, d_k, head.q.data());
-    project(context, m, d, inputs.wk, panels.wk, h, d_k, head.k.data());
-    project(context, m, d, inputs.wv, panels.wv, h, d_v, head.v.data());
+    project(ops, x, n, d, inputs.wq, panels.wq, inputs.bq, h, d_k, head.q.data());
+    project(ops, context, m, d, inputs.wk, panels.wk, inputs.bk, h, d_k, head.k.data());
+    project(ops, context, m, d, inputs.wv, panels.wv, inputs.bv, h, d_v, head.v.data());
     if (!all_finite(head.q) || !all_finite(head.k) ||
         !all_finite(head.v)) {
       return overflow("the projections q, k, v of head " + std::to_string(h));
     }
 
     // pass 2: raw scores q·kᵀ
-    ops::matmul_transb(head.q.data(), d_k, head.k.data(), d_k, head.scores.data(), m, n, d_k, m);
+    ops.matmul_transb(head.q.data(), d_k, head.k.data(), d_k, head.scores.data(), m, n, d_k, m);
     if (!all_finite(head.scores)) return overflow("the scores q·kᵀ of head " + std::to_string(h));
 
     // passes 3 and 4: scale, mask and softmax, fused in one row pass. With the trace `scaled`
@@ -121,12 +131,12 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
       head.weights = head.scores;
       weights = head.weights.data();
     }
-    ops::softmax_scaled_rows(weights, n, m, static_cast<float>(shape.scale), config.mask_mode == MaskMode::Causal,
-                             config.mask_mode == MaskMode::Keep ? inputs.keep.data : nullptr);
+    ops.softmax_scaled_rows(weights, n, m, static_cast<float>(shape.scale), config.mask_mode == MaskMode::Causal,
+                            config.mask_mode == MaskMode::Keep ? inputs.keep.data : nullptr);
 
     // pass 5: z = weights·v, written straight into this head's columns of the concatenation
     float* z_in_concat = concat.data() + static_cast<std::size_t>(h) * d_v;
-    ops::matmul(weights, m, head.v.data(), d_v, z_in_concat, concat_width, n, m, d_v);
+    ops.matmul(weights, m, head.v.data(), d_v, z_in_concat, concat_width, n, m, d_v);
     if (trace) {
       head.z.resize(static_cast<std::size_t>(n) * d_v);
       for (int i = 0; i < n; ++i) {
@@ -139,10 +149,11 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
   if (inputs.wo.present) {
     out.output.resize(static_cast<std::size_t>(n) * d);
     if (panels.wo.empty()) {
-      ops::matmul(concat.data(), concat_width, inputs.wo.data, d, out.output.data(), d, n, concat_width, d);
+      ops.matmul(concat.data(), concat_width, inputs.wo.data, d, out.output.data(), d, n, concat_width, d);
     } else {
       ops::matmul_packed(concat.data(), concat_width, panels.wo.data(), out.output.data(), d, n, concat_width, d);
     }
+    if (inputs.bo.present) add_row_to_each(inputs.bo.data, n, d, out.output.data());
     if (!all_finite(out.output)) return overflow("the output concat·wo");
     if (trace) out.concat = std::move(concat);
   } else {

@@ -4,19 +4,24 @@
 #include "ops.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <iterator>
+#include <limits>
 #include <vector>
 
 #include "kernels/kernels.hpp"
 
-#if !defined(__wasm_simd128__)
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#else
 #include <Eigen/Core>
 #endif
 
 namespace attn::ops {
 namespace {
 
-#if defined(__wasm_simd128__)
 constexpr const kernels::GemmEntry& kGemm = std::end(kernels::kGemmKernels)[-1];
 
 // Packed panels of b, kept between calls: it only grows, so repeated calls reach a steady heap.
@@ -26,7 +31,20 @@ float* panel_scratch(int inner, int cols) {
   if (panels.size() < needed) panels.resize(needed);
   return panels.data();
 }
-#else
+
+// aᵀ (rows, inner) copied out of a (inner, rows), for the gemm driver, which reads a row-major.
+float* transposed_scratch(const float* a, int lda, int rows, int inner) {
+  static std::vector<float> transposed;
+  const std::size_t needed = static_cast<std::size_t>(rows) * inner;
+  if (transposed.size() < needed) transposed.resize(needed);
+  for (int k = 0; k < inner; ++k) {
+    const float* a_k = a + static_cast<std::size_t>(k) * lda;
+    for (int r = 0; r < rows; ++r) transposed[static_cast<std::size_t>(r) * inner + k] = a_k[r];
+  }
+  return transposed.data();
+}
+
+#if !defined(__wasm_simd128__)
 using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using ConstStrided = Eigen::Map<const RowMajor, Eigen::Unaligned, Eigen::OuterStride<>>;
 using Strided = Eigen::Map<RowMajor, Eigen::Unaligned, Eigen::OuterStride<>>;
@@ -54,6 +72,18 @@ void matmul_transb(const float* a, int lda, const float* b, int ldb, float* c, i
   Strided(c, rows, cols, Eigen::OuterStride<>(ldc)).noalias() =
       ConstStrided(a, rows, inner, Eigen::OuterStride<>(lda)) *
       ConstStrided(b, cols, inner, Eigen::OuterStride<>(ldb)).transpose();
+#endif
+}
+
+void matmul_transa(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner,
+                   int cols) {
+#if defined(__wasm_simd128__)
+  kernels::gemm_f32(kGemm, rows, inner, cols, transposed_scratch(a, lda, rows, inner), inner, b, ldb, false, c, ldc,
+                    panel_scratch(inner, cols));
+#else
+  Strided(c, rows, cols, Eigen::OuterStride<>(ldc)).noalias() =
+      ConstStrided(a, inner, rows, Eigen::OuterStride<>(lda)).transpose() *
+      ConstStrided(b, inner, cols, Eigen::OuterStride<>(ldb));
 #endif
 }
 
@@ -87,5 +117,115 @@ void softmax_scaled_rows(float* x, int rows, int cols, float scale, bool causal,
     kScaledSoftmax(cols, visible, keep ? keep + offset : nullptr, scale, x + offset);
   }
 }
+
+namespace portable {
+namespace {
+
+// exp(x) for x <= 0: the same range reduction and polynomial as the SIMD softmax kernel's (Cephes'
+// expf), in scalar float arithmetic with one rounding per operation. Below -87.3, and at -inf, 0.
+float exp_nonpositive(float x) {
+  if (!(x >= -87.33654f)) return 0.0f;
+  const float n = std::nearbyint(x * 1.44269504088896341f);
+  float r = x - n * 0.693359375f;
+  r = r - n * -2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * (r * r) + (r + 1.0f);
+  // 2^n from its exponent bits (n >= -126 here, so 2^n is normal); the product rounds once, as a
+  // correctly rounded ldexp would, without ldexp's library call
+  const std::uint32_t bits = static_cast<std::uint32_t>(static_cast<int>(n) + 127) << 23;
+  float two_to_n;
+  std::memcpy(&two_to_n, &bits, sizeof two_to_n);
+  return p * two_to_n;
+}
+
+#if defined(__wasm_simd128__)
+// exp_nonpositive on four lanes: the same operations in the same order, so the same bits per lane.
+v128_t exp_nonpositive_x4(v128_t x) {
+  const v128_t lowest = wasm_f32x4_splat(-87.33654f);
+  const v128_t underflow = wasm_f32x4_lt(x, lowest);  // also true for -inf
+  x = wasm_f32x4_max(x, lowest);
+  const v128_t n = wasm_f32x4_nearest(wasm_f32x4_mul(x, wasm_f32x4_splat(1.44269504088896341f)));
+  v128_t r = wasm_f32x4_sub(x, wasm_f32x4_mul(n, wasm_f32x4_splat(0.693359375f)));
+  r = wasm_f32x4_sub(r, wasm_f32x4_mul(n, wasm_f32x4_splat(-2.12194440e-4f)));
+  v128_t p = wasm_f32x4_splat(1.9875691500e-4f);
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.3981999507e-3f));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(8.3334519073e-3f));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(4.1665795894e-2f));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.6666665459e-1f));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(5.0000001201e-1f));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, wasm_f32x4_mul(r, r)), wasm_f32x4_add(r, wasm_f32x4_splat(1.0f)));
+  const v128_t two_to_n = wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(n), wasm_i32x4_splat(127)), 23);
+  return wasm_v128_andnot(wasm_f32x4_mul(p, two_to_n), underflow);
+}
+#endif
+
+// row[j] = exp_nonpositive(row[j] - row_max) for every j.
+void exp_shifted(float* row, int cols, float row_max) {
+  int j = 0;
+#if defined(__wasm_simd128__)
+  const v128_t max_splat = wasm_f32x4_splat(row_max);
+  for (; j + 4 <= cols; j += 4) {
+    wasm_v128_store(row + j, exp_nonpositive_x4(wasm_f32x4_sub(wasm_v128_load(row + j), max_splat)));
+  }
+#endif
+  for (; j < cols; ++j) row[j] = exp_nonpositive(row[j] - row_max);
+}
+
+}  // namespace
+
+void matmul(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner, int cols) {
+  kernels::gemm_f32(kGemm, rows, inner, cols, a, lda, b, ldb, false, c, ldc, panel_scratch(inner, cols));
+}
+
+void matmul_transb(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner,
+                   int cols) {
+  kernels::gemm_f32(kGemm, rows, inner, cols, a, lda, b, ldb, true, c, ldc, panel_scratch(inner, cols));
+}
+
+void matmul_transa(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner,
+                   int cols) {
+  kernels::gemm_f32(kGemm, rows, inner, cols, transposed_scratch(a, lda, rows, inner), inner, b, ldb, false, c, ldc,
+                    panel_scratch(inner, cols));
+}
+
+// Three passes as in softmax_f32: max; exp (four lanes at a time with SIMD, the same bits) and a
+// left-to-right sum; multiply by 1 / sum.
+void softmax_rows(float* x, int ld, int rows, int cols) {
+  for (int i = 0; i < rows; ++i) {
+    float* row = x + static_cast<std::size_t>(i) * ld;
+    float row_max = -std::numeric_limits<float>::infinity();
+    for (int j = 0; j < cols; ++j) row_max = row[j] > row_max ? row[j] : row_max;
+    if (row_max == -std::numeric_limits<float>::infinity()) {
+      for (int j = 0; j < cols; ++j) row[j] = 0.0f;  // every key masked
+      continue;
+    }
+    exp_shifted(row, cols, row_max);
+    float sum = 0.0f;  // left to right, on every build
+    for (int j = 0; j < cols; ++j) sum += row[j];
+    const float inv_sum = 1.0f / sum;
+    for (int j = 0; j < cols; ++j) row[j] *= inv_sum;
+  }
+}
+
+// As ops::softmax_scaled_rows: scores · (1 / scale), -inf where masked, then softmax_rows above.
+void softmax_scaled_rows(float* x, int rows, int cols, float scale, bool causal, const std::uint8_t* keep) {
+  const float inv_scale = 1.0f / scale;
+  for (int i = 0; i < rows; ++i) {
+    float* row = x + static_cast<std::size_t>(i) * cols;
+    const std::uint8_t* keep_i = keep ? keep + static_cast<std::size_t>(i) * cols : nullptr;
+    for (int j = 0; j < cols; ++j) {
+      const bool visible = (!causal || j <= i) && (keep_i == nullptr || keep_i[j] != 0);
+      row[j] = visible ? row[j] * inv_scale : -std::numeric_limits<float>::infinity();
+    }
+  }
+  softmax_rows(x, cols, rows, cols);
+}
+
+}  // namespace portable
 
 }  // namespace attn::ops

@@ -15,6 +15,11 @@ void matmul(const float* a, int lda, const float* b, int ldb, float* c, int ldc,
 void matmul_transb(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner,
                    int cols);
 
+// c (rows, cols) = aᵀ · b, with a stored as (inner, rows) and b as (inner, cols): the weight
+// gradients xᵀ·dq and the value gradient weightsᵀ·dz.
+void matmul_transa(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner,
+                   int cols);
+
 // b (inner, cols) in the gemm's panel layout, for a b used many times (a prepared model's weights);
 // empty in builds whose products run on Eigen. matmul_packed takes such panels (non-empty).
 std::vector<float> pack_panels(const float* b, int ldb, int inner, int cols);
@@ -28,5 +33,19 @@ void softmax_rows(float* x, int ld, int rows, int cols);
 // scores_i / scale over its visible keys, 0 elsewhere. Key j is visible to row i when, with
 // `causal`, j <= i, and, with `keep` (rows × cols bytes), keep_ij != 0. One fused pass per row.
 void softmax_scaled_rows(float* x, int rows, int cols, float scale, bool causal, const std::uint8_t* keep);
+
+// The same operations with the same bits on every build: the panel gemm driver on the build's best
+// micro-kernel (scalar and SIMD add each product in the same order: k ascending, one rounding per
+// multiply and per add) and a softmax whose exp is one polynomial written with + and × only.
+// Slower natively than Eigen; used where results must match across builds (the trainer).
+namespace portable {
+void matmul(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner, int cols);
+void matmul_transb(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner,
+                   int cols);
+void matmul_transa(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner,
+                   int cols);
+void softmax_rows(float* x, int ld, int rows, int cols);
+void softmax_scaled_rows(float* x, int rows, int cols, float scale, bool causal, const std::uint8_t* keep);
+}  // namespace portable
 
 }  // namespace attn::ops

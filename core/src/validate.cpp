@@ -177,6 +177,28 @@ Status validate(const Config& config, const Inputs& inputs, bool trace, Shape* s
     }
   }
 
+  const std::string bk_text = "heads × dK = " + str(shape.heads) + " × " + str(shape.d_k);
+  const std::string bv_text = "heads × dV = " + str(shape.heads) + " × " + str(shape.d_v);
+  struct Bias { const char* field; const View<float>& values; int width; const std::string& text; };
+  const Bias biases[] = {{"bq", inputs.bq, shape.d_k, bk_text},
+                         {"bk", inputs.bk, shape.d_k, bk_text},
+                         {"bv", inputs.bv, shape.d_v, bv_text}};
+  for (const Bias& b : biases) {
+    if (!b.values.present) continue;
+    if (Status s = check_matrix(b.field, b.values, 1, shape.heads, b.width, b.text); !s.ok()) return s;
+  }
+  if (inputs.bo.present) {
+    if (!inputs.wo.present) {
+      return Status::Range("bo", "bo is given but wo is omitted; bo is the bias of the output projection wo");
+    }
+    if (Status s = check_matrix("bo", inputs.bo, 1, 1, shape.d_model, "dModel = " + str(shape.d_model)); !s.ok()) {
+      return s;
+    }
+  }
+  if (config.positions != PositionMode::None && config.positions != PositionMode::Sinusoidal) {
+    return Status::Range("positions", "positions must be 'none' or 'sinusoidal'");
+  }
+
   switch (config.scale_mode) {
     case ScaleMode::SqrtDk: shape.scale = std::sqrt(static_cast<double>(shape.d_k)); break;
     case ScaleMode::None: shape.scale = 1; break;

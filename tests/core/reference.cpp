@@ -12,8 +12,9 @@ namespace {
 
 using Matrix = std::vector<double>;  // row-major, shape carried by the caller
 
-// y (rows, width) = a (rows, d) · w[head] (d, width); identity when w is empty.
-Matrix project(const std::vector<float>& a, int rows, int d, const std::vector<float>& w, int head, int width) {
+// y (rows, width) = a (rows, d) · w[head] (d, width) + b[head]; identity when w is empty, no bias
+// when b is empty.
+Matrix project(const Matrix& a, int rows, int d, const Matrix& w, const Matrix& b, int head, int width) {
   Matrix y(static_cast<std::size_t>(rows) * width, 0.0);
   for (int r = 0; r < rows; ++r) {
     for (int c = 0; c < width; ++c) {
@@ -22,14 +23,24 @@ Matrix project(const std::vector<float>& a, int rows, int d, const std::vector<f
         sum = a[static_cast<std::size_t>(r) * d + c];
       } else {
         for (int t = 0; t < d; ++t) {
-          sum += double(a[static_cast<std::size_t>(r) * d + t]) *
-                 double(w[(static_cast<std::size_t>(head) * d + t) * width + c]);
+          sum += a[static_cast<std::size_t>(r) * d + t] * w[(static_cast<std::size_t>(head) * d + t) * width + c];
         }
       }
+      if (!b.empty()) sum += b[static_cast<std::size_t>(head) * width + c];
       y[static_cast<std::size_t>(r) * width + c] = sum;
     }
   }
   return y;
+}
+
+Matrix widen(const std::vector<float>& v) { return Matrix(v.begin(), v.end()); }
+
+Matrix with_positions(const Matrix& a, int rows, int d) {
+  Matrix out = a;
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < d; ++c) out[static_cast<std::size_t>(r) * d + c] += sinusoid(r, c, d);
+  }
+  return out;
 }
 
 bool kept(const Problem& p, int i, int j) {
@@ -40,8 +51,25 @@ bool kept(const Problem& p, int i, int j) {
 
 }  // namespace
 
-Expected forward(const Problem& p) {
-  const std::vector<float>& c = p.cross ? p.context : p.x;
+double sinusoid(int pos, int column, int d_model) {
+  const int i = column / 2;
+  const double angle = pos / std::pow(10000.0, 2.0 * i / d_model);
+  return column % 2 == 0 ? std::sin(angle) : std::cos(angle);
+}
+
+Values values_of(const Problem& p) {
+  return {widen(p.x),  widen(p.context), widen(p.wq), widen(p.wk), widen(p.wv),
+          widen(p.wo), widen(p.bq),      widen(p.bk), widen(p.bv), widen(p.bo)};
+}
+
+Expected forward(const Problem& p) { return forward(p, values_of(p)); }
+
+Expected forward(const Problem& p, const Values& values) {
+  Matrix x = values.x, c = p.cross ? values.context : values.x;
+  if (p.positions) {
+    x = with_positions(x, p.n, p.d_model);
+    c = with_positions(c, p.m, p.d_model);
+  }
   const double inf = std::numeric_limits<double>::infinity();
   double divisor = 1;
   if (p.scale == Scale::SqrtDk) divisor = std::sqrt(double(p.d_k));
@@ -52,9 +80,9 @@ Expected forward(const Problem& p) {
   e.concat.assign(static_cast<std::size_t>(p.n) * width, 0.0);
   for (int h = 0; h < p.heads; ++h) {
     Head hd;
-    hd.q = project(p.x, p.n, p.d_model, p.wq, h, p.d_k);
-    hd.k = project(c, p.m, p.d_model, p.wk, h, p.d_k);
-    hd.v = project(c, p.m, p.d_model, p.wv, h, p.d_v);
+    hd.q = project(x, p.n, p.d_model, values.wq, values.bq, h, p.d_k);
+    hd.k = project(c, p.m, p.d_model, values.wk, values.bk, h, p.d_k);
+    hd.v = project(c, p.m, p.d_model, values.wv, values.bv, h, p.d_v);
     hd.scores.assign(static_cast<std::size_t>(p.n) * p.m, 0.0);
     hd.scaled = hd.weights = hd.scores;
     hd.z.assign(static_cast<std::size_t>(p.n) * p.d_v, 0.0);
@@ -81,14 +109,15 @@ Expected forward(const Problem& p) {
     }
     e.heads.push_back(std::move(hd));
   }
-  if (p.wo.empty()) {
+  if (values.wo.empty()) {
     e.output = e.concat;
   } else {
     e.output.assign(static_cast<std::size_t>(p.n) * p.d_model, 0.0);
     for (int i = 0; i < p.n; ++i) {
       for (int c2 = 0; c2 < p.d_model; ++c2) {
         double sum = 0;
-        for (int t = 0; t < width; ++t) sum += e.concat[i * width + t] * double(p.wo[t * p.d_model + c2]);
+        for (int t = 0; t < width; ++t) sum += e.concat[i * width + t] * values.wo[t * p.d_model + c2];
+        if (!values.bo.empty()) sum += values.bo[c2];
         e.output[i * p.d_model + c2] = sum;
       }
     }
@@ -108,6 +137,7 @@ attn::Config config_of(const Problem& p) {
                  : p.scale == Scale::None ? attn::ScaleMode::None
                                           : attn::ScaleMode::Divisor;
   c.scale_divisor = p.divisor;
+  c.positions = p.positions ? attn::PositionMode::Sinusoidal : attn::PositionMode::None;
   c.mask_mode = p.mask == Mask::None ? attn::MaskMode::None
                 : p.mask == Mask::Causal ? attn::MaskMode::Causal
                                          : attn::MaskMode::Keep;
@@ -122,6 +152,10 @@ attn::Inputs inputs_of(const Problem& p) {
   if (!p.wk.empty()) in.wk = p.wk;
   if (!p.wv.empty()) in.wv = p.wv;
   if (!p.wo.empty()) in.wo = p.wo;
+  if (!p.bq.empty()) in.bq = p.bq;
+  if (!p.bk.empty()) in.bk = p.bk;
+  if (!p.bv.empty()) in.bv = p.bv;
+  if (!p.bo.empty()) in.bo = p.bo;
   if (p.mask == Mask::Keep) in.keep = p.keep;
   return in;
 }
@@ -176,6 +210,20 @@ Problem random_problem(std::uint64_t seed, int n, int m, int d_model, int heads,
     for (int j = 0; j < p.m; ++j) p.keep[j] = 0;  // row 0 fully masked: the zero-row case every time
   }
   return p;
+}
+
+void add_biases(Problem* p, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> unit(-0.5f, 0.5f);
+  auto fill = [&](std::size_t count) {
+    std::vector<float> v(count);
+    for (float& x : v) x = unit(rng);
+    return v;
+  };
+  p->bq = fill(std::size_t(p->heads) * p->d_k);
+  p->bk = fill(std::size_t(p->heads) * p->d_k);
+  p->bv = fill(std::size_t(p->heads) * p->d_v);
+  if (!p->wo.empty()) p->bo = fill(std::size_t(p->d_model));
 }
 
 }  // namespace ref

@@ -20,9 +20,17 @@ struct Problem {
   Scale scale = Scale::SqrtDk;
   double divisor = 1;
   Mask mask = Mask::None;
+  bool positions = false;  // sinusoidal positions added to x and the context
   std::vector<float> x, context, wq, wk, wv, wo;
+  std::vector<float> bq, bk, bv, bo;  // empty: omitted (zero)
   std::vector<std::uint8_t> keep;
 };
+
+// The problem's numbers in float64, for finite differences that perturb them without rounding.
+struct Values {
+  std::vector<double> x, context, wq, wk, wv, wo, bq, bk, bv, bo;
+};
+Values values_of(const Problem& p);
 
 struct Head {
   std::vector<double> q, k, v, scores, scaled, weights, z;
@@ -34,6 +42,12 @@ struct Expected {
 };
 
 Expected forward(const Problem& p);
+// The same forward on float64 values (p gives the sizes, modes and which inputs are present).
+Expected forward(const Problem& p, const Values& values);
+
+// The sinusoidal encoding written from the paper: pe(pos, 2i) = sin(pos / 10000^(2i/d)),
+// pe(pos, 2i+1) = cos(pos / 10000^(2i/d)).
+double sinusoid(int pos, int column, int d_model);
 
 // The problem as the core's arguments (views into p).
 attn::Config config_of(const Problem& p);
@@ -47,5 +61,7 @@ void check_close(const std::string& what, const std::vector<float>& got, const s
 // A random problem with the given sizes: values uniform in [-1, 1), weights with 1/sqrt(d_model) spread.
 Problem random_problem(std::uint64_t seed, int n, int m, int d_model, int heads, int d_k, int d_v, bool cross,
                        bool with_wo, Scale scale, Mask mask);
+// Adds random biases bq, bk, bv and (with wo) bo.
+void add_biases(Problem* p, std::uint64_t seed);
 
 }  // namespace ref

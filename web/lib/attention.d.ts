@@ -32,6 +32,34 @@ export interface AttentionOptions {
   mask?: 'none' | 'causal' | Uint8Array | ArrayLike<0 | 1 | boolean>;
   /** Keep every intermediate (default true). false: only output and dOut, the fast path. */
   trace?: boolean;
+  /** heads × dK each, added after the projection. Omitted: zero. */
+  bq?: Matrix;
+  bk?: Matrix;
+  /** heads × dV. Omitted: zero. */
+  bv?: Matrix;
+  /** dModel, added after wo (needs wo). Omitted: zero. */
+  bo?: Matrix;
+  /**
+   * 'none' (default) or 'sinusoidal': Vaswani et al.'s encoding, pe(pos, 2i) = sin(pos / 10000^(2i/dModel)),
+   * pe(pos, 2i+1) = cos(…), added to x and to the context (by its own positions) before the projections.
+   */
+  positions?: 'none' | 'sinusoidal';
+}
+
+export interface GradientsOptions extends AttentionOptions {
+  /** n × dOut: the gradient arriving at the output. */
+  dOutput: Matrix;
+  /** heads × n × m: a gradient arriving at the attention weights themselves. */
+  dWeights?: Matrix;
+}
+
+/** The gradient of Σ dOutput ⊙ output + Σ dWeights ⊙ weights, per input present, in its layout. */
+export interface Gradients {
+  output: Float32Array;
+  x: Float32Array;
+  context?: Float32Array;
+  wq?: Float32Array; wk?: Float32Array; wv?: Float32Array; wo?: Float32Array;
+  bq?: Float32Array; bk?: Float32Array; bv?: Float32Array; bo?: Float32Array;
 }
 
 export interface HeadTrace {
@@ -61,6 +89,8 @@ export interface AttentionResult {
   concat?: Float32Array;
   /** One per head; only with trace. */
   heads?: HeadTrace[];
+  /** What was added to x (n × dModel) and the context (m × dModel); only with trace and positions. */
+  positions?: { x: Float32Array; context?: Float32Array };
 }
 
 export interface InitWeightsOptions {
@@ -74,6 +104,72 @@ export interface InitWeightsOptions {
 
 export interface Weights {
   wq: Float32Array; wk: Float32Array; wv: Float32Array; wo: Float32Array;
+}
+
+export interface TrainerOptions {
+  model: {
+    dModel: number; heads?: number; dK?: number; dV?: number;
+    /** An output projection wo (default true). */
+    wo?: boolean;
+    /** bq, bk, bv (and bo with wo), starting at zero (default false). */
+    biases?: boolean;
+    positions?: 'none' | 'sinusoidal';
+    scale?: 'sqrt_dk' | 'none' | number;
+    /** Self-attention over each example; 'none' (default) or 'causal'. */
+    mask?: 'none' | 'causal';
+    /** Rows of a trainable embedding table ('embeddings'); examples then give token ids. Default 0: examples give x. */
+    vocabulary?: number;
+  };
+  /**
+   * attend: -log p[target], p = the query row's attention weights in `head`, or their mean over heads ('mean', default).
+   * classify: -log softmax(output[query] · readout + readoutBias)[target], with a trained read-out (dOut × classes).
+   * regress: the mean of (output − target)² over n × dOut.
+   */
+  loss?: { kind: 'attend'; head?: 'mean' | number } | { kind: 'classify'; classes: number } | { kind: 'regress' };
+  optimizer?: {
+    kind?: 'adam' | 'sgd';
+    /** Default 0.01. */
+    learningRate?: number;
+    /** SGD: velocity = momentum·velocity + g (default 0). */
+    momentum?: number;
+    /** Adam's (defaults 0.9, 0.999, 1e-8). */
+    beta1?: number; beta2?: number; epsilon?: number;
+    /** Decoupled: w −= learningRate·weightDecay·w each step (default 0). */
+    weightDecay?: number;
+    /** > 0: gradients scaled so that their global norm is at most this (default 0, off). */
+    clipNorm?: number;
+    /** Examples per step, drawn with the seed (default 0: all of them). */
+    batchSize?: number;
+  };
+  /** The parameters that learn (wq, wk, wv, wo, bq, bk, bv, bo, embeddings, readout, readoutBias). Default: all but embeddings. */
+  train?: string[];
+  /** Initial weights and batches; the same seed gives the same bits in every build. Default 0. */
+  seed?: number;
+  /** Initial values for some parameters, as setWeights(). */
+  weights?: Record<string, Matrix>;
+}
+
+export interface TrainingExample {
+  /** n × dModel, any n (without a vocabulary). */
+  x?: Matrix;
+  /** n token ids (with a vocabulary). */
+  tokens?: ArrayLike<number>;
+  /** attend: the query row; classify: the token read out. Default 0. */
+  query?: number;
+  /** attend: the key to look at; classify: the class; regress: n × dOut target outputs. */
+  target: number | Matrix;
+}
+
+export interface Trainer {
+  setData(examples: TrainingExample[]): void;
+  /** Throws a RangeError (field 'optimizer.learningRate', with .losses of the steps before) when a step diverges. */
+  step(steps?: number): { losses: Float64Array; gradientNorms: Float64Array; gradientNorm: number; steps: number };
+  evaluate(examples: TrainingExample[]): { loss: number; accuracy: number };
+  weights(): Record<string, Float32Array>;
+  setWeights(weights: Record<string, Matrix>): void;
+  readonly steps: number;
+  /** Frees the WebAssembly memory; later calls throw (field 'trainer'). */
+  dispose(): void;
 }
 
 export interface PrepareOptions {
@@ -105,7 +201,11 @@ export interface AttentionEngine {
   readonly info: { readonly version: string; readonly simd: boolean };
   /** Throws TypeError or RangeError with `.field` naming the option at fault; the engine stays usable. */
   attention(options: AttentionOptions): AttentionResult;
+  /** The backward pass: gradients of every input present. Errors as attention(), naming dOutput or dWeights. */
+  gradients(options: GradientsOptions): Gradients;
   initWeights(options: InitWeightsOptions): Weights;
+  /** One attention layer that learns inside WebAssembly. */
+  createTrainer(options: TrainerOptions): Trainer;
   /** For many calls with the same weights: checks them once and keeps them in WebAssembly memory. */
   prepare(options: PrepareOptions): PreparedAttention;
   /** WebAssembly memory: the heap's size and the bytes allocated in it. */

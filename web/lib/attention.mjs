@@ -9,6 +9,8 @@
 // natively and here. Shapes and layouts: see attention.d.ts.
 import { simd as simdSupported } from 'wasm-feature-detect';
 
+import { Trainer } from './trainer.mjs';
+
 export const VERSION = '0.1.0';
 
 const SCALE_MODES = { sqrt_dk: 0, none: 1 };
@@ -19,7 +21,10 @@ const INT32_MAX = 2147483647;
 
 const ATTENTION_OPTIONS = new Set([
   'x', 'n', 'dModel', 'context', 'm', 'heads', 'dK', 'dV', 'wq', 'wk', 'wv', 'wo', 'scale', 'mask', 'trace',
+  'bq', 'bk', 'bv', 'bo', 'positions',
 ]);
+const GRADIENT_OPTIONS = new Set([...ATTENTION_OPTIONS, 'dOutput', 'dWeights']);
+const POSITION_MODES = { none: 0, sinusoidal: 1 };
 const INIT_OPTIONS = new Set(['dModel', 'heads', 'dK', 'dV', 'seed']);
 const PREPARE_OPTIONS = new Set(['dModel', 'heads', 'dK', 'dV', 'wq', 'wk', 'wv', 'wo', 'scale', 'mask']);
 const RUN_OPTIONS = new Set(['x', 'n']);
@@ -62,9 +67,9 @@ function integer(options, field, fallback) {
   return value;
 }
 
-// A matrix option as a Float32Array (number arrays are converted; other types refused), or null.
-function matrix(options, field, required) {
-  const value = options[field];
+// options[key] (named `field` in errors) as a Float32Array (number arrays are converted; other types refused), or null.
+function matrix(options, key, required, field = key) {
+  const value = options[key];
   if (value === undefined || value === null) {
     if (required) throw fieldError(TypeError, field, `${field} is required: a Float32Array or an array of numbers`);
     return null;
@@ -108,9 +113,57 @@ function maskOption(value) {
   throw fieldError(TypeError, 'mask', `mask must be 'none', 'causal' or a Uint8Array of n × m keep flags, got ${describe(value)}`);
 }
 
+function positionsOption(value) {
+  if (value === undefined) return POSITION_MODES.none;
+  if (typeof value === 'string' && value in POSITION_MODES) return POSITION_MODES[value];
+  throw fieldError(TypeError, 'positions', `positions must be 'none' or 'sinusoidal', got ${describe(value)}`);
+}
+
 function raise(error) {
   throw fieldError(error.kind === 'type' ? TypeError : RangeError, error.field, error.message);
 }
+
+// An attention() request checked for types, with defaults applied, as the binding reads it.
+function attentionRequest(options) {
+  const x = matrix(options, 'x', true);
+  const context = matrix(options, 'context', false);
+  const n = integer(options, 'n');
+  const dModel = integer(options, 'dModel');
+  const heads = integer(options, 'heads', 1);
+  const [scaleMode, scaleDivisor] = scaleOption(options.scale);
+  const [maskMode, keep] = maskOption(options.mask);
+  const trace = options.trace === undefined ? true : options.trace;
+  if (typeof trace !== 'boolean') throw fieldError(TypeError, 'trace', `trace must be true or false, got ${describe(trace)}`);
+  let m = integer(options, 'm', 0);
+  if (context && m === 0) {
+    if (context.length % dModel !== 0) {
+      throw fieldError(RangeError, 'context', `context has ${context.length} values, not a multiple of dModel (${dModel})`);
+    }
+    m = context.length / dModel;
+  }
+  return {
+    n, m, dModel, heads,
+    dK: integer(options, 'dK', 0),
+    dV: integer(options, 'dV', 0),
+    scaleMode, scaleDivisor, maskMode, trace,
+    positionsMode: positionsOption(options.positions),
+    x, context,
+    wq: matrix(options, 'wq', false),
+    wk: matrix(options, 'wk', false),
+    wv: matrix(options, 'wv', false),
+    wo: matrix(options, 'wo', false),
+    bq: matrix(options, 'bq', false),
+    bk: matrix(options, 'bk', false),
+    bv: matrix(options, 'bv', false),
+    bo: matrix(options, 'bo', false),
+    keep,
+  };
+}
+
+// The option helpers trainer.mjs shares.
+const TRAINER_API = Object.freeze({
+  fieldError, describe, raise, matrix, integer, checkOptions, scaleOption, positionsOption,
+});
 
 class AttentionEngine {
   #module;
@@ -122,36 +175,29 @@ class AttentionEngine {
 
   attention(options) {
     checkOptions(options, ATTENTION_OPTIONS, 'attention()');
-    const x = matrix(options, 'x', true);
-    const context = matrix(options, 'context', false);
-    const n = integer(options, 'n');
-    const dModel = integer(options, 'dModel');
-    const heads = integer(options, 'heads', 1);
-    const [scaleMode, scaleDivisor] = scaleOption(options.scale);
-    const [maskMode, keep] = maskOption(options.mask);
-    const trace = options.trace === undefined ? true : options.trace;
-    if (typeof trace !== 'boolean') throw fieldError(TypeError, 'trace', `trace must be true or false, got ${describe(trace)}`);
-    let m = integer(options, 'm', 0);
-    if (context && m === 0) {
-      if (context.length % dModel !== 0) {
-        throw fieldError(RangeError, 'context', `context has ${context.length} values, not a multiple of dModel (${dModel})`);
-      }
-      m = context.length / dModel;
-    }
-    const result = this.#module.attention({
-      n, m, dModel, heads,
-      dK: integer(options, 'dK', 0),
-      dV: integer(options, 'dV', 0),
-      scaleMode, scaleDivisor, maskMode, trace,
-      x, context,
-      wq: matrix(options, 'wq', false),
-      wk: matrix(options, 'wk', false),
-      wv: matrix(options, 'wv', false),
-      wo: matrix(options, 'wo', false),
-      keep,
-    });
+    const result = this.#module.attention(attentionRequest(options));
     if (result.error) raise(result.error);
     return result;
+  }
+
+  /**
+   * The gradient of L = Σ dOutput ⊙ output + Σ dWeights ⊙ weights with respect to every input
+   * present (x, context, wq, wk, wv, wo, bq, bk, bv, bo), each in its input's layout, and output.
+   */
+  gradients(options) {
+    checkOptions(options, GRADIENT_OPTIONS, 'gradients()');
+    const request = attentionRequest(options);
+    request.trace = true;
+    request.dOutput = matrix(options, 'dOutput', true);
+    request.dWeights = matrix(options, 'dWeights', false);
+    const result = this.#module.gradients(request);
+    if (result.error) raise(result.error);
+    return result;
+  }
+
+  /** One attention layer that learns, inside WebAssembly; see trainer.mjs. Free it with dispose(). */
+  createTrainer(options) {
+    return new Trainer(this.#module, TRAINER_API, options);
   }
 
   /**

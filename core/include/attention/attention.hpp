@@ -49,6 +49,13 @@ struct View {
 
 enum class ScaleMode { SqrtDk, None, Divisor };
 enum class MaskMode { None, Causal, Keep };
+// Added to x, and to the context by the context's own positions, before the projections.
+//   Sinusoidal (Vaswani et al. 2017): pe(pos, 2i) = sin(pos / 10000^(2i/d_model)), pe(pos, 2i+1) = cos(…).
+enum class PositionMode { None, Sinusoidal };
+// Fast: each build's best products and softmax. Portable: the same bits on every build (the panel
+// gemm, whose scalar and SIMD micro-kernels add in the same order, and one polynomial exp), for
+// the trainer's "same seed, same weights" promise.
+enum class Arithmetic { Fast, Portable };
 
 struct Config {
   int n = 0;
@@ -60,6 +67,8 @@ struct Config {
   ScaleMode scale_mode = ScaleMode::SqrtDk;
   double scale_divisor = 1;  // used with ScaleMode::Divisor
   MaskMode mask_mode = MaskMode::None;
+  PositionMode positions = PositionMode::None;
+  Arithmetic arithmetic = Arithmetic::Fast;
 };
 
 struct Inputs {
@@ -68,6 +77,9 @@ struct Inputs {
   View<float> wq, wk;        // (h, d_model, d_k); omitted: identity, needs h = 1 and d_k = d_model
   View<float> wv;            // (h, d_model, d_v); omitted: identity, needs h = 1 and d_v = d_model
   View<float> wo;            // (h·d_v, d_model); omitted: the output is the concatenation
+  View<float> bq, bk;        // (h, d_k); omitted: zero. Added after the projection.
+  View<float> bv;            // (h, d_v); omitted: zero
+  View<float> bo;            // (d_model); omitted: zero; needs wo
   View<std::uint8_t> keep;   // (n, m), 1 keep and 0 masked; only with MaskMode::Keep
 };
 
@@ -93,6 +105,8 @@ struct Result {
   std::vector<float> output;     // (n, d_out): concat·wo, or concat when wo is omitted
   std::vector<float> concat;     // (n, h·d_v); only with the trace
   std::vector<HeadTrace> heads;  // h entries with the trace, none without
+  std::vector<float> positions_x;        // (n, d_model) added to x; only with the trace and positions
+  std::vector<float> positions_context;  // (m, d_model) added to the context; cross-attention only
 };
 
 // Checks every argument before any work and derives the shape. Errors name the field and the values.
@@ -101,6 +115,30 @@ Status validate(const Config& config, const Inputs& inputs, bool trace, Shape* s
 // The forward pass. With trace, every intermediate is kept; without, only output (and the shape),
 // and at most one head's (n, m) matrix exists at a time.
 Status attention_forward(const Config& config, const Inputs& inputs, bool trace, Result* result);
+
+// The gradient of L = Σ d_output ⊙ output + Σ d_weights ⊙ weights with respect to every input
+// present. Each vector must be sized like its input and zeroed (or holding earlier gradients) by
+// the caller: attention_backward adds into it with +=. An empty vector is a gradient not wanted,
+// and the work only it needs is skipped; absent inputs stay empty.
+struct Gradients {
+  std::vector<float> x, context, wq, wk, wv, wo, bq, bk, bv, bo;
+};
+
+// Gradients sized like the inputs present and zeroed, ready for attention_backward.
+Gradients zero_gradients(const Shape& shape, const Inputs& inputs);
+
+// attention_backward's argument checks without a forward pass: validate(), then d_output (n, d_out)
+// and d_weights (h, n, m). Views without data are checked for their sizes alone.
+Status validate_backward(const Config& config, const Inputs& inputs, View<float> d_output, View<float> d_weights,
+                         Shape* shape);
+
+// The backward pass. `forward` is attention_forward's result for the same config and inputs, with
+// the trace. d_output: (n, d_out), required. d_weights: (h, n, m), optional.
+Status attention_backward(const Config& config, const Inputs& inputs, const Result& forward,
+                          View<float> d_output, View<float> d_weights, Gradients* gradients);
+
+// The sinusoidal encoding of positions 0..rows-1: (rows, d_model), added to a row per position.
+std::vector<float> sinusoidal_positions(int rows, int d_model);
 
 // A model run many times (self-attention, mask 'none' or 'causal'): prepare_model checks the
 // config and the weights once, as validate() would on a one-token x, and derives the shape;

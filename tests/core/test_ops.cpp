@@ -1,0 +1,101 @@
+// The dense ops of ops.hpp, fast and portable, against float64 loops at awkward sizes with strided
+// views: outputs pre-filled with NaN (an unwritten element fails) inside a wider buffer of sentinels
+// (a write past a row fails). matmul_transa (aᵀ·b) serves the backward pass's weight gradients.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "ops.hpp"
+
+namespace {
+
+constexpr float kSentinel = -12345.0f;
+
+using Product = void (*)(const float*, int, const float*, int, float*, int, int, int, int);
+
+enum class Layout { Plain, TransposedB, TransposedA };
+
+// c[i][j] = Σ_k a(i, k) · b(k, j), with a and b read in the layout's storage order
+double reference(Layout layout, const std::vector<float>& a, int lda, const std::vector<float>& b, int ldb, int i, int j,
+                 int inner) {
+  double sum = 0;
+  for (int k = 0; k < inner; ++k) {
+    const double a_ik = layout == Layout::TransposedA ? a[k * lda + i] : a[i * lda + k];
+    const double b_kj = layout == Layout::TransposedB ? b[j * ldb + k] : b[k * ldb + j];
+    sum += a_ik * b_kj;
+  }
+  return sum;
+}
+
+void check_product(const char* name, Product product, Layout layout) {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+  for (int rows = 1; rows <= 9; ++rows) {
+    for (int inner : {1, 2, 3, 4, 5, 7, 8, 9, 13}) {
+      for (int cols : {1, 2, 3, 7, 8, 9, 16, 17}) {
+        // storage shapes, each row 2 wider than needed (a strided view)
+        const int a_rows = layout == Layout::TransposedA ? inner : rows, a_cols = layout == Layout::TransposedA ? rows : inner;
+        const int b_rows = layout == Layout::TransposedB ? cols : inner, b_cols = layout == Layout::TransposedB ? inner : cols;
+        const int lda = a_cols + 2, ldb = b_cols + 2, ldc = cols + 3;
+        std::vector<float> a(static_cast<std::size_t>(a_rows) * lda), b(static_cast<std::size_t>(b_rows) * ldb);
+        for (float& v : a) v = unit(rng);
+        for (float& v : b) v = unit(rng);
+        std::vector<float> c(static_cast<std::size_t>(rows) * ldc, kSentinel);
+        for (int i = 0; i < rows; ++i)
+          for (int j = 0; j < cols; ++j) c[i * ldc + j] = std::numeric_limits<float>::quiet_NaN();
+        product(a.data(), lda, b.data(), ldb, c.data(), ldc, rows, inner, cols);
+        for (int i = 0; i < rows; ++i) {
+          for (int j = 0; j < ldc; ++j) {
+            const float got = c[i * ldc + j];
+            if (j >= cols) {
+              CHECK_MESSAGE(got == kSentinel, name << " wrote past row " << i << " at column " << j);
+              continue;
+            }
+            const double want = reference(layout, a, lda, b, ldb, i, j, inner);
+            CHECK_MESSAGE(std::fabs(got - want) <= std::max(1e-5, 1e-5 * std::fabs(want)),
+                          name << " rows=" << rows << " inner=" << inner << " cols=" << cols << " at [" << i << "][" << j
+                               << "]: got " << got << ", reference " << want);
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("matmul, matmul_transb and matmul_transa, fast and portable, against float64") {
+  check_product("matmul", attn::ops::matmul, Layout::Plain);
+  check_product("matmul_transb", attn::ops::matmul_transb, Layout::TransposedB);
+  check_product("matmul_transa", attn::ops::matmul_transa, Layout::TransposedA);
+  check_product("portable::matmul", attn::ops::portable::matmul, Layout::Plain);
+  check_product("portable::matmul_transb", attn::ops::portable::matmul_transb, Layout::TransposedB);
+  check_product("portable::matmul_transa", attn::ops::portable::matmul_transa, Layout::TransposedA);
+}
+
+TEST_CASE("portable softmax: float64 softmax within 1e-6, all -inf rows to zero, logits to -100") {
+  std::mt19937 rng(4);
+  std::uniform_real_distribution<float> spread(-100.0f, 20.0f);
+  for (int cols = 1; cols <= 19; ++cols) {
+    std::vector<float> row(cols);
+    for (float& v : row) v = spread(rng);
+    if (cols > 2) row[1] = -std::numeric_limits<float>::infinity();  // a masked key
+    std::vector<float> got = row;
+    attn::ops::portable::softmax_rows(got.data(), cols, 1, cols);
+    const double top = *std::max_element(row.begin(), row.end());
+    double total = 0;
+    for (float v : row) total += std::exp(double(v) - top);
+    for (int j = 0; j < cols; ++j) {
+      const double want = std::exp(double(row[j]) - top) / total;
+      CHECK_MESSAGE(std::fabs(got[j] - want) <= std::max(1e-9, 1e-6 * want), "cols=" << cols << " j=" << j << ": got "
+                                                                                      << got[j] << ", want " << want);
+    }
+  }
+  std::vector<float> masked(5, -std::numeric_limits<float>::infinity());
+  attn::ops::portable::softmax_rows(masked.data(), 5, 1, 5);
+  for (float v : masked) CHECK(v == 0.0f);
+}

@@ -1,0 +1,235 @@
+// engine.createTrainer(): one attention layer trained inside WebAssembly. This file checks
+// JavaScript types and applies defaults; the core checks values and names the field at fault.
+// Shapes and layouts: see attention.d.ts (TrainerOptions, TrainingExample).
+
+const TRAINER_OPTIONS = new Set(['model', 'loss', 'optimizer', 'train', 'seed', 'weights']);
+const MODEL_OPTIONS = new Set(['dModel', 'heads', 'dK', 'dV', 'wo', 'biases', 'positions', 'scale', 'mask', 'vocabulary']);
+const LOSS_KINDS = { attend: 0, classify: 1, regress: 2 };
+const OPTIMIZER_KINDS = { sgd: 0, adam: 1 };
+const OPTIMIZER_OPTIONS = new Set(['kind', 'learningRate', 'momentum', 'beta1', 'beta2', 'epsilon', 'weightDecay', 'clipNorm', 'batchSize']);
+const EXAMPLE_OPTIONS = new Set(['x', 'tokens', 'query', 'target']);
+
+// `api` carries attention.mjs's option helpers, so both files read options the same way.
+function object(api, value, field) {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw api.fieldError(TypeError, field, `${field} must be an object, got ${api.describe(value)}`);
+  }
+  return value;
+}
+
+function number(api, options, field, fallback, prefix) {
+  const value = options[field];
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number') {
+    throw api.fieldError(TypeError, `${prefix}${field}`, `${prefix}${field} must be a number, got ${api.describe(value)}`);
+  }
+  return value;
+}
+
+function wholeNumber(api, value, field, fallback) {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value)) {
+    throw api.fieldError(TypeError, field, `${field} must be a whole number, got ${api.describe(value)}`);
+  }
+  return value;
+}
+
+function boolean(api, value, field, fallback) {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') throw api.fieldError(TypeError, field, `${field} must be true or false, got ${api.describe(value)}`);
+  return value;
+}
+
+function known(api, options, allowed, prefix) {
+  for (const key of Object.keys(options)) {
+    if (!allowed.has(key)) {
+      throw api.fieldError(TypeError, `${prefix}${key}`, `unknown option '${prefix}${key}' (known: ${[...allowed].join(', ')})`);
+    }
+  }
+}
+
+function modelSpec(api, model) {
+  object(api, model, 'model');
+  known(api, model, MODEL_OPTIONS, 'model.');
+  const [scaleMode, scaleDivisor] = api.scaleOption(model.scale);
+  if (model.mask !== undefined && model.mask !== 'none' && model.mask !== 'causal') {
+    throw api.fieldError(TypeError, 'model.mask', `model.mask must be 'none' or 'causal', got ${api.describe(model.mask)}`);
+  }
+  const sizes = { dModel: model.dModel, heads: model.heads, dK: model.dK, dV: model.dV };
+  return {
+    dModel: api.integer(sizes, 'dModel'),
+    heads: api.integer(sizes, 'heads', 1),
+    dK: api.integer(sizes, 'dK', 0),
+    dV: api.integer(sizes, 'dV', 0),
+    outputProjection: boolean(api, model.wo, 'model.wo', true),
+    biases: boolean(api, model.biases, 'model.biases', false),
+    positionsMode: api.positionsOption(model.positions),
+    scaleMode, scaleDivisor,
+    maskMode: model.mask === 'causal' ? 1 : 0,
+    vocabulary: wholeNumber(api, model.vocabulary, 'model.vocabulary', 0),
+  };
+}
+
+function lossSpec(api, loss) {
+  object(api, loss, 'loss');
+  known(api, loss, new Set(['kind', 'head', 'classes']), 'loss.');
+  if (!(loss.kind in LOSS_KINDS)) {
+    throw api.fieldError(TypeError, 'loss.kind', `loss.kind must be 'attend', 'classify' or 'regress', got ${api.describe(loss.kind)}`);
+  }
+  const head = loss.head === undefined || loss.head === 'mean' ? -1 : wholeNumber(api, loss.head, 'loss.head');
+  return { kind: loss.kind, kindCode: LOSS_KINDS[loss.kind], headIndex: head, classes: wholeNumber(api, loss.classes, 'loss.classes', 0) };
+}
+
+function optimizerSpec(api, optimizer = {}) {
+  object(api, optimizer, 'optimizer');
+  known(api, optimizer, OPTIMIZER_OPTIONS, 'optimizer.');
+  const kind = optimizer.kind ?? 'adam';
+  if (!(kind in OPTIMIZER_KINDS)) throw api.fieldError(TypeError, 'optimizer.kind', `optimizer.kind must be 'adam' or 'sgd', got ${api.describe(kind)}`);
+  const n = (field, fallback) => number(api, optimizer, field, fallback, 'optimizer.');
+  return {
+    kindCode: OPTIMIZER_KINDS[kind],
+    learningRate: n('learningRate', 0.01), momentum: n('momentum', 0), beta1: n('beta1', 0.9), beta2: n('beta2', 0.999),
+    epsilon: n('epsilon', 1e-8), weightDecay: n('weightDecay', 0), clipNorm: n('clipNorm', 0),
+    batchSize: wholeNumber(api, optimizer.batchSize, 'optimizer.batchSize', 0),
+  };
+}
+
+// Examples as the binding reads them: n derived from x (or tokens), every array typed.
+function exampleList(api, examples, model, lossKind) {
+  if (!Array.isArray(examples)) throw api.fieldError(TypeError, 'examples', `examples must be an array, got ${api.describe(examples)}`);
+  return examples.map((example, i) => {
+    const at = `examples[${i}]`;
+    object(api, example, at);
+    known(api, example, EXAMPLE_OPTIONS, `${at}.`);
+    let n;
+    let x = null;
+    let tokens = null;
+    if (model.vocabulary > 0) {
+      if (!Array.isArray(example.tokens) && !ArrayBuffer.isView(example.tokens)) {
+        throw api.fieldError(TypeError, `${at}.tokens`, `${at}.tokens must be an array of token ids (the model has a vocabulary), got ${api.describe(example.tokens)}`);
+      }
+      tokens = Int32Array.from(example.tokens, (id, j) => {
+        if (!Number.isInteger(id)) throw api.fieldError(TypeError, `${at}.tokens`, `${at}.tokens[${j}] must be a whole number, got ${api.describe(id)}`);
+        return id;
+      });
+      n = tokens.length;
+    } else {
+      x = api.matrix(example, 'x', true, `${at}.x`);
+      if (x.length === 0 || x.length % model.dModel !== 0) {
+        throw api.fieldError(RangeError, `${at}.x`, `${at}.x has ${x.length} values, not a positive multiple of dModel (${model.dModel})`);
+      }
+      n = x.length / model.dModel;
+    }
+    const query = wholeNumber(api, example.query, `${at}.query`, 0);
+    let target = 0;
+    let targetOutput = null;
+    if (lossKind === 'regress') targetOutput = api.matrix(example, 'target', true, `${at}.target`);
+    else target = wholeNumber(api, example.target, `${at}.target`);
+    if (lossKind !== 'regress' && example.target === undefined) {
+      throw api.fieldError(TypeError, `${at}.target`, `${at}.target is required: a whole number`);
+    }
+    return { n, x, tokens, query, target, targetOutput };
+  });
+}
+
+export class Trainer {
+  #handle;
+  #api;
+  #model;
+  #lossKind;
+
+  constructor(module, api, options) {
+    api.checkOptions(options, TRAINER_OPTIONS, 'createTrainer()');
+    const model = modelSpec(api, options.model);
+    const loss = lossSpec(api, options.loss ?? { kind: 'attend' });
+    const optimizer = optimizerSpec(api, options.optimizer);
+    const train = options.train ?? [];
+    if (!Array.isArray(train) || train.some((name) => typeof name !== 'string')) {
+      throw api.fieldError(TypeError, 'train', `train must be an array of parameter names, got ${api.describe(train)}`);
+    }
+    const seed = options.seed ?? 0;
+    if (typeof seed !== 'number' || !Number.isSafeInteger(seed) || seed < 0) {
+      throw api.fieldError(RangeError, 'seed', `seed must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}, got ${api.describe(seed)}`);
+    }
+    const handle = new module.Trainer();
+    const error = handle.init({ model, loss, optimizer, train, seed });
+    if (error) {
+      handle.delete();
+      api.raise(error.error);
+    }
+    this.#handle = handle;
+    this.#api = api;
+    this.#model = model;
+    this.#lossKind = loss.kind;
+    if (options.weights !== undefined) {
+      try {
+        this.setWeights(options.weights);
+      } catch (e) {
+        this.dispose();
+        throw e;
+      }
+    }
+  }
+
+  #live() {
+    if (!this.#handle) throw this.#api.fieldError(Error, 'trainer', 'this trainer was disposed; create a new one');
+    return this.#handle;
+  }
+
+  /** The examples every step draws from (copied into WebAssembly memory). */
+  setData(examples) {
+    const list = exampleList(this.#api, examples, this.#model, this.#lossKind);
+    const error = this.#live().setData(list);
+    if (error) this.#api.raise(error.error);
+  }
+
+  /**
+   * `steps` optimiser steps (default 1): { losses, gradientNorms } per step, `gradientNorm` of the last,
+   * and `steps`, the trainer's total. A refused step throws a RangeError (field 'optimizer.learningRate')
+   * carrying the losses of the steps taken before it; the weights stay at the last good step.
+   */
+  step(steps = 1) {
+    wholeNumber(this.#api, steps, 'steps');
+    const result = this.#live().step(steps);
+    if (result.error) {
+      const error = this.#api.fieldError(result.error.kind === 'type' ? TypeError : RangeError, result.error.field, result.error.message);
+      error.losses = result.losses;
+      error.gradientNorms = result.gradientNorms;
+      throw error;
+    }
+    return { losses: result.losses, gradientNorms: result.gradientNorms, gradientNorm: result.gradientNorms.at(-1), steps: result.steps };
+  }
+
+  /** Mean loss and accuracy (the share whose argmax is the target; NaN for regress) at the current weights. */
+  evaluate(examples) {
+    const result = this.#live().evaluate(exampleList(this.#api, examples, this.#model, this.#lossKind));
+    if (result.error) this.#api.raise(result.error);
+    return result;
+  }
+
+  /** Every parameter by name, as Float32Array copies. */
+  weights() {
+    return this.#live().weights();
+  }
+
+  /** Replaces the named parameters (same sizes); the optimiser's state starts over. */
+  setWeights(weights) {
+    object(this.#api, weights, 'weights');
+    const handle = this.#live();
+    for (const [name, values] of Object.entries(weights)) {
+      const error = handle.setWeight(name, this.#api.matrix(weights, name, true, name));
+      if (error) this.#api.raise(error.error);
+    }
+  }
+
+  /** Optimiser steps taken so far. */
+  get steps() {
+    return this.#live().steps();
+  }
+
+  /** Frees the trainer's WebAssembly memory; any later call throws. */
+  dispose() {
+    if (this.#handle) this.#handle.delete();
+    this.#handle = null;
+  }
+}
