@@ -126,6 +126,7 @@ class TrainerHandle {
       example.tokens = numbers<int>(e["tokens"]);
       example.query = e["query"].as<int>();
       example.target = e["target"].as<int>();
+      example.head = e["head"].as<int>();
       example.target_output = numbers<float>(e["targetOutput"]);
     }
     return list;

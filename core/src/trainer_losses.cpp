@@ -61,6 +61,10 @@ Status Trainer::State::check_examples(const std::vector<Example>& list) const {
                                              " tokens");
     }
     if (spec.loss.kind == LossKind::Attend) {
+      if (e.head != kLossHead && (e.head < -1 || e.head >= shape.heads)) {
+        return Status::Range(at + "head", at + "head must be 'mean' or a head from 0 to " + str(shape.heads - 1) +
+                                              ", got " + str(e.head));
+      }
       if (e.target < 0 || e.target >= e.n) {
         return Status::Range(at + "target", at + "target (" + str(e.target) + ") is outside the sentence of " +
                                                 str(e.n) + " tokens");
@@ -112,8 +116,9 @@ Status Trainer::State::example_loss(const Example& e, float weight, bool gradien
   switch (spec.loss.kind) {
     case LossKind::Attend: {
       // p = the query row's weights in one head, or their mean over heads; loss = -log p[target]
-      const int first = spec.loss.head < 0 ? 0 : spec.loss.head;
-      const int last = spec.loss.head < 0 ? heads : spec.loss.head + 1;
+      const int head = e.head == kLossHead ? spec.loss.head : e.head;
+      const int first = head < 0 ? 0 : head;
+      const int last = head < 0 ? heads : head + 1;
       const double share = 1.0 / (last - first);
       std::vector<double> p(n, 0.0);
       for (int h = first; h < last; ++h)

@@ -566,3 +566,40 @@ TEST_CASE("trainer errors name the field") {
   CHECK(trainer->step(100, &report).ok());
   CHECK(trainer->set_parameter("wq", std::vector<float>(3)).field == "wq");
 }
+
+TEST_CASE("an example's own head: its loss is that head's, as if the loss named it; out of range is refused") {
+  std::mt19937_64 rng(77);
+  attn::TrainerSpec spec;
+  spec.model.d_model = 4;
+  spec.model.heads = 2;
+  spec.loss.kind = attn::LossKind::Attend;
+  spec.seed = 5;
+  attn::Example e;
+  e.n = 4;
+  e.x = random_floats(rng, 16, 1.0f);
+  e.query = 3;
+  e.target = 1;
+  // two examples read different heads: their mean loss is the mean of each head's loss alone
+  attn::Example first = e, second = e;
+  first.head = 0;
+  second.head = 1;
+  auto mixed = make(spec);
+  attn::Evaluation both;
+  REQUIRE(mixed->evaluate({first, second}, &both).ok());
+  double alone[2];
+  for (int h = 0; h < 2; ++h) {
+    attn::TrainerSpec one = spec;
+    one.loss.head = h;
+    auto trainer = make(one);
+    attn::Evaluation r;
+    REQUIRE(trainer->evaluate({e}, &r).ok());
+    alone[h] = r.loss;
+  }
+  CHECK(alone[0] != doctest::Approx(alone[1]));
+  CHECK(both.loss == doctest::Approx((alone[0] + alone[1]) / 2).epsilon(1e-12));
+  attn::Example bad = e;
+  bad.head = 2;
+  const attn::Status s = mixed->set_data({e, bad});
+  CHECK(s.field == "examples[1].head");
+  CHECK(s.message == "examples[1].head must be 'mean' or a head from 0 to 1, got 2");
+}

@@ -158,6 +158,8 @@ export interface TrainingExample {
   query?: number;
   /** attend: the key to look at; classify: the class; regress: n × dOut target outputs. */
   target: number | Matrix;
+  /** attend: the head this example's loss reads (0…, or 'mean'); default: the loss's head. */
+  head?: number | 'mean';
 }
 
 export interface Trainer {

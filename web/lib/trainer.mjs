@@ -7,7 +7,8 @@ const MODEL_OPTIONS = new Set(['dModel', 'heads', 'dK', 'dV', 'wo', 'biases', 'p
 const LOSS_KINDS = { attend: 0, classify: 1, regress: 2 };
 const OPTIMIZER_KINDS = { sgd: 0, adam: 1 };
 const OPTIMIZER_OPTIONS = new Set(['kind', 'learningRate', 'momentum', 'beta1', 'beta2', 'epsilon', 'weightDecay', 'clipNorm', 'batchSize']);
-const EXAMPLE_OPTIONS = new Set(['x', 'tokens', 'query', 'target']);
+const EXAMPLE_OPTIONS = new Set(['x', 'tokens', 'query', 'target', 'head']);
+const LOSS_HEAD = -2;  // an example without a head of its own takes the loss's (kLossHead in trainer.hpp)
 
 // `api` carries attention.mjs's option helpers, so both files read options the same way.
 function object(api, value, field) {
@@ -128,7 +129,8 @@ function exampleList(api, examples, model, lossKind) {
     if (lossKind !== 'regress' && example.target === undefined) {
       throw api.fieldError(TypeError, `${at}.target`, `${at}.target is required: a whole number`);
     }
-    return { n, x, tokens, query, target, targetOutput };
+    const head = example.head === undefined ? LOSS_HEAD : example.head === 'mean' ? -1 : wholeNumber(api, example.head, `${at}.head`);
+    return { n, x, tokens, query, target, targetOutput, head };
   });
 }
 

@@ -14,12 +14,14 @@ import { createPage } from './render/page.mjs';
 import { setupExports } from './exports.mjs';
 import { message } from './messages.mjs';
 import { createLearn } from './learn/index.mjs';
+import { createTraining } from './training/index.mjs';
+import { createLayers } from './layers/index.mjs';
 import { watchInView, afterNextFrame } from './render/in-view.mjs';
 import { mountPractice } from './practice/index.mjs';
 import { practiceAfterPresetChange } from './practice/spec.mjs';
 
 // Sections that can be shown or hidden: data-view names in app.html, and aliases.
-export const VIEW_NAMES = ['controls', 'learn', 'notes', 'tokens', 'inputs', 'parameters', 'steps', 'matrices', 'pictures', 'heatmap', 'lines', 'embedding', 'lab', 'output'];
+export const VIEW_NAMES = ['controls', 'learn', 'notes', 'tokens', 'inputs', 'parameters', 'steps', 'matrices', 'pictures', 'heatmap', 'lines', 'embedding', 'lab', 'output', 'train', 'layers'];
 const VIEW_ALIASES = { weights: ['heatmap', 'matrices'], tables: ['inputs', 'steps', 'matrices', 'output'], all: VIEW_NAMES };
 
 /** The views a comma-separated list names, or null for all; unknown names are reported. */
@@ -55,18 +57,36 @@ export function createApp(container, { compute, initialState = null, views: show
   const page = createPage(root);
   const controls = createControls({ root, container });
   const section = (name) => container.querySelector(`[data-view="${name}"]`);
+  // features with their own folder, mounted after the output: they talk to the lab through these hooks
+  const useState = (next, status) => {
+    state = next;
+    explanation.reset();
+    controls.sync(state);
+    update().then(() => status && page.renderStatus(status));
+  };
+  const training = createTraining({ after: section('output'), compute, getState: () => state, useState });
+  const layers = createLayers({ after: section('train'), getState: () => state, getView: () => view, useState });
   function showViews(views) {
     for (const part of container.querySelectorAll('[data-view]')) part.hidden = views !== null && !views.has(part.dataset.view);
   }
   let state = initialState ?? defaultState();
   let labStarted = false;
-  // the views the host chose, less what practice mode hides; the scaling lab runs once it is shown
+  let trainingStarted = false;
+  // the views the host chose, less what practice mode hides; the scaling lab and the training
+  // start once they are shown
   function applyViews() {
     showViews(practice.views(shown, state));
     if (!labStarted && !section('lab').hidden) {
       labStarted = true;
       views.runLab();
     }
+    if (view) startTraining();
+  }
+  // the first training task is prepared once the engine is up, after the tables
+  function startTraining() {
+    if (trainingStarted || section('train').hidden) return;
+    trainingStarted = true;
+    compute.ready.then(() => setTimeout(training.start, 0));
   }
   let view = null;            // the last good computation, as drawn
   let draws = 0;              // how many times the tables were drawn (tests wait on it)
@@ -111,7 +131,9 @@ export function createApp(container, { compute, initialState = null, views: show
       update();
       return;
     }
-    const changed = withSettingChange(state, controls.read(target));
+    const change = controls.read(target);
+    if (target.id === 'sentence') change.inputs = null;  // typed words replace given rows of X
+    const changed = withSettingChange(state, change);
     state = changed.state;
     if (changed.replaced === 'sizes') replacedWeights = message('weights.replaced', { seed: state.seed });
     if (changed.replaced === 'wo') replacedWeights = message('weights.replacedForWo', { seed: state.seed, rows: state.heads * state.dV, cols: state.dModel });
@@ -316,6 +338,7 @@ export function createApp(container, { compute, initialState = null, views: show
     });
 
     update();
+    startTraining();
   }
 
   const practice = mountPractice({ container, root, embedded, links, getState: () => state, setState: (next) => lab.setState(next) });
@@ -353,6 +376,8 @@ export function createApp(container, { compute, initialState = null, views: show
       showProblems();
     },
     exports,
+    training,
+    layers,
     practice,
   };
   return lab;

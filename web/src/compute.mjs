@@ -29,7 +29,9 @@ export function createCompute({ workerUrl, loadEngine }) {
     }
   })();
   const call = (name) => async (...args) => (await connection).api[name](...args);
+  const train = (name) => async (...args) => (await connection).api.training[name](...args);
   return {
+    training: { start: train('start'), step: train('step'), probe: train('probe'), weights: train('weights'), dispose: train('dispose') },
     ready: connection.then(({ info }) => info),
     run: call('run'),
     varianceLab: call('varianceLab'),

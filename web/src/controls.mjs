@@ -53,6 +53,7 @@ export function createControls({ root, container }) {
     $('maskMode').value = state.maskMode;
     $('weightsMode').value = state.weightsMode;
     $('useWo').checked = state.useWo;
+    $('positions').value = state.positions ?? 'none';
     showDependent(state);
   }
 

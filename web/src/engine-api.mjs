@@ -3,6 +3,7 @@
 // Turns a request's weight recipe (identity, seeded random, custom) into matrices and runs the
 // traced forward pass. Errors come back as data: { error: { name, field, message } }.
 import { variance, normalDraws } from './stats.mjs';
+import { createTrainingSession } from './training/session.mjs';
 
 function identity(size) {
   const w = new Float32Array(size * size);
@@ -12,6 +13,12 @@ function identity(size) {
 
 export function createEngineApi(loadAttention) {
   let engine = null;
+  // one training run per lab (several labs on a page share one worker), by the lab's key
+  const sessions = new Map();
+  const session = (key) => {
+    if (!sessions.has(key)) sessions.set(key, createTrainingSession(() => engine));
+    return sessions.get(key);
+  };
 
   function weightsFor({ weights, dModel, heads, dK, dV, useWo }) {
     if (weights.mode === 'identity') return { wq: null, wk: null, wv: null, wo: useWo ? identity(dModel) : null };
@@ -20,10 +27,26 @@ export function createEngineApi(loadAttention) {
       return { ...drawn, wo: useWo ? drawn.wo : null };
     }
     const f32 = (values) => (values ? Float32Array.from(values) : null);
-    return { wq: f32(weights.wq), wk: f32(weights.wk), wv: f32(weights.wv), wo: useWo ? f32(weights.wo) : null };
+    const own = { wq: f32(weights.wq), wk: f32(weights.wk), wv: f32(weights.wv), wo: useWo ? f32(weights.wo) : null };
+    // biases, when the weights have them (a loaded or trained layer); b_o only with W_O
+    for (const name of ['bq', 'bk', 'bv']) if (weights[name]) own[name] = f32(weights[name]);
+    if (useWo && weights.bo) own.bo = f32(weights.bo);
+    return own;
   }
 
   return {
+    // the Train section's runs (training/session.mjs), one per lab
+    training: {
+      start: (key, config) => session(key).start(config),
+      step: (key, steps, quiet) => session(key).step(steps, quiet),
+      probe: (key, index) => session(key).probe(index),
+      weights: (key) => session(key).weights(),
+      dispose(key) {
+        sessions.get(key)?.dispose();
+        sessions.delete(key);
+      },
+    },
+
     async load(simd = 'auto') {
       engine ??= await loadAttention({ simd });
       return engine.info;
@@ -33,7 +56,7 @@ export function createEngineApi(loadAttention) {
       try {
         const { weights: recipe, useWo, ...options } = request;
         const weights = weightsFor(request);
-        const result = engine.attention({ ...options, wq: weights.wq, wk: weights.wk, wv: weights.wv, wo: weights.wo, trace: true });
+        const result = engine.attention({ ...options, ...weights, trace: true });
         // for the tables, identity projections are shown as the identity matrix they stand for
         if (recipe.mode === 'identity') Object.assign(weights, { wq: identity(options.dModel), wk: identity(options.dModel), wv: identity(options.dModel) });
         return { result, weights };

@@ -55,10 +55,18 @@ export function explainCell(view, { matrix, head = 0, row, col }) {
       const w = weights[`w${matrix}`];
       const rows = matrix === 'q' ? view.x : context;
       const from = matrix === 'q' ? 'X' : source;
-      const pairs = products(dModel, (t) => at(rows, dModel, row, t), (t) => w[(head * dModel + t) * width + col]);
+      // positions (when on) are added to x (and to the context) before the projection; a bias after it
+      const added = result.positions ? (matrix === 'q' || !view.context ? result.positions.x : result.positions.context) : null;
+      const bias = weights[`b${matrix}`]?.[head * width + col];
+      const pairs = products(dModel, (t) => at(rows, dModel, row, t) + (added ? at(added, dModel, row, t) : 0), (t) => w[(head * dModel + t) * width + col]);
       return {
         title,
-        lines: [message('explain.projection', { table: message(`table.${matrix}`), source: from, weights: message(`table.w${matrix}`), row: rowName, col: colName }), sumOfProducts(pairs)],
+        lines: [
+          message('explain.projection', { table: message(`table.${matrix}`), source: from, weights: message(`table.w${matrix}`), row: rowName, col: colName }),
+          ...(added ? [message('explain.positions', { source: from })] : []),
+          sumOfProducts(pairs),
+          ...(bias === undefined ? [] : [message('explain.bias', { bias: `b_${matrix}`, value: f(bias) })]),
+        ],
         value: f(at(h[matrix], width, row, col)),
       };
     }
@@ -130,7 +138,8 @@ export function explainCell(view, { matrix, head = 0, row, col }) {
       const pairs = products(width, (t) => at(result.concat, width, row, t), (t) => weights.wo[t * dModel + col]);
       return {
         title,
-        lines: [message('explain.wo', { token, col: colName }), sumOfProducts(pairs)],
+        lines: [message('explain.wo', { token, col: colName }), sumOfProducts(pairs),
+          ...(weights.bo ? [message('explain.bias', { bias: 'b_o', value: f(weights.bo[col]) })] : [])],
         value: f(at(result.output, result.dOut, row, col)),
       };
     }

@@ -7,6 +7,11 @@ import { checkPractice } from './practice/spec.mjs';
 
 // Caps of the page (the engine's are larger): tables past these stop being readable.
 export const PAGE_LIMITS = { dModel: 128, heads: 16, dK: 128, dV: 128, padTo: MAX_TOKENS };
+// A layer loaded from a file (web/src/layers/) is shown whatever its size, up to these.
+const LOADED_LIMITS = { dModel: 2048, heads: 64, dK: 2048, dV: 2048 };
+// Weights with more values than this are left out of links (a BERT-base layer has 2.4 million).
+export const LINK_MAX_WEIGHTS = 100_000;
+const PARAMETER_NAMES = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo'];
 
 const BASE = {
   preset: null,
@@ -20,7 +25,10 @@ const BASE = {
   padTo: 8,
   weightsMode: 'identity',      // 'identity' | 'random' | 'custom'
   seed: 1,
-  custom: null,                 // { wq, wk, wv, wo }: number arrays, when weightsMode is 'custom'
+  custom: null,                 // { wq, wk, wv, wo, bq?, bk?, bv?, bo? }: number arrays, when weightsMode is 'custom'
+  positions: 'none',            // 'none' | 'sinusoidal': added to X before the projections
+  inputs: null,                 // { tokens, rows }: X given row by row (a loaded layer's hidden states), instead of the sentence
+  embeddings: null,             // { word: number[] }: learned embeddings, used before the vocabulary's
   useWo: false,
   x: null,                      // { columns, rows } given by a preset instead of the vocabulary
   xEdits: {},                   // "row:token:col" → number, cells of X typed by the reader
@@ -41,7 +49,7 @@ export function defaultState() {
 
 /** Tokens of the sentence (queries) and of the context (keys and values), with padding applied. */
 export function tokensOf(state) {
-  const queries = tokenize(state.sentence);
+  const queries = state.inputs ? { tokens: state.inputs.tokens, overflow: false } : tokenize(state.sentence);
   const context = state.attention === 'cross' ? tokenize(state.contextSentence) : null;
   const pad = (tokens) => {
     if (state.maskMode !== 'padding') return tokens;
@@ -64,9 +72,9 @@ const editedWord = (key) => {
 /**
  * An embedding matrix for tokens. The rule: a word has one vector wherever it appears, looked up by
  * its lower-case form (wordKey), so 'The' and 'the' share a row. It comes from the preset's rows
- * (words it lists), else the vocabulary; a cell the reader typed changes that word in every row.
+ * (words it lists), else learned rows, else the vocabulary; a cell the reader typed changes that word in every row.
  */
-function embeddings(tokens, dModel, presetX, edits) {
+function embeddings(tokens, dModel, presetX, edits, learned = null) {
   const given = new Map();
   presetX?.tokens?.forEach((token, k) => {
     const row = presetX.rows[k];
@@ -76,7 +84,9 @@ function embeddings(tokens, dModel, presetX, edits) {
   const x = new Float32Array(tokens.length * dModel);
   tokens.forEach((token, i) => {
     const word = wordKey(token);
-    x.set(given.get(word) ?? embed(token, dModel), i * dModel);
+    // learned embeddings (the Train section's "Use these weights") come before the vocabulary's
+    const own = learned && Object.hasOwn(learned, word) && learned[word].length === dModel ? learned[word] : null;
+    x.set(given.get(word) ?? own ?? embed(token, dModel), i * dModel);
     for (const edit of typed) if (edit.word === word) x[i * dModel + edit.col] = edit.value;
   });
   return x;
@@ -162,13 +172,15 @@ export function modifiedAspects(state) {
 
 /** Column labels of X: a preset's own, or the vocabulary's features. */
 export function columnsOf(state) {
+  // given rows (a real model's hidden states) have no named features
+  if (state.inputs) return Array.from({ length: state.dModel }, (_, c) => `d${c}`);
   if (state.x && state.x.columns.length === state.dModel && state.attention === 'self') return state.x.columns;
   return columnNames(state.dModel);
 }
 
 function integerField(state, field, problems) {
   const value = state[field];
-  const limit = PAGE_LIMITS[field];
+  const limit = state.weightsMode === 'custom' && LOADED_LIMITS[field] ? LOADED_LIMITS[field] : PAGE_LIMITS[field];
   if (!Number.isInteger(value) || value < 1) {
     problems.push({ field, message: `${field} must be a whole number of at least 1, got ${JSON.stringify(value)}` });
   } else if (value > limit) {
@@ -209,8 +221,9 @@ export function buildRequest(state) {
   }
   if (state.weightsMode === 'custom') {
     const c = state.custom;
-    const sizes = { wq: heads * dModel * dK, wk: heads * dModel * dK, wv: heads * dModel * dV, wo: heads * dV * dModel };
-    for (const name of ['wq', 'wk', 'wv', ...(state.useWo ? ['wo'] : [])]) {
+    const sizes = { wq: heads * dModel * dK, wk: heads * dModel * dK, wv: heads * dModel * dV, wo: heads * dV * dModel, bq: heads * dK, bk: heads * dK, bv: heads * dV, bo: dModel };
+    const optional = ['bq', 'bk', 'bv', ...(state.useWo ? ['bo'] : [])].filter((name) => c?.[name]);
+    for (const name of ['wq', 'wk', 'wv', ...(state.useWo ? ['wo'] : []), ...optional]) {
       if (!c || !c[name] || c[name].length !== sizes[name]) {
         problems.push({ field: 'weightsMode', message: `The custom ${name} does not fit the sizes (${c?.[name]?.length ?? 0} values, need ${sizes[name]}): choose seeded random` });
         break;
@@ -219,7 +232,9 @@ export function buildRequest(state) {
   }
   if (problems.length) return { problems };
 
-  const x = embeddings(tokens, dModel, state.attention === 'self' ? state.x : null, state.xEdits);
+  const x = state.inputs && state.inputs.rows.every((row) => row.length === dModel)
+    ? withRowEdits(state.inputs, dModel, state.xEdits)
+    : embeddings(tokens, dModel, state.attention === 'self' ? state.x : null, state.xEdits, state.embeddings);
   const context = contextTokens ? embeddings(contextTokens, dModel, null, state.contextEdits) : null;
   const keyTokens = contextTokens ?? tokens;
   let mask = state.maskMode === 'padding' ? 'none' : state.maskMode;
@@ -232,6 +247,7 @@ export function buildRequest(state) {
   return {
     request: {
       x, n: tokens.length, dModel, heads, dK, dV, scale, mask,
+      ...(state.positions === 'sinusoidal' ? { positions: 'sinusoidal' } : {}),
       ...(context ? { context, m: contextTokens.length } : {}),
       weights: {
         mode: state.weightsMode,
@@ -243,6 +259,24 @@ export function buildRequest(state) {
     tokens,
     keyTokens,
   };
+}
+
+// Given rows of X, and the reader's edits of them (by row).
+function withRowEdits(inputs, dModel, edits) {
+  const x = Float32Array.from(inputs.rows.flat());
+  inputs.tokens.forEach((token, i) => {
+    for (let c = 0; c < dModel; c++) {
+      const key = editKey(i, token, c);
+      if (Object.hasOwn(edits, key)) x[i * dModel + c] = edits[key];
+    }
+  });
+  return x;
+}
+
+/** How many numbers the custom weights, given inputs and learned embeddings hold (what a link would carry). */
+export function ownValueCount(state) {
+  const count = (arrays) => arrays.reduce((sum, a) => sum + (a?.length ?? 0), 0);
+  return count(Object.values(state.custom ?? {})) + count(state.inputs?.rows ?? []) + count(Object.values(state.embeddings ?? {}));
 }
 
 // ---- the state in a link
@@ -260,7 +294,13 @@ const LINK_FIELDS = {
   weightsMode: (v) => ['identity', 'random', 'custom'].includes(v),
   seed: Number.isSafeInteger,
   custom: (v) => v === null || (typeof v === 'object' && !Array.isArray(v) &&
-    Object.entries(v).every(([k, w]) => ['wq', 'wk', 'wv', 'wo'].includes(k) && (w === null || (Array.isArray(w) && w.length <= 1 << 20 && w.every(Number.isFinite))))),
+    Object.entries(v).every(([k, w]) => PARAMETER_NAMES.includes(k) && (w === null || (Array.isArray(w) && w.length <= 1 << 20 && w.every(Number.isFinite))))),
+  positions: (v) => v === 'none' || v === 'sinusoidal',
+  inputs: (v) => v === null || (typeof v === 'object' && Array.isArray(v.tokens) && v.tokens.length <= MAX_TOKENS &&
+    v.tokens.every((t) => typeof t === 'string' && tokenize(t).tokens.length === 1 && tokenize(t).tokens[0] === t) &&
+    Array.isArray(v.rows) && v.rows.length === v.tokens.length && v.rows.every((r) => Array.isArray(r) && r.every(Number.isFinite))),
+  embeddings: (v) => v === null || (typeof v === 'object' && !Array.isArray(v) &&
+    Object.values(v).every((r) => Array.isArray(r) && r.length <= 4096 && r.every(Number.isFinite))),
   useWo: (v) => typeof v === 'boolean',
   x: (v) => v === null || (typeof v === 'object' && Array.isArray(v.columns) && v.columns.every((c) => typeof c === 'string') &&
     Array.isArray(v.tokens) && v.tokens.every((t) => typeof t === 'string') &&
@@ -277,13 +317,22 @@ const MAX_LINK = 2_000_000;
 export function stateToFragment(state) {
   const preset = state.preset ? presetState(state.preset) : null;
   const out = {};
+  // a loaded layer too large for a link: the link keeps the settings (linkCarriesWeights says so)
+  const tooLarge = !linkCarriesWeights(state);
   for (const key of Object.keys(LINK_FIELDS)) {
+    if (tooLarge && ['custom', 'inputs', 'embeddings', 'weightsMode'].includes(key)) continue;
     // fields equal to the preset's (or the defaults') add nothing to the link
     const reference = preset ?? BASE;
     if (JSON.stringify(state[key]) !== JSON.stringify(reference[key])) out[key] = state[key];
   }
   if (state.preset) out.preset = state.preset;
+  if (tooLarge) out.weightsMode = 'random';
   return `#lab=${encodeURIComponent(JSON.stringify(out))}`;
+}
+
+/** False when the reader's own numbers are too many for a link (save them as a file instead). */
+export function linkCarriesWeights(state) {
+  return ownValueCount(state) <= LINK_MAX_WEIGHTS;
 }
 
 /**

@@ -60,12 +60,16 @@ struct TrainerSpec {
   std::vector<std::string> train;    // names of the parameters that learn; empty: all but embeddings
 };
 
+// Example::head when the example takes the head its loss names.
+constexpr int kLossHead = -2;
+
 struct Example {
   int n = 0;
   std::vector<float> x;              // (n, d_model); without a vocabulary
   std::vector<int> tokens;           // n ids into the embedding table; with a vocabulary
   int query = 0;                     // attend: the query row; classify: the token read out
   int target = 0;                    // attend: the key it should look at; classify: the class
+  int head = kLossHead;              // attend: this example's head (0…, or -1 for the mean); kLossHead: the loss's
   std::vector<float> target_output;  // regress: (n, d_out)
 };
 

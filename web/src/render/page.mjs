@@ -163,6 +163,9 @@ export function createPage(root) {
         caption: 'W_O', rowLabels: outputProjectionRows(view), columnLabels: view.columns,
         values: view.weights.wo, editable: true, address: { matrix: 'wo' },
       });
+      if (view.weights.bo) {
+        renderMatrix(slot('bo'), { caption: 'b_o', rowLabels: ['b'], columnLabels: view.columns, values: view.weights.bo, address: { matrix: null } });
+      }
       return;
     }
     const h = Number(key.slice('head-'.length));
@@ -173,6 +176,14 @@ export function createPage(root) {
         rowLabels: view.columns, columnLabels: numbered(width),
         values: view.weights[name].subarray(h * size, (h + 1) * size), editable: true,
         address: { matrix: name, head: h },
+      });
+    }
+    // a loaded or trained layer's biases, added after the projections (shown, not edited here)
+    for (const [name, width] of [['bq', view.dK], ['bk', view.dK], ['bv', view.dV]]) {
+      if (!view.weights[name]) continue;
+      renderMatrix(slot(name), {
+        caption: `${{ bq: 'b_q', bk: 'b_k', bv: 'b_v' }[name]}, head ${h + 1}`, rowLabels: ['b'], columnLabels: numbered(width),
+        values: view.weights[name].subarray(h * width, (h + 1) * width), address: { matrix: null },
       });
     }
   }

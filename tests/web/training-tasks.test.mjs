@@ -1,0 +1,156 @@
+// The Train section's tasks, run through the same session the worker runs (training/session.mjs):
+// what one layer learns from the vocabulary and what it cannot, measured on held-out sentences
+// whose nouns training never saw; the split itself; and per-head targets.
+import { describe, it, before } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { loadAttention } from '../../dist/lib/attention.mjs';
+import { TASKS, taskById, vocabularyOf } from '../../web/src/training/tasks.mjs';
+import { createTrainingSession } from '../../web/src/training/session.mjs';
+import { embed } from '../../web/src/vocabulary.mjs';
+
+let engine;
+before(async () => {
+  engine = await loadAttention({ simd: true });
+});
+
+function session(task, overrides = {}) {
+  const s = createTrainingSession(() => engine);
+  const examples = task.build(task.model.dModel);
+  const first = s.start({
+    model: { ...task.model, ...overrides.model }, loss: task.loss, optimizer: task.optimizer,
+    train: overrides.train ?? (task.loss.kind === 'classify' ? task.train : task.train), seed: task.seed, examples, probe: 0,
+    ...(overrides.embeddings ? { embeddings: overrides.embeddings(examples) } : {}),
+  });
+  assert.equal(first.error, undefined, JSON.stringify(first.error));
+  return { s, examples, first };
+}
+
+// steps until held-out accuracy reaches `goal` (checked every 5 steps), or the budget runs out
+function trainUntil(s, goal, budget) {
+  let snapshot;
+  for (let steps = 0; steps < budget; steps += 5) {
+    snapshot = s.step(5);
+    assert.equal(snapshot.error, undefined, JSON.stringify(snapshot.error));
+    if (snapshot.heldOut.accuracy >= goal) break;
+  }
+  return snapshot;
+}
+
+describe('the tasks: templated, split with no shared template instance', () => {
+  for (const task of TASKS) {
+    it(`${task.id}: every example's query and target are in its sentence; held-out nouns never in training`, () => {
+      const { train, heldOut } = task.build(task.model.dModel);
+      assert.ok(train.length >= 50 && heldOut.length >= 20, `${train.length} and ${heldOut.length} examples`);
+      for (const e of [...train, ...heldOut]) {
+        assert.ok(e.query >= 0 && e.query < e.tokens.length, `${e.sentence}: query ${e.query}`);
+        if (task.loss.kind === 'attend') assert.ok(e.target >= 0 && e.target < e.tokens.length && e.target !== e.query, `${e.sentence}: target ${e.target}`);
+        else assert.ok(e.target === 0 || e.target === 1);
+        assert.equal(e.x.length, e.tokens.length * task.model.dModel);
+      }
+      const trainSentences = new Set(train.map((e) => e.sentence));
+      assert.ok(heldOut.every((e) => !trainSentences.has(e.sentence)), 'no held-out sentence is a training sentence');
+      if (task.loss.kind === 'attend' && task.id !== 'one-back') {
+        // the word a held-out example should look at never appears anywhere in training
+        const trainWords = new Set(train.flatMap((e) => e.tokens.map((t) => t.toLowerCase())));
+        for (const e of heldOut) assert.ok(!trainWords.has(e.tokens[e.target].toLowerCase()) || task.perHead, `${e.tokens[e.target]} is held out`);
+      }
+    });
+  }
+});
+
+describe('what one layer learns', () => {
+  it("who is 'it'?: ≥ 95 % held-out from the default seed, within 60 steps; 'it' then looks at the noun", () => {
+    const { s, first } = session(taskById('who-is-it'));
+    assert.ok(first.heldOut.accuracy < 0.5, `before training ${first.heldOut.accuracy}`);
+    const last = trainUntil(s, 0.95, 60);
+    assert.ok(last.heldOut.accuracy >= 0.95, `held-out accuracy ${last.heldOut.accuracy} after ${last.steps} steps`);
+    // the probe heatmap's numbers: row 'it' of the first held-out sentence, mean of the heads
+    const probe = taskById('who-is-it').build(10).heldOut[0];
+    const n = probe.tokens.length;
+    const mean = Array.from({ length: n }, (_, j) => (last.probe[0][probe.query * n + j] + last.probe[1][probe.query * n + j]) / 2);
+    assert.equal(mean.indexOf(Math.max(...mean)), probe.target, `row 'it': ${mean.map((w) => w.toFixed(2))}`);
+    // and 40 steps later the noun holds most of the weight
+    const later = s.step(40);
+    const weight = (later.probe[0][probe.query * n + probe.target] + later.probe[1][probe.query * n + probe.target]) / 2;
+    assert.ok(weight > 0.5, `'it' → '${probe.tokens[probe.target]}' weight ${weight}`);
+    s.dispose();
+  });
+
+  it("'tired' or 'wide': one layer stays near chance (40–60 %) and its loss near ln 2 after 150 steps", () => {
+    const { s } = session(taskById('tired-or-wide'));
+    let last;
+    for (let i = 0; i < 30; i++) last = s.step(5);
+    assert.ok(last.heldOut.accuracy >= 0.4 && last.heldOut.accuracy <= 0.6, `held-out accuracy ${last.heldOut.accuracy}`);
+    assert.ok(last.losses.at(-1) >= Math.LN2 - 1e-3, `training loss ${last.losses.at(-1)} cannot fall below ln 2`);
+    s.dispose();
+  });
+
+  it('which bank?: the read-out from bank\'s output gets ≥ 90 % of held-out sentences', () => {
+    const { s } = session(taskById('which-bank'));
+    const last = trainUntil(s, 0.95, 100);
+    assert.ok(last.heldOut.accuracy >= 0.9, `held-out accuracy ${last.heldOut.accuracy}`);
+    s.dispose();
+  });
+
+  it('look one word back: near chance without positions, ≥ 90 % with sinusoidal ones (100 steps each)', () => {
+    const task = taskById('one-back');
+    const results = {};
+    for (const positions of ['none', 'sinusoidal']) {
+      const { s } = session(task, { model: { positions } });
+      let last;
+      for (let i = 0; i < 20; i++) last = s.step(5);
+      results[positions] = last.heldOut.accuracy;
+      s.dispose();
+    }
+    assert.ok(results.none <= 0.3, `without positions ${results.none}`);
+    assert.ok(results.sinusoidal >= 0.9, `with positions ${results.sinusoidal}`);
+  });
+
+  it('two heads, two readings: each head learns its own target (the verb, the person)', () => {
+    const task = taskById('two-readings');
+    const { s, examples } = session(task);
+    const last = trainUntil(s, 0.95, 100);
+    assert.ok(last.heldOut.accuracy >= 0.95, `held-out accuracy ${last.heldOut.accuracy}`);
+    // the first held-out sentence: head 1's row for the tool peaks on the verb, head 2's on the person
+    const [verb, person] = [examples.heldOut[0], examples.heldOut[1]];
+    assert.equal(verb.sentence, person.sentence);
+    const n = verb.tokens.length;
+    const row = (h) => Array.from(last.probe[h].slice(verb.query * n, (verb.query + 1) * n));
+    const argmax = (r) => r.indexOf(Math.max(...r));
+    assert.equal(verb.tokens[argmax(row(0))], verb.tokens[verb.target], `head 1 looks at ${verb.tokens[argmax(row(0))]}`);
+    assert.equal(person.tokens[argmax(row(1))], person.tokens[person.target], `head 2 looks at ${person.tokens[argmax(row(1))]}`);
+    s.dispose();
+  });
+
+  it('embeddings can learn too: the table starts as the vocabulary and changes', () => {
+    const task = taskById('who-is-it');
+    let words;
+    const { s } = session(task, {
+      train: ['wq', 'wk', 'embeddings'],
+      embeddings: (examples) => {
+        const v = vocabularyOf([...examples.train, ...examples.heldOut]);
+        words = v.words;
+        return { words: v.words, table: Float32Array.from(v.words.flatMap((w) => Array.from(embed(w, 10)))) };
+      },
+    });
+    const before = s.weights().embeddings.slice();
+    assert.deepEqual(Array.from(before.subarray(words.indexOf('dog') * 10, words.indexOf('dog') * 10 + 10)), Array.from(embed('dog', 10)));
+    s.step(20);
+    const after = s.weights().embeddings;
+    assert.ok(after.some((v, i) => v !== before[i]), 'the embedding table changed');
+    s.dispose();
+  });
+
+  it('a learning rate that diverges is reported, with the weights of the last good step', () => {
+    const task = taskById('who-is-it');
+    const s = createTrainingSession(() => engine);
+    s.start({ model: task.model, loss: task.loss, optimizer: { kind: 'sgd', learningRate: 1e30 }, train: task.train, seed: 3, examples: task.build(10), probe: 0 });
+    const answer = s.step(5);
+    assert.equal(answer.error.field, 'optimizer.learningRate');
+    assert.match(answer.error.message, /learning rate too large/);
+    assert.ok(answer.snapshot.weights.wq.every(Number.isFinite));
+    s.dispose();
+    assert.equal(s.step(1).error.field, 'trainer');
+  });
+});

@@ -1,0 +1,309 @@
+// Tensor files read and written in plain JavaScript: safetensors (an 8-byte little-endian header
+// length, a JSON header naming each tensor's dtype, shape and data_offsets, then raw little-endian
+// data), NumPy's .npy and .npz (a zip of .npy files), and JSON. Every reader checks what the file
+// claims against what it holds and throws a FileFormatError saying what is wrong; nothing is
+// trusted, nothing is read past the end.
+//
+// A tensor, here: { dtype, shape: number[], data: Float32Array | Float64Array }.
+
+export class FileFormatError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'FileFormatError';
+  }
+}
+const fail = (message) => { throw new FileFormatError(message); };
+
+// A tensor larger than this is refused, whatever the file's size: 2²⁴ values, the engine's own cap.
+export const MAX_TENSOR_VALUES = 1 << 24;
+// A safetensors header above this is refused before it is read (real ones are a few hundred KB).
+export const MAX_HEADER_BYTES = 16 << 20;
+
+const DTYPE_BYTES = { F64: 8, F32: 4, F16: 2, BF16: 2, I64: 8, I32: 4, I16: 2, I8: 1, U8: 1, BOOL: 1, U16: 2, U32: 4, U64: 8, F8_E4M3: 1, F8_E5M2: 1 };
+const FLOAT_DTYPES = ['F64', 'F32', 'F16', 'BF16'];
+
+function float16(bits) {
+  const sign = bits & 0x8000 ? -1 : 1;
+  const exponent = (bits >> 10) & 0x1f;
+  const fraction = bits & 0x3ff;
+  if (exponent === 0) return sign * fraction * 2 ** -24;
+  if (exponent === 31) return fraction ? NaN : sign * Infinity;
+  return sign * (1 + fraction / 1024) * 2 ** (exponent - 15);
+}
+
+/** Little-endian values of a float dtype as Float32Array (F64 as Float64Array: nothing is lost). */
+export function decodeFloats(dtype, bytes, count) {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (dtype === 'F64') return Float64Array.from({ length: count }, (_, i) => view.getFloat64(8 * i, true));
+  const out = new Float32Array(count);
+  if (dtype === 'F32') for (let i = 0; i < count; i++) out[i] = view.getFloat32(4 * i, true);
+  else if (dtype === 'F16') for (let i = 0; i < count; i++) out[i] = float16(view.getUint16(2 * i, true));
+  else if (dtype === 'BF16') {
+    const word = new DataView(new ArrayBuffer(4));
+    for (let i = 0; i < count; i++) {
+      word.setUint32(0, view.getUint16(2 * i, true) << 16);  // bfloat16 is the top half of a float32
+      out[i] = word.getFloat32(0);
+    }
+  }
+  return out;
+}
+
+const product = (shape) => shape.reduce((a, b) => a * b, 1);
+
+// ---- safetensors
+
+/** The header's length from the file's first 8 bytes; checked against the file's size. */
+export function safetensorsHeaderLength(first8, fileSize) {
+  if (fileSize < 8 || first8.byteLength < 8) fail(`the file has ${fileSize} bytes; a safetensors file starts with 8 bytes giving its header's length`);
+  const view = new DataView(first8.buffer, first8.byteOffset, 8);
+  const length = Number(view.getBigUint64(0, true));
+  if (length < 2) fail(`the header length is ${length} bytes; a safetensors header is a JSON object`);
+  if (length > MAX_HEADER_BYTES) fail(`the header claims ${length.toLocaleString('en')} bytes; the lab reads headers up to ${MAX_HEADER_BYTES.toLocaleString('en')} bytes (is this a safetensors file?)`);
+  if (8 + length > fileSize) fail(`the header claims ${length} bytes but the file has only ${fileSize - 8} after the first 8: the file is truncated`);
+  return length;
+}
+
+/**
+ * The header's entries, each checked: a known dtype, a shape of whole numbers, data_offsets within
+ * the data and matching shape × dtype size, tensors contiguous and covering all the data (as the
+ * format requires). Returns { entries: [{ name, dtype, shape, begin, end }], metadata, dataStart }.
+ */
+export function parseSafetensorsHeader(headerBytes, fileSize) {
+  let header;
+  try {
+    header = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(headerBytes));
+  } catch {
+    fail('the header is not valid JSON: this is not a safetensors file, or it is damaged');
+  }
+  if (header === null || typeof header !== 'object' || Array.isArray(header)) fail('the header is not a JSON object');
+  const dataStart = 8 + headerBytes.byteLength;
+  const dataBytes = fileSize - dataStart;
+  const metadata = header.__metadata__ ?? {};
+  if (typeof metadata !== 'object' || Array.isArray(metadata) || Object.values(metadata).some((v) => typeof v !== 'string')) {
+    fail('__metadata__ must map strings to strings');
+  }
+  const entries = [];
+  for (const [name, info] of Object.entries(header)) {
+    if (name === '__metadata__') continue;
+    const at = `tensor "${name.slice(0, 80)}"`;
+    if (info === null || typeof info !== 'object') fail(`${at} has no dtype, shape and data_offsets`);
+    const { dtype, shape, data_offsets: offsets } = info;
+    if (!(dtype in DTYPE_BYTES)) fail(`${at} has dtype ${JSON.stringify(dtype)}, which safetensors does not define`);
+    if (!Array.isArray(shape) || !shape.every((s) => Number.isSafeInteger(s) && s >= 0)) fail(`${at} has shape ${JSON.stringify(shape)}; a shape is a list of whole numbers`);
+    const count = product(shape);
+    if (count > MAX_TENSOR_VALUES) fail(`${at} claims ${count.toLocaleString('en')} values (shape ${JSON.stringify(shape)}); the lab takes at most ${MAX_TENSOR_VALUES.toLocaleString('en')} per tensor`);
+    if (!Array.isArray(offsets) || offsets.length !== 2 || !offsets.every((o) => Number.isSafeInteger(o) && o >= 0) || offsets[1] < offsets[0]) {
+      fail(`${at} has data_offsets ${JSON.stringify(offsets)}; expected [begin, end] with begin ≤ end`);
+    }
+    const [begin, end] = offsets;
+    if (end > dataBytes) fail(`${at} ends at byte ${end} of the data, but the file holds only ${dataBytes} bytes of data: the file is truncated, or its header lies`);
+    if (end - begin !== count * DTYPE_BYTES[dtype]) {
+      fail(`${at} has shape ${JSON.stringify(shape)} of ${dtype} (${count * DTYPE_BYTES[dtype]} bytes) but data_offsets span ${end - begin} bytes`);
+    }
+    entries.push({ name, dtype, shape, begin, end });
+  }
+  const ordered = [...entries].sort((a, b) => a.begin - b.begin || a.end - b.end);
+  let next = 0;
+  for (const e of ordered) {
+    if (e.begin !== next) fail(`tensor "${e.name.slice(0, 80)}" starts at byte ${e.begin} of the data where ${next} was expected: tensors overlap or leave a gap, so the offsets cannot be trusted`);
+    next = e.end;
+  }
+  if (next !== dataBytes) fail(`the tensors cover ${next} bytes of data but the file holds ${dataBytes}: the offsets and the file do not agree`);
+  return { entries, metadata, dataStart };
+}
+
+/** Reads the tensors out of the whole file's bytes (after the header was checked). Non-float dtypes are refused. */
+export function readSafetensorsData(parsed, bytes) {
+  const tensors = new Map();
+  for (const e of parsed.entries) {
+    if (!FLOAT_DTYPES.includes(e.dtype)) fail(`tensor "${e.name.slice(0, 80)}" has dtype ${e.dtype}; the lab reads ${FLOAT_DTYPES.join(', ')}`);
+    const slice = bytes.subarray(parsed.dataStart + e.begin, parsed.dataStart + e.end);
+    tensors.set(e.name, { dtype: e.dtype, shape: e.shape, data: decodeFloats(e.dtype, slice, product(e.shape)) });
+  }
+  return { tensors, metadata: parsed.metadata };
+}
+
+/** A whole safetensors file in memory → { tensors: Map, metadata }. */
+export function parseSafetensors(bytes) {
+  const length = safetensorsHeaderLength(bytes.subarray(0, 8), bytes.byteLength);
+  return readSafetensorsData(parseSafetensorsHeader(bytes.subarray(8, 8 + length), bytes.byteLength), bytes);
+}
+
+/**
+ * Writes tensors { name: { shape, data } } as safetensors, F32 (or F64 for Float64Array data).
+ * As PyTorch's loader requires: the header padded with spaces to a multiple of 8 bytes,
+ * __metadata__ strings only, data_offsets contiguous in the header's order.
+ */
+export function writeSafetensors(tensors, metadata = {}) {
+  const header = {};
+  if (Object.keys(metadata).length) header.__metadata__ = Object.fromEntries(Object.entries(metadata).map(([k, v]) => [k, String(v)]));
+  let offset = 0;
+  const parts = [];
+  for (const [name, { shape, data }] of Object.entries(tensors)) {
+    const f64 = data instanceof Float64Array;
+    const bytes = new Uint8Array(data.length * (f64 ? 8 : 4));
+    const view = new DataView(bytes.buffer);
+    data.forEach((value, i) => (f64 ? view.setFloat64(8 * i, value, true) : view.setFloat32(4 * i, value, true)));
+    header[name] = { dtype: f64 ? 'F64' : 'F32', shape, data_offsets: [offset, offset + bytes.length] };
+    offset += bytes.length;
+    parts.push(bytes);
+  }
+  let json = new TextEncoder().encode(JSON.stringify(header));
+  const padded = Math.ceil(json.length / 8) * 8;
+  const headerBytes = new Uint8Array(padded).fill(0x20);
+  headerBytes.set(json);
+  const out = new Uint8Array(8 + padded + offset);
+  new DataView(out.buffer).setBigUint64(0, BigInt(padded), true);
+  out.set(headerBytes, 8);
+  let at = 8 + padded;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+// ---- NumPy
+
+const NPY_DTYPES = { '<f4': 'F32', '<f8': 'F64', '<f2': 'F16', '|f4': 'F32' };
+
+/** One .npy file → tensor. C order and little-endian floats only; everything else is named and refused. */
+export function parseNpy(bytes, name = 'the array') {
+  const magic = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59];
+  if (bytes.byteLength < 10 || !magic.every((b, i) => bytes[i] === b)) fail(`${name} is not a .npy file (it does not start with \\x93NUMPY)`);
+  const major = bytes[6];
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const headerLength = major === 1 ? view.getUint16(8, true) : view.getUint32(8, true);
+  const start = major === 1 ? 10 : 12;
+  if (start + headerLength > bytes.byteLength) fail(`${name}: the header claims ${headerLength} bytes, more than the file holds: it is truncated`);
+  const text = new TextDecoder().decode(bytes.subarray(start, start + headerLength));
+  const descr = /'descr':\s*'([^']*)'/.exec(text)?.[1];
+  const fortran = /'fortran_order':\s*(True|False)/.exec(text)?.[1];
+  const shapeText = /'shape':\s*\(([^)]*)\)/.exec(text)?.[1];
+  if (descr === undefined || fortran === undefined || shapeText === undefined) fail(`${name}: the header does not give descr, fortran_order and shape`);
+  if (!(descr in NPY_DTYPES)) fail(`${name} has dtype ${descr}; the lab reads little-endian floats (<f2, <f4, <f8)`);
+  if (fortran === 'True') fail(`${name} is stored in Fortran order; save it with np.ascontiguousarray first`);
+  const shape = shapeText.split(',').map((s) => s.trim()).filter(Boolean).map(Number);
+  if (!shape.every((s) => Number.isSafeInteger(s) && s >= 0)) fail(`${name} has shape (${shapeText}), not whole numbers`);
+  const count = product(shape);
+  if (count > MAX_TENSOR_VALUES) fail(`${name} has ${count.toLocaleString('en')} values; the lab takes at most ${MAX_TENSOR_VALUES.toLocaleString('en')}`);
+  const dtype = NPY_DTYPES[descr];
+  const need = count * DTYPE_BYTES[dtype];
+  const data = bytes.subarray(start + headerLength);
+  if (data.byteLength !== need) fail(`${name} has shape (${shape.join(', ')}) of ${descr}: ${need} bytes of data expected, ${data.byteLength} found`);
+  return { dtype, shape, data: decodeFloats(dtype, data, count) };
+}
+
+async function inflateRaw(bytes) {
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+/** The entries of a zip (stored or deflated), read from its central directory: Map name → bytes. */
+export async function readZip(bytes) {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let end = -1;
+  for (let i = bytes.byteLength - 22; i >= Math.max(0, bytes.byteLength - 22 - 65535); i--) {
+    if (view.getUint32(i, true) === 0x06054b50) { end = i; break; }
+  }
+  if (end < 0) fail('the .npz is not a zip archive (no end-of-directory record): it is truncated or another kind of file');
+  const count = view.getUint16(end + 10, true);
+  let at = view.getUint32(end + 16, true);
+  const files = new Map();
+  for (let k = 0; k < count; k++) {
+    if (at + 46 > bytes.byteLength || view.getUint32(at, true) !== 0x02014b50) fail('the zip directory is damaged');
+    const method = view.getUint16(at + 10, true);
+    const compressed = view.getUint32(at + 20, true);
+    const size = view.getUint32(at + 24, true);
+    const nameLength = view.getUint16(at + 28, true);
+    const extra = view.getUint16(at + 30, true);
+    const comment = view.getUint16(at + 32, true);
+    const local = view.getUint32(at + 42, true);
+    const name = new TextDecoder().decode(bytes.subarray(at + 46, at + 46 + nameLength));
+    if (compressed === 0xffffffff || size === 0xffffffff) fail(`"${name}" is a zip64 entry (over 4 GB); the lab does not read those`);
+    if (size > MAX_TENSOR_VALUES * 8 + 4096) fail(`"${name}" claims ${size.toLocaleString('en')} bytes uncompressed; the lab takes at most ${MAX_TENSOR_VALUES.toLocaleString('en')} values per array`);
+    if (local + 30 > bytes.byteLength || view.getUint32(local, true) !== 0x04034b50) fail(`the zip entry "${name}" points outside the file`);
+    const dataStart = local + 30 + view.getUint16(local + 26, true) + view.getUint16(local + 28, true);
+    if (dataStart + compressed > bytes.byteLength) fail(`the zip entry "${name}" runs past the end of the file: it is truncated`);
+    const raw = bytes.subarray(dataStart, dataStart + compressed);
+    let data;
+    if (method === 0) data = raw;
+    else if (method === 8) {
+      try {
+        data = await inflateRaw(raw);
+      } catch {
+        fail(`the zip entry "${name}" could not be decompressed: the file is damaged`);
+      }
+    } else fail(`the zip entry "${name}" uses compression method ${method}; the lab reads stored and deflated entries`);
+    if (data.byteLength !== size) fail(`the zip entry "${name}" holds ${data.byteLength} bytes where its directory says ${size}`);
+    files.set(name, data);
+    at += 46 + nameLength + extra + comment;
+  }
+  return files;
+}
+
+/** An .npz → Map name → tensor (names without ".npy"). */
+export async function parseNpz(bytes) {
+  const tensors = new Map();
+  for (const [file, data] of await readZip(bytes)) {
+    const name = file.replace(/\.npy$/, '');
+    tensors.set(name, parseNpy(data, `"${name}"`));
+  }
+  return { tensors, metadata: {} };
+}
+
+// ---- JSON
+
+function nestedShape(value, at) {
+  if (typeof value === 'number' || value === null) return [];
+  if (!Array.isArray(value)) fail(`${at} holds ${typeof value}; expected numbers or arrays of numbers`);
+  const inner = value.length ? nestedShape(value[0], at) : [];
+  return [value.length, ...inner];
+}
+
+function toTensor(value, at) {
+  let shape;
+  let flat;
+  if (value && typeof value === 'object' && !Array.isArray(value) && 'data' in value) {
+    shape = value.shape ?? [value.data.length];
+    flat = Array.isArray(value.data) ? value.data.flat(Infinity) : fail(`${at}.data is not an array`);
+  } else {
+    shape = nestedShape(value, at);
+    flat = [value].flat(Infinity);
+  }
+  if (!Array.isArray(shape) || !shape.every((s) => Number.isSafeInteger(s) && s >= 0)) fail(`${at} has shape ${JSON.stringify(shape)}`);
+  if (product(shape) > MAX_TENSOR_VALUES) fail(`${at} has more than ${MAX_TENSOR_VALUES.toLocaleString('en')} values`);
+  if (flat.length !== product(shape)) fail(`${at} has ${flat.length} values; its shape ${JSON.stringify(shape)} needs ${product(shape)} (ragged arrays are not tensors)`);
+  const data = new Float64Array(flat.length);
+  flat.forEach((v, i) => { data[i] = typeof v === 'number' ? v : v === null ? NaN : fail(`${at}[${i}] is ${JSON.stringify(v)}, not a number`); });
+  return { dtype: 'F64', shape, data };
+}
+
+/**
+ * JSON: { name: nested arrays } or { name: { shape, data } }, optionally under "tensors", with
+ * "__metadata__" strings. (null stands for NaN, which JSON cannot spell, so it is caught as NaN.)
+ */
+export function parseTensorJson(text) {
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    fail(`the file is not valid JSON (${String(e.message).slice(0, 80)})`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) fail('the JSON is not an object of named tensors');
+  const source = value.tensors && typeof value.tensors === 'object' ? value.tensors : value;
+  const metadata = value.__metadata__ && typeof value.__metadata__ === 'object' ? value.__metadata__ : {};
+  const tensors = new Map();
+  for (const [name, tensor] of Object.entries(source)) {
+    if (name === '__metadata__' || name === 'format') continue;
+    tensors.set(name, toTensor(tensor, `"${name.slice(0, 80)}"`));
+  }
+  return { tensors, metadata };
+}
+
+/** Tensors { name: { shape, data } } as the lab's JSON (readable by parseTensorJson). */
+export function writeTensorJson(tensors, metadata = {}) {
+  const out = { format: 'attention-lab-weights', __metadata__: metadata, tensors: {} };
+  for (const [name, { shape, data }] of Object.entries(tensors)) out.tensors[name] = { shape, data: Array.from(data) };
+  return JSON.stringify(out);
+}
