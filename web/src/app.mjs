@@ -17,6 +17,8 @@ import { createLearn } from './learn/index.mjs';
 import { createTraining } from './training/index.mjs';
 import { createLayers } from './layers/index.mjs';
 import { watchInView, afterNextFrame } from './render/in-view.mjs';
+import { mountPractice } from './practice/index.mjs';
+import { practiceAfterPresetChange } from './practice/spec.mjs';
 
 // Sections that can be shown or hidden: data-view names in app.html, and aliases.
 export const VIEW_NAMES = ['controls', 'learn', 'notes', 'tokens', 'inputs', 'parameters', 'steps', 'matrices', 'pictures', 'heatmap', 'lines', 'embedding', 'lab', 'output', 'train', 'layers'];
@@ -83,9 +85,27 @@ export function createApp(container, { compute, initialState = null, views: show
   function showViews(views) {
     for (const part of container.querySelectorAll('[data-view]')) part.hidden = views !== null && !views.has(part.dataset.view);
   }
-  showViews(shown);
-
   let state = initialState ?? defaultState();
+  let labStarted = false;
+  let trainingStarted = false;
+  // the views the host chose, less what practice mode hides; the scaling lab and the training
+  // start once they are shown
+  function applyViews() {
+    showViews(practice.views(shown, state));
+    if (!labStarted && !section('lab').hidden) {
+      labStarted = true;
+      views.runLab();
+    }
+    if (view) startTraining();
+  }
+  // the first training task is prepared once the engine is up, after the tables
+  function startTraining() {
+    if (trainingStarted || section('train').hidden) return;
+    trainingStarted = true;
+    // once the Train section also comes near the screen: preparing the first task loads the learning
+    // engine (twice the forward engine's download), which a reader who never scrolls there does not need
+    whenNear(section('train'), () => compute.ready.then(() => setTimeout(training.start, 0)));
+  }
   let view = null;            // the last good computation, as drawn
   let draws = 0;              // how many times the tables were drawn (tests wait on it)
   let latestRequest = 0;
@@ -126,7 +146,7 @@ export function createApp(container, { compute, initialState = null, views: show
     notices = [];
     fallbackNotices = [];
     if (target.id === 'preset') {
-      if (target.value) state = presetState(target.value);
+      if (target.value) state = { ...presetState(target.value), practice: practiceAfterPresetChange(state.practice) };
       else state = { ...state, preset: null };
       replacedWeights = null;
       cellProblems.clear();
@@ -265,6 +285,7 @@ export function createApp(container, { compute, initialState = null, views: show
 
   function draw({ offscreenLater = false } = {}) {
     const token = ++drawToken;
+    applyViews();
     const started = performance.now();
     state.selectedToken = Math.min(state.selectedToken, view.tokens.length - 1);
     if (state.selectedHead !== 'all' && state.selectedHead >= view.heads) state.selectedHead = 0;
@@ -284,6 +305,7 @@ export function createApp(container, { compute, initialState = null, views: show
       ['output', () => page.renderMultihead(view)],
       ['pictures', () => views.draw(view, state.selectedHead, state.selectedToken, preset?.plot)],
       ['learn', () => learn.draw(view, state)],
+      ['practice', () => practice.draw(view, state)],
     ];
     const later = offscreenLater ? parts.filter(([name]) => section(name) && !inView.has(section(name))) : [];
     for (const part of parts) if (!later.includes(part)) part[1]();
@@ -376,17 +398,15 @@ export function createApp(container, { compute, initialState = null, views: show
     });
 
     update();
-    if (!section('lab').hidden) views.runLab();
-    // the first training task is prepared once the engine is up, after the tables, and once the Train
-    // section comes near the screen: preparing it loads the learning engine (twice the forward
-    // engine's download), which a reader who never scrolls there does not need
-    if (!section('train').hidden) whenNear(section('train'), () => compute.ready.then(() => setTimeout(training.start, 0)));
+    startTraining();
   }
 
+  const practice = mountPractice({ container, root, embedded, links, getState: () => state, setState: (next) => lab.setState(next) });
+  applyViews();
   start();
   const exports = setupExports({ root, getView: () => view, getState: () => state, links, showStatus: page.renderStatus });
 
-  return {
+  const lab = {
     /** A copy of the state (the object a link carries): changing it changes nothing. */
     get state() { return structuredClone(state); },
     /** The engine's last result as drawn (shape, heads[h].{q,k,v,scores,scaled,weights,z}, concat, output), or null. */
@@ -406,7 +426,8 @@ export function createApp(container, { compute, initialState = null, views: show
     },
     /** Shows only these views (a Set of names), or all for null; redraw: false when a setState() follows. */
     setViews(views, { redraw = true } = {}) {
-      showViews(views);
+      shown = views;
+      applyViews();
       if (view && redraw) draw();
     },
     /** Redraws what was drawn in colours read from the styles (after a change of theme). */
@@ -427,5 +448,7 @@ export function createApp(container, { compute, initialState = null, views: show
     exports,
     training,
     layers,
+    practice,
   };
+  return lab;
 }

@@ -6,9 +6,10 @@
 // ("identity", "random"), seed, wo ("on", "off"), query (a token index), view (a comma-separated
 // list of views, e.g. "weights" or "steps,heatmap"), state (a link's "lab=…" fragment, for exact
 // hand edits), theme ("light", the default, "dark" or "auto": the reader's system), compact (no
-// notes and no hints). Changing an attribute updates the lab. Each instance lives in its own shadow
-// root, so styles do not leak in or out; its text is sized in px from its own base, whatever the
-// host page's root font; all instances share one engine connection.
+// notes and no hints), mode ("practice" blanks cells to work out; "explore", the default).
+// Changing an attribute updates the lab. Each instance lives in its own shadow root, so styles do
+// not leak in or out; its text is sized in px from its own base, whatever the host page's root
+// font; all instances share one engine connection.
 // This file is the element; an entry defines it with a way to reach the engine: component.mjs (the
 // served folder: a worker beside it), component-bundled.mjs (the npm package: everything inside).
 import { createApp, parseViews } from './app.mjs';
@@ -33,7 +34,7 @@ function numberOrText(text) {
 }
 
 export class AttentionLabElement extends HTMLElement {
-  static observedAttributes = ['preset', 'sentence', 'context', 'd-model', 'heads', 'd-k', 'd-v', 'scale', 'mask', 'weights', 'seed', 'wo', 'query', 'view', 'state', 'theme', 'compact'];
+  static observedAttributes = ['preset', 'sentence', 'context', 'd-model', 'heads', 'd-k', 'd-v', 'scale', 'mask', 'weights', 'seed', 'wo', 'query', 'view', 'state', 'theme', 'compact', 'mode'];
 
   #app = null;
   #pending = false;
@@ -156,6 +157,9 @@ export class AttentionLabElement extends HTMLElement {
       state = { ...state, weightsMode: 'random', custom: null };
       problems.push({ field: 'weightsMode', message: message('weights.replaced', { seed: state.seed }) });
     }
+    const mode = text('mode');
+    if (mode === 'practice') state = { ...state, practice: state.practice ?? {} };
+    else if (mode !== null && mode !== 'explore') problems.push({ field: 'mode', message: `mode must be practice or explore, got "${mode.slice(0, 40)}"` });
     const wo = text('wo');
     if (wo !== null) state = { ...state, useWo: wo === 'on' || wo === 'true' || wo === '' };
     return { state, problems };

@@ -7,16 +7,21 @@
 // changes, larger or smaller, in two forms:
 //   { type: 'attention-lab:height', height }  for a host page's own script (the Embed snippet);
 //   { subject: 'lti.frameResize', height }    which Canvas pages act on with no script of their own.
+// ?mode=practice opens practice mode; after each answer it posts
+//   { type: 'attention-lab:practice', correct, total, hints, done, attempts, summary }.
 import { createApp, parseViews } from './app.mjs';
 import { createCompute } from './compute.mjs';
-import { stateFromFragment } from './state.mjs';
+import { stateFromFragment, defaultState } from './state.mjs';
 
 const THEMES = ['light', 'dark', 'auto'];
 
 const params = new URLSearchParams(location.search);
 const { views, unknown } = parseViews(params.get('view'));
 const fromLink = stateFromFragment(location.hash);
+const mode = params.get('mode');
+if (mode === 'practice' && fromLink.state) fromLink.state.practice ??= {};
 const problems = [...(fromLink.problems ?? [])];
+if (mode !== null && mode !== 'practice' && mode !== 'explore') problems.push({ field: 'mode', message: `mode must be practice or explore, got "${mode.slice(0, 40)}"` });
 if (unknown.length) problems.push({ field: 'view', message: `Unknown view names in the link: ${unknown.join(', ')}` });
 
 const theme = params.get('theme') ?? 'light';
@@ -34,7 +39,7 @@ const app = createApp(container, {
     workerUrl: new URL('./worker.js', import.meta.url),
     loadEngine: async () => (await import('./lib/attention.mjs')).loadAttention,
   }),
-  initialState: fromLink.state ?? null,
+  initialState: fromLink.state ?? (mode === 'practice' ? { ...defaultState(), practice: {} } : null),
   views,
   embedded: true,
 });
@@ -51,5 +56,10 @@ new ResizeObserver(() => {
   window.parent.postMessage({ type: 'attention-lab:height', height }, '*');
   window.parent.postMessage({ subject: 'lti.frameResize', height }, '*');
 }).observe(content);
+
+// practice results go to the host page too (a SCORM wrapper or an LMS page can record the score)
+container.addEventListener('attention-lab:practice', (event) => {
+  if (window.parent !== window) window.parent.postMessage({ type: 'attention-lab:practice', ...event.detail }, '*');
+});
 
 globalThis.attentionLab = app;

@@ -16,4 +16,10 @@ const app = createApp(document.getElementById('lab'), {
 });
 if (fromLink.problems) app.notice(fromLink.problems);
 
+// In the SCORM package this page is the launch page, with scorm-api.js beside it: practice results
+// go to the learning platform as a score out of 100 (nothing happens without a platform).
+document.addEventListener('attention-lab:practice', ({ detail }) => {
+  if (detail.total > 0) globalThis.attentionLabScorm?.reportScore(Math.round((100 * detail.correct) / detail.total));
+});
+
 globalThis.attentionLab = app;

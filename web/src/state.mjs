@@ -3,6 +3,7 @@
 import { tokenize, MAX_TOKENS, MAX_CHARS } from './tokenize.mjs';
 import { embed, columnNames, wordKey } from './vocabulary.mjs';
 import { presetById, DEFAULT_PRESET } from './presets.mjs';
+import { checkPractice } from './practice/spec.mjs';
 
 // Caps of the page (the engine's are larger): tables past these stop being readable.
 export const PAGE_LIMITS = { dModel: 128, heads: 16, dK: 128, dV: 128, padTo: MAX_TOKENS };
@@ -38,6 +39,7 @@ const BASE = {
   contextEdits: {},
   selectedToken: 0,
   selectedHead: 0,              // a head index, or 'all'
+  practice: null,               // practice mode's settings (practice/spec.mjs), null when exploring
 };
 
 export function presetState(id) {
@@ -320,6 +322,7 @@ const LINK_FIELDS = {
   contextEdits: (v) => isEdits(v),
   selectedToken: Number.isInteger,
   selectedHead: (v) => v === 'all' || Number.isInteger(v),
+  practice: checkPractice,      // true, or a sentence saying what is wrong
 };
 const MAX_LINK = 2_000_000;
 // "row:token:col" → a float32 value, no more than one per cell of the largest table the page shows.
@@ -371,7 +374,8 @@ export function stateFromFragment(fragment) {
   if (data === null || typeof data !== 'object' || Array.isArray(data)) return problem('it is not an object');
   for (const [key, value] of Object.entries(data)) {
     if (!Object.hasOwn(LINK_FIELDS, key)) return problem(`unknown setting "${key.slice(0, 40)}"`);
-    if (!LINK_FIELDS[key](value)) return problem(`the value of "${key}" is not valid`);
+    const verdict = LINK_FIELDS[key](value);
+    if (verdict !== true) return problem(typeof verdict === 'string' ? verdict : `the value of "${key}" is not valid`);
   }
   const base = data.preset ? presetState(data.preset) : { ...structuredClone(BASE), preset: null };
   const state = { ...base, ...data };

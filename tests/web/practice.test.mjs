@@ -1,0 +1,298 @@
+// Practice mode's pure core: reading answers, the tolerance, the typical mistakes, the exercise
+// sequences and their true values, the practice settings in a link, and "try another".
+// True values come from the lecture notes (002, 003) and hand arithmetic, not from the code under test.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { parseAnswer } from '../../web/src/practice/answer.mjs';
+import { allowance, judge, DEFAULT_TOLERANCE } from '../../web/src/practice/check.mjs';
+import { defaultCells, buildExercises, cellFits, KINDS } from '../../web/src/practice/exercises.mjs';
+import { checkPractice, practiceSettings, practiceAfterPresetChange } from '../../web/src/practice/spec.mjs';
+import { withNewInputs } from '../../web/src/practice/inputs.mjs';
+import { message, MESSAGES } from '../../web/src/practice/messages.mjs';
+import { presetState, buildRequest, stateToFragment, stateFromFragment, columnsOf } from '../../web/src/state.mjs';
+import { referenceAttention } from './reference.mjs';
+
+// A lab view as app.mjs builds it, with the engine's result replaced by the independent float64
+// reference rounded to float32 (the engine's precision).
+function viewOf(state) {
+  const built = buildRequest(state);
+  assert.ok(!built.problems, JSON.stringify(built.problems));
+  const { request, tokens, keyTokens } = built;
+  const { dModel, heads, dK, dV } = request;
+  const eye = (size) => Float32Array.from({ length: size * size }, (_, i) => (i % (size + 1) === 0 ? 1 : 0));
+  const f32 = (values) => (values ? Float32Array.from(values) : null);
+  const identity = request.weights.mode === 'identity';
+  const weights = identity
+    ? { wq: eye(dModel), wk: eye(dModel), wv: eye(dModel), wo: request.useWo ? eye(dModel) : null }
+    : { wq: f32(request.weights.wq), wk: f32(request.weights.wk), wv: f32(request.weights.wv), wo: request.useWo ? f32(request.weights.wo) : null };
+  const scale = request.scale === 'sqrt_dk' ? Math.sqrt(dK) : request.scale === 'none' ? 1 : request.scale;
+  const ref = referenceAttention({ x: request.x, n: tokens.length, dModel, heads, dK, dV, ...weights, scale: request.scale, mask: request.mask });
+  const result = {
+    shape: { scale, dK, dV },
+    heads: ref.heads.map((h) => Object.fromEntries(Object.entries(h).map(([name, values]) => [name, Float32Array.from(values)]))),
+    concat: Float32Array.from(ref.concat), output: Float32Array.from(ref.output), dOut: weights.wo ? dModel : heads * dV,
+  };
+  return {
+    tokens, keyTokens, columns: columnsOf(state), x: request.x, context: null, dModel, heads, dK, dV, m: keyTokens.length,
+    self: true, scaleMode: state.scaleMode, identity, result, weights,
+  };
+}
+
+const exerciseOf = (view, cell) => buildExercises(view, [cell])[0];
+const mistakeKeys = (exercise) => exercise.mistakes.map((m) => m.key);
+
+describe('practice: reading an answer', () => {
+  const value = (text) => parseAnswer(text).value;
+  const problem = (text) => parseAnswer(text).problem;
+  it('reads decimals, signs, exponents, fractions and the Unicode minus', () => {
+    assert.equal(value('0.42'), 0.42);
+    assert.equal(value(' .5 '), 0.5);
+    assert.equal(value('+2'), 2);
+    assert.equal(value('−0.5'), -0.5);  // U+2212
+    assert.equal(value('– 0.5'), -0.5);
+    assert.equal(value('3e-2'), 0.03);
+    assert.equal(value('1/3'), 1 / 3);
+    assert.equal(value(' -2 / 7 '), -2 / 7);
+    assert.equal(value('½'), 0.5);
+    assert.equal(value('1½'), 1.5);
+    assert.equal(value('−¾'), -0.75);
+    assert.equal(value('1⁄4'), 0.25);  // the fraction slash
+  });
+  it('the comma rule: a decimal comma, except where it could be a thousands separator', () => {
+    assert.equal(value('0,5'), 0.5);
+    assert.equal(value('2,75'), 2.75);
+    assert.equal(value('−0,25'), -0.25);
+    assert.equal(value('0,500'), 0.5);
+    assert.equal(problem('1,000'), 'answer.ambiguousComma');
+    assert.equal(problem('1,234.5'), 'answer.thousands');
+    assert.equal(problem('1,2,3'), 'answer.thousands');
+  });
+  it('never a number for what is not one: a message about the format instead', () => {
+    for (const [text, key] of [['abc', 'answer.notNumber'], ['', 'answer.empty'], ['   ', 'answer.empty'], ['3e', 'answer.exponent'],
+      ['3e-', 'answer.exponent'], ['1/0', 'answer.zeroDenominator'], ['1/2/3', 'answer.notNumber'], ['0. 5', 'answer.space'],
+      ['42%', 'answer.percent'], ['Infinity', 'answer.notNumber'], ['NaN', 'answer.notNumber'], ['0x10', 'answer.notNumber'],
+      ['1e400', 'answer.notNumber'], ['--1', 'answer.notNumber'], ['x'.repeat(100), 'answer.tooLong']]) {
+      const read = parseAnswer(text);
+      assert.equal(read.value, undefined, `'${text}' gave a value`);
+      assert.equal(read.problem, key, `'${text}'`);
+      assert.ok(message(read.problem, read.params).length > 10);
+    }
+    assert.equal(message('answer.percent', parseAnswer('42%').params), 'Write it without %: 0.42.');
+    assert.match(message('answer.notNumber', parseAnswer('abc').params), /'abc' is not a number/);
+  });
+});
+
+describe('practice: the tolerance and the verdict', () => {
+  it('is max(1 % of the true value, 0.005)', () => {
+    assert.equal(allowance(0.1), 0.005);
+    assert.equal(allowance(10), 0.1);
+    assert.equal(allowance(-10), 0.1);
+    assert.equal(allowance(10, { relative: 0.05, absolute: 0 }), 0.5);
+    const exercise = { truth: 10, mistakes: [{ key: 'mistake.noScaling', value: 20 }, { key: 'mistake.dividedByDk', value: 10.05 }] };
+    assert.equal(judge(10.1, exercise).correct, true);
+    assert.equal(judge(10.11, exercise).correct, false);
+    assert.deepEqual(judge(19.9, exercise).mistakes.map((m) => m.key), ['mistake.noScaling']);
+    assert.deepEqual(judge(30, exercise).mistakes, []);
+    assert.deepEqual(DEFAULT_TOLERANCE, { relative: 0.01, absolute: 0.005 });
+  });
+});
+
+describe('practice: cat-sat (002) in numbers from the notes', () => {
+  const view = viewOf(presetState('cat-sat'));
+  it('the default sequence follows the computation for the query token', () => {
+    const cells = defaultCells(view, { query: 0 });
+    assert.deepEqual(cells.map((c) => c.matrix), ['q', 'scores', 'scaled', 'weights', 'z']);
+    // 'The' weighs 'sat' as much as itself (0.4223 each): the key other than itself is 'sat'
+    assert.deepEqual(cells.slice(1).map((c) => c.col), [2, 2, 2, 0]);
+  });
+  it('true values are the notes\': q·k = 2, scaled 1, weight 0.4223, z 0.8446', () => {
+    const [q, score, scaled, weight, z] = buildExercises(view, defaultCells(view, { query: 0 }));
+    assert.equal(q.truth, 1);
+    assert.equal(score.truth, 2);
+    assert.equal(scaled.truth, 1);
+    assert.ok(Math.abs(weight.truth - 0.4223) < 5e-5);
+    assert.ok(Math.abs(z.truth - 0.8446) < 5e-5);
+    assert.ok(Math.abs(Number(z.shown) - 0.8446) < 5e-5, 'the engine\'s value, shown as it holds it');
+  });
+  it('names the typical mistakes with their values', () => {
+    const scaled = exerciseOf(view, { matrix: 'scaled', head: 0, row: 0, col: 2 });
+    assert.deepEqual(scaled.mistakes.map((m) => [m.key, m.value]), [['mistake.noScaling', 2], ['mistake.dividedByDk', 0.5]]);
+    const weight = exerciseOf(view, { matrix: 'weights', head: 0, row: 0, col: 2 });
+    const byKey = Object.fromEntries(weight.mistakes.map((m) => [m.key, m.value]));
+    assert.ok(Math.abs(byKey['mistake.unnormalised'] - Math.E) < 1e-12);           // e^1
+    assert.ok(Math.abs(byKey['mistake.wrongAxis'] - 0.2119) < 5e-5);                // e / (e + e + e²), down the column
+    assert.ok(Math.abs(byKey['mistake.noScaling'] - Math.exp(2) / (2 * Math.exp(2) + 1)) < 1e-12);  // softmax([2, 0, 2])
+    assert.equal(judge(0.21, weight).mistakes[0].key, 'mistake.wrongAxis');
+    assert.equal(judge(0.423, weight).correct, true);
+    // q = k here, so swapping query and key changes nothing: that mistake is not offered
+    assert.ok(!mistakeKeys(exerciseOf(view, { matrix: 'scores', head: 0, row: 0, col: 2 })).includes('mistake.swapped'));
+  });
+  it('three hints: the sources, the formula with their values, the explanation', () => {
+    const score = exerciseOf(view, { matrix: 'scores', head: 0, row: 0, col: 2 });
+    assert.deepEqual(score.sources.map((s) => s.key), ['source.qRow', 'source.kRow']);
+    assert.deepEqual(score.given[1].sources, [[2, 0], [2, 1], [2, 2], [2, 3]]);
+    assert.equal(score.formula.params.terms[0], '1×1 + 0×1 + 1×1 + 0×1');
+    assert.ok(score.explanation.length >= 2);
+  });
+});
+
+describe("practice: the 'it' example (003)", () => {
+  const state = presetState('animal-it');
+  const view = viewOf(state);
+  it("score of 'it' with 'animal' is the notes' 0.77; the wrong vectors give 0.74, 0.92 and 0.39", () => {
+    const it = view.tokens.indexOf('it');
+    const score = exerciseOf(view, { matrix: 'scores', head: 0, row: it, col: 1 });
+    assert.ok(Math.abs(score.truth - 0.77) < 1e-6);
+    const byKey = Object.fromEntries(score.mistakes.map((m) => [m.key, m.value]));
+    assert.ok(Math.abs(byKey['mistake.swapped'] - 0.74) < 1e-6);       // q_animal · k_it
+    assert.ok(Math.abs(byKey['mistake.wrongKeyRow'] - 0.92) < 1e-6);   // q_it · k_it
+    assert.ok(Math.abs(byKey['mistake.kNotTransposed'] - 0.39) < 1e-6);  // q_it · (column 2 of K)
+    assert.equal(message('label.scores', score.label.params), "score of 'it' with 'animal', head 1");
+  });
+  it('no scaling in this example: no scaling step in the sequence', () => {
+    const cells = defaultCells(view, { query: view.tokens.indexOf('it') });
+    assert.deepEqual(cells.map((c) => c.matrix), ['q', 'scores', 'weights', 'z']);
+    assert.equal(view.keyTokens[cells[1].col], 'tired', "'it' weighs 'tired' most (the notes' q and k)");
+  });
+});
+
+describe('practice: telescope (000), two heads and W_O', () => {
+  const view = viewOf(presetState('telescope'));
+  it('adds a concatenation entry from head 2 and an output entry', () => {
+    const cells = defaultCells(view, { query: 7 });
+    assert.deepEqual(cells.map((c) => c.matrix), ['q', 'scores', 'scaled', 'weights', 'z', 'concat', 'output']);
+    const exercises = buildExercises(view, cells);
+    const concat = exercises[5];
+    assert.equal(concat.cell.head, 1);
+    assert.ok(Math.abs(concat.truth - view.result.heads[1].z[7 * view.dV + (cells[5].col - view.dV)]) < 1e-6);
+    const output = exercises[6];
+    // output = concat · W_O, by hand from the concatenation and W_O
+    const c = cells[6].col;
+    const width = view.heads * view.dV;
+    let want = 0;
+    for (let t = 0; t < width; t++) want += view.result.concat[7 * width + t] * view.weights.wo[t * view.dModel + c];
+    assert.ok(Math.abs(output.truth - want) < 1e-6);
+  });
+  it('cells outside the lab are refused', () => {
+    assert.equal(cellFits(view, { matrix: 'z', head: 2, row: 0, col: 0 }), false);
+    assert.equal(cellFits(view, { matrix: 'scores', head: 0, row: 8, col: 0 }), false);
+    assert.equal(cellFits(view, { matrix: 'output', head: 0, row: 0, col: view.dModel }), false);
+    assert.equal(cellFits(view, { matrix: 'output', head: 0, row: 0, col: 0 }), true);
+  });
+});
+
+describe('practice: settings in a link', () => {
+  it('round-trip through the fragment', () => {
+    const practice = { cells: [{ matrix: 'weights', head: 0, row: 1, col: 2 }], relative: 0.02, absolute: 0.01, hints: false, integer: true, seed: 3 };
+    const state = { ...presetState('cat-sat'), practice };
+    const back = stateFromFragment(stateToFragment(state));
+    assert.deepEqual(back.state.practice, practice);
+    assert.equal(stateFromFragment(stateToFragment(presetState('cat-sat'))).state.practice, null);
+  });
+  it('refuses unknown keys, wrong types and inherited names', () => {
+    const read = (practice) => stateFromFragment(`#lab=${encodeURIComponent(JSON.stringify({ practice }))}`);
+    for (const [practice, pattern] of [
+      [{ foo: 1 }, /unknown practice setting "foo"/],
+      [{ constructor: 1 }, /unknown practice setting "constructor"/],
+      [{ relative: '1' }, /"relative" is not valid/],
+      [{ relative: 2 }, /"relative" is not valid/],
+      [{ hints: 'no' }, /"hints" is not valid/],
+      [{ cells: [] }, /"cells" is not valid/],
+      [{ cells: [{ matrix: 'toString', head: 0, row: 0, col: 0 }] }, /"cells" is not valid/],
+      [{ cells: [{ matrix: 'q', head: 0, row: 0, col: -1 }] }, /"cells" is not valid/],
+      [{ cells: [{ matrix: 'q', head: 0, row: 0, col: 0, extra: 1 }] }, /"cells" is not valid/],
+      [[1], /not an object/],
+    ]) {
+      const got = read(practice);
+      assert.ok(got.problems, `accepted ${JSON.stringify(practice)}`);
+      assert.match(got.problems[0].message, pattern);
+    }
+    const raw = stateFromFragment(`#lab=${encodeURIComponent('{"practice":{"__proto__":{"hints":false}}}')}`);
+    assert.ok(raw.problems);
+    assert.equal(checkPractice({}), true);
+  });
+  it('fills defaults and keeps the mode across a change of example', () => {
+    assert.deepEqual(practiceSettings({}), { cells: null, tolerance: { relative: 0.01, absolute: 0.005 }, hints: true, integer: false, seed: 0 });
+    assert.deepEqual(practiceAfterPresetChange({ cells: [{ matrix: 'q', head: 0, row: 0, col: 0 }], hints: false, seed: 2 }), { hints: false });
+    assert.equal(practiceAfterPresetChange(null), null);
+  });
+});
+
+describe('practice: try another', () => {
+  it('draws new inputs from the seed: the same seed, the same inputs; whole numbers on request', () => {
+    const state = { ...presetState('action'), practice: {} };
+    const view = viewOf(state);
+    const a = withNewInputs(state, view, 5);
+    const b = withNewInputs(state, view, 5);
+    const c = withNewInputs(state, view, 6);
+    assert.deepEqual(a, b);
+    assert.notDeepEqual(a.xEdits, c.xEdits);
+    assert.equal(Object.keys(a.xEdits).length, 3 * 64);
+    assert.ok(Object.values(a.xEdits).every((v) => v >= -1 && v <= 1 && Math.abs(v * 10 - Math.round(v * 10)) < 1e-9));
+    const whole = withNewInputs(state, view, 5, { integer: true });
+    assert.ok(Object.values(whole.xEdits).every((v) => Number.isInteger(v) && v >= -1 && v <= 2));
+    assert.equal(whole.weightsMode, 'custom');
+    assert.ok(whole.custom.wq.every((v) => [-1, 0, 1].includes(v)));
+    assert.deepEqual(whole.practice, { seed: 5, integer: true });
+    // the new inputs are what the engine gets
+    const x = buildRequest(whole).request.x;
+    assert.equal(x[0], whole.xEdits[`0:${view.tokens[0]}:0`]);
+    // and the exercises' true values follow: q = x · W_q, by hand
+    const newView = viewOf(whole);
+    const [q] = buildExercises(newView, [{ matrix: 'q', head: 0, row: 0, col: 0 }]);
+    let want = 0;
+    for (let t = 0; t < 64; t++) want += x[t] * whole.custom.wq[t * 64];
+    assert.equal(q.truth, want);
+    assert.ok(Number.isInteger(q.truth));
+  });
+});
+
+describe('practice: messages', () => {
+  it('every key used by the core exists in the English catalogue', () => {
+    const view = viewOf(presetState('telescope'));
+    const exercises = buildExercises(view, defaultCells(view, { query: 7 }));
+    const keys = new Set();
+    const walk = (value) => {
+      if (Array.isArray(value)) value.forEach(walk);
+      else if (value && typeof value === 'object') {
+        if (typeof value.key === 'string' && 'params' in value) keys.add(value.key);
+        Object.values(value).forEach(walk);
+      }
+    };
+    walk(exercises);
+    assert.deepEqual([...keys].filter((key) => !Object.hasOwn(MESSAGES.en, key)), []);
+    assert.ok(keys.size > 20);
+    assert.deepEqual(KINDS.filter((k) => !Object.hasOwn(MESSAGES.en, `label.${k}`)), []);
+  });
+});
+
+describe('practice: plural forms', () => {
+  it('one hint, two hints', () => {
+    assert.equal(message('practice.summary', { correct: 5, total: 6, hints: 2 }), '5/6 correct, 2 hints');
+    assert.equal(message('practice.summary', { correct: 1, total: 6, hints: 1 }), '1/6 correct, 1 hint');
+    assert.equal(message('practice.summary', { correct: 0, total: 6, hints: 0 }), '0/6 correct, 0 hints');
+  });
+});
+
+describe('practice: progress', () => {
+  it('counts right answers once, hints up to three, reveals as not correct, and opens cards in order', async () => {
+    const { createProgress } = await import('../../web/src/practice/progress.mjs');
+    const progress = createProgress();
+    progress.reset(['a', 'b', 'c']);
+    assert.deepEqual(progress.unlocked(), [['a', true], ['b', false], ['c', false]]);
+    progress.wrong('a');
+    assert.equal(progress.hint('a'), 1);
+    assert.equal(progress.hint('a'), 2);
+    assert.equal(progress.hint('a'), 3);
+    assert.equal(progress.hint('a'), null);
+    assert.equal(progress.correct('a'), true);
+    assert.equal(progress.correct('a'), false, 'a second right answer is not counted again');
+    assert.deepEqual(progress.unlocked(), [['a', true], ['b', true], ['c', false]]);
+    progress.reveal('b');
+    assert.equal(progress.correct('b'), false, 'an answer shown first stays revealed');
+    assert.equal(progress.status('b'), 'revealed');
+    assert.deepEqual(progress.totals(), { correct: 1, total: 3, hints: 3, done: 2, attempts: 1 });
+    assert.deepEqual(progress.unlocked().map(([, open]) => open), [true, true, true]);
+  });
+});

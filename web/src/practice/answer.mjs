@@ -1,0 +1,70 @@
+// What a student typed, read as a number or refused with a message about the format: never a
+// guess that could turn a right answer into a wrong verdict.
+//
+// Accepted: 0.42, .42, -1.5, +2, 3e-2, 1/3, -2/7, ½ and 1½ (the Unicode fractions), a Unicode minus
+// (−0.5, U+2212) or dash, spaces around the sign and the slash.
+// The comma rule: one comma and no point is a decimal comma (0,5 = 0.5; 2,75 = 2.75), except a
+// comma followed by exactly three digits after 1–3 leading digits (1,000), which could be a
+// thousands separator and is refused as ambiguous. Commas mixed with points (1,234.5) are refused.
+// Refused with a message: '', text, '3e' (an exponent with no digits), a zero denominator, '42 %',
+// spaces inside a number, Infinity and NaN.
+
+const MAX_LENGTH = 60;
+const MINUS = /[\u2212\u2012\u2013\u2014\uFE63\uFF0D]/g;
+const SLASH = /[\u2044\u2215\u00F7]/g;
+const VULGAR = {
+  '½': 1 / 2, '⅓': 1 / 3, '⅔': 2 / 3, '¼': 1 / 4, '¾': 3 / 4, '⅕': 1 / 5, '⅖': 2 / 5, '⅗': 3 / 5, '⅘': 4 / 5,
+  '⅙': 1 / 6, '⅚': 5 / 6, '⅐': 1 / 7, '⅛': 1 / 8, '⅜': 3 / 8, '⅝': 5 / 8, '⅞': 7 / 8, '⅑': 1 / 9, '⅒': 1 / 10,
+};
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
+const problem = (key, text) => ({ problem: key, params: { text } });
+
+/** One decimal number (no slash): { value } or { problem, params }. */
+function readDecimal(part, original) {
+  let text = part;
+  const commas = (text.match(/,/g) ?? []).length;
+  if (commas > 0) {
+    if (commas > 1 || text.includes('.')) return problem('answer.thousands', original);
+    if (/^[+-]?[1-9]\d{0,2},\d{3}$/.test(text)) return problem('answer.ambiguousComma', original);
+    text = text.replace(',', '.');
+  }
+  if (/^[+-]?(\d+\.?\d*|\.\d+)e[+-]?$/i.test(text)) return problem('answer.exponent', original);
+  if (!DECIMAL.test(text)) return problem('answer.notNumber', original);
+  const value = Number(text);
+  return Number.isFinite(value) ? { value } : problem('answer.notNumber', original);
+}
+
+function readVulgar(text) {
+  const match = /^([+-]?)(\d*)(.)$/u.exec(text);
+  if (!match || !Object.hasOwn(VULGAR, match[3])) return null;
+  const magnitude = (match[2] === '' ? 0 : Number(match[2])) + VULGAR[match[3]];
+  return { value: match[1] === '-' ? -magnitude : magnitude };
+}
+
+/** The number in `typed`: { value } or { problem: message key, params: { text } }. */
+export function parseAnswer(typed) {
+  const original = String(typed ?? '').trim();
+  if (original === '') return { problem: 'answer.empty', params: {} };
+  if (original.length > MAX_LENGTH) return { problem: 'answer.tooLong', params: {} };
+  const shown = original.slice(0, 40);
+  let text = original.replace(MINUS, '-').replace(/\uFF0B/g, '+').replace(SLASH, '/')
+    .replace(/\s*\/\s*/g, '/').replace(/^([+-])\s+/, '$1');
+  if (text.endsWith('%')) {
+    const inner = parseAnswer(text.slice(0, -1));
+    if (inner.value === undefined) return inner;
+    return { problem: 'answer.percent', params: { text: shown, suggestion: String(Number((inner.value / 100).toPrecision(12))) } };
+  }
+  if (/\s/.test(text)) return problem('answer.space', shown);
+  const vulgar = readVulgar(text);
+  if (vulgar) return vulgar;
+  const parts = text.split('/');
+  if (parts.length > 2) return problem('answer.notNumber', shown);
+  const numerator = readDecimal(parts[0], shown);
+  if (numerator.value === undefined) return numerator;
+  if (parts.length === 1) return numerator;
+  const denominator = readDecimal(parts[1], shown);
+  if (denominator.value === undefined) return denominator;
+  if (denominator.value === 0) return problem('answer.zeroDenominator', shown);
+  return { value: numerator.value / denominator.value };
+}

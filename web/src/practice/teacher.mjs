@@ -1,0 +1,160 @@
+// "Make an exercise": a teacher chooses which cells to blank (for a query token, a key, a head and
+// a column), the tolerance and whether hints are allowed, and gets a link to the page, an iframe
+// snippet and a component snippet that open exactly that exercise. The inputs are the lab's own
+// at the time (a preset, or a sentence and numbers typed above).
+import { element } from './render.mjs';
+import { parseAnswer } from './answer.mjs';
+import { practiceSettings } from './spec.mjs';
+import { KINDS, defaultCells } from './exercises.mjs';
+import { stateToFragment } from '../state.mjs';
+import { componentSnippet } from '../exports.mjs';
+
+/** The cells a teacher's choices give, in the order of the computation. */
+export function cellsFromChoices(view, { kinds, query, key, head, column }) {
+  const clamp = (value, size) => Math.min(Math.max(value, 0), size - 1);
+  const at = { q: view.dK, z: view.dV, output: view.dModel };
+  return KINDS.filter((kind) => kinds.includes(kind)).map((matrix) => {
+    if (matrix === 'scores' || matrix === 'scaled' || matrix === 'weights') return { matrix, head, row: query, col: key };
+    if (matrix === 'concat') return { matrix, head, row: query, col: head * view.dV + clamp(column, view.dV) };
+    return { matrix, head: matrix === 'output' ? 0 : head, row: query, col: clamp(column, at[matrix]) };
+  });
+}
+
+export function createTeacherPanel({ prefix, t, getState, links, announce }) {
+  const id = (name) => `${prefix}-teacher-${name}`;
+  const toggle = element('button', { text: t('teacher.toggle'), attributes: { type: 'button', 'aria-expanded': 'false', 'aria-controls': id('panel'), 'data-role': 'teacher' } });
+  const panel = element('div', { className: 'panel teacher', attributes: { id: id('panel') } });
+  panel.hidden = true;
+  toggle.addEventListener('click', () => {
+    panel.hidden = !panel.hidden;
+    toggle.setAttribute('aria-expanded', String(!panel.hidden));
+  });
+
+  const field = (name, label, control) => {
+    control.id = id(name);
+    control.dataset.field = name;
+    return element('div', { className: 'field' }, [element('label', { text: label, attributes: { for: id(name) } }), control]);
+  };
+  const query = element('select');
+  const key = element('select');
+  const head = element('select');
+  const column = element('input', { attributes: { type: 'number', min: '1', step: '1', inputmode: 'numeric' } });
+  const relative = element('input', { attributes: { type: 'text', inputmode: 'decimal', autocomplete: 'off' } });
+  const absolute = element('input', { attributes: { type: 'text', inputmode: 'decimal', autocomplete: 'off' } });
+  const hints = element('input', { attributes: { type: 'checkbox', id: id('hints'), 'data-field': 'hints' } });
+  const kindBoxes = KINDS.map((kind) => element('input', { attributes: { type: 'checkbox', value: kind, id: id(`kind-${kind}`) } }));
+  const problem = element('p', { className: 'teacher-problem', attributes: { role: 'alert' } });
+  const write = element('button', { text: t('teacher.write'), attributes: { type: 'button', 'data-role': 'write' } });
+  const outputs = element('div', { className: 'teacher-outputs' });
+  outputs.hidden = true;
+  const snippet = (name, intro) => {
+    const code = element('code', { attributes: { id: id(name) } });
+    const copy = element('button', { text: t('teacher.copy'), attributes: { type: 'button' } });
+    copy.addEventListener('click', async () => {
+      try {
+        await navigator.clipboard.writeText(code.textContent);
+        announce(t('teacher.copied'));
+      } catch {
+        announce(t('teacher.copyByHand'));
+      }
+    });
+    outputs.append(element('p', { className: 'hint', text: intro }), element('pre', {}, [code]), copy);
+    return code;
+  };
+
+  panel.append(
+    element('h3', { text: t('teacher.title') }),
+    element('p', { className: 'hint', text: t('teacher.intro') }),
+    element('div', { className: 'teacher-fields' }, [
+      field('query', t('teacher.query'), query),
+      field('key', t('teacher.key'), key),
+      field('head', t('teacher.head'), head),
+      field('column', t('teacher.column'), column),
+      field('relative', t('teacher.relative'), relative),
+      field('absolute', t('teacher.absolute'), absolute),
+    ]),
+    element('fieldset', { className: 'teacher-kinds' }, [
+      element('legend', { text: t('teacher.cells') }),
+      ...KINDS.map((kind, i) => element('label', {}, [kindBoxes[i], ' ', t(`kind.${kind}`)])),
+    ]),
+    element('label', { className: 'check' }, [hints, ' ', t('teacher.hints')]),
+    element('div', { className: 'practice-actions' }, [write]),
+    problem,
+    outputs,
+  );
+  const linkCode = snippet('link', t('teacher.link'));
+  const iframeCode = snippet('iframe', t('teacher.iframe'));
+  const componentCode = snippet('component', t('teacher.component'));
+
+  let view = null;
+  const options = (select, labels) => {
+    const value = select.value;
+    select.replaceChildren(...labels.map((label, i) => element('option', { text: label, attributes: { value: String(i) } })));
+    if (value !== '' && Number(value) < labels.length) select.value = value;
+  };
+
+  // a tolerance typed by a teacher: a number in [0, max], or a message naming the field
+  function readTolerance(input, name, max, scale) {
+    const read = parseAnswer(input.value);
+    if (read.value === undefined || read.value < 0 || read.value > max) {
+      problem.textContent = t('teacher.badTolerance', { field: t(name), max, text: input.value.slice(0, 40) });
+      input.setAttribute('aria-invalid', 'true');
+      return null;
+    }
+    input.removeAttribute('aria-invalid');
+    return read.value / scale;
+  }
+
+  write.addEventListener('click', () => {
+    if (!view) return;
+    problem.textContent = '';
+    outputs.hidden = true;  // no stale link beside a message
+    const kinds = kindBoxes.filter((box) => box.checked && !box.disabled).map((box) => box.value);
+    const rel = readTolerance(relative, 'teacher.relative', 100, 100);
+    const abs = rel === null ? null : readTolerance(absolute, 'teacher.absolute', 1000, 1);
+    if (rel === null || abs === null) return;
+    if (!kinds.length) {
+      problem.textContent = t('teacher.noCell');
+      return;
+    }
+    const cells = cellsFromChoices(view, {
+      kinds, query: Number(query.value), key: Number(key.value), head: Number(head.value), column: Math.round(Number(column.value) || 1) - 1,
+    });
+    const state = { ...getState(), selectedToken: Number(query.value), practice: { cells, relative: rel, absolute: abs, hints: hints.checked } };
+    const fragment = stateToFragment(state);
+    linkCode.textContent = `${links.page}${fragment}`;
+    iframeCode.textContent = `<iframe src="${links.embed}?mode=practice${fragment}" title="Attention Lab exercise" style="width: 100%; border: 0" height="900"></iframe>`;
+    // the state carries the practice settings, so the component opens in practice mode
+    componentCode.textContent = componentSnippet(links.component, state);
+    outputs.hidden = false;
+    problem.textContent = t('teacher.written', { count: cells.length });
+  });
+
+  return {
+    toggle,
+    panel,
+    /** Fills the choices from the lab as it is now. */
+    fill(nextView, state) {
+      const first = view === null;
+      view = nextView;
+      options(query, view.tokens.map((token, i) => `${i + 1} ${token}`));
+      options(key, view.keyTokens.map((token, i) => `${i + 1} ${token}`));
+      options(head, Array.from({ length: view.heads }, (_, h) => String(h + 1)));
+      column.max = String(Math.max(view.dK, view.dV, view.dModel));
+      const usable = { concat: view.heads > 1, output: Boolean(view.weights.wo), scaled: view.result.shape.scale !== 1 };
+      kindBoxes.forEach((box) => {
+        box.disabled = Object.hasOwn(usable, box.value) && !usable[box.value];
+      });
+      if (first) {
+        const settings = practiceSettings(state.practice);
+        query.value = String(Math.min(state.selectedToken, view.tokens.length - 1));
+        key.value = String(defaultCells(view, { query: Number(query.value) })[1].col);
+        column.value = '1';
+        relative.value = String(settings.tolerance.relative * 100);
+        absolute.value = String(settings.tolerance.absolute);
+        hints.checked = settings.hints;
+        kindBoxes.forEach((box) => { box.checked = !box.disabled; });
+      }
+    },
+  };
+}
