@@ -444,6 +444,7 @@ export function createApp(container, { compute, initialState = null, views: show
       destroyed = true;
       latestRequest++;
       lifetime.abort();
+      training.stop();
     },
     exports,
     training,

@@ -5,7 +5,7 @@ import { createApp } from './app.mjs';
 import { createCompute } from './compute.mjs';
 import { withFirstResult } from './first-result.mjs';
 import firstResult from '../../build/first-result.json';
-import { stateFromFragment, stateToFragment, defaultState } from './state.mjs';
+import { stateFromFragment, stateToFragment } from './state.mjs';
 
 const here = new URL('.', location.href);
 // the opening example is drawn from its reply shipped with the page, while the worker starts
@@ -26,8 +26,8 @@ if (fromLink.problems) app.notice(fromLink.problems);
 
 addEventListener('hashchange', () => {
   const next = stateFromFragment(location.hash);
+  // a fragment that cannot be shown, typed over an open lab: its message, and what is on screen stays
   if (next.problems) {
-    app.setState(defaultState());
     app.notice(next.problems);
   } else if (next.state) {
     app.setState(next.state);

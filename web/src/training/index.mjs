@@ -363,7 +363,7 @@ export function createTraining({ container, after, compute, getState, useState, 
     stop() {
       pause();
       generation++;
-      engine.dispose();
+      engine.dispose().catch(() => {});  // nothing to free when no run was started
     },
   };
 }
