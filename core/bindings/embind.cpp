@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "attention/attention.hpp"
+#include "errors.hpp"
 
 using emscripten::val;
 
@@ -45,16 +46,7 @@ val copy_out(const std::vector<float>& values) {
   return val::global("Float32Array").new_(emscripten::typed_memory_view(values.size(), values.data()));
 }
 
-
-val error_of(const attn::Status& status) {
-  val error = val::object();
-  error.set("kind", status.kind == attn::ErrorKind::Type ? "type" : "range");
-  error.set("field", status.field);
-  error.set("message", status.message);
-  val out = val::object();
-  out.set("error", error);
-  return out;
-}
+using attn_bindings::error_of;
 
 // An attention() request: the arrays copied in, the core's config and views onto the copies.
 struct Request {

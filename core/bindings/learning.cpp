@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "attention/trainer.hpp"
+#include "errors.hpp"
 
 using emscripten::val;
 
@@ -20,16 +21,7 @@ val copy_out(const char* type, const std::vector<T>& values) {
   return val::global(type).new_(emscripten::typed_memory_view(values.size(), values.data()));
 }
 
-// As embind.cpp's: { error: { kind, field, message } }.
-val error_of(const attn::Status& status) {
-  val error = val::object();
-  error.set("kind", status.kind == attn::ErrorKind::Type ? "type" : "range");
-  error.set("field", status.field);
-  error.set("message", status.message);
-  val out = val::object();
-  out.set("error", error);
-  return out;
-}
+using attn_bindings::error_of;
 
 template <typename T>
 std::vector<T> numbers(const val& array) {
