@@ -1,7 +1,7 @@
 // What a user could pick instead of this engine, written as each would be used. Every contender
 // computes softmax(Q·Kᵀ / √d_k)·V per head, concatenates the heads and multiplies by W_O.
 //   problem: { n, d, h, dK, x (n × d), wq, wk, wv (h × d × dK, head-major), wo (h·dK × d) }
-import { ORT_MODELS } from './onnx-model.mjs';
+import { ORT_MODELS, sideBySide } from './onnx-model.mjs';
 
 /** This engine, one build; with and without the trace. */
 export function engineContender(name, engine) {
@@ -69,17 +69,6 @@ export const plainJsContender = {
     return matmul(concat, wo, n, h * dK, d);
   },
 };
-
-// W_q as (d, h·dK): every head's block side by side, for one big projection.
-function sideBySide({ d, h, dK }, w) {
-  const out = new Float32Array(d * h * dK);
-  for (let head = 0; head < h; head++) {
-    for (let r = 0; r < d; r++) {
-      for (let c = 0; c < dK; c++) out[r * h * dK + head * dK + c] = w[head * d * dK + r * dK + c];
-    }
-  }
-  return out;
-}
 
 /**
  * TensorFlow.js on a backend, two ways: "batched" (one projection per W for all heads, 3-D matMuls

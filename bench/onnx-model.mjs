@@ -81,8 +81,8 @@ function model({ nodes, initializers, inputs, outputs, contrib = false }) {
 
 // ---- the attention graphs
 
-// w (h, d, dK) head-major as (d, h·dK): every head's block side by side
-function sideBySide({ d, h, dK }, w) {
+// w (h, d, dK) head-major as (d, h·dK): every head's block side by side (also the other contenders' layout)
+export function sideBySide({ d, h, dK }, w) {
   const out = new Float32Array(d * h * dK);
   for (let head = 0; head < h; head++) {
     for (let r = 0; r < d; r++) {

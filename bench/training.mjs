@@ -15,6 +15,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 
 import { mulberry32 } from '../web/src/stats.mjs';
+import { sideBySide } from './onnx-model.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -56,22 +57,13 @@ function engineContender(name, engine, d, h, data, initial) {
 
 // ---- TensorFlow.js: the same model over the whole batch at once, the weights as variables
 
-// (h, d, dK) head-major → (d, h·dK), every head's block side by side
-function sideBySide(w, d, h, dK) {
-  const out = new Float32Array(d * h * dK);
-  for (let head = 0; head < h; head++)
-    for (let r = 0; r < d; r++)
-      for (let c = 0; c < dK; c++) out[r * h * dK + head * dK + c] = w[head * d * dK + r * dK + c];
-  return out;
-}
-
 function tfContender(d, h, data, initial) {
   const dK = d / h;
   const x = tf.tensor3d(Float32Array.from(data.flatMap((e) => Array.from(e.x))), [BATCH, TOKENS, d]);
   const target = tf.tensor3d(Float32Array.from(data.flatMap((e) => Array.from(e.target))), [BATCH, TOKENS, d]);
-  const wq = tf.variable(tf.tensor2d(sideBySide(initial.wq, d, h, dK), [d, h * dK]));
-  const wk = tf.variable(tf.tensor2d(sideBySide(initial.wk, d, h, dK), [d, h * dK]));
-  const wv = tf.variable(tf.tensor2d(sideBySide(initial.wv, d, h, dK), [d, h * dK]));
+  const wq = tf.variable(tf.tensor2d(sideBySide({ d, h, dK }, initial.wq), [d, h * dK]));
+  const wk = tf.variable(tf.tensor2d(sideBySide({ d, h, dK }, initial.wk), [d, h * dK]));
+  const wv = tf.variable(tf.tensor2d(sideBySide({ d, h, dK }, initial.wv), [d, h * dK]));
   const wo = tf.variable(tf.tensor2d(initial.wo, [h * dK, d]));
   const optimizer = tf.train.adam(ADAM.learningRate, ADAM.beta1, ADAM.beta2, ADAM.epsilon);
   const flat = tf.reshape(x, [BATCH * TOKENS, d]);
