@@ -1,16 +1,12 @@
-// The JavaScript binding: arrays in, the core called, results out as Float32Array copies that
-// JavaScript owns. No logic: web/lib/attention.mjs checks types and applies defaults; the core checks
-// values. attention() takes arrays as pointer and length: attention.mjs asks checkAttention for the
-// sizes, copies the arrays into memory from malloc, calls, and frees them (callWithArrays), so no
-// JavaScript exception can unwind through these frames (that leaked a stack frame per failed call).
-// gradients() still copies through embind (copy_in); it should move to the same path.
+// The embind binding of gradients(), in the learning engines only (attention-learn-*; the page's
+// engine has no backward pass and no embind: calls.cpp binds attention() and initWeights() there and
+// here alike). Arrays in, the core called, results out as Float32Array copies that JavaScript owns.
+// No logic: web/lib/attention.mjs checks types and applies defaults; the core checks values.
+// gradients() still copies through embind (copy_in); it could move to calls.cpp's path.
 #include <emscripten/bind.h>
-#include <emscripten/stack.h>
-#include <malloc.h>
 #include <emscripten/val.h>
 
 #include <cstdint>
-#include <string>
 #include <utility>
 #include <vector>
 
@@ -30,25 +26,13 @@ void copy_in(const val& request, const char* name, std::vector<T>* storage, attn
   *view = attn::View<T>(*storage);
 }
 
-// request[name]: the address of an array JavaScript copied into WebAssembly memory, and
-// request[name + "Length"] its length; no length: omitted. A length without an address gives a view
-// with the size alone, which validate() checks before anything is copied.
-template <typename T>
-attn::View<T> view_at(const val& request, const std::string& name) {
-  const val length = request[name + "Length"];
-  if (length.isUndefined() || length.isNull()) return {};
-  const val address = request[name];
-  const T* data = address.isUndefined() ? nullptr : reinterpret_cast<const T*>(address.as<std::uintptr_t>());
-  return attn::View<T>(data, static_cast<std::size_t>(length.as<double>()));
-}
-
 val copy_out(const std::vector<float>& values) {
   return val::global("Float32Array").new_(emscripten::typed_memory_view(values.size(), values.data()));
 }
 
 using attn_bindings::error_of;
 
-// An attention() request: the arrays copied in, the core's config and views onto the copies.
+// A gradients() request: the arrays copied in, the core's config and views onto the copies.
 struct Request {
   attn::Config config;
   attn::Inputs inputs;
@@ -72,30 +56,6 @@ attn::Config config_of(const val& request) {
   return config;
 }
 
-// The views of an attention() request whose arrays attention.mjs copied in (see view_at).
-attn::Inputs inputs_of(const val& request) {
-  attn::Inputs inputs;
-  inputs.x = view_at<float>(request, "x");
-  inputs.context = view_at<float>(request, "context");
-  inputs.wq = view_at<float>(request, "wq");
-  inputs.wk = view_at<float>(request, "wk");
-  inputs.wv = view_at<float>(request, "wv");
-  inputs.wo = view_at<float>(request, "wo");
-  inputs.bq = view_at<float>(request, "bq");
-  inputs.bk = view_at<float>(request, "bk");
-  inputs.bv = view_at<float>(request, "bv");
-  inputs.bo = view_at<float>(request, "bo");
-  inputs.keep = view_at<std::uint8_t>(request, "keep");
-  return inputs;
-}
-
-// The sizes alone (lengths, no addresses): null when the core would accept them, else { error }.
-val check_attention(const val& request) {
-  attn::Shape shape{};
-  const attn::Status status = attn::validate(config_of(request), inputs_of(request), request["trace"].as<bool>(), &shape);
-  return status.ok() ? val::null() : error_of(status);
-}
-
 // A gradients() request: its arrays copied in through embind.
 void read_request(const val& request, Request* r) {
   r->config = config_of(request);
@@ -114,52 +74,6 @@ void read_request(const val& request, Request* r) {
   copy_in(request, "keep", &r->keep, &inputs.keep);
 }
 
-val attention(const val& request) {
-  const bool trace = request["trace"].as<bool>();
-  attn::Result result;
-  const attn::Status status = attn::attention_forward(config_of(request), inputs_of(request), trace, &result);
-  if (!status.ok()) return error_of(status);
-
-  val shape = val::object();
-  shape.set("n", result.shape.n);
-  shape.set("m", result.shape.m);
-  shape.set("dModel", result.shape.d_model);
-  shape.set("heads", result.shape.heads);
-  shape.set("dK", result.shape.d_k);
-  shape.set("dV", result.shape.d_v);
-  shape.set("dOut", result.shape.d_out);
-  shape.set("scale", result.shape.scale);
-  shape.set("self", result.shape.self);
-  val out = val::object();
-  out.set("shape", shape);
-  out.set("dOut", result.shape.d_out);
-  out.set("output", copy_out(result.output));
-  if (trace) {
-    out.set("concat", copy_out(result.concat));
-    val heads = val::array();
-    for (const attn::HeadTrace& head : result.heads) {
-      val h = val::object();
-      h.set("q", copy_out(head.q));
-      h.set("k", copy_out(head.k));
-      h.set("v", copy_out(head.v));
-      h.set("scores", copy_out(head.scores));
-      h.set("scaled", copy_out(head.scaled));
-      h.set("weights", copy_out(head.weights));
-      h.set("z", copy_out(head.z));
-      heads.call<void>("push", h);
-    }
-    out.set("heads", heads);
-    if (!result.positions_x.empty()) {
-      val positions = val::object();
-      positions.set("x", copy_out(result.positions_x));
-      if (!result.positions_context.empty()) positions.set("context", copy_out(result.positions_context));
-      out.set("positions", positions);
-    }
-  }
-  return out;
-}
-
-#ifdef ATTN_LEARNING
 // The gradient of Σ dOutput ⊙ output + Σ dWeights ⊙ weights with respect to every input present.
 // Only in the learning engines (attention-learn-*): the page's engine carries no backward pass.
 val gradients(const val& request) {
@@ -185,43 +99,9 @@ val gradients(const val& request) {
   }
   return out;
 }
-#endif
-
-val init_weights(int d_model, int heads, int d_k, int d_v, double seed) {
-  attn::Weights weights;
-  const attn::Status status =
-      attn::init_weights(d_model, heads, d_k, d_v, static_cast<std::uint64_t>(seed), &weights);
-  if (!status.ok()) return error_of(status);
-  val out = val::object();
-  out.set("wq", copy_out(weights.wq));
-  out.set("wk", copy_out(weights.wk));
-  out.set("wv", copy_out(weights.wv));
-  out.set("wo", copy_out(weights.wo));
-  return out;
-}
-
-bool has_simd() {
-#if defined(__wasm_simd128__)
-  return true;
-#else
-  return false;
-#endif
-}
-
-// Bytes malloc has handed out and not taken back, for the tests that check the heap stays steady.
-std::size_t allocated_bytes() { return mallinfo().uordblks; }
-std::uintptr_t stack_pointer() { return emscripten_stack_get_current(); }
 
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attention_lab) {
-  emscripten::function("checkAttention", &check_attention);
-  emscripten::function("attention", &attention);
-#ifdef ATTN_LEARNING
   emscripten::function("gradients", &gradients);
-#endif
-  emscripten::function("initWeights", &init_weights);
-  emscripten::function("hasSimd", &has_simd);
-  emscripten::function("allocatedBytes", &allocated_bytes);
-  emscripten::function("stackPointer", &stack_pointer);
 }

@@ -173,49 +173,100 @@ function raise(error) {
   throw fieldError(error.kind === 'type' ? TypeError : RangeError, error.field, error.message);
 }
 
+// The request block of the engine's plain exports (core/bindings/calls.cpp): these scalars in this
+// order, then an (address, length) pair per array in REQUEST_ARRAYS order; length -1: omitted.
+const REQUEST_SCALARS = ['n', 'm', 'dModel', 'heads', 'dK', 'dV', 'scaleMode', 'scaleDivisor', 'maskMode', 'positionsMode', 'trace'];
+const REQUEST_ARRAYS = ['x', 'context', 'wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo', 'keep'];
+const HEAD_ARRAYS = ['q', 'k', 'v', 'scores', 'scaled', 'weights', 'z'];
+
+// The last failed call's { kind, field, message } thrown, and its text freed in the engine.
+function raiseLast(module) {
+  const kind = module._attn_error_kind() === 1 ? 'type' : 'range';
+  const field = readString(module, module._attn_error_field());
+  const message = readString(module, module._attn_error_message());
+  module._attn_error_clear();
+  raise({ kind, field, message });
+}
+
+// The arrays of an Output (calls.cpp) as Float32Array copies the caller owns; the Output is freed.
+function takeOutput(module, output) {
+  try {
+    const arrays = [];
+    for (let i = 0, count = module._attn_output_count(output); i < count; i++) {
+      const at = module._attn_output_data(output, i) >> 2;
+      arrays.push(module.HEAPF32.slice(at, at + module._attn_output_size(output, i)));
+    }
+    const shapeAt = module._attn_output_shape(output) >> 3;
+    return { arrays, shape: Array.from(module.HEAPF64.subarray(shapeAt, shapeAt + 9)) };
+  } finally {
+    module._attn_output_free(output);
+  }
+}
+
+// attention()'s result from an Output: the shape, output, and with the trace concat, every head's
+// intermediates and the positions added.
+function attentionResult(module, output, trace) {
+  const { arrays, shape: [n, m, dModel, heads, dK, dV, dOut, scale, self] } = takeOutput(module, output);
+  const [out, concat, positionsX, positionsContext] = arrays;
+  const result = { shape: { n, m, dModel, heads, dK, dV, dOut, scale, self: self === 1 }, dOut, output: out };
+  if (!trace) return result;
+  result.concat = concat;
+  result.heads = [];
+  for (let at = 4; at < arrays.length; at += HEAD_ARRAYS.length) {
+    result.heads.push(Object.fromEntries(HEAD_ARRAYS.map((name, i) => [name, arrays[at + i]])));
+  }
+  if (positionsX.length) {
+    result.positions = { x: positionsX };
+    if (positionsContext.length) result.positions.context = positionsContext;
+  }
+  return result;
+}
+
 /**
- * Calls the core on arrays, the one way every entry point hands arrays over:
- *   1. `check(request)` sees only the lengths (`xLength`, …), so sizes are refused before a single
- *      byte is allocated or copied (a 600-million-value x costs nothing);
+ * Calls the core's forward pass on arrays, the one way every entry point hands arrays over:
+ *   1. the request block gets the scalars and only the lengths of the arrays, and the core checks
+ *      them, so sizes are refused before a single byte is allocated or copied (a 600-million-value x
+ *      costs nothing);
  *   2. each array is copied into memory from malloc, here in JavaScript: an array that fails while
  *      being read fails here, with its field, and no C++ frame is on the stack to leak;
- *   3. `run(request)` gets the addresses (`x`, …) and the lengths;
+ *   3. the forward pass runs on the addresses and lengths, and its arrays are copied out;
  *   4. everything is freed, whatever happened.
- * `arrays` maps a field to a Float32Array, a Uint8Array, or null (omitted). `check` and `run` return
- * { error } or a result. Other entry points of the engine use it the same way.
+ * `arrays` maps a field to a Float32Array, a Uint8Array, or null (omitted).
  */
-function callWithArrays(module, check, run, request, arrays) {
-  const sizes = { ...request };
-  for (const [field, array] of Object.entries(arrays)) {
-    if (!array) continue;
+function callWithArrays(module, request, arrays) {
+  const lengths = REQUEST_ARRAYS.map((field) => {
+    const array = arrays[field];
+    if (!array) return -1;
     checkReadable(field, array);  // detached since it was read (by a getter of a later option)
-    sizes[`${field}Length`] = typedLength(array);
-  }
-  const refused = check(sizes);
-  if (refused?.error) raise(refused.error);
+    return typedLength(array);
+  });
+  const requestAt = module._attn_request() >> 3;
+  // a fresh view each time: a malloc may have grown the memory and replaced its buffer
+  const block = () => module.HEAPF64.subarray(requestAt, requestAt + REQUEST_SCALARS.length + 2 * REQUEST_ARRAYS.length);
+  block().set([...REQUEST_SCALARS.map((name) => Number(request[name])), ...lengths.flatMap((length) => [0, length])]);
+  if (module._attn_check()) raiseLast(module);
   const copies = [];
   try {
-    const addresses = { ...sizes };
-    for (const [field, array] of Object.entries(arrays)) {
-      if (!array) continue;
-      const length = sizes[`${field}Length`];
+    REQUEST_ARRAYS.forEach((field, i) => {
+      const array = arrays[field];
+      if (!array) return;
+      const length = lengths[i];
       const Type = array instanceof Uint8Array ? Uint8Array : Float32Array;
       const address = module._malloc(Math.max(length * Type.BYTES_PER_ELEMENT, 8));
       if (address === 0) throw fieldError(RangeError, field, `${field} (${length} values) does not fit in the engine's memory`);
       copies.push(address);
       try {
         checkReadable(field, array);
-        // a fresh view each time: a malloc above may have grown the memory and replaced its buffer
         new Type(module.HEAPU8.buffer, address, length).set(array);
       } catch (error) {
         if (error.field) throw error;
         throw fieldError(TypeError, field, `${field} could not be read: ${error.message}`);
       }
-      addresses[field] = address;
-    }
-    const result = run(addresses);
-    if (result.error) raise(result.error);
-    return result;
+      block()[REQUEST_SCALARS.length + 2 * i] = address;
+    });
+    const output = module._attn_attention();
+    if (!output) raiseLast(module);
+    return attentionResult(module, output, request.trace);
   } finally {
     for (const address of copies) module._free(address);
   }
@@ -286,8 +337,7 @@ class AttentionEngine {
   attention(options) {
     checkOptions(options, ATTENTION_OPTIONS, 'attention()');
     const { x, context, wq, wk, wv, wo, bq, bk, bv, bo, keep, ...scalars } = attentionRequest(options);
-    const module = this.#module;
-    return callWithArrays(module, module.checkAttention, module.attention, scalars, { x, context, wq, wk, wv, wo, bq, bk, bv, bo, keep });
+    return callWithArrays(this.#module, scalars, { x, context, wq, wk, wv, wo, bq, bk, bv, bo, keep });
   }
 
   /**
@@ -322,7 +372,8 @@ class AttentionEngine {
 
   /** WebAssembly memory in use: the whole heap, the bytes malloc has handed out, and the stack pointer. */
   memory() {
-    return { heapBytes: this.#module.HEAPU8.length, allocatedBytes: this.#module.allocatedBytes(), stackPointer: this.#module.stackPointer() };
+    const module = this.#module;
+    return { heapBytes: module.HEAPU8.length, allocatedBytes: module._attn_allocated_bytes(), stackPointer: module._attn_stack_pointer() };
   }
 
   initWeights(options) {
@@ -332,10 +383,12 @@ class AttentionEngine {
     if (typeof seed !== 'number' || !Number.isSafeInteger(seed) || seed < 0) {
       throw fieldError(RangeError, 'seed', `seed must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}, got ${describe(seed)}`);
     }
-    const result = this.#module.initWeights(
+    const module = this.#module;
+    const output = module._attn_init_weights(
       integer(options, 'dModel'), integer(options, 'heads', 1), integer(options, 'dK', 0), integer(options, 'dV', 0), seed);
-    if (result.error) raise(result.error);
-    return result;
+    if (!output) raiseLast(module);
+    const [wq, wk, wv, wo] = takeOutput(module, output).arrays;
+    return { wq, wk, wv, wo };
   }
 }
 
@@ -466,7 +519,7 @@ export async function loadAttention({ simd = 'auto', learning = false, wasmBinar
   const [{ default: createAttentionModule }, Trainer] = await Promise.all([
     import(new URL(`attention-${build}.mjs`, baseUrl).href), learning ? trainerClass() : null]);
   const module = await createAttentionModule(moduleOptions);
-  return new AttentionEngine(module, module.hasSimd(), Trainer);
+  return new AttentionEngine(module, module._attn_has_simd() === 1, Trainer);
 }
 
 /**
@@ -484,5 +537,5 @@ export async function loadAttentionFrom(builds, { simd = 'auto', learning = fals
   if (!build) throw fieldError(RangeError, 'learning', `these builds have no '${name}' engine (have: ${Object.keys(builds).join(', ')})`);
   const { createModule, wasmBinary } = build;
   const [module, Trainer] = await Promise.all([createModule({ wasmBinary }), learning ? trainerClass() : null]);
-  return new AttentionEngine(module, module.hasSimd(), Trainer);
+  return new AttentionEngine(module, module._attn_has_simd() === 1, Trainer);
 }

@@ -1,0 +1,142 @@
+// The binding of attention() and initWeights(): plain C functions on numbers and pointers, no
+// embind, so that the page's engine carries none of embind's JavaScript (6 KB gzipped of glue).
+// Convert, call, copy out: web/lib/attention.mjs (callWithArrays) writes a request block, asks
+// attn_check() with the lengths alone, copies the arrays into memory from malloc, calls
+// attn_attention(), copies the arrays of the Output out and frees it.
+#include <emscripten/emscripten.h>
+#include <emscripten/stack.h>
+#include <malloc.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "attention/attention.hpp"
+
+namespace {
+
+// The request block (attn_request): the scalars in this order, then one (address, length) pair per
+// array in the order of `Array`. Length -1: the array is omitted; address 0 with a length: the size
+// alone, which validate() checks before anything is copied. attention.mjs keeps the same two lists.
+enum Slot { kN, kM, kDModel, kHeads, kDK, kDV, kScaleMode, kScaleDivisor, kMaskMode, kPositions, kTrace, kArraySlots };
+enum Array { kX, kContext, kWq, kWk, kWv, kWo, kBq, kBk, kBv, kBo, kKeep, kArrayCount };
+double request[kArraySlots + 2 * kArrayCount];
+
+// What a call hands back: the arrays JavaScript copies out, in the order it reads them, and the shape
+// (n, m, dModel, heads, dK, dV, dOut, scale, self).
+struct Output {
+  attn::Result result;
+  attn::Weights weights;
+  std::vector<const std::vector<float>*> arrays;
+  double shape[9] = {};
+};
+
+attn::Status last_error;  // the last failed call's, read by attn_error_* and then cleared
+
+template <typename T>
+attn::View<T> view_of(Array which) {
+  const double address = request[kArraySlots + 2 * which], length = request[kArraySlots + 2 * which + 1];
+  if (length < 0) return {};
+  return attn::View<T>(reinterpret_cast<const T*>(static_cast<std::uintptr_t>(address)), static_cast<std::size_t>(length));
+}
+
+attn::Config config_of_request() {
+  attn::Config config;
+  config.n = static_cast<int>(request[kN]);
+  config.m = static_cast<int>(request[kM]);
+  config.d_model = static_cast<int>(request[kDModel]);
+  config.heads = static_cast<int>(request[kHeads]);
+  config.d_k = static_cast<int>(request[kDK]);
+  config.d_v = static_cast<int>(request[kDV]);
+  config.scale_mode = static_cast<attn::ScaleMode>(request[kScaleMode]);
+  config.scale_divisor = request[kScaleDivisor];
+  config.mask_mode = static_cast<attn::MaskMode>(request[kMaskMode]);
+  config.positions = static_cast<attn::PositionMode>(request[kPositions]);
+  return config;
+}
+
+attn::Inputs inputs_of_request() {
+  attn::Inputs inputs;
+  attn::View<float>* floats[] = {&inputs.x,  &inputs.context, &inputs.wq, &inputs.wk, &inputs.wv,
+                                 &inputs.wo, &inputs.bq,      &inputs.bk, &inputs.bv, &inputs.bo};
+  for (int which = kX; which < kKeep; ++which) *floats[which] = view_of<float>(static_cast<Array>(which));
+  inputs.keep = view_of<std::uint8_t>(kKeep);
+  return inputs;
+}
+
+// 0 when the status is ok, else 1 for a type error and 2 for a range error (kept for attn_error_*).
+int report(attn::Status status) {
+  if (status.ok()) return 0;
+  last_error = std::move(status);
+  return last_error.kind == attn::ErrorKind::Type ? 1 : 2;
+}
+
+}  // namespace
+
+extern "C" {
+
+EMSCRIPTEN_KEEPALIVE double* attn_request() { return request; }
+
+// The request's sizes and values checked (views without data: sizes alone); 0 or an error kind.
+EMSCRIPTEN_KEEPALIVE int attn_check() {
+  attn::Shape shape{};
+  return report(attn::validate(config_of_request(), inputs_of_request(), request[kTrace] != 0, &shape));
+}
+
+// The forward pass on the request: an Output (output, then with the trace concat, positions x and
+// context, and q, k, v, scores, scaled, weights, z of each head), or null on an error.
+EMSCRIPTEN_KEEPALIVE Output* attn_attention() {
+  auto* out = new Output;
+  if (report(attn::attention_forward(config_of_request(), inputs_of_request(), request[kTrace] != 0, &out->result))) {
+    delete out;
+    return nullptr;
+  }
+  const attn::Result& r = out->result;
+  const attn::Shape& s = r.shape;
+  const double shape[] = {double(s.n), double(s.m), double(s.d_model), double(s.heads), double(s.d_k), double(s.d_v),
+                          double(s.d_out), s.scale, s.self ? 1.0 : 0.0};
+  std::copy(shape, shape + 9, out->shape);
+  out->arrays = {&r.output, &r.concat, &r.positions_x, &r.positions_context};
+  for (const attn::HeadTrace& head : r.heads) {
+    out->arrays.insert(out->arrays.end(), {&head.q, &head.k, &head.v, &head.scores, &head.scaled, &head.weights, &head.z});
+  }
+  return out;
+}
+
+// Seeded weights: an Output of wq, wk, wv, wo, or null on an error.
+EMSCRIPTEN_KEEPALIVE Output* attn_init_weights(int d_model, int heads, int d_k, int d_v, double seed) {
+  auto* out = new Output;
+  if (report(attn::init_weights(d_model, heads, d_k, d_v, static_cast<std::uint64_t>(seed), &out->weights))) {
+    delete out;
+    return nullptr;
+  }
+  out->arrays = {&out->weights.wq, &out->weights.wk, &out->weights.wv, &out->weights.wo};
+  return out;
+}
+
+EMSCRIPTEN_KEEPALIVE int attn_output_count(const Output* out) { return static_cast<int>(out->arrays.size()); }
+EMSCRIPTEN_KEEPALIVE const float* attn_output_data(const Output* out, int i) { return out->arrays[i]->data(); }
+EMSCRIPTEN_KEEPALIVE int attn_output_size(const Output* out, int i) { return static_cast<int>(out->arrays[i]->size()); }
+EMSCRIPTEN_KEEPALIVE const double* attn_output_shape(const Output* out) { return out->shape; }
+EMSCRIPTEN_KEEPALIVE void attn_output_free(Output* out) { delete out; }
+
+EMSCRIPTEN_KEEPALIVE int attn_error_kind() { return last_error.kind == attn::ErrorKind::Type ? 1 : 2; }
+EMSCRIPTEN_KEEPALIVE const char* attn_error_field() { return last_error.field.c_str(); }
+EMSCRIPTEN_KEEPALIVE const char* attn_error_message() { return last_error.message.c_str(); }
+// Frees the last error's text once read, so that failed calls leave the heap as they found it.
+EMSCRIPTEN_KEEPALIVE void attn_error_clear() { last_error = attn::Status(); }
+
+EMSCRIPTEN_KEEPALIVE int attn_has_simd() {
+#if defined(__wasm_simd128__)
+  return 1;
+#else
+  return 0;
+#endif
+}
+
+// Bytes malloc has handed out and not taken back, for the tests that check the heap stays steady.
+EMSCRIPTEN_KEEPALIVE int attn_allocated_bytes() { return static_cast<int>(mallinfo().uordblks); }
+EMSCRIPTEN_KEEPALIVE int attn_stack_pointer() { return static_cast<int>(emscripten_stack_get_current()); }
+
+}  // extern "C"
