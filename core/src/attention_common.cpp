@@ -1,23 +1,6 @@
 #include "attention_common.hpp"
 
-#include <cmath>
-
 namespace attn {
-
-// pe(pos, 2i) = sin(pos / 10000^(2i/d_model)), pe(pos, 2i+1) = cos(pos / 10000^(2i/d_model)), in
-// double and rounded once to float.
-std::vector<float> sinusoidal_positions(int rows, int d_model) {
-  std::vector<float> pe(static_cast<std::size_t>(rows) * d_model);
-  for (int c = 0; c < d_model; ++c) {
-    const int even = c - c % 2;
-    const double inverse_wavelength = std::pow(10000.0, -static_cast<double>(even) / d_model);
-    for (int pos = 0; pos < rows; ++pos) {
-      const double angle = pos * inverse_wavelength;
-      pe[static_cast<std::size_t>(pos) * d_model + c] = static_cast<float>(c % 2 == 0 ? std::sin(angle) : std::cos(angle));
-    }
-  }
-  return pe;
-}
 
 namespace {
 

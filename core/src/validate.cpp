@@ -4,7 +4,6 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -18,15 +17,6 @@ Status Status::Range(std::string field, std::string message) {
 }
 Status Status::Type(std::string field, std::string message) {
   return {ErrorKind::Type, std::move(field), std::move(message)};
-}
-
-// Numbers spelled the way JavaScript prints them, since the messages reach the page.
-std::string format_number(double value) {
-  if (std::isnan(value)) return "NaN";
-  if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.9g", value);
-  return buffer;
 }
 
 namespace {

@@ -8,7 +8,8 @@
 
 namespace attn {
 
-// A number spelled as JavaScript prints it: NaN, Infinity, -Infinity, or up to 9 significant digits.
+// A number as printf's "%.9g" spells it (up to 9 significant digits), but NaN, Infinity and -Infinity
+// as JavaScript does; without printf (format_number.cpp).
 std::string format_number(double value);
 
 // True when no value is NaN or ±Infinity (a bit test, cheap enough for every intermediate).

@@ -2,11 +2,18 @@
 // message quotes the values at fault.
 #include <doctest/doctest.h>
 
+#include <cfloat>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <functional>
 #include <limits>
+#include <random>
+#include <string>
 
 #include "reference.hpp"
+#include "validate.hpp"
 
 namespace {
 
@@ -223,4 +230,43 @@ TEST_CASE("validate() checks sizes from a view with no data, before anything is 
   const attn::Status run = attn::attention_forward(config, inputs, true, &result);  // the pass itself needs the data
   CHECK(run.field == "x");
   CHECK(run.message == "x has a size but no data");
+}
+
+TEST_CASE("format_number spells numbers as printf's %.9g does, without printf") {
+  const auto printf_9g = [](double value) {
+    char buffer[40];
+    std::snprintf(buffer, sizeof buffer, "%.9g", value);
+    return std::string(buffer);
+  };
+  CHECK(attn::format_number(std::nan("")) == "NaN");
+  CHECK(attn::format_number(HUGE_VAL) == "Infinity");
+  CHECK(attn::format_number(-HUGE_VAL) == "-Infinity");
+  CHECK(attn::format_number(FLT_MIN) == "1.17549435e-38");
+  CHECK(attn::format_number(FLT_MAX) == "3.40282347e+38");
+  CHECK(attn::format_number(5e-324) == "4.94065646e-324");
+  CHECK(attn::format_number(0.1) == "0.1");
+  CHECK(attn::format_number(-2.5e-5) == "-2.5e-05");
+  CHECK(attn::format_number(123456788.5) == "123456788");  // a tie rounds to the even digit
+  CHECK(attn::format_number(123456789.5) == "123456790");
+  CHECK(attn::format_number(999999999.5) == "1e+09");
+  std::vector<double> values = {0.0, -0.0, 1, -1, 8, 1e-39, 1e39, 1.7e308, DBL_MAX, DBL_MIN, 5e-324, 0.0001,
+                                0.00001, 99999.99995, 123456789, 1234567890, 0.3, 2.0 / 3, 1e-4 * (1 - 1e-16)};
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < 20000; ++i) {
+    const std::uint64_t bits = rng();
+    double random_bits;
+    std::memcpy(&random_bits, &bits, sizeof random_bits);
+    if (std::isfinite(random_bits)) values.push_back(random_bits);  // every exponent, subnormals too
+    values.push_back(std::ldexp(static_cast<double>(rng() >> 11), static_cast<int>(rng() % 200) - 100));
+    const double nine_digits = 100000000 + static_cast<double>(rng() % 900000000);
+    values.push_back(nine_digits + 0.5);             // exact ties at the tenth digit
+    values.push_back((nine_digits * 10 + 5) * 1e3);  // the same, in exponent notation
+  }
+  int mismatches = 0;
+  for (double value : values) {
+    if (attn::format_number(value) != printf_9g(value) && ++mismatches <= 5) {
+      FAIL_CHECK(attn::format_number(value) << " != printf's " << printf_9g(value));
+    }
+  }
+  CHECK(mismatches == 0);
 }
