@@ -137,5 +137,26 @@ for (const simd of [true, false]) {
       const r = engine.attention(catSat);
       assert.ok(Math.abs(r.output[0] - 0.8446) < 5e-5, 'the engine still answers');
     });
+
+    it('a call made from inside a call (a typed array whose buffer getter calls the engine) does not disturb it', () => {
+      // the engine has one request block: the inner call must not leave its sizes or addresses in the outer's
+      const plain = engine.attention({ ...catSat, wo: Float32Array.from({ length: 16 }, (_, i) => (i % 5) / 4) });
+      let inner = null, reads = 0;
+      class Reentrant extends Float32Array {
+        get buffer() {  // read while the options are checked and again while the arrays are copied in
+          reads++;
+          inner = engine.attention({ x: [1, 2, 3, 4, 5, 6], n: 2, dModel: 3, mask: 'causal', positions: 'sinusoidal' });
+          return super.buffer;
+        }
+      }
+      const wo = Reentrant.from({ length: 16 }, (_, i) => (i % 5) / 4);
+      const before = engine.memory();
+      const outer = engine.attention({ ...catSat, wo });
+      assert.ok(reads >= 2, `the inner call ran ${reads} times`);
+      assert.equal(inner.shape.n, 2);
+      assert.deepEqual(outer.shape, plain.shape);
+      assert.deepEqual(Array.from(outer.output), Array.from(plain.output));
+      assert.deepEqual(engine.memory(), before);
+    });
   });
 }

@@ -240,12 +240,15 @@ function callWithArrays(module, request, arrays) {
     checkReadable(field, array);  // detached since it was read (by a getter of a later option)
     return typedLength(array);
   });
-  const requestAt = module._attn_request() >> 3;
-  // a fresh view each time: a malloc may have grown the memory and replaced its buffer
-  const block = () => module.HEAPF64.subarray(requestAt, requestAt + REQUEST_SCALARS.length + 2 * REQUEST_ARRAYS.length);
-  block().set([...REQUEST_SCALARS.map((name) => Number(request[name])), ...lengths.flatMap((length) => [0, length])]);
-  if (module._attn_check()) raiseLast(module);
-  const copies = [];
+  const addresses = lengths.map(() => 0);
+  // The whole block is written just before each call, with no caller's code in between (a getter
+  // run while the arrays are copied may call the engine again, and the block is the engine's one).
+  const call = (core) => {
+    const at = module._attn_request() >> 3;
+    module.HEAPF64.set([...REQUEST_SCALARS.map((name) => Number(request[name])), ...lengths.flatMap((length, i) => [addresses[i], length])], at);
+    return core();
+  };
+  if (call(module._attn_check)) raiseLast(module);
   try {
     REQUEST_ARRAYS.forEach((field, i) => {
       const array = arrays[field];
@@ -254,21 +257,21 @@ function callWithArrays(module, request, arrays) {
       const Type = array instanceof Uint8Array ? Uint8Array : Float32Array;
       const address = module._malloc(Math.max(length * Type.BYTES_PER_ELEMENT, 8));
       if (address === 0) throw fieldError(RangeError, field, `${field} (${length} values) does not fit in the engine's memory`);
-      copies.push(address);
+      addresses[i] = address;
       try {
         checkReadable(field, array);
+        // a fresh view each time: a malloc above may have grown the memory and replaced its buffer
         new Type(module.HEAPU8.buffer, address, length).set(array);
       } catch (error) {
         if (error.field) throw error;
         throw fieldError(TypeError, field, `${field} could not be read: ${error.message}`);
       }
-      block()[REQUEST_SCALARS.length + 2 * i] = address;
     });
-    const output = module._attn_attention();
+    const output = call(module._attn_attention);
     if (!output) raiseLast(module);
     return attentionResult(module, output, request.trace);
   } finally {
-    for (const address of copies) module._free(address);
+    for (const address of addresses) if (address) module._free(address);
   }
 }
 
