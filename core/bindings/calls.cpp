@@ -1,8 +1,9 @@
-// The binding of attention() and initWeights(): plain C functions on numbers and pointers, no
-// embind, so that the page's engine carries none of embind's JavaScript (6 KB gzipped of glue).
-// Convert, call, copy out: web/lib/attention.mjs (callWithArrays) writes a request block, asks
-// attn_check() with the lengths alone, copies the arrays into memory from malloc, calls
-// attn_attention(), copies the arrays of the Output out and frees it.
+// The binding of attention(), initWeights() and, in the learning engines, gradients(): plain C
+// functions on numbers and pointers, no embind, so that the page's engine carries none of embind's
+// JavaScript (6 KB gzipped of glue). Convert, call, copy out: web/lib/attention.mjs (callWithArrays)
+// writes a request block, asks attn_check() (attn_check_gradients()) with the lengths alone, copies
+// the arrays into memory from malloc, calls attn_attention() (attn_gradients()), copies the arrays
+// of the Output out and frees it.
 #include <emscripten/emscripten.h>
 #include <emscripten/stack.h>
 #include <malloc.h>
@@ -20,7 +21,7 @@ namespace {
 // array in the order of `Array`. Length -1: the array is omitted; address 0 with a length: the size
 // alone, which validate() checks before anything is copied. attention.mjs keeps the same two lists.
 enum Slot { kN, kM, kDModel, kHeads, kDK, kDV, kScaleMode, kScaleDivisor, kMaskMode, kPositions, kTrace, kArraySlots };
-enum Array { kX, kContext, kWq, kWk, kWv, kWo, kBq, kBk, kBv, kBo, kKeep, kArrayCount };
+enum Array { kX, kContext, kWq, kWk, kWv, kWo, kBq, kBk, kBv, kBo, kKeep, kDOutput, kDWeights, kArrayCount };
 double request[kArraySlots + 2 * kArrayCount];
 
 // What a call hands back: the arrays JavaScript copies out, in the order it reads them, and the shape
@@ -28,6 +29,7 @@ double request[kArraySlots + 2 * kArrayCount];
 struct Output {
   attn::Result result;
   attn::Weights weights;
+  attn::Gradients gradients;
   std::vector<const std::vector<float>*> arrays;
   double shape[9] = {};
 };
@@ -114,6 +116,39 @@ EMSCRIPTEN_KEEPALIVE Output* attn_init_weights(int d_model, int heads, int d_k, 
   out->arrays = {&out->weights.wq, &out->weights.wk, &out->weights.wv, &out->weights.wo};
   return out;
 }
+
+#ifdef ATTN_LEARNING
+// A gradients() request's sizes and values checked (views without data: sizes alone), with dOutput
+// and dWeights; 0 or an error kind.
+EMSCRIPTEN_KEEPALIVE int attn_check_gradients() {
+  attn::Shape shape{};
+  return report(attn::validate_backward(config_of_request(), inputs_of_request(), view_of<float>(kDOutput),
+                                        view_of<float>(kDWeights), &shape));
+}
+
+// The gradient of Σ dOutput ⊙ output + Σ dWeights ⊙ weights with respect to every input present:
+// an Output of output, then the gradients of x, context, wq, wk, wv, wo, bq, bk, bv, bo (empty where
+// the input is omitted), or null on an error. Only in the learning engines: the page's engine
+// carries no backward pass.
+EMSCRIPTEN_KEEPALIVE Output* attn_gradients() {
+  auto* out = new Output;
+  const attn::Config config = config_of_request();
+  const attn::Inputs inputs = inputs_of_request();
+  attn::Status status = attn::attention_forward(config, inputs, /*trace=*/true, &out->result);
+  if (status.ok()) {
+    out->gradients = attn::zero_gradients(out->result.shape, inputs);
+    status = attn::attention_backward(config, inputs, out->result, view_of<float>(kDOutput), view_of<float>(kDWeights),
+                                      &out->gradients);
+  }
+  if (report(std::move(status))) {
+    delete out;
+    return nullptr;
+  }
+  const attn::Gradients& g = out->gradients;
+  out->arrays = {&out->result.output, &g.x, &g.context, &g.wq, &g.wk, &g.wv, &g.wo, &g.bq, &g.bk, &g.bv, &g.bo};
+  return out;
+}
+#endif
 
 EMSCRIPTEN_KEEPALIVE int attn_output_count(const Output* out) { return static_cast<int>(out->arrays.size()); }
 EMSCRIPTEN_KEEPALIVE const float* attn_output_data(const Output* out, int i) { return out->arrays[i]->data(); }

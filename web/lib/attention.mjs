@@ -176,8 +176,10 @@ function raise(error) {
 // The request block of the engine's plain exports (core/bindings/calls.cpp): these scalars in this
 // order, then an (address, length) pair per array in REQUEST_ARRAYS order; length -1: omitted.
 const REQUEST_SCALARS = ['n', 'm', 'dModel', 'heads', 'dK', 'dV', 'scaleMode', 'scaleDivisor', 'maskMode', 'positionsMode', 'trace'];
-const REQUEST_ARRAYS = ['x', 'context', 'wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo', 'keep'];
+const REQUEST_ARRAYS = ['x', 'context', 'wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo', 'keep', 'dOutput', 'dWeights'];
 const HEAD_ARRAYS = ['q', 'k', 'v', 'scores', 'scaled', 'weights', 'z'];
+// gradients()'s Output after the output, in this order (empty: the input was omitted)
+const GRADIENT_ARRAYS = ['x', 'context', 'wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo'];
 
 // The last failed call's { kind, field, message } thrown, and its text freed in the engine.
 function raiseLast(module) {
@@ -223,17 +225,17 @@ function attentionResult(module, output, trace) {
 }
 
 /**
- * Calls the core's forward pass on arrays, the one way every entry point hands arrays over:
- *   1. the request block gets the scalars and only the lengths of the arrays, and the core checks
- *      them, so sizes are refused before a single byte is allocated or copied (a 600-million-value x
- *      costs nothing);
+ * Calls the core on arrays, the one way every entry point hands arrays over:
+ *   1. the request block gets the scalars and only the lengths of the arrays, and `check` (an
+ *      export of calls.cpp) checks them, so sizes are refused before a single byte is allocated or
+ *      copied (a 600-million-value x costs nothing);
  *   2. each array is copied into memory from malloc, here in JavaScript: an array that fails while
  *      being read fails here, with its field, and no C++ frame is on the stack to leak;
- *   3. the forward pass runs on the addresses and lengths, and its arrays are copied out;
- *   4. everything is freed, whatever happened.
+ *   3. `run` runs on the addresses and lengths and returns an Output (read it with takeOutput);
+ *   4. the copies are freed, whatever happened.
  * `arrays` maps a field to a Float32Array, a Uint8Array, or null (omitted).
  */
-function callWithArrays(module, request, arrays) {
+function callWithArrays(module, check, run, request, arrays) {
   const lengths = REQUEST_ARRAYS.map((field) => {
     const array = arrays[field];
     if (!array) return -1;
@@ -248,7 +250,7 @@ function callWithArrays(module, request, arrays) {
     module.HEAPF64.set([...REQUEST_SCALARS.map((name) => Number(request[name])), ...lengths.flatMap((length, i) => [addresses[i], length])], at);
     return core();
   };
-  if (call(module._attn_check)) raiseLast(module);
+  if (call(check)) raiseLast(module);
   try {
     REQUEST_ARRAYS.forEach((field, i) => {
       const array = arrays[field];
@@ -267,9 +269,9 @@ function callWithArrays(module, request, arrays) {
         throw fieldError(TypeError, field, `${field} could not be read: ${error.message}`);
       }
     });
-    const output = call(module._attn_attention);
+    const output = call(run);
     if (!output) raiseLast(module);
-    return attentionResult(module, output, request.trace);
+    return output;
   } finally {
     for (const address of addresses) if (address) module._free(address);
   }
@@ -333,14 +335,16 @@ class AttentionEngine {
   constructor(module, simd, Trainer = null) {
     this.#module = module;
     this.#Trainer = Trainer;
-    // A build without the backward pass has no gradients binding (see CMakeLists.txt).
-    this.info = Object.freeze({ version: VERSION, simd, learning: typeof module.gradients === 'function' && Trainer !== null });
+    // A build without the backward pass has no gradients export (see CMakeLists.txt).
+    this.info = Object.freeze({ version: VERSION, simd, learning: typeof module._attn_gradients === 'function' && Trainer !== null });
   }
 
   attention(options) {
     checkOptions(options, ATTENTION_OPTIONS, 'attention()');
     const { x, context, wq, wk, wv, wo, bq, bk, bv, bo, keep, ...scalars } = attentionRequest(options);
-    return callWithArrays(this.#module, scalars, { x, context, wq, wk, wv, wo, bq, bk, bv, bo, keep });
+    const module = this.#module;
+    const output = callWithArrays(module, module._attn_check, module._attn_attention, scalars, { x, context, wq, wk, wv, wo, bq, bk, bv, bo, keep });
+    return attentionResult(module, output, scalars.trace);
   }
 
   /**
@@ -350,12 +354,18 @@ class AttentionEngine {
   gradients(options) {
     if (!this.info.learning) throw notLearning('gradients()');
     checkOptions(options, GRADIENT_OPTIONS, 'gradients()');
-    const request = attentionRequest(options);
-    request.trace = true;
-    request.dOutput = matrix(options, 'dOutput', true);
-    request.dWeights = matrix(options, 'dWeights', false);
-    const result = this.#module.gradients(request);
-    if (result.error) raise(result.error);
+    const { x, context, wq, wk, wv, wo, bq, bk, bv, bo, keep, ...scalars } = attentionRequest(options);
+    scalars.trace = true;
+    const dOutput = matrix(options, 'dOutput', true);
+    const dWeights = matrix(options, 'dWeights', false);
+    const module = this.#module;
+    const output = callWithArrays(module, module._attn_check_gradients, module._attn_gradients, scalars,
+      { x, context, wq, wk, wv, wo, bq, bk, bv, bo, keep, dOutput, dWeights });
+    const [out, ...gradients] = takeOutput(module, output).arrays;
+    const result = { output: out };
+    GRADIENT_ARRAYS.forEach((field, i) => {
+      if (gradients[i].length) result[field] = gradients[i];
+    });
     return result;
   }
 
