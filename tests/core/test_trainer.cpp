@@ -656,7 +656,9 @@ TEST_CASE("a batch too large for one pass of the layer runs in chunks: its gradi
     }
   }
   CHECK(batch_loss == doctest::Approx(mean_loss).epsilon(1e-9));
-  for (const auto& [name, values] : mean) {
+  for (const auto& entry : mean) {
+    const std::string& name = entry.first;  // a plain name: INFO captures it, which clang 14 refuses for a structured binding
+    const std::vector<double>& values = entry.second;
     double diff = 0, norm = 0;
     for (std::size_t i = 0; i < values.size(); ++i) {
       diff += std::pow(together.at(name)[i] - values[i], 2);
