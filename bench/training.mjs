@@ -64,7 +64,7 @@ async function chromiumBench() {
   for (const file of readdirSync(tfWasmDir).filter((f) => f.endsWith('.wasm'))) cpSync(path.join(tfWasmDir, file), path.join(site, 'tfjs', file));
   esbuild([path.join(root, 'bench/training-browser-entry.mjs'), '--bundle', '--format=esm', '--minify',
     '--external:./lib/attention.mjs', `--outfile=${path.join(site, 'train-bench.js')}`]);
-  writeFileSync(path.join(site, 'train-bench.html'), '<!doctype html><meta charset="utf-8"><title>training bench</title><script type="module" src="train-bench.js"></script>\n');
+  writeFileSync(path.join(site, 'train-bench.html'), '<!doctype html><meta charset="utf-8"><title>training bench</title><link rel="icon" href="data:,"><script type="module" src="train-bench.js"></script>\n');
   const { serve } = await import(path.join(root, 'scripts/serve.mjs'));
   const server = await serve({ dir: site, port: 0 });
   const browser = await chromium.launch({
