@@ -182,64 +182,88 @@ const median = (values) => {
 };
 
 /**
- * Per size: every contender trains 10 steps from the same initial weights and its losses must
- * equal the engine's within 1e-4 (or the run stops); then 5 warm-up steps each, and `rounds` rounds
- * of one sample per contender, interleaved. A sample is one step, or, with `minSampleMs` (a browser's
- * clock ticks in 0.1 ms), as many steps as last that long after warm-up, timed together.
+ * One size's contenders, checked and warmed up: each trains 10 steps from the same initial weights
+ * and its losses must equal the engine's within 1e-4 (or this throws); then 5 warm-up steps each,
+ * which also set `steps`, the steps per sample: 1, or, with `minSampleMs` (a browser's clock ticks in
+ * 0.1 ms), as many as took that long. `sample(i)` times one sample of contender i (wall ms per step);
+ * `row(times, cpuTimes)` gives the size's medians and ratios. `tf` must have its wasm backend set.
+ */
+export function trainingSession({ simd, scalar, tf, d, h, minSampleMs = 0 }) {
+  const data = makeData(d);
+  const initial = simd.initWeights({ dModel: d, heads: h, seed: 1 });
+  const make = () => [engineContender('engine SIMD', simd, d, h, data, initial), engineContender('engine scalar', scalar, d, h, data, initial),
+    tfContender(tf, d, h, data, initial), plainContender(d, h, data, initial)];
+
+  // Agreement: 10 steps from the same weights; every loss within 1e-4 of the engine's.
+  const check = make();
+  const losses = check.map((c) => Array.from({ length: 10 }, () => c.step()));
+  check.forEach((c) => c.dispose());
+  const reference = losses[0];
+  const agreement = check.map((c, i) => ({ name: c.name, maxLossDifference: Math.max(...losses[i].map((l, s) => Math.abs(l - reference[s]))) }));
+  for (const a of agreement) {
+    if (!(a.maxLossDifference <= 1e-4)) throw new Error(`dModel ${d}, heads ${h}: ${a.name}'s losses differ from the engine's by ${a.maxLossDifference}`);
+  }
+
+  const contenders = make();
+  const steps = contenders.map((c) => {
+    const start = performance.now();
+    for (let i = 0; i < 5; i++) c.step();
+    const perStep = (performance.now() - start) / 5;
+    return minSampleMs > 0 ? Math.max(1, Math.ceil(minSampleMs / Math.max(perStep, 1e-3))) : 1;
+  });
+  const names = contenders.map((c) => c.name);
+  const medianOf = (perContender) => Object.fromEntries(names.map((name, i) => [name, median(perContender[i])]));
+  return {
+    names, steps,
+    sample(i) {
+      const start = performance.now();
+      for (let s = 0; s < steps[i]; s++) contenders[i].step();
+      return (performance.now() - start) / steps[i];
+    },
+    // times[i], cpuTimes[i] (or null): contender i's samples, ms per step
+    row(times, cpuTimes = null) {
+      contenders.forEach((c) => c.dispose());
+      const medians = medianOf(times);
+      const row = { dModel: d, heads: h, batch: BATCH, tokens: TOKENS, medianMs: medians,
+        speedupOverTfWasm: medians['TF.js wasm'] / medians['engine SIMD'], speedupOverPlainJs: medians['plain JS'] / medians['engine SIMD'],
+        stepsPerSample: Object.fromEntries(names.map((name, i) => [name, steps[i]])), lossesAfter10Steps: reference.at(-1), agreement };
+      if (cpuTimes) {
+        row.medianCpuMs = medianOf(cpuTimes);
+        row.cpuSpeedupOverTfWasm = row.medianCpuMs['TF.js wasm'] / row.medianCpuMs['engine SIMD'];
+      }
+      return row;
+    },
+  };
+}
+
+export function describeRow(row) {
+  const cpu = row.cpuSpeedupOverTfWasm ? ` (CPU time ×${row.cpuSpeedupOverTfWasm.toFixed(1)})` : '';
+  return `dModel ${row.dModel}, ${row.heads} heads: ${Object.entries(row.medianMs).map(([k, v]) => `${k} ${v.toFixed(3)} ms`).join(', ')}; ` +
+    `×${row.speedupOverTfWasm.toFixed(1)} TF.js wasm${cpu}, ×${row.speedupOverPlainJs.toFixed(1)} plain JS; ` +
+    `losses agree to ${Math.max(...row.agreement.map((a) => a.maxLossDifference)).toExponential(1)}`;
+}
+
+/**
+ * Every size in this process: `rounds` rounds of one sample per contender, interleaved.
  * `cpuClock()` (Node: process.cpuUsage, in ms), when given, also times each sample in this
- * process's CPU time. `tf` must have its wasm backend set.
+ * process's CPU time.
  */
 export function runTrainingSuite({ simd, scalar, tf, sizes = SIZES, rounds, minSampleMs = 0, cpuClock = null, log = () => {} }) {
   const rows = [];
   for (const [d, h] of sizes) {
-    const data = makeData(d);
-    const initial = simd.initWeights({ dModel: d, heads: h, seed: 1 });
-    const make = () => [engineContender('engine SIMD', simd, d, h, data, initial), engineContender('engine scalar', scalar, d, h, data, initial),
-      tfContender(tf, d, h, data, initial), plainContender(d, h, data, initial)];
-
-    // Agreement: 10 steps from the same weights; every loss within 1e-4 of the engine's.
-    const check = make();
-    const losses = check.map((c) => Array.from({ length: 10 }, () => c.step()));
-    check.forEach((c) => c.dispose());
-    const reference = losses[0];
-    const agreement = check.map((c, i) => ({ name: c.name, maxLossDifference: Math.max(...losses[i].map((l, s) => Math.abs(l - reference[s]))) }));
-    for (const a of agreement) {
-      if (!(a.maxLossDifference <= 1e-4)) throw new Error(`dModel ${d}, heads ${h}: ${a.name}'s losses differ from the engine's by ${a.maxLossDifference}`);
-    }
-
-    // Timing: warm up (and find each contender's steps per sample), then one sample per contender
-    // per round, interleaved.
-    const contenders = make();
-    const steps = contenders.map((c) => {
-      const start = performance.now();
-      for (let i = 0; i < 5; i++) c.step();
-      const perStep = (performance.now() - start) / 5;
-      return minSampleMs > 0 ? Math.max(1, Math.ceil(minSampleMs / Math.max(perStep, 1e-3))) : 1;
-    });
-    const times = contenders.map(() => []);
-    const cpuTimes = contenders.map(() => []);
+    const session = trainingSession({ simd, scalar, tf, d, h, minSampleMs });
+    const times = session.names.map(() => []);
+    const cpuTimes = session.names.map(() => []);
     for (let round = 0; round < rounds; round++) {
-      contenders.forEach((c, i) => {
+      session.names.forEach((_, i) => {
         const cpu = cpuClock?.();
-        const start = performance.now();
-        for (let s = 0; s < steps[i]; s++) c.step();
-        times[i].push((performance.now() - start) / steps[i]);
-        if (cpuClock) cpuTimes[i].push((cpuClock() - cpu) / steps[i]);
+        times[i].push(session.sample(i));
+        if (cpuClock) cpuTimes[i].push((cpuClock() - cpu) / session.steps[i]);
       });
     }
-    contenders.forEach((c) => c.dispose());
-    const medians = Object.fromEntries(contenders.map((c, i) => [c.name, median(times[i])]));
-    const row = { dModel: d, heads: h, batch: BATCH, tokens: TOKENS, medianMs: medians,
-      speedupOverTfWasm: medians['TF.js wasm'] / medians['engine SIMD'], speedupOverPlainJs: medians['plain JS'] / medians['engine SIMD'],
-      stepsPerSample: Object.fromEntries(contenders.map((c, i) => [c.name, steps[i]])), lossesAfter10Steps: reference.at(-1), agreement };
-    if (cpuClock) {
-      row.medianCpuMs = Object.fromEntries(contenders.map((c, i) => [c.name, median(cpuTimes[i])]));
-      row.cpuSpeedupOverTfWasm = row.medianCpuMs['TF.js wasm'] / row.medianCpuMs['engine SIMD'];
-    }
+    const row = session.row(times, cpuClock ? cpuTimes : null);
     rows.push(row);
-    log(`dModel ${d}, ${h} heads: ${Object.entries(medians).map(([k, v]) => `${k} ${v.toFixed(3)} ms`).join(', ')}; ` +
-      `×${row.speedupOverTfWasm.toFixed(1)} TF.js wasm${cpuClock ? ` (CPU time ×${row.cpuSpeedupOverTfWasm.toFixed(1)})` : ''}, ` +
-      `×${row.speedupOverPlainJs.toFixed(1)} plain JS; losses agree to ${Math.max(...agreement.map((a) => a.maxLossDifference)).toExponential(1)}`);
+    log(describeRow(row));
   }
   return rows;
 }

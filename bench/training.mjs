@@ -4,8 +4,9 @@
 // model) and against plain JavaScript (bench/training-suite.mjs), in Node and then in headless
 // Chromium. Every contender first trains 10 steps from the same initial weights and its losses must
 // match the engine's to 1e-4; then steps are timed interleaved (contender by contender, round after
-// round) and medians reported (in Chromium a sample is as many steps as last 5 ms: its clock ticks in
-// 0.1 ms). Writes bench/training-results.json.
+// round) and medians reported, of wall time and of CPU time (this process's in Node, the renderer's
+// main thread's in Chromium, where a sample is as many steps as last 5 ms: its clock ticks in 0.1 ms).
+// Writes bench/training-results.json.
 //   --quick: 7 rounds (writes bench/training-results-partial.json); --node-only, --browser-only
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs-core';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 
-import { ADAM, runTrainingSuite } from './training-suite.mjs';
+import { ADAM, SIZES, describeRow, runTrainingSuite } from './training-suite.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -76,11 +77,32 @@ async function chromiumBench() {
     page.on('console', (m) => log(`chromium: ${m.text()}`));
     page.on('requestfailed', (r) => log(`chromium: ${r.url()} failed`));
     page.on('response', (r) => { if (r.status() >= 400) log(`chromium: ${r.url()}: ${r.status()}`); });
-    page.on('pageerror', (e) => log(`chromium page error: ${e.message}`));
     await page.goto(`${server.url}train-bench.html`);
-    await page.waitForFunction(() => typeof globalThis.runTrainingBench === 'function');
-    const result = await page.evaluate((options) => globalThis.runTrainingBench(options), { rounds: ROUNDS });
-    return { ...result, version: browser.version() };
+    await page.waitForFunction(() => typeof globalThis.trainingBench === 'object');
+    const { tfSimd } = await page.evaluate(() => globalThis.trainingBench.init());
+    // The renderer's main thread's CPU time (ms), read through the DevTools protocol around each
+    // sample: it leaves out the time other jobs hold the core, like process.cpuUsage in Node (it
+    // also counts the few microseconds page.evaluate itself takes there).
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Performance.enable');
+    const threadTime = async () => (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'ThreadTime').value * 1000;
+    const rows = [];
+    for (const [d, h] of SIZES) {
+      const { names, steps } = await page.evaluate(([dModel, heads]) => globalThis.trainingBench.prepare(dModel, heads), [d, h]);
+      const times = names.map(() => []);
+      const cpuTimes = names.map(() => []);
+      for (let round = 0; round < ROUNDS; round++) {
+        for (let i = 0; i < names.length; i++) {
+          const cpu = await threadTime();
+          times[i].push(await page.evaluate((contender) => globalThis.trainingBench.sample(contender), i));
+          cpuTimes[i].push((await threadTime() - cpu) / steps[i]);
+        }
+      }
+      const row = await page.evaluate(([t, c]) => globalThis.trainingBench.finish(t, c), [times, cpuTimes]);
+      log(`chromium: ${describeRow(row)}`);
+      rows.push(row);
+    }
+    return { rows, tfSimd, version: browser.version() };
   } finally {
     await browser.close();
     await server.close();
