@@ -183,9 +183,9 @@ const median = (values) => {
 
 /**
  * One size's contenders, checked and warmed up: each trains 10 steps from the same initial weights
- * and its losses must equal the engine's within 1e-4 (or this throws); then 5 warm-up steps each,
- * which also set `steps`, the steps per sample: 1, or, with `minSampleMs` (a browser's clock ticks in
- * 0.1 ms), as many as took that long. `sample(i)` times one sample of contender i (wall ms per step);
+ * and its losses must equal the engine's within 1e-4 (or this throws); then 5 warm-up steps each.
+ * `steps`, the steps per sample: 1, or, with `minSampleMs` (a browser's clock ticks in 0.1 ms), the
+ * most that took that long in three tries. `sample(i)` times one sample of contender i (wall ms per step);
  * `row(times, cpuTimes)` gives the size's medians and ratios. `tf` must have its wasm backend set.
  */
 export function trainingSession({ simd, scalar, tf, d, h, minSampleMs = 0 }) {
@@ -206,10 +206,20 @@ export function trainingSession({ simd, scalar, tf, d, h, minSampleMs = 0 }) {
 
   const contenders = make();
   const steps = contenders.map((c) => {
-    const start = performance.now();
     for (let i = 0; i < 5; i++) c.step();
-    const perStep = (performance.now() - start) / 5;
-    return minSampleMs > 0 ? Math.max(1, Math.ceil(minSampleMs / Math.max(perStep, 1e-3))) : 1;
+    if (!(minSampleMs > 0)) return 1;
+    // the most steps that fit in minSampleMs in three tries (a try slowed by other jobs counts fewer)
+    let most = 1;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const start = performance.now();
+      let count = 0;
+      while (performance.now() - start < minSampleMs) {
+        c.step();
+        count++;
+      }
+      most = Math.max(most, count);
+    }
+    return most;
   });
   const names = contenders.map((c) => c.name);
   const medianOf = (perContender) => Object.fromEntries(names.map((name, i) => [name, median(perContender[i])]));

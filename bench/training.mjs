@@ -81,11 +81,19 @@ async function chromiumBench() {
     await page.waitForFunction(() => typeof globalThis.trainingBench === 'object');
     const { tfSimd } = await page.evaluate(() => globalThis.trainingBench.init());
     // The renderer's main thread's CPU time (ms), read through the DevTools protocol around each
-    // sample: it leaves out the time other jobs hold the core, like process.cpuUsage in Node (it
-    // also counts the few microseconds page.evaluate itself takes there).
+    // sample: it leaves out the time other jobs hold the core, like process.cpuUsage in Node. What
+    // reading it and page.evaluate cost there (about 0.2 ms: the median of 31 empty samples) is
+    // taken off each sample.
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Performance.enable');
     const threadTime = async () => (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'ThreadTime').value * 1000;
+    const empty = [];
+    for (let i = 0; i < 31; i++) {
+      const cpu = await threadTime();
+      await page.evaluate((n) => n, i);
+      empty.push(await threadTime() - cpu);
+    }
+    const overheadMs = empty.sort((a, b) => a - b)[15];
     const rows = [];
     for (const [d, h] of SIZES) {
       const { names, steps } = await page.evaluate(([dModel, heads]) => globalThis.trainingBench.prepare(dModel, heads), [d, h]);
@@ -95,14 +103,14 @@ async function chromiumBench() {
         for (let i = 0; i < names.length; i++) {
           const cpu = await threadTime();
           times[i].push(await page.evaluate((contender) => globalThis.trainingBench.sample(contender), i));
-          cpuTimes[i].push((await threadTime() - cpu) / steps[i]);
+          cpuTimes[i].push(Math.max(0, await threadTime() - cpu - overheadMs) / steps[i]);
         }
       }
       const row = await page.evaluate(([t, c]) => globalThis.trainingBench.finish(t, c), [times, cpuTimes]);
       log(`chromium: ${describeRow(row)}`);
       rows.push(row);
     }
-    return { rows, tfSimd, version: browser.version() };
+    return { rows, tfSimd, cpuOverheadMs: overheadMs, version: browser.version() };
   } finally {
     await browser.close();
     await server.close();
@@ -129,7 +137,8 @@ const loadBefore = os.loadavg();
 const nodeRows = browserOnly ? null : await nodeBench();
 const chromium = nodeOnly ? null : await chromiumBench();
 const out = { date: started.toISOString(), node: process.version, chromium: chromium?.version ?? null, rounds: ROUNDS, adam: ADAM,
-  loadAverage: { before: loadBefore, after: os.loadavg() }, rows: nodeRows, chromiumRows: chromium?.rows ?? null };
+  loadAverage: { before: loadBefore, after: os.loadavg() }, rows: nodeRows, chromiumRows: chromium?.rows ?? null,
+  chromiumCpuOverheadMs: chromium?.cpuOverheadMs ?? null };
 const partial = quick || nodeOnly || browserOnly;
 writeFileSync(path.join(root, partial ? 'bench/training-results-partial.json' : 'bench/training-results.json'), `${JSON.stringify(out, null, 2)}\n`);
 console.log(`Training step, ${out.date}; load average ${loadBefore.map((l) => l.toFixed(1)).join(', ')} before, ` +
