@@ -316,7 +316,10 @@ export function createApp(container, { compute, initialState = null, views: show
     const finish = () => {
       if (token !== drawToken) return;  // a newer draw replaced this one
       for (const [, render] of later) render();
-      if (later.length) explanation.redraw();
+      if (later.length) {
+        explanation.redraw();
+        showProblems();  // a cell's message goes with its table (the context's, in self-attention)
+      }
       draws++;
       // one entry per complete draw in the performance timeline, for the page benchmark
       performance.measure('attention-lab:draw', { start: started });
