@@ -2,6 +2,7 @@
 //   token | q | k | v | q·k | q·k / scale | softmax | softmax·v, then the sum z.
 import { formatCell, formatFull, formatVector } from '../format.mjs';
 import { weightColour } from '../colour.mjs';
+import { replaceOrPatch } from './patch.mjs';
 
 export function renderSteps(container, view, queryIndex, head) {
   const { tokens, keyTokens, dK, dV, result } = view;
@@ -82,5 +83,6 @@ export function renderSteps(container, view, queryIndex, head) {
   table.append(thead, body, foot);
   const first = body.querySelector('td[data-matrix]');
   if (first) first.tabIndex = 0;
-  container.replaceChildren(table);
+  // built afresh, drawn by patching: an edit changes the numbers, rarely the shape
+  replaceOrPatch(container, table);
 }
