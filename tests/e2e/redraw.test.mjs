@@ -1,4 +1,4 @@
-// Redrawing in place (render/patch.mjs): after an edit the step table on screen is the same element,
+// Redrawing in place (render/steps.mjs): after an edit the step table on screen is the same element,
 // and every cell shows the new numbers, checked against a float64 softmax of the drawn q·k column;
 // a sentence of another length rebuilds it with one row per token.
 import { describe, it, before, after } from 'node:test';
@@ -15,7 +15,7 @@ const stepRows = () => tab.page.$$eval('#steps tbody tr', (rows) => rows.map((tr
   weight: Number(tr.cells[6].textContent), shade: tr.cells[6].style.backgroundColor,
 })));
 
-describe('the step table is patched, not rebuilt', () => {
+describe('the step table is redrawn in place, not rebuilt', () => {
   it('an edit of X keeps the table element and rewrites its numbers and shading', async () => {
     await lab.redrawn(() => tab.page.selectOption('#preset', 'cat-sat'));
     await tab.page.evaluate(() => { globalThis.stepTable = document.querySelector('#steps table'); });
