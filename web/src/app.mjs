@@ -318,7 +318,7 @@ export function createApp(container, { compute, initialState = null, views: show
       for (const [, render] of later) render();
       if (later.length) {
         explanation.redraw();
-        showProblems();  // a cell's message goes with its table (the context's, in self-attention)
+        if (cellProblems.size) showProblems();  // a cell's message goes with its table (the context's, in self-attention)
       }
       draws++;
       // one entry per complete draw in the performance timeline, for the page benchmark
