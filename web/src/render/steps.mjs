@@ -26,7 +26,8 @@ function buildSteps(keyTokens) {
   table.className = 'steps';
   table.append(document.createElement('caption'));
   const headRow = document.createElement('tr');
-  for (const [c, label] of ['token', 'q', 'k', 'v', 'q·k', '', 'softmax', 'softmax · v'].entries()) {
+  // the token's and the scaling's headers are written with the numbers (fillSteps)
+  for (const [c, label] of ['', 'q', 'k', 'v', 'q·k', '', 'softmax', 'softmax · v'].entries()) {
     const th = document.createElement('th');
     th.scope = 'col';
     if (c > 0) th.dataset.part = PARTS[c - 1];
@@ -79,7 +80,9 @@ function fillSteps(table, view, queryIndex, head) {
   const row = (values, width, r) => values.subarray(r * width, (r + 1) * width);
   const divisor = view.scaleMode === 'sqrt_dk' ? `√d_k = ${formatFull(result.shape.scale)}` : formatFull(result.shape.scale);
   setText(table.caption, `Query '${tokens[queryIndex]}' (row ${queryIndex + 1}), head ${head + 1}: q = ${formatVector(row(h.q, dK, queryIndex), 3)}`);
-  setText(table.tHead.rows[0].cells[5], `q·k / ${divisor}`);
+  const headers = table.tHead.rows[0].cells;
+  setText(headers[0], 'token');
+  setText(headers[5], `q·k / ${divisor}`);
   // the query's own row carries q, as in the notes; in cross-attention the first row does
   const qRow = view.self ? queryIndex : 0;
   const rows = table.tBodies[0].rows;
