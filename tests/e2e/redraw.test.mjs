@@ -41,3 +41,21 @@ describe('the step table is redrawn in place, not rebuilt', () => {
     assert.deepEqual((await stepRows()).map((r) => r.token), ['one', 'two', 'three', 'four', 'five']);
   });
 });
+
+describe('the token lines keep the keyboard focus when they are redrawn', () => {
+  it('a query token focused in a picture off screen stays focused, its lines alone shown, when the picture is drawn at its width', async () => {
+    await lab.redrawn(() => tab.page.selectOption('#preset', 'animal-it'));
+    // a phone's width: the pictures' section, far below, is skipped until something in it is used,
+    // so the lines are still drawn at their old width
+    await tab.page.setViewportSize({ width: 375, height: 800 });
+    const before = await tab.page.$eval('#token-lines', (svg) => svg.getAttribute('width'));
+    // focus brings the section on screen: its figure gets its width and the lines are drawn anew
+    await tab.page.focus('#token-lines .token-node.query[data-index="5"]');
+    await tab.page.waitForFunction((width) => document.getElementById('token-lines').getAttribute('width') !== width, before);
+    const focused = await tab.page.evaluate(() => document.activeElement.closest?.('.token-node')?.dataset.index ?? null);
+    assert.equal(focused, '5');
+    const visible = await tab.page.$$eval('#token-lines line', (ls) => ls.filter((l) => l.style.display !== 'none').map((l) => l.dataset.query));
+    assert.ok(visible.length > 0 && visible.every((q) => q === '5'), `visible lines of queries ${[...new Set(visible)]}`);
+    await tab.page.setViewportSize({ width: 1280, height: 720 });
+  });
+});
