@@ -24,14 +24,20 @@ constexpr float kMaskedScore = -std::numeric_limits<float>::infinity();
 
 // y (rows, width) = a (rows, d_model) · w_h + b_h, or a copy of a when the projection is omitted
 // (identity); b_h (width) only when the bias is given. `packed`: w's heads as packed panels (a
-// prepared model), or empty.
-void project(const Ops& ops, const float* a, int rows, int d_model, const View<float>& w,
-             const std::vector<float>& packed, const View<float>& b, int head, int width, float* y) {
+// prepared model), or empty; `a_strips`: a packed into strips once for every head (ops::pack_strips),
+// or empty.
+void project(const Ops& ops, const float* a, const std::vector<float>& a_strips, int rows, int d_model,
+             const View<float>& w, const std::vector<float>& packed, const View<float>& b, int head, int width,
+             float* y) {
   if (!w.present) {
     std::copy(a, a + static_cast<std::size_t>(rows) * d_model, y);
   } else if (!packed.empty()) {
     const std::size_t block = packed.size() / (w.size / (static_cast<std::size_t>(d_model) * width));
-    ops::matmul_packed(a, d_model, packed.data() + head * block, y, width, rows, d_model, width);
+    if (!a_strips.empty()) {
+      ops::matmul_strips(a_strips.data(), packed.data() + head * block, y, width, rows, d_model, width);
+    } else {
+      ops::matmul_packed(a, d_model, packed.data() + head * block, y, width, rows, d_model, width);
+    }
   } else {
     const float* w_h = w.data + static_cast<std::size_t>(head) * d_model * width;
     ops.matmul(a, d_model, w_h, width, y, width, rows, d_model, width);
@@ -82,7 +88,7 @@ bool scaled_overflows(const Config& config, const Inputs& inputs, const Shape& s
   return !std::isfinite(largest * inv_scale);
 }
 
-bool all_finite(const std::vector<float>& values) { return attn::all_finite(values.data(), values.size()); }
+bool all_finite(const std::vector<float>& values) { return ops::all_finite(values.data(), values.size()); }
 
 // Heads in messages count from 1, as the page's tabs do: "head 1 of 2".
 std::string head_name(int h, int heads) { return "head " + std::to_string(h + 1) + " of " + std::to_string(heads); }
@@ -134,9 +140,19 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
     out.positions_x = sinusoidal_positions(n, d);
     if (!shape.self) out.positions_context = sinusoidal_positions(m, d);
   }
-  std::vector<float> concat(static_cast<std::size_t>(n) * concat_width);
+  // Buffers kept between calls (they only grow, as the gemm's scratch does): no allocation or
+  // zero-fill per call once a size has been seen. a prepared model's x (and context) packed once
+  // into the gemm's strips for every head's projections.
+  static std::vector<float> x_strips, context_strips, concat_buffer;
+  if (packed) {
+    ops::pack_strips(x, d, n, d, &x_strips);
+    if (context != x) ops::pack_strips(context, d, m, d, &context_strips);
+  }
+  const std::vector<float>& kv_strips = context == x ? x_strips : context_strips;
+  std::vector<float>& concat = concat_buffer;  // every element is written by the heads' z
+  concat.resize(static_cast<std::size_t>(n) * concat_width);
   // Without the trace one set of buffers is reused by every head.
-  HeadTrace scratch;
+  static HeadTrace scratch;
   if (trace) out.heads.resize(shape.heads);
 
   for (int h = 0; h < shape.heads; ++h) {
@@ -147,9 +163,9 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
     head.scores.resize(static_cast<std::size_t>(n) * m);
 
     // pass 1: projections
-    project(ops, x, n, d, inputs.wq, panels.wq, inputs.bq, h, d_k, head.q.data());
-    project(ops, context, m, d, inputs.wk, panels.wk, inputs.bk, h, d_k, head.k.data());
-    project(ops, context, m, d, inputs.wv, panels.wv, inputs.bv, h, d_v, head.v.data());
+    project(ops, x, x_strips, n, d, inputs.wq, panels.wq, inputs.bq, h, d_k, head.q.data());
+    project(ops, context, kv_strips, m, d, inputs.wk, panels.wk, inputs.bk, h, d_k, head.k.data());
+    project(ops, context, kv_strips, m, d, inputs.wv, panels.wv, inputs.bv, h, d_v, head.v.data());
     if (!all_finite(head.q) || !all_finite(head.k) ||
         !all_finite(head.v)) {
       return overflow("the projections q, k, v of " + head_name(h, shape.heads));
@@ -157,8 +173,14 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
 
     // pass 2: raw scores q·kᵀ
     ops.matmul_transb(head.q.data(), d_k, head.k.data(), d_k, head.scores.data(), m, n, d_k, m);
-    if (!all_finite(head.scores)) return overflow("the scores q·kᵀ of " + head_name(h, shape.heads));
-    if (scaled_overflows(config, inputs, shape, head.scores.data())) {
+    // without a mask every score is kept: one pass for both checks (NaN or ±inf in, non-finite out)
+    const float largest = config.mask_mode == MaskMode::None
+                              ? ops::largest_magnitude(head.scores.data(), head.scores.size())
+                              : std::numeric_limits<float>::quiet_NaN();
+    const bool checked = std::isfinite(largest);
+    if (!checked && !all_finite(head.scores)) return overflow("the scores q·kᵀ of " + head_name(h, shape.heads));
+    if (checked ? !std::isfinite(largest * (1.0f / static_cast<float>(shape.scale)))
+                : scaled_overflows(config, inputs, shape, head.scores.data())) {
       return Status::Range("scale", "the scores of " + head_name(h, shape.heads) + " divided by scale (" +
                                         format_number(shape.scale) + ") overflow float32; use a larger divisor");
     }

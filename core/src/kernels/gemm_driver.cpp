@@ -55,6 +55,51 @@ void compute(const GemmEntry& kernel, int rows, int inner, int cols, const float
 
 }  // namespace
 
+std::size_t strips_size(int rows, int inner, int mr) {
+  return static_cast<std::size_t>((rows + mr - 1) / mr) * mr * inner;
+}
+
+void pack_strips(int rows, int inner, const float* a, int lda, int mr, float* strips) {
+  for (int first = 0; first < rows; first += mr) {
+    float* strip = strips + static_cast<std::size_t>(first) * inner;
+    const int height = std::min(mr, rows - first);
+    for (int r = 0; r < height; ++r) {
+      const float* a_r = a + static_cast<std::size_t>(first + r) * lda;
+      for (int k = 0; k < inner; ++k) strip[static_cast<std::size_t>(k) * mr + r] = a_r[k];
+    }
+    for (int r = height; r < mr; ++r) {
+      for (int k = 0; k < inner; ++k) strip[static_cast<std::size_t>(k) * mr + r] = 0.0f;
+    }
+  }
+}
+
+// c in tiles as compute() walks them: a block of strips stays in cache across the panels
+void ppmm_f32(const PpmmEntry& kernel, int rows, int inner, int cols, const float* strips, const float* panels, float* c,
+              int ldc) {
+  assert(rows >= 1 && inner >= 1 && cols >= 1);
+  const int row_block = kRowBlock / kernel.mr * kernel.mr;
+  for (int block = 0; block < rows; block += row_block) {
+    const int block_end = std::min(rows, block + row_block);
+    for (int p = 0; p < panel_count(cols); ++p) {
+      const int first = p * kGemmNr;
+      const int nc = std::min(kGemmNr, cols - first);
+      const float* panel = panels + static_cast<std::size_t>(p) * kGemmNr * inner;
+      for (int r = block; r < block_end; r += kernel.mr) {
+        kernel.fn(std::min(kernel.mr, block_end - r), nc, inner, strips + static_cast<std::size_t>(r) * inner, panel,
+                  c + static_cast<std::size_t>(r) * ldc + first, ldc);
+      }
+    }
+  }
+}
+
+void gemm_f32_strips(const PpmmEntry& kernel, int rows, int inner, int cols, const float* a, int lda, const float* b,
+                     int ldb, bool b_transposed, float* c, int ldc, float* strips, float* panels) {
+  assert(rows >= 1 && inner >= 1 && cols >= 1);
+  pack_strips(rows, inner, a, lda, kernel.mr, strips);
+  pack(inner, cols, b, ldb, b_transposed, panels, [](int) { return false; });
+  ppmm_f32(kernel, rows, inner, cols, strips, panels, c, ldc);
+}
+
 std::size_t packed_size(int inner, int cols) {
   return static_cast<std::size_t>(panel_count(cols)) * kGemmNr * inner;
 }
