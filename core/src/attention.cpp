@@ -153,6 +153,7 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
   concat.resize(static_cast<std::size_t>(n) * concat_width);
   // Without the trace one set of buffers is reused by every head.
   static HeadTrace scratch;
+  bool z_overflows = false;
   if (trace) out.heads.resize(shape.heads);
 
   for (int h = 0; h < shape.heads; ++h) {
@@ -166,10 +167,15 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
     project(ops, x, x_strips, n, d, inputs.wq, panels.wq, inputs.bq, h, d_k, head.q.data());
     project(ops, context, kv_strips, m, d, inputs.wk, panels.wk, inputs.bk, h, d_k, head.k.data());
     project(ops, context, kv_strips, m, d, inputs.wv, panels.wv, inputs.bv, h, d_v, head.v.data());
-    if (!all_finite(head.q) || !all_finite(head.k) ||
-        !all_finite(head.v)) {
-      return overflow("the projections q, k, v of " + head_name(h, shape.heads));
-    }
+    // q, k and v are checked through what they feed: a ±inf or NaN in q or k makes its row or column
+    // of the scores non-finite, one in v its column of z (the weights are finite and ≥ 0). So they
+    // are scanned only when a later check of this head fails, to name them as the first cause.
+    const auto first_cause = [&](Status later) {
+      if (!all_finite(head.q) || !all_finite(head.k) || !all_finite(head.v)) {
+        return overflow("the projections q, k, v of " + head_name(h, shape.heads));
+      }
+      return later;
+    };
 
     // pass 2: raw scores q·kᵀ
     ops.matmul_transb(head.q.data(), d_k, head.k.data(), d_k, head.scores.data(), m, n, d_k, m);
@@ -178,11 +184,11 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
                               ? ops::largest_magnitude(head.scores.data(), head.scores.size())
                               : std::numeric_limits<float>::quiet_NaN();
     const bool checked = std::isfinite(largest);
-    if (!checked && !all_finite(head.scores)) return overflow("the scores q·kᵀ of " + head_name(h, shape.heads));
+    if (!checked && !all_finite(head.scores)) return first_cause(overflow("the scores q·kᵀ of " + head_name(h, shape.heads)));
     if (checked ? !std::isfinite(largest * (1.0f / static_cast<float>(shape.scale)))
                 : scaled_overflows(config, inputs, shape, head.scores.data())) {
-      return Status::Range("scale", "the scores of " + head_name(h, shape.heads) + " divided by scale (" +
-                                        format_number(shape.scale) + ") overflow float32; use a larger divisor");
+      return first_cause(Status::Range("scale", "the scores of " + head_name(h, shape.heads) + " divided by scale (" +
+                                                    format_number(shape.scale) + ") overflow float32; use a larger divisor"));
     }
 
     // passes 3 and 4: scale, mask and softmax, fused in one row pass. With the trace `scaled`
@@ -200,6 +206,14 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
     // pass 5: z = weights·v, written straight into this head's columns of the concatenation
     float* z_in_concat = concat.data() + static_cast<std::size_t>(h) * d_v;
     ops.matmul(weights, m, head.v.data(), d_v, z_in_concat, concat_width, n, m, d_v);
+    bool z_finite = true;
+    for (int i = 0; i < n && z_finite; ++i) {
+      z_finite = ops::all_finite(z_in_concat + static_cast<std::size_t>(i) * concat_width, d_v);
+    }
+    if (!z_finite) {
+      if (Status s = first_cause(Status::Ok()); !s.ok()) return s;
+      z_overflows = true;  // reported after every head, as the check of the whole concatenation was
+    }
     if (trace) {
       head.z.resize(static_cast<std::size_t>(n) * d_v);
       for (int i = 0; i < n; ++i) {
@@ -210,7 +224,7 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
   }
 
   // every array handed back is finite, or the call fails: z can overflow when v is near the float32 limit
-  if (!all_finite(concat)) return overflow("the weighted values z (weights·v)");
+  if (z_overflows) return overflow("the weighted values z (weights·v)");
 
   if (inputs.wo.present) {
     out.output.resize(static_cast<std::size_t>(n) * d);

@@ -6,6 +6,10 @@
 
 #include "kernels/kernels.hpp"
 
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#endif
+
 namespace attn::kernels {
 namespace {
 
@@ -63,6 +67,31 @@ void pack_strips(int rows, int inner, const float* a, int lda, int mr, float* st
   for (int first = 0; first < rows; first += mr) {
     float* strip = strips + static_cast<std::size_t>(first) * inner;
     const int height = std::min(mr, rows - first);
+#if defined(__wasm_simd128__)
+    if (height == 4 && mr == 4) {  // 4 × 4 blocks transposed in registers (the weights of A·V: n × m)
+      const float* a_0 = a + static_cast<std::size_t>(first) * lda;
+      const float* a_1 = a_0 + lda;
+      const float* a_2 = a_1 + lda;
+      const float* a_3 = a_2 + lda;
+      int k = 0;
+      for (; k + 4 <= inner; k += 4) {
+        const v128_t r0 = wasm_v128_load(a_0 + k), r1 = wasm_v128_load(a_1 + k);
+        const v128_t r2 = wasm_v128_load(a_2 + k), r3 = wasm_v128_load(a_3 + k);
+        const v128_t r01_lo = wasm_i32x4_shuffle(r0, r1, 0, 4, 1, 5), r01_hi = wasm_i32x4_shuffle(r0, r1, 2, 6, 3, 7);
+        const v128_t r23_lo = wasm_i32x4_shuffle(r2, r3, 0, 4, 1, 5), r23_hi = wasm_i32x4_shuffle(r2, r3, 2, 6, 3, 7);
+        float* strip_k = strip + static_cast<std::size_t>(k) * 4;
+        wasm_v128_store(strip_k, wasm_i64x2_shuffle(r01_lo, r23_lo, 0, 2));
+        wasm_v128_store(strip_k + 4, wasm_i64x2_shuffle(r01_lo, r23_lo, 1, 3));
+        wasm_v128_store(strip_k + 8, wasm_i64x2_shuffle(r01_hi, r23_hi, 0, 2));
+        wasm_v128_store(strip_k + 12, wasm_i64x2_shuffle(r01_hi, r23_hi, 1, 3));
+      }
+      for (; k < inner; ++k) {
+        float* strip_k = strip + static_cast<std::size_t>(k) * 4;
+        strip_k[0] = a_0[k], strip_k[1] = a_1[k], strip_k[2] = a_2[k], strip_k[3] = a_3[k];
+      }
+      continue;
+    }
+#endif
     for (int r = 0; r < height; ++r) {
       const float* a_r = a + static_cast<std::size_t>(first + r) * lda;
       for (int k = 0; k < inner; ++k) strip[static_cast<std::size_t>(k) * mr + r] = a_r[k];
