@@ -90,11 +90,27 @@ bool scaled_overflows(const Config& config, const Inputs& inputs, const Shape& s
 
 bool all_finite(const std::vector<float>& values) { return ops::all_finite(values.data(), values.size()); }
 
+// rows × width values, ld apart: a head's z inside the concatenation
+bool rows_finite(const float* values, int rows, int width, int ld) {
+  for (int i = 0; i < rows; ++i) {
+    if (!ops::all_finite(values + static_cast<std::size_t>(i) * ld, width)) return false;
+  }
+  return true;
+}
+
+// The scores of a query block on the way to the softmax: about 256 KB, which stays in a core's cache.
+constexpr int kScoresBlockValues = 64 * 1024;
+
 // Heads in messages count from 1, as the page's tabs do: "head 1 of 2".
 std::string head_name(int h, int heads) { return "head " + std::to_string(h + 1) + " of " + std::to_string(heads); }
 
 Status overflow(const std::string& what) {
   return Status::Range("x", what + " overflow float32; the inputs or weights are too large in magnitude");
+}
+
+Status scale_overflow(const Shape& shape, int h) {
+  return Status::Range("scale", "the scores of " + head_name(h, shape.heads) + " divided by scale (" +
+                                    format_number(shape.scale) + ") overflow float32; use a larger divisor");
 }
 
 // validate() accepts a view with a size and no data (a binding's check before it copies); the pass needs data.
@@ -154,6 +170,12 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
   // Without the trace one set of buffers is reused by every head.
   static HeadTrace scratch;
   bool z_overflows = false;
+  // Without the trace and a mask, on the fast arithmetic, with the gemm's packing, and when the
+  // scores of a head are larger than a block: passes 2 to 5 by blocks of queries (below).
+  static std::vector<float> k_panels, v_panels;
+  const int query_block = std::max(64, kScoresBlockValues / m / 4 * 4);
+  const bool by_blocks = !trace && config.mask_mode == MaskMode::None && config.arithmetic == Arithmetic::Fast &&
+                         ops::packs_panels() && n > query_block;
   if (trace) out.heads.resize(shape.heads);
 
   for (int h = 0; h < shape.heads; ++h) {
@@ -177,6 +199,32 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
       return later;
     };
 
+    float* z_in_concat = concat.data() + static_cast<std::size_t>(h) * d_v;
+    if (by_blocks) {
+      // passes 2 to 5 on blocks of queries: a block's scores stay in cache from their product through
+      // the checks and the softmax to the weighted sum (the whole head's n × m would not). k and v
+      // are packed once for every block. The same products, so the same bits as the passes below.
+      ops::pack_panels_into(head.k.data(), d_k, d_k, m, /*b_transposed=*/true, &k_panels);
+      ops::pack_panels_into(head.v.data(), d_v, m, d_v, /*b_transposed=*/false, &v_panels);
+      for (int first = 0; first < n; first += query_block) {
+        const int rows = std::min(query_block, n - first);
+        float* scores = head.scores.data();
+        ops::matmul_packed(head.q.data() + static_cast<std::size_t>(first) * d_k, d_k, k_panels.data(), scores, m, rows,
+                           d_k, m);
+        const float largest = ops::largest_magnitude(scores, static_cast<std::size_t>(rows) * m);
+        if (!std::isfinite(largest)) return first_cause(overflow("the scores q·kᵀ of " + head_name(h, shape.heads)));
+        if (!std::isfinite(largest * (1.0f / static_cast<float>(shape.scale)))) return first_cause(scale_overflow(shape, h));
+        ops.softmax_scaled_rows(scores, rows, m, static_cast<float>(shape.scale), false, nullptr);
+        float* z_block = z_in_concat + static_cast<std::size_t>(first) * concat_width;
+        ops::matmul_packed(scores, m, v_panels.data(), z_block, concat_width, rows, m, d_v);
+        if (!rows_finite(z_block, rows, d_v, concat_width)) {
+          if (Status s = first_cause(Status::Ok()); !s.ok()) return s;
+          z_overflows = true;  // reported after every head, as the check of the whole concatenation was
+        }
+      }
+      continue;
+    }
+
     // pass 2: raw scores q·kᵀ
     ops.matmul_transb(head.q.data(), d_k, head.k.data(), d_k, head.scores.data(), m, n, d_k, m);
     // without a mask every score is kept: one pass for both checks (NaN or ±inf in, non-finite out)
@@ -187,8 +235,7 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
     if (!checked && !all_finite(head.scores)) return first_cause(overflow("the scores q·kᵀ of " + head_name(h, shape.heads)));
     if (checked ? !std::isfinite(largest * (1.0f / static_cast<float>(shape.scale)))
                 : scaled_overflows(config, inputs, shape, head.scores.data())) {
-      return first_cause(Status::Range("scale", "the scores of " + head_name(h, shape.heads) + " divided by scale (" +
-                                                    format_number(shape.scale) + ") overflow float32; use a larger divisor"));
+      return first_cause(scale_overflow(shape, h));
     }
 
     // passes 3 and 4: scale, mask and softmax, fused in one row pass. With the trace `scaled`
@@ -204,13 +251,8 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
                             config.mask_mode == MaskMode::Keep ? inputs.keep.data : nullptr);
 
     // pass 5: z = weights·v, written straight into this head's columns of the concatenation
-    float* z_in_concat = concat.data() + static_cast<std::size_t>(h) * d_v;
     ops.matmul(weights, m, head.v.data(), d_v, z_in_concat, concat_width, n, m, d_v);
-    bool z_finite = true;
-    for (int i = 0; i < n && z_finite; ++i) {
-      z_finite = ops::all_finite(z_in_concat + static_cast<std::size_t>(i) * concat_width, d_v);
-    }
-    if (!z_finite) {
+    if (!rows_finite(z_in_concat, n, d_v, concat_width)) {
       if (Status s = first_cause(Status::Ok()); !s.ok()) return s;
       z_overflows = true;  // reported after every head, as the check of the whole concatenation was
     }

@@ -146,6 +146,28 @@ void pack_strips(const float* a, int lda, int rows, int inner, std::vector<float
 #endif
 }
 
+bool packs_panels() {
+#if defined(__wasm_simd128__)
+  return true;
+#else
+  return false;
+#endif
+}
+
+void pack_panels_into(const float* b, int ldb, int inner, int cols, bool b_transposed, std::vector<float>* panels) {
+#if defined(__wasm_simd128__)
+  panels->resize(kernels::packed_size(inner, cols));
+  if (b_transposed) {
+    kernels::pack_panels_transposed(inner, cols, b, ldb, panels->data());
+  } else {
+    kernels::pack_panels(inner, cols, b, ldb, panels->data());
+  }
+#else
+  (void)b, (void)ldb, (void)inner, (void)cols, (void)b_transposed;
+  panels->clear();
+#endif
+}
+
 void matmul_strips(const float* strips, const float* panels, float* c, int ldc, int rows, int inner, int cols) {
 #if defined(__wasm_simd128__)
   kernels::ppmm_f32(kPpmm, rows, inner, cols, strips, panels, c, ldc);

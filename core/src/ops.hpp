@@ -30,6 +30,11 @@ void matmul_packed(const float* a, int lda, const float* panels, float* c, int l
 // head's weights): `strips` is resized to fit (it keeps its capacity between calls). Empty in
 // builds whose products run on Eigen. matmul_strips takes such strips and panels (both non-empty).
 void pack_strips(const float* a, int lda, int rows, int inner, std::vector<float>* strips);
+// b (inner, cols), or with b_transposed b stored as (cols, inner), in the panel layout, into
+// `panels` (resized; it keeps its capacity): for a b used by several products of one call (k and v
+// against each block of queries). Empty in builds whose products run on Eigen.
+bool packs_panels();  // true when pack_panels_into and pack_strips fill their buffers (the SIMD build)
+void pack_panels_into(const float* b, int ldb, int inner, int cols, bool b_transposed, std::vector<float>* panels);
 void matmul_strips(const float* strips, const float* panels, float* c, int ldc, int rows, int inner, int cols);
 
 // The forward's checks of what each pass wrote, four lanes at a time in the SIMD build.

@@ -137,6 +137,10 @@ void pack_panels(int inner, int cols, const float* b, int ldb, float* panels) {
   pack(inner, cols, b, ldb, false, panels, [](int) { return false; });
 }
 
+void pack_panels_transposed(int inner, int cols, const float* b, int ldb, float* panels) {
+  pack(inner, cols, b, ldb, true, panels, [](int) { return false; });
+}
+
 void gemm_f32(const GemmEntry& kernel, int rows, int inner, int cols, const float* a, int lda, const float* b, int ldb,
               bool b_transposed, float* c, int ldc, float* panels) {
   assert(rows >= 1 && inner >= 1 && cols >= 1);

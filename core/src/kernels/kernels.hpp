@@ -77,6 +77,8 @@ std::size_t packed_size(int inner, int cols);
 // The panels of a plain b (inner, cols), all packed, for a b used many times (a prepared model's
 // weights): packed_size(inner, cols) floats. gemm_f32_prepacked then reads them as they are.
 void pack_panels(int inner, int cols, const float* b, int ldb, float* panels);
+// The same for b stored as (cols, inner) and used as its transpose (k in the scores q·kᵀ).
+void pack_panels_transposed(int inner, int cols, const float* b, int ldb, float* panels);
 void gemm_f32_prepacked(const GemmEntry& kernel, int rows, int inner, int cols, const float* a, int lda,
                         const float* panels, float* c, int ldc);
 void gemm_f32(const GemmEntry& kernel, int rows, int inner, int cols, const float* a, int lda, const float* b, int ldb,
