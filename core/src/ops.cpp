@@ -195,31 +195,33 @@ bool all_finite(const float* values, std::size_t count) {
   return true;
 }
 
+// On the bits: |x| is x's bits without the sign, and for those the integer order is the order of the
+// magnitudes, with +inf (0x7f800000) above every finite value and NaN above +inf. So one integer max
+// (a single instruction on four lanes) finds the largest magnitude and any NaN or inf at once.
 float largest_magnitude(const float* values, std::size_t count) {
-  float largest = 0.0f;
-  bool nan = false;
+  constexpr std::uint32_t kMagnitude = 0x7fffffffu;
+  std::uint32_t largest = 0;
   std::size_t i = 0;
 #if defined(__wasm_simd128__)
-  // two independent chains; f32x4.max gives NaN when either operand is NaN
-  v128_t largest_0 = wasm_f32x4_splat(0.0f), largest_1 = largest_0;
+  const v128_t magnitude = wasm_i32x4_splat(static_cast<int>(kMagnitude));
+  v128_t largest_0 = wasm_i32x4_splat(0), largest_1 = largest_0;  // two independent chains
   for (; i + 8 <= count; i += 8) {
-    largest_0 = wasm_f32x4_max(largest_0, wasm_f32x4_abs(wasm_v128_load(values + i)));
-    largest_1 = wasm_f32x4_max(largest_1, wasm_f32x4_abs(wasm_v128_load(values + i + 4)));
+    largest_0 = wasm_i32x4_max(largest_0, wasm_v128_and(wasm_v128_load(values + i), magnitude));
+    largest_1 = wasm_i32x4_max(largest_1, wasm_v128_and(wasm_v128_load(values + i + 4), magnitude));
   }
-  float lanes[8];
+  std::uint32_t lanes[8];
   wasm_v128_store(lanes, largest_0);
   wasm_v128_store(lanes + 4, largest_1);
-  for (const float lane : lanes) {
-    nan = nan || lane != lane;
-    largest = std::max(largest, lane);
-  }
+  for (const std::uint32_t lane : lanes) largest = std::max(largest, lane);
 #endif
   for (; i < count; ++i) {
-    const float magnitude = std::fabs(values[i]);
-    nan = nan || magnitude != magnitude;
-    largest = std::max(largest, magnitude);
+    std::uint32_t bits;
+    std::memcpy(&bits, values + i, sizeof bits);
+    largest = std::max(largest, bits & kMagnitude);
   }
-  return nan ? std::numeric_limits<float>::quiet_NaN() : largest;
+  float result;
+  std::memcpy(&result, &largest, sizeof result);
+  return result;  // NaN when some value is NaN: the NaN's own bits
 }
 
 void softmax_rows(float* x, int ld, int rows, int cols) {
