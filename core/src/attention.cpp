@@ -25,12 +25,17 @@ constexpr float kMaskedScore = -std::numeric_limits<float>::infinity();
 // y (rows, width) = a (rows, d_model) · w_h + b_h, or a copy of a when the projection is omitted
 // (identity); b_h (width) only when the bias is given. `packed`: w's heads as packed panels (a
 // prepared model), or empty; `a_strips`: a packed into strips once for every head (ops::pack_strips),
-// or empty.
+// or empty (then w_h goes through ops.matmul, whose arithmetic the caller chose).
 void project(const Ops& ops, const float* a, const std::vector<float>& a_strips, int rows, int d_model,
              const View<float>& w, const std::vector<float>& packed, const View<float>& b, int head, int width,
              float* y) {
   if (!w.present) {
     std::copy(a, a + static_cast<std::size_t>(rows) * d_model, y);
+  } else if (packed.empty() && !a_strips.empty()) {  // w_h packed here, a once per call
+    static std::vector<float> w_panels;
+    ops::pack_panels_into(w.data + static_cast<std::size_t>(head) * d_model * width, width, d_model, width, false,
+                          &w_panels);
+    ops::matmul_strips(a_strips.data(), w_panels.data(), y, width, rows, d_model, width);
   } else if (!packed.empty()) {
     const std::size_t block = packed.size() / (w.size / (static_cast<std::size_t>(d_model) * width));
     if (!a_strips.empty()) {
@@ -98,6 +103,9 @@ bool rows_finite(const float* values, int rows, int width, int ld) {
   return true;
 }
 
+// From this many rows on, ops.matmul packs a into strips (ops.cpp): the projections then share x's.
+constexpr int kStripsFromRows = 33;
+
 // The scores of a query block on the way to the softmax: about 256 KB, which stays in a core's cache.
 constexpr int kScoresBlockValues = 64 * 1024;
 
@@ -159,11 +167,14 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
   // Buffers kept between calls (they only grow, as the gemm's scratch does): no allocation or
   // zero-fill per call once a size has been seen. a prepared model's x (and context) packed once
   // into the gemm's strips for every head's projections.
+  // Without a prepared model, only on the fast arithmetic and from as many rows as ops.matmul would
+  // pack a itself (the same kernel either way, so the same bits).
   static std::vector<float> x_strips, context_strips, concat_buffer;
-  if (packed) {
-    ops::pack_strips(x, d, n, d, &x_strips);
-    if (context != x) ops::pack_strips(context, d, m, d, &context_strips);
-  }
+  x_strips.clear();
+  context_strips.clear();
+  const bool strips = config.arithmetic == Arithmetic::Fast && ops::packs_panels();
+  if (strips && (packed || n >= kStripsFromRows)) ops::pack_strips(x, d, n, d, &x_strips);
+  if (strips && context != x && (packed || m >= kStripsFromRows)) ops::pack_strips(context, d, m, d, &context_strips);
   const std::vector<float>& kv_strips = context == x ? x_strips : context_strips;
   std::vector<float>& concat = concat_buffer;  // every element is written by the heads' z
   concat.resize(static_cast<std::size_t>(n) * concat_width);
