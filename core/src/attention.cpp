@@ -116,11 +116,6 @@ Status overflow(const std::string& what) {
   return Status::Range("x", what + " overflow float32; the inputs or weights are too large in magnitude");
 }
 
-Status scale_overflow(const Shape& shape, int h) {
-  return Status::Range("scale", "the scores of " + head_name(h, shape.heads) + " divided by scale (" +
-                                    format_number(shape.scale) + ") overflow float32; use a larger divisor");
-}
-
 // validate() accepts a view with a size and no data (a binding's check before it copies); the pass needs data.
 Status check_data(const Inputs& inputs) {
   const std::pair<const char*, bool> missing[] = {
@@ -210,62 +205,63 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
       return later;
     };
 
+    // Passes 2 to 5 by blocks of queries when by_blocks, else in one block of all n: a block's scores
+    // stay in cache from their product through the checks and the softmax to the weighted sum (the
+    // whole head's n × m would not), with k and v packed once for every block. The same products,
+    // so the same bits either way.
     float* z_in_concat = concat.data() + static_cast<std::size_t>(h) * d_v;
     if (by_blocks) {
-      // passes 2 to 5 on blocks of queries: a block's scores stay in cache from their product through
-      // the checks and the softmax to the weighted sum (the whole head's n × m would not). k and v
-      // are packed once for every block. The same products, so the same bits as the passes below.
       ops::pack_panels_into(head.k.data(), d_k, d_k, m, /*b_transposed=*/true, &k_panels);
       ops::pack_panels_into(head.v.data(), d_v, m, d_v, /*b_transposed=*/false, &v_panels);
-      for (int first = 0; first < n; first += query_block) {
-        const int rows = std::min(query_block, n - first);
-        float* scores = head.scores.data();
-        ops::matmul_packed(head.q.data() + static_cast<std::size_t>(first) * d_k, d_k, k_panels.data(), scores, m, rows,
-                           d_k, m);
-        const float largest = ops::largest_magnitude(scores, static_cast<std::size_t>(rows) * m);
-        if (!std::isfinite(largest)) return first_cause(overflow("the scores q·kᵀ of " + head_name(h, shape.heads)));
-        if (!std::isfinite(largest * (1.0f / static_cast<float>(shape.scale)))) return first_cause(scale_overflow(shape, h));
-        ops.softmax_scaled_rows(scores, rows, m, static_cast<float>(shape.scale), false, nullptr);
-        float* z_block = z_in_concat + static_cast<std::size_t>(first) * concat_width;
-        ops::matmul_packed(scores, m, v_panels.data(), z_block, concat_width, rows, m, d_v);
-        if (!rows_finite(z_block, rows, d_v, concat_width)) {
-          if (Status s = first_cause(Status::Ok()); !s.ok()) return s;
-          z_overflows = true;  // reported after every head, as the check of the whole concatenation was
-        }
+    }
+    for (int first = 0; first < n; first += by_blocks ? query_block : n) {
+      const int rows = by_blocks ? std::min(query_block, n - first) : n;
+      float* scores = head.scores.data();
+      const std::size_t count = static_cast<std::size_t>(rows) * m;
+
+      // pass 2: raw scores q·kᵀ
+      const float* q_block = head.q.data() + static_cast<std::size_t>(first) * d_k;
+      if (by_blocks) {
+        ops::matmul_packed(q_block, d_k, k_panels.data(), scores, m, rows, d_k, m);
+      } else {
+        ops.matmul_transb(q_block, d_k, head.k.data(), d_k, scores, m, rows, d_k, m);
       }
-      continue;
-    }
+      // without a mask every score is kept: one pass for both checks (NaN or ±inf in, non-finite out)
+      const float largest = config.mask_mode == MaskMode::None ? ops::largest_magnitude(scores, count)
+                                                               : std::numeric_limits<float>::quiet_NaN();
+      const bool checked = std::isfinite(largest);
+      if (!checked && !ops::all_finite(scores, count)) {
+        return first_cause(overflow("the scores q·kᵀ of " + head_name(h, shape.heads)));
+      }
+      if (checked ? !std::isfinite(largest * (1.0f / static_cast<float>(shape.scale)))
+                  : scaled_overflows(config, inputs, shape, scores)) {  // masks run in one block
+        return first_cause(Status::Range("scale", "the scores of " + head_name(h, shape.heads) + " divided by scale (" +
+                                                      format_number(shape.scale) + ") overflow float32; use a larger divisor"));
+      }
 
-    // pass 2: raw scores q·kᵀ
-    ops.matmul_transb(head.q.data(), d_k, head.k.data(), d_k, head.scores.data(), m, n, d_k, m);
-    // without a mask every score is kept: one pass for both checks (NaN or ±inf in, non-finite out)
-    const float largest = config.mask_mode == MaskMode::None
-                              ? ops::largest_magnitude(head.scores.data(), head.scores.size())
-                              : std::numeric_limits<float>::quiet_NaN();
-    const bool checked = std::isfinite(largest);
-    if (!checked && !all_finite(head.scores)) return first_cause(overflow("the scores q·kᵀ of " + head_name(h, shape.heads)));
-    if (checked ? !std::isfinite(largest * (1.0f / static_cast<float>(shape.scale)))
-                : scaled_overflows(config, inputs, shape, head.scores.data())) {
-      return first_cause(scale_overflow(shape, h));
-    }
+      // passes 3 and 4: scale, mask and softmax, fused in one row pass. With the trace `scaled`
+      // keeps the scaled and masked scores on their own (the same product, so the same bits).
+      float* weights = scores;
+      if (trace) {
+        head.scaled.resize(head.scores.size());
+        scale_and_mask(config, inputs, shape, head.scores.data(), head.scaled.data());
+        head.weights = head.scores;
+        weights = head.weights.data();
+      }
+      ops.softmax_scaled_rows(weights, rows, m, static_cast<float>(shape.scale), config.mask_mode == MaskMode::Causal,
+                              config.mask_mode == MaskMode::Keep ? inputs.keep.data : nullptr);
 
-    // passes 3 and 4: scale, mask and softmax, fused in one row pass. With the trace `scaled`
-    // keeps the scaled and masked scores on their own (the same product, so the same bits).
-    float* weights = head.scores.data();
-    if (trace) {
-      head.scaled.resize(head.scores.size());
-      scale_and_mask(config, inputs, shape, head.scores.data(), head.scaled.data());
-      head.weights = head.scores;
-      weights = head.weights.data();
-    }
-    ops.softmax_scaled_rows(weights, n, m, static_cast<float>(shape.scale), config.mask_mode == MaskMode::Causal,
-                            config.mask_mode == MaskMode::Keep ? inputs.keep.data : nullptr);
-
-    // pass 5: z = weights·v, written straight into this head's columns of the concatenation
-    ops.matmul(weights, m, head.v.data(), d_v, z_in_concat, concat_width, n, m, d_v);
-    if (!rows_finite(z_in_concat, n, d_v, concat_width)) {
-      if (Status s = first_cause(Status::Ok()); !s.ok()) return s;
-      z_overflows = true;  // reported after every head, as the check of the whole concatenation was
+      // pass 5: z = weights·v, written straight into this head's columns of the concatenation
+      float* z_block = z_in_concat + static_cast<std::size_t>(first) * concat_width;
+      if (by_blocks) {
+        ops::matmul_packed(weights, m, v_panels.data(), z_block, concat_width, rows, m, d_v);
+      } else {
+        ops.matmul(weights, m, head.v.data(), d_v, z_block, concat_width, rows, m, d_v);
+      }
+      if (!rows_finite(z_block, rows, d_v, concat_width)) {
+        if (Status s = first_cause(Status::Ok()); !s.ok()) return s;
+        z_overflows = true;  // reported after every head, as the check of the whole concatenation was
+      }
     }
     if (trace) {
       head.z.resize(static_cast<std::size_t>(n) * d_v);

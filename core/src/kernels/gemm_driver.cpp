@@ -38,6 +38,11 @@ void pack(int inner, int cols, const float* b, int ldb, bool b_transposed, float
   }
 }
 
+// Every panel packed (one instantiation of pack for all the callers that pack everything)
+void pack_all(int inner, int cols, const float* b, int ldb, bool b_transposed, float* panels) {
+  pack(inner, cols, b, ldb, b_transposed, panels, [](int) { return false; });
+}
+
 // c in tiles, row blocks outermost so a block of a stays in cache across the panels
 template <typename PanelAt, typename PanelStride>
 void compute(const GemmEntry& kernel, int rows, int inner, int cols, const float* a, int lda, float* c, int ldc,
@@ -125,7 +130,7 @@ void gemm_f32_strips(const PpmmEntry& kernel, int rows, int inner, int cols, con
                      int ldb, bool b_transposed, float* c, int ldc, float* strips, float* panels) {
   assert(rows >= 1 && inner >= 1 && cols >= 1);
   pack_strips(rows, inner, a, lda, kernel.mr, strips);
-  pack(inner, cols, b, ldb, b_transposed, panels, [](int) { return false; });
+  pack_all(inner, cols, b, ldb, b_transposed, panels);
   ppmm_f32(kernel, rows, inner, cols, strips, panels, c, ldc);
 }
 
@@ -134,11 +139,11 @@ std::size_t packed_size(int inner, int cols) {
 }
 
 void pack_panels(int inner, int cols, const float* b, int ldb, float* panels) {
-  pack(inner, cols, b, ldb, false, panels, [](int) { return false; });
+  pack_all(inner, cols, b, ldb, false, panels);
 }
 
 void pack_panels_transposed(int inner, int cols, const float* b, int ldb, float* panels) {
-  pack(inner, cols, b, ldb, true, panels, [](int) { return false; });
+  pack_all(inner, cols, b, ldb, true, panels);
 }
 
 void gemm_f32(const GemmEntry& kernel, int rows, int inner, int cols, const float* a, int lda, const float* b, int ldb,
