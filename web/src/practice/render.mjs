@@ -58,7 +58,8 @@ function blindText(blind, lang) {
   if (!blind.length) return '';
   const name = (m) => message(`name.${m.key.slice('mistake.'.length)}`, {}, lang);
   const same = blind.filter((m) => !m.like).map(name);
-  const alike = blind.filter((m) => m.like).map((m) => message('exercise.blindPair', { mistake: name(m), other: name(m.like) }, lang));
+  // each pair once, in a fixed order
+  const alike = blind.filter((m) => m.like && m.key < m.like.key).map((m) => message('exercise.blindPair', { mistake: name(m), other: name(m.like) }, lang));
   return [
     same.length ? message('exercise.blindSame', { mistakes: [...new Set(same)].join('; ') }, lang) : '',
     alike.length ? message('exercise.blindAlike', { pairs: [...new Set(alike)].join('; ') }, lang) : '',
