@@ -47,89 +47,170 @@ async function openPractice(page, hash) {
   await page.waitForFunction((n) => globalThis.attentionLab.draws > n, before);
 }
 
-// The page's inputs and parameters through the float64 reference.
-async function reference(page) {
-  const v = await page.evaluate(() => {
-    const { view, state } = globalThis.attentionLab;
+// The page's inputs and parameters through the float64 reference; `lab` names the lab in the page.
+async function reference(page, lab = 'globalThis.attentionLab') {
+  const v = await page.evaluate((expression) => {
+    const { view, state, practice } = (0, eval)(expression);
     const arr = (a) => (a ? Array.from(a) : undefined);
     return {
       n: view.tokens.length, m: view.m, dModel: view.dModel, heads: view.heads, dK: view.dK, dV: view.dV,
       x: arr(view.x), wq: arr(view.weights.wq), wk: arr(view.weights.wk), wv: arr(view.weights.wv), wo: arr(view.weights.wo ?? undefined),
       scale: state.scaleMode === 'custom' ? state.scaleDivisor : state.scaleMode, mask: state.maskMode,
-      cells: globalThis.attentionLab.practice.exercises.map((e) => e.cell),
+      cells: practice.exercises.map((e) => e.cell),
+      blanks: practice.exercises.map((e) => e.blanks.map((b) => b.cell)),
     };
-  });
+  }, lab);
   return { inputs: v, expected: referenceAttention(v) };
 }
 
 const allowance = (target) => Math.max(0.01 * Math.abs(target), 0.005);
+const near = (values, targets) => values.every((value, k) => Math.abs(value - targets[k]) <= allowance(targets[k]));
 
-// The true value of a cell and the values of its typical mistakes, from the reference's traces.
-function truthAndMistakes({ inputs, expected }, { matrix, head, row: i, col }) {
+// The true values of an exercise's blanks and the values of its typical mistakes (one per blank),
+// from the reference's traces: { truths, mistakes: [[key, values]] (those not already correct), all }.
+function truthAndMistakes({ inputs, expected }, { matrix, head, row: i, col }, blanks) {
   const { n, m, dModel, dK, dV, x, wq, wo, heads } = inputs;
   const h = expected.heads[head];
   const sum = (count, term) => { let s = 0; for (let t = 0; t < count; t++) s += term(t); return s; };
   const divisor = inputs.scale === 'sqrt_dk' ? Math.sqrt(dK) : inputs.scale === 'none' ? 1 : inputs.scale;
-  const softmaxAt = (row, j) => Math.exp(row[j]) / row.reduce((a, s) => a + Math.exp(s), 0);
+  const live = (r) => Array.from({ length: m }, (_, j) => j).filter((j) => h.scaled[r * m + j] !== -Infinity);
+  const softmaxAt = (row, r, j) => Math.exp(row[j]) / live(r).reduce((a, c) => a + Math.exp(row[c]), 0);
+  const columnSoftmax = (j) => Math.exp(h.scaled[i * m + j]) / sum(n, (r) => (h.scaled[r * m + j] === -Infinity ? 0 : Math.exp(h.scaled[r * m + j])));
   const mistakes = {};
-  let truth;
+  let truths;
   switch (matrix) {
     case 'q':
-      truth = h.q[i * dK + col];
-      if (dK === dModel) mistakes['mistake.rowNotColumn'] = sum(dModel, (t) => x[i * dModel + t] * (wq ? wq[(head * dModel + col) * dK + t] : t === col ? 1 : 0));
+      truths = [h.q[i * dK + col]];
+      if (dK === dModel) mistakes['mistake.rowNotColumn'] = [sum(dModel, (t) => x[i * dModel + t] * (wq ? wq[(head * dModel + col) * dK + t] : t === col ? 1 : 0))];
       break;
     case 'scores':
-      truth = h.scores[i * m + col];
-      if (col < dK && dK <= m) mistakes['mistake.kNotTransposed'] = sum(dK, (t) => h.q[i * dK + t] * h.k[t * dK + col]);
-      if (i !== col) mistakes['mistake.wrongKeyRow'] = sum(dK, (t) => h.q[i * dK + t] * h.k[i * dK + t]);
-      mistakes['mistake.swapped'] = sum(dK, (t) => h.q[col * dK + t] * h.k[i * dK + t]);
+      truths = [h.scores[i * m + col]];
+      if (col < dK && dK <= m) mistakes['mistake.kNotTransposed'] = [sum(dK, (t) => h.q[i * dK + t] * h.k[t * dK + col])];
+      if (i !== col) mistakes['mistake.wrongKeyRow'] = [sum(dK, (t) => h.q[i * dK + t] * h.k[i * dK + t])];
+      mistakes['mistake.swapped'] = [sum(dK, (t) => h.q[col * dK + t] * h.k[i * dK + t])];
       break;
     case 'scaled':
-      truth = h.scaled[i * m + col];
-      mistakes['mistake.noScaling'] = h.scores[i * m + col];
-      if (inputs.scale === 'sqrt_dk') mistakes['mistake.dividedByDk'] = h.scores[i * m + col] / dK;
+      truths = [h.scaled[i * m + col]];
+      mistakes['mistake.noScaling'] = [h.scores[i * m + col]];
+      if (inputs.scale === 'sqrt_dk') mistakes['mistake.dividedByDk'] = [h.scores[i * m + col] / dK];
       break;
-    case 'weights': {
-      truth = h.weights[i * m + col];
-      mistakes['mistake.unnormalised'] = Math.exp(h.scaled[i * m + col]);
-      mistakes['mistake.wrongAxis'] = Math.exp(h.scaled[i * m + col]) / sum(n, (r) => Math.exp(h.scaled[r * m + col]));
-      if (divisor !== 1) mistakes['mistake.noScaling'] = softmaxAt(Array.from(h.scores.subarray(i * m, (i + 1) * m)), col);
+    case 'weights':
+    case 'softmax': {
+      const keys = blanks.map((b) => b.col);
+      truths = keys.map((j) => h.weights[i * m + j]);
+      mistakes['mistake.unnormalised'] = keys.map((j) => Math.exp(h.scaled[i * m + j]));
+      mistakes['mistake.wrongAxis'] = keys.map(columnSoftmax);
+      if (divisor !== 1) mistakes['mistake.noScaling'] = keys.map((j) => softmaxAt(Array.from(h.scores.subarray(i * m, (i + 1) * m)), i, j));
       break;
     }
     case 'z': {
-      truth = h.z[i * dV + col];
+      truths = [h.z[i * dV + col]];
       const v = (j) => h.v[j * dV + col];
-      if (n === m) mistakes['mistake.wrongAxisSum'] = sum(m, (j) => h.weights[j * m + i] * v(j));
-      mistakes['mistake.unnormalisedSum'] = sum(m, (j) => Math.exp(h.scaled[i * m + j]) * v(j));
+      if (n === m) mistakes['mistake.wrongAxisSum'] = [sum(m, (j) => h.weights[j * m + i] * v(j))];
+      mistakes['mistake.unnormalisedSum'] = [sum(m, (j) => (h.scaled[i * m + j] === -Infinity ? 0 : Math.exp(h.scaled[i * m + j])) * v(j))];
       const raw = Array.from(h.scores.subarray(i * m, (i + 1) * m));
-      if (divisor !== 1) mistakes['mistake.noScaling'] = sum(m, (j) => softmaxAt(raw, j) * v(j));
+      if (divisor !== 1) mistakes['mistake.noScaling'] = [sum(m, (j) => (h.scaled[i * m + j] === -Infinity ? 0 : softmaxAt(raw, i, j)) * v(j))];
       break;
     }
     case 'concat':
-      truth = expected.concat[i * heads * dV + col];
+      truths = [expected.concat[i * heads * dV + col]];
       // every other head's z in the same place; the same key names them all
       for (let other = 0; other < heads; other++) {
-        if (other !== Math.floor(col / dV)) mistakes[`mistake.otherHead#${other}`] = expected.heads[other].z[i * dV + (col % dV)];
+        if (other !== Math.floor(col / dV)) mistakes[`mistake.otherHead#${other}`] = [expected.heads[other].z[i * dV + (col % dV)]];
       }
       break;
     case 'output':
-      truth = expected.output[i * dModel + col];
-      if (heads * dV === dModel) mistakes['mistake.rowNotColumn'] = sum(dModel, (t) => expected.concat[i * dModel + t] * wo[col * dModel + t]);
+      truths = [expected.output[i * dModel + col]];
+      if (heads * dV === dModel) mistakes['mistake.rowNotColumn'] = [sum(dModel, (t) => expected.concat[i * dModel + t] * wo[col * dModel + t])];
       break;
     default:
       throw new Error(matrix);
   }
+  const all = Object.entries(mistakes).filter(([, values]) => values.every(Number.isFinite));
   // only mistakes that are not already correct can be told apart
-  const distinct = Object.entries(mistakes).filter(([, value]) => Number.isFinite(value) && Math.abs(value - truth) > allowance(truth));
-  return { truth, mistakes: distinct };
+  return { truths, all, mistakes: all.filter(([, values]) => !near(values, truths)) };
 }
 
-// Types an answer into card `index` and presses Enter; returns the verdict shown.
-async function answer(index, text) {
-  const card = tab.page.locator('.exercise').nth(index);
-  await card.locator('input').fill(text);
-  await card.locator('input').press('Enter');
-  return card.locator('.feedback').evaluate((p) => ({ verdict: p.dataset.verdict, mistakes: p.dataset.mistakes.split(' ').filter(Boolean), text: p.textContent }));
+// How many of a cell's typical mistakes give the true value or another mistake's value.
+function blindOf(ref, cell, blanks = [cell]) {
+  const { truths, all } = truthAndMistakes(ref, cell, blanks);
+  const base = (key) => key.split('#')[0];
+  return all.filter(([key, values]) => near(values, truths) || all.some(([other, v]) => base(other) !== base(key) && !near(v, truths) && near(values, v)));
+}
+
+// The fewest blind mistakes any default sequence (any query, head, key and columns) can have,
+// found by trying every choice: the generator must reach it.
+function fewestBlind(ref) {
+  const { n, m, heads, dK, dV, dModel, wo, scale } = ref.inputs;
+  const upTo = (count) => Array.from({ length: count }, (_, t) => t);
+  const least = (cells) => Math.min(...cells.map((cell) => blindOf(ref, cell).length));
+  let best = Infinity;
+  for (const i of upTo(n)) {
+    for (const h of upTo(heads)) {
+      const scaled = ref.expected.heads[h].scaled;
+      const unmasked = upTo(m).filter((j) => scaled[i * m + j] !== -Infinity);
+      const keys = unmasked.filter((j) => j !== i || m === 1);
+      if (!keys.length) continue;
+      let total = least(upTo(dK).map((col) => ({ matrix: 'q', head: h, row: i, col })));
+      total += Math.min(...keys.map((j) => blindOf(ref, { matrix: 'scores', head: h, row: i, col: j }).length +
+        (scale === 'none' ? 0 : blindOf(ref, { matrix: 'scaled', head: h, row: i, col: j }).length)));
+      total += blindOf(ref, { matrix: 'softmax', head: h, row: i, col: 0 }, unmasked.map((j) => ({ col: j }))).length;
+      total += least(upTo(dV).map((col) => ({ matrix: 'z', head: h, row: i, col })));
+      if (heads > 1) {
+        const other = h === 0 ? 1 : 0;
+        total += least(upTo(dV).map((c) => ({ matrix: 'concat', head: other, row: i, col: other * dV + c })));
+      }
+      if (wo) total += least(upTo(dModel).map((col) => ({ matrix: 'output', head: 0, row: i, col })));
+      best = Math.min(best, total);
+    }
+  }
+  return best;
+}
+
+// The cells that would give exercise `cell` away while it is open: the brief's list, written here
+// from the formulas (not from blanks.mjs): keys "matrix:head:row:col", "sum" for a weights row's Σ.
+function giveAways({ inputs }, { matrix, head: h, row: i, col }) {
+  const { m, dV, dModel, wo } = inputs;
+  const keys = [];
+  const row = (name, head, cols) => cols.forEach((c) => keys.push(`${name}:${head}:${i}:${c}`));
+  const upTo = (count, from = 0) => Array.from({ length: count }, (_, t) => from + t);
+  const output = (cols) => row('output', '', wo ? upTo(dModel) : cols);
+  const afterWeights = () => { row('z', h, upTo(dV)); row('concat', '', upTo(dV, h * dV)); output(upTo(dV, h * dV)); };
+  const weightsRow = () => { row('weights', h, upTo(m)); row('weights', h, ['sum']); };
+  if (matrix === 'q') { row('scores', h, upTo(m)); row('scaled', h, upTo(m)); weightsRow(); afterWeights(); }
+  if (matrix === 'scores') { row('scaled', h, [col]); weightsRow(); afterWeights(); }
+  if (matrix === 'scaled' || matrix === 'weights') { weightsRow(); afterWeights(); }
+  if (matrix === 'softmax') { row('weights', h, ['sum']); afterWeights(); }
+  if (matrix === 'z') { row('concat', '', [h * dV + col]); output([h * dV + col]); }
+  if (matrix === 'concat') output([col]);
+  return keys;
+}
+
+// What every computed cell of the tables on screen shows: "matrix:head:row:col" → its text, or
+// "input" for a blank; a weights row's Σ as "weights:head:row:sum".
+function shownCells(page) {
+  return page.evaluate(() => {
+    const out = {};
+    for (const td of document.querySelectorAll('td[data-matrix]')) {
+      if (!td.getClientRects().length) continue;
+      const { matrix, head = '', row, col } = td.dataset;
+      out[`${matrix}:${head}:${row}:${col}`] = td.querySelector('input') ? 'input' : td.textContent;
+      const sum = td.parentElement.querySelector('td.row-sum');
+      if (sum) out[`${matrix}:${head}:${row}:sum`] = sum.textContent;
+    }
+    return out;
+  });
+}
+
+// Types answers into the blanks of exercise `index` (one value, or one per blank) and presses Enter
+// in the last; returns the verdict shown on its card.
+async function answer(index, text, page = tab.page) {
+  const texts = Array.isArray(text) ? text : [text];
+  const inputs = page.locator(`.practice-input[data-exercise="${index}"]`);
+  const count = await inputs.count();
+  for (let k = 0; k < count; k++) await inputs.nth(k).fill(String(texts[Math.min(k, texts.length - 1)]));
+  await inputs.nth(count - 1).press('Enter');
+  return page.locator(`.exercise[data-index="${index}"] .feedback`).evaluate((p) => ({ verdict: p.dataset.verdict, mistakes: p.dataset.mistakes.split(' ').filter(Boolean), text: p.textContent }));
 }
 
 // A value just outside the tolerance (1.2 × the allowance, either side), or further out where that
@@ -145,32 +226,73 @@ function wrongValue(truth, mistakes) {
 
 describe('every preset, every exercise', () => {
   for (const preset of PRESETS) {
-    it(`${preset.id}: true value and inside accepted, outside refused, mistakes named, three hints in order`, async () => {
+    it(`${preset.id}: blanks in the tables; true value and inside accepted, outside refused, mistakes named, hints in order, nothing given away`, async () => {
       await openPractice(tab.page, linkTo({ preset: preset.id, practice: {} }));
       const ref = await reference(tab.page);
       const kinds = ref.inputs.cells.map((c) => c.matrix);
       assert.deepEqual(kinds.slice(0, 2), ['q', 'scores'], 'the sequence starts with a q entry and a score');
-      assert.ok(kinds.includes('weights') && kinds.includes('z'));
+      assert.ok(kinds.includes('softmax') && kinds.includes('z'));
       if (preset.id === 'telescope') assert.deepEqual(kinds.slice(-2), ['concat', 'output']);
       let namedMistakes = 0;
+      let blindCount = 0;
       for (const [index, cell] of ref.inputs.cells.entries()) {
-        const card = tab.page.locator('.exercise').nth(index);
-        assert.equal(await card.getAttribute('data-status'), 'open', `card ${index + 1} is open once the ones before are answered`);
-        if (index + 1 < kinds.length) assert.equal(await tab.page.locator('.exercise').nth(index + 1).getAttribute('data-status'), 'locked');
-        const { truth, mistakes } = truthAndMistakes(ref, cell);
+        const card = tab.page.locator(`.exercise[data-index="${index}"]`);
+        const inputs = tab.page.locator(`.practice-input[data-exercise="${index}"]`);
         const what = `${preset.id} ${cell.matrix}[${cell.head}][${cell.row}][${cell.col}]`;
-        // the page offers exactly the mistakes that can be told apart
+        assert.equal(await card.getAttribute('data-status'), 'open', `${what}: open once the ones before are answered`);
+        if (index + 1 < kinds.length) {
+          assert.equal(await tab.page.locator(`.exercise[data-index="${index + 1}"]`).getAttribute('data-status'), 'locked');
+          assert.equal(await tab.page.locator(`.practice-input[data-exercise="${index + 1}"]`).first().isDisabled(), true, 'the next blank waits');
+        }
+        // the blanks are inputs in the lab's own tables, in their cells
+        const blanks = ref.inputs.blanks[index];
+        const places = await inputs.evaluateAll((list) => list.map((input) => {
+          const td = input.closest('td[data-matrix]');
+          return `${td.dataset.matrix}:${td.dataset.head ?? ''}:${td.dataset.row}:${td.dataset.col}`;
+        }));
+        const table = (b) => (b.matrix === 'concat' || b.matrix === 'output' ? '' : b.head);
+        assert.deepEqual(places, blanks.map((b) => `${b.matrix}:${table(b)}:${b.row}:${b.col}`), `${what}: blanks in place`);
+        if (cell.matrix === 'softmax') {
+          const scaled = ref.expected.heads[cell.head].scaled;
+          const unmasked = Array.from({ length: ref.inputs.m }, (_, j) => scaled[cell.row * ref.inputs.m + j]).filter((s) => s !== -Infinity).length;
+          assert.equal(blanks.length, unmasked, `${what}: a blank for every weight of the row that is not masked`);
+        }
+
+        // nothing on screen gives it away
+        const shown = await shownCells(tab.page);
+        for (const key of giveAways(ref, cell)) {
+          if (!(key in shown)) continue;
+          assert.ok(shown[key] === '?' || shown[key] === 'input', `${what}: ${key} shows '${shown[key]}' before it is answered`);
+        }
+
+        const { truths, mistakes } = truthAndMistakes(ref, cell, blanks);
+        // the page offers exactly the mistakes that can be told from the true value
         const offered = await tab.page.evaluate((k) => globalThis.attentionLab.practice.exercises[k].mistakes.map((m) => m.key), index);
         assert.deepEqual([...offered].sort(), mistakes.map(([key]) => key.split('#')[0]).sort(), `${what}: mistakes offered`);
+        // and says which cannot be told apart here (the same value as the truth or as another mistake)
+        const blind = blindOf(ref, cell, blanks);
+        const listed = await tab.page.evaluate((k) => globalThis.attentionLab.practice.exercises[k].blind.map((m) => m.key), index);
+        assert.deepEqual([...new Set(listed)].sort(), [...new Set(blind.map(([key]) => key.split('#')[0]))].sort(), `${what}: mistakes that cannot be told apart`);
+        const blindNote = await card.locator('.blind').textContent();
+        assert.equal(Boolean(blindNote), blind.length > 0, `${what}: the card says so only when there are some`);
+        blindCount += blind.length;
 
-        const outside = await answer(index, String(wrongValue(truth, mistakes)));
+        const outside = await answer(index, truths.map((truth) => wrongValue(truth, mistakes.map(([key, values]) => [key, values[0]]))));
         assert.equal(outside.verdict, 'wrong', `${what}: outside the tolerance`);
         assert.match(outside.text, /^Not quite/);
-        for (const [key, value] of mistakes) {
-          const got = await answer(index, String(value));
-          assert.equal(got.verdict, 'mistake', `${what}: ${key} (${value}) typed`);
+        for (const [key, values] of mistakes) {
+          const got = await answer(index, values.map(String));
+          assert.equal(got.verdict, 'mistake', `${what}: ${key} (${values}) typed`);
           assert.ok(got.mistakes.includes(key.split('#')[0]), `${what}: ${key} named, got ${got.mistakes}`);
           namedMistakes++;
+        }
+        if (truths.length > 1) {
+          // one weight of the row wrong: the row is not right, and the card says how many are
+          const partly = await answer(index, truths.map((truth, k) => (k === 0 ? wrongValue(truth, []) : truth)));
+          assert.equal(partly.verdict, 'wrong');
+          assert.match(partly.text, new RegExp(`${truths.length - 1} of ${truths.length} weights are right`));
+          assert.equal(await inputs.first().getAttribute('aria-invalid'), 'true');
+          assert.equal(await inputs.nth(1).getAttribute('aria-invalid'), 'false');
         }
 
         const hintButton = card.locator('.hint-button');
@@ -178,21 +300,34 @@ describe('every preset, every exercise', () => {
           await hintButton.click();
           const levels = await card.locator('.hints > li').evaluateAll((items) => items.map((li) => Number(li.dataset.level)));
           assert.deepEqual(levels, Array.from({ length: level }, (_, l) => l + 1), `${what}: hints in order`);
+          if (level === 1) {
+            // hint 1 lights its source cells in the tables themselves
+            const lit = await tab.page.locator('td.practice-source').evaluateAll((tds) => tds.filter((td) => td.getClientRects().length).map((td) => td.dataset.matrix));
+            assert.ok(lit.length >= 1, `${what}: hint 1 highlights cells in the tables`);
+          }
         }
         const hints = await card.locator('.hints > li').allTextContents();
         assert.match(hints[0], /comes from the highlighted cells/);
-        assert.ok(await card.locator('td.source').count() >= 1, `${what}: hint 1 highlights its sources`);
         assert.match(hints[1], /=/, `${what}: hint 2 is a formula`);
         assert.ok(await card.locator('.hints > li[data-level="3"] .explain-lines li').count() >= 1, `${what}: hint 3 is the arithmetic`);
 
-        const inside = await answer(index, String(truth + 0.9 * allowance(truth)));
-        assert.equal(inside.verdict, 'correct', `${what}: inside the tolerance (true ${truth})`);
-        const exact = await answer(index, truth.toPrecision(8));
+        const inside = await answer(index, truths.map((truth) => String(truth + 0.9 * allowance(truth))));
+        assert.equal(inside.verdict, 'correct', `${what}: inside the tolerance (true ${truths})`);
+        const exact = await answer(index, truths.map((truth) => truth.toPrecision(8)));
         assert.equal(exact.verdict, 'correct', `${what}: the true value`);
-        const shown = Number(exact.text.match(/The value is (\S+)\.$/)[1]);
-        assert.ok(Math.abs(shown - truth) <= 1e-5 * Math.max(1, Math.abs(truth)), `${what}: reveals the true value (${shown} vs ${truth})`);
+        const revealed = (await inputs.evaluateAll((list) => list.map((input) => Number(input.value))));
+        revealed.forEach((value, k) => assert.ok(Math.abs(value - truths[k]) <= 1e-5 * Math.max(1, Math.abs(truths[k])), `${what}: shows the true value (${value} vs ${truths[k]})`));
+        // once answered, what it hid shows its numbers (unless a later exercise still hides it)
+        const after = await shownCells(tab.page);
+        const stillHidden = new Set(ref.inputs.cells.slice(index + 1).flatMap((later) => giveAways(ref, later)));
+        for (const key of giveAways(ref, cell)) {
+          if (key in after && !stillHidden.has(key)) assert.ok(after[key] === 'input' || /^[-−]?\d|∞/.test(after[key]), `${what}: ${key} shows its number once answered, got '${after[key]}'`);
+        }
       }
       assert.ok(namedMistakes >= 3, `${preset.id}: ${namedMistakes} mistakes named`);
+      // the generator chose a query, head, key and columns where as few typical mistakes as can be
+      // give the true value or another's (none, unless every choice has some: W = I makes q = k)
+      assert.equal(blindCount, fewestBlind(ref), `${preset.id}: the fewest mistakes that cannot be told apart`);
       const results = await tab.page.evaluate(() => globalThis.attentionLab.practice.results);
       assert.equal(results.correct, kinds.length);
       assert.equal(results.hints, 3 * kinds.length);

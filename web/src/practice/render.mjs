@@ -30,7 +30,7 @@ export function element(tag, { className = null, text = null, attributes = {} } 
  */
 export function renderCard(exercise, { number, total, id, hints, lang }) {
   const label = resolve(exercise.label, lang);
-  const card = element('div', { className: 'exercise', attributes: { role: 'group', 'aria-labelledby': `${id}-heading`, 'data-id': exercise.id, 'data-kind': exercise.cell.matrix } });
+  const card = element('div', { className: 'exercise', attributes: { role: 'group', 'aria-labelledby': `${id}-heading`, 'data-id': exercise.id, 'data-kind': exercise.cell.matrix, 'data-index': String(number - 1) } });
   const heading = element('h3', { text: message('exercise.heading', { number, total, label }, lang), attributes: { id: `${id}-heading` } });
   const locked = element('p', { className: 'hint locked-note', text: message('practice.locked', {}, lang) });
   const where = element('p', { className: 'practice-note where' });
@@ -38,7 +38,7 @@ export function renderCard(exercise, { number, total, id, hints, lang }) {
   const inputs = exercise.blanks.map((blank, k) => element('input', {
     className: 'practice-input',
     attributes: {
-      id: `${id}-input-${k}`, type: 'text', autocomplete: 'off', spellcheck: 'false', 'aria-label': resolve(blank.label, lang),
+      id: `${id}-input-${k}`, 'data-exercise': String(number - 1), 'data-blank': String(k), type: 'text', autocomplete: 'off', spellcheck: 'false', 'aria-label': resolve(blank.label, lang),
       'aria-describedby': exercise.blind.length ? `${id}-feedback ${id}-blind` : `${id}-feedback`,
     },
   }));
