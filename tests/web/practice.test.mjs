@@ -340,6 +340,36 @@ describe('practice: messages', () => {
   });
 });
 
+describe('practice: Hindi', () => {
+  const slots = (template) => [...new Set([...template.matchAll(/\{(\w+)\}/g)].map((match) => match[1]))].sort();
+  const forms = (value) => (typeof value === 'object' ? Object.entries(value).filter(([form]) => form !== 'count') : [['', value]]);
+  it('every English key has a Hindi entry with the same {slots} (each plural form too)', () => {
+    const missing = Object.keys(MESSAGES.en).filter((key) => !Object.hasOwn(MESSAGES.hi, key));
+    assert.deepEqual(missing, []);
+    assert.deepEqual(Object.keys(MESSAGES.hi).filter((key) => !Object.hasOwn(MESSAGES.en, key)), [], 'no Hindi key English lacks');
+    for (const [key, en] of Object.entries(MESSAGES.en)) {
+      const hi = MESSAGES.hi[key];
+      assert.equal(typeof hi, typeof en, key);
+      const want = slots(forms(en).map(([, text]) => text).join(' '));
+      if (typeof en === 'object') {
+        assert.equal(hi.count, en.count, `${key}: counts the same value`);
+        assert.ok(typeof hi.other === 'string', `${key}: has the 'other' form`);
+      }
+      for (const [form, text] of forms(hi)) assert.deepEqual(slots(text), want, `${key}${form ? ` (${form})` : ''}: {slots}`);
+    }
+  });
+  it('keeps query, key and softmax in English, and Western digits', () => {
+    assert.match(MESSAGES.hi['label.scores'], /score/);
+    assert.match(MESSAGES.hi['mistake.swapped'], /query/);
+    assert.match(MESSAGES.hi['mistake.wrongAxis'], /softmax/);
+    for (const [key, value] of Object.entries(MESSAGES.hi)) {
+      for (const [, text] of forms(value)) assert.doesNotMatch(text, /[\u0966-\u096F]/, `${key}: Devanagari digits`);
+    }
+    assert.equal(message('practice.summary', { correct: 5, total: 6, hints: 2 }, 'hi'), '5/6 सही, 2 संकेत');
+    assert.equal(message('verdict.correct', { value: '0.4223' }, 'hi'), 'सही। मान 0.4223 है।');
+  });
+});
+
 describe('practice: plural forms', () => {
   it('one hint, two hints', () => {
     assert.equal(message('practice.summary', { correct: 5, total: 6, hints: 2 }), '5/6 correct, 2 hints');
