@@ -47,10 +47,11 @@ async function openPractice(page, hash) {
   await page.waitForFunction((n) => globalThis.attentionLab.draws > n, before);
 }
 
-// The page's inputs and parameters through the float64 reference; `lab` names the lab in the page.
-async function reference(page, lab = 'globalThis.attentionLab') {
-  const v = await page.evaluate((expression) => {
-    const { view, state, practice } = (0, eval)(expression);
+// The page's inputs and parameters through the float64 reference; `labId`: the id of a component
+// holding the lab, or null for the page's own lab.
+async function reference(page, labId = null) {
+  const v = await page.evaluate((id) => {
+    const { view, state, practice } = id ? document.getElementById(id).lab : globalThis.attentionLab;
     const arr = (a) => (a ? Array.from(a) : undefined);
     return {
       n: view.tokens.length, m: view.m, dModel: view.dModel, heads: view.heads, dK: view.dK, dV: view.dV,
@@ -59,7 +60,7 @@ async function reference(page, lab = 'globalThis.attentionLab') {
       cells: practice.exercises.map((e) => e.cell),
       blanks: practice.exercises.map((e) => e.blanks.map((b) => b.cell)),
     };
-  }, lab);
+  }, labId);
   return { inputs: v, expected: referenceAttention(v) };
 }
 
@@ -340,19 +341,22 @@ describe('every preset, every exercise', () => {
 describe('answers that are not numbers', () => {
   it('get a message about the format, never a verdict; fractions and the Unicode minus are read', async () => {
     await openPractice(tab.page, linkTo({ preset: 'cat-sat', practice: {} }));
-    // q of 'The', column e1: x = [1, 0, 1, 0], W_q = I, so 1
+    const ref = await reference(tab.page);
+    const [q, score] = ref.inputs.cells.map((cell, k) => truthAndMistakes(ref, cell, ref.inputs.blanks[k]).truths[0]);
+    // with W = I and x of 0s and 1s, q is a whole number and the score a whole number (the notes' 002)
+    assert.ok(Number.isInteger(q) && Number.isInteger(score) && score > 0, `${q}, ${score}`);
     for (const text of ['abc', '', '3e', '1,000', '42%', '1/0']) {
       const got = await answer(0, text);
       assert.equal(got.verdict, 'format', `'${text}'`);
-      assert.equal(await tab.page.locator('.exercise').first().getAttribute('data-status'), 'open');
+      assert.equal(await tab.page.locator('.exercise[data-index="0"]').getAttribute('data-status'), 'open');
     }
-    assert.equal((await answer(0, '−1')).verdict, 'wrong');
-    assert.equal((await answer(0, '2/2')).verdict, 'correct');
-    assert.equal((await answer(0, '1,0')).verdict, 'correct');
-    // the score of 'The' with 'sat' is 2; '½' is read as 0.5 and is a named mistake (divided by d_k) for the scaled score
-    assert.equal((await answer(1, '4/2')).verdict, 'correct');
-    assert.deepEqual((await answer(2, '½')).mistakes, ['mistake.dividedByDk']);
-    assert.equal((await answer(2, '+1')).verdict, 'correct');
+    assert.equal((await answer(0, `−${q + 1}`)).verdict, 'wrong');
+    assert.equal((await answer(0, `${2 * q}/2`)).verdict, 'correct');
+    assert.equal((await answer(0, `${q},0`)).verdict, 'correct');
+    assert.equal((await answer(1, `${2 * score}/2`)).verdict, 'correct');
+    // the scaled score divided by d_k = 4 instead of √4, as a fraction, is a named mistake
+    assert.deepEqual((await answer(2, `${score}/4`)).mistakes, ['mistake.dividedByDk']);
+    assert.equal((await answer(2, `+${score / 2}`)).verdict, 'correct');
     await tab.page.waitForFunction(() => /^Correct/.test(document.querySelector('[data-role="announce"]').textContent));
   });
 
@@ -367,10 +371,10 @@ describe('answers that are not numbers', () => {
     assert.ok(Object.values(state.xEdits).every(Number.isInteger));
     const ref = await reference(tab.page);
     assert.ok(ref.inputs.x.every(Number.isInteger) && ref.inputs.wq.every(Number.isInteger), 'whole numbers, to work by hand');
-    const { truth } = truthAndMistakes(ref, ref.inputs.cells[0]);
+    const [truth] = truthAndMistakes(ref, ref.inputs.cells[0], ref.inputs.blanks[0]).truths;
     assert.ok(Number.isInteger(truth));
     assert.equal((await answer(0, String(truth))).verdict, 'correct');
-    assert.match(await tab.page.locator('[data-role="score"]').textContent(), /^1\/5 correct, 0 hints$/);
+    assert.match(await tab.page.locator('[data-role="score"]').textContent(), new RegExp(`^1/${ref.inputs.cells.length} correct, 0 hints$`));
   });
 });
 
@@ -392,7 +396,7 @@ describe('Make an exercise', () => {
     const component = await tab.page.locator('.teacher code').nth(2).textContent();
     const want = [
       { matrix: 'scores', head: 0, row: 9, col: 1 },
-      { matrix: 'weights', head: 0, row: 9, col: 1 },
+      { matrix: 'softmax', head: 0, row: 9, col: 0 },
       { matrix: 'z', head: 0, row: 9, col: 2 },
     ];
 
@@ -402,14 +406,16 @@ describe('Make an exercise', () => {
     const read = (page) => page.evaluate(() => ({
       cells: globalThis.attentionLab.practice.exercises.map((e) => e.cell),
       practice: globalThis.attentionLab.state.practice,
-      labels: [...document.querySelectorAll('.exercise label')].map((l) => l.textContent),
+      labels: globalThis.attentionLab.practice.exercises.map((e, k) => document.querySelector(`.practice-input[data-exercise="${k}"]`).getAttribute('aria-label')),
       hintButtons: [...document.querySelectorAll('.exercise .hint-button')].filter((b) => !b.hidden).length,
       tolerance: document.querySelector('.tolerance').textContent,
     }));
     const fromLink = await read(opened.page);
     assert.deepEqual(fromLink.cells, want);
     assert.deepEqual(fromLink.practice, { cells: want, relative: 0.02, absolute: 0.01, hints: false });
-    assert.deepEqual(fromLink.labels, ["score of 'they' with 'kids', head 1", "attention weight of 'they' on 'kids', head 1", "z of 'they', column 3, head 1"]);
+    assert.equal(fromLink.labels[0], "score of 'they' with 'kids', head 1");
+    assert.match(fromLink.labels[1], /^attention weight of 'they' on '[^']+', head 1$/);
+    assert.equal(fromLink.labels[2], "z of 'they', column 3, head 1");
     assert.equal(fromLink.hintButtons, 0);
     assert.match(fromLink.tolerance, /within 2 % of the true value or 0\.01/);
     // the link round-trips: the page writes the same state back into its address
@@ -444,7 +450,7 @@ describe('Make an exercise', () => {
     const draws = await tab.page.evaluate(() => globalThis.attentionLab.draws);
     await tab.page.fill('#sentence', 'the river bank flooded');
     await tab.page.waitForFunction((n) => globalThis.attentionLab.draws > n, draws);
-    const labels = await tab.page.locator('.exercise h3').allTextContents();
+    const labels = await tab.page.locator('.exercises .step-label').allTextContents();
     assert.match(labels[1], /score of '(the|river|bank|flooded)' with '(the|river|bank|flooded)'/);
     if (await tab.page.locator('.teacher').isHidden()) await tab.page.click('[data-role="teacher"]');
     await tab.page.locator('.teacher [data-field="query"]').selectOption('2');  // 'bank'
@@ -458,19 +464,16 @@ describe('Make an exercise', () => {
     await opened.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
     const state = await opened.page.evaluate(() => globalThis.attentionLab.state);
     assert.equal(state.sentence, 'the river bank flooded');
-    const heading = await opened.page.locator('.exercise h3').nth(1).textContent();
+    const heading = await opened.page.locator('.exercise[data-index="1"] h3').textContent();
     assert.equal(heading, "Step 2 of 5: score of 'bank' with 'river', head 1");
     // its true value, from the reference: q·k with W = I is x_bank · x_river
     const ref = await reference(opened.page);
-    const { truth } = truthAndMistakes(ref, ref.inputs.cells[1]);
+    const [truth] = truthAndMistakes(ref, ref.inputs.cells[1], ref.inputs.blanks[1]).truths;
     let dot = 0;
     for (let t = 0; t < ref.inputs.dModel; t++) dot += ref.inputs.x[2 * ref.inputs.dModel + t] * ref.inputs.x[1 * ref.inputs.dModel + t];
     assert.ok(Math.abs(truth - dot) < 1e-9);
-    await opened.page.locator('.exercise input').first().fill(String(ref.expected.heads[0].q[2 * ref.inputs.dK + ref.inputs.cells[0].col]));
-    await opened.page.locator('.exercise input').first().press('Enter');
-    await opened.page.locator('.exercise input').nth(1).fill(String(dot));
-    await opened.page.locator('.exercise input').nth(1).press('Enter');
-    assert.equal(await opened.page.locator('.exercise .feedback').nth(1).getAttribute('data-verdict'), 'correct');
+    assert.equal((await answer(0, String(ref.expected.heads[0].q[2 * ref.inputs.dK + ref.inputs.cells[0].col]), opened.page)).verdict, 'correct');
+    assert.equal((await answer(1, String(dot), opened.page)).verdict, 'correct');
     assert.deepEqual(opened.problems, []);
     await opened.page.close();
   });
@@ -498,33 +501,41 @@ describe('Make an exercise', () => {
 });
 
 describe('components and accessibility', () => {
-  it('works by keyboard alone and fits 375 px', async () => {
+  it('works by keyboard alone, Tab reaches the blanks in exercise order, and fits 375 px', async () => {
     const page = await browser.browser.newPage({ viewport: { width: 375, height: 800 } });
     await page.goto(`${browser.url}lab/embed.html?mode=practice`);
     await page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
+    const ref = await reference(page);
+    const truthOf = (k) => truthAndMistakes(ref, ref.inputs.cells[k], ref.inputs.blanks[k]).truths[0];
+    const focused = () => page.evaluate(() => document.activeElement?.closest('.practice-input') ? Number(document.activeElement.dataset.exercise) : null);
     let steps = 0;
-    while (!(await page.evaluate(() => document.activeElement?.matches('.exercise input')))) {
+    while ((await focused()) === null) {
       await page.keyboard.press('Tab');
-      assert.ok(++steps < 30, 'the first blank is reached with Tab');
+      assert.ok(++steps < 40, 'the first blank is reached with Tab');
     }
-    await page.keyboard.type('1');
+    assert.equal(await focused(), 0, 'the first blank Tab reaches is the first exercise\'s');
+    await page.keyboard.type(String(truthOf(0)));
     await page.keyboard.press('Enter');
-    assert.equal(await page.locator('.exercise .feedback').first().getAttribute('data-verdict'), 'correct');
+    assert.equal(await page.locator('.exercise[data-index="0"] .feedback').getAttribute('data-verdict'), 'correct');
     await page.keyboard.press('Tab');  // Check
     await page.keyboard.press('Tab');  // Hint
     await page.keyboard.press('Enter');
-    assert.equal(await page.locator('.exercise').first().locator('.hints > li').count(), 1);
-    // the next blank is open and reachable
-    while (!(await page.evaluate(() => document.activeElement === document.querySelectorAll('.exercise input')[1]))) {
+    assert.equal(await page.locator('.exercise[data-index="0"] .hints > li').count(), 1);
+    // the next blank is open, and the next one Tab reaches
+    while ((await focused()) === null) {
       await page.keyboard.press('Tab');
-      assert.ok(++steps < 60, 'the second blank is reached with Tab');
+      assert.ok(++steps < 80, 'the second blank is reached with Tab');
     }
-    await page.keyboard.type('2');
+    assert.equal(await focused(), 1);
+    await page.keyboard.type(String(truthOf(1)));
     await page.keyboard.press('Enter');
-    assert.equal(await page.locator('.exercise .feedback').nth(1).getAttribute('data-verdict'), 'correct');
+    assert.equal(await page.locator('.exercise[data-index="1"] .feedback').getAttribute('data-verdict'), 'correct');
+    // every blank in the document (so in the Tab order) comes in the order of the exercises
+    const order = await page.locator('.practice-input').evaluateAll((inputs) => inputs.map((input) => Number(input.dataset.exercise)));
+    assert.deepEqual(order, [...order].sort((a, b) => a - b));
     const widths = await page.evaluate(() => ({
       page: document.documentElement.scrollWidth,
-      cards: Math.max(...[...document.querySelectorAll('.exercise')].map((card) => card.getBoundingClientRect().right)),
+      cards: Math.max(...[...document.querySelectorAll('.exercise')].filter((card) => card.getClientRects().length).map((card) => card.getBoundingClientRect().right)),
     }));
     assert.ok(widths.page <= 375 && widths.cards <= 375, `nothing wider than the screen: ${JSON.stringify(widths)}`);
     await page.close();
@@ -545,13 +556,18 @@ describe('components and accessibility', () => {
     assert.equal(await exercise.locator('.mode-switch').isHidden(), true);
     assert.equal(await explore.locator('[data-view="practice"]').isHidden(), true);
     assert.equal(await explore.locator('[data-view="steps"]').isVisible(), true);
-    // q of 'The', column e1 is 1 (x = [1, 0, 1, 0], W_q = I)
-    await exercise.locator('.exercise input').first().fill('1');
-    await exercise.locator('.exercise input').first().press('Enter');
-    assert.equal(await exercise.locator('.feedback').first().getAttribute('data-verdict'), 'correct');
+    // the blanks are in the practising lab's tables only
+    assert.ok(await exercise.locator('.practice-input').count() >= 5);
+    assert.equal(await explore.locator('.practice-input, td[data-practice]').count(), 0, 'the other lab keeps every number');
+    const ref = await reference(host.page, 'exercise');
+    const [truth] = truthAndMistakes(ref, ref.inputs.cells[0], ref.inputs.blanks[0]).truths;
+    await exercise.locator('.practice-input[data-exercise="0"]').fill(String(truth));
+    await exercise.locator('.practice-input[data-exercise="0"]').press('Enter');
+    assert.equal(await exercise.locator('.exercise[data-index="0"] .feedback').getAttribute('data-verdict'), 'correct');
     const reports = await host.page.evaluate(() => window.reports);
-    assert.deepEqual(reports.map(({ correct, total, hints }) => ({ correct, total, hints })), [{ correct: 1, total: 5, hints: 0 }]);
-    assert.equal(reports[0].summary, '1/5 correct, 0 hints');
+    const total = ref.inputs.cells.length;
+    assert.deepEqual(reports.map(({ correct, total: all, hints }) => ({ correct, total: all, hints })), [{ correct: 1, total, hints: 0 }]);
+    assert.equal(reports[0].summary, `1/${total} correct, 0 hints`);
     assert.equal(await host.page.evaluate(() => document.getElementById('explore').lab.state.practice), null);
     assert.deepEqual(host.problems, []);
     await host.page.close();
@@ -574,10 +590,13 @@ describe('components and accessibility', () => {
     await host.page.goto(`${browser.url}lms.html`);
     const frame = host.page.frame({ url: /launch\.html/ });
     await frame.waitForFunction(() => globalThis.attentionLab?.draws > 0 && globalThis.attentionLabScorm?.available);
-    // q of 'The', column e1 = 1; the score of 'The' with 'sat' = 2: two of five right
-    for (const [index, text] of [[0, '1'], [1, '2']]) {
-      await frame.locator('.exercise input').nth(index).fill(text);
-      await frame.locator('.exercise input').nth(index).press('Enter');
+    // the first two exercises right, from the reference: two of five
+    const ref = await reference(frame);
+    assert.equal(ref.inputs.cells.length, 5);
+    for (const index of [0, 1]) {
+      const [truth] = truthAndMistakes(ref, ref.inputs.cells[index], ref.inputs.blanks[index]).truths;
+      await frame.locator(`.practice-input[data-exercise="${index}"]`).fill(String(truth));
+      await frame.locator(`.practice-input[data-exercise="${index}"]`).press('Enter');
     }
     const data = await host.page.evaluate(() => window.data);
     assert.equal(data['cmi.core.score.raw'], '40');
@@ -590,8 +609,8 @@ describe('components and accessibility', () => {
     ['the page in practice mode, with a hint, a verdict and the teacher panel open', `lab/index.html${linkTo({ preset: 'telescope', practice: {} })}`,
       () => globalThis.attentionLab?.draws > 0,
       async (page) => {
-        await page.fill('.exercise input >> nth=0', 'abc');
-        await page.press('.exercise input >> nth=0', 'Enter');
+        await page.fill('.practice-input >> nth=0', 'abc');
+        await page.press('.practice-input >> nth=0', 'Enter');
         await page.click('.exercise .hint-button >> nth=0');
         await page.click('[data-role="teacher"]');
       }],

@@ -310,6 +310,8 @@ export function createApp(container, { compute, initialState = null, views: show
       ['practice', () => practice.draw(view, state)],
     ];
     const later = offscreenLater ? parts.filter(([name]) => section(name) && !inView.has(section(name))) : [];
+    // practice mode places its cards beside the tables: after every table is drawn
+    if (later.length && !later.includes(parts.at(-1))) later.push(parts.at(-1));
     for (const part of parts) if (!later.includes(part)) part[1]();
     explanation.redraw();
     // for the page benchmark: the tables in view are drawn (the screen has them in the next frame)
@@ -403,8 +405,10 @@ export function createApp(container, { compute, initialState = null, views: show
     startTraining();
   }
 
-  const practice = mountPractice({ container, root, embedded, links, lang, getState: () => state, setState: (next) => lab.setState(next), redraw: () => view && draw() });
-  page.setOverlay(practice.overlay);
+  const practice = mountPractice({
+    container, root, embedded, links, lang, getState: () => state, setState: (next) => lab.setState(next),
+    setOverlay: page.setOverlay, redraw: () => view && draw(),
+  });
   applyViews();
   start();
   const exports = setupExports({ root, getView: () => view, getState: () => state, links, showStatus: page.renderStatus });

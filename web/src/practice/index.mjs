@@ -1,6 +1,6 @@
 // Practice mode: a feature of the lab (STYLE.md, "How the page grows"). app.mjs mounts it with
-// mountPractice(), asks it which views to show, gives the page its overlay (the blanks drawn into
-// the computed tables), calls prepare() before each draw of the tables and draw() after it;
+// mountPractice(), asks it which views to show, lets it set the page's overlay (the blanks drawn
+// into the computed tables), calls prepare() before each draw of the tables and draw() after it;
 // everything else lives in this folder.
 //
 // The lab's state carries `practice` (spec.mjs): null explores, an object practises. Chosen cells
@@ -25,6 +25,7 @@ import { createTeacherPanel } from './teacher.mjs';
 import { formatFull } from '../format.mjs';
 import css from './practice.css';
 
+const MAX_OPENED_CELLS = 2048;
 let sheet = null;
 let mounted = 0;
 
@@ -38,11 +39,12 @@ function adoptStyles(root) {
 /**
  * container: the lab's element, holding .mode-switch and [data-view="practice"] (app.html);
  * embedded: inside a host page; links: { page, embed, component } or null;
- * getState / setState: the lab's state (setState recomputes); redraw(): draws the tables again
- * (after an answer reveals what it hid); lang: the message catalogue.
- * Returns { overlay, prepare(view, state), draw(view, state), views(shown, state), results, exercises }.
+ * getState / setState: the lab's state (setState recomputes); setOverlay(fn | null): gives the
+ * page's tables the overlay that draws the blanks (page.setOverlay); redraw(): draws the tables
+ * again (after an answer reveals what it hid); lang: the message catalogue.
+ * Returns { prepare(view, state), draw(view, state), views(shown, state), results, exercises }.
  */
-export function mountPractice({ container, root, embedded, links, getState, setState, redraw = () => {}, lang = 'en' }) {
+export function mountPractice({ container, root, embedded, links, getState, setState, setOverlay, redraw = () => {}, lang = 'en' }) {
   adoptStyles(root);
   const prefix = `practice-${++mounted}`;
   const t = (key, params) => message(key, params, lang);
@@ -100,7 +102,7 @@ export function mountPractice({ container, root, embedded, links, getState, setS
       const status = statusAt(index, unlocked);
       showCardStatus(cards[index], status);
       steps[index].dataset.status = status;
-      steps[index].lastChild.textContent = t(`status.${status}`);
+      steps[index].querySelector('.step-status').textContent = t(`status.${status}`);
     });
     if (report) container.dispatchEvent(new CustomEvent('attention-lab:practice', { bubbles: true, composed: true, detail: now }));
     return now;
@@ -226,8 +228,12 @@ export function mountPractice({ container, root, embedded, links, getState, setS
     announce(text);
   }
 
-  // The W_q or W_O a source cell lies in is in a closed block of the parameters: open it.
+  // The W_q or W_O a source cell lies in is in a closed block of the parameters: open it, when the
+  // block is small enough to draw at once (a block of d_model 64 holds 12,288 inputs: the reader
+  // opens it, and its cells light up then).
   function openParameters(exercise) {
+    const { dModel, dK, dV, heads } = view;
+    if (dModel * Math.max(2 * dK + dV, heads * dV) > MAX_OPENED_CELLS) return;
     for (const cell of exercise.sourceCells) {
       const block = cell.matrix === 'wo' ? 'wo' : /^w[qkv]$/.test(cell.matrix) ? `head-${cell.head}` : null;
       const details = block && container.querySelector(`#weights details[data-block="${block}"]`);
@@ -247,6 +253,26 @@ export function mountPractice({ container, root, embedded, links, getState, setS
   }
   // a block of parameters opened (by the hint, or the reader) is filled after its toggle event: light it then
   container.addEventListener('toggle', () => setTimeout(lightSources, 0), true);
+
+  // Back to exploring: every cell given back to its table, no card, no lit cell, and no overlay
+  // (the tables draw as they do without practice mode).
+  function leave() {
+    for (const td of container.querySelectorAll('td[data-practice]')) {
+      delete td.dataset.practice;
+      td.removeAttribute('title');
+      td.replaceChildren();
+    }
+    for (const parts of cards) parts.card.remove();
+    highlighted = new Set();
+    lightSources();
+    exercises = [];
+    cards = [];
+    plan = new Map();
+    preparedFor = null;
+    signature = '';
+    chosenWith = '';
+    setOverlay(null);
+  }
 
   // Each card beside the table of its first blank; with that table not shown (another head's
   // tab), in the panel, saying where its blanks are.
@@ -342,18 +368,16 @@ export function mountPractice({ container, root, embedded, links, getState, setS
   }
 
   return {
-    overlay,
-
     /**
      * Before the tables are drawn: the exercises for this computation (progress is kept while they
      * stay the same) and the plan of blanks the overlay draws. Outside practice mode, no blanks.
      */
     prepare(nextView, state) {
       if (!state.practice) {
-        plan = new Map();
-        preparedFor = null;
+        if (exercises.length) leave();
         return;
       }
+      setOverlay(overlay);
       view = nextView;
       settings = practiceSettings(state.practice);
       // the same computation, settings and token keep their exercises (a head's tab chosen, an answer redrawn)
