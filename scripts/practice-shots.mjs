@@ -13,15 +13,17 @@ for (const width of [1280, 375]) {
     page.on('console', (message) => { if (message.type() === 'error') console.log('console', message.text()); });
     await page.goto(`${browser.url}index.html${hash}`);
     await page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
-    // answer the first exercise, type a wrong second one and take a hint, so that every part shows
-    const first = page.locator('.practice-input').first();
-    await first.fill(String(await page.evaluate(() => globalThis.attentionLab.practice.exercises[0].blanks[0].truth)));
-    await first.press('Enter');
-    const second = page.locator('.practice-input').nth(1);
-    await second.fill('7');
-    await second.press('Enter');
-    await page.locator('.exercise .hint-button').nth(1).click();
-    await page.locator('[data-view="matrices"]').scrollIntoViewIfNeeded();
+    // answer the exercises before the softmax row, type the row half wrong and take a hint, so that
+    // every part shows
+    const exercises = await page.evaluate(() => globalThis.attentionLab.practice.exercises.map((e) => ({ kind: e.cell.matrix, truths: e.blanks.map((b) => b.truth) })));
+    const row = exercises.findIndex((e) => e.kind === 'softmax');
+    for (let k = 0; k <= row; k++) {
+      const inputs = page.locator(`.practice-input[data-exercise="${k}"]`);
+      for (let b = 0; b < exercises[k].truths.length; b++) await inputs.nth(b).fill(String(k === row && b === 0 ? 0.5 : exercises[k].truths[b]));
+      await inputs.last().press('Enter');
+    }
+    await page.locator(`.exercise[data-index="${row}"] .hint-button`).click();
+    await page.locator(`.exercise[data-index="${row}"]`).scrollIntoViewIfNeeded();
     await page.screenshot({ path: `${out}/practice-${preset}-${width}-${colorScheme}.png`, fullPage: false });
     await page.screenshot({ path: `${out}/practice-${preset}-${width}-${colorScheme}-full.png`, fullPage: true });
     console.log(width, colorScheme, await page.evaluate(() => document.documentElement.scrollWidth));
