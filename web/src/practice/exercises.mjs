@@ -172,6 +172,7 @@ function buildExercise(view, f64, cell, tolerance) {
     id: `${matrix}:${head}:${i}:${col}`,
     cell: { ...cell, head },
     ...built,
+    formula: built.formula(),  // made only for the exercises shown, not for every choice the generator weighs
     // each blank: where it is, its accessible name, its true value and the engine's (shown once answered)
     blanks: blanks.map((blank, k) => ({ cell: blank, label: built.blankLabels?.[k] ?? built.label, truth: truths[k], shown: explained[k].value })),
     truth: single ? truths[0] : undefined,
@@ -206,7 +207,7 @@ const BUILDERS = {
       mistakes,
       sourceCells: [...rowOf('x', undefined, i, dModel), ...columnOf('wq', head, c, dModel)],
       sources: [msg('source.xRow', { token: view.tokens[i] }), msg('source.wColumn', { col: columns[c], matrix: 'W_q' })],
-      formula: msg('formula.q', { terms: productTerms(Array.from({ length: dModel }, (_, t) => [x[i * dModel + t], wAt(t, c)])) }),
+      formula: () => msg('formula.q', { terms: productTerms(Array.from({ length: dModel }, (_, t) => [x[i * dModel + t], wAt(t, c)])) }),
     };
   },
 
@@ -225,7 +226,7 @@ const BUILDERS = {
       mistakes,
       sourceCells: [...rowOf('q', head, i, dK), ...rowOf('k', head, j, dK)],
       sources: [msg('source.qRow', { token: view.tokens[i] }), msg('source.kRow', { token: view.keyTokens[j] })],
-      formula: msg('formula.scores', { ...tokenParams(view, i, j), terms: productTerms(Array.from({ length: dK }, (_, t) => [view.result.heads[head].q[i * dK + t], view.result.heads[head].k[j * dK + t]])) }),
+      formula: () => msg('formula.scores', { ...tokenParams(view, i, j), terms: productTerms(Array.from({ length: dK }, (_, t) => [view.result.heads[head].q[i * dK + t], view.result.heads[head].k[j * dK + t]])) }),
     };
   },
 
@@ -241,7 +242,7 @@ const BUILDERS = {
       mistakes,
       sourceCells: [{ matrix: 'scores', head, row: i, col: j }],
       sources: [msg('source.score', tokenParams(view, i, j)), msg('source.divisor', { divisor: view.scaleMode === 'sqrt_dk' ? `√${dK} = ${f(f64.divisor)}` : f(f64.divisor) })],
-      formula: msg('formula.scaled', { why, score: f(score), divisor: f(f64.divisor) }),
+      formula: () => msg('formula.scaled', { why, score: f(score), divisor: f(f64.divisor) }),
     };
   },
 
@@ -283,7 +284,7 @@ const BUILDERS = {
       mistakes,
       sourceCells: rowOf('scaled', head, i, m, (j) => !masked[i * m + j]),
       sources: [msg('source.scaledRow', { query: view.tokens[i] })],
-      formula: one ? msg('formula.weights', { own: f(shownScaled[i * m + only[0]]), terms: sum }) : msg('formula.softmax', { terms: sum }),
+      formula: () => (one ? msg('formula.weights', { own: f(shownScaled[i * m + only[0]]), terms: sum }) : msg('formula.softmax', { terms: sum })),
     };
   },
 
@@ -311,7 +312,7 @@ const BUILDERS = {
       mistakes,
       sourceCells: [...rowOf('weights', head, i, m), ...columnOf('v', head, c, m)],
       sources: [msg('source.weightsRow', { query: view.tokens[i] }), msg('source.vColumn', { col: columns[c] })],
-      formula: msg('formula.z', { terms: productTerms(Array.from({ length: m }, (_, j) => [shown.weights[i * m + j], shown.v[j * dV + c]])) }),
+      formula: () => msg('formula.z', { terms: productTerms(Array.from({ length: m }, (_, j) => [shown.weights[i * m + j], shown.v[j * dV + c]])) }),
     };
   },
 
@@ -329,7 +330,7 @@ const BUILDERS = {
       mistakes,
       sourceCells: [{ matrix: 'z', head, row: i, col: inHead }],
       sources: [msg('source.zCell', { query: view.tokens[i], col: columns[inHead], head: head + 1 })],
-      formula: msg('formula.concat', { head: head + 1, col: concatColumns(view)[col], headCol: columns[inHead] }),
+      formula: () => msg('formula.concat', { head: head + 1, col: concatColumns(view)[col], headCol: columns[inHead] }),
     };
   },
 
@@ -347,7 +348,7 @@ const BUILDERS = {
       mistakes,
       sourceCells: [...rowOf('concat', undefined, i, width), ...columnOf('wo', undefined, c, width)],
       sources: [msg('source.concatRow', { query: view.tokens[i] }), msg('source.wColumn', { col: outColumns[c], matrix: 'W_O' })],
-      formula: msg('formula.output', { terms: productTerms(Array.from({ length: width }, (_, t) => [concat[i * width + t], wo[t * dModel + c]])) }),
+      formula: () => msg('formula.output', { terms: productTerms(Array.from({ length: width }, (_, t) => [concat[i * width + t], wo[t * dModel + c]])) }),
     };
   },
 };
