@@ -178,7 +178,8 @@ function giveAways({ inputs }, { matrix, head: h, row: i, col }) {
   const output = (cols) => row('output', '', wo ? upTo(dModel) : cols);
   const afterWeights = () => { row('z', h, upTo(dV)); row('concat', '', upTo(dV, h * dV)); output(upTo(dV, h * dV)); };
   const weightsRow = () => { row('weights', h, upTo(m)); row('weights', h, ['sum']); };
-  if (matrix === 'q') { row('scores', h, upTo(m)); row('scaled', h, upTo(m)); weightsRow(); afterWeights(); }
+  // q's own key row: the same numbers when W_q = W_k (the notes' W = I), in self-attention
+  if (matrix === 'q') { row('k', h, upTo(inputs.dK)); row('scores', h, upTo(m)); row('scaled', h, upTo(m)); weightsRow(); afterWeights(); }
   if (matrix === 'scores') { row('scaled', h, [col]); weightsRow(); afterWeights(); }
   if (matrix === 'scaled' || matrix === 'weights') { weightsRow(); afterWeights(); }
   if (matrix === 'softmax') { row('weights', h, ['sum']); afterWeights(); }

@@ -3,7 +3,8 @@
 // exercises from exercises.mjs, their status from the progress, no DOM.
 //
 // What an exercise hides until it is answered (correct or shown), for query i in head h:
-//   q        the query's row of scores, scaled scores and weights, and everything after them
+//   q        the query's row of scores, scaled scores and weights, and everything after them; in
+//            self-attention also its own row of K (with W_q = W_k, as in the notes' W = I, it is q)
 //   score    its scaled score, the query's weights and everything after them
 //   scaled   the query's weights and everything after them
 //   weight   the rest of the query's weights row (1 minus the others is the answer), and after
@@ -33,7 +34,7 @@ export function concealedBy(view, { cell }) {
   const weightsRow = () => [...at('weights', h, i, range(0, m + 1))];  // m + 1: the row's Σ
   switch (matrix) {
     case 'q':
-      return [...at('scores', h, i, range(0, m)), ...at('scaled', h, i, range(0, m)), ...weightsRow(), ...afterWeights()];
+      return [...(view.self ? at('k', h, i, range(0, view.dK)) : []), ...at('scores', h, i, range(0, m)), ...at('scaled', h, i, range(0, m)), ...weightsRow(), ...afterWeights()];
     case 'scores':
       return [...at('scaled', h, i, [col]), ...weightsRow(), ...afterWeights()];
     case 'scaled':
