@@ -15,7 +15,8 @@ import { message } from './messages.mjs';
 import { parseAnswer } from './answer.mjs';
 import { judgeBlanks } from './check.mjs';
 import { defaultCells, buildExercises, cellFits } from './exercises.mjs';
-import { planBlanks, withoutOverlaps, cellKey } from './blanks.mjs';
+import { planBlanks, withoutOverlaps } from './blanks.mjs';
+import { createTables } from './tables.mjs';
 import { forward64 } from './forward64.mjs';
 import { practiceSettings } from './spec.mjs';
 import { withNewInputs } from './inputs.mjs';
@@ -25,7 +26,6 @@ import { createTeacherPanel } from './teacher.mjs';
 import { formatFull } from '../format.mjs';
 import css from './practice.css';
 
-const MAX_OPENED_CELLS = 2048;
 let sheet = null;
 let mounted = 0;
 
@@ -63,6 +63,7 @@ export function mountPractice({ container, root, embedded, links, getState, setS
 
   const teacher = links?.page && !embedded ? createTeacherPanel({ prefix, t, getState, links, announce: (text) => announce(text) }) : null;
   const panel = renderPanel(container.querySelector('[data-view="practice"]'), { prefix, teacher, lang });
+  const tables = createTables({ container, t });
 
   let view = null;
   let preparedFor = null;     // the view the exercises were last chosen for
@@ -70,8 +71,6 @@ export function mountPractice({ container, root, embedded, links, getState, setS
   let exercises = [];
   let cards = [];
   let steps = [];             // the panel's line per exercise
-  let plan = new Map();
-  let highlighted = new Set();  // exercises whose first hint lit their source cells
   let signature = '';
   let chosenWith = '';       // the settings the exercises were chosen with
   let skipped = 0;
@@ -110,42 +109,9 @@ export function mountPractice({ container, root, embedded, links, getState, setS
 
   // ---- the blanks in the tables
 
-  /** renderMatrix's overlay: draws a blank or a hidden cell, or gives a cell back to the table. */
-  function overlay(td, address, row, col) {
-    const entry = plan.get(cellKey({ ...address, row, col }));
-    if (!entry) {
-      if (td.dataset.practice !== undefined) {
-        delete td.dataset.practice;
-        td.removeAttribute('title');
-        td.replaceChildren();   // the table writes its number again
-      }
-      return false;
-    }
-    if (entry.hidden) {
-      if (td.dataset.practice !== 'hidden') {
-        td.dataset.practice = 'hidden';
-        td.title = t('practice.hiddenCell');
-        td.replaceChildren('?');
-      }
-    } else {
-      const input = cards[entry.exercise].inputs[entry.blank];
-      if (td.firstChild !== input) td.replaceChildren(input);
-      td.dataset.practice = 'blank';
-      td.removeAttribute('title');
-    }
-    // no shade either: a weight's colour would say how big it is
-    if (td.dataset.shade !== undefined) {
-      delete td.dataset.shade;
-      td.style.backgroundColor = '';
-      td.style.color = '';
-    }
-    td.classList.remove('masked');
-    return true;
-  }
-
   // After an answer: the plan changes (what it hid is shown, the next blanks open), the tables follow.
   function answered() {
-    plan = planBlanks(view, exercises, (index) => statusAt(index));
+    usePlan();
     showProgress();
     redraw();
   }
@@ -208,11 +174,7 @@ export function mountPractice({ container, root, embedded, links, getState, setS
       return;
     }
     renderHint(cards[index], exercises[index], level, lang);
-    if (level === 1) {
-      highlighted.add(index);
-      openParameters(exercises[index]);
-      lightSources();
-    }
+    if (level === 1) tables.light(exercises[index].sourceCells, view);
     announce(cards[index].hintList.lastElementChild.textContent);
     showProgress();
   }
@@ -228,72 +190,27 @@ export function mountPractice({ container, root, embedded, links, getState, setS
     announce(text);
   }
 
-  // The W_q or W_O a source cell lies in is in a closed block of the parameters: open it, when the
-  // block is small enough to draw at once (a block of d_model 64 holds 12,288 inputs: the reader
-  // opens it, and its cells light up then).
-  function openParameters(exercise) {
-    const { dModel, dK, dV, heads } = view;
-    if (dModel * Math.max(2 * dK + dV, heads * dV) > MAX_OPENED_CELLS) return;
-    for (const cell of exercise.sourceCells) {
-      const block = cell.matrix === 'wo' ? 'wo' : /^w[qkv]$/.test(cell.matrix) ? `head-${cell.head}` : null;
-      const details = block && container.querySelector(`#weights details[data-block="${block}"]`);
-      if (details && !details.open) details.open = true;
-    }
+  // the plan of blanks for the exercises as they stand, drawn by the tables' overlay
+  function usePlan() {
+    tables.use(planBlanks(view, exercises, (index) => statusAt(index)), (index, blank) => cards[index].inputs[blank]);
   }
-
-  // Hint 1's cells, lit in the tables (again after each draw: a table may have been rebuilt)
-  function lightSources() {
-    for (const old of container.querySelectorAll('td.practice-source')) old.classList.remove('practice-source');
-    for (const index of highlighted) {
-      for (const cell of exercises[index]?.sourceCells ?? []) {
-        const head = cell.head === undefined ? ':not([data-head])' : `[data-head="${cell.head}"]`;
-        container.querySelector(`td[data-matrix="${cell.matrix}"]${head}[data-row="${cell.row}"][data-col="${cell.col}"]`)?.classList.add('practice-source');
-      }
-    }
-  }
-  // a block of parameters opened (by the hint, or the reader) is filled after its toggle event: light it then
-  container.addEventListener('toggle', () => setTimeout(lightSources, 0), true);
 
   // Back to exploring: every cell given back to its table, no card, no lit cell, and no overlay
   // (the tables draw as they do without practice mode).
   function leave() {
-    for (const td of container.querySelectorAll('td[data-practice]')) {
-      delete td.dataset.practice;
-      td.removeAttribute('title');
-      td.replaceChildren();
-    }
+    tables.clear();
     for (const parts of cards) parts.card.remove();
-    highlighted = new Set();
-    lightSources();
     exercises = [];
     cards = [];
-    plan = new Map();
     preparedFor = null;
     signature = '';
     chosenWith = '';
     setOverlay(null);
   }
 
-  // Each card beside the table of its first blank; with that table not shown (another head's
-  // tab), in the panel, saying where its blanks are.
-  function placeCards() {
-    exercises.forEach((exercise, index) => {
-      const parts = cards[index];
-      const input = parts.inputs[0];
-      const slot = input.isConnected ? input.closest('.scroll') : null;
-      if (slot) {
-        if (parts.card.previousElementSibling !== slot) slot.after(parts.card);
-        parts.where.textContent = '';
-      } else {
-        if (parts.card.parentElement !== steps[index]) steps[index].append(parts.card);
-        parts.where.textContent = t('practice.otherTab', { head: exercise.cell.head + 1 });
-      }
-    });
-  }
-
   function renderCards() {
     for (const parts of cards) parts.card.remove();
-    highlighted = new Set();
+    tables.unlight();
     cards = exercises.map((exercise, index) => {
       const parts = renderCard(exercise, { number: index + 1, total: exercises.length, id: `${prefix}-${index}`, hints: settings.hints, lang });
       for (const input of parts.inputs) {
@@ -377,7 +294,7 @@ export function mountPractice({ container, root, embedded, links, getState, setS
         if (exercises.length) leave();
         return;
       }
-      setOverlay(overlay);
+      setOverlay(tables.overlay);
       view = nextView;
       settings = practiceSettings(state.practice);
       // the same computation, settings and token keep their exercises (a head's tab chosen, an answer redrawn)
@@ -393,7 +310,7 @@ export function mountPractice({ container, root, embedded, links, getState, setS
         progress.reset(exercises.map((e) => e.id));
         renderCards();
       }
-      plan = planBlanks(view, exercises, (index) => statusAt(index));
+      usePlan();
     },
 
     /** After the tables are drawn: the cards beside them, the lit sources, the panel. */
@@ -402,8 +319,8 @@ export function mountPractice({ container, root, embedded, links, getState, setS
       panel.integer.checked = settings.integer;
       showNotes();
       teacher?.fill(view, state);
-      placeCards();
-      lightSources();
+      tables.place(exercises, cards, steps);
+      tables.relight();
       showProgress({ report: false });
     },
 
