@@ -61,7 +61,7 @@ function blindText(blind, lang) {
   // each pair once, in a fixed order
   const alike = blind.filter((m) => m.like && m.key < m.like.key).map((m) => message('exercise.blindPair', { mistake: name(m), other: name(m.like) }, lang));
   return [
-    same.length ? message('exercise.blindSame', { mistakes: [...new Set(same)].join('; ') }, lang) : '',
+    same.length ? message('exercise.blindSame', { mistakes: [...new Set(same)].join('; '), count: new Set(same).size }, lang) : '',
     alike.length ? message('exercise.blindAlike', { pairs: [...new Set(alike)].join('; ') }, lang) : '',
   ].filter(Boolean).join(' ');
 }
