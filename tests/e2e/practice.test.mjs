@@ -180,8 +180,11 @@ function giveAways({ inputs }, { matrix, head: h, row: i, col }) {
   const weightsRow = () => { row('weights', h, upTo(m)); row('weights', h, ['sum']); };
   // q's own key row: the same numbers when W_q = W_k (the notes' W = I), in self-attention
   if (matrix === 'q') { row('k', h, upTo(inputs.dK)); row('scores', h, upTo(m)); row('scaled', h, upTo(m)); weightsRow(); afterWeights(); }
-  if (matrix === 'scores') { row('scaled', h, [col]); weightsRow(); afterWeights(); }
-  if (matrix === 'scaled' || matrix === 'weights') { weightsRow(); afterWeights(); }
+  // the key's score with the query: the same number when Q = K (W = I), in self-attention
+  const mirror = (names) => { if (col !== i) names.forEach((name) => keys.push(`${name}:${h}:${col}:${i}`)); };
+  if (matrix === 'scores') { row('scaled', h, [col]); mirror(['scores', 'scaled']); weightsRow(); afterWeights(); }
+  if (matrix === 'scaled') { mirror(['scaled']); weightsRow(); afterWeights(); }
+  if (matrix === 'weights') { weightsRow(); afterWeights(); }
   if (matrix === 'softmax') { row('weights', h, ['sum']); afterWeights(); }
   if (matrix === 'z') { row('concat', '', [h * dV + col]); output([h * dV + col]); }
   if (matrix === 'concat') output([col]);

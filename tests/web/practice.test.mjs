@@ -194,6 +194,12 @@ describe('practice: the blanks in the tables', () => {
     assert.ok(!keys.has(`scores:${h}:6:0`), 'not another query\'s row');
     for (let c = 0; c < view.dModel; c++) assert.ok(keys.has(`output::7:${c}`));
   });
+  it("a score hides the key's score with the query (the same number when Q = K), its scaled score, and the query's weights", () => {
+    const { head: h, row: i, col: j } = exercises[1].cell;
+    const keys = new Set(concealedBy(view, exercises[1]).map(cellKey));
+    for (const key of [`scores:${h}:${j}:${i}`, `scaled:${h}:${j}:${i}`, `scaled:${h}:${i}:${j}`, `weights:${h}:${i}:0`]) assert.ok(keys.has(key), key);
+    assert.ok(!keys.has(`scores:${h}:${i}:${(j + 1) % view.m}`), 'not the rest of its row');
+  });
   it('the plan: blanks stay blanks; what an answered exercise hid is shown', () => {
     const status = (answered) => (index) => (index < answered ? 'correct' : index === answered ? 'open' : 'locked');
     const before = planBlanks(view, exercises, status(0));

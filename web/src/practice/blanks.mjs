@@ -5,8 +5,9 @@
 // What an exercise hides until it is answered (correct or shown), for query i in head h:
 //   q        the query's row of scores, scaled scores and weights, and everything after them; in
 //            self-attention also its own row of K (with W_q = W_k, as in the notes' W = I, it is q)
-//   score    its scaled score, the query's weights and everything after them
-//   scaled   the query's weights and everything after them
+//   score    its scaled score, the query's weights and everything after them; in self-attention
+//            also the score and scaled score of the key with the query (the same when Q = K)
+//   scaled   the same, less its score (its source)
 //   weight   the rest of the query's weights row (1 minus the others is the answer), and after
 //   softmax  the row's sum, and after
 //   z        its entry of the concatenation, and the output row (or the same output entry without W_O)
@@ -32,12 +33,15 @@ export function concealedBy(view, { cell }) {
   const block = range(h * dV, (h + 1) * dV);
   const afterWeights = () => [...at('z', h, i, range(0, dV)), ...at('concat', undefined, i, block), ...outputOf(block)];
   const weightsRow = () => [...at('weights', h, i, range(0, m + 1))];  // m + 1: the row's Σ
+  // the key's row at the query's column: the same number when Q = K (self-attention with W_q = W_k)
+  const mirrored = (names) => (view.self && col !== i ? names.map((name) => ({ matrix: name, head: h, row: col, col: i })) : []);
   switch (matrix) {
     case 'q':
       return [...(view.self ? at('k', h, i, range(0, view.dK)) : []), ...at('scores', h, i, range(0, m)), ...at('scaled', h, i, range(0, m)), ...weightsRow(), ...afterWeights()];
     case 'scores':
-      return [...at('scaled', h, i, [col]), ...weightsRow(), ...afterWeights()];
+      return [...at('scaled', h, i, [col]), ...mirrored(['scores', 'scaled']), ...weightsRow(), ...afterWeights()];
     case 'scaled':
+      return [...mirrored(['scaled']), ...weightsRow(), ...afterWeights()];
     case 'weights':
       return [...weightsRow(), ...afterWeights()];
     case 'softmax':
