@@ -272,10 +272,11 @@ export function createApp(container, { compute, initialState = null, views: show
     showProblems();
     if (embedded) return;
     const info = await compute.ready;
-    // the opening example's numbers may come with the page (first-result.mjs): computed in advance
+    // the opening example's numbers may come with the page (first-result.mjs): computed in advance;
+    // beside a worker, small examples are computed on the page (compute.mjs)
     const key = reply.shipped ? 'engine.shipped' : 'engine.computed';
-    page.renderEngine(message(info.where === 'page' ? `${key}OnPage` : key,
-      { ms: (performance.now() - started).toFixed(1), build: info.simd ? 'SIMD' : 'scalar' }));
+    const where = info.where === 'page' ? 'OnPage' : reply.where === 'page' ? 'Here' : '';
+    page.renderEngine(message(`${key}${where}`, { ms: (performance.now() - started).toFixed(1), build: info.simd ? 'SIMD' : 'scalar' }));
   }
 
   // A new computation draws the sections in view first and the others after the next frame
@@ -319,7 +320,10 @@ export function createApp(container, { compute, initialState = null, views: show
     const finish = () => {
       if (token !== drawToken) return;  // a newer draw replaced this one
       for (const [, render] of later) render();
-      if (later.length) explanation.redraw();
+      if (later.length) {
+        explanation.redraw();
+        if (cellProblems.size) showProblems();  // a cell's message goes with its table (the context's, in self-attention)
+      }
       draws++;
       // one entry per complete draw in the performance timeline, for the page benchmark
       performance.measure('attention-lab:draw', { start: started });
