@@ -200,6 +200,19 @@ describe('practice: the blanks in the tables', () => {
     for (const key of [`scores:${h}:${j}:${i}`, `scaled:${h}:${j}:${i}`, `scaled:${h}:${i}:${j}`, `weights:${h}:${i}:0`]) assert.ok(keys.has(key), key);
     assert.ok(!keys.has(`scores:${h}:${i}:${(j + 1) % view.m}`), 'not the rest of its row');
   });
+  it('one asked weight hides the rest of its row and its Σ (1 minus the others is the answer)', () => {
+    const [weight] = buildExercises(view, [{ matrix: 'weights', head: 0, row: 7, col: 2 }]);
+    const keys = new Set(concealedBy(view, weight).map(cellKey));
+    for (let j = 0; j <= view.m; j++) assert.ok(keys.has(`weights:0:7:${j}`), `weights:0:7:${j}`);
+    const plan = planBlanks(view, [weight], () => 'open');
+    assert.deepEqual(plan.get('weights:0:7:2'), { exercise: 0, blank: 0 }, 'the asked weight is the blank');
+    assert.deepEqual(plan.get('weights:0:7:3'), { hidden: true });
+    assert.deepEqual(plan.get(`weights:0:7:${view.m}`), { hidden: true });
+  });
+  it('a teacher choosing one weight and its row gets the row', async () => {
+    const { cellsFromChoices } = await import('../../web/src/practice/teacher.mjs');
+    assert.deepEqual(cellsFromChoices(view, { kinds: ['weights', 'softmax'], query: 7, key: 2, head: 0, column: 0 }), [{ matrix: 'softmax', head: 0, row: 7, col: 0 }]);
+  });
   it('the plan: blanks stay blanks; what an answered exercise hid is shown', () => {
     const status = (answered) => (index) => (index < answered ? 'correct' : index === answered ? 'open' : 'locked');
     const before = planBlanks(view, exercises, status(0));

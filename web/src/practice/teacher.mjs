@@ -13,7 +13,9 @@ import { componentSnippet } from '../exports.mjs';
 export function cellsFromChoices(view, { kinds, query, key, head, column }) {
   const clamp = (value, size) => Math.min(Math.max(value, 0), size - 1);
   const at = { q: view.dK, z: view.dV, output: view.dModel };
-  return KINDS.filter((kind) => kinds.includes(kind)).map((matrix) => {
+  // the row's softmax covers its one weight
+  const chosen = kinds.includes('softmax') ? kinds.filter((kind) => kind !== 'weights') : kinds;
+  return KINDS.filter((kind) => chosen.includes(kind)).map((matrix) => {
     if (matrix === 'scores' || matrix === 'scaled' || matrix === 'weights') return { matrix, head, row: query, col: key };
     if (matrix === 'softmax') return { matrix, head, row: query, col: 0 };
     if (matrix === 'concat') return { matrix, head, row: query, col: head * view.dV + clamp(column, view.dV) };
