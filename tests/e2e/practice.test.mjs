@@ -306,9 +306,13 @@ describe('every preset, every exercise', () => {
           const levels = await card.locator('.hints > li').evaluateAll((items) => items.map((li) => Number(li.dataset.level)));
           assert.deepEqual(levels, Array.from({ length: level }, (_, l) => l + 1), `${what}: hints in order`);
           if (level === 1) {
-            // hint 1 lights its source cells in the tables themselves
-            const lit = await tab.page.locator('td.practice-source').evaluateAll((tds) => tds.filter((td) => td.getClientRects().length).map((td) => td.dataset.matrix));
-            assert.ok(lit.length >= 1, `${what}: hint 1 highlights cells in the tables`);
+            // hint 1 lights its own source cells in the tables themselves (a closed block of parameters aside)
+            const lit = await tab.page.locator('td.practice-source').evaluateAll((tds) => tds.filter((td) => td.getClientRects().length)
+              .map(({ dataset: { matrix, head = '', row, col } }) => `${matrix}:${head}:${row}:${col}`));
+            const sources = await tab.page.evaluate((k) => globalThis.attentionLab.practice.exercises[k].sourceCells
+              .map(({ matrix, head, row, col }) => `${matrix}:${head ?? ''}:${row}:${col}`), index);
+            const shownSources = sources.filter((key) => lit.includes(key) && !/^(wq|wo):/.test(key));
+            assert.ok(shownSources.length >= 1, `${what}: hint 1 highlights its own source cells in the tables on screen (${sources.slice(0, 3)}…)`);
           }
         }
         const hints = await card.locator('.hints > li').allTextContents();

@@ -26,6 +26,8 @@ import { createTeacherPanel } from './teacher.mjs';
 import { formatFull } from '../format.mjs';
 import css from './practice.css';
 
+// the tables shown one head at a time, under the head tabs
+const HEAD_TABLES = new Set(['q', 'k', 'v', 'scores', 'scaled', 'weights', 'z']);
 let sheet = null;
 let mounted = 0;
 
@@ -174,9 +176,24 @@ export function mountPractice({ container, root, embedded, links, getState, setS
       return;
     }
     renderHint(cards[index], exercises[index], level, lang);
-    if (level === 1) tables.light(exercises[index].sourceCells, view);
+    if (level === 1) {
+      tables.light(exercises[index].sourceCells, view);
+      showSourceHead(exercises[index]);
+    }
     announce(cards[index].hintList.lastElementChild.textContent);
     showProgress();
+  }
+
+  // Sources in another head's tables (a concatenation entry's z): that head's tab is chosen, so that
+  // the lit cells are on screen.
+  function showSourceHead(exercise) {
+    const state = getState();
+    const heads = new Set(exercise.sourceCells.filter((cell) => HEAD_TABLES.has(cell.matrix)).map((cell) => cell.head));
+    if (heads.size !== 1 || state.selectedHead === 'all') return;
+    const [head] = heads;
+    if (head === state.selectedHead) return;
+    state.selectedHead = head;
+    redraw();
   }
 
   function reveal(index) {

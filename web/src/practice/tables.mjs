@@ -55,7 +55,8 @@ export function createTables({ container, t }) {
     for (const old of container.querySelectorAll('td.practice-source')) old.classList.remove('practice-source');
     for (const cell of lit) {
       const head = cell.head === undefined ? ':not([data-head])' : `[data-head="${cell.head}"]`;
-      container.querySelector(`td[data-matrix="${cell.matrix}"]${head}[data-row="${cell.row}"][data-col="${cell.col}"]`)?.classList.add('practice-source');
+      // every table showing the cell (the step table, hidden in practice mode, has some of them too)
+      for (const td of container.querySelectorAll(`td[data-matrix="${cell.matrix}"]${head}[data-row="${cell.row}"][data-col="${cell.col}"]`)) td.classList.add('practice-source');
     }
   }
   // a block of parameters opened (by a hint, or the reader) is filled after its toggle event: light it then
