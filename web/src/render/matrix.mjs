@@ -7,8 +7,10 @@ import { weightColour } from '../colour.mjs';
 
 /**
  * spec: { caption, rowLabels, columnLabels, values, digits?, shade?, rowSums?, editable?,
- *         address: { matrix, head }, label? (for inputs' accessible names) }
+ *         address: { matrix, head }, label? (for inputs' accessible names), overlay? }
  * address.matrix names the matrix for selection and explanation; null makes a plain table.
+ * overlay(td, address, row, col), when given, is asked first for each computed cell (col = the
+ * number of columns for a row sum): true means it drew the cell itself (practice mode's blanks).
  */
 export function renderMatrix(container, spec) {
   const signature = [spec.caption, spec.rowLabels.join('\u0001'), spec.columnLabels.join('\u0001'),
@@ -99,6 +101,7 @@ function fillTable(table, spec) {
       const value = spec.values[r * cols + c];
       const td = cells[c + 1];
       sum += value === -Infinity ? 0 : value;
+      if (spec.overlay?.(td, spec.address, r, c)) continue;
       if (spec.editable) {
         const input = td.firstElementChild;
         // never overwrite what the reader is typing, nor a cell marked invalid
@@ -118,7 +121,7 @@ function fillTable(table, spec) {
         }
       }
     }
-    if (spec.rowSums) setText(cells[cols + 1], formatCell(sum, digits));
+    if (spec.rowSums && !spec.overlay?.(cells[cols + 1], spec.address, r, cols)) setText(cells[cols + 1], formatCell(sum, digits));
   }
 }
 

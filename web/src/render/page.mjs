@@ -31,6 +31,7 @@ function unchanged(container, signature) {
 /** The renderers bound to one lab's root (a document or a shadow root). */
 export function createPage(root) {
   const $ = (id) => root.getElementById(id);
+  let overlay = null;  // practice mode's blanks over the computed tables (renderMatrix's spec.overlay)
 
   // The example's notes. Once the reader changes the example, a line says from what and how, and
   // notes that held only for the example as given are dimmed (class "stale").
@@ -234,7 +235,7 @@ export function createPage(root) {
           columnLabels: square ? view.keyTokens : name === 'v' || name === 'z' ? valueColumns(view) : keyColumns(view),
           values: trace[name],
           shade: name === 'weights', rowSums: name === 'weights',
-          address: { matrix: name, head: h },
+          address: { matrix: name, head: h }, overlay,
         });
       }
     }
@@ -246,12 +247,12 @@ export function createPage(root) {
     renderMatrix($('concat-table'), {
       caption: view.heads === 1 ? `Concatenation (one head: Z_1 itself): ${view.tokens.length} × ${view.dV}`
         : `Concatenation [Z_1 | … | Z_${view.heads}]: ${view.tokens.length} × ${view.heads * view.dV}`,
-      rowLabels: view.tokens, columnLabels: concat, values: view.result.concat, address: { matrix: 'concat' },
+      rowLabels: view.tokens, columnLabels: concat, values: view.result.concat, address: { matrix: 'concat' }, overlay,
     });
     renderMatrix($('output-table'), {
       caption: view.weights.wo ? `Z_f = concat · W_O: ${view.tokens.length} × ${view.dModel}` : 'Output (no W_O: the concatenation itself)',
       rowLabels: view.tokens, columnLabels: view.weights.wo ? view.columns : concat,
-      values: view.result.output, address: { matrix: 'output' },
+      values: view.result.output, address: { matrix: 'output' }, overlay,
     });
   }
 
@@ -297,5 +298,10 @@ export function createPage(root) {
     $('engine-status').textContent = text;
   }
 
-  return { renderNotes, renderTokens, renderInputs, renderWeights, fillWeightBlock, renderStepTable, renderHeadTabs, renderHeadPanel, renderMultihead, renderExplanation, renderMessages, renderStatus, renderEngine };
+  /** Practice mode's blanks: overlay(td, address, row, col) → true when it drew the cell; null for none. */
+  function setOverlay(next) {
+    overlay = next;
+  }
+
+  return { setOverlay, renderNotes, renderTokens, renderInputs, renderWeights, fillWeightBlock, renderStepTable, renderHeadTabs, renderHeadPanel, renderMultihead, renderExplanation, renderMessages, renderStatus, renderEngine };
 }
