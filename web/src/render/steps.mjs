@@ -2,8 +2,10 @@
 //   token | q | k | v | q·k | q·k / scale | softmax | softmax·v, then the sum z.
 import { formatCell, formatFull, formatVector } from '../format.mjs';
 import { weightColour } from '../colour.mjs';
+import { message } from '../messages.mjs';
 
-export function renderSteps(container, view, queryIndex, head) {
+/** `t(key, values)`: the lab's language (English without it). */
+export function renderSteps(container, view, queryIndex, head, t = message) {
   const { tokens, keyTokens, dK, dV, result } = view;
   const h = result.heads[head];
   const m = view.m;
@@ -13,12 +15,12 @@ export function renderSteps(container, view, queryIndex, head) {
   const table = document.createElement('table');
   table.className = 'steps';
   const caption = document.createElement('caption');
-  caption.textContent = `Query '${tokens[queryIndex]}' (row ${queryIndex + 1}), head ${head + 1}: q = ${formatVector(row(h.q, dK, queryIndex), 3)}`;
+  caption.textContent = t('steps.caption', { token: tokens[queryIndex], row: queryIndex + 1, head: head + 1, q: formatVector(row(h.q, dK, queryIndex), 3) });
   table.append(caption);
 
   const headRow = document.createElement('tr');
   const parts = [null, 'q', 'k', 'v', 'scores', 'scaled', 'weights', 'weighted'];
-  for (const [c, label] of ['token', 'q', 'k', 'v', 'q·k', `q·k / ${divisor}`, 'softmax', 'softmax · v'].entries()) {
+  for (const [c, label] of [t('steps.token'), 'q', 'k', 'v', 'q·k', `q·k / ${divisor}`, 'softmax', 'softmax · v'].entries()) {
     const th = document.createElement('th');
     th.scope = 'col';
     if (parts[c]) th.dataset.part = parts[c];
@@ -73,7 +75,7 @@ export function renderSteps(container, view, queryIndex, head) {
   const sumLabel = document.createElement('th');
   sumLabel.scope = 'row';
   sumLabel.colSpan = 7;
-  sumLabel.textContent = `z = Σ softmax · v  (output of head ${head + 1} for '${tokens[queryIndex]}')`;
+  sumLabel.textContent = t('steps.sum', { head: head + 1, token: tokens[queryIndex] });
   const sum = document.createElement('td');
   sum.textContent = formatVector(row(h.z, dV, queryIndex), 4, 8);
   sum.dataset.part = 'z';
