@@ -2,7 +2,7 @@
 // assembled from fragments in code, so that another language can order its words its own way.
 // (Most strings that predate this module still live beside their code: the presets' notes, the
 // static markup of app.html, older messages. New ones, and the explanations, are here.)
-const EN = {
+export const EN = {
   // hints on the controls (shown on hover and focus)
   'hint.dModel': 'd_model: how many numbers describe each token (the columns of X).',
   'hint.heads': 'heads: how many attentions run side by side, each with its own W_q, W_k, W_v.',
