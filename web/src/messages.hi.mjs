@@ -55,8 +55,8 @@ export const HI = {
   'preset.source': 'लेक्चर नोट्स, फ़ाइल {source}।',
   'preset.action.oneHead': 'सिर्फ़ एक head',
   'preset.action.restore': 'वापस उदाहरण पर',
-  'weights.replaced': 'आकार बदल गए, इसलिए हाथ से रखे गए parameters अब फ़िट नहीं होते: उनकी जगह seed से बने random parameters रखे गए हैं (seed {seed})। उन्हें वापस पाने के लिए उदाहरण फिर से चुनें।',
-  'weights.replacedForWo': 'W_O चालू किया गया, पर हाथ से रखा गया W_O (heads · d_v) × d_model = {rows} × {cols} का होना चाहिए और concatenation की चौड़ाई d_model जितनी नहीं है, इसलिए हाथ से रखे गए parameters की जगह seed से बने random parameters रखे गए हैं (seed {seed})। उन्हें वापस पाने के लिए उदाहरण फिर से चुनें।',
+  'weights.replaced': 'आकार बदल गए, इसलिए हाथ से तय किए गए parameters अब फ़िट नहीं होते: उनकी जगह seed से बने random parameters रखे गए हैं (seed {seed})। उन्हें वापस पाने के लिए उदाहरण फिर से चुनें।',
+  'weights.replacedForWo': 'W_O चालू किया गया, पर हाथ से तय किया गया W_O (heads · d_v) × d_model = {rows} × {cols} का होना चाहिए और concatenation की चौड़ाई d_model जितनी नहीं है, इसलिए हाथ से तय किए गए parameters की जगह seed से बने random parameters रखे गए हैं (seed {seed})। उन्हें वापस पाने के लिए उदाहरण फिर से चुनें।',
 
   // the engine, in a details element
   'engine.computed': '{build} WebAssembly इंजन ने {ms} ms में गणना की।',
@@ -76,7 +76,7 @@ export const HI = {
   'walk.stage.output': '· W_O',
   'walk.formula': 'Attention(Q, K, V) = softmax(QKᵀ / √d_k) · V      MultiHead = Concat(head₁ … head_h) · W_O',
   'walk.jump': 'इस चरण की तालिका दिखाएँ',
-  'walk.intro': 'चुने गए token की गणना, एक बार में एक operation, पूरे हिसाब के साथ।',
+  'walk.intro': 'चुने गए token की गणना, एक-एक operation करके, पूरे हिसाब के साथ।',
   'walk.position': '{count} में से चरण {step}',
   'walk.start': 'चरण-दर-चरण देखें',
   'walk.next': 'आगे',
@@ -133,7 +133,7 @@ export const HI = {
   'explain.zero': '(1 शून्य पद छोड़ दिया गया)',
   'explain.allZero': 'हर पद 0 है',
 
-  'explain.positions': 'Positions चालू हैं: योग का हर पद {source} में उसकी पंक्ति की sinusoidal position जोड़कर बनता है, projection से पहले।',
+  'explain.positions': 'Positions चालू हैं: योग के हर पद में {source} के साथ उसकी पंक्ति की sinusoidal position भी है, जो projection से पहले जोड़ी जाती है।',
   'explain.bias': 'फिर इस स्तंभ का bias {bias} जोड़ा जाता है: {value}।',
 
   // ---- the Train section (web/src/training/)
@@ -141,7 +141,7 @@ export const HI = {
   'train.intro': 'W_q और W_k random मानों से शुरू होते हैं। कोई कार्य चुनें, “Train करें” दबाएँ, और देखें कि held-out वाक्यों (जिनके शब्द training में कभी नहीं आए) का attention सही बैठता है या नहीं। फिर सीखे गए weights ऊपर की तालिकाओं में डालें।',
   'train.task': 'कार्य',
   'train.task.who-is-it': "'it' कौन है? (003)",
-  'train.task.tired-or-wide': "'tired' या 'wide'? (003: एक layer से नहीं होता)",
+  'train.task.tired-or-wide': "'tired' या 'wide'? (003: एक layer यह नहीं सीख सकती)",
   'train.task.which-bank': "'bank' का कौन-सा अर्थ? (000, 001)",
   'train.task.one-back': 'ठीक पिछला शब्द देखें',
   'train.task.two-readings': 'दो heads, दो अर्थ (000)',
@@ -149,7 +149,7 @@ export const HI = {
   'train.about.tired-or-wide': "अब 'too tired' का मतलब जानवर है और 'too wide' का मतलब सड़क। एक attention layer इसे नहीं सीख सकती: 'it' की query सिर्फ़ 'it' से बनती है और हर key अपने ही शब्द से, इसलिए विशेषण यह नहीं बदल सकता कि किस संज्ञा का score ज़्यादा होगा। हर जोड़ी के दो वाक्यों में से एक गलत ही रहता है: accuracy 50 % के आसपास और loss ln 2 = 0.693 के आसपास रहता है। दूसरी layer यह कर सकती है: उसकी 'it' वाली query में पहली layer का मिलाया हुआ 'tired' या 'wide' पहले से मौजूद होगा।",
   'train.about.which-bank': "“I took the cash to the bank” या “We sat on the bank by the river”: 'bank' की आउटपुट पंक्ति से एक read-out बताता है कि मतलब पैसा है या नदी। दोनों वाक्यों में 'bank' का vector एक ही है; उन्हें सिर्फ़ वही अलग कर सकता है जो उसका attention बाकी शब्दों से इकट्ठा करता है: यही 001 का task-specific contextual embedding है।",
   'train.about.one-back': 'हर शब्द को अपने ठीक पहले वाले शब्द पर attend करना चाहिए। इसे positions “none” के साथ आज़माएँ: positions के बिना attention शब्दों को क्रम की तरह नहीं, एक समूह की तरह देखता है (शब्दों का क्रम बदलें तो weights भी उसी तरह अदल-बदल जाते हैं), इसलिए किसी शब्द को पता ही नहीं चलता कि उससे पहले कौन-सा शब्द आया, और held-out accuracy बस तुक्के जितनी रहती है। Sinusoidal positions के साथ X की हर पंक्ति में उसकी जगह भी होती है, और q·k “मुझसे एक पहले” सीख सकता है।',
-  'train.about.two-readings': "“I saw the astronomer with a telescope”: head 1 को औज़ार को क्रिया से जोड़ना सिखाया जाता है (मैंने दूरबीन से देखा), head 2 को उसे व्यक्ति से (दूरबीन एस्ट्रोनॉमर के पास थी)। देखिए कि औज़ार वाली पंक्तियाँ दोनों heads में कैसे अलग-अलग ढलती हैं, हर head अपने अर्थ पर।",
+  'train.about.two-readings': "“I saw the astronomer with a telescope”: head 1 को सिखाया जाता है कि वह औज़ार को क्रिया से जोड़े (मैंने दूरबीन से देखा), और head 2 को कि वह उसे व्यक्ति से जोड़े (दूरबीन एस्ट्रोनॉमर के पास थी)। देखिए कि दोनों heads में औज़ार वाली पंक्ति कैसे अपने-अपने अर्थ में ढल जाती है।",
   'train.start': 'Train करें',
   'train.pause': 'रोकें',
   'train.step': 'एक चरण',
@@ -187,7 +187,7 @@ export const HI = {
   'layers.choose': 'Weights की फ़ाइल चुनें',
   'layers.drop': 'या उसे यहाँ खींचकर छोड़ें',
   'layers.reading': '{name} पढ़ी जा रही है…',
-  'layers.found': '{name}: {count} tensors; इनमें मिला: {layouts}।',
+  'layers.found': '{name}: {count} tensors; पहचाने गए ढाँचे: {layouts}।',
   'layers.layer': 'Layer',
   'layers.layerOption': '{label} ({kind}, d_model {dModel})',
   'layers.heads': 'Heads',
@@ -210,7 +210,7 @@ export const HI = {
   'layers.saveSafetensors': '.safetensors के रूप में',
   'layers.saveJson': 'JSON के रूप में',
   'layers.saved': '{name} सहेजी गई: लैब के अपने ढाँचे में {count} tensors (wq, wk: heads × d_model × d_k; …)।',
-  'layers.cap': '{size} तक की फ़ाइलें पढ़ी जाती हैं; इससे बड़ी फ़ाइलें पढ़ने से पहले ही लौटा दी जाती हैं।',
+  'layers.cap': '{size} तक की फ़ाइलें पढ़ी जाती हैं; इससे बड़ी फ़ाइलें खोलने से पहले ही अस्वीकार कर दी जाती हैं।',
 
   // ---- keys added with the catalogue move (i18n)
 };
