@@ -39,7 +39,7 @@ export const HI = {
   'hint.dK': 'd_k: हर query और हर key की लंबाई; scores को √d_k से भाग दिया जाता है।',
   'hint.dV': 'd_v: हर value की लंबाई, यानी हर head की आउटपुट पंक्ति की भी।',
   'hint.maskMode': 'mask: जो keys किसी query को नहीं दिखनी चाहिए, उनका score −∞ कर दिया जाता है (causal: बाद के tokens नहीं; padding: [PAD] नहीं)।',
-  'hint.attention': 'cross: queries वाक्य से आती हैं, keys और values एक दूसरे वाक्य (context) से।',
+  'hint.attention': 'cross: queries वाक्य से आती हैं, keys और values किसी दूसरे वाक्य (context) से।',
   'hint.useWo': 'W_O: आउटपुट projection, (heads · d_v) × d_model, जो concatenate किए गए heads को मिलाकर वापस d_model चौड़ाई में लाता है।',
 
   // the example and how it was changed
