@@ -4,7 +4,7 @@
 // practice/messages.mjs). A key missing from a language falls back to English.
 import { HI } from './messages.hi.mjs';
 
-const EN = {
+export const EN = {
   // ---- the language system [i18n]: each catalogue names its own language
   'language.name': 'English',
   'language.menu': 'Language',
