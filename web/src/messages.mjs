@@ -345,6 +345,7 @@ export const EN = {
   'train.speedMax': 'as fast as it goes',
   'train.learningRate': 'Learning rate',
   'train.optimizer.sgd': 'SGD (momentum 0.9)',
+  'train.stepTick': 'step {steps}',
   'train.positions.sinusoidal': 'sinusoidal',
   'train.optimizer': 'Optimiser',
   'train.seed': 'Seed',

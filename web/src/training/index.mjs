@@ -226,6 +226,7 @@ export function createTraining({ container, after, compute, getState, useState, 
     $('train-accuracy').textContent = t('train.accuracy', { percent: Math.round(snapshot.heldOut.accuracy * 100) });
     $('train-progress').textContent = t('train.progress', { steps: snapshot.steps, train: format(history.train.at(-1)?.[1]), heldOut: format(snapshot.heldOut.loss) });
     renderLossCurve($('train-loss'), history, {
+      stepLabel: (steps) => t('train.stepTick', { steps }),
       label: t('train.lossCurveLabel', { steps: snapshot.steps, train: format(history.train.at(-1)?.[1]), heldOut: format(snapshot.heldOut.loss) }),
     });
     drawProbe(snapshot, config);
