@@ -52,9 +52,14 @@ function readerText(scope, notChecked = []) {
   const attributes = [...lab.querySelectorAll('[aria-label], [title], [placeholder]')].filter(shown)
     .flatMap((el) => ['aria-label', 'title', 'placeholder'].map((name) => el.getAttribute(name)).filter(Boolean));
   const text = scope === document ? document.body.innerText : lab.innerText;
+  // text the styles add (::before, ::after content), which innerText leaves out
+  const added = [...lab.querySelectorAll('*')].filter(shown).flatMap((el) => ['::before', '::after'].map((pseudo) => {
+    const content = getComputedStyle(el, pseudo).content.replace(/attr\(([\w-]+)\)/g, (_, name) => JSON.stringify(el.getAttribute(name) ?? ''));
+    return [...content.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]).join('');
+  })).filter(Boolean);
   for (const el of hidden) el.style.removeProperty('display');
   const view = app.view;
-  return { text: [text, ...attributes].join('\n'), data: [...view.tokens, ...view.keyTokens, ...view.columns] };
+  return { text: [text, ...attributes, ...added].join('\n'), data: [...view.tokens, ...view.keyTokens, ...view.columns] };
 }
 
 let browser;

@@ -355,6 +355,7 @@ export const HI = {
   'caption.outputNoWo': 'आउटपुट (W_O नहीं: ख़ुद concatenation)',
   'caption.head': 'Head {head}',
   'caption.rowSum': 'Σ पंक्ति',
+  'caption.editable': '(बदला जा सकता है)',
   'caption.cell': '{table}, पंक्ति {row}, स्तंभ {col}',
   'steps.caption': "query '{token}' (पंक्ति {row}), head {head}: q = {q}",
   'steps.token': 'token',

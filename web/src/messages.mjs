@@ -149,6 +149,7 @@ export const EN = {
   'caption.outputNoWo': 'Output (no W_O: the concatenation itself)',
   'caption.head': 'Head {head}',
   'caption.rowSum': 'Σ row',
+  'caption.editable': '(editable)',
   'caption.cell': '{table}, row {row}, column {col}',
   'steps.caption': "Query '{token}' (row {row}), head {head}: q = {q}",
   'steps.token': 'token',

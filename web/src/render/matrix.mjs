@@ -79,7 +79,10 @@ function buildTable(spec) {
     body.append(tr);
   });
   table.append(head, body);
-  if (spec.editable) table.classList.add('editable');
+  if (spec.editable) {
+    table.classList.add('editable');
+    caption.dataset.note = t('caption.editable');  // shown after the caption by the styles
+  }
   if (address.matrix) table.addEventListener('keydown', moveFocus);
   return table;
 }
