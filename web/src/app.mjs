@@ -244,7 +244,7 @@ export function createApp(container, { compute, initialState = null, views: show
 
   // Nothing drawn yet and this state cannot be: say why, and show the first example instead of an empty lab.
   function fallBack(problems) {
-    const why = problems.map((p) => (p.key ? t(p.key, p.values) : p.message)).join('; ');
+    const why = problems.map((p) => (p.key ? { key: p.key, values: p.values } : p.message));
     fallbackNotices = [{ field: 'link', key: 'problem.fallBack', values: { why } }];
     requestProblems = [];
     state = defaultState();
@@ -494,6 +494,9 @@ export function createApp(container, { compute, initialState = null, views: show
       training.relabel();
       layers.relabel();
       views.relabel();
+      exports.relabel();
+      // practice mode keeps the language it was mounted with unless it can change it
+      practice.setLanguage?.(code);
       if (engineLine) page.renderEngine(t(engineLine.key, engineLine.values));
       if (view) draw();
       showProblems();

@@ -160,7 +160,14 @@ export function setupExports({ root, getView, getState, links, showStatus, t, ge
     canvas.toBlob((blob) => download(`attention-lab-${$('export-picture').value}.png`, blob), 'image/png');
   });
 
-  return { currentExport, pictureSvg };
+  return {
+    currentExport,
+    pictureSvg,
+    /** The table menu and the preview again, in the lab's language now (when the panel is open). */
+    relabel() {
+      if (!$('export-panel').hidden && getView()) fillTableChoices();
+    },
+  };
 }
 
 /** The heatmap of one head as SVG: a rect per cell filled with the weight's colour, labels as text. */

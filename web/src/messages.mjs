@@ -411,9 +411,16 @@ const CATALOGUES = { en: EN, hi: HI };
 /** The languages there are catalogues for, by code ('en', 'hi'). */
 export const LANGUAGES = Object.keys(CATALOGUES);
 
-/** The text for `key` with its {slots} filled from `values`; an unknown key shows itself. */
+/**
+ * The text for `key` with its {slots} filled from `values`; an unknown key shows itself. A value
+ * that is itself a message ({ key, values }) is said in the same language; a list of them, joined by "; ".
+ */
 export function message(key, values = {}, language = 'en') {
   const catalogue = Object.hasOwn(CATALOGUES, language) ? CATALOGUES[language] : EN;
   const template = (Object.hasOwn(catalogue, key) ? catalogue[key] : undefined) ?? (Object.hasOwn(EN, key) ? EN[key] : key);
-  return template.replace(/\{(\w+)\}/g, (slot, name) => (Object.hasOwn(values, name) ? String(values[name]) : slot));
+  const fill = (value) => {
+    if (Array.isArray(value)) return value.map(fill).join('; ');
+    return value !== null && typeof value === 'object' && typeof value.key === 'string' ? message(value.key, value.values, language) : String(value);
+  };
+  return template.replace(/\{(\w+)\}/g, (slot, name) => (Object.hasOwn(values, name) ? fill(values[name]) : slot));
 }

@@ -4,7 +4,6 @@ import { tokenize, MAX_TOKENS, MAX_CHARS } from './tokenize.mjs';
 import { embed, columnNames, wordKey } from './vocabulary.mjs';
 import { presetById, DEFAULT_PRESET } from './presets.mjs';
 import { checkPractice } from './practice/spec.mjs';
-import { message } from './messages.mjs';
 import { problemOf } from './i18n.mjs';
 
 // Caps of the page (the engine's are larger): tables past these stop being readable.
@@ -361,9 +360,9 @@ export function linkCarriesWeights(state) {
 export function stateFromFragment(fragment) {
   const text = String(fragment ?? '').replace(/^#/, '');
   if (text === '') return { state: null };
-  // why: English details of the link's format, inside a sentence of the reader's language
+  // why: a message of its own ({ key, values }), or English details of the link's format
   const problem = (why) => ({ problems: [problemOf('link', 'problem.link', { why })] });
-  if (text.length > MAX_LINK) return problem(message('problem.linkLength', { length: text.length, max: MAX_LINK }));
+  if (text.length > MAX_LINK) return problem({ key: 'problem.linkLength', values: { length: text.length, max: MAX_LINK } });
   if (!text.startsWith('lab=')) return problem('it does not start with "lab="');
   let data;
   try {
@@ -373,14 +372,14 @@ export function stateFromFragment(fragment) {
   }
   if (data === null || typeof data !== 'object' || Array.isArray(data)) return problem('it is not an object');
   for (const [key, value] of Object.entries(data)) {
-    if (!Object.hasOwn(LINK_FIELDS, key)) return problem(message('problem.linkUnknown', { key: key.slice(0, 40) }));
+    if (!Object.hasOwn(LINK_FIELDS, key)) return problem({ key: 'problem.linkUnknown', values: { key: key.slice(0, 40) } });
     const verdict = LINK_FIELDS[key](value);
-    if (verdict !== true) return problem(typeof verdict === 'string' ? verdict : message('problem.linkInvalid', { key }));
+    if (verdict !== true) return problem(typeof verdict === 'string' ? verdict : { key: 'problem.linkInvalid', values: { key } });
   }
   const base = data.preset ? presetState(data.preset) : { ...structuredClone(BASE), preset: null };
   const state = { ...base, ...data };
   // well-formed, but can it be shown? ({}, negative sizes, weights of the wrong length, an empty context …)
   const built = buildRequest(state);
-  if (built.problems) return problem(built.problems.map((p) => p.message).join('; '));
+  if (built.problems) return problem(built.problems.map(({ key, values }) => ({ key, values })));
   return { state };
 }
