@@ -161,6 +161,10 @@ describe('the language menu', () => {
     await page.waitForFunction(() => globalThis.attentionLab.state.weightsMode !== undefined && globalThis.attentionLab.view.x[10] === 0.625);
     await page.click('#tokens button[data-index="2"]');
     await page.click('#tab-1');
+    // and a cell typed wrong: it keeps its text and its message, which is said in the new language
+    const wrong = 'td[data-matrix="x"][data-row="0"][data-col="1"] input';
+    await page.fill(wrong, 'abc');
+    await page.waitForFunction(() => document.getElementById('messages').textContent.includes("'abc'"));
     await page.evaluate(() => window.scrollTo(0, 900));
     const before = await page.evaluate(() => ({ state: globalThis.attentionLab.state, scroll: window.scrollY, draws: globalThis.attentionLab.draws }));
 
@@ -171,6 +175,9 @@ describe('the language menu', () => {
     assert.equal(await page.inputValue(cell), '0.625');
     assert.equal(after.state.selectedToken, 2);
     assert.equal(after.state.selectedHead, 1);
+    assert.equal(await page.inputValue(wrong), 'abc');
+    assert.equal(await page.getAttribute(wrong, 'aria-invalid'), 'true');
+    assert.equal(await page.textContent('#messages'), message('problem.cellNotNumber', { table: 'X', row: 1, col: 2, value: 'abc' }, 'hi'));
     assert.ok(Math.abs(after.scroll - before.scroll) < 2, `scroll kept (${before.scroll} → ${after.scroll})`);
     assert.equal(await page.evaluate(() => document.documentElement.lang), 'hi');
     assert.equal(await page.textContent('#steps-title'), message('section.steps', {}, 'hi'));

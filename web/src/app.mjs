@@ -488,7 +488,10 @@ export function createApp(container, { compute, initialState = null, views: show
       if (onLanguage) $('language').value = code;
       applyTexts(container, t);
       controls.relabel();
-      // drawn parts that keep what they drew while it is unchanged: draw them again
+      // drawn parts that keep what they drew while it is unchanged: draw them again, and give the
+      // cells typed wrong back their text (the tables still show the last good value beneath)
+      const typedWrong = [...container.querySelectorAll('td[data-matrix] input[aria-invalid="true"]')]
+        .map((input) => ({ cell: input.closest('td').dataset, text: input.value }));
       for (const part of container.querySelectorAll('[data-signature]')) delete part.dataset.signature;
       learn.relabel();
       training.relabel();
@@ -499,6 +502,12 @@ export function createApp(container, { compute, initialState = null, views: show
       practice.setLanguage?.(code);
       if (engineLine) page.renderEngine(t(engineLine.key, engineLine.values));
       if (view) draw();
+      for (const { cell, text } of typedWrong) {
+        const input = container.querySelector(`td[data-matrix="${cell.matrix}"][data-row="${cell.row}"][data-col="${cell.col}"]${cell.head === undefined ? '' : `[data-head="${cell.head}"]`} input`);
+        if (!input) continue;
+        input.value = text;
+        input.setAttribute('aria-invalid', 'true');
+      }
       showProblems();
     },
     /** Ends the lab: listeners outside its tree removed, answers still on their way ignored. */
