@@ -192,6 +192,12 @@ describe('the language menu', () => {
     assert.match(await page.textContent('#embed-component'), /<attention-lab lang="hi" state=/);
     assert.match(await page.textContent('#embed-iframe'), /embed\.html\?lang=hi#lab=/);
     await page.click('#embed-toggle');
+    // the exports' captions and settings too
+    await page.click('#export-toggle');
+    const exported = await page.textContent('#export-preview');
+    assert.ok(exported.startsWith(`# Attention Lab,${message('export.caption.x', {}, 'hi')}\n`), exported.slice(0, 80));
+    assert.match(exported, new RegExp(`# weights,${message('export.setting.custom', {}, 'hi')}\n`));
+    await page.click('#export-toggle');
 
     // the copied link opens the same lab, in Hindi
     const again = await openPage(url.search + url.hash);
