@@ -36,7 +36,7 @@ const SAME_AS_ENGLISH = {
   'caption.woBlock': 'matrix name, sizes', 'caption.perHead': 'slots and kept term', 'caption.scores': 'kept term and a formula',
   'caption.weights': 'kept terms', 'caption.z': 'a formula', 'caption.concat': 'kept term and a formula',
   'caption.output': 'a formula', 'caption.head': 'kept term and a number', 'steps.token': 'kept term',
-  'train.optimizer.sgd': "an optimiser's name", 'train.positions.sinusoidal': 'kept term',
+  'train.optimizer.sgd': "an optimiser's name", 'train.positions.sinusoidal': 'kept term', 'layers.layout.gpt2': "a model's name",
 };
 
 const DEVANAGARI = /[\u0900-\u097F]/;

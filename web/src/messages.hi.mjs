@@ -391,6 +391,11 @@ export const HI = {
   'vocabulary.note': "हाथ से बनाए embeddings: हर नाम वाला स्तंभ एक गुण (feature) है, 0 (नहीं) से 1 (पूरी तरह) तक। 'bank' में 'finance' और 'nature' दोनों हैं, इसलिए 'money' या 'river' के साथ attention उसे एक या दूसरी ओर खींचता है। व्याकरण वाले छोटे शब्द और विराम चिह्न सब शून्य हैं। अनजाने शब्दों को शब्द से ही बना एक vector मिलता है।",
   'train.optimizer.sgd': 'SGD (momentum 0.9)',
   'train.stepTick': 'चरण {steps}',
+  'layers.layout.bert': '“Hugging Face” का BERT',
+  'layers.layout.gpt2': 'GPT-2',
+  'layers.layout.lab': 'इस लैब का एक्सपोर्ट',
+  'layers.topLevel': '(सबसे ऊपर का स्तर)',
+  'layers.theLayer': '(यही layer)',
   'train.positions.sinusoidal': 'sinusoidal',
 
   'preset.cat-sat.title': 'बिल्ली बैठी (002)',

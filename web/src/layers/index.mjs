@@ -3,7 +3,7 @@
 // current weights saved as .safetensors or JSON. A bad file gets a message and changes nothing.
 import markup from './layers.html';
 import { readWeightsFile, parseInputs, inputsFromTensor, MAX_FILE_BYTES } from './load.mjs';
-import { convertLayer, LAYOUT_TITLES } from './layouts.mjs';
+import { convertLayer } from './layouts.mjs';
 import { parseNpy } from './formats.mjs';
 import { stateWithLayer, stateWithInputs, saveSafetensors, saveJson } from './apply.mjs';
 import { linkCarriesWeights, ownValueCount } from '../state.mjs';
@@ -27,6 +27,9 @@ export function createLayers({ after, getState, getView, useState, t }) {
   let loaded = null;  // { name, layers } of the last good file
   let reads = 0;
 
+  // a layer is named by its tensors' prefix in the file; the two names of ours are in the catalogue
+  const labelOf = (layer) => ({ '(top level)': t('layers.topLevel'), '(the layer)': t('layers.theLayer') }[layer.label] ?? layer.label);
+
   function say(problem, status = '') {
     $('layers-messages').replaceChildren(...(problem ? [Object.assign(document.createElement('p'), { textContent: problem })] : []));
     $('layers-status').textContent = status;
@@ -47,12 +50,12 @@ export function createLayers({ after, getState, getView, useState, t }) {
       return;
     }
     loaded = { name: file.name, layers: read.layers };
-    const layouts = [...new Set(read.layers.map((l) => LAYOUT_TITLES[l.kind]))].join(', ');
+    const layouts = [...new Set(read.layers.map((l) => t(`layers.layout.${l.kind}`)))].join(', ');
     say(null, t('layers.found', { name: file.name, count: read.tensorCount, layouts }));
     $('layers-layer').replaceChildren(...read.layers.map((layer, i) => {
       const option = document.createElement('option');
       option.value = String(i);
-      option.textContent = t('layers.layerOption', { label: layer.label, kind: LAYOUT_TITLES[layer.kind], dModel: layer.problem ? '?' : layer.dModel });
+      option.textContent = t('layers.layerOption', { label: labelOf(layer), kind: t(`layers.layout.${layer.kind}`), dModel: layer.problem ? '?' : layer.dModel });
       return option;
     }));
     $('layers-choice').hidden = false;
@@ -93,7 +96,7 @@ export function createLayers({ after, getState, getView, useState, t }) {
     $('layers-heads').removeAttribute('aria-invalid');
     const state = stateWithLayer(getState(), params);
     let status = t('layers.loaded', {
-      label: layer.label, name: loaded.name, dModel: params.dModel, heads: params.heads, dK: params.dK,
+      label: labelOf(layer), name: loaded.name, dModel: params.dModel, heads: params.heads, dK: params.dK,
       causal: params.causal ? t('layers.causal') : '',
     });
     if (!linkCarriesWeights(state)) status += ` ${t('layers.tooLargeForLink', { count: ownValueCount(state).toLocaleString('en') })}`;
