@@ -50,11 +50,11 @@ export function parseViews(text) {
  *   links:         { page, embed, component } base URLs for share and embed snippets
  *   embedded:      true inside a host page: the explanation sits in the lab, not on the window,
  *                  and no timing line (a course page has no use for it)
- *   language:      'en' or 'hi' (messages.mjs LANGUAGES): this lab's own, so two labs may differ
+ *   lang:          'en' or 'hi' (messages.mjs LANGUAGES): this lab's language, so two labs may differ
  *   onLanguage:    called with the code when the reader picks one in the language menu (shown only
  *                  when this is given: the full page, which keeps the choice in its link)
  */
-export function createApp(container, { compute, initialState = null, views: shown = null, onChange = null, links = null, embedded = false, language: initialLanguage = 'en', onLanguage = null } = {}) {
+export function createApp(container, { compute, initialState = null, views: shown = null, onChange = null, links = null, embedded = false, lang: initialLanguage = 'en', onLanguage = null } = {}) {
   container.append(document.createRange().createContextualFragment(markup));
   container.classList.add('lab');
   container.classList.toggle('embedded', embedded);

@@ -56,7 +56,7 @@ export class AttentionLabElement extends HTMLElement {
     const { state, problems } = this.#stateFromAttributes();
     const { views, unknown } = parseViews(this.getAttribute('view'));
     const { language } = resolveLanguage(this.getAttribute('lang'));
-    this.#app = createApp(container, { compute: sharedCompute, initialState: state, views, embedded: true, language });
+    this.#app = createApp(container, { compute: sharedCompute, initialState: state, views, embedded: true, lang: language });
     container.classList.toggle('compact', this.hasAttribute('compact'));
     this.#report(problems, unknown);
   }

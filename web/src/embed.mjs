@@ -48,7 +48,7 @@ const app = createApp(container, {
   initialState: fromLink.state ?? (mode === 'practice' ? { ...defaultState(), practice: {} } : null),
   views,
   embedded: true,
-  language: asked.language,
+  lang: asked.language,
 });
 if (problems.length) app.notice(problems);
 

@@ -14,7 +14,7 @@ const asked = resolveLanguage(new URLSearchParams(location.search).get('lang'));
 showPageLanguage(asked.language);
 const app = createApp(document.getElementById('lab'), {
   compute,
-  language: asked.language,
+  lang: asked.language,
   onLanguage(language) {
     showPageLanguage(language);
     history.replaceState(null, '', addressWithLanguage(location.href, language));
