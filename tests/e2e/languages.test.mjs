@@ -301,4 +301,15 @@ describe('a language that does not exist', () => {
       await page.close();
     });
   }
+
+  it('embed.html?lang=xx: English and the message, in the iframe too', async () => {
+    const tab = await browser.newPage();
+    await tab.page.goto(`${browser.url}embed.html?lang=xx`);
+    await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
+    assert.equal(await tab.page.evaluate(() => document.documentElement.lang), 'en');
+    assert.equal(await tab.page.textContent('#messages'), message('language.unknown', { value: 'xx' }));
+    assert.equal(await tab.page.textContent('#steps-title'), message('section.steps'));
+    assert.deepEqual(tab.problems, []);
+    await tab.page.close();
+  });
 });
