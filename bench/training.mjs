@@ -1,274 +1,147 @@
 // npm run bench:train: one Adam step (forward, backward, update) of one attention layer on a batch
 // of 32 sentences × 12 tokens, at dModel 16 and 64 with 2 and 4 heads: the engine's trainer (both
 // builds) against TensorFlow.js on its wasm backend (tf.variableGrads + tf.train.adam, the same
-// model) and against plain JavaScript. Every contender first trains 10 steps from the same initial
-// weights and its losses must match the engine's to 1e-4; then steps are timed interleaved
-// (contender by contender, round after round) and medians reported. Writes bench/training-results.json.
-//   model: q, k, v = x·W (per head), softmax(q·kᵀ/√dK)·v, concat·wo; loss: mean (output − target)²
+// model) and against plain JavaScript (bench/training-suite.mjs), in Node and then in headless
+// Chromium. Every contender first trains 10 steps from the same initial weights and its losses must
+// match the engine's to 1e-4; then steps are timed interleaved (contender by contender, round after
+// round) and medians reported, of wall time and of CPU time (this process's in Node, the renderer's
+// main thread's in Chromium, where a sample is as many steps as last 5 ms: its clock ticks in 0.1 ms).
+// Writes bench/training-results.json.
+//   --quick: 7 rounds (writes bench/training-results-partial.json); --node-only, --browser-only
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import * as tf from '@tensorflow/tfjs-core';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 
-import { mulberry32 } from '../web/src/stats.mjs';
-import { sideBySide } from './onnx-model.mjs';
+import { ADAM, SIZES, describeRow, runTrainingSuite } from './training-suite.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const quick = process.argv.includes('--quick');
+const nodeOnly = process.argv.includes('--node-only');
+const browserOnly = process.argv.includes('--browser-only');
 const ROUNDS = quick ? 7 : 31;
-const BATCH = 32, TOKENS = 12;
-const SIZES = [[16, 2], [16, 4], [64, 2], [64, 4]];
-const ADAM = { learningRate: 0.01, beta1: 0.9, beta2: 0.999, epsilon: 1e-7 };
 const log = (...args) => console.error(...args);
+const tfWasmDir = path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm'));
+const esbuild = (args) => execFileSync('npx', ['esbuild', ...args, '--log-level=warning'], { cwd: root, stdio: 'inherit' });
 
-const { loadAttention } = await import(path.join(root, 'dist/lib/attention.mjs'));
+// ---- Node
 
-// tfjs-core's Node bundle leaves out the ops' gradients; its ES modules register them, but import
-// paths without extensions, which Node does not resolve. One esbuild bundle of them registers into
-// the same global registry (tfjs keeps it on globalThis) as the engine imported above.
-const gradientsBundle = path.join(root, 'build/bench/tfjs-gradients.mjs');
-execFileSync('npx', ['esbuild', require.resolve('@tensorflow/tfjs-core/dist/register_all_gradients.js'), '--bundle', '--format=esm',
-  '--platform=neutral', '--log-level=warning', `--outfile=${gradientsBundle}`], { cwd: root, stdio: 'inherit' });
-await import(gradientsBundle);
-
-// Seeded sentences and targets, the same for every contender.
-function makeData(d) {
-  const draw = mulberry32(d);
-  const next = () => (draw() / 4294967296) * 2 - 1;
-  return Array.from({ length: BATCH }, () => ({
-    x: Float32Array.from({ length: TOKENS * d }, next),
-    target: Float32Array.from({ length: TOKENS * d }, () => next() * 0.5),
-  }));
-}
-
-// ---- the engine's trainer
-
-function engineContender(name, engine, d, h, data, initial) {
-  const trainer = engine.createTrainer({ model: { dModel: d, heads: h }, loss: { kind: 'regress' },
-    optimizer: { kind: 'adam', ...ADAM }, seed: 1, weights: initial });
-  trainer.setData(data);
-  return { name, step: () => trainer.step(1).losses[0], dispose: () => trainer.dispose() };
-}
-
-// ---- TensorFlow.js: the same model over the whole batch at once, the weights as variables
-
-function tfContender(d, h, data, initial) {
-  const dK = d / h;
-  const x = tf.tensor3d(Float32Array.from(data.flatMap((e) => Array.from(e.x))), [BATCH, TOKENS, d]);
-  const target = tf.tensor3d(Float32Array.from(data.flatMap((e) => Array.from(e.target))), [BATCH, TOKENS, d]);
-  const wq = tf.variable(tf.tensor2d(sideBySide({ d, h, dK }, initial.wq), [d, h * dK]));
-  const wk = tf.variable(tf.tensor2d(sideBySide({ d, h, dK }, initial.wk), [d, h * dK]));
-  const wv = tf.variable(tf.tensor2d(sideBySide({ d, h, dK }, initial.wv), [d, h * dK]));
-  const wo = tf.variable(tf.tensor2d(initial.wo, [h * dK, d]));
-  const optimizer = tf.train.adam(ADAM.learningRate, ADAM.beta1, ADAM.beta2, ADAM.epsilon);
-  const flat = tf.reshape(x, [BATCH * TOKENS, d]);
-  const loss = () => {
-    const split = (w) => tf.transpose(tf.reshape(tf.matMul(flat, w), [BATCH, TOKENS, h, dK]), [0, 2, 1, 3]);  // (B, h, n, dK)
-    const weights = tf.softmax(tf.mul(tf.matMul(split(wq), split(wk), false, true), 1 / Math.sqrt(dK)));
-    const z = tf.reshape(tf.transpose(tf.matMul(weights, split(wv)), [0, 2, 1, 3]), [BATCH * TOKENS, h * dK]);
-    const output = tf.reshape(tf.matMul(z, wo), [BATCH, TOKENS, d]);
-    return tf.mean(tf.square(tf.sub(output, target)));
-  };
-  const step = () => {
-    const { value, grads } = tf.variableGrads(loss);
-    optimizer.applyGradients(grads);
-    const lossValue = value.dataSync()[0];
-    value.dispose();
-    Object.values(grads).forEach((g) => g.dispose());
-    return lossValue;
-  };
-  return { name: 'TF.js wasm', step, dispose: () => [x, target, flat, wq, wk, wv, wo].forEach((t) => t.dispose()) || optimizer.dispose() };
-}
-
-// ---- plain JavaScript: loops over each sentence, forward then backward, then Adam
-
-function plainContender(d, h, data, initial) {
-  const dK = d / h, n = TOKENS, width = h * dK;
-  const params = ['wq', 'wk', 'wv', 'wo'].map((name) => ({ value: Float32Array.from(initial[name]),
-    grad: new Float32Array(initial[name].length), m: new Float32Array(initial[name].length), v: new Float32Array(initial[name].length) }));
-  const [wq, wk, wv, wo] = params;
-  let t = 0;
-  const project = (x, w, head) => {  // (n, dK) = x (n, d) · w[head] (d, dK)
-    const y = new Float32Array(n * dK);
-    for (let i = 0; i < n; i++)
-      for (let c = 0; c < dK; c++) {
-        let s = 0;
-        for (let k = 0; k < d; k++) s += x[i * d + k] * w[head * d * dK + k * dK + c];
-        y[i * dK + c] = s;
-      }
-    return y;
-  };
-  const step = () => {
-    for (const p of params) p.grad.fill(0);
-    let total = 0;
-    const scale = 1 / Math.sqrt(dK);
-    for (const { x, target } of data) {
-      const concat = new Float32Array(n * width), heads = [];
-      for (let head = 0; head < h; head++) {
-        const q = project(x, wq.value, head), k = project(x, wk.value, head), v = project(x, wv.value, head);
-        const a = new Float32Array(n * n);
-        for (let i = 0; i < n; i++) {
-          let max = -Infinity;
-          for (let j = 0; j < n; j++) {
-            let s = 0;
-            for (let c = 0; c < dK; c++) s += q[i * dK + c] * k[j * dK + c];
-            a[i * n + j] = s * scale;
-            max = Math.max(max, a[i * n + j]);
-          }
-          let sum = 0;
-          for (let j = 0; j < n; j++) sum += a[i * n + j] = Math.exp(a[i * n + j] - max);
-          for (let j = 0; j < n; j++) a[i * n + j] /= sum;
-          for (let c = 0; c < dK; c++) {
-            let s = 0;
-            for (let j = 0; j < n; j++) s += a[i * n + j] * v[j * dK + c];
-            concat[i * width + head * dK + c] = s;
-          }
-        }
-        heads.push({ q, k, v, a });
-      }
-      // output, loss and d_output = 2 (output − target) / (n·d) / batch
-      const dOut = new Float32Array(n * d);
-      for (let i = 0; i < n; i++)
-        for (let c = 0; c < d; c++) {
-          let s = 0;
-          for (let k = 0; k < width; k++) s += concat[i * width + k] * wo.value[k * d + c];
-          const err = s - target[i * d + c];
-          total += err * err;
-          dOut[i * d + c] = (2 * err) / (n * d * BATCH);
-        }
-      // backward: wo, then per head z → a, v → scores → q, k → the projections
-      const dConcat = new Float32Array(n * width);
-      for (let i = 0; i < n; i++)
-        for (let k = 0; k < width; k++) {
-          let s = 0;
-          for (let c = 0; c < d; c++) {
-            s += dOut[i * d + c] * wo.value[k * d + c];
-            wo.grad[k * d + c] += concat[i * width + k] * dOut[i * d + c];
-          }
-          dConcat[i * width + k] = s;
-        }
-      for (let head = 0; head < h; head++) {
-        const { q, k, v, a } = heads[head];
-        const dq = new Float32Array(n * dK), dk = new Float32Array(n * dK), dv = new Float32Array(n * dK);
-        for (let i = 0; i < n; i++) {
-          const dA = new Float32Array(n);
-          let dot = 0;
-          for (let j = 0; j < n; j++) {
-            let s = 0;
-            for (let c = 0; c < dK; c++) {
-              s += dConcat[i * width + head * dK + c] * v[j * dK + c];
-              dv[j * dK + c] += a[i * n + j] * dConcat[i * width + head * dK + c];
-            }
-            dA[j] = s;
-            dot += s * a[i * n + j];
-          }
-          for (let j = 0; j < n; j++) {
-            const dS = a[i * n + j] * (dA[j] - dot) * scale;
-            for (let c = 0; c < dK; c++) {
-              dq[i * dK + c] += dS * k[j * dK + c];
-              dk[j * dK + c] += dS * q[i * dK + c];
-            }
-          }
-        }
-        for (const [w, dy] of [[wq, dq], [wk, dk], [wv, dv]])
-          for (let r = 0; r < d; r++)
-            for (let c = 0; c < dK; c++) {
-              let s = 0;
-              for (let i = 0; i < n; i++) s += x[i * d + r] * dy[i * dK + c];
-              w.grad[head * d * dK + r * dK + c] += s;
-            }
-      }
-    }
-    t += 1;
-    const c1 = 1 - ADAM.beta1 ** t, c2 = 1 - ADAM.beta2 ** t;
-    for (const p of params)
-      for (let i = 0; i < p.value.length; i++) {
-        const g = p.grad[i];
-        p.m[i] = ADAM.beta1 * p.m[i] + (1 - ADAM.beta1) * g;
-        p.v[i] = ADAM.beta2 * p.v[i] + (1 - ADAM.beta2) * g * g;
-        p.value[i] -= (ADAM.learningRate * (p.m[i] / c1)) / (Math.sqrt(p.v[i] / c2) + ADAM.epsilon);
-      }
-    return total / (n * d * BATCH);
-  };
-  return { name: 'plain JS', step, dispose: () => {} };
-}
-
-// ---- the run
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
-
-async function main() {
+async function nodeBench() {
+  const { loadAttention } = await import(path.join(root, 'dist/lib/attention.mjs'));
+  // tfjs-core's Node bundle leaves out the ops' gradients; its ES modules register them, but import
+  // paths without extensions, which Node does not resolve. One esbuild bundle of them registers into
+  // the same global registry (tfjs keeps it on globalThis) as the engine imported above.
+  const gradientsBundle = path.join(root, 'build/bench/tfjs-gradients.mjs');
+  esbuild([require.resolve('@tensorflow/tfjs-core/dist/register_all_gradients.js'), '--bundle', '--format=esm',
+    '--platform=neutral', `--outfile=${gradientsBundle}`]);
+  await import(gradientsBundle);
   const simd = await loadAttention({ simd: true, learning: true });
   const scalar = await loadAttention({ simd: false, learning: true });
-  setWasmPaths(`${path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm'))}/`);
+  setWasmPaths(`${tfWasmDir}/`);
   tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
   await tf.setBackend('wasm');
   await tf.ready();
+  // This process's CPU time, which leaves out the time other jobs on a shared machine hold the core.
+  const cpuClock = () => {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1000;
+  };
+  return runTrainingSuite({ simd, scalar, tf, rounds: ROUNDS, cpuClock, log: (line) => log(`node: ${line}`) });
+}
 
-  const rows = [];
-  for (const [d, h] of SIZES) {
-    const data = makeData(d);
-    const initial = simd.initWeights({ dModel: d, heads: h, seed: 1 });
-    const make = () => [engineContender('engine SIMD', simd, d, h, data, initial), engineContender('engine scalar', scalar, d, h, data, initial),
-      tfContender(d, h, data, initial), plainContender(d, h, data, initial)];
+// ---- Chromium: dist/ and TensorFlow.js's wasm files served on localhost, the suite bundled
 
-    // Agreement: 10 steps from the same weights; every loss within 1e-4 of the engine's.
-    const check = make();
-    const losses = check.map((c) => Array.from({ length: 10 }, () => c.step()));
-    check.forEach((c) => c.dispose());
-    const reference = losses[0];
-    const agreement = check.map((c, i) => ({ name: c.name, maxLossDifference: Math.max(...losses[i].map((l, s) => Math.abs(l - reference[s]))) }));
-    for (const a of agreement) {
-      if (!(a.maxLossDifference <= 1e-4)) throw new Error(`dModel ${d}, heads ${h}: ${a.name}'s losses differ from the engine's by ${a.maxLossDifference}`);
+async function chromiumBench() {
+  const { chromium } = await import('playwright-core');
+  const site = mkdtempSync(path.join(os.tmpdir(), 'attention-lab-train-bench-'));
+  cpSync(path.join(root, 'dist'), site, { recursive: true });
+  mkdirSync(path.join(site, 'tfjs'));
+  for (const file of readdirSync(tfWasmDir).filter((f) => f.endsWith('.wasm'))) cpSync(path.join(tfWasmDir, file), path.join(site, 'tfjs', file));
+  esbuild([path.join(root, 'bench/training-browser-entry.mjs'), '--bundle', '--format=esm', '--minify',
+    '--external:./lib/attention.mjs', `--outfile=${path.join(site, 'train-bench.js')}`]);
+  writeFileSync(path.join(site, 'train-bench.html'), '<!doctype html><meta charset="utf-8"><title>training bench</title><link rel="icon" href="data:,"><script type="module" src="train-bench.js"></script>\n');
+  const { serve } = await import(path.join(root, 'scripts/serve.mjs'));
+  const server = await serve({ dir: site, port: 0 });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  try {
+    const page = await browser.newPage();
+    page.on('console', (m) => log(`chromium: ${m.text()}`));
+    page.on('requestfailed', (r) => log(`chromium: ${r.url()} failed`));
+    page.on('response', (r) => { if (r.status() >= 400) log(`chromium: ${r.url()}: ${r.status()}`); });
+    await page.goto(`${server.url}train-bench.html`);
+    await page.waitForFunction(() => typeof globalThis.trainingBench === 'object');
+    const { tfSimd } = await page.evaluate(() => globalThis.trainingBench.init());
+    // The renderer's main thread's CPU time (ms), read through the DevTools protocol around each
+    // sample: it leaves out the time other jobs hold the core, like process.cpuUsage in Node. What
+    // reading it and page.evaluate cost there (about 0.2 ms: the median of 31 empty samples) is
+    // taken off each sample.
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Performance.enable');
+    const threadTime = async () => (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'ThreadTime').value * 1000;
+    const empty = [];
+    for (let i = 0; i < 31; i++) {
+      const cpu = await threadTime();
+      await page.evaluate((n) => n, i);
+      empty.push(await threadTime() - cpu);
     }
-
-    // Timing: warm up, then one step per contender per round, interleaved.
-    const contenders = make();
-    // Wall time, and this process's CPU time (which leaves out the time other jobs on a shared
-    // machine hold the core: steadier under load).
-    const times = contenders.map(() => []);
-    const cpuTimes = contenders.map(() => []);
-    for (const c of contenders) for (let i = 0; i < 5; i++) c.step();
-    for (let round = 0; round < ROUNDS; round++) {
-      contenders.forEach((c, i) => {
-        const cpu = process.cpuUsage();
-        const start = performance.now();
-        c.step();
-        times[i].push(performance.now() - start);
-        const used = process.cpuUsage(cpu);
-        cpuTimes[i].push((used.user + used.system) / 1000);
-      });
+    const overheadMs = empty.sort((a, b) => a - b)[15];
+    const rows = [];
+    for (const [d, h] of SIZES) {
+      const { names, steps } = await page.evaluate(([dModel, heads]) => globalThis.trainingBench.prepare(dModel, heads), [d, h]);
+      const times = names.map(() => []);
+      const cpuTimes = names.map(() => []);
+      for (let round = 0; round < ROUNDS; round++) {
+        for (let i = 0; i < names.length; i++) {
+          const cpu = await threadTime();
+          times[i].push(await page.evaluate((contender) => globalThis.trainingBench.sample(contender), i));
+          cpuTimes[i].push(Math.max(0, await threadTime() - cpu - overheadMs) / steps[i]);
+        }
+      }
+      const row = await page.evaluate(([t, c]) => globalThis.trainingBench.finish(t, c), [times, cpuTimes]);
+      log(`chromium: ${describeRow(row)}`);
+      rows.push(row);
     }
-    contenders.forEach((c) => c.dispose());
-    const medians = Object.fromEntries(contenders.map((c, i) => [c.name, median(times[i])]));
-    const cpuMedians = Object.fromEntries(contenders.map((c, i) => [c.name, median(cpuTimes[i])]));
-    const row = { dModel: d, heads: h, batch: BATCH, tokens: TOKENS, medianMs: medians, medianCpuMs: cpuMedians,
-      cpuSpeedupOverTfWasm: cpuMedians['TF.js wasm'] / cpuMedians['engine SIMD'],
-      speedupOverTfWasm: medians['TF.js wasm'] / medians['engine SIMD'], speedupOverPlainJs: medians['plain JS'] / medians['engine SIMD'],
-      lossesAfter10Steps: reference.at(-1), agreement };
-    rows.push(row);
-    log(`dModel ${d}, ${h} heads: ${Object.entries(medians).map(([k, v]) => `${k} ${v.toFixed(3)} ms`).join(', ')}; ` +
-      `×${row.speedupOverTfWasm.toFixed(1)} TF.js wasm (CPU time ×${row.cpuSpeedupOverTfWasm.toFixed(1)}), ×${row.speedupOverPlainJs.toFixed(1)} plain JS; ` +
-      `losses agree to ${Math.max(...agreement.map((a) => a.maxLossDifference)).toExponential(1)}`);
-  }
-  const out = { date: new Date().toISOString(), node: process.version, rounds: ROUNDS, adam: ADAM, rows };
-  writeFileSync(path.join(root, quick ? 'bench/training-results-partial.json' : 'bench/training-results.json'), `${JSON.stringify(out, null, 2)}\n`);
-  console.log('| dModel | heads | engine SIMD | engine scalar | TF.js wasm | plain JS | vs TF.js wasm | vs plain JS | vs TF.js wasm, CPU time |');
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
-  for (const r of rows) {
-    const m = r.medianMs;
-    console.log(`| ${r.dModel} | ${r.heads} | ${m['engine SIMD'].toFixed(3)} ms | ${m['engine scalar'].toFixed(3)} ms | ${m['TF.js wasm'].toFixed(3)} ms | ` +
-      `${m['plain JS'].toFixed(3)} ms | ×${r.speedupOverTfWasm.toFixed(1)} | ×${r.speedupOverPlainJs.toFixed(1)} | ×${r.cpuSpeedupOverTfWasm.toFixed(1)} |`);
+    return { rows, tfSimd, cpuOverheadMs: overheadMs, version: browser.version() };
+  } finally {
+    await browser.close();
+    await server.close();
+    rmSync(site, { recursive: true, force: true });
   }
 }
 
-await main();
+// ---- the report
+
+function table(rows) {
+  const lines = ['| dModel | heads | engine SIMD | engine scalar | TF.js wasm | plain JS | vs TF.js wasm | vs plain JS | vs TF.js wasm, CPU time |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |'];
+  for (const r of rows) {
+    const m = r.medianMs;
+    lines.push(`| ${r.dModel} | ${r.heads} | ${m['engine SIMD'].toFixed(3)} ms | ${m['engine scalar'].toFixed(3)} ms | ${m['TF.js wasm'].toFixed(3)} ms | ` +
+      `${m['plain JS'].toFixed(3)} ms | ×${r.speedupOverTfWasm.toFixed(1)} | ×${r.speedupOverPlainJs.toFixed(1)} | ` +
+      `${r.cpuSpeedupOverTfWasm ? `×${r.cpuSpeedupOverTfWasm.toFixed(1)}` : '–'} |`);
+  }
+  return lines.join('\n');
+}
+
+const started = new Date();
+const loadBefore = os.loadavg();
+const nodeRows = browserOnly ? null : await nodeBench();
+const chromium = nodeOnly ? null : await chromiumBench();
+const out = { date: started.toISOString(), node: process.version, chromium: chromium?.version ?? null, rounds: ROUNDS, adam: ADAM,
+  loadAverage: { before: loadBefore, after: os.loadavg() }, rows: nodeRows, chromiumRows: chromium?.rows ?? null,
+  chromiumCpuOverheadMs: chromium?.cpuOverheadMs ?? null };
+const partial = quick || nodeOnly || browserOnly;
+writeFileSync(path.join(root, partial ? 'bench/training-results-partial.json' : 'bench/training-results.json'), `${JSON.stringify(out, null, 2)}\n`);
+console.log(`Training step, ${out.date}; load average ${loadBefore.map((l) => l.toFixed(1)).join(', ')} before, ` +
+  `${out.loadAverage.after.map((l) => l.toFixed(1)).join(', ')} after; ${ROUNDS} rounds, medians`);
+if (nodeRows) console.log(`\nNode ${process.version}\n\n${table(nodeRows)}`);
+if (chromium) console.log(`\nChromium ${chromium.version}\n\n${table(chromium.rows)}`);

@@ -1,9 +1,9 @@
 // The JavaScript binding: arrays in, the core called, results out as Float32Array copies that
 // JavaScript owns. No logic: web/lib/attention.mjs checks types and applies defaults; the core checks
-// values. attention() takes arrays as pointer and length: attention.mjs asks checkAttention for the
-// sizes, copies the arrays into memory from malloc, calls, and frees them (callWithArrays), so no
-// JavaScript exception can unwind through these frames (that leaked a stack frame per failed call).
-// gradients() still copies through embind (copy_in); it should move to the same path.
+// values. attention() and gradients() take arrays as pointer and length: attention.mjs asks
+// checkAttention (checkGradients) for the sizes, copies the arrays into memory from malloc, calls,
+// and frees them (callWithArrays), so no JavaScript exception can unwind through these frames (that
+// leaked a stack frame per failed call).
 #include <emscripten/bind.h>
 #include <emscripten/stack.h>
 #include <malloc.h>
@@ -20,15 +20,6 @@
 using emscripten::val;
 
 namespace {
-
-// request[name] copied into `storage` and viewed by `view`, unless it is null or undefined.
-template <typename T>
-void copy_in(const val& request, const char* name, std::vector<T>* storage, attn::View<T>* view) {
-  const val array = request[name];
-  if (array.isNull() || array.isUndefined()) return;
-  *storage = emscripten::convertJSArrayToNumberVector<T>(array);
-  *view = attn::View<T>(*storage);
-}
 
 // request[name]: the address of an array JavaScript copied into WebAssembly memory, and
 // request[name + "Length"] its length; no length: omitted. A length without an address gives a view
@@ -47,15 +38,6 @@ val copy_out(const std::vector<float>& values) {
 }
 
 using attn_bindings::error_of;
-
-// An attention() request: the arrays copied in, the core's config and views onto the copies.
-struct Request {
-  attn::Config config;
-  attn::Inputs inputs;
-  bool trace = true;
-  std::vector<float> x, context, wq, wk, wv, wo, bq, bk, bv, bo;
-  std::vector<std::uint8_t> keep;
-};
 
 attn::Config config_of(const val& request) {
   attn::Config config;
@@ -94,24 +76,6 @@ val check_attention(const val& request) {
   attn::Shape shape{};
   const attn::Status status = attn::validate(config_of(request), inputs_of(request), request["trace"].as<bool>(), &shape);
   return status.ok() ? val::null() : error_of(status);
-}
-
-// A gradients() request: its arrays copied in through embind.
-void read_request(const val& request, Request* r) {
-  r->config = config_of(request);
-  r->trace = request["trace"].as<bool>();
-  attn::Inputs& inputs = r->inputs;
-  copy_in(request, "x", &r->x, &inputs.x);
-  copy_in(request, "context", &r->context, &inputs.context);
-  copy_in(request, "wq", &r->wq, &inputs.wq);
-  copy_in(request, "wk", &r->wk, &inputs.wk);
-  copy_in(request, "wv", &r->wv, &inputs.wv);
-  copy_in(request, "wo", &r->wo, &inputs.wo);
-  copy_in(request, "bq", &r->bq, &inputs.bq);
-  copy_in(request, "bk", &r->bk, &inputs.bk);
-  copy_in(request, "bv", &r->bv, &inputs.bv);
-  copy_in(request, "bo", &r->bo, &inputs.bo);
-  copy_in(request, "keep", &r->keep, &inputs.keep);
 }
 
 val attention(const val& request) {
@@ -160,20 +124,27 @@ val attention(const val& request) {
 }
 
 #ifdef ATTN_LEARNING
+// A gradients() request's sizes alone, as check_attention's, with dOutput and dWeights.
+val check_gradients(const val& request) {
+  attn::Shape shape{};
+  const attn::Status status = attn::validate_backward(config_of(request), inputs_of(request),
+                                                      view_at<float>(request, "dOutput"),
+                                                      view_at<float>(request, "dWeights"), &shape);
+  return status.ok() ? val::null() : error_of(status);
+}
+
 // The gradient of Σ dOutput ⊙ output + Σ dWeights ⊙ weights with respect to every input present.
 // Only in the learning engines (attention-learn-*): the page's engine carries no backward pass.
 val gradients(const val& request) {
-  Request r;
-  read_request(request, &r);
-  std::vector<float> d_output, d_weights;
-  attn::View<float> d_output_view, d_weights_view;
-  copy_in(request, "dOutput", &d_output, &d_output_view);
-  copy_in(request, "dWeights", &d_weights, &d_weights_view);
+  const attn::Config config = config_of(request);
+  const attn::Inputs inputs = inputs_of(request);
+  const attn::View<float> d_output = view_at<float>(request, "dOutput");
+  const attn::View<float> d_weights = view_at<float>(request, "dWeights");
   attn::Result result;
-  attn::Status status = attn::attention_forward(r.config, r.inputs, true, &result);
+  attn::Status status = attn::attention_forward(config, inputs, true, &result);
   if (!status.ok()) return error_of(status);
-  attn::Gradients g = attn::zero_gradients(result.shape, r.inputs);
-  status = attn::attention_backward(r.config, r.inputs, result, d_output_view, d_weights_view, &g);
+  attn::Gradients g = attn::zero_gradients(result.shape, inputs);
+  status = attn::attention_backward(config, inputs, result, d_output, d_weights, &g);
   if (!status.ok()) return error_of(status);
   val out = val::object();
   out.set("output", copy_out(result.output));
@@ -218,6 +189,7 @@ EMSCRIPTEN_BINDINGS(attention_lab) {
   emscripten::function("checkAttention", &check_attention);
   emscripten::function("attention", &attention);
 #ifdef ATTN_LEARNING
+  emscripten::function("checkGradients", &check_gradients);
   emscripten::function("gradients", &gradients);
 #endif
   emscripten::function("initWeights", &init_weights);

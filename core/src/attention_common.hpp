@@ -37,8 +37,9 @@ struct PositionedInputs {
 };
 PositionedInputs with_positions(const Config& config, const Inputs& inputs, const Shape& shape);
 
-// attention_backward without its argument checks, for a caller that has made them already (the
-// trainer: its weights and examples are checked when they change, and `shape` is the forward's).
+// attention_backward without its argument checks, for a caller that has made them already and has
+// the forward's `shape` (attention_backward itself; the trainer runs its own batched layer,
+// trainer_layer.cpp).
 Status attention_backward_checked(const Config& config, const Inputs& inputs, const Shape& shape, const Result& forward,
                                   View<float> d_output, View<float> d_weights, Gradients* gradients);
 

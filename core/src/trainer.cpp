@@ -1,6 +1,7 @@
-// The trainer: per step, each example's loss and gradient (trainer_losses.cpp: attention_forward
-// and attention_backward with Arithmetic::Portable, so every build computes the same bits), then one
-// SGD or Adam update of the parameters that learn; a step that diverges is undone.
+// The trainer: per step, the batch's losses and gradient (trainer_losses.cpp, through the layer of
+// trainer_layer.cpp: all the batch's sentences at once, with Arithmetic::Portable, so every build
+// computes the same bits), then one SGD or Adam update of the parameters that learn; a step that
+// diverges is undone.
 #include "attention/trainer.hpp"
 
 #include <algorithm>
@@ -59,6 +60,7 @@ Status Trainer::create(const TrainerSpec& spec, std::unique_ptr<Trainer>* traine
   shape.scale = model.scale_mode == ScaleMode::SqrtDk ? std::sqrt(static_cast<double>(d_k))
                 : model.scale_mode == ScaleMode::None ? 1.0
                                                       : model.scale_divisor;
+  state->layer.configure(shape, model);
   if (model.scale_mode != ScaleMode::SqrtDk && model.scale_mode != ScaleMode::None &&
       model.scale_mode != ScaleMode::Divisor) {
     return Status::Range("scale", "scale must be 'sqrt_dk', 'none' or a number");
@@ -160,6 +162,8 @@ Status Trainer::set_data(std::vector<Example> examples) {
   state_->examples = std::move(examples);
   return Status::Ok();
 }
+// The examples of step `step`: all of them, or batch_size drawn without replacement by a partial
+// Fisher–Yates shuffle seeded by (seed, step), so a step's batch does not depend on earlier calls.
 std::vector<int> Trainer::State::batch_for_step(int step) const {
   const int count = static_cast<int>(examples.size());
   std::vector<int> order(count);
@@ -175,18 +179,12 @@ std::vector<int> Trainer::State::batch_for_step(int step) const {
   return order;
 }
 
-Status Trainer::State::batch_loss(const std::vector<int>& batch, double* loss) {
+void Trainer::State::batch_loss(const std::vector<int>& batch, double* loss) {
   for (Parameter& p : parameters) std::fill(p.gradient.begin(), p.gradient.end(), 0.0f);
-  const float weight = 1.0f / static_cast<float>(batch.size());
   double total = 0;
-  for (int index : batch) {
-    double example = 0;
-    bool correct = false;
-    if (Status s = example_loss(examples[index], weight, true, &example, &correct); !s.ok()) return s;
-    total += example;
-  }
+  int right = 0;
+  run_examples(examples, batch, 1.0f / static_cast<float>(batch.size()), true, &total, &right);
   *loss = total / batch.size();
-  return Status::Ok();
 }
 
 double Trainer::State::gradient_norm() const {
@@ -247,7 +245,7 @@ Status Trainer::step(int steps, StepReport* report) {
 
   for (int k = 0; k < steps; ++k) {
     double loss = 0;
-    if (Status st = s.batch_loss(s.batch_for_step(s.steps), &loss); !st.ok()) return st;
+    s.batch_loss(s.batch_for_step(s.steps), &loss);
     bool gradients_finite = true;
     for (const Parameter& p : s.parameters) gradients_finite = gradients_finite && finite(p.gradient);
     if (!std::isfinite(loss) || !gradients_finite) {
@@ -287,15 +285,11 @@ Status Trainer::evaluate(const std::vector<Example>& examples, Evaluation* evalu
   State& s = *state_;
   if (examples.empty()) return Status::Range("examples", "examples is empty; give at least one");
   if (Status st = s.check_examples(examples); !st.ok()) return st;
+  std::vector<int> all(examples.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
   double total = 0;
   int right = 0;
-  for (const Example& e : examples) {
-    double loss = 0;
-    bool correct = false;
-    if (Status st = s.example_loss(e, 1.0f, false, &loss, &correct); !st.ok()) return st;
-    total += loss;
-    right += correct;
-  }
+  s.run_examples(examples, all, 1.0f, false, &total, &right);
   evaluation->loss = total / examples.size();
   evaluation->accuracy = s.spec.loss.kind == LossKind::Regress ? std::numeric_limits<double>::quiet_NaN()
                                                                : static_cast<double>(right) / examples.size();

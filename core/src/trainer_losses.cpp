@@ -1,5 +1,6 @@
-// The trainer's examples and losses: each example's checks, and its loss with the gradient that
-// goes into the parameters (attention_backward adds the attention layer's part).
+// The trainer's examples and losses: each example's checks, the examples' run through the layer
+// (trainer_layer.cpp, a chunk of them at once), and each one's loss with the gradient that goes into
+// the parameters (the layer's backward pass adds the attention layer's part).
 //   per example: x (n, d_model)  output (n, d_out)  weights (h, n, n)  d_output (n, d_out)
 //   classify: logits, probabilities (C)  readout (d_out, C)
 #include <algorithm>
@@ -8,8 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "attention_common.hpp"
-#include "forward.hpp"
 #include "ops.hpp"
 #include "trainer_state.hpp"
 #include "validate.hpp"
@@ -96,38 +95,113 @@ Status Trainer::State::check_examples(const std::vector<Example>& list) const {
   return Status::Ok();
 }
 
-Status Trainer::State::example_loss(const Example& e, float weight, bool gradients, double* loss, bool* correct) {
-  const int n = e.n, d_out = shape.d_out, heads = shape.heads;
-  const Config config = config_for(n);
-  const Inputs inputs = inputs_for(x_of(e, &gathered_x));
-  Result forward;
-  // The weights are checked when they change and the example when it is set: the forward pass
-  // without validate() (forward.hpp), on the model's shape at this n.
-  Shape example_shape = shape;
-  example_shape.n = example_shape.m = n;
-  if (Status s = forward_checked(config, inputs, example_shape, nullptr, true, &forward); !s.ok()) {
-    *loss = std::numeric_limits<double>::infinity();  // the weights have grown past float32
-    return Status::Ok();
+namespace {
+
+// Chunks of the examples run through the layer together hold at most this many floats of
+// attention weights and row buffers (16 MiB), so that a large batch of long sentences does not
+// need all of its intermediates at once.
+constexpr std::size_t kChunkValues = std::size_t{1} << 22;
+
+}  // namespace
+
+void Trainer::State::run_examples(const std::vector<Example>& list, const std::vector<int>& indices, float weight,
+                                  bool gradients, double* loss_sum, int* right) {
+  const int d = shape.d_model;
+  const bool attend = spec.loss.kind == LossKind::Attend;
+  LayerParameters p;
+  const float** values[] = {&p.wq, &p.wk, &p.wv, &p.wo, &p.bq, &p.bk, &p.bv, &p.bo};
+  LayerGradients g;
+  float** slots[] = {&g.wq, &g.wk, &g.wv, &g.wo, &g.bq, &g.bk, &g.bv, &g.bo};
+  for (int i = 0; i < 8; ++i) {
+    if (Parameter* parameter = find(kAttentionParameters[i])) {
+      *values[i] = parameter->value.data();
+      if (gradients && parameter->trained) *slots[i] = parameter->gradient.data();
+    }
   }
-  d_output.assign(static_cast<std::size_t>(n) * d_out, 0.0f);
-  d_weights.clear();
+  Parameter* table = find("embeddings");
+  const bool want_dx = gradients && table != nullptr && table->trained;
+  // floats per token and per attention weight that a chunk holds (x, qkv, concat, output and their gradients)
+  const std::size_t per_row = 2 * (static_cast<std::size_t>(d) + 2 * shape.heads * shape.d_k +
+                                   2 * static_cast<std::size_t>(shape.heads) * shape.d_v + shape.d_out);
+  std::vector<int> lengths;
+  for (std::size_t first = 0; first < indices.size();) {
+    // the chunk: examples first … last − 1, at least one
+    std::size_t last = first, values_held = 0;
+    lengths.clear();
+    while (last < indices.size()) {
+      const std::size_t n = list[indices[last]].n;
+      const std::size_t cost = n * per_row + 2 * shape.heads * n * n;
+      if (last > first && values_held + cost > kChunkValues) break;
+      values_held += cost;
+      lengths.push_back(static_cast<int>(n));
+      ++last;
+    }
+    layer.begin(lengths, gradients && attend);
+    for (std::size_t s = 0; s < lengths.size(); ++s) {  // x: the example's own, or its tokens' rows of the table
+      const Example& e = list[indices[first + s]];
+      float* x_s = layer.x() + static_cast<std::size_t>(layer.first_row(static_cast<int>(s))) * d;
+      if (table == nullptr) {
+        std::copy(e.x.begin(), e.x.end(), x_s);
+      } else {
+        for (int t = 0; t < e.n; ++t) std::copy_n(table->value.begin() + static_cast<std::size_t>(e.tokens[t]) * d, d, x_s + t * d);
+      }
+    }
+    if (!layer.forward(p)) {  // the weights have grown past float32
+      *loss_sum = std::numeric_limits<double>::infinity();
+      return;
+    }
+    for (std::size_t s = 0; s < lengths.size(); ++s) {
+      double loss = 0;
+      bool correct = false;
+      example_loss(list[indices[first + s]], static_cast<int>(s), weight, gradients, &loss, &correct);
+      *loss_sum += loss;
+      *right += correct;
+    }
+    if (gradients && std::isfinite(*loss_sum)) {
+      if (want_dx) {
+        dx.resize(static_cast<std::size_t>(layer.rows()) * d);
+        g.dx = dx.data();
+      }
+      layer.backward(p, g);
+      if (want_dx) {  // each row's gradient into its token's row of the table
+        for (std::size_t s = 0; s < lengths.size(); ++s) {
+          const Example& e = list[indices[first + s]];
+          const float* dx_s = dx.data() + static_cast<std::size_t>(layer.first_row(static_cast<int>(s))) * d;
+          for (int t = 0; t < e.n; ++t) {
+            float* row = table->gradient.data() + static_cast<std::size_t>(e.tokens[t]) * d;
+            for (int c = 0; c < d; ++c) row[c] += dx_s[t * d + c];
+          }
+        }
+      }
+    }
+    first = last;
+  }
+}
+
+void Trainer::State::example_loss(const Example& e, int sentence, float weight, bool gradients, double* loss,
+                                  bool* correct) {
+  const int n = e.n, d_out = shape.d_out, heads = shape.heads;
   const std::size_t nn = static_cast<std::size_t>(n) * n;
+  const float* output = layer.output() + static_cast<std::size_t>(layer.first_row(sentence)) * d_out;
+  float* d_output = layer.d_output() + static_cast<std::size_t>(layer.first_row(sentence)) * d_out;
+  *correct = false;
 
   switch (spec.loss.kind) {
     case LossKind::Attend: {
       // p = the query row's weights in one head, or their mean over heads; loss = -log p[target]
+      const float* weights = layer.weights_of(sentence);
       const int head = e.head == kLossHead ? spec.loss.head : e.head;
       const int first = head < 0 ? 0 : head;
       const int last = head < 0 ? heads : head + 1;
       const double share = 1.0 / (last - first);
       std::vector<double> p(n, 0.0);
       for (int h = first; h < last; ++h)
-        for (int j = 0; j < n; ++j) p[j] += share * forward.heads[h].weights[static_cast<std::size_t>(e.query) * n + j];
+        for (int j = 0; j < n; ++j) p[j] += share * weights[h * nn + static_cast<std::size_t>(e.query) * n + j];
       *loss = -std::log(p[e.target]);
       *correct = std::max_element(p.begin(), p.end()) - p.begin() == e.target;
       if (gradients) {
         // dL/dA_h[query][target] = -share / p[target]; nothing else in the row.
-        d_weights.assign(heads * nn, 0.0f);
+        float* d_weights = layer.d_weights_of(sentence);
         const float d_target = static_cast<float>(-share / std::max(p[e.target], 1e-30)) * weight;
         for (int h = first; h < last; ++h) d_weights[h * nn + static_cast<std::size_t>(e.query) * n + e.target] = d_target;
       }
@@ -137,7 +211,7 @@ Status Trainer::State::example_loss(const Example& e, float weight, bool gradien
       const int classes = spec.loss.classes;
       const std::vector<float>& readout = find("readout")->value;
       const std::vector<float>& bias = find("readoutBias")->value;
-      const float* o = forward.output.data() + static_cast<std::size_t>(e.query) * d_out;
+      const float* o = output + static_cast<std::size_t>(e.query) * d_out;
       std::vector<float> probabilities(bias);  // logits first
       for (int k = 0; k < d_out; ++k)
         for (int c = 0; c < classes; ++c) probabilities[c] += o[k] * readout[static_cast<std::size_t>(k) * classes + c];
@@ -154,7 +228,7 @@ Status Trainer::State::example_loss(const Example& e, float weight, bool gradien
         for (float& g : d_logits) g *= weight;
         Parameter& r = *find("readout");
         Parameter& rb = *find("readoutBias");
-        float* d_o = d_output.data() + static_cast<std::size_t>(e.query) * d_out;
+        float* d_o = d_output + static_cast<std::size_t>(e.query) * d_out;
         for (int k = 0; k < d_out; ++k) {
           for (int c = 0; c < classes; ++c) {
             r.gradient[static_cast<std::size_t>(k) * classes + c] += o[k] * d_logits[c];
@@ -166,49 +240,17 @@ Status Trainer::State::example_loss(const Example& e, float weight, bool gradien
       break;
     }
     case LossKind::Regress: {
-      const std::size_t count = forward.output.size();
+      const std::size_t count = static_cast<std::size_t>(n) * d_out;
       double total = 0;
       const float scale = 2.0f / static_cast<float>(count) * weight;
       for (std::size_t i = 0; i < count; ++i) {
-        const float error = forward.output[i] - e.target_output[i];
+        const float error = output[i] - e.target_output[i];
         total += static_cast<double>(error) * error;
         d_output[i] = scale * error;
       }
       *loss = total / count;
-      *correct = false;
       break;
     }
   }
-  if (!gradients || !std::isfinite(*loss)) return Status::Ok();
-
-  // The attention layer's gradients go straight into the parameters' (+= in attention_backward).
-  // Only the parameters that learn get a buffer: attention_backward skips the rest (and dx when the
-  // embedding table does not learn).
-  Gradients g;
-  std::vector<float>* slots[] = {&g.wq, &g.wk, &g.wv, &g.wo, &g.bq, &g.bk, &g.bv, &g.bo};
-  for (int i = 0; i < 8; ++i)
-    if (Parameter* p = find(kAttentionParameters[i]); p != nullptr && p->trained) slots[i]->swap(p->gradient);
-  Parameter* table = find("embeddings");
-  if (table != nullptr && table->trained) g.x.assign(static_cast<std::size_t>(n) * shape.d_model, 0.0f);
-  View<float> d_weights_view;
-  if (!d_weights.empty()) d_weights_view = d_weights;
-  const Status s = attention_backward_checked(config, inputs, forward.shape, forward, d_output, d_weights_view, &g);
-  for (int i = 0; i < 8; ++i)
-    if (Parameter* p = find(kAttentionParameters[i]); p != nullptr && p->trained) slots[i]->swap(p->gradient);
-  if (!s.ok()) {
-    *loss = std::numeric_limits<double>::infinity();
-    return Status::Ok();
-  }
-  if (!g.x.empty()) {
-    const int d = shape.d_model;
-    for (int i = 0; i < n; ++i) {
-      float* row = table->gradient.data() + static_cast<std::size_t>(e.tokens[i]) * d;
-      for (int c = 0; c < d; ++c) row[c] += g.x[static_cast<std::size_t>(i) * d + c];
-    }
-  }
-  return Status::Ok();
 }
-
-// The examples of step `step`: all of them, or batch_size drawn without replacement by a partial
-// Fisher–Yates shuffle seeded by (seed, step), so a step's batch does not depend on earlier calls.
 }  // namespace attn

@@ -8,6 +8,7 @@
 
 #include "attention/attention.hpp"
 #include "attention/trainer.hpp"
+#include "trainer_layer.hpp"
 
 namespace attn {
 
@@ -35,50 +36,20 @@ struct Trainer::State {
   }
   const Parameter* find(const std::string& name) const { return const_cast<State*>(this)->find(name); }
 
-  Config config_for(int n) const {
-    Config c;
-    c.n = n;
-    c.d_model = shape.d_model;
-    c.heads = shape.heads;
-    c.d_k = shape.d_k;
-    c.d_v = shape.d_v;
-    c.scale_mode = spec.model.scale_mode;
-    c.scale_divisor = spec.model.scale_divisor;
-    c.mask_mode = spec.model.mask_mode;
-    c.positions = spec.model.positions;
-    c.arithmetic = Arithmetic::Portable;
-    return c;
-  }
-
-  Inputs inputs_for(View<float> x) const {
-    Inputs in;
-    in.x = x;
-    View<float>* views[] = {&in.wq, &in.wk, &in.wv, &in.wo, &in.bq, &in.bk, &in.bv, &in.bo};
-    for (int i = 0; i < 8; ++i) {
-      if (const Parameter* p = find(kAttentionParameters[i])) *views[i] = p->value;
-    }
-    return in;
-  }
-
-  // The example's x: its own, or its tokens' rows of the embedding table (gathered into `rows`).
-  View<float> x_of(const Example& e, std::vector<float>* rows) const {
-    if (spec.model.vocabulary == 0) return e.x;
-    const std::vector<float>& table = find("embeddings")->value;
-    const int d = shape.d_model;
-    rows->resize(static_cast<std::size_t>(e.n) * d);
-    for (int i = 0; i < e.n; ++i) {
-      std::copy_n(table.begin() + static_cast<std::size_t>(e.tokens[i]) * d, d, rows->begin() + static_cast<std::size_t>(i) * d);
-    }
-    return *rows;
-  }
-
-  // Buffers reused from example to example.
-  std::vector<float> gathered_x, d_output, d_weights;
+  // The attention layer over a chunk of examples at once, and its buffers, reused from step to step.
+  BatchedLayer layer;
+  std::vector<float> dx;  // the chunk's rows' gradient, when the embedding table learns
 
   Status check_examples(const std::vector<Example>& examples) const;
-  // One example's loss; with gradients, its gradient scaled by `weight` added to the parameters'.
-  Status example_loss(const Example& e, float weight, bool gradients, double* loss, bool* correct);
-  Status batch_loss(const std::vector<int>& batch, double* loss);
+  // The examples list[indices], through the layer a chunk at a time: each one's loss added to
+  // *loss_sum in turn and its right answer counted in *right; with gradients, each one's gradient
+  // times `weight` added to the parameters'.
+  void run_examples(const std::vector<Example>& list, const std::vector<int>& indices, float weight, bool gradients,
+                    double* loss_sum, int* right);
+  // One example's loss from the layer's output and weights (it is `sentence` of the chunk); with
+  // gradients, the layer's d_output and d_weights for it, and the read-out's gradient.
+  void example_loss(const Example& e, int sentence, float weight, bool gradients, double* loss, bool* correct);
+  void batch_loss(const std::vector<int>& batch, double* loss);
   std::vector<int> batch_for_step(int step) const;
   double gradient_norm() const;
   void update(double clip_scale);

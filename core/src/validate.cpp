@@ -60,10 +60,13 @@ Status check_matrix(const char* field, const View<float>& values, long long bloc
   if (values.data == nullptr || all_finite(values.data, values.size)) return Status::Ok();
   for (std::size_t i = 0; i < values.size; ++i) {  // find the first bad value, to name it
     if (!std::isfinite(values.data[i])) {
+      // heads, rows and columns counted from 1, as the page's tables, head tabs and messages count
+      // them; the index in brackets counts from 0, as the array's own index does
       const long long col = static_cast<long long>(i) % cols;
       const long long row = (static_cast<long long>(i) / cols) % rows;
-      std::string where = "row " + str(row) + ", column " + str(col);
-      if (blocks > 1) where = "head " + str(static_cast<long long>(i) / (rows * cols)) + ", " + where;
+      std::string where = "row " + str(row + 1) + ", column " + str(col + 1);
+      if (blocks > 1) where = "head " + str(static_cast<long long>(i) / (rows * cols) + 1) + ", " + where;
+      where += ", counting from 1";
       return Status::Range(field, std::string(field) + "[" + str(i) + "] (" + where + ") is " +
                                       format_number(values.data[i]) + "; every value must be a finite number");
     }

@@ -100,7 +100,7 @@ for (const simd of [true, false]) {
         ['x missing', { n: 1, dModel: 1 }, TypeError, 'x', /x is required/],
         ['x of strings', { x: ['1', 2], n: 1, dModel: 2 }, TypeError, 'x', /x\[0\] is not a number \(got the string "1"\)/],
         ['x as a string', { x: '<img src=x onerror=alert(1)>', n: 1, dModel: 1 }, TypeError, 'x', /x must be a Float32Array/],
-        ['x holding NaN', { x: [1, NaN, 0, 0], n: 1, dModel: 4 }, RangeError, 'x', /x\[1\] \(row 0, column 1\) is NaN/],
+        ['x holding NaN', { x: [1, NaN, 0, 0], n: 1, dModel: 4 }, RangeError, 'x', /x\[1\] \(row 1, column 2, counting from 1\) is NaN/],
         ['x of the wrong length', { x: [1, 2, 3], n: 2, dModel: 2 }, RangeError, 'x', /x has 3 values; expected n × dModel = 2 × 2 = 4/],
         ['n a fraction', { ...catSat, n: 2.5 }, TypeError, 'n', /n must be a whole number, got number 2.5/],
         ['n zero', { ...catSat, n: 0 }, RangeError, 'n', /n must be at least 1, got 0/],

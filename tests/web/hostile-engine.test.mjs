@@ -139,3 +139,62 @@ for (const simd of [true, false]) {
     });
   });
 }
+
+// gradients() hands its arrays over as attention() does (callWithArrays): sizes checked from the
+// lengths before anything is copied, the copies always freed.
+for (const simd of [true, false]) {
+  describe(`hostile input to gradients(), ${simd ? 'SIMD' : 'scalar'} learning build`, () => {
+    let engine;
+    const problem = { ...catSat, wq: [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1], wo: [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1] };
+    const dOutput = new Float32Array(12).fill(1);
+    before(async () => {
+      engine = await loadAttention({ simd, learning: true });
+    });
+
+    it('a 600-million-value dOutput or dWeights is refused at once naming it, and the heap does not grow', () => {
+      engine.gradients({ ...problem, dOutput });
+      const before = engine.memory();
+      const huge = new Float32Array(600e6);  // 2.4 GB, untouched: the pages are never written
+      assertFieldError(() => engine.gradients({ ...problem, dOutput: huge }), 'dOutput', /dOutput has 600000000 values; expected n × dOut = 3 × 4 = 12/);
+      assertFieldError(() => engine.gradients({ ...problem, dOutput, dWeights: huge }), 'dWeights', /dWeights has 600000000 values; expected heads × n × m = 1 × 3 × 3 = 9/);
+      assertFieldError(() => engine.gradients({ ...problem, x: huge, dOutput }), 'x', /x has 600000000 values/);
+      assert.deepEqual(engine.memory(), before);
+    });
+
+    it('100,000 calls that fail on a detached, unreadable or bad array leave memory and stack unchanged', () => {
+      // the gradient of Σ output (dOutput all ones) with respect to x, from the call before the failures
+      const expected = engine.gradients({ ...problem, dOutput }).x;
+      const before = engine.memory();
+      const poisoned = new Proxy([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12], { get(target, key) { if (key === '5') throw new Error('no reading'); return target[key]; } });
+      const makers = [
+        () => [{ ...problem, dOutput: detached(12) }, 'dOutput'],
+        () => [{ ...problem, dOutput, dWeights: detached(9) }, 'dWeights'],
+        () => [{ ...problem, dOutput: poisoned }, 'dOutput'],
+        () => [{ ...problem, x: detached(12), dOutput }, 'x'],
+        () => [{ ...problem, wo: detached(16), dOutput }, 'wo'],
+        // sizes pass the check; the values fail in the core, after every array was copied in
+        () => [{ ...problem, dOutput: Float32Array.of(1, 1, 1, 1, 1, NaN, 1, 1, 1, 1, 1, 1) }, 'dOutput'],
+        () => [{ ...problem, dOutput, dWeights: new Float32Array(9).fill(Infinity) }, 'dWeights'],
+        () => [{ ...problem, dOutput: new Float32Array(13) }, 'dOutput'],
+      ];
+      // dOutput read first; a getter read after it detaches dOutput's buffer
+      makers.push(() => {
+        const late = Float32Array.from(dOutput);
+        const options = { ...problem, dOutput: late };
+        Object.defineProperty(options, 'dWeights', { enumerable: true, get() { structuredClone(late.buffer, { transfer: [late.buffer] }); return undefined; } });
+        return [options, 'dOutput'];
+      });
+      for (let i = 0; i < 100_000; i++) {
+        const [options, field] = makers[i % makers.length]();
+        try {
+          engine.gradients(options);
+          assert.fail(`call ${i} did not fail`);
+        } catch (error) {
+          if (error.field !== field) assert.fail(`call ${i}: field ${error.field}, expected ${field}: ${error.message}`);
+        }
+      }
+      assert.deepEqual(engine.memory(), before);
+      assert.deepEqual(engine.gradients({ ...problem, dOutput }).x, expected, 'the engine still answers, with the same bits');
+    });
+  });
+}

@@ -297,13 +297,13 @@ class AttentionEngine {
   gradients(options) {
     if (!this.info.learning) throw notLearning('gradients()');
     checkOptions(options, GRADIENT_OPTIONS, 'gradients()');
-    const request = attentionRequest(options);
-    request.trace = true;
-    request.dOutput = matrix(options, 'dOutput', true);
-    request.dWeights = matrix(options, 'dWeights', false);
-    const result = this.#module.gradients(request);
-    if (result.error) raise(result.error);
-    return result;
+    const { x, context, wq, wk, wv, wo, bq, bk, bv, bo, keep, ...scalars } = attentionRequest(options);
+    scalars.trace = true;
+    const dOutput = matrix(options, 'dOutput', true);
+    const dWeights = matrix(options, 'dWeights', false);
+    const module = this.#module;
+    return callWithArrays(module, module.checkGradients, module.gradients, scalars,
+      { x, context, wq, wk, wv, wo, bq, bk, bv, bo, keep, dOutput, dWeights });
   }
 
   /** One attention layer that learns, inside WebAssembly; see trainer.mjs. Free it with dispose(). */
