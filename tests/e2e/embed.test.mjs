@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-import { openBrowser } from './browser.mjs';
+import { openBrowser, renderEverySection } from './browser.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const require = createRequire(import.meta.url);
@@ -81,18 +81,20 @@ describe('static and offline', () => {
     await tab.page.goto(`${browser.url}lab/index.html`);
     await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
     await tab.page.waitForFunction(() => document.getElementById('engine-status').textContent !== '');
-    assert.deepEqual(engines, ['attention-simd.wasm'], 'only the small engine before any training');
+    // the page's own copy of it, for small requests (compute.mjs), follows the worker's
+    for (let waited = 0; engines.length < 2 && waited < 10_000; waited += 100) await tab.page.waitForTimeout(100);
+    assert.deepEqual(engines, ['attention-simd.wasm', 'attention-simd.wasm'], 'only the small engine before any training, in the worker and on the page');
     await tab.page.locator('section[data-view="train"]').scrollIntoViewIfNeeded();
     await tab.page.waitForFunction(() => globalThis.attentionLab.training.run !== null, null, { timeout: 20_000 });
     await tab.page.click('#train-run');
     await tab.page.waitForFunction(() => globalThis.attentionLab.training.run.snapshot.steps >= 5, null, { timeout: 30_000 });
     await tab.page.click('#train-run');
-    assert.deepEqual(engines, ['attention-simd.wasm', 'attention-learn-simd.wasm']);
+    assert.deepEqual(engines, ['attention-simd.wasm', 'attention-simd.wasm', 'attention-learn-simd.wasm']);
     // the forward pass still answers from the small engine: an edit redraws
     const draws = await tab.page.evaluate(() => globalThis.attentionLab.draws);
     await tab.page.selectOption('#preset', 'telescope');
     await tab.page.waitForFunction((n) => globalThis.attentionLab.draws > n, draws);
-    assert.deepEqual(engines, ['attention-simd.wasm', 'attention-learn-simd.wasm']);
+    assert.deepEqual(engines, ['attention-simd.wasm', 'attention-simd.wasm', 'attention-learn-simd.wasm']);
     assert.deepEqual(tab.problems, []);
     assert.deepEqual(tab.foreignRequests, []);
     await tab.page.close();
@@ -334,6 +336,7 @@ describe('Content-Security-Policy and accessibility', () => {
       const tab = await browser.newPage();
       await tab.page.goto(`${browser.url}${pathname}`);
       await tab.page.waitForFunction(ready);
+      await renderEverySection(tab.page);
       await tab.page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
       const violations = await tab.page.evaluate(async () => {
         const result = await globalThis.axe.run(document, { resultTypes: ['violations'] });
@@ -343,5 +346,70 @@ describe('Content-Security-Policy and accessibility', () => {
       assert.deepEqual(violations, []);
       await tab.page.close();
     });
+
+    // axe cannot see into the sections content-visibility skips (renderEverySection); their cells'
+    // contrast, from the computed colours alone: WCAG's ratio of the text's colour against the
+    // backgrounds under it (each stop of a gradient), at least 4.5 for the tables' 13.8 px text
+    for (const scheme of ['light', 'dark']) {
+      it(`cells in the sections skipped off screen have a contrast of at least 4.5 on ${name} (${scheme})`, async () => {
+        const tab = await browser.newPage();
+        await tab.page.emulateMedia({ colorScheme: scheme });
+        await tab.page.goto(`${browser.url}${pathname}`);
+        await tab.page.waitForFunction(ready);
+        await tab.page.waitForTimeout(300);  // the sections out of view are drawn after the first frame
+        const { skipped, worst } = await tab.page.evaluate(cellContrastOffScreen);
+        assert.ok(skipped >= 20, `only ${skipped} cells are in skipped sections: the test would prove little`);
+        assert.ok(worst.ratio >= 4.5, `${worst.where}: ${worst.fg} on ${worst.bg}, contrast ${worst.ratio.toFixed(2)}`);
+        await tab.page.close();
+      });
+    }
   }
 });
+
+// In the page: every table cell in a section that content-visibility skips now, its text colour
+// against each background under it, composited up through transparent ancestors (and out of a
+// shadow root through its host). Returns how many cells were checked and the lowest ratio.
+function cellContrastOffScreen() {
+  const parse = (css) => {
+    const [r, g, b, a = 1] = css.match(/[\d.]+/g).map(Number);
+    return [r, g, b, a];
+  };
+  const over = (top, below) => top.slice(0, 3).map((c, i) => c * top[3] + below[i] * (1 - top[3])).concat(1);
+  const beneath = (element) => {
+    if (!element) return [[255, 255, 255, 1]];
+    const style = getComputedStyle(element);
+    const stops = [...style.backgroundImage.matchAll(/rgba?\([^)]*\)/g)].map((m) => parse(m[0]));
+    const colour = parse(style.backgroundColor);
+    const parent = element.parentElement ?? element.getRootNode().host ?? null;
+    const below = stops.length || colour[3] < 1 ? beneath(parent) : [];
+    const layers = stops.length ? stops.flatMap((stop) => below.map((b) => over(stop, b))) : below;
+    return colour[3] === 1 ? [colour] : colour[3] === 0 ? layers : layers.map((b) => over(colour, b));
+  };
+  const luminance = ([r, g, b]) => {
+    const linear = (c) => (c / 255 <= 0.04045 ? c / 255 / 12.92 : ((c / 255 + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b);
+  };
+  const ratio = (a, b) => {
+    const [light, dark] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+    return (light + 0.05) / (dark + 0.05);
+  };
+  const roots = [document, ...[...document.querySelectorAll('*')].map((element) => element.shadowRoot).filter(Boolean)];
+  let skipped = 0;
+  let worst = { ratio: Infinity };
+  for (const root of roots) {
+    for (const section of root.querySelectorAll('.lab > section')) {
+      if (section.hidden || !section.firstElementChild || section.firstElementChild.checkVisibility({ contentVisibilityAuto: true })) continue;
+      for (const cell of section.querySelectorAll('td, th')) {
+        const text = cell.querySelector('input') ?? cell;
+        if (!(text.value ?? text.textContent).trim()) continue;
+        skipped++;
+        for (const bg of beneath(text)) {
+          const fg = over(parse(getComputedStyle(text).color), bg);
+          const r = ratio(fg, bg);
+          if (r < worst.ratio) worst = { ratio: r, where: `${section.dataset.view}: ${cell.outerHTML.slice(0, 80)}`, fg: `rgb(${fg.slice(0, 3).map(Math.round)})`, bg: `rgb(${bg.slice(0, 3).map(Math.round)})` };
+        }
+      }
+    }
+  }
+  return { skipped, worst };
+}

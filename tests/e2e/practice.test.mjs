@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { openBrowser } from './browser.mjs';
+import { openBrowser, renderEverySection } from './browser.mjs';
 import { referenceAttention } from '../web/reference.mjs';
 import { PRESETS } from '../../web/src/presets.mjs';
 
@@ -468,6 +468,7 @@ describe('components and accessibility', () => {
       await page.goto(`${browser.url}${pathname}`);
       await page.waitForFunction(ready);
       if (act) await act(page);
+      await renderEverySection(page);
       await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
       const violations = await page.evaluate(async () => {
         const result = await globalThis.axe.run(document, { resultTypes: ['violations'] });

@@ -287,9 +287,11 @@ export function createApp(container, { compute, initialState = null, views: show
     showProblems();
     if (embedded) return;
     const info = await compute.ready;
-    // the opening example's numbers may come with the page (first-result.mjs): computed in advance
+    // the opening example's numbers may come with the page (first-result.mjs): computed in advance;
+    // beside a worker, small examples are computed on the page (compute.mjs)
     const key = reply.shipped ? 'engine.shipped' : 'engine.computed';
-    engineLine = { key: info.where === 'page' ? `${key}OnPage` : key, values: { ms: (performance.now() - started).toFixed(1), build: info.simd ? 'SIMD' : 'scalar' } };
+    const where = info.where === 'page' ? 'OnPage' : reply.where === 'page' ? 'Here' : '';
+    engineLine = { key: `${key}${where}`, values: { ms: (performance.now() - started).toFixed(1), build: info.simd ? 'SIMD' : 'scalar' } };
     page.renderEngine(t(engineLine.key, engineLine.values));
   }
 
@@ -331,7 +333,10 @@ export function createApp(container, { compute, initialState = null, views: show
     const finish = () => {
       if (token !== drawToken) return;  // a newer draw replaced this one
       for (const [, render] of later) render();
-      if (later.length) explanation.redraw();
+      if (later.length) {
+        explanation.redraw();
+        if (cellProblems.size) showProblems();  // a cell's message goes with its table (the context's, in self-attention)
+      }
       draws++;
       // one entry per complete draw in the performance timeline, for the page benchmark
       performance.measure('attention-lab:draw', { start: started });

@@ -74,8 +74,9 @@ export function createExplainPanel({ root, container, page, getView, t }) {
   });
 
   return {
-    /** After a redraw: mark the selected cell again (tables may be new) and explain its new value. */
+    /** After a redraw: mark the selected cell again (tables may be new, or redrawn in place) and explain its new value. */
     redraw() {
+      clearMarks();
       if (selected) {
         const td = container.querySelector(`td[data-matrix="${selected.matrix}"][data-row="${selected.row}"][data-col="${selected.col}"]` +
           (selected.head === undefined ? '' : `[data-head="${selected.head}"]`));

@@ -223,6 +223,8 @@ export const HI = {
   'language.menu': 'भाषा',
   'language.unknown': 'यहाँ "{value}" नाम की कोई भाषा नहीं है (“en”: अंग्रेज़ी, “hi”: हिन्दी); अंग्रेज़ी दिखाई जा रही है।',
   'engine.problem': 'इनपुट में गड़बड़ी (इंजन का संदेश, अंग्रेज़ी में): {message}',
+  // (a key main added to messages.mjs after the Hindi was written)
+  'engine.computedHere': '{build} WebAssembly इंजन ने {ms} ms में गणना की, इसी पेज पर: इतने छोटे उदाहरण को worker तक भेजने में गणना से ज़्यादा समय लगता है।',
 
   'page.title': 'Attention Lab: self-attention चरण-दर-चरण',
   'page.titleEmbedded': 'Attention Lab (एम्बेड किया हुआ)',

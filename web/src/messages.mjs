@@ -249,6 +249,7 @@ export const EN = {
   // the engine, in a details element
   'engine.computed': 'Computed in {ms} ms by the {build} WebAssembly engine.',
   'engine.computedOnPage': 'Computed in {ms} ms by the {build} WebAssembly engine, on the page (no worker here).',
+  'engine.computedHere': 'Computed in {ms} ms by the {build} WebAssembly engine, on the page: an example this small takes longer to send to the worker than to compute.',
   // the opening example, whose result comes with the page (first-result.mjs)
   'engine.shipped': 'Computed in advance, when the page was built, by the {build} WebAssembly engine.',
   'engine.shippedOnPage': 'Computed in advance, when the page was built, by the {build} WebAssembly engine; it now runs on the page (no worker here).',

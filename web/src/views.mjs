@@ -159,9 +159,13 @@ export function createViews({ root, compute, selectHead, signal, t }) {
   function drawTokenLines() {
     const heads = [...lineHeads].sort((a, b) => a - b).filter((h) => h < view.heads)
       .map((h) => ({ index: h, weights: view.result.heads[h].weights }));
+    // the token focused by keyboard keeps the focus in the new drawing (a resize redraws, and the
+    // picture's first rendering, when its section comes near the screen, is a resize)
+    const keep = lines.contains(lines.getRootNode().activeElement) ? focused : null;
     renderTokenLines(lines, view.tokens, view.keyTokens, heads, { width: linesWidth, t });
     const count = (token) => (token.side === 'query' ? view.tokens : view.keyTokens).length;
     if (pinned && pinned.index >= count(pinned)) pinned = null;
+    if (keep && keep.index < count(keep)) lines.querySelector(`.token-node[data-side="${keep.side}"][data-index="${keep.index}"]`)?.focus();
     if (focused && focused.index >= count(focused)) focused = null;
     highlightTokenLines(lines, current());
   }
