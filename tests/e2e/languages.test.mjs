@@ -49,6 +49,9 @@ function readerText(scope, notChecked = []) {
   // the training's held-out sentences are its data set: read without them
   const hidden = [...lab.querySelectorAll(['#train-probe', ...notChecked].join(', '))];
   for (const el of hidden) el.style.setProperty('display', 'none', 'important');
+  // sections far from the screen are skipped by the styles (content-visibility), and innerText with them
+  const skipped = [...lab.querySelectorAll('section')];
+  for (const el of skipped) el.style.setProperty('content-visibility', 'visible');
   const attributes = [...lab.querySelectorAll('[aria-label], [title], [placeholder]')].filter(shown)
     .flatMap((el) => ['aria-label', 'title', 'placeholder'].map((name) => el.getAttribute(name)).filter(Boolean));
   const text = scope === document ? document.body.innerText : lab.innerText;
@@ -58,6 +61,7 @@ function readerText(scope, notChecked = []) {
     return [...content.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]).join('');
   })).filter(Boolean);
   for (const el of hidden) el.style.removeProperty('display');
+  for (const el of skipped) el.style.removeProperty('content-visibility');
   const view = app.view;
   return { text: [text, ...attributes, ...added].join('\n'), data: [...view.tokens, ...view.keyTokens, ...view.columns] };
 }
@@ -95,6 +99,8 @@ async function assertHindi(page, where, notChecked = NOT_CHECKED) {
   assert.match(text, /[\u0900-\u097F]{3}/, `${where}: Devanagari on the page`);
   assert.doesNotMatch(text, /[०-९]/, `${where}: numbers in Western digits`);
   assert.match(text, /[0-9]/, `${where}: numbers shown`);
+  // every section was read, the last ones too
+  for (const key of ['section.lab', 'train.title', 'layers.title']) assert.ok(text.includes(message(key, {}, 'hi')), `${where}: ${key} read`);
 }
 
 describe('the Hindi page (?lang=hi)', () => {
