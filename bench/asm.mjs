@@ -1,4 +1,4 @@
-// `npm run bench -- --asm`: the instruction mix of each gemm kernel's main loop in V8's machine code
+// `npm run bench -- --asm`: the instruction mix of each gemm and ppmm kernel's main loop in V8's machine code
 // (Node only: it runs Node itself with --print-wasm-code).
 /**
  * The instruction mix of each gemm kernel's main loop in V8's machine code: runs this file under
@@ -15,7 +15,7 @@ export async function asmReport() {
   const functions = listing.split(/\n(?=--- WebAssembly code ---|name: )/);
   const report = [];
   for (const text of functions) {
-    const name = /^name: attn::kernels::(gemm_f32_\w+)/m.exec(text)?.[1];
+    const name = /^name: attn::kernels::((?:gemm|ppmm)_f32_\w+)/m.exec(text)?.[1];
     if (!name) continue;
     const lines = [...text.matchAll(/^0x([0-9a-f]+)\s+[0-9a-f]+\s+[0-9a-f]+\s+(.*)$/gm)].map((m) => ({ address: BigInt(`0x${m[1]}`), text: m[2].trim() }));
     // backward jumps: (target, jump) pairs; the main loop is the one with the most multiplies
@@ -52,4 +52,5 @@ if (process.argv.includes('--tier-up')) {
   const { default: createPeakModule } = await import(path.join(root, 'build/wasm/peak.mjs'));
   const peakModule = await createPeakModule();
   for (let kernel = 0; kernel < peakModule._gemm_kernel_count(); kernel++) peakModule._gemm_repeat(kernel, 36, 64, 64, 0, 1);
+  for (let kernel = 0; kernel < peakModule._ppmm_kernel_count(); kernel++) peakModule._ppmm_repeat(kernel, 36, 64, 64, 0, 1);
 }

@@ -63,6 +63,28 @@ extern "C" EMSCRIPTEN_KEEPALIVE float gemm_repeat(int kernel, int rows, int inne
   return c[0];
 }
 
+// The same product through the driver on strips (a packed into strips and b into panels on every
+// call, as the forward pass's products with 33 rows or more are), with the given ppmm micro-kernel.
+extern "C" EMSCRIPTEN_KEEPALIVE int ppmm_kernel_count() {
+  return static_cast<int>(sizeof(attn::kernels::kPpmmKernels) / sizeof(attn::kernels::kPpmmKernels[0]));
+}
+extern "C" EMSCRIPTEN_KEEPALIVE const char* ppmm_kernel_name(int kernel) { return attn::kernels::kPpmmKernels[kernel].name; }
+extern "C" EMSCRIPTEN_KEEPALIVE float ppmm_repeat(int kernel, int rows, int inner, int cols, int transposed, int repeats) {
+  static std::vector<float> a, b, c, strips, panels;
+  const attn::kernels::PpmmEntry& entry = attn::kernels::kPpmmKernels[kernel];
+  a.assign(static_cast<std::size_t>(rows) * inner, 0.5f);
+  b.assign(static_cast<std::size_t>(inner) * cols, 0.25f);
+  c.assign(static_cast<std::size_t>(rows) * cols, 0.0f);
+  strips.resize(attn::kernels::strips_size(rows, inner, entry.mr));
+  panels.resize(attn::kernels::packed_size(inner, cols));
+  const int ldb = transposed ? inner : cols;
+  for (int r = 0; r < repeats; ++r) {
+    attn::kernels::gemm_f32_strips(entry, rows, inner, cols, a.data(), inner, b.data(), ldb, transposed != 0, c.data(),
+                                   cols, strips.data(), panels.data());
+  }
+  return c[0];
+}
+
 // The fused scale-mask-softmax row pass over rows × cols scores (causal when asked), `repeats`
 // times: its share of a forward pass is this time × heads over the pass's time.
 extern "C" EMSCRIPTEN_KEEPALIVE int softmax_kernel_count() {

@@ -185,15 +185,18 @@ function transferSizes() {
 // ---- report
 
 function describe(row) {
-  return `(${row.size.join(', ')}) ${row.contender}${row.trace ? ' +trace' : ''}: ${row.median.toFixed(3)} ms [${row.min.toFixed(3)}–${row.max.toFixed(3)}] ${row.gflops.toFixed(2)} GFLOP/s`;
+  return `(${row.size.join(', ')}) ${row.contender}${row.trace ? ' +trace' : ''}: ${row.median.toFixed(3)} ms [${row.min.toFixed(3)}–${row.max.toFixed(3)}] ${row.gflops.toFixed(2)} GFLOP/s` +
+    (row.cpuMedian ? `, CPU ${row.cpuMedian.toFixed(3)} ms` : '');
 }
 
 function table(title, { rows, peak }) {
+  const cpu = rows.some((r) => r.cpuMedian);  // Node: the process's CPU time per call too
   const lines = [`${title}: SIMD ceiling ${peak.gflops.toFixed(1)} GFLOP/s (${peak.chains} chains)`,
-    '| n, d_model, heads | contender | trace | median ms | min–max ms | calls per sample | GFLOP/s | % of ceiling |',
-    '| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |'];
+    `| n, d_model, heads | contender | trace | median ms | min–max ms |${cpu ? ' CPU ms |' : ''} calls per sample | GFLOP/s | % of ceiling |`,
+    `| --- | --- | --- | ---: | ---: |${cpu ? ' ---: |' : ''} ---: | ---: | ---: |`];
   for (const r of rows) {
-    lines.push(`| ${r.size.join(', ')} | ${r.contender} | ${r.trace ? 'on' : 'off'} | ${r.median.toFixed(3)} | ${r.min.toFixed(3)}–${r.max.toFixed(3)} | ${r.batch} | ${r.gflops.toFixed(2)} | ${(100 * r.gflops / peak.gflops).toFixed(0)} % |`);
+    lines.push(`| ${r.size.join(', ')} | ${r.contender} | ${r.trace ? 'on' : 'off'} | ${r.median.toFixed(3)} | ${r.min.toFixed(3)}–${r.max.toFixed(3)} |` +
+      `${cpu ? ` ${r.cpuMedian?.toFixed(3) ?? ''} |` : ''} ${r.batch} | ${r.gflops.toFixed(2)} | ${(100 * r.gflops / peak.gflops).toFixed(0)} % |`);
   }
   return lines.join('\n');
 }
@@ -213,6 +216,13 @@ function targets(name, { rows, peak }) {
     lines.push(`  (${size.join(', ')}): attention() ${vs(simd)}, ${(100 * simd.gflops / peak.gflops).toFixed(0)} % of the ceiling; ` +
       (prepared ? `prepared ${vs(prepared)}, ${(100 * prepared.gflops / peak.gflops).toFixed(0)} % of the ceiling; ` : '') +
       `${(plain.median / simd.median).toFixed(1)}× plain JS; scalar ${(plain.median / scalar.median).toFixed(1)}× plain JS`);
+    // Node: the same ratios on the process's CPU time (steadier while other jobs share the cores)
+    const cpuBest = (names) => names.map((c) => get(size, c)).filter((r) => r?.cpuMedian).sort((a, b) => a.cpuMedian - b.cpuMedian)[0];
+    const ortCpu = cpuBest(['ORT-web batched', 'ORT-web per head', 'ORT-web MultiHeadAttention', 'ORT-web Attention op']);
+    if (ortCpu && simd.cpuMedian) {
+      lines.push(`    CPU time: attention() ${simd.cpuMedian.toFixed(3)} ms, ${(ortCpu.cpuMedian / simd.cpuMedian).toFixed(2)}× ORT-web (${ortCpu.contender} ${ortCpu.cpuMedian.toFixed(3)} ms)` +
+        (prepared?.cpuMedian ? `; prepared ${prepared.cpuMedian.toFixed(3)} ms, ${(ortCpu.cpuMedian / prepared.cpuMedian).toFixed(2)}× ORT-web` : ''));
+    }
   }
   return lines.join('\n');
 }

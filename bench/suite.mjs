@@ -113,21 +113,37 @@ export async function runSuite({ engine, contenders, sizes, runs, log = () => {}
     for (let round = 0; round < runs; round++) {
       for (let i = 0; i < entries.length; i++) {
         const entry = entries[(i + round) % entries.length];
+        const cpuBefore = cpuMs();
         entry.times.push(await sample(entry, entry.batch) / entry.batch);
+        if (cpuBefore !== null) (entry.cpuTimes ??= []).push((cpuMs() - cpuBefore) / entry.batch);
       }
     }
     for (const entry of entries) {
       const times = entry.times.slice().sort((a, b) => a - b);
-      const mid = times.length >> 1;
-      const median = times.length % 2 ? times[mid] : (times[mid - 1] + times[mid]) / 2;
+      const median = medianOf(times);
       const row = { size, contender: entry.contender.name, trace: entry.trace, median, min: times[0], max: times.at(-1), runs, batch: entry.batch,
         gflops: flops(n, d) / median / 1e6, check: entry.difference, path: entry.contender.path };
+      // Node: the process's CPU time per call as well, which leaves out the time other jobs of a
+      // shared machine hold the core (the wall-clock median counts it)
+      if (entry.cpuTimes) row.cpuMedian = medianOf(entry.cpuTimes.slice().sort((a, b) => a - b));
       rows.push(row);
       log(row);
     }
     for (const contender of contenders) if (!contender.skip?.(size)) contender.release?.(entries.find((e) => e.contender === contender)?.handle);
   }
   return rows;
+}
+
+function medianOf(sorted) {
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+// The process's CPU time in ms (user + system), or null where there is no such clock (a browser).
+function cpuMs() {
+  if (typeof process === 'undefined' || typeof process.cpuUsage !== 'function') return null;
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
 }
 
 // ms for `batch` calls of one entry

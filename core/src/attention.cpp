@@ -24,14 +24,25 @@ constexpr float kMaskedScore = -std::numeric_limits<float>::infinity();
 
 // y (rows, width) = a (rows, d_model) · w_h + b_h, or a copy of a when the projection is omitted
 // (identity); b_h (width) only when the bias is given. `packed`: w's heads as packed panels (a
-// prepared model), or empty.
-void project(const Ops& ops, const float* a, int rows, int d_model, const View<float>& w,
-             const std::vector<float>& packed, const View<float>& b, int head, int width, float* y) {
+// prepared model), or empty; `a_strips`: a packed into strips once for every head (ops::pack_strips),
+// or empty (then w_h goes through ops.matmul, whose arithmetic the caller chose).
+void project(const Ops& ops, const float* a, const std::vector<float>& a_strips, int rows, int d_model,
+             const View<float>& w, const std::vector<float>& packed, const View<float>& b, int head, int width,
+             float* y) {
   if (!w.present) {
     std::copy(a, a + static_cast<std::size_t>(rows) * d_model, y);
+  } else if (packed.empty() && !a_strips.empty()) {  // w_h packed here, a once per call
+    static std::vector<float> w_panels;
+    ops::pack_panels_into(w.data + static_cast<std::size_t>(head) * d_model * width, width, d_model, width, false,
+                          &w_panels);
+    ops::matmul_strips(a_strips.data(), w_panels.data(), y, width, rows, d_model, width);
   } else if (!packed.empty()) {
     const std::size_t block = packed.size() / (w.size / (static_cast<std::size_t>(d_model) * width));
-    ops::matmul_packed(a, d_model, packed.data() + head * block, y, width, rows, d_model, width);
+    if (!a_strips.empty()) {
+      ops::matmul_strips(a_strips.data(), packed.data() + head * block, y, width, rows, d_model, width);
+    } else {
+      ops::matmul_packed(a, d_model, packed.data() + head * block, y, width, rows, d_model, width);
+    }
   } else {
     const float* w_h = w.data + static_cast<std::size_t>(head) * d_model * width;
     ops.matmul(a, d_model, w_h, width, y, width, rows, d_model, width);
@@ -82,7 +93,21 @@ bool scaled_overflows(const Config& config, const Inputs& inputs, const Shape& s
   return !std::isfinite(largest * inv_scale);
 }
 
-bool all_finite(const std::vector<float>& values) { return attn::all_finite(values.data(), values.size()); }
+bool all_finite(const std::vector<float>& values) { return ops::all_finite(values.data(), values.size()); }
+
+// rows × width values, ld apart: a head's z inside the concatenation
+bool rows_finite(const float* values, int rows, int width, int ld) {
+  for (int i = 0; i < rows; ++i) {
+    if (!ops::all_finite(values + static_cast<std::size_t>(i) * ld, width)) return false;
+  }
+  return true;
+}
+
+// From this many rows on, ops.matmul packs a into strips (ops.cpp): the projections then share x's.
+constexpr int kStripsFromRows = 33;
+
+// The scores of a query block on the way to the softmax: about 256 KB, which stays in a core's cache.
+constexpr int kScoresBlockValues = 64 * 1024;
 
 // Heads in messages count from 1, as the page's tabs do: "head 1 of 2".
 std::string head_name(int h, int heads) { return "head " + std::to_string(h + 1) + " of " + std::to_string(heads); }
@@ -134,9 +159,29 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
     out.positions_x = sinusoidal_positions(n, d);
     if (!shape.self) out.positions_context = sinusoidal_positions(m, d);
   }
-  std::vector<float> concat(static_cast<std::size_t>(n) * concat_width);
+  // Buffers kept between calls (they only grow, as the gemm's scratch does): no allocation or
+  // zero-fill per call once a size has been seen. a prepared model's x (and context) packed once
+  // into the gemm's strips for every head's projections.
+  // Without a prepared model, only on the fast arithmetic and from as many rows as ops.matmul would
+  // pack a itself (the same kernel either way, so the same bits).
+  static std::vector<float> x_strips, context_strips, concat_buffer;
+  x_strips.clear();
+  context_strips.clear();
+  const bool strips = config.arithmetic == Arithmetic::Fast && ops::packs_panels();
+  if (strips && (packed || n >= kStripsFromRows)) ops::pack_strips(x, d, n, d, &x_strips);
+  if (strips && context != x && (packed || m >= kStripsFromRows)) ops::pack_strips(context, d, m, d, &context_strips);
+  const std::vector<float>& kv_strips = context == x ? x_strips : context_strips;
+  std::vector<float>& concat = concat_buffer;  // every element is written by the heads' z
+  concat.resize(static_cast<std::size_t>(n) * concat_width);
   // Without the trace one set of buffers is reused by every head.
-  HeadTrace scratch;
+  static HeadTrace scratch;
+  bool z_overflows = false;
+  // Without the trace and a mask, on the fast arithmetic, with the gemm's packing, and when the
+  // scores of a head are larger than a block: passes 2 to 5 by blocks of queries (below).
+  static std::vector<float> k_panels, v_panels;
+  const int query_block = std::max(64, kScoresBlockValues / m / 4 * 4);
+  const bool by_blocks = !trace && config.mask_mode == MaskMode::None && config.arithmetic == Arithmetic::Fast &&
+                         ops::packs_panels() && n > query_block;
   if (trace) out.heads.resize(shape.heads);
 
   for (int h = 0; h < shape.heads; ++h) {
@@ -147,37 +192,77 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
     head.scores.resize(static_cast<std::size_t>(n) * m);
 
     // pass 1: projections
-    project(ops, x, n, d, inputs.wq, panels.wq, inputs.bq, h, d_k, head.q.data());
-    project(ops, context, m, d, inputs.wk, panels.wk, inputs.bk, h, d_k, head.k.data());
-    project(ops, context, m, d, inputs.wv, panels.wv, inputs.bv, h, d_v, head.v.data());
-    if (!all_finite(head.q) || !all_finite(head.k) ||
-        !all_finite(head.v)) {
-      return overflow("the projections q, k, v of " + head_name(h, shape.heads));
-    }
+    project(ops, x, x_strips, n, d, inputs.wq, panels.wq, inputs.bq, h, d_k, head.q.data());
+    project(ops, context, kv_strips, m, d, inputs.wk, panels.wk, inputs.bk, h, d_k, head.k.data());
+    project(ops, context, kv_strips, m, d, inputs.wv, panels.wv, inputs.bv, h, d_v, head.v.data());
+    // q, k and v are checked through what they feed: a ±inf or NaN in q or k makes its row or column
+    // of the scores non-finite, one in v its column of z (the weights are finite and ≥ 0). So they
+    // are scanned only when a later check of this head fails, to name them as the first cause.
+    const auto first_cause = [&](Status later) {
+      if (!all_finite(head.q) || !all_finite(head.k) || !all_finite(head.v)) {
+        return overflow("the projections q, k, v of " + head_name(h, shape.heads));
+      }
+      return later;
+    };
 
-    // pass 2: raw scores q·kᵀ
-    ops.matmul_transb(head.q.data(), d_k, head.k.data(), d_k, head.scores.data(), m, n, d_k, m);
-    if (!all_finite(head.scores)) return overflow("the scores q·kᵀ of " + head_name(h, shape.heads));
-    if (scaled_overflows(config, inputs, shape, head.scores.data())) {
-      return Status::Range("scale", "the scores of " + head_name(h, shape.heads) + " divided by scale (" +
-                                        format_number(shape.scale) + ") overflow float32; use a larger divisor");
-    }
-
-    // passes 3 and 4: scale, mask and softmax, fused in one row pass. With the trace `scaled`
-    // keeps the scaled and masked scores on their own (the same product, so the same bits).
-    float* weights = head.scores.data();
-    if (trace) {
-      head.scaled.resize(head.scores.size());
-      scale_and_mask(config, inputs, shape, head.scores.data(), head.scaled.data());
-      head.weights = head.scores;
-      weights = head.weights.data();
-    }
-    ops.softmax_scaled_rows(weights, n, m, static_cast<float>(shape.scale), config.mask_mode == MaskMode::Causal,
-                            config.mask_mode == MaskMode::Keep ? inputs.keep.data : nullptr);
-
-    // pass 5: z = weights·v, written straight into this head's columns of the concatenation
+    // Passes 2 to 5 by blocks of queries when by_blocks, else in one block of all n: a block's scores
+    // stay in cache from their product through the checks and the softmax to the weighted sum (the
+    // whole head's n × m would not), with k and v packed once for every block. The same products,
+    // so the same bits either way.
     float* z_in_concat = concat.data() + static_cast<std::size_t>(h) * d_v;
-    ops.matmul(weights, m, head.v.data(), d_v, z_in_concat, concat_width, n, m, d_v);
+    if (by_blocks) {
+      ops::pack_panels_into(head.k.data(), d_k, d_k, m, /*b_transposed=*/true, &k_panels);
+      ops::pack_panels_into(head.v.data(), d_v, m, d_v, /*b_transposed=*/false, &v_panels);
+    }
+    for (int first = 0; first < n; first += by_blocks ? query_block : n) {
+      const int rows = by_blocks ? std::min(query_block, n - first) : n;
+      float* scores = head.scores.data();
+      const std::size_t count = static_cast<std::size_t>(rows) * m;
+
+      // pass 2: raw scores q·kᵀ
+      const float* q_block = head.q.data() + static_cast<std::size_t>(first) * d_k;
+      if (by_blocks) {
+        ops::matmul_packed(q_block, d_k, k_panels.data(), scores, m, rows, d_k, m);
+      } else {
+        ops.matmul_transb(q_block, d_k, head.k.data(), d_k, scores, m, rows, d_k, m);
+      }
+      // without a mask every score is kept: one pass for both checks (NaN or ±inf in, non-finite out)
+      const float largest = config.mask_mode == MaskMode::None ? ops::largest_magnitude(scores, count)
+                                                               : std::numeric_limits<float>::quiet_NaN();
+      const bool checked = std::isfinite(largest);
+      if (!checked && !ops::all_finite(scores, count)) {
+        return first_cause(overflow("the scores q·kᵀ of " + head_name(h, shape.heads)));
+      }
+      if (checked ? !std::isfinite(largest * (1.0f / static_cast<float>(shape.scale)))
+                  : scaled_overflows(config, inputs, shape, scores)) {  // masks run in one block
+        return first_cause(Status::Range("scale", "the scores of " + head_name(h, shape.heads) + " divided by scale (" +
+                                                      format_number(shape.scale) + ") overflow float32; use a larger divisor"));
+      }
+
+      // passes 3 and 4: scale, mask and softmax, fused in one row pass. With the trace `scaled`
+      // keeps the scaled and masked scores on their own (the same product, so the same bits).
+      float* weights = scores;
+      if (trace) {
+        head.scaled.resize(head.scores.size());
+        scale_and_mask(config, inputs, shape, head.scores.data(), head.scaled.data());
+        head.weights = head.scores;
+        weights = head.weights.data();
+      }
+      ops.softmax_scaled_rows(weights, rows, m, static_cast<float>(shape.scale), config.mask_mode == MaskMode::Causal,
+                              config.mask_mode == MaskMode::Keep ? inputs.keep.data : nullptr);
+
+      // pass 5: z = weights·v, written straight into this head's columns of the concatenation
+      float* z_block = z_in_concat + static_cast<std::size_t>(first) * concat_width;
+      if (by_blocks) {
+        ops::matmul_packed(weights, m, v_panels.data(), z_block, concat_width, rows, m, d_v);
+      } else {
+        ops.matmul(weights, m, head.v.data(), d_v, z_block, concat_width, rows, m, d_v);
+      }
+      if (!rows_finite(z_block, rows, d_v, concat_width)) {
+        if (Status s = first_cause(Status::Ok()); !s.ok()) return s;
+        z_overflows = true;  // reported after every head, as the check of the whole concatenation was
+      }
+    }
     if (trace) {
       head.z.resize(static_cast<std::size_t>(n) * d_v);
       for (int i = 0; i < n; ++i) {
@@ -188,7 +273,7 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
   }
 
   // every array handed back is finite, or the call fails: z can overflow when v is near the float32 limit
-  if (!all_finite(concat)) return overflow("the weighted values z (weights·v)");
+  if (z_overflows) return overflow("the weighted values z (weights·v)");
 
   if (inputs.wo.present) {
     out.output.resize(static_cast<std::size_t>(n) * d);

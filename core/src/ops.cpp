@@ -23,6 +23,10 @@ namespace attn::ops {
 namespace {
 
 constexpr const kernels::GemmEntry& kGemm = std::end(kernels::kGemmKernels)[-1];
+constexpr const kernels::PpmmEntry& kPpmm = std::end(kernels::kPpmmKernels)[-1];
+// From this many rows of a on, the SIMD products pack a into strips (ppmm): below it the copy costs
+// about what the shorter kernel loop saves.
+constexpr int kStripsFromRows = 33;
 
 // Packed panels of b, kept between calls: it only grows, so repeated calls reach a steady heap.
 float* panel_scratch(int inner, int cols) {
@@ -31,6 +35,16 @@ float* panel_scratch(int inner, int cols) {
   if (panels.size() < needed) panels.resize(needed);
   return panels.data();
 }
+
+#if defined(__wasm_simd128__)
+// a's strips, kept between calls as the panels are
+float* strip_scratch(int rows, int inner) {
+  static std::vector<float> strips;
+  const std::size_t needed = kernels::strips_size(rows, inner, kPpmm.mr);
+  if (strips.size() < needed) strips.resize(needed);
+  return strips.data();
+}
+#endif
 
 // aᵀ (rows, inner) copied out of a (inner, rows), for the gemm driver, which reads a row-major.
 float* transposed_scratch(const float* a, int lda, int rows, int inner) {
@@ -57,6 +71,11 @@ constexpr kernels::ScaledSoftmaxKernel kScaledSoftmax = std::end(kernels::kScale
 
 void matmul(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner, int cols) {
 #if defined(__wasm_simd128__)
+  if (rows >= kStripsFromRows) {
+    kernels::gemm_f32_strips(kPpmm, rows, inner, cols, a, lda, b, ldb, false, c, ldc, strip_scratch(rows, inner),
+                             panel_scratch(inner, cols));
+    return;
+  }
   kernels::gemm_f32(kGemm, rows, inner, cols, a, lda, b, ldb, false, c, ldc, panel_scratch(inner, cols));
 #else
   Strided(c, rows, cols, Eigen::OuterStride<>(ldc)).noalias() =
@@ -67,6 +86,11 @@ void matmul(const float* a, int lda, const float* b, int ldb, float* c, int ldc,
 void matmul_transb(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner,
                    int cols) {
 #if defined(__wasm_simd128__)
+  if (rows >= kStripsFromRows) {
+    kernels::gemm_f32_strips(kPpmm, rows, inner, cols, a, lda, b, ldb, true, c, ldc, strip_scratch(rows, inner),
+                             panel_scratch(inner, cols));
+    return;
+  }
   kernels::gemm_f32(kGemm, rows, inner, cols, a, lda, b, ldb, true, c, ldc, panel_scratch(inner, cols));
 #else
   Strided(c, rows, cols, Eigen::OuterStride<>(ldc)).noalias() =
@@ -100,10 +124,104 @@ std::vector<float> pack_panels(const float* b, int ldb, int inner, int cols) {
 
 void matmul_packed(const float* a, int lda, const float* panels, float* c, int ldc, int rows, int inner, int cols) {
 #if defined(__wasm_simd128__)
+  if (rows >= kStripsFromRows) {
+    float* strips = strip_scratch(rows, inner);
+    kernels::pack_strips(rows, inner, a, lda, kPpmm.mr, strips);
+    kernels::ppmm_f32(kPpmm, rows, inner, cols, strips, panels, c, ldc);
+    return;
+  }
   kernels::gemm_f32_prepacked(kGemm, rows, inner, cols, a, lda, panels, c, ldc);
 #else
   (void)a, (void)lda, (void)panels, (void)c, (void)ldc, (void)rows, (void)inner, (void)cols;
 #endif
+}
+
+void pack_strips(const float* a, int lda, int rows, int inner, std::vector<float>* strips) {
+#if defined(__wasm_simd128__)
+  strips->resize(kernels::strips_size(rows, inner, kPpmm.mr));
+  kernels::pack_strips(rows, inner, a, lda, kPpmm.mr, strips->data());
+#else
+  (void)a, (void)lda, (void)rows, (void)inner;
+  strips->clear();
+#endif
+}
+
+bool packs_panels() {
+#if defined(__wasm_simd128__)
+  return true;
+#else
+  return false;
+#endif
+}
+
+void pack_panels_into(const float* b, int ldb, int inner, int cols, bool b_transposed, std::vector<float>* panels) {
+#if defined(__wasm_simd128__)
+  panels->resize(kernels::packed_size(inner, cols));
+  if (b_transposed) {
+    kernels::pack_panels_transposed(inner, cols, b, ldb, panels->data());
+  } else {
+    kernels::pack_panels(inner, cols, b, ldb, panels->data());
+  }
+#else
+  (void)b, (void)ldb, (void)inner, (void)cols, (void)b_transposed;
+  panels->clear();
+#endif
+}
+
+void matmul_strips(const float* strips, const float* panels, float* c, int ldc, int rows, int inner, int cols) {
+#if defined(__wasm_simd128__)
+  kernels::ppmm_f32(kPpmm, rows, inner, cols, strips, panels, c, ldc);
+#else
+  (void)strips, (void)panels, (void)c, (void)ldc, (void)rows, (void)inner, (void)cols;
+#endif
+}
+
+bool all_finite(const float* values, std::size_t count) {
+  constexpr std::uint32_t kExponent = 0x7f800000u;  // all ones in ±inf and NaN only
+  std::size_t i = 0;
+#if defined(__wasm_simd128__)
+  const v128_t exponent = wasm_i32x4_splat(static_cast<int>(kExponent));
+  v128_t special = wasm_i32x4_splat(0);
+  for (; i + 4 <= count; i += 4) {
+    special = wasm_v128_or(special, wasm_i32x4_eq(wasm_v128_and(wasm_v128_load(values + i), exponent), exponent));
+  }
+  if (wasm_v128_any_true(special)) return false;
+#endif
+  for (; i < count; ++i) {
+    std::uint32_t bits;
+    std::memcpy(&bits, values + i, sizeof bits);
+    if ((bits & kExponent) == kExponent) return false;
+  }
+  return true;
+}
+
+// On the bits: |x| is x's bits without the sign, and for those the integer order is the order of the
+// magnitudes, with +inf (0x7f800000) above every finite value and NaN above +inf. So one integer max
+// (a single instruction on four lanes) finds the largest magnitude and any NaN or inf at once.
+float largest_magnitude(const float* values, std::size_t count) {
+  constexpr std::uint32_t kMagnitude = 0x7fffffffu;
+  std::uint32_t largest = 0;
+  std::size_t i = 0;
+#if defined(__wasm_simd128__)
+  const v128_t magnitude = wasm_i32x4_splat(static_cast<int>(kMagnitude));
+  v128_t largest_0 = wasm_i32x4_splat(0), largest_1 = largest_0;  // two independent chains
+  for (; i + 8 <= count; i += 8) {
+    largest_0 = wasm_i32x4_max(largest_0, wasm_v128_and(wasm_v128_load(values + i), magnitude));
+    largest_1 = wasm_i32x4_max(largest_1, wasm_v128_and(wasm_v128_load(values + i + 4), magnitude));
+  }
+  std::uint32_t lanes[8];
+  wasm_v128_store(lanes, largest_0);
+  wasm_v128_store(lanes + 4, largest_1);
+  for (const std::uint32_t lane : lanes) largest = std::max(largest, lane);
+#endif
+  for (; i < count; ++i) {
+    std::uint32_t bits;
+    std::memcpy(&bits, values + i, sizeof bits);
+    largest = std::max(largest, bits & kMagnitude);
+  }
+  float result;
+  std::memcpy(&result, &largest, sizeof result);
+  return result;  // NaN when some value is NaN: the NaN's own bits
 }
 
 void softmax_rows(float* x, int ld, int rows, int cols) {

@@ -3,6 +3,7 @@
 // a wider matrix are addressed without copies.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -24,6 +25,23 @@ void matmul_transa(const float* a, int lda, const float* b, int ldb, float* c, i
 // empty in builds whose products run on Eigen. matmul_packed takes such panels (non-empty).
 std::vector<float> pack_panels(const float* b, int ldb, int inner, int cols);
 void matmul_packed(const float* a, int lda, const float* panels, float* c, int ldc, int rows, int inner, int cols);
+
+// a (rows, inner) in the gemm's strip layout, for an a used against many packed b (x against every
+// head's weights): `strips` is resized to fit (it keeps its capacity between calls). Empty in
+// builds whose products run on Eigen. matmul_strips takes such strips and panels (both non-empty).
+void pack_strips(const float* a, int lda, int rows, int inner, std::vector<float>* strips);
+// b (inner, cols), or with b_transposed b stored as (cols, inner), in the panel layout, into
+// `panels` (resized; it keeps its capacity): for a b used by several products of one call (k and v
+// against each block of queries). Empty in builds whose products run on Eigen.
+bool packs_panels();  // true when pack_panels_into and pack_strips fill their buffers (the SIMD build)
+void pack_panels_into(const float* b, int ldb, int inner, int cols, bool b_transposed, std::vector<float>* panels);
+void matmul_strips(const float* strips, const float* panels, float* c, int ldc, int rows, int inner, int cols);
+
+// The forward's checks of what each pass wrote, four lanes at a time in the SIMD build.
+// all_finite: no value is ±inf or NaN. largest_magnitude: the largest |value|, NaN when some value is
+// NaN, so that one pass answers both "all finite?" (the result is finite) and "how large?".
+bool all_finite(const float* values, std::size_t count);
+float largest_magnitude(const float* values, std::size_t count);
 
 // In place over (rows, cols): each row becomes its softmax. A row that is all -inf (every key masked)
 // becomes all zero instead of NaN.

@@ -49,7 +49,7 @@ Status attention_forward_prepared(const Config& config, const Inputs& inputs, co
     return Status::Range("x", "x has " + std::to_string(inputs.x.size) + " values; expected n × dModel with n from 1 to " +
                                   std::to_string(kMaxTokens) + " and dModel = " + std::to_string(prepared.d_model));
   }
-  if (!attn::all_finite(inputs.x.data, inputs.x.size)) {
+  if (!ops::all_finite(inputs.x.data, inputs.x.size)) {
     Config checked = config;  // let validate() name the first bad value
     checked.n = n;
     Shape unused{};

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -244,5 +245,94 @@ TEST_CASE("gemm driver on pre-packed panels: the bits of gemm_f32 at every remai
         }
       }
     }
+  }
+}
+
+TEST_CASE("ppmm micro-kernels: every mr, nc and kc from 1 to 9 on a pre-packed strip") {
+  std::mt19937 rng(6);
+  for (const PpmmEntry& kernel : kPpmmKernels) {
+    INFO(kernel.name);
+    for (int kc : {1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 17, 31}) {
+      const int ldc = 11;
+      // the strip and panel are exactly 4·kc and 8·kc floats, one float into their buffers (unaligned)
+      const std::vector<float> strip_buffer = random_values(rng, 1 + static_cast<std::size_t>(kernel.mr) * kc);
+      const std::vector<float> panel_buffer = random_values(rng, 1 + static_cast<std::size_t>(kGemmNr) * kc);
+      const float* panel = panel_buffer.data() + 1;
+      for (int mr = 1; mr <= kernel.mr; ++mr) {
+        // rows past mr are zero in a packed strip
+        std::vector<float> strip(strip_buffer.begin() + 1, strip_buffer.end());
+        for (int k = 0; k < kc; ++k) {
+          for (int r = mr; r < kernel.mr; ++r) strip[k * kernel.mr + r] = 0.0f;
+        }
+        for (int nc = 1; nc <= kGemmNr; ++nc) {
+          std::vector<float> c(kernel.mr * ldc + 1, kSentinel);
+          for (int r = 0; r < mr; ++r) {
+            for (int j = 0; j < nc; ++j) c[1 + r * ldc + j] = kNaN;
+          }
+          kernel.fn(mr, nc, kc, strip.data(), panel, c.data() + 1, ldc);
+          CHECK(c[0] == kSentinel);
+          for (int r = 0; r < kernel.mr; ++r) {
+            for (int j = 0; j < ldc; ++j) {
+              const float got = c[1 + r * ldc + j];
+              if (r >= mr || j >= nc) {
+                CHECK_MESSAGE(got == kSentinel, "wrote outside the tile at [", r, "][", j, "] mr=", mr, " nc=", nc);
+                continue;
+              }
+              double want = 0;
+              for (int k = 0; k < kc; ++k) want += double(strip[k * kernel.mr + r]) * panel[k * kGemmNr + j];
+              CHECK_MESSAGE(close(got, want, 1e-5, 1e-5), "c[", r, "][", j, "] mr=", mr, " nc=", nc, " kc=", kc,
+                            ": ", got, " vs ", want);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("gemm driver on strips: the bits of gemm_f32 at every remainder, plain and transposed b, pre-packed a and b") {
+  std::mt19937 rng(7);
+  // each strip kernel against the gemm kernel of its instruction set (the same order of operations)
+  for (std::size_t i = 0; i < std::size(kPpmmKernels); ++i) {
+    const PpmmEntry& kernel = kPpmmKernels[i];
+    const GemmEntry& twin = kGemmKernels[i];
+    INFO(kernel.name, " against ", twin.name);
+    int failures = 0;
+    for (int rows : {1, 3, 4, 5, 9, 33, 65, 67}) {
+      for (int inner : {1, 2, 7, 9}) {
+        for (int cols : {1, 7, 8, 9, 17}) {
+          for (int transposed = 0; transposed <= 1; ++transposed) {
+            const int lda = inner + 1, ldc = cols + 3;
+            const int ldb = transposed ? inner + 2 : cols + 2;
+            const std::vector<float> a = random_values(rng, static_cast<std::size_t>(rows) * lda);
+            const std::vector<float> b = random_values(rng, static_cast<std::size_t>(transposed ? cols : inner) * ldb);
+            std::vector<float> want(static_cast<std::size_t>(rows) * ldc, kSentinel);
+            for (int r = 0; r < rows; ++r) {
+              for (int j = 0; j < cols; ++j) want[r * ldc + j] = kNaN;
+            }
+            std::vector<float> got = want, got_prepacked = want;
+            std::vector<float> scratch(packed_size(inner, cols), kNaN), panels(packed_size(inner, cols), kNaN);
+            std::vector<float> strips(strips_size(rows, inner, kernel.mr), kNaN);
+            gemm_f32(twin, rows, inner, cols, a.data(), lda, b.data(), ldb, transposed, want.data(), ldc,
+                     scratch.data());
+            gemm_f32_strips(kernel, rows, inner, cols, a.data(), lda, b.data(), ldb, transposed, got.data(), ldc,
+                            strips.data(), panels.data());
+            bool same = std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0;
+            if (!transposed) {
+              // a and b packed by the caller, as a prepared model packs x and its weights
+              std::vector<float> strips_2(strips.size(), kNaN), panels_2(panels.size(), kNaN);
+              pack_strips(rows, inner, a.data(), lda, kernel.mr, strips_2.data());
+              pack_panels(inner, cols, b.data(), ldb, panels_2.data());
+              ppmm_f32(kernel, rows, inner, cols, strips_2.data(), panels_2.data(), got_prepacked.data(), ldc);
+              same = same && std::memcmp(got_prepacked.data(), want.data(), want.size() * sizeof(float)) == 0;
+            }
+            if (!same && failures++ < 5) {
+              FAIL_CHECK("rows=", rows, " inner=", inner, " cols=", cols, " transposed=", transposed);
+            }
+          }
+        }
+      }
+    }
+    CHECK(failures == 0);
   }
 }

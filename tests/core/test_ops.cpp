@@ -99,3 +99,34 @@ TEST_CASE("portable softmax: float64 softmax within 1e-6, all -inf rows to zero,
   attn::ops::portable::softmax_rows(masked.data(), 5, 1, 5);
   for (float v : masked) CHECK(v == 0.0f);
 }
+
+TEST_CASE("the forward's checks: all_finite and largest_magnitude at every length and position") {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  const float specials[] = {kInf, -kInf, std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::quiet_NaN()};
+  for (int count = 1; count <= 19; ++count) {
+    std::vector<float> values(count);
+    for (int i = 0; i < count; ++i) values[i] = (i % 3 - 1) * 0.5f * static_cast<float>(i + 1);  // negatives, zeros
+    values[0] = -0.0f;
+    double want = 0;
+    for (const float v : values) want = std::max(want, std::fabs(static_cast<double>(v)));
+    INFO("count=", count);
+    CHECK(attn::ops::all_finite(values.data(), values.size()));
+    CHECK(attn::ops::largest_magnitude(values.data(), values.size()) == want);
+    // the largest finite float is still finite
+    std::vector<float> largest = values;
+    largest[count - 1] = -std::numeric_limits<float>::max();
+    CHECK(attn::ops::all_finite(largest.data(), largest.size()));
+    CHECK(attn::ops::largest_magnitude(largest.data(), largest.size()) == std::numeric_limits<float>::max());
+    for (int at = 0; at < count; ++at) {
+      for (const float special : specials) {
+        std::vector<float> bad = values;
+        bad[at] = special;
+        INFO("at=", at, " value=", special);
+        CHECK_FALSE(attn::ops::all_finite(bad.data(), bad.size()));
+        const float got = attn::ops::largest_magnitude(bad.data(), bad.size());
+        CHECK_FALSE(std::isfinite(got));
+        CHECK((std::isnan(special) ? std::isnan(got) : got == kInf));
+      }
+    }
+  }
+}

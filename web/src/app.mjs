@@ -112,7 +112,9 @@ export function createApp(container, { compute, initialState = null, views: show
     trainingStarted = true;
     // once the Train section also comes near the screen: preparing the first task loads the learning
     // engine (twice the forward engine's download), which a reader who never scrolls there does not need
-    whenNear(section('train'), () => compute.ready.then(() => setTimeout(training.start, 0)));
+    // (a lab removed meanwhile starts nothing: a run started after destroy() would hold the lab, and its
+    // session in the shared worker, until the learning engine had loaded)
+    whenNear(section('train'), () => compute.ready.then(() => setTimeout(() => lifetime.signal.aborted || training.start(), 0)));
   }
   let view = null;            // the last good computation, as drawn
   let draws = 0;              // how many times the tables were drawn (tests wait on it)

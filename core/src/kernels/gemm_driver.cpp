@@ -6,6 +6,10 @@
 
 #include "kernels/kernels.hpp"
 
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#endif
+
 namespace attn::kernels {
 namespace {
 
@@ -34,6 +38,11 @@ void pack(int inner, int cols, const float* b, int ldb, bool b_transposed, float
   }
 }
 
+// Every panel packed (one instantiation of pack for all the callers that pack everything)
+void pack_all(int inner, int cols, const float* b, int ldb, bool b_transposed, float* panels) {
+  pack(inner, cols, b, ldb, b_transposed, panels, [](int) { return false; });
+}
+
 // c in tiles, row blocks outermost so a block of a stays in cache across the panels
 template <typename PanelAt, typename PanelStride>
 void compute(const GemmEntry& kernel, int rows, int inner, int cols, const float* a, int lda, float* c, int ldc,
@@ -55,12 +64,86 @@ void compute(const GemmEntry& kernel, int rows, int inner, int cols, const float
 
 }  // namespace
 
+std::size_t strips_size(int rows, int inner, int mr) {
+  return static_cast<std::size_t>((rows + mr - 1) / mr) * mr * inner;
+}
+
+void pack_strips(int rows, int inner, const float* a, int lda, int mr, float* strips) {
+  for (int first = 0; first < rows; first += mr) {
+    float* strip = strips + static_cast<std::size_t>(first) * inner;
+    const int height = std::min(mr, rows - first);
+#if defined(__wasm_simd128__)
+    if (height == 4 && mr == 4) {  // 4 × 4 blocks transposed in registers (the weights of A·V: n × m)
+      const float* a_0 = a + static_cast<std::size_t>(first) * lda;
+      const float* a_1 = a_0 + lda;
+      const float* a_2 = a_1 + lda;
+      const float* a_3 = a_2 + lda;
+      int k = 0;
+      for (; k + 4 <= inner; k += 4) {
+        const v128_t r0 = wasm_v128_load(a_0 + k), r1 = wasm_v128_load(a_1 + k);
+        const v128_t r2 = wasm_v128_load(a_2 + k), r3 = wasm_v128_load(a_3 + k);
+        const v128_t r01_lo = wasm_i32x4_shuffle(r0, r1, 0, 4, 1, 5), r01_hi = wasm_i32x4_shuffle(r0, r1, 2, 6, 3, 7);
+        const v128_t r23_lo = wasm_i32x4_shuffle(r2, r3, 0, 4, 1, 5), r23_hi = wasm_i32x4_shuffle(r2, r3, 2, 6, 3, 7);
+        float* strip_k = strip + static_cast<std::size_t>(k) * 4;
+        wasm_v128_store(strip_k, wasm_i64x2_shuffle(r01_lo, r23_lo, 0, 2));
+        wasm_v128_store(strip_k + 4, wasm_i64x2_shuffle(r01_lo, r23_lo, 1, 3));
+        wasm_v128_store(strip_k + 8, wasm_i64x2_shuffle(r01_hi, r23_hi, 0, 2));
+        wasm_v128_store(strip_k + 12, wasm_i64x2_shuffle(r01_hi, r23_hi, 1, 3));
+      }
+      for (; k < inner; ++k) {
+        float* strip_k = strip + static_cast<std::size_t>(k) * 4;
+        strip_k[0] = a_0[k], strip_k[1] = a_1[k], strip_k[2] = a_2[k], strip_k[3] = a_3[k];
+      }
+      continue;
+    }
+#endif
+    for (int r = 0; r < height; ++r) {
+      const float* a_r = a + static_cast<std::size_t>(first + r) * lda;
+      for (int k = 0; k < inner; ++k) strip[static_cast<std::size_t>(k) * mr + r] = a_r[k];
+    }
+    for (int r = height; r < mr; ++r) {
+      for (int k = 0; k < inner; ++k) strip[static_cast<std::size_t>(k) * mr + r] = 0.0f;
+    }
+  }
+}
+
+// c in tiles as compute() walks them: a block of strips stays in cache across the panels
+void ppmm_f32(const PpmmEntry& kernel, int rows, int inner, int cols, const float* strips, const float* panels, float* c,
+              int ldc) {
+  assert(rows >= 1 && inner >= 1 && cols >= 1);
+  const int row_block = kRowBlock / kernel.mr * kernel.mr;
+  for (int block = 0; block < rows; block += row_block) {
+    const int block_end = std::min(rows, block + row_block);
+    for (int p = 0; p < panel_count(cols); ++p) {
+      const int first = p * kGemmNr;
+      const int nc = std::min(kGemmNr, cols - first);
+      const float* panel = panels + static_cast<std::size_t>(p) * kGemmNr * inner;
+      for (int r = block; r < block_end; r += kernel.mr) {
+        kernel.fn(std::min(kernel.mr, block_end - r), nc, inner, strips + static_cast<std::size_t>(r) * inner, panel,
+                  c + static_cast<std::size_t>(r) * ldc + first, ldc);
+      }
+    }
+  }
+}
+
+void gemm_f32_strips(const PpmmEntry& kernel, int rows, int inner, int cols, const float* a, int lda, const float* b,
+                     int ldb, bool b_transposed, float* c, int ldc, float* strips, float* panels) {
+  assert(rows >= 1 && inner >= 1 && cols >= 1);
+  pack_strips(rows, inner, a, lda, kernel.mr, strips);
+  pack_all(inner, cols, b, ldb, b_transposed, panels);
+  ppmm_f32(kernel, rows, inner, cols, strips, panels, c, ldc);
+}
+
 std::size_t packed_size(int inner, int cols) {
   return static_cast<std::size_t>(panel_count(cols)) * kGemmNr * inner;
 }
 
 void pack_panels(int inner, int cols, const float* b, int ldb, float* panels) {
-  pack(inner, cols, b, ldb, false, panels, [](int) { return false; });
+  pack_all(inner, cols, b, ldb, false, panels);
+}
+
+void pack_panels_transposed(int inner, int cols, const float* b, int ldb, float* panels) {
+  pack_all(inner, cols, b, ldb, true, panels);
 }
 
 void gemm_f32(const GemmEntry& kernel, int rows, int inner, int cols, const float* a, int lda, const float* b, int ldb,

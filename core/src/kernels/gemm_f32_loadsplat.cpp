@@ -9,6 +9,7 @@
 #include <cassert>
 
 #include "kernels/kernels.hpp"
+#include "kernels/store_partial.hpp"
 
 #if defined(__wasm_simd128__)
 #include <wasm_simd128.h>
@@ -19,26 +20,6 @@ namespace attn::kernels {
 #if defined(__wasm_simd128__)
 
 namespace {
-
-// Stores the first nc (1..8) lanes of lo:hi to c.
-inline void store_partial(float* c, int nc, v128_t lo, v128_t hi) {
-  if (nc == 8) {
-    wasm_v128_store(c, lo);
-    wasm_v128_store(c + 4, hi);
-    return;
-  }
-  if (nc & 4) {
-    wasm_v128_store(c, lo);
-    lo = hi;
-    c += 4;
-  }
-  if (nc & 2) {
-    wasm_v128_store64_lane(c, lo, 0);
-    lo = wasm_i64x2_shuffle(lo, lo, 1, 1);
-    c += 2;
-  }
-  if (nc & 1) wasm_v128_store32_lane(c, lo, 0);
-}
 
 // The SIMD kernel of height kMr. Rows past mr alias the last real row: they compute a duplicate
 // that is never stored, and nothing outside a is read.

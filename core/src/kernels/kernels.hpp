@@ -26,6 +26,22 @@ ATTN_GEMM_KERNEL(gemm_f32_4x8__wasmsimd_loadsplat);  // one k per step, a_rk bro
 #endif
 #undef ATTN_GEMM_KERNEL
 
+// c (mr, nc) = strip · panel on a pre-packed a ("ppmm"): the strip holds kc groups of the kernel's
+// height (4) floats, k-major (strip[k·4 + r] = a_rk), zero in the rows past mr; the panel is packed
+// (kc rows of 8 floats). Reads exactly strip[0..4·kc-1] and panel[0..8·kc-1], writes exactly
+// c[r·ldc + 0..nc-1] for r < mr.
+using PpmmMicroKernel = void (*)(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc);
+void ppmm_f32_4x8__scalar(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc);
+#if defined(__wasm_simd128__)
+void ppmm_f32_4x8__wasmsimd_splat(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc);
+#endif
+
+struct PpmmEntry {
+  const char* name;
+  PpmmMicroKernel fn;
+  int mr;  // the strip's height: rows of c per call
+};
+
 struct GemmEntry {
   const char* name;
   GemmMicroKernel fn;
@@ -61,10 +77,25 @@ std::size_t packed_size(int inner, int cols);
 // The panels of a plain b (inner, cols), all packed, for a b used many times (a prepared model's
 // weights): packed_size(inner, cols) floats. gemm_f32_prepacked then reads them as they are.
 void pack_panels(int inner, int cols, const float* b, int ldb, float* panels);
+// The same for b stored as (cols, inner) and used as its transpose (k in the scores q·kᵀ).
+void pack_panels_transposed(int inner, int cols, const float* b, int ldb, float* panels);
 void gemm_f32_prepacked(const GemmEntry& kernel, int rows, int inner, int cols, const float* a, int lda,
                         const float* panels, float* c, int ldc);
 void gemm_f32(const GemmEntry& kernel, int rows, int inner, int cols, const float* a, int lda, const float* b, int ldb,
               bool b_transposed, float* c, int ldc, float* panels);
+
+// The driver on a pre-packed a as well: a (rows, inner) packed into strips of the kernel's height
+// (strips_size(rows, inner, mr) floats; strip s, rows s·mr.., at s·mr·inner), then
+//   c (rows, cols) = a · b from the strips and b's packed panels.
+// gemm_f32_strips packs both (b plain or transposed, as gemm_f32) into the scratch it is given and
+// gives the same bits as gemm_f32; ppmm_f32 takes both packed (a used against many b, such as x
+// against every head's weights).
+std::size_t strips_size(int rows, int inner, int mr);
+void pack_strips(int rows, int inner, const float* a, int lda, int mr, float* strips);
+void ppmm_f32(const PpmmEntry& kernel, int rows, int inner, int cols, const float* strips, const float* panels, float* c,
+              int ldc);
+void gemm_f32_strips(const PpmmEntry& kernel, int rows, int inner, int cols, const float* a, int lda, const float* b,
+                     int ldb, bool b_transposed, float* c, int ldc, float* strips, float* panels);
 
 struct SoftmaxEntry {
   const char* name;
@@ -80,6 +111,12 @@ inline constexpr GemmEntry kGemmKernels[] = {
     {"gemm_f32_4x8__scalar", gemm_f32_4x8__scalar, 4},
 #if defined(__wasm_simd128__)
     {"gemm_f32_4x8__wasmsimd_loadsplat", gemm_f32_4x8__wasmsimd_loadsplat, 4},
+#endif
+};
+inline constexpr PpmmEntry kPpmmKernels[] = {
+    {"ppmm_f32_4x8__scalar", ppmm_f32_4x8__scalar, 4},
+#if defined(__wasm_simd128__)
+    {"ppmm_f32_4x8__wasmsimd_splat", ppmm_f32_4x8__wasmsimd_splat, 4},
 #endif
 };
 inline constexpr SoftmaxEntry kSoftmaxKernels[] = {
