@@ -24,9 +24,9 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
 // Latin-script words the Hindi page may show: the terms the Hindi catalogue keeps in English (its
 // KEPT_IN_ENGLISH, with the reason for each group), and on the page itself: each language's own name
-// in the language menu, the optimiser Adam (a name, in the Train section's menu), the unit MB, and
-// Var of the scaling lab's Var(q·k).
-const KEPT = new Set([...KEPT_IN_ENGLISH, 'english', 'adam', 'mb', 'var']);
+// in the language menu, the optimiser Adam (a name, in the Train section's menu), the unit MB, Var
+// of the scaling lab's Var(q·k), and the key Enter (practice mode's "press Enter", as Home, End, Esc).
+const KEPT = new Set([...KEPT_IN_ENGLISH, 'english', 'adam', 'mb', 'var', 'enter']);
 
 // Latin-script words in `text` that are neither kept terms nor the lab's data: the tokens and column
 // names on screen, and words quoted as examples ('bank', "…", “…”). Variables (q, W_q, e1, d_k) and

@@ -47,89 +47,175 @@ async function openPractice(page, hash) {
   await page.waitForFunction((n) => globalThis.attentionLab.draws > n, before);
 }
 
-// The page's inputs and parameters through the float64 reference.
-async function reference(page) {
-  const v = await page.evaluate(() => {
-    const { view, state } = globalThis.attentionLab;
+// The page's inputs and parameters through the float64 reference; `labId`: the id of a component
+// holding the lab, or null for the page's own lab.
+async function reference(page, labId = null) {
+  const v = await page.evaluate((id) => {
+    const { view, state, practice } = id ? document.getElementById(id).lab : globalThis.attentionLab;
     const arr = (a) => (a ? Array.from(a) : undefined);
     return {
       n: view.tokens.length, m: view.m, dModel: view.dModel, heads: view.heads, dK: view.dK, dV: view.dV,
       x: arr(view.x), wq: arr(view.weights.wq), wk: arr(view.weights.wk), wv: arr(view.weights.wv), wo: arr(view.weights.wo ?? undefined),
       scale: state.scaleMode === 'custom' ? state.scaleDivisor : state.scaleMode, mask: state.maskMode,
-      cells: globalThis.attentionLab.practice.exercises.map((e) => e.cell),
+      cells: practice.exercises.map((e) => e.cell),
+      blanks: practice.exercises.map((e) => e.blanks.map((b) => b.cell)),
     };
-  });
+  }, labId);
   return { inputs: v, expected: referenceAttention(v) };
 }
 
 const allowance = (target) => Math.max(0.01 * Math.abs(target), 0.005);
+const near = (values, targets) => values.every((value, k) => Math.abs(value - targets[k]) <= allowance(targets[k]));
 
-// The true value of a cell and the values of its typical mistakes, from the reference's traces.
-function truthAndMistakes({ inputs, expected }, { matrix, head, row: i, col }) {
+// The true values of an exercise's blanks and the values of its typical mistakes (one per blank),
+// from the reference's traces: { truths, mistakes: [[key, values]] (those not already correct), all }.
+function truthAndMistakes({ inputs, expected }, { matrix, head, row: i, col }, blanks) {
   const { n, m, dModel, dK, dV, x, wq, wo, heads } = inputs;
   const h = expected.heads[head];
   const sum = (count, term) => { let s = 0; for (let t = 0; t < count; t++) s += term(t); return s; };
   const divisor = inputs.scale === 'sqrt_dk' ? Math.sqrt(dK) : inputs.scale === 'none' ? 1 : inputs.scale;
-  const softmaxAt = (row, j) => Math.exp(row[j]) / row.reduce((a, s) => a + Math.exp(s), 0);
+  const live = (r) => Array.from({ length: m }, (_, j) => j).filter((j) => h.scaled[r * m + j] !== -Infinity);
+  const softmaxAt = (row, r, j) => Math.exp(row[j]) / live(r).reduce((a, c) => a + Math.exp(row[c]), 0);
+  const columnSoftmax = (j) => Math.exp(h.scaled[i * m + j]) / sum(n, (r) => (h.scaled[r * m + j] === -Infinity ? 0 : Math.exp(h.scaled[r * m + j])));
   const mistakes = {};
-  let truth;
+  let truths;
   switch (matrix) {
     case 'q':
-      truth = h.q[i * dK + col];
-      if (dK === dModel) mistakes['mistake.rowNotColumn'] = sum(dModel, (t) => x[i * dModel + t] * (wq ? wq[(head * dModel + col) * dK + t] : t === col ? 1 : 0));
+      truths = [h.q[i * dK + col]];
+      if (dK === dModel) mistakes['mistake.rowNotColumn'] = [sum(dModel, (t) => x[i * dModel + t] * (wq ? wq[(head * dModel + col) * dK + t] : t === col ? 1 : 0))];
       break;
     case 'scores':
-      truth = h.scores[i * m + col];
-      if (col < dK && dK <= m) mistakes['mistake.kNotTransposed'] = sum(dK, (t) => h.q[i * dK + t] * h.k[t * dK + col]);
-      if (i !== col) mistakes['mistake.wrongKeyRow'] = sum(dK, (t) => h.q[i * dK + t] * h.k[i * dK + t]);
-      mistakes['mistake.swapped'] = sum(dK, (t) => h.q[col * dK + t] * h.k[i * dK + t]);
+      truths = [h.scores[i * m + col]];
+      if (col < dK && dK <= m) mistakes['mistake.kNotTransposed'] = [sum(dK, (t) => h.q[i * dK + t] * h.k[t * dK + col])];
+      if (i !== col) mistakes['mistake.wrongKeyRow'] = [sum(dK, (t) => h.q[i * dK + t] * h.k[i * dK + t])];
+      mistakes['mistake.swapped'] = [sum(dK, (t) => h.q[col * dK + t] * h.k[i * dK + t])];
       break;
     case 'scaled':
-      truth = h.scaled[i * m + col];
-      mistakes['mistake.noScaling'] = h.scores[i * m + col];
-      if (inputs.scale === 'sqrt_dk') mistakes['mistake.dividedByDk'] = h.scores[i * m + col] / dK;
+      truths = [h.scaled[i * m + col]];
+      mistakes['mistake.noScaling'] = [h.scores[i * m + col]];
+      if (inputs.scale === 'sqrt_dk') mistakes['mistake.dividedByDk'] = [h.scores[i * m + col] / dK];
       break;
-    case 'weights': {
-      truth = h.weights[i * m + col];
-      mistakes['mistake.unnormalised'] = Math.exp(h.scaled[i * m + col]);
-      mistakes['mistake.wrongAxis'] = Math.exp(h.scaled[i * m + col]) / sum(n, (r) => Math.exp(h.scaled[r * m + col]));
-      if (divisor !== 1) mistakes['mistake.noScaling'] = softmaxAt(Array.from(h.scores.subarray(i * m, (i + 1) * m)), col);
+    case 'weights':
+    case 'softmax': {
+      const keys = blanks.map((b) => b.col);
+      truths = keys.map((j) => h.weights[i * m + j]);
+      mistakes['mistake.unnormalised'] = keys.map((j) => Math.exp(h.scaled[i * m + j]));
+      mistakes['mistake.wrongAxis'] = keys.map(columnSoftmax);
+      if (divisor !== 1) mistakes['mistake.noScaling'] = keys.map((j) => softmaxAt(Array.from(h.scores.subarray(i * m, (i + 1) * m)), i, j));
       break;
     }
     case 'z': {
-      truth = h.z[i * dV + col];
+      truths = [h.z[i * dV + col]];
       const v = (j) => h.v[j * dV + col];
-      if (n === m) mistakes['mistake.wrongAxisSum'] = sum(m, (j) => h.weights[j * m + i] * v(j));
-      mistakes['mistake.unnormalisedSum'] = sum(m, (j) => Math.exp(h.scaled[i * m + j]) * v(j));
+      if (n === m) mistakes['mistake.wrongAxisSum'] = [sum(m, (j) => h.weights[j * m + i] * v(j))];
+      mistakes['mistake.unnormalisedSum'] = [sum(m, (j) => (h.scaled[i * m + j] === -Infinity ? 0 : Math.exp(h.scaled[i * m + j])) * v(j))];
       const raw = Array.from(h.scores.subarray(i * m, (i + 1) * m));
-      if (divisor !== 1) mistakes['mistake.noScaling'] = sum(m, (j) => softmaxAt(raw, j) * v(j));
+      if (divisor !== 1) mistakes['mistake.noScaling'] = [sum(m, (j) => (h.scaled[i * m + j] === -Infinity ? 0 : softmaxAt(raw, i, j)) * v(j))];
       break;
     }
     case 'concat':
-      truth = expected.concat[i * heads * dV + col];
+      truths = [expected.concat[i * heads * dV + col]];
       // every other head's z in the same place; the same key names them all
       for (let other = 0; other < heads; other++) {
-        if (other !== Math.floor(col / dV)) mistakes[`mistake.otherHead#${other}`] = expected.heads[other].z[i * dV + (col % dV)];
+        if (other !== Math.floor(col / dV)) mistakes[`mistake.otherHead#${other}`] = [expected.heads[other].z[i * dV + (col % dV)]];
       }
       break;
     case 'output':
-      truth = expected.output[i * dModel + col];
-      if (heads * dV === dModel) mistakes['mistake.rowNotColumn'] = sum(dModel, (t) => expected.concat[i * dModel + t] * wo[col * dModel + t]);
+      truths = [expected.output[i * dModel + col]];
+      if (heads * dV === dModel) mistakes['mistake.rowNotColumn'] = [sum(dModel, (t) => expected.concat[i * dModel + t] * wo[col * dModel + t])];
       break;
     default:
       throw new Error(matrix);
   }
+  const all = Object.entries(mistakes).filter(([, values]) => values.every(Number.isFinite));
   // only mistakes that are not already correct can be told apart
-  const distinct = Object.entries(mistakes).filter(([, value]) => Number.isFinite(value) && Math.abs(value - truth) > allowance(truth));
-  return { truth, mistakes: distinct };
+  return { truths, all, mistakes: all.filter(([, values]) => !near(values, truths)) };
 }
 
-// Types an answer into card `index` and presses Enter; returns the verdict shown.
-async function answer(index, text) {
-  const card = tab.page.locator('.exercise').nth(index);
-  await card.locator('input').fill(text);
-  await card.locator('input').press('Enter');
-  return card.locator('.feedback').evaluate((p) => ({ verdict: p.dataset.verdict, mistakes: p.dataset.mistakes.split(' ').filter(Boolean), text: p.textContent }));
+// How many of a cell's typical mistakes give the true value or another mistake's value.
+function blindOf(ref, cell, blanks = [cell]) {
+  const { truths, all } = truthAndMistakes(ref, cell, blanks);
+  const base = (key) => key.split('#')[0];
+  return all.filter(([key, values]) => near(values, truths) || all.some(([other, v]) => base(other) !== base(key) && !near(v, truths) && near(values, v)));
+}
+
+// The fewest blind mistakes any default sequence (any query, head, key and columns) can have,
+// found by trying every choice: the generator must reach it.
+function fewestBlind(ref) {
+  const { n, m, heads, dK, dV, dModel, wo, scale } = ref.inputs;
+  const upTo = (count) => Array.from({ length: count }, (_, t) => t);
+  const least = (cells) => Math.min(...cells.map((cell) => blindOf(ref, cell).length));
+  let best = Infinity;
+  for (const i of upTo(n)) {
+    for (const h of upTo(heads)) {
+      const scaled = ref.expected.heads[h].scaled;
+      const unmasked = upTo(m).filter((j) => scaled[i * m + j] !== -Infinity);
+      const keys = unmasked.filter((j) => j !== i || m === 1);
+      if (!keys.length) continue;
+      let total = least(upTo(dK).map((col) => ({ matrix: 'q', head: h, row: i, col })));
+      total += Math.min(...keys.map((j) => blindOf(ref, { matrix: 'scores', head: h, row: i, col: j }).length +
+        (scale === 'none' ? 0 : blindOf(ref, { matrix: 'scaled', head: h, row: i, col: j }).length)));
+      total += blindOf(ref, { matrix: 'softmax', head: h, row: i, col: 0 }, unmasked.map((j) => ({ col: j }))).length;
+      total += least(upTo(dV).map((col) => ({ matrix: 'z', head: h, row: i, col })));
+      if (heads > 1) {
+        const other = h === 0 ? 1 : 0;
+        total += least(upTo(dV).map((c) => ({ matrix: 'concat', head: other, row: i, col: other * dV + c })));
+      }
+      if (wo) total += least(upTo(dModel).map((col) => ({ matrix: 'output', head: 0, row: i, col })));
+      best = Math.min(best, total);
+    }
+  }
+  return best;
+}
+
+// The cells that would give exercise `cell` away while it is open: the brief's list, written here
+// from the formulas (not from blanks.mjs): keys "matrix:head:row:col", "sum" for a weights row's Σ.
+function giveAways({ inputs }, { matrix, head: h, row: i, col }) {
+  const { m, dV, dModel, wo } = inputs;
+  const keys = [];
+  const row = (name, head, cols) => cols.forEach((c) => keys.push(`${name}:${head}:${i}:${c}`));
+  const upTo = (count, from = 0) => Array.from({ length: count }, (_, t) => from + t);
+  const output = (cols) => row('output', '', wo ? upTo(dModel) : cols);
+  const afterWeights = () => { row('z', h, upTo(dV)); row('concat', '', upTo(dV, h * dV)); output(upTo(dV, h * dV)); };
+  const weightsRow = () => { row('weights', h, upTo(m)); row('weights', h, ['sum']); };
+  // q's own key row: the same numbers when W_q = W_k (the notes' W = I), in self-attention
+  if (matrix === 'q') { row('k', h, upTo(inputs.dK)); row('scores', h, upTo(m)); row('scaled', h, upTo(m)); weightsRow(); afterWeights(); }
+  // the key's score with the query: the same number when Q = K (W = I), in self-attention
+  const mirror = (names) => { if (col !== i) names.forEach((name) => keys.push(`${name}:${h}:${col}:${i}`)); };
+  if (matrix === 'scores') { row('scaled', h, [col]); mirror(['scores', 'scaled']); weightsRow(); afterWeights(); }
+  if (matrix === 'scaled') { mirror(['scaled']); weightsRow(); afterWeights(); }
+  if (matrix === 'weights') { weightsRow(); afterWeights(); }
+  if (matrix === 'softmax') { row('weights', h, ['sum']); afterWeights(); }
+  if (matrix === 'z') { row('concat', '', [h * dV + col]); output([h * dV + col]); }
+  if (matrix === 'concat') output([col]);
+  return keys;
+}
+
+// What every computed cell of the tables on screen shows: "matrix:head:row:col" → its text, or
+// "input" for a blank; a weights row's Σ as "weights:head:row:sum".
+function shownCells(page) {
+  return page.evaluate(() => {
+    const out = {};
+    for (const td of document.querySelectorAll('td[data-matrix]')) {
+      if (!td.getClientRects().length) continue;
+      const { matrix, head = '', row, col } = td.dataset;
+      out[`${matrix}:${head}:${row}:${col}`] = td.querySelector('input') ? 'input' : td.textContent;
+      const sum = td.parentElement.querySelector('td.row-sum');
+      if (sum) out[`${matrix}:${head}:${row}:sum`] = sum.textContent;
+    }
+    return out;
+  });
+}
+
+// Types answers into the blanks of exercise `index` (one value, or one per blank) and presses Enter
+// in the last; returns the verdict shown on its card.
+async function answer(index, text, page = tab.page) {
+  const texts = Array.isArray(text) ? text : [text];
+  const inputs = page.locator(`.practice-input[data-exercise="${index}"]`);
+  const count = await inputs.count();
+  for (let k = 0; k < count; k++) await inputs.nth(k).fill(String(texts[Math.min(k, texts.length - 1)]));
+  await inputs.nth(count - 1).press('Enter');
+  return page.locator(`.exercise[data-index="${index}"] .feedback`).evaluate((p) => ({ verdict: p.dataset.verdict, mistakes: p.dataset.mistakes.split(' ').filter(Boolean), text: p.textContent }));
 }
 
 // A value just outside the tolerance (1.2 × the allowance, either side), or further out where that
@@ -145,32 +231,73 @@ function wrongValue(truth, mistakes) {
 
 describe('every preset, every exercise', () => {
   for (const preset of PRESETS) {
-    it(`${preset.id}: true value and inside accepted, outside refused, mistakes named, three hints in order`, async () => {
+    it(`${preset.id}: blanks in the tables; true value and inside accepted, outside refused, mistakes named, hints in order, nothing given away`, async () => {
       await openPractice(tab.page, linkTo({ preset: preset.id, practice: {} }));
       const ref = await reference(tab.page);
       const kinds = ref.inputs.cells.map((c) => c.matrix);
       assert.deepEqual(kinds.slice(0, 2), ['q', 'scores'], 'the sequence starts with a q entry and a score');
-      assert.ok(kinds.includes('weights') && kinds.includes('z'));
+      assert.ok(kinds.includes('softmax') && kinds.includes('z'));
       if (preset.id === 'telescope') assert.deepEqual(kinds.slice(-2), ['concat', 'output']);
       let namedMistakes = 0;
+      let blindCount = 0;
       for (const [index, cell] of ref.inputs.cells.entries()) {
-        const card = tab.page.locator('.exercise').nth(index);
-        assert.equal(await card.getAttribute('data-status'), 'open', `card ${index + 1} is open once the ones before are answered`);
-        if (index + 1 < kinds.length) assert.equal(await tab.page.locator('.exercise').nth(index + 1).getAttribute('data-status'), 'locked');
-        const { truth, mistakes } = truthAndMistakes(ref, cell);
+        const card = tab.page.locator(`.exercise[data-index="${index}"]`);
+        const inputs = tab.page.locator(`.practice-input[data-exercise="${index}"]`);
         const what = `${preset.id} ${cell.matrix}[${cell.head}][${cell.row}][${cell.col}]`;
-        // the page offers exactly the mistakes that can be told apart
+        assert.equal(await card.getAttribute('data-status'), 'open', `${what}: open once the ones before are answered`);
+        if (index + 1 < kinds.length) {
+          assert.equal(await tab.page.locator(`.exercise[data-index="${index + 1}"]`).getAttribute('data-status'), 'locked');
+          assert.equal(await tab.page.locator(`.practice-input[data-exercise="${index + 1}"]`).first().isDisabled(), true, 'the next blank waits');
+        }
+        // the blanks are inputs in the lab's own tables, in their cells
+        const blanks = ref.inputs.blanks[index];
+        const places = await inputs.evaluateAll((list) => list.map((input) => {
+          const td = input.closest('td[data-matrix]');
+          return `${td.dataset.matrix}:${td.dataset.head ?? ''}:${td.dataset.row}:${td.dataset.col}`;
+        }));
+        const table = (b) => (b.matrix === 'concat' || b.matrix === 'output' ? '' : b.head);
+        assert.deepEqual(places, blanks.map((b) => `${b.matrix}:${table(b)}:${b.row}:${b.col}`), `${what}: blanks in place`);
+        if (cell.matrix === 'softmax') {
+          const scaled = ref.expected.heads[cell.head].scaled;
+          const unmasked = Array.from({ length: ref.inputs.m }, (_, j) => scaled[cell.row * ref.inputs.m + j]).filter((s) => s !== -Infinity).length;
+          assert.equal(blanks.length, unmasked, `${what}: a blank for every weight of the row that is not masked`);
+        }
+
+        // nothing on screen gives it away
+        const shown = await shownCells(tab.page);
+        for (const key of giveAways(ref, cell)) {
+          if (!(key in shown)) continue;
+          assert.ok(shown[key] === '?' || shown[key] === 'input', `${what}: ${key} shows '${shown[key]}' before it is answered`);
+        }
+
+        const { truths, mistakes } = truthAndMistakes(ref, cell, blanks);
+        // the page offers exactly the mistakes that can be told from the true value
         const offered = await tab.page.evaluate((k) => globalThis.attentionLab.practice.exercises[k].mistakes.map((m) => m.key), index);
         assert.deepEqual([...offered].sort(), mistakes.map(([key]) => key.split('#')[0]).sort(), `${what}: mistakes offered`);
+        // and says which cannot be told apart here (the same value as the truth or as another mistake)
+        const blind = blindOf(ref, cell, blanks);
+        const listed = await tab.page.evaluate((k) => globalThis.attentionLab.practice.exercises[k].blind.map((m) => m.key), index);
+        assert.deepEqual([...new Set(listed)].sort(), [...new Set(blind.map(([key]) => key.split('#')[0]))].sort(), `${what}: mistakes that cannot be told apart`);
+        const blindNote = await card.locator('.blind').textContent();
+        assert.equal(Boolean(blindNote), blind.length > 0, `${what}: the card says so only when there are some`);
+        blindCount += blind.length;
 
-        const outside = await answer(index, String(wrongValue(truth, mistakes)));
+        const outside = await answer(index, truths.map((truth) => wrongValue(truth, mistakes.map(([key, values]) => [key, values[0]]))));
         assert.equal(outside.verdict, 'wrong', `${what}: outside the tolerance`);
         assert.match(outside.text, /^Not quite/);
-        for (const [key, value] of mistakes) {
-          const got = await answer(index, String(value));
-          assert.equal(got.verdict, 'mistake', `${what}: ${key} (${value}) typed`);
+        for (const [key, values] of mistakes) {
+          const got = await answer(index, values.map(String));
+          assert.equal(got.verdict, 'mistake', `${what}: ${key} (${values}) typed`);
           assert.ok(got.mistakes.includes(key.split('#')[0]), `${what}: ${key} named, got ${got.mistakes}`);
           namedMistakes++;
+        }
+        if (truths.length > 1) {
+          // one weight of the row wrong: the row is not right, and the card says how many are
+          const partly = await answer(index, truths.map((truth, k) => (k === 0 ? wrongValue(truth, []) : truth)));
+          assert.equal(partly.verdict, 'wrong');
+          assert.match(partly.text, new RegExp(`${truths.length - 1} of ${truths.length} weights are right`));
+          assert.equal(await inputs.first().getAttribute('aria-invalid'), 'true');
+          assert.equal(await inputs.nth(1).getAttribute('aria-invalid'), 'false');
         }
 
         const hintButton = card.locator('.hint-button');
@@ -178,21 +305,38 @@ describe('every preset, every exercise', () => {
           await hintButton.click();
           const levels = await card.locator('.hints > li').evaluateAll((items) => items.map((li) => Number(li.dataset.level)));
           assert.deepEqual(levels, Array.from({ length: level }, (_, l) => l + 1), `${what}: hints in order`);
+          if (level === 1) {
+            // hint 1 lights its own source cells in the tables themselves (a closed block of parameters aside)
+            const lit = await tab.page.locator('td.practice-source').evaluateAll((tds) => tds.filter((td) => td.getClientRects().length)
+              .map(({ dataset: { matrix, head = '', row, col } }) => `${matrix}:${head}:${row}:${col}`));
+            const sources = await tab.page.evaluate((k) => globalThis.attentionLab.practice.exercises[k].sourceCells
+              .map(({ matrix, head, row, col }) => `${matrix}:${head ?? ''}:${row}:${col}`), index);
+            const shownSources = sources.filter((key) => lit.includes(key) && !/^(wq|wo):/.test(key));
+            assert.ok(shownSources.length >= 1, `${what}: hint 1 highlights its own source cells in the tables on screen (${sources.slice(0, 3)}…)`);
+          }
         }
         const hints = await card.locator('.hints > li').allTextContents();
         assert.match(hints[0], /comes from the highlighted cells/);
-        assert.ok(await card.locator('td.source').count() >= 1, `${what}: hint 1 highlights its sources`);
         assert.match(hints[1], /=/, `${what}: hint 2 is a formula`);
         assert.ok(await card.locator('.hints > li[data-level="3"] .explain-lines li').count() >= 1, `${what}: hint 3 is the arithmetic`);
 
-        const inside = await answer(index, String(truth + 0.9 * allowance(truth)));
-        assert.equal(inside.verdict, 'correct', `${what}: inside the tolerance (true ${truth})`);
-        const exact = await answer(index, truth.toPrecision(8));
+        const inside = await answer(index, truths.map((truth) => String(truth + 0.9 * allowance(truth))));
+        assert.equal(inside.verdict, 'correct', `${what}: inside the tolerance (true ${truths})`);
+        const exact = await answer(index, truths.map((truth) => truth.toPrecision(8)));
         assert.equal(exact.verdict, 'correct', `${what}: the true value`);
-        const shown = Number(exact.text.match(/The value is (\S+)\.$/)[1]);
-        assert.ok(Math.abs(shown - truth) <= 1e-5 * Math.max(1, Math.abs(truth)), `${what}: reveals the true value (${shown} vs ${truth})`);
+        const revealed = (await inputs.evaluateAll((list) => list.map((input) => Number(input.value))));
+        revealed.forEach((value, k) => assert.ok(Math.abs(value - truths[k]) <= 1e-5 * Math.max(1, Math.abs(truths[k])), `${what}: shows the true value (${value} vs ${truths[k]})`));
+        // once answered, what it hid shows its numbers (unless a later exercise still hides it)
+        const after = await shownCells(tab.page);
+        const stillHidden = new Set(ref.inputs.cells.slice(index + 1).flatMap((later) => giveAways(ref, later)));
+        for (const key of giveAways(ref, cell)) {
+          if (key in after && !stillHidden.has(key)) assert.ok(after[key] === 'input' || /^[-−]?\d|∞/.test(after[key]), `${what}: ${key} shows its number once answered, got '${after[key]}'`);
+        }
       }
       assert.ok(namedMistakes >= 3, `${preset.id}: ${namedMistakes} mistakes named`);
+      // the generator chose a query, head, key and columns where as few typical mistakes as can be
+      // give the true value or another's (none, unless every choice has some: W = I makes q = k)
+      assert.equal(blindCount, fewestBlind(ref), `${preset.id}: the fewest mistakes that cannot be told apart`);
       const results = await tab.page.evaluate(() => globalThis.attentionLab.practice.results);
       assert.equal(results.correct, kinds.length);
       assert.equal(results.hints, 3 * kinds.length);
@@ -205,19 +349,22 @@ describe('every preset, every exercise', () => {
 describe('answers that are not numbers', () => {
   it('get a message about the format, never a verdict; fractions and the Unicode minus are read', async () => {
     await openPractice(tab.page, linkTo({ preset: 'cat-sat', practice: {} }));
-    // q of 'The', column e1: x = [1, 0, 1, 0], W_q = I, so 1
+    const ref = await reference(tab.page);
+    const [q, score] = ref.inputs.cells.map((cell, k) => truthAndMistakes(ref, cell, ref.inputs.blanks[k]).truths[0]);
+    // with W = I and x of 0s and 1s, q is a whole number and the score a whole number (the notes' 002)
+    assert.ok(Number.isInteger(q) && Number.isInteger(score) && score > 0, `${q}, ${score}`);
     for (const text of ['abc', '', '3e', '1,000', '42%', '1/0']) {
       const got = await answer(0, text);
       assert.equal(got.verdict, 'format', `'${text}'`);
-      assert.equal(await tab.page.locator('.exercise').first().getAttribute('data-status'), 'open');
+      assert.equal(await tab.page.locator('.exercise[data-index="0"]').getAttribute('data-status'), 'open');
     }
-    assert.equal((await answer(0, '−1')).verdict, 'wrong');
-    assert.equal((await answer(0, '2/2')).verdict, 'correct');
-    assert.equal((await answer(0, '1,0')).verdict, 'correct');
-    // the score of 'The' with 'sat' is 2; '½' is read as 0.5 and is a named mistake (divided by d_k) for the scaled score
-    assert.equal((await answer(1, '4/2')).verdict, 'correct');
-    assert.deepEqual((await answer(2, '½')).mistakes, ['mistake.dividedByDk']);
-    assert.equal((await answer(2, '+1')).verdict, 'correct');
+    assert.equal((await answer(0, `−${q + 1}`)).verdict, 'wrong');
+    assert.equal((await answer(0, `${2 * q}/2`)).verdict, 'correct');
+    assert.equal((await answer(0, `${q},0`)).verdict, 'correct');
+    assert.equal((await answer(1, `${2 * score}/2`)).verdict, 'correct');
+    // the scaled score divided by d_k = 4 instead of √4, as a fraction, is a named mistake
+    assert.deepEqual((await answer(2, `${score}/4`)).mistakes, ['mistake.dividedByDk']);
+    assert.equal((await answer(2, `+${score / 2}`)).verdict, 'correct');
     await tab.page.waitForFunction(() => /^Correct/.test(document.querySelector('[data-role="announce"]').textContent));
   });
 
@@ -232,10 +379,10 @@ describe('answers that are not numbers', () => {
     assert.ok(Object.values(state.xEdits).every(Number.isInteger));
     const ref = await reference(tab.page);
     assert.ok(ref.inputs.x.every(Number.isInteger) && ref.inputs.wq.every(Number.isInteger), 'whole numbers, to work by hand');
-    const { truth } = truthAndMistakes(ref, ref.inputs.cells[0]);
+    const [truth] = truthAndMistakes(ref, ref.inputs.cells[0], ref.inputs.blanks[0]).truths;
     assert.ok(Number.isInteger(truth));
     assert.equal((await answer(0, String(truth))).verdict, 'correct');
-    assert.match(await tab.page.locator('[data-role="score"]').textContent(), /^1\/5 correct, 0 hints$/);
+    assert.match(await tab.page.locator('[data-role="score"]').textContent(), new RegExp(`^1/${ref.inputs.cells.length} correct, 0 hints$`));
   });
 });
 
@@ -257,7 +404,7 @@ describe('Make an exercise', () => {
     const component = await tab.page.locator('.teacher code').nth(2).textContent();
     const want = [
       { matrix: 'scores', head: 0, row: 9, col: 1 },
-      { matrix: 'weights', head: 0, row: 9, col: 1 },
+      { matrix: 'softmax', head: 0, row: 9, col: 0 },
       { matrix: 'z', head: 0, row: 9, col: 2 },
     ];
 
@@ -267,14 +414,16 @@ describe('Make an exercise', () => {
     const read = (page) => page.evaluate(() => ({
       cells: globalThis.attentionLab.practice.exercises.map((e) => e.cell),
       practice: globalThis.attentionLab.state.practice,
-      labels: [...document.querySelectorAll('.exercise label')].map((l) => l.textContent),
+      labels: globalThis.attentionLab.practice.exercises.map((e, k) => document.querySelector(`.practice-input[data-exercise="${k}"]`).getAttribute('aria-label')),
       hintButtons: [...document.querySelectorAll('.exercise .hint-button')].filter((b) => !b.hidden).length,
       tolerance: document.querySelector('.tolerance').textContent,
     }));
     const fromLink = await read(opened.page);
     assert.deepEqual(fromLink.cells, want);
     assert.deepEqual(fromLink.practice, { cells: want, relative: 0.02, absolute: 0.01, hints: false });
-    assert.deepEqual(fromLink.labels, ["score of 'they' with 'kids', head 1", "attention weight of 'they' on 'kids', head 1", "z of 'they', column 3, head 1"]);
+    assert.equal(fromLink.labels[0], "score of 'they' with 'kids', head 1");
+    assert.match(fromLink.labels[1], /^attention weight of 'they' on '[^']+', head 1$/);
+    assert.equal(fromLink.labels[2], "z of 'they', column 3, head 1");
     assert.equal(fromLink.hintButtons, 0);
     assert.match(fromLink.tolerance, /within 2 % of the true value or 0\.01/);
     // the link round-trips: the page writes the same state back into its address
@@ -309,7 +458,7 @@ describe('Make an exercise', () => {
     const draws = await tab.page.evaluate(() => globalThis.attentionLab.draws);
     await tab.page.fill('#sentence', 'the river bank flooded');
     await tab.page.waitForFunction((n) => globalThis.attentionLab.draws > n, draws);
-    const labels = await tab.page.locator('.exercise h3').allTextContents();
+    const labels = await tab.page.locator('.exercises .step-label').allTextContents();
     assert.match(labels[1], /score of '(the|river|bank|flooded)' with '(the|river|bank|flooded)'/);
     if (await tab.page.locator('.teacher').isHidden()) await tab.page.click('[data-role="teacher"]');
     await tab.page.locator('.teacher [data-field="query"]').selectOption('2');  // 'bank'
@@ -323,19 +472,16 @@ describe('Make an exercise', () => {
     await opened.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
     const state = await opened.page.evaluate(() => globalThis.attentionLab.state);
     assert.equal(state.sentence, 'the river bank flooded');
-    const heading = await opened.page.locator('.exercise h3').nth(1).textContent();
+    const heading = await opened.page.locator('.exercise[data-index="1"] h3').textContent();
     assert.equal(heading, "Step 2 of 5: score of 'bank' with 'river', head 1");
     // its true value, from the reference: q·k with W = I is x_bank · x_river
     const ref = await reference(opened.page);
-    const { truth } = truthAndMistakes(ref, ref.inputs.cells[1]);
+    const [truth] = truthAndMistakes(ref, ref.inputs.cells[1], ref.inputs.blanks[1]).truths;
     let dot = 0;
     for (let t = 0; t < ref.inputs.dModel; t++) dot += ref.inputs.x[2 * ref.inputs.dModel + t] * ref.inputs.x[1 * ref.inputs.dModel + t];
     assert.ok(Math.abs(truth - dot) < 1e-9);
-    await opened.page.locator('.exercise input').first().fill(String(ref.expected.heads[0].q[2 * ref.inputs.dK + ref.inputs.cells[0].col]));
-    await opened.page.locator('.exercise input').first().press('Enter');
-    await opened.page.locator('.exercise input').nth(1).fill(String(dot));
-    await opened.page.locator('.exercise input').nth(1).press('Enter');
-    assert.equal(await opened.page.locator('.exercise .feedback').nth(1).getAttribute('data-verdict'), 'correct');
+    assert.equal((await answer(0, String(ref.expected.heads[0].q[2 * ref.inputs.dK + ref.inputs.cells[0].col]), opened.page)).verdict, 'correct');
+    assert.equal((await answer(1, String(dot), opened.page)).verdict, 'correct');
     assert.deepEqual(opened.problems, []);
     await opened.page.close();
   });
@@ -363,33 +509,41 @@ describe('Make an exercise', () => {
 });
 
 describe('components and accessibility', () => {
-  it('works by keyboard alone and fits 375 px', async () => {
+  it('works by keyboard alone, Tab reaches the blanks in exercise order, and fits 375 px', async () => {
     const page = await browser.browser.newPage({ viewport: { width: 375, height: 800 } });
     await page.goto(`${browser.url}lab/embed.html?mode=practice`);
     await page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
+    const ref = await reference(page);
+    const truthOf = (k) => truthAndMistakes(ref, ref.inputs.cells[k], ref.inputs.blanks[k]).truths[0];
+    const focused = () => page.evaluate(() => document.activeElement?.closest('.practice-input') ? Number(document.activeElement.dataset.exercise) : null);
     let steps = 0;
-    while (!(await page.evaluate(() => document.activeElement?.matches('.exercise input')))) {
+    while ((await focused()) === null) {
       await page.keyboard.press('Tab');
-      assert.ok(++steps < 30, 'the first blank is reached with Tab');
+      assert.ok(++steps < 40, 'the first blank is reached with Tab');
     }
-    await page.keyboard.type('1');
+    assert.equal(await focused(), 0, 'the first blank Tab reaches is the first exercise\'s');
+    await page.keyboard.type(String(truthOf(0)));
     await page.keyboard.press('Enter');
-    assert.equal(await page.locator('.exercise .feedback').first().getAttribute('data-verdict'), 'correct');
+    assert.equal(await page.locator('.exercise[data-index="0"] .feedback').getAttribute('data-verdict'), 'correct');
     await page.keyboard.press('Tab');  // Check
     await page.keyboard.press('Tab');  // Hint
     await page.keyboard.press('Enter');
-    assert.equal(await page.locator('.exercise').first().locator('.hints > li').count(), 1);
-    // the next blank is open and reachable
-    while (!(await page.evaluate(() => document.activeElement === document.querySelectorAll('.exercise input')[1]))) {
+    assert.equal(await page.locator('.exercise[data-index="0"] .hints > li').count(), 1);
+    // the next blank is open, and the next one Tab reaches
+    while ((await focused()) === null) {
       await page.keyboard.press('Tab');
-      assert.ok(++steps < 60, 'the second blank is reached with Tab');
+      assert.ok(++steps < 80, 'the second blank is reached with Tab');
     }
-    await page.keyboard.type('2');
+    assert.equal(await focused(), 1);
+    await page.keyboard.type(String(truthOf(1)));
     await page.keyboard.press('Enter');
-    assert.equal(await page.locator('.exercise .feedback').nth(1).getAttribute('data-verdict'), 'correct');
+    assert.equal(await page.locator('.exercise[data-index="1"] .feedback').getAttribute('data-verdict'), 'correct');
+    // every blank in the document (so in the Tab order) comes in the order of the exercises
+    const order = await page.locator('.practice-input').evaluateAll((inputs) => inputs.map((input) => Number(input.dataset.exercise)));
+    assert.deepEqual(order, [...order].sort((a, b) => a - b));
     const widths = await page.evaluate(() => ({
       page: document.documentElement.scrollWidth,
-      cards: Math.max(...[...document.querySelectorAll('.exercise')].map((card) => card.getBoundingClientRect().right)),
+      cards: Math.max(...[...document.querySelectorAll('.exercise')].filter((card) => card.getClientRects().length).map((card) => card.getBoundingClientRect().right)),
     }));
     assert.ok(widths.page <= 375 && widths.cards <= 375, `nothing wider than the screen: ${JSON.stringify(widths)}`);
     await page.close();
@@ -410,13 +564,18 @@ describe('components and accessibility', () => {
     assert.equal(await exercise.locator('.mode-switch').isHidden(), true);
     assert.equal(await explore.locator('[data-view="practice"]').isHidden(), true);
     assert.equal(await explore.locator('[data-view="steps"]').isVisible(), true);
-    // q of 'The', column e1 is 1 (x = [1, 0, 1, 0], W_q = I)
-    await exercise.locator('.exercise input').first().fill('1');
-    await exercise.locator('.exercise input').first().press('Enter');
-    assert.equal(await exercise.locator('.feedback').first().getAttribute('data-verdict'), 'correct');
+    // the blanks are in the practising lab's tables only
+    assert.ok(await exercise.locator('.practice-input').count() >= 5);
+    assert.equal(await explore.locator('.practice-input, td[data-practice]').count(), 0, 'the other lab keeps every number');
+    const ref = await reference(host.page, 'exercise');
+    const [truth] = truthAndMistakes(ref, ref.inputs.cells[0], ref.inputs.blanks[0]).truths;
+    await exercise.locator('.practice-input[data-exercise="0"]').fill(String(truth));
+    await exercise.locator('.practice-input[data-exercise="0"]').press('Enter');
+    assert.equal(await exercise.locator('.exercise[data-index="0"] .feedback').getAttribute('data-verdict'), 'correct');
     const reports = await host.page.evaluate(() => window.reports);
-    assert.deepEqual(reports.map(({ correct, total, hints }) => ({ correct, total, hints })), [{ correct: 1, total: 5, hints: 0 }]);
-    assert.equal(reports[0].summary, '1/5 correct, 0 hints');
+    const total = ref.inputs.cells.length;
+    assert.deepEqual(reports.map(({ correct, total: all, hints }) => ({ correct, total: all, hints })), [{ correct: 1, total, hints: 0 }]);
+    assert.equal(reports[0].summary, `1/${total} correct, 0 hints`);
     assert.equal(await host.page.evaluate(() => document.getElementById('explore').lab.state.practice), null);
     assert.deepEqual(host.problems, []);
     await host.page.close();
@@ -439,10 +598,13 @@ describe('components and accessibility', () => {
     await host.page.goto(`${browser.url}lms.html`);
     const frame = host.page.frame({ url: /launch\.html/ });
     await frame.waitForFunction(() => globalThis.attentionLab?.draws > 0 && globalThis.attentionLabScorm?.available);
-    // q of 'The', column e1 = 1; the score of 'The' with 'sat' = 2: two of five right
-    for (const [index, text] of [[0, '1'], [1, '2']]) {
-      await frame.locator('.exercise input').nth(index).fill(text);
-      await frame.locator('.exercise input').nth(index).press('Enter');
+    // the first two exercises right, from the reference: two of five
+    const ref = await reference(frame);
+    assert.equal(ref.inputs.cells.length, 5);
+    for (const index of [0, 1]) {
+      const [truth] = truthAndMistakes(ref, ref.inputs.cells[index], ref.inputs.blanks[index]).truths;
+      await frame.locator(`.practice-input[data-exercise="${index}"]`).fill(String(truth));
+      await frame.locator(`.practice-input[data-exercise="${index}"]`).press('Enter');
     }
     const data = await host.page.evaluate(() => window.data);
     assert.equal(data['cmi.core.score.raw'], '40');
@@ -455,8 +617,8 @@ describe('components and accessibility', () => {
     ['the page in practice mode, with a hint, a verdict and the teacher panel open', `lab/index.html${linkTo({ preset: 'telescope', practice: {} })}`,
       () => globalThis.attentionLab?.draws > 0,
       async (page) => {
-        await page.fill('.exercise input >> nth=0', 'abc');
-        await page.press('.exercise input >> nth=0', 'Enter');
+        await page.fill('.practice-input >> nth=0', 'abc');
+        await page.press('.practice-input >> nth=0', 'Enter');
         await page.click('.exercise .hint-button >> nth=0');
         await page.click('[data-role="teacher"]');
       }],

@@ -5,7 +5,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { parseAnswer } from '../../web/src/practice/answer.mjs';
-import { allowance, judge, DEFAULT_TOLERANCE } from '../../web/src/practice/check.mjs';
+import { allowance, judge, judgeBlanks, DEFAULT_TOLERANCE } from '../../web/src/practice/check.mjs';
+import { planBlanks, concealedBy, cellKey } from '../../web/src/practice/blanks.mjs';
 import { defaultCells, buildExercises, cellFits, KINDS } from '../../web/src/practice/exercises.mjs';
 import { checkPractice, practiceSettings, practiceAfterPresetChange } from '../../web/src/practice/spec.mjs';
 import { withNewInputs } from '../../web/src/practice/inputs.mjs';
@@ -102,16 +103,20 @@ describe('practice: cat-sat (002) in numbers from the notes', () => {
   const view = viewOf(presetState('cat-sat'));
   it('the default sequence follows the computation for the query token', () => {
     const cells = defaultCells(view, { query: 0 });
-    assert.deepEqual(cells.map((c) => c.matrix), ['q', 'scores', 'scaled', 'weights', 'z']);
+    assert.deepEqual(cells.map((c) => c.matrix), ['q', 'scores', 'scaled', 'softmax', 'z']);
     // 'The' weighs 'sat' as much as itself (0.4223 each): the key other than itself is 'sat'
-    assert.deepEqual(cells.slice(1).map((c) => c.col), [2, 2, 2, 0]);
+    assert.deepEqual(cells.slice(1, 3).map((c) => c.col), [2, 2]);
   });
-  it('true values are the notes\': q·k = 2, scaled 1, weight 0.4223, z 0.8446', () => {
-    const [q, score, scaled, weight, z] = buildExercises(view, defaultCells(view, { query: 0 }));
+  it('true values are the notes\': q·k = 2, scaled 1, weights e/(2e+1) = 0.4223 and 1/(2e+1), z 0.8446', () => {
+    const [q, score, scaled, row, z] = buildExercises(view, [{ matrix: 'q', head: 0, row: 0, col: 0 }, ...defaultCells(view, { query: 0 }).slice(1, 4), { matrix: 'z', head: 0, row: 0, col: 0 }]);
     assert.equal(q.truth, 1);
     assert.equal(score.truth, 2);
     assert.equal(scaled.truth, 1);
-    assert.ok(Math.abs(weight.truth - 0.4223) < 5e-5);
+    // the whole row of 'The': scaled scores [1, 0, 1]
+    assert.deepEqual(row.blanks.map((b) => b.cell.col), [0, 1, 2]);
+    const e = Math.E;
+    row.blanks.forEach((blank, j) => assert.ok(Math.abs(blank.truth - [e, 1, e][j] / (2 * e + 1)) < 1e-12));
+    assert.ok(Math.abs(row.blanks[0].truth - 0.4223) < 5e-5);
     assert.ok(Math.abs(z.truth - 0.8446) < 5e-5);
     assert.ok(Math.abs(Number(z.shown) - 0.8446) < 5e-5, 'the engine\'s value, shown as it holds it');
   });
@@ -131,9 +136,95 @@ describe('practice: cat-sat (002) in numbers from the notes', () => {
   it('three hints: the sources, the formula with their values, the explanation', () => {
     const score = exerciseOf(view, { matrix: 'scores', head: 0, row: 0, col: 2 });
     assert.deepEqual(score.sources.map((s) => s.key), ['source.qRow', 'source.kRow']);
-    assert.deepEqual(score.given[1].sources, [[2, 0], [2, 1], [2, 2], [2, 3]]);
+    // hint 1 lights row 'The' of Q and row 'sat' of K in the tables
+    assert.deepEqual(score.sourceCells.map(({ matrix, row, col }) => `${matrix}${row}${col}`), ['q00', 'q01', 'q02', 'q03', 'k20', 'k21', 'k22', 'k23']);
     assert.equal(score.formula.params.terms[0], '1×1 + 0×1 + 1×1 + 0×1');
     assert.ok(score.explanation.length >= 2);
+  });
+});
+
+describe('practice: the softmax of a row (cat-sat, 002)', () => {
+  const view = viewOf(presetState('cat-sat'));
+  const row = exerciseOf(view, { matrix: 'softmax', head: 0, row: 0, col: 0 });
+  const e = Math.E;
+  const truths = [e / (2 * e + 1), 1 / (2 * e + 1), e / (2 * e + 1)];
+  it('every weight is a blank; the row is right when all are', () => {
+    assert.deepEqual(judgeBlanks(truths, row), { correct: true, right: [true, true, true], mistakes: [] });
+    const oneWrong = judgeBlanks([truths[0], 0.3, truths[2]], row);
+    assert.equal(oneWrong.correct, false);
+    assert.deepEqual(oneWrong.right, [true, false, true]);
+    assert.deepEqual(oneWrong.mistakes, []);
+  });
+  it('names the row\'s mistakes: unnormalised e^x, softmax down the column, no scaling', () => {
+    // e^1, e^0, e^1 as they are
+    assert.deepEqual(judgeBlanks([e, 1, e], row).mistakes.map((m) => m.key), ['mistake.unnormalised']);
+    // down the columns of the reference's scaled scores
+    const scaled = view.result.heads[0].scaled;
+    const column = (j) => Math.exp(scaled[j]) / [0, 1, 2].reduce((sum, r) => sum + Math.exp(scaled[r * 3 + j]), 0);
+    assert.deepEqual(judgeBlanks([0, 1, 2].map(column), row).mistakes.map((m) => m.key), ['mistake.wrongAxis']);
+    // softmax of the scores [2, 0, 2] without the division by √4
+    const e2 = Math.exp(2);
+    assert.deepEqual(judgeBlanks([e2 / (2 * e2 + 1), 1 / (2 * e2 + 1), e2 / (2 * e2 + 1)], row).mistakes.map((m) => m.key), ['mistake.noScaling']);
+  });
+});
+
+describe('practice: mistakes that cannot be told apart', () => {
+  const view = viewOf(presetState('cat-sat'));
+  it("with W = I, q = k, and 'The' and 'sat' have the same x: their own key and the swap give the true score", () => {
+    const score = exerciseOf(view, { matrix: 'scores', head: 0, row: 0, col: 2 });
+    assert.deepEqual(score.blind.map((m) => [m.key, m.like]), [['mistake.wrongKeyRow', null], ['mistake.swapped', null]]);
+    assert.ok(!mistakeKeys(score).includes('mistake.swapped'));
+  });
+  it('the generator prefers a query with fewer mistakes that cannot be told apart', () => {
+    const cells = defaultCells(view, { query: 0, anyQuery: true });
+    const blind = buildExercises(view, cells).reduce((sum, e) => sum + e.blind.length, 0);
+    const fixed = buildExercises(view, defaultCells(view, { query: 0 })).reduce((sum, e) => sum + e.blind.length, 0);
+    assert.ok(blind <= fixed, `${blind} blind with any query, ${fixed} with 'The'`);
+  });
+});
+
+describe('practice: the blanks in the tables', () => {
+  const view = viewOf(presetState('telescope'));
+  const exercises = buildExercises(view, defaultCells(view, { query: 7 }));
+  it('an unanswered q hides its row of scores, scaled scores and weights, and everything after them', () => {
+    const keys = new Set(concealedBy(view, exercises[0]).map(cellKey));
+    const h = exercises[0].cell.head;
+    for (let j = 0; j < view.m; j++) for (const name of ['scores', 'scaled', 'weights']) assert.ok(keys.has(`${name}:${h}:7:${j}`));
+    assert.ok(keys.has(`weights:${h}:7:${view.m}`), 'and the row sum');
+    assert.ok(!keys.has(`scores:${h}:6:0`), 'not another query\'s row');
+    for (let c = 0; c < view.dModel; c++) assert.ok(keys.has(`output::7:${c}`));
+  });
+  it("a score hides the key's score with the query (the same number when Q = K), its scaled score, and the query's weights", () => {
+    const { head: h, row: i, col: j } = exercises[1].cell;
+    const keys = new Set(concealedBy(view, exercises[1]).map(cellKey));
+    for (const key of [`scores:${h}:${j}:${i}`, `scaled:${h}:${j}:${i}`, `scaled:${h}:${i}:${j}`, `weights:${h}:${i}:0`]) assert.ok(keys.has(key), key);
+    assert.ok(!keys.has(`scores:${h}:${i}:${(j + 1) % view.m}`), 'not the rest of its row');
+  });
+  it('one asked weight hides the rest of its row and its Σ (1 minus the others is the answer)', () => {
+    const [weight] = buildExercises(view, [{ matrix: 'weights', head: 0, row: 7, col: 2 }]);
+    const keys = new Set(concealedBy(view, weight).map(cellKey));
+    for (let j = 0; j <= view.m; j++) assert.ok(keys.has(`weights:0:7:${j}`), `weights:0:7:${j}`);
+    const plan = planBlanks(view, [weight], () => 'open');
+    assert.deepEqual(plan.get('weights:0:7:2'), { exercise: 0, blank: 0 }, 'the asked weight is the blank');
+    assert.deepEqual(plan.get('weights:0:7:3'), { hidden: true });
+    assert.deepEqual(plan.get(`weights:0:7:${view.m}`), { hidden: true });
+  });
+  it('a teacher choosing one weight and its row gets the row', async () => {
+    const { cellsFromChoices } = await import('../../web/src/practice/teacher.mjs');
+    assert.deepEqual(cellsFromChoices(view, { kinds: ['weights', 'softmax'], query: 7, key: 2, head: 0, column: 0 }), [{ matrix: 'softmax', head: 0, row: 7, col: 0 }]);
+  });
+  it('the plan: blanks stay blanks; what an answered exercise hid is shown', () => {
+    const status = (answered) => (index) => (index < answered ? 'correct' : index === answered ? 'open' : 'locked');
+    const before = planBlanks(view, exercises, status(0));
+    const score = exercises[1].blanks[0].cell;
+    assert.deepEqual(before.get(cellKey(score)), { exercise: 1, blank: 0 });
+    const other = `scores:${score.head}:7:${(score.col + 1) % view.m}`;
+    assert.deepEqual(before.get(other), { hidden: true });
+    const after = planBlanks(view, exercises, status(1));
+    assert.equal(after.get(other), undefined, 'the q answered: the other scores of its row show');
+    assert.deepEqual(after.get(`scaled:${score.head}:7:${score.col}`), { exercise: 2, blank: 0 });
+    const done = planBlanks(view, exercises, () => 'correct');
+    assert.equal([...done.values()].filter((entry) => entry.hidden).length, 0);
   });
 });
 
@@ -152,20 +243,21 @@ describe("practice: the 'it' example (003)", () => {
   });
   it('no scaling in this example: no scaling step in the sequence', () => {
     const cells = defaultCells(view, { query: view.tokens.indexOf('it') });
-    assert.deepEqual(cells.map((c) => c.matrix), ['q', 'scores', 'weights', 'z']);
+    assert.deepEqual(cells.map((c) => c.matrix), ['q', 'scores', 'softmax', 'z']);
     assert.equal(view.keyTokens[cells[1].col], 'tired', "'it' weighs 'tired' most (the notes' q and k)");
   });
 });
 
 describe('practice: telescope (000), two heads and W_O', () => {
   const view = viewOf(presetState('telescope'));
-  it('adds a concatenation entry from head 2 and an output entry', () => {
+  it('adds a concatenation entry from the other head and an output entry', () => {
     const cells = defaultCells(view, { query: 7 });
-    assert.deepEqual(cells.map((c) => c.matrix), ['q', 'scores', 'scaled', 'weights', 'z', 'concat', 'output']);
+    assert.deepEqual(cells.map((c) => c.matrix), ['q', 'scores', 'scaled', 'softmax', 'z', 'concat', 'output']);
     const exercises = buildExercises(view, cells);
     const concat = exercises[5];
-    assert.equal(concat.cell.head, 1);
-    assert.ok(Math.abs(concat.truth - view.result.heads[1].z[7 * view.dV + (cells[5].col - view.dV)]) < 1e-6);
+    const other = 1 - cells[0].head;
+    assert.equal(concat.cell.head, other);
+    assert.ok(Math.abs(concat.truth - view.result.heads[other].z[7 * view.dV + (cells[5].col - other * view.dV)]) < 1e-6);
     const output = exercises[6];
     // output = concat · W_O, by hand from the concatenation and W_O
     const c = cells[6].col;
@@ -264,6 +356,36 @@ describe('practice: messages', () => {
     assert.deepEqual([...keys].filter((key) => !Object.hasOwn(MESSAGES.en, key)), []);
     assert.ok(keys.size > 20);
     assert.deepEqual(KINDS.filter((k) => !Object.hasOwn(MESSAGES.en, `label.${k}`)), []);
+  });
+});
+
+describe('practice: Hindi', () => {
+  const slots = (template) => [...new Set([...template.matchAll(/\{(\w+)\}/g)].map((match) => match[1]))].sort();
+  const forms = (value) => (typeof value === 'object' ? Object.entries(value).filter(([form]) => form !== 'count') : [['', value]]);
+  it('every English key has a Hindi entry with the same {slots} (each plural form too)', () => {
+    const missing = Object.keys(MESSAGES.en).filter((key) => !Object.hasOwn(MESSAGES.hi, key));
+    assert.deepEqual(missing, []);
+    assert.deepEqual(Object.keys(MESSAGES.hi).filter((key) => !Object.hasOwn(MESSAGES.en, key)), [], 'no Hindi key English lacks');
+    for (const [key, en] of Object.entries(MESSAGES.en)) {
+      const hi = MESSAGES.hi[key];
+      assert.equal(typeof hi, typeof en, key);
+      const want = slots(forms(en).map(([, text]) => text).join(' '));
+      if (typeof en === 'object') {
+        assert.equal(hi.count, en.count, `${key}: counts the same value`);
+        assert.ok(typeof hi.other === 'string', `${key}: has the 'other' form`);
+      }
+      for (const [form, text] of forms(hi)) assert.deepEqual(slots(text), want, `${key}${form ? ` (${form})` : ''}: {slots}`);
+    }
+  });
+  it('keeps query, key and softmax in English, and Western digits', () => {
+    assert.match(MESSAGES.hi['label.scores'], /score/);
+    assert.match(MESSAGES.hi['mistake.swapped'], /query/);
+    assert.match(MESSAGES.hi['mistake.wrongAxis'], /softmax/);
+    for (const [key, value] of Object.entries(MESSAGES.hi)) {
+      for (const [, text] of forms(value)) assert.doesNotMatch(text, /[\u0966-\u096F]/, `${key}: Devanagari digits`);
+    }
+    assert.equal(message('practice.summary', { correct: 5, total: 6, hints: 2 }, 'hi'), '5/6 सही, 2 संकेत');
+    assert.equal(message('verdict.correct', { value: '0.4223' }, 'hi'), 'सही। मान 0.4223 है।');
   });
 });
 

@@ -50,7 +50,8 @@ export function parseViews(text) {
  *   links:         { page, embed, component } base URLs for share and embed snippets
  *   embedded:      true inside a host page: the explanation sits in the lab, not on the window,
  *                  and no timing line (a course page has no use for it)
- *   lang:          'en' or 'hi' (messages.mjs LANGUAGES): this lab's language, so two labs may differ
+ *   lang:          'en' or 'hi' (messages.mjs LANGUAGES): this lab's language, practice mode's too, so
+ *                  two labs may differ
  *   onLanguage:    called with the code when the reader picks one in the language menu (shown only
  *                  when this is given: the full page, which keeps the choice in its link)
  */
@@ -309,6 +310,7 @@ export function createApp(container, { compute, initialState = null, views: show
     const started = performance.now();
     state.selectedToken = Math.min(state.selectedToken, view.tokens.length - 1);
     if (state.selectedHead !== 'all' && state.selectedHead >= view.heads) state.selectedHead = 0;
+    practice.prepare(view, state);  // its blanks are drawn into the tables below
     const stepHead = state.selectedHead === 'all' ? 0 : state.selectedHead;
     $('steps-scale').checked = state.scaleMode === 'sqrt_dk';
     const preset = presetById(state.preset);
@@ -328,6 +330,8 @@ export function createApp(container, { compute, initialState = null, views: show
       ['practice', () => practice.draw(view, state)],
     ];
     const later = offscreenLater ? parts.filter(([name]) => section(name) && !inView.has(section(name))) : [];
+    // practice mode places its cards beside the tables: after every table is drawn
+    if (later.length && !later.includes(parts.at(-1))) later.push(parts.at(-1));
     for (const part of parts) if (!later.includes(part)) part[1]();
     explanation.redraw();
     // for the page benchmark: the tables in view are drawn (the screen has them in the next frame)
@@ -444,7 +448,10 @@ export function createApp(container, { compute, initialState = null, views: show
     startTraining();
   }
 
-  const practice = mountPractice({ container, root, embedded, links, getState: () => state, setState: (next) => lab.setState(next), lang: language });
+  const practice = mountPractice({
+    container, root, embedded, links, lang: language, getState: () => state, setState: (next) => lab.setState(next),
+    setOverlay: page.setOverlay, redraw: () => view && draw(),
+  });
   applyViews();
   start();
   const exports = setupExports({ root, getView: () => view, getState: () => state, links, showStatus: page.renderStatus, t, getLanguage: () => language });

@@ -62,11 +62,12 @@ export function createExplainPanel({ root, container, page, getView, t }) {
   // selecting a computed number explains it: click, or focus (Tab, arrow keys) on a cell
   container.addEventListener('click', (event) => {
     const td = event.target.closest('td[data-matrix]');
-    if (td && !td.querySelector('input')) select(td);
+    // practice mode's blanks and hidden cells are not explained: that would give their numbers away
+    if (td && !td.querySelector('input') && td.dataset.practice === undefined) select(td);
   });
   container.addEventListener('focusin', (event) => {
     const td = !refocusing && event.target.closest('td[data-matrix]');
-    if (td) select(td);
+    if (td && td.dataset.practice === undefined) select(td);
   });
   root.getElementById('explain-close').addEventListener('click', close);
   container.addEventListener('keydown', (event) => {

@@ -12,12 +12,29 @@ export function allowance(target, { relative, absolute } = DEFAULT_TOLERANCE) {
 // a hair over the allowance, so that the decimal a reader types for an edge is not refused by rounding
 const within = (value, target, tolerance) => Math.abs(value - target) <= allowance(target, tolerance) * (1 + 1e-9);
 
+/** Whether every value is within the tolerance of its target (a row of blanks against a row of values). */
+export function near(values, targets, tolerance = DEFAULT_TOLERANCE) {
+  return values.length === targets.length && values.every((value, k) => within(value, targets[k], tolerance));
+}
+
 /**
  * The mistakes worth naming: finite, and far enough from the true value that typing one exactly
  * is not already correct.
  */
 export function distinctMistakes(truth, mistakes, tolerance = DEFAULT_TOLERANCE) {
   return mistakes.filter((m) => Number.isFinite(m.value) && !within(m.value, truth, tolerance));
+}
+
+/**
+ * The verdict on the values typed into the blanks of an exercise
+ * { blanks: [{ truth }], mistakes: [{ key, params, values }] }:
+ *   { correct, right: [per blank, true when within the tolerance], mistakes: [those every value matches] }
+ */
+export function judgeBlanks(values, { blanks, mistakes }, tolerance = DEFAULT_TOLERANCE) {
+  const truths = blanks.map((blank) => blank.truth);
+  const right = values.map((value, k) => within(value, truths[k], tolerance));
+  if (right.every(Boolean)) return { correct: true, right, mistakes: [] };
+  return { correct: false, right, mistakes: mistakes.filter((m) => near(values, m.values ?? [m.value], tolerance)) };
 }
 
 /**

@@ -1,17 +1,24 @@
 // The exercises: which cells to blank, and for each its true value (float64, from the live
-// matrices), the values its typical mistakes give, the numbers shown beside it, and its hints.
+// matrices), the values its typical mistakes give, the cells it is made from, and its hints.
 // Pure: takes the lab's view (see app.mjs) and plain cell addresses; texts are message keys.
 //   cell: { matrix, head, row, col } with matrix one of KINDS; for scores, scaled and weights
-//         `col` is the key's index, for q, z, concat and output a column.
+//         `col` is the key's index, for q, z, concat and output a column; 'softmax' is the whole
+//         row of weights of query `row` (col 0), one blank per key that is not masked.
+// An exercise has one blank or more (`blanks`, each with its true value); a mistake gives a value
+// for each blank. A mistake that gives the true value, or the same as another mistake, cannot be
+// told from it here: the exercise lists it in `blind` (the card says so), and the sequence
+// generator prefers queries, keys, heads and columns where there is none.
 import { forward64 } from './forward64.mjs';
-import { distinctMistakes, DEFAULT_TOLERANCE } from './check.mjs';
+import { DEFAULT_TOLERANCE, near } from './check.mjs';
 import { explainCell } from '../explain.mjs';
 import { formatFull } from '../format.mjs';
 import { keyColumns, valueColumns, concatColumns, numbered } from '../labels.mjs';
 
 /** The kinds of blank, in the order of the computation. */
-export const KINDS = ['q', 'scores', 'scaled', 'weights', 'z', 'concat', 'output'];
+export const KINDS = ['q', 'scores', 'scaled', 'weights', 'softmax', 'z', 'concat', 'output'];
 const MAX_TERMS = 16;
+// how many queries, and columns of each kind, the generator tries (a long sentence stays quick)
+const MAX_TRIED = 16;
 
 const f = formatFull;
 const msg = (key, params = {}) => ({ key, params });
@@ -27,77 +34,164 @@ const dot = (n, a, b) => {
   for (let t = 0; t < n; t++) sum += a(t) * b(t);
   return sum;
 };
+const range = (n) => Array.from({ length: n }, (_, t) => t);
 
-// The column whose value is not (nearly) zero, so an exercise is not a trivial 0; else column 0.
-function lively(values, row, width) {
-  for (let c = 0; c < width; c++) if (Math.abs(values[row * width + c]) > 0.01) return c;
-  return 0;
+// Columns worth asking about, the ones whose value is not (nearly) zero first (a trivial 0 teaches nothing).
+function livelyColumns(values, row, width) {
+  const columns = range(width);
+  const lively = columns.filter((c) => Math.abs(values[row * width + c]) > 0.01);
+  return [...lively, ...columns.filter((c) => !lively.includes(c))].slice(0, MAX_TRIED);
+}
+
+/** How many of a cell's typical mistakes cannot be told apart from the true value or each other. */
+function blindCount(view, f64, cell, tolerance) {
+  const { truths, mistakes } = valuesOf(view, f64, cell);
+  return blindMistakes(truths, mistakes, tolerance).length;
+}
+
+// The cell (of those given) with the fewest blind mistakes; the first among equals.
+function leastBlind(view, f64, cells, tolerance) {
+  let best = null;
+  for (const cell of cells) {
+    const blind = blindCount(view, f64, cell, tolerance);
+    if (!best || blind < best.blind) best = { cell, blind };
+    if (blind === 0) break;
+  }
+  return best;
 }
 
 /**
  * The sequence for a query token, in the order of the computation: a q entry, a score, its
- * scaling (when there is any), its softmax weight, a z entry; then, with several heads, a
- * concatenation entry from head 2, and with W_O an output entry. The key is the one the query
- * weighs most, other than itself (a pair where swapping query and key shows).
+ * scaling (when there is any), the softmax of the query's row, a z entry; then, with several
+ * heads, a concatenation entry from another head, and with W_O an output entry.
+ * Keys are tried from the one the query weighs most (other than itself: a pair where swapping
+ * query and key shows), heads from `head`, columns from the lively ones; the first choice where
+ * every typical mistake gives its own value is taken, else the one with the fewest that do not.
+ * With anyQuery, other query tokens are tried too (after `query`).
  */
-export function defaultCells(view, { query = 0, head = 0 } = {}, f64 = forward64(view)) {
+export function defaultCells(view, { query = 0, head = 0, anyQuery = false } = {}, f64 = forward64(view), tolerance = DEFAULT_TOLERANCE) {
   const n = view.tokens.length;
-  const i = Math.min(Math.max(query, 0), n - 1);
-  const h = Math.min(Math.max(head, 0), view.heads - 1);
-  const { weights, masked, q, z } = f64.heads[h];
-  let key = -1;
-  for (let j = 0; j < view.m; j++) {
-    if (masked[i * view.m + j] || (j === i && view.m > 1)) continue;
-    if (key < 0 || weights[i * view.m + j] > weights[i * view.m + key]) key = j;
+  const first = Math.min(Math.max(query, 0), n - 1);
+  const firstHead = Math.min(Math.max(head, 0), view.heads - 1);
+  const others = range(n).filter((i) => i !== first && view.tokens[i] !== '[PAD]');
+  const queries = anyQuery ? [first, ...others].slice(0, MAX_TRIED) : [first];
+  const heads = [firstHead, ...range(view.heads).filter((h) => h !== firstHead)];
+  let best = null;
+  for (const i of queries) {
+    for (const h of heads) {
+      const found = sequenceFor(view, f64, i, h, tolerance);
+      if (!best || found.blind < best.blind) best = found;
+      if (found.blind === 0) return found.cells;
+    }
   }
-  if (key < 0) key = Math.min(i, view.m - 1);
-  const cells = [
-    { matrix: 'q', head: h, row: i, col: lively(q, i, view.dK) },
-    { matrix: 'scores', head: h, row: i, col: key },
-  ];
-  if (f64.divisor !== 1) cells.push({ matrix: 'scaled', head: h, row: i, col: key });
-  cells.push({ matrix: 'weights', head: h, row: i, col: key }, { matrix: 'z', head: h, row: i, col: lively(z, i, view.dV) });
+  return best.cells;
+}
+
+function sequenceFor(view, f64, i, h, tolerance) {
+  const { m } = view;
+  const { weights, masked, q, z } = f64.heads[h];
+  const keys = range(m).filter((j) => !masked[i * m + j] && !(j === i && m > 1)).sort((a, b) => weights[i * m + b] - weights[i * m + a]);
+  if (!keys.length) keys.push(Math.min(i, m - 1));
+  const pick = (cells) => leastBlind(view, f64, cells, tolerance);
+  const qCell = pick(livelyColumns(q, i, view.dK).map((col) => ({ matrix: 'q', head: h, row: i, col })));
+  // a key whose score and scaling both tell their mistakes apart
+  let key = null;
+  for (const j of keys.slice(0, MAX_TRIED)) {
+    const blind = blindCount(view, f64, { matrix: 'scores', head: h, row: i, col: j }, tolerance) +
+      (f64.divisor !== 1 ? blindCount(view, f64, { matrix: 'scaled', head: h, row: i, col: j }, tolerance) : 0);
+    if (!key || blind < key.blind) key = { j, blind };
+    if (blind === 0) break;
+  }
+  const softmax = { matrix: 'softmax', head: h, row: i, col: 0 };
+  const zCell = pick(livelyColumns(z, i, view.dV).map((col) => ({ matrix: 'z', head: h, row: i, col })));
+  const cells = [qCell.cell, { matrix: 'scores', head: h, row: i, col: key.j }];
+  if (f64.divisor !== 1) cells.push({ matrix: 'scaled', head: h, row: i, col: key.j });
+  cells.push(softmax, zCell.cell);
+  let blind = qCell.blind + key.blind + blindCount(view, f64, softmax, tolerance) + zCell.blind;
   if (view.heads > 1) {
     const other = h === 0 ? 1 : 0;
-    cells.push({ matrix: 'concat', head: other, row: i, col: other * view.dV + lively(f64.heads[other].z, i, view.dV) });
+    const concat = pick(livelyColumns(f64.heads[other].z, i, view.dV).map((c) => ({ matrix: 'concat', head: other, row: i, col: other * view.dV + c })));
+    cells.push(concat.cell);
+    blind += concat.blind;
   }
-  if (view.weights.wo) cells.push({ matrix: 'output', head: 0, row: i, col: lively(f64.output, i, view.dModel) });
-  return cells;
+  if (view.weights.wo) {
+    const output = pick(livelyColumns(f64.output, i, view.dModel).map((col) => ({ matrix: 'output', head: 0, row: i, col })));
+    cells.push(output.cell);
+    blind += output.blind;
+  }
+  return { cells, blind };
 }
 
 /** Whether a cell exists in this view (a link's cells may not fit the lab's sentence or sizes). */
 export function cellFits(view, { matrix, head, row, col }) {
   const n = view.tokens.length;
   if (!KINDS.includes(matrix) || row >= n || head >= view.heads) return false;
-  const width = { q: view.dK, scores: view.m, scaled: view.m, weights: view.m, z: view.dV, concat: view.heads * view.dV, output: view.weights.wo ? view.dModel : 0 }[matrix];
+  const width = { q: view.dK, scores: view.m, scaled: view.m, weights: view.m, softmax: 1, z: view.dV, concat: view.heads * view.dV, output: view.weights.wo ? view.dModel : 0 }[matrix];
   if (col >= width) return false;
   if (matrix === 'scaled' && view.result.heads[head].scaled[row * view.m + col] === -Infinity) return false;
   return true;
 }
 
-/** Every exercise of a list of cells, with its true value, mistakes, givens and hints. */
+/** The mistakes that cannot be told apart here: [{ key, params, like: null | the other mistake }]. */
+export function blindMistakes(truths, mistakes, tolerance = DEFAULT_TOLERANCE) {
+  const finite = mistakes.filter((m) => m.values.every(Number.isFinite));
+  const blind = [];
+  finite.forEach((mistake, a) => {
+    if (near(mistake.values, truths, tolerance)) {
+      blind.push({ key: mistake.key, params: mistake.params, like: null });
+      return;
+    }
+    const twin = finite.find((other, b) => b !== a && other.key !== mistake.key && !near(other.values, truths, tolerance) && near(mistake.values, other.values, tolerance));
+    if (twin) blind.push({ key: mistake.key, params: mistake.params, like: { key: twin.key, params: twin.params } });
+  });
+  return blind;
+}
+
+/** Every exercise of a list of cells, with its true values, mistakes, sources and hints. */
 export function buildExercises(view, cells, tolerance = DEFAULT_TOLERANCE, f64 = forward64(view)) {
   return cells.map((cell) => buildExercise(view, f64, cell, tolerance));
 }
 
-function buildExercise(view, f64, cell, tolerance) {
+// The blanks of a cell (one, or a row of weights) with their true values, and the mistakes' values.
+function valuesOf(view, f64, cell) {
   const { matrix, row: i, col } = cell;
   const head = matrix === 'output' ? 0 : matrix === 'concat' ? Math.floor(col / view.dV) : cell.head;
-  const built = BUILDERS[matrix](view, f64, { ...cell, head }, tolerance);
-  const explanation = explainCell(view, { ...cell, head });
+  const built = BUILDERS[matrix](view, f64, { ...cell, head });
+  const blanks = built.blanks ?? [{ matrix, head, row: i, col }];
+  const truths = built.truths ?? [built.truth];
+  const mistakes = built.mistakes.map((m) => ({ ...m, values: m.values ?? [m.value] }));
+  return { head, built, blanks, truths, mistakes };
+}
+
+function buildExercise(view, f64, cell, tolerance) {
+  const { matrix, row: i, col } = cell;
+  const { head, built, blanks, truths, mistakes } = valuesOf(view, f64, cell);
+  const explained = blanks.map((blank) => explainCell(view, { ...blank, matrix: blank.matrix === 'softmax' ? 'weights' : blank.matrix }));
+  const single = blanks.length === 1 && matrix !== 'softmax';
   return {
     id: `${matrix}:${head}:${i}:${col}`,
     cell: { ...cell, head },
     ...built,
-    mistakes: distinctMistakes(built.truth, built.mistakes, tolerance),
-    explanation: explanation.lines,
-    shown: explanation.value,   // the engine's value, as the tables show it
+    formula: built.formula(),  // made only for the exercises shown, not for every choice the generator weighs
+    // each blank: where it is, its accessible name, its true value and the engine's (shown once answered)
+    blanks: blanks.map((blank, k) => ({ cell: blank, label: built.blankLabels?.[k] ?? built.label, truth: truths[k], shown: explained[k].value })),
+    truth: single ? truths[0] : undefined,
+    mistakes: mistakes.filter((m) => m.values.every(Number.isFinite) && !near(m.values, truths, tolerance))
+      .map((m) => (single ? { ...m, value: m.values[0] } : m)),
+    blind: blindMistakes(truths, mistakes, tolerance),
+    // the full arithmetic: the first blank's, then the last line of each other's
+    explanation: [...explained[0].lines, ...explained.slice(1).map((e) => e.lines.at(-1))],
+    shown: single ? explained[0].value : explained.map((e) => e.value).join(', '),
   };
 }
 
 const tokenParams = (view, i, j) => ({ query: view.tokens[i], key: view.keyTokens[j] });
 // what the scores are divided by, as the mistake about skipping it names it
 const divisorName = (view) => (view.scaleMode === 'sqrt_dk' ? msg('why.sqrtDk', { dK: view.dK }) : msg('why.divisor'));
+
+// A run of cells of one table, for the first hint to light up: { matrix, head?, row, col }.
+const rowOf = (matrix, head, row, width, keep = () => true) => range(width).filter(keep).map((col) => ({ matrix, head, row, col }));
+const columnOf = (matrix, head, col, height) => range(height).map((row) => ({ matrix, head, row, col }));
 
 const BUILDERS = {
   q(view, f64, { head, row: i, col: c }) {
@@ -111,12 +205,9 @@ const BUILDERS = {
       label: msg('label.q', { query: view.tokens[i], col: columns[c], head: head + 1 }),
       truth: f64.heads[head].q[i * dK + c],
       mistakes,
-      given: [
-        { caption: msg('given.xRow', { token: view.tokens[i] }), rowLabels: [view.tokens[i]], columnLabels: view.columns, values: Array.from(x.subarray(i * dModel, (i + 1) * dModel)), sources: 'all' },
-        { caption: msg('given.wColumn', { col: columns[c], matrix: 'W_q', head: head + 1 }), rowLabels: [columns[c]], columnLabels: view.columns, values: Array.from({ length: dModel }, (_, t) => wAt(t, c)), sources: 'all' },
-      ],
+      sourceCells: [...rowOf('x', undefined, i, dModel), ...columnOf('wq', head, c, dModel)],
       sources: [msg('source.xRow', { token: view.tokens[i] }), msg('source.wColumn', { col: columns[c], matrix: 'W_q' })],
-      formula: msg('formula.q', { terms: productTerms(Array.from({ length: dModel }, (_, t) => [x[i * dModel + t], wAt(t, c)])) }),
+      formula: () => msg('formula.q', { terms: productTerms(Array.from({ length: dModel }, (_, t) => [x[i * dModel + t], wAt(t, c)])) }),
     };
   },
 
@@ -129,17 +220,13 @@ const BUILDERS = {
     if (j < dK && dK <= m) mistakes.push({ key: 'mistake.kNotTransposed', params: tokenParams(view, i, j), value: dot(dK, qi, (t) => k[t * dK + j]) });
     if (i !== j && i < m) mistakes.push({ key: 'mistake.wrongKeyRow', params: tokenParams(view, i, j), value: dot(dK, qi, (t) => k[i * dK + t]) });
     if (j < n && i < m) mistakes.push({ key: 'mistake.swapped', params: tokenParams(view, i, j), value: dot(dK, (t) => q[j * dK + t], (t) => k[i * dK + t]) });
-    const columns = keyColumns(view);
     return {
       label: msg('label.scores', { ...tokenParams(view, i, j), head: head + 1 }),
       truth: f64.heads[head].scores[i * m + j],
       mistakes,
-      given: [
-        { caption: msg('given.qRow', { token: view.tokens[i], head: head + 1 }), rowLabels: [view.tokens[i]], columnLabels: columns, values: Array.from(view.result.heads[head].q.subarray(i * dK, (i + 1) * dK)), sources: 'all' },
-        { caption: msg('given.keys', { head: head + 1 }), rowLabels: view.keyTokens, columnLabels: columns, values: Array.from(view.result.heads[head].k), sources: Array.from({ length: dK }, (_, t) => [j, t]) },
-      ],
+      sourceCells: [...rowOf('q', head, i, dK), ...rowOf('k', head, j, dK)],
       sources: [msg('source.qRow', { token: view.tokens[i] }), msg('source.kRow', { token: view.keyTokens[j] })],
-      formula: msg('formula.scores', { ...tokenParams(view, i, j), terms: productTerms(Array.from({ length: dK }, (_, t) => [view.result.heads[head].q[i * dK + t], view.result.heads[head].k[j * dK + t]])) }),
+      formula: () => msg('formula.scores', { ...tokenParams(view, i, j), terms: productTerms(Array.from({ length: dK }, (_, t) => [view.result.heads[head].q[i * dK + t], view.result.heads[head].k[j * dK + t]])) }),
     };
   },
 
@@ -153,43 +240,51 @@ const BUILDERS = {
       label: msg('label.scaled', { ...tokenParams(view, i, j), head: head + 1 }),
       truth: f64.heads[head].scaled[i * m + j],
       mistakes,
-      given: [{
-        caption: msg('given.score', tokenParams(view, i, j)), rowLabels: [view.tokens[i]],
-        columnLabels: [msg('given.scoreColumn'), view.scaleMode === 'sqrt_dk' ? 'd_k' : msg('given.divisorColumn')],
-        values: [score, view.scaleMode === 'sqrt_dk' ? dK : f64.divisor], sources: 'all',
-      }],
+      sourceCells: [{ matrix: 'scores', head, row: i, col: j }],
       sources: [msg('source.score', tokenParams(view, i, j)), msg('source.divisor', { divisor: view.scaleMode === 'sqrt_dk' ? `√${dK} = ${f(f64.divisor)}` : f(f64.divisor) })],
-      formula: msg('formula.scaled', { why, score: f(score), divisor: f(f64.divisor) }),
+      formula: () => msg('formula.scaled', { why, score: f(score), divisor: f(f64.divisor) }),
     };
   },
 
-  weights(view, f64, { head, row: i, col: j }) {
+  weights(view, f64, cell) {
+    const row = BUILDERS.softmax(view, f64, cell, [cell.col]);
+    return { ...row, blanks: undefined, blankLabels: undefined, truth: row.truths[0], truths: undefined, mistakes: row.mistakes.map(({ values, ...m }) => ({ ...m, value: values[0] })) };
+  },
+
+  // the whole row of weights of query i (its keys that are not masked), or only the columns given
+  softmax(view, f64, { head, row: i }, only = null) {
     const { m } = view;
     const n = view.tokens.length;
-    const { scaled, scores, masked } = f64.heads[head];
+    const { scaled, scores, masked, weights } = f64.heads[head];
     const shownScaled = view.result.heads[head].scaled;
-    const own = scaled[i * m + j];
-    const mistakes = [{ key: 'mistake.unnormalised', params: {}, value: Math.exp(own) }];
-    let columnTotal = 0;
-    for (let r = 0; r < n; r++) if (!masked[r * m + j]) columnTotal += Math.exp(scaled[r * m + j]);
-    mistakes.push({ key: 'mistake.wrongAxis', params: {}, value: Math.exp(own) / columnTotal });
+    const keys = only ?? range(m).filter((j) => !masked[i * m + j]);
+    const live = range(m).filter((j) => !masked[i * m + j]);
+    const mistakes = [{ key: 'mistake.unnormalised', params: {}, values: keys.map((j) => Math.exp(scaled[i * m + j])) }];
+    mistakes.push({
+      key: 'mistake.wrongAxis', params: {},
+      values: keys.map((j) => {
+        let columnTotal = 0;
+        for (let r = 0; r < n; r++) if (!masked[r * m + j]) columnTotal += Math.exp(scaled[r * m + j]);
+        return Math.exp(scaled[i * m + j]) / columnTotal;
+      }),
+    });
     if (f64.divisor !== 1) {
-      let total = 0;
-      for (let c = 0; c < m; c++) if (!masked[i * m + c]) total += Math.exp(scores[i * m + c] - scores[i * m + j]);
-      mistakes.push({ key: 'mistake.noScaling', params: { divisor: divisorName(view) }, value: 1 / total });
+      const total = (j) => live.reduce((sum, c) => sum + Math.exp(scores[i * m + c] - scores[i * m + j]), 0);
+      mistakes.push({ key: 'mistake.noScaling', params: { divisor: divisorName(view) }, values: keys.map((j) => 1 / total(j)) });
     }
-    const live = Array.from(shownScaled.subarray(i * m, (i + 1) * m)).filter((s) => s !== -Infinity);
-    const terms = live.slice(0, MAX_TERMS).map((s) => `e^${f(s)}`).join(' + ');
+    const liveScaled = live.map((j) => shownScaled[i * m + j]);
+    const terms = liveScaled.slice(0, MAX_TERMS).map((s) => `e^${f(s)}`).join(' + ');
+    const sum = live.length > MAX_TERMS ? [terms, msg('formula.more', { count: live.length - MAX_TERMS })] : [terms];
+    const one = only?.length === 1;
     return {
-      label: msg('label.weights', { ...tokenParams(view, i, j), head: head + 1 }),
-      truth: f64.heads[head].weights[i * m + j],
+      label: one ? msg('label.weights', { ...tokenParams(view, i, only[0]), head: head + 1 }) : msg('label.softmax', { query: view.tokens[i], head: head + 1 }),
+      blanks: keys.map((j) => ({ matrix: 'weights', head, row: i, col: j })),
+      blankLabels: keys.map((j) => msg('label.weights', { ...tokenParams(view, i, j), head: head + 1 })),
+      truths: keys.map((j) => weights[i * m + j]),
       mistakes,
-      given: [{
-        caption: msg('given.scaled', { head: head + 1 }), rowLabels: view.tokens, columnLabels: view.keyTokens,
-        values: Array.from(shownScaled), sources: Array.from({ length: m }, (_, c) => [i, c]),
-      }],
+      sourceCells: rowOf('scaled', head, i, m, (j) => !masked[i * m + j]),
       sources: [msg('source.scaledRow', { query: view.tokens[i] })],
-      formula: msg('formula.weights', { own: f(shownScaled[i * m + j]), terms: live.length > MAX_TERMS ? [terms, msg('formula.more', { count: live.length - MAX_TERMS })] : [terms] }),
+      formula: () => (one ? msg('formula.weights', { own: f(shownScaled[i * m + only[0]]), terms: sum }) : msg('formula.softmax', { terms: sum })),
     };
   },
 
@@ -215,12 +310,9 @@ const BUILDERS = {
       label: msg('label.z', { query: view.tokens[i], col: columns[c], head: head + 1 }),
       truth: f64.heads[head].z[i * dV + c],
       mistakes,
-      given: [
-        { caption: msg('given.weights', { head: head + 1 }), rowLabels: view.tokens, columnLabels: view.keyTokens, values: Array.from(shown.weights), sources: Array.from({ length: m }, (_, j) => [i, j]) },
-        { caption: msg('given.values', { head: head + 1 }), rowLabels: view.keyTokens, columnLabels: columns, values: Array.from(shown.v), sources: Array.from({ length: m }, (_, j) => [j, c]) },
-      ],
+      sourceCells: [...rowOf('weights', head, i, m), ...columnOf('v', head, c, m)],
       sources: [msg('source.weightsRow', { query: view.tokens[i] }), msg('source.vColumn', { col: columns[c] })],
-      formula: msg('formula.z', { terms: productTerms(Array.from({ length: m }, (_, j) => [shown.weights[i * m + j], shown.v[j * dV + c]])) }),
+      formula: () => msg('formula.z', { terms: productTerms(Array.from({ length: m }, (_, j) => [shown.weights[i * m + j], shown.v[j * dV + c]])) }),
     };
   },
 
@@ -236,14 +328,9 @@ const BUILDERS = {
       label: msg('label.concat', { query: view.tokens[i], col: concatColumns(view)[col] }),
       truth: f64.concat[i * heads * dV + col],
       mistakes,
-      given: [{
-        caption: msg('given.zPerHead', { token: view.tokens[i] }),
-        rowLabels: Array.from({ length: heads }, (_, h) => msg('given.headRow', { head: h + 1 })), columnLabels: columns,
-        values: Array.from({ length: heads * dV }, (_, t) => view.result.heads[Math.floor(t / dV)].z[i * dV + (t % dV)]),
-        sources: [[head, inHead]],
-      }],
+      sourceCells: [{ matrix: 'z', head, row: i, col: inHead }],
       sources: [msg('source.zCell', { query: view.tokens[i], col: columns[inHead], head: head + 1 })],
-      formula: msg('formula.concat', { head: head + 1, col: concatColumns(view)[col], headCol: columns[inHead] }),
+      formula: () => msg('formula.concat', { head: head + 1, col: concatColumns(view)[col], headCol: columns[inHead] }),
     };
   },
 
@@ -252,7 +339,6 @@ const BUILDERS = {
     const width = view.heads * view.dV;
     const wo = view.weights.wo;
     const concat = view.result.concat;
-    const columns = concatColumns(view);
     const outColumns = numbered(dModel);
     const mistakes = [];
     if (width === dModel) mistakes.push({ key: 'mistake.rowNotColumn', params: { matrix: 'W_O', col: outColumns[c] }, value: dot(width, (t) => f64.concat[i * width + t], (t) => wo[c * dModel + t]) });
@@ -260,12 +346,9 @@ const BUILDERS = {
       label: msg('label.output', { query: view.tokens[i], col: outColumns[c] }),
       truth: f64.output[i * dModel + c],
       mistakes,
-      given: [
-        { caption: msg('given.concatRow', { token: view.tokens[i] }), rowLabels: [view.tokens[i]], columnLabels: columns, values: Array.from(concat.subarray(i * width, (i + 1) * width)), sources: 'all' },
-        { caption: msg('given.woColumn', { col: outColumns[c] }), rowLabels: [outColumns[c]], columnLabels: columns, values: Array.from({ length: width }, (_, t) => wo[t * dModel + c]), sources: 'all' },
-      ],
+      sourceCells: [...rowOf('concat', undefined, i, width), ...columnOf('wo', undefined, c, width)],
       sources: [msg('source.concatRow', { query: view.tokens[i] }), msg('source.wColumn', { col: outColumns[c], matrix: 'W_O' })],
-      formula: msg('formula.output', { terms: productTerms(Array.from({ length: width }, (_, t) => [concat[i * width + t], wo[t * dModel + c]])) }),
+      formula: () => msg('formula.output', { terms: productTerms(Array.from({ length: width }, (_, t) => [concat[i * width + t], wo[t * dModel + c]])) }),
     };
   },
 };

@@ -1,26 +1,33 @@
 // Practice mode: a feature of the lab (STYLE.md, "How the page grows"). app.mjs mounts it with
-// mountPractice(), asks it which views to show, and calls draw() after each computation;
+// mountPractice(), asks it which views to show, lets it set the page's overlay (the blanks drawn
+// into the computed tables), calls prepare() before each draw of the tables and draw() after it;
 // everything else lives in this folder.
 //
 // The lab's state carries `practice` (spec.mjs): null explores, an object practises. Chosen cells
-// become labelled inputs, one card per exercise in the order of the computation; each card opens
-// when the one before it is answered. Results stay in the page. After each answer, hint or reveal
-// the lab's element dispatches
+// of the lab's own tables (Q, scores, scaled, weights, z, concatenation, output) become labelled
+// inputs in place, and cells that would give an unanswered exercise away show "?" (blanks.mjs).
+// Each exercise has a card beside its table (verdict, hints, the answer); each opens when the one
+// before it is answered. Results stay in the page. After each answer, hint or reveal the lab's
+// element dispatches
 //   attention-lab:practice  (bubbling, composed)  detail { correct, total, hints, done, attempts, summary }
 // for a host that reports a score (an LMS, a SCORM wrapper).
 import { message } from './messages.mjs';
 import { parseAnswer } from './answer.mjs';
-import { judge } from './check.mjs';
+import { judgeBlanks } from './check.mjs';
 import { defaultCells, buildExercises, cellFits } from './exercises.mjs';
+import { planBlanks, withoutOverlaps } from './blanks.mjs';
+import { createTables } from './tables.mjs';
 import { forward64 } from './forward64.mjs';
 import { practiceSettings } from './spec.mjs';
 import { withNewInputs } from './inputs.mjs';
 import { createProgress } from './progress.mjs';
-import { renderCard, renderHint, renderModeSwitch, renderPanel, showCardStatus, showFeedback, resolve } from './render.mjs';
+import { renderCard, renderHint, renderModeSwitch, renderPanel, showCardStatus, showFeedback, resolve, element } from './render.mjs';
 import { createTeacherPanel } from './teacher.mjs';
 import { formatFull } from '../format.mjs';
 import css from './practice.css';
 
+// the tables shown one head at a time, under the head tabs
+const HEAD_TABLES = new Set(['q', 'k', 'v', 'scores', 'scaled', 'weights', 'z']);
 let sheet = null;
 let mounted = 0;
 
@@ -34,10 +41,12 @@ function adoptStyles(root) {
 /**
  * container: the lab's element, holding .mode-switch and [data-view="practice"] (app.html);
  * embedded: inside a host page; links: { page, embed, component } or null;
- * getState / setState: the lab's state (setState recomputes); lang: the message catalogue.
- * Returns { draw(view, state), views(shown, state), results, exercises }.
+ * getState / setState: the lab's state (setState recomputes); setOverlay(fn | null): gives the
+ * page's tables the overlay that draws the blanks (page.setOverlay); redraw(): draws the tables
+ * again (after an answer reveals what it hid); lang: the message catalogue.
+ * Returns { prepare(view, state), draw(view, state), views(shown, state), results, exercises }.
  */
-export function mountPractice({ container, root, embedded, links, getState, setState, lang = 'en' }) {
+export function mountPractice({ container, root, embedded, links, getState, setState, setOverlay, redraw = () => {}, lang = 'en' }) {
   adoptStyles(root);
   const prefix = `practice-${++mounted}`;
   const t = (key, params) => message(key, params, lang);
@@ -56,12 +65,17 @@ export function mountPractice({ container, root, embedded, links, getState, setS
 
   const teacher = links?.page && !embedded ? createTeacherPanel({ prefix, t, getState, links, announce: (text) => announce(text) }) : null;
   const panel = renderPanel(container.querySelector('[data-view="practice"]'), { prefix, teacher, lang });
+  const tables = createTables({ container, t });
 
   let view = null;
+  let preparedFor = null;     // the view the exercises were last chosen for
   let settings = practiceSettings(null);
   let exercises = [];
   let cards = [];
+  let steps = [];             // the panel's line per exercise
   let signature = '';
+  let chosenWith = '';       // the settings the exercises were chosen with
+  let skipped = 0;
   const progress = createProgress();
 
   function announce(text) {
@@ -75,6 +89,8 @@ export function mountPractice({ container, root, embedded, links, getState, setS
     return { ...totals, summary: t('practice.summary', totals) };
   }
 
+  const statusAt = (index, unlocked = progress.unlocked()) => (unlocked[index][1] ? progress.status(exercises[index].id) : 'locked');
+
   // progress bar, score, which cards are open; then tell the host
   function showProgress({ report = true } = {}) {
     const now = results();
@@ -82,71 +98,156 @@ export function mountPractice({ container, root, embedded, links, getState, setS
     panel.progress.value = now.done;
     panel.progressText.textContent = t('practice.progressText', now);
     panel.score.textContent = t('practice.score', now);
-    progress.unlocked().forEach(([id, unlocked], index) => showCardStatus(cards[index], unlocked ? progress.status(id) : 'locked'));
+    const unlocked = progress.unlocked();
+    exercises.forEach((exercise, index) => {
+      const status = statusAt(index, unlocked);
+      showCardStatus(cards[index], status);
+      steps[index].dataset.status = status;
+      steps[index].querySelector('.step-status').textContent = t(`status.${status}`);
+    });
     if (report) container.dispatchEvent(new CustomEvent('attention-lab:practice', { bubbles: true, composed: true, detail: now }));
     return now;
+  }
+
+  // ---- the blanks in the tables
+
+  // After an answer: the plan changes (what it hid is shown, the next blanks open), the tables follow.
+  function answered() {
+    usePlan();
+    showProgress();
+    redraw();
+  }
+
+  function readBlanks(index) {
+    const values = [];
+    for (const [k, input] of cards[index].inputs.entries()) {
+      const read = parseAnswer(input.value);
+      if (read.value === undefined) {
+        const problem = t(read.problem, read.params);
+        const many = cards[index].inputs.length > 1;
+        return { problem: many ? t('verdict.blankFormat', { blank: input.getAttribute('aria-label'), problem }) : problem, at: k };
+      }
+      values.push(read.value);
+    }
+    return { values };
   }
 
   function check(index) {
     const exercise = exercises[index];
     const parts = cards[index];
-    const read = parseAnswer(parts.input.value);
-    if (read.value === undefined) {
-      const text = t(read.problem, read.params);
-      showFeedback(parts, text, 'format');
-      announce(text);
+    if (statusAt(index) === 'locked') return;
+    const read = readBlanks(index);
+    if (read.problem) {
+      showFeedback(parts, read.problem, 'format');
+      parts.inputs[read.at].setAttribute('aria-invalid', 'true');
+      announce(read.problem);
       return;
     }
-    const verdict = judge(read.value, exercise, settings.tolerance);
+    const verdict = judgeBlanks(read.values, exercise, settings.tolerance);
+    const many = exercise.blanks.length > 1;
     let text;
     if (verdict.correct) {
       const first = progress.correct(exercise.id);
-      text = t('verdict.correct', { value: exercise.shown });
+      text = t(many ? 'verdict.rowCorrect' : 'verdict.correct', { value: exercise.shown });
+      exercise.blanks.forEach((blank, k) => { parts.inputs[k].value = blank.shown; });
       showFeedback(parts, text, 'correct');
-      const now = showProgress();
+      const now = results();
       if (first && now.done === now.total) text = `${text} ${t('practice.finished', { summary: now.summary })}`;
+      answered();
     } else {
       progress.wrong(exercise.id);
       const [mistake] = verdict.mistakes;
-      text = mistake ? t('verdict.mistake', { mistake: resolve(mistake, lang) }) : t(settings.hints ? 'verdict.notQuiteHints' : 'verdict.notQuite');
-      showFeedback(parts, text, mistake ? 'mistake' : 'wrong', verdict.mistakes);
+      const right = verdict.right.filter(Boolean).length;
+      const counts = { right, total: exercise.blanks.length };
+      if (mistake) text = t(many ? 'verdict.rowMistake' : 'verdict.mistake', { ...counts, mistake: resolve(mistake, lang) });
+      else if (many) text = t(settings.hints ? 'verdict.rowNotQuiteHints' : 'verdict.rowNotQuite', counts);
+      else text = t(settings.hints ? 'verdict.notQuiteHints' : 'verdict.notQuite');
+      showFeedback(parts, text, mistake ? 'mistake' : 'wrong', verdict.mistakes, many ? verdict.right : null);
       showProgress();
     }
     announce(text);
   }
 
   function hint(index) {
-    if (!settings.hints) return;
+    if (!settings.hints || statusAt(index) === 'locked') return;
     const level = progress.hint(exercises[index].id);
     if (level === null) {
       announce(t('hint.noMoreHints'));
       return;
     }
     renderHint(cards[index], exercises[index], level, lang);
+    if (level === 1) {
+      tables.light(exercises[index].sourceCells, view);
+      showSourceHead(exercises[index]);
+    }
     announce(cards[index].hintList.lastElementChild.textContent);
     showProgress();
   }
 
+  // Sources in another head's tables (a concatenation entry's z): that head's tab is chosen, so that
+  // the lit cells are on screen.
+  function showSourceHead(exercise) {
+    const state = getState();
+    const heads = new Set(exercise.sourceCells.filter((cell) => HEAD_TABLES.has(cell.matrix)).map((cell) => cell.head));
+    if (heads.size !== 1 || state.selectedHead === 'all') return;
+    const [head] = heads;
+    if (head === state.selectedHead) return;
+    state.selectedHead = head;
+    redraw();
+  }
+
   function reveal(index) {
+    if (statusAt(index) === 'locked') return;
     progress.reveal(exercises[index].id);
-    const text = t('verdict.revealed', { value: exercises[index].shown });
+    const exercise = exercises[index];
+    const text = t(exercise.blanks.length > 1 ? 'verdict.rowRevealed' : 'verdict.revealed', { value: exercise.shown });
+    exercise.blanks.forEach((blank, k) => { cards[index].inputs[k].value = blank.shown; });
     showFeedback(cards[index], text, 'revealed');
-    showProgress();
+    answered();
     announce(text);
   }
 
+  // the plan of blanks for the exercises as they stand, drawn by the tables' overlay
+  function usePlan() {
+    tables.use(planBlanks(view, exercises, (index) => statusAt(index)), (index, blank) => cards[index].inputs[blank]);
+  }
+
+  // Back to exploring: every cell given back to its table, no card, no lit cell, and no overlay
+  // (the tables draw as they do without practice mode).
+  function leave() {
+    tables.clear();
+    for (const parts of cards) parts.card.remove();
+    exercises = [];
+    cards = [];
+    preparedFor = null;
+    signature = '';
+    chosenWith = '';
+    setOverlay(null);
+  }
+
   function renderCards() {
+    for (const parts of cards) parts.card.remove();
+    tables.unlight();
     cards = exercises.map((exercise, index) => {
       const parts = renderCard(exercise, { number: index + 1, total: exercises.length, id: `${prefix}-${index}`, hints: settings.hints, lang });
-      parts.form.addEventListener('submit', (event) => {
-        event.preventDefault();
-        check(index);
-      });
+      for (const input of parts.inputs) {
+        input.addEventListener('keydown', (event) => {
+          if (event.key !== 'Enter') return;
+          event.preventDefault();
+          check(index);
+        });
+      }
+      parts.check.addEventListener('click', () => check(index));
       parts.hint.addEventListener('click', () => hint(index));
       parts.reveal.addEventListener('click', () => reveal(index));
       return parts;
     });
-    panel.list.replaceChildren(...cards.map((parts) => parts.card));
+    steps = exercises.map((exercise, index) => element('li', { className: 'step' }, [
+      element('span', { className: 'step-label', text: t('exercise.heading', { number: index + 1, total: exercises.length, label: resolve(exercise.label, lang) }) }),
+      ' ',
+      element('span', { className: 'step-status' }),
+    ]));
+    panel.list.replaceChildren(...steps);
   }
 
   panel.another.addEventListener('click', () => {
@@ -169,56 +270,88 @@ export function mountPractice({ container, root, embedded, links, getState, setS
     }
   });
 
-  // the sentences above the cards: tolerance, and what was left out and why
-  function showNotes(state, chosen, cells) {
+  // the sentences above the steps: tolerance, and what was left out and why
+  function showNotes(chosen) {
     const { relative, absolute } = settings.tolerance;
     panel.tolerance.textContent = t('practice.tolerance', { relative: formatFull(relative * 100), absolute: formatFull(absolute) });
     const notes = [];
     if (!settings.hints) notes.push(t('practice.noHints'));
     if (!settings.cells && view.result.shape.scale === 1) notes.push(t('practice.scaleOff'));
-    const skipped = chosen.length - cells.length;
-    if (skipped) notes.push(t(cells.length ? 'practice.skipped' : 'practice.noCells', { count: skipped }));
+    if (skipped) notes.push(t(exercises.length ? 'practice.skipped' : 'practice.noCells', { count: skipped }));
     panel.notes.textContent = notes.join(' ');
+    return chosen;
+  }
+
+  // The exercises for a computation: a teacher's cells, or the default sequence. For a new
+  // computation the generator may choose another query token and head (where the typical mistakes
+  // can be told apart); the lab then shows that token and head.
+  function chooseExercises(state) {
+    const f64 = forward64(view);  // once per computation: the true values and every mistake come from it
+    const fresh = preparedFor !== view;
+    preparedFor = view;
+    let chosen = settings.cells;
+    if (!chosen) {
+      chosen = defaultCells(view, { query: state.selectedToken, head: 0, anyQuery: fresh }, f64, settings.tolerance);
+      state.selectedToken = chosen[0].row;
+      if (state.selectedHead !== 'all') state.selectedHead = chosen[0].head;
+    }
+    const fitting = chosen.filter((cell) => cellFits(view, cell));
+    const built = withoutOverlaps(buildExercises(view, fitting, settings.tolerance, f64));
+    skipped = chosen.length - built.length;
+    return built;
   }
 
   return {
-    /** Rebuilds the exercises for a new computation; progress is kept while the exercises stay the same. */
-    draw(nextView, state) {
-      if (!state.practice) return;
+    /**
+     * Before the tables are drawn: the exercises for this computation (progress is kept while they
+     * stay the same) and the plan of blanks the overlay draws. Outside practice mode, no blanks.
+     */
+    prepare(nextView, state) {
+      if (!state.practice) {
+        if (exercises.length) leave();
+        return;
+      }
+      setOverlay(tables.overlay);
       view = nextView;
       settings = practiceSettings(state.practice);
+      // the same computation, settings and token keep their exercises (a head's tab chosen, an answer redrawn)
+      const settingsKey = JSON.stringify(settings);
+      const tokenMoved = !settings.cells && exercises[0]?.cell.row !== state.selectedToken;
+      if (preparedFor !== view || settingsKey !== chosenWith || tokenMoved) {
+        chosenWith = settingsKey;
+        exercises = chooseExercises(state);
+      }
+      const next = [JSON.stringify(settings), JSON.stringify(exercises.map((e) => [e.id, e.blanks.map((b) => b.truth)]))].join('\u0001');
+      if (next !== signature) {
+        signature = next;
+        progress.reset(exercises.map((e) => e.id));
+        renderCards();
+      }
+      usePlan();
+    },
+
+    /** After the tables are drawn: the cards beside them, the lit sources, the panel. */
+    draw(nextView, state) {
+      if (!state.practice) return;
       panel.integer.checked = settings.integer;
-      const f64 = forward64(view);  // once per computation: the true values and every mistake come from it
-      const head = state.selectedHead === 'all' ? 0 : state.selectedHead;
-      const chosen = settings.cells ?? defaultCells(view, { query: state.selectedToken, head }, f64);
-      const seen = new Set();
-      const cells = chosen.filter((cell) => {
-        const key = `${cell.matrix}:${cell.head}:${cell.row}:${cell.col}`;
-        if (seen.has(key) || !cellFits(view, cell)) return false;
-        seen.add(key);
-        return true;
-      });
-      exercises = buildExercises(view, cells, settings.tolerance, f64);
-      showNotes(state, chosen, cells);
+      showNotes();
       teacher?.fill(view, state);
-      const next = JSON.stringify([settings.hints, exercises.map((e) => [e.id, e.truth])]);
-      if (next === signature) return;
-      signature = next;
-      progress.reset(exercises.map((e) => e.id));
-      renderCards();
+      tables.place(exercises, cards, steps);
+      tables.relight();
       showProgress({ report: false });
     },
 
     /**
-     * Which views to show: practice hides every table that would give the answers away. Called
-     * before each draw, so it also marks the mode switch at once.
+     * Which views to show: practice keeps the tables its blanks are in (and what they are made
+     * from) and hides the ones that would give the answers away (the step table, the pictures).
+     * Called before each draw, so it also marks the mode switch at once.
      */
     views(shown, state) {
       for (const button of modeButtons) button.setAttribute('aria-pressed', String((button.dataset.mode === 'practice') === Boolean(state.practice)));
       const all = [...container.querySelectorAll('[data-view]')].map((part) => part.dataset.view);
       if (!state.practice) return new Set((shown ? [...shown] : all).filter((name) => name !== 'practice'));
-      const views = new Set(['practice']);
-      if (!embedded || shown?.has('controls')) views.add('controls');
+      const views = new Set(['practice', 'inputs', 'parameters', 'matrices', 'output']);
+      for (const optional of ['controls', 'tokens']) if (!embedded || shown?.has(optional)) views.add(optional);
       return views;
     },
 
@@ -227,7 +360,7 @@ export function mountPractice({ container, root, embedded, links, getState, setS
       return results();
     },
 
-    /** The exercises on screen, for tests and course authors: [{ id, cell, truth, mistakes, … }]. */
+    /** The exercises on screen, for tests and course authors: [{ id, cell, blanks, truth, mistakes, blind, … }]. */
     get exercises() {
       return exercises;
     },

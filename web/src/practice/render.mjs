@@ -1,7 +1,6 @@
 // Practice mode's renderers: DOM nodes and textContent only (no reader text reaches markup).
 // Texts arrive as message references { key, params } (see messages.mjs) and are resolved here.
 import { message } from './messages.mjs';
-import { formatFull } from '../format.mjs';
 
 /** A text: a string as it is, a { key, params } reference looked up, a list joined with spaces. */
 export function resolve(text, lang = 'en') {
@@ -24,63 +23,56 @@ export function element(tag, { className = null, text = null, attributes = {} } 
 }
 
 /**
- * One table of the numbers given beside a blank: { caption, rowLabels, columnLabels, values, sources }.
- * Cells listed in `sources` (or every cell, for 'all') get data-source, for the first hint to light up.
- */
-export function renderGiven(given, lang) {
-  const cols = given.columnLabels.length;
-  const table = element('table', { className: 'matrix given' });
-  table.append(element('caption', { text: resolve(given.caption, lang) }));
-  const headRow = element('tr', {}, [element('td', { className: 'corner' })]);
-  for (const label of given.columnLabels) headRow.append(element('th', { text: resolve(label, lang), attributes: { scope: 'col' } }));
-  const body = element('tbody');
-  const sources = given.sources === 'all' ? null : new Set(given.sources.map(([r, c]) => `${r}:${c}`));
-  given.rowLabels.forEach((label, r) => {
-    const tr = element('tr', {}, [element('th', { text: resolve(label, lang), attributes: { scope: 'row' } })]);
-    for (let c = 0; c < cols; c++) {
-      const td = element('td', { text: formatFull(given.values[r * cols + c]) });
-      if (!sources || sources.has(`${r}:${c}`)) td.dataset.source = '';
-      tr.append(td);
-    }
-    body.append(tr);
-  });
-  table.append(element('thead', {}, [headRow]), body);
-  return element('div', { className: 'scroll' }, [table]);
-}
-
-/**
- * The card of one exercise: heading, givens, the labelled input with Check / Hint / Show the answer,
- * the feedback line and the list of hints. Returns the card and its parts.
+ * The card of one exercise, placed beside the table that holds its blanks: heading, what it
+ * cannot tell apart, Check / Hint / Show the answer, the verdict and the hints. Its blanks are
+ * inputs made here and drawn into the table's cells (blanks.mjs); each is named after its cell
+ * and described by the card's verdict. Returns the card and its parts.
  */
 export function renderCard(exercise, { number, total, id, hints, lang }) {
   const label = resolve(exercise.label, lang);
-  const card = element('li', { className: 'exercise', attributes: { 'data-id': exercise.id, 'data-kind': exercise.cell.matrix } });
-  const heading = element('h3', { text: message('exercise.heading', { number, total, label }, lang) });
+  const card = element('div', { className: 'exercise', attributes: { role: 'group', 'aria-labelledby': `${id}-heading`, 'data-id': exercise.id, 'data-kind': exercise.cell.matrix, 'data-index': String(number - 1) } });
+  const heading = element('h3', { text: message('exercise.heading', { number, total, label }, lang), attributes: { id: `${id}-heading` } });
   const locked = element('p', { className: 'hint locked-note', text: message('practice.locked', {}, lang) });
-  const givens = element('div', { className: 'givens' }, exercise.given.map((given) => renderGiven(given, lang)));
-  const input = element('input', { attributes: { id: `${id}-input`, type: 'text', autocomplete: 'off', spellcheck: 'false', 'aria-describedby': `${id}-feedback` } });
-  const check = element('button', { text: message('exercise.check', {}, lang), attributes: { type: 'submit' } });
+  const where = element('p', { className: 'practice-note where' });
+  const blind = element('p', { className: 'practice-note blind', text: blindText(exercise.blind, lang), attributes: { id: `${id}-blind` } });
+  const inputs = exercise.blanks.map((blank, k) => element('input', {
+    className: 'practice-input',
+    attributes: {
+      id: `${id}-input-${k}`, 'data-exercise': String(number - 1), 'data-blank': String(k), type: 'text', autocomplete: 'off', spellcheck: 'false', 'aria-label': resolve(blank.label, lang),
+      'aria-describedby': exercise.blind.length ? `${id}-feedback ${id}-blind` : `${id}-feedback`,
+    },
+  }));
+  const check = element('button', { text: message('exercise.check', {}, lang), attributes: { type: 'button', 'data-role': 'check' } });
   const hint = element('button', { className: 'hint-button', text: message('exercise.hint', {}, lang), attributes: { type: 'button' } });
   const reveal = element('button', { className: 'reveal-button', text: message('exercise.showAnswer', {}, lang), attributes: { type: 'button' } });
   hint.hidden = !hints;
-  const form = element('form', { className: 'answer', attributes: { novalidate: '' } }, [
-    element('label', { text: label, attributes: { for: `${id}-input` } }),
-    element('div', { className: 'answer-row' }, [input, check, hint, reveal]),
-  ]);
+  const actions = element('div', { className: 'answer-row' }, [check, hint, reveal]);
   const feedback = element('p', { className: 'feedback', attributes: { id: `${id}-feedback` } });
   const hintList = element('ol', { className: 'hints' });
-  card.append(heading, locked, givens, form, feedback, hintList);
-  return { card, input, form, hint, reveal, feedback, hintList, givens };
+  card.append(heading, locked, where, blind, actions, feedback, hintList);
+  return { card, inputs, check, hint, reveal, feedback, hintList, actions, where, blind };
 }
 
-/** Adds hint `level` (1, 2 or 3) of an exercise to its card. */
+// "This blank cannot show: …" for the mistakes that give the true value or another mistake's.
+function blindText(blind, lang) {
+  if (!blind.length) return '';
+  const name = (m) => message(`name.${m.key.slice('mistake.'.length)}`, {}, lang);
+  const same = blind.filter((m) => !m.like).map(name);
+  // each pair once, in a fixed order
+  const alike = blind.filter((m) => m.like && m.key < m.like.key).map((m) => message('exercise.blindPair', { mistake: name(m), other: name(m.like) }, lang));
+  return [
+    same.length ? message('exercise.blindSame', { mistakes: [...new Set(same)].join('; '), count: new Set(same).size }, lang) : '',
+    alike.length ? message('exercise.blindAlike', { pairs: [...new Set(alike)].join('; ') }, lang) : '',
+  ].filter(Boolean).join(' ');
+}
+
+/** Adds hint `level` (1, 2 or 3) of an exercise to its card (level 1's cells are lit in the tables). */
 export function renderHint(parts, exercise, level, lang) {
   const item = element('li', { attributes: { 'data-level': String(level) } });
   item.append(element('span', { className: 'hint-level', text: message('hint.level', { level }, lang) }), ' ');
   if (level === 1) {
     const sources = exercise.sources.map((source) => resolve(source, lang)).join('; ');
     item.append(element('span', { text: message('hint.sources', { sources }, lang) }));
-    for (const cell of parts.givens.querySelectorAll('td[data-source]')) cell.classList.add('source');
   } else if (level === 2) {
     item.append(element('span', { className: 'formula', text: resolve(exercise.formula, lang) }));
   } else {
@@ -122,7 +114,7 @@ export function renderPanel(section, { prefix, teacher, lang }) {
     another: element('button', { text: t('practice.tryAnother'), attributes: { type: 'button', 'data-role': 'another' } }),
     integer: element('input', { attributes: { type: 'checkbox', 'data-role': 'integer' } }),
     copy: element('button', { text: t('practice.copySummary'), attributes: { type: 'button', 'data-role': 'copy' } }),
-    list: element('ol', { className: 'exercises' }),
+    list: element('ol', { className: 'exercises', attributes: { 'aria-label': t('practice.steps') } }),
   };
   section.append(
     element('h2', { text: t('practice.title'), attributes: { id: `${prefix}-title` } }),
@@ -148,18 +140,27 @@ export function renderPanel(section, { prefix, teacher, lang }) {
   return parts;
 }
 
-/** Shows a card as open, answered or locked (a locked card shows only its heading and why). */
+/** Shows a card as open, answered or locked (a locked card shows only its heading and why; its blanks are disabled). */
 export function showCardStatus(parts, status) {
   parts.card.dataset.status = status;
   const locked = status === 'locked';
   parts.card.querySelector('.locked-note').hidden = !locked;
-  for (const part of [parts.givens, parts.form, parts.feedback, parts.hintList]) part.hidden = locked;
+  for (const part of [parts.actions, parts.feedback, parts.hintList, parts.blind]) part.hidden = locked || (part === parts.blind && !part.textContent);
+  for (const input of parts.inputs) {
+    input.disabled = locked;
+    input.placeholder = locked ? '?' : '';
+  }
 }
 
-/** The verdict under a card's input: text, data-verdict and the names of the mistakes matched. */
-export function showFeedback(parts, text, verdict, mistakes = []) {
+/** The verdict on a card: text, data-verdict, the mistakes matched, and which blanks are right. */
+export function showFeedback(parts, text, verdict, mistakes = [], right = null) {
   parts.feedback.textContent = text;
   parts.feedback.dataset.verdict = verdict;
   parts.feedback.dataset.mistakes = mistakes.map((m) => m.key).join(' ');
-  parts.input.setAttribute('aria-invalid', String(verdict === 'format' || verdict === 'wrong' || verdict === 'mistake'));
+  const bad = verdict === 'format' || verdict === 'wrong' || verdict === 'mistake';
+  parts.inputs.forEach((input, k) => {
+    const wrong = right ? !right[k] : bad;
+    input.setAttribute('aria-invalid', String(wrong && verdict !== 'correct' && verdict !== 'revealed'));
+    input.dataset.verdict = verdict === 'correct' || verdict === 'revealed' || (right && right[k]) ? 'right' : bad ? 'wrong' : '';
+  });
 }

@@ -13,8 +13,11 @@ import { componentSnippet } from '../exports.mjs';
 export function cellsFromChoices(view, { kinds, query, key, head, column }) {
   const clamp = (value, size) => Math.min(Math.max(value, 0), size - 1);
   const at = { q: view.dK, z: view.dV, output: view.dModel };
-  return KINDS.filter((kind) => kinds.includes(kind)).map((matrix) => {
+  // the row's softmax covers its one weight
+  const chosen = kinds.includes('softmax') ? kinds.filter((kind) => kind !== 'weights') : kinds;
+  return KINDS.filter((kind) => chosen.includes(kind)).map((matrix) => {
     if (matrix === 'scores' || matrix === 'scaled' || matrix === 'weights') return { matrix, head, row: query, col: key };
+    if (matrix === 'softmax') return { matrix, head, row: query, col: 0 };
     if (matrix === 'concat') return { matrix, head, row: query, col: head * view.dV + clamp(column, view.dV) };
     return { matrix, head: matrix === 'output' ? 0 : head, row: query, col: clamp(column, at[matrix]) };
   });
@@ -153,7 +156,8 @@ export function createTeacherPanel({ prefix, t, getState, links, announce }) {
         relative.value = String(settings.tolerance.relative * 100);
         absolute.value = String(settings.tolerance.absolute);
         hints.checked = settings.hints;
-        kindBoxes.forEach((box) => { box.checked = !box.disabled; });
+        // one weight, or its whole row: the row by default
+        kindBoxes.forEach((box) => { box.checked = !box.disabled && box.value !== 'weights'; });
       }
     },
   };

@@ -8,9 +8,11 @@ import { message } from '../messages.mjs';
 
 /**
  * spec: { caption, rowLabels, columnLabels, values, digits?, shade?, rowSums?, editable?,
- *         address: { matrix, head }, label? (for inputs' accessible names), t? (the lab's
- *         language: t(key, values); English without it) }
+ *         address: { matrix, head }, label? (for inputs' accessible names), overlay?, t? (the
+ *         lab's language: t(key, values); English without it) }
  * address.matrix names the matrix for selection and explanation; null makes a plain table.
+ * overlay(td, address, row, col), when given, is asked first for each computed cell (col = the
+ * number of columns for a row sum): true means it drew the cell itself (practice mode's blanks).
  */
 export function renderMatrix(container, spec) {
   const signature = [spec.caption, spec.rowLabels.join('\u0001'), spec.columnLabels.join('\u0001'),
@@ -105,6 +107,7 @@ function fillTable(table, spec) {
       const value = spec.values[r * cols + c];
       const td = cells[c + 1];
       sum += value === -Infinity ? 0 : value;
+      if (spec.overlay?.(td, spec.address, r, c)) continue;
       if (spec.editable) {
         const input = td.firstElementChild;
         // never overwrite what the reader is typing, nor a cell marked invalid
@@ -124,7 +127,7 @@ function fillTable(table, spec) {
         }
       }
     }
-    if (spec.rowSums) setText(cells[cols + 1], formatCell(sum, digits));
+    if (spec.rowSums && !spec.overlay?.(cells[cols + 1], spec.address, r, cols)) setText(cells[cols + 1], formatCell(sum, digits));
   }
 }
 

@@ -30,6 +30,7 @@ function unchanged(container, signature) {
 /** The renderers bound to one lab's root (a document or a shadow root), writing text through `t(key, values)`. */
 export function createPage(root, t) {
   const $ = (id) => root.getElementById(id);
+  let overlay = null;  // practice mode's blanks over the computed tables (renderMatrix's spec.overlay)
 
   // The example's notes. Once the reader changes the example, a line says from what and how, and
   // notes that held only for the example as given are dimmed (class "stale").
@@ -233,7 +234,7 @@ export function createPage(root, t) {
           columnLabels: square ? view.keyTokens : name === 'v' || name === 'z' ? valueColumns(view) : keyColumns(view),
           values: trace[name],
           shade: name === 'weights', rowSums: name === 'weights',
-          address: { matrix: name, head: h },
+          address: { matrix: name, head: h }, overlay,
         });
       }
     }
@@ -245,12 +246,12 @@ export function createPage(root, t) {
     renderMatrix($('concat-table'), {
       caption: view.heads === 1 ? t('caption.concatOne', { n: view.tokens.length, width: view.dV })
         : t('caption.concat', { heads: view.heads, n: view.tokens.length, width: view.heads * view.dV }),
-      t, rowLabels: view.tokens, columnLabels: concat, values: view.result.concat, address: { matrix: 'concat' },
+      t, rowLabels: view.tokens, columnLabels: concat, values: view.result.concat, address: { matrix: 'concat' }, overlay,
     });
     renderMatrix($('output-table'), {
       caption: view.weights.wo ? t('caption.output', { n: view.tokens.length, width: view.dModel }) : t('caption.outputNoWo'),
       t, rowLabels: view.tokens, columnLabels: view.weights.wo ? view.columns : concat,
-      values: view.result.output, address: { matrix: 'output' },
+      values: view.result.output, address: { matrix: 'output' }, overlay,
     });
   }
 
@@ -296,5 +297,10 @@ export function createPage(root, t) {
     $('engine-status').textContent = text;
   }
 
-  return { renderNotes, renderTokens, renderInputs, renderWeights, fillWeightBlock, renderStepTable, renderHeadTabs, renderHeadPanel, renderMultihead, renderExplanation, renderMessages, renderStatus, renderEngine };
+  /** Practice mode's blanks: overlay(td, address, row, col) → true when it drew the cell; null for none. */
+  function setOverlay(next) {
+    overlay = next;
+  }
+
+  return { setOverlay, renderNotes, renderTokens, renderInputs, renderWeights, fillWeightBlock, renderStepTable, renderHeadTabs, renderHeadPanel, renderMultihead, renderExplanation, renderMessages, renderStatus, renderEngine };
 }

@@ -1,0 +1,89 @@
+// Which cells of the lab's computed tables practice mode draws itself, and how: a blank (the input
+// of an exercise) or hidden ("?", a number that would give an unanswered exercise away). Pure:
+// exercises from exercises.mjs, their status from the progress, no DOM.
+//
+// What an exercise hides until it is answered (correct or shown), for query i in head h:
+//   q        the query's row of scores, scaled scores and weights, and everything after them; in
+//            self-attention also its own row of K (with W_q = W_k, as in the notes' W = I, it is q)
+//   score    its scaled score, the query's weights and everything after them; in self-attention
+//            also the score and scaled score of the key with the query (the same when Q = K)
+//   scaled   the same, less its score (its source)
+//   weight   the rest of the query's weights row (1 minus the others is the answer), and after
+//   softmax  the row's sum, and after
+//   z        its entry of the concatenation, and the output row (or the same output entry without W_O)
+//   concat   the output row (or the same output entry without W_O)
+// "Everything after" the weights is the query's z row in that head, its block of the concatenation
+// and its output row. A row of weights with a blank or a hidden cell also hides its Σ, which
+// would say what the hidden cells add up to.
+
+/** The key of a table cell; the concatenation and the output have no head in the tables. */
+export function cellKey({ matrix, head, row, col }) {
+  return `${matrix}:${matrix === 'concat' || matrix === 'output' || head === undefined ? '' : head}:${row}:${col}`;
+}
+
+const range = (from, to) => Array.from({ length: Math.max(to - from, 0) }, (_, t) => from + t);
+
+/** The cells exercise `exercise` hides until it is answered. */
+export function concealedBy(view, { cell }) {
+  const { matrix, head: h, row: i, col } = cell;
+  const { m, dV, heads } = view;
+  const hasWo = Boolean(view.weights.wo);
+  const at = (name, head, row, cols) => cols.map((c) => ({ matrix: name, head, row, col: c }));
+  const outputOf = (cols) => at('output', undefined, i, hasWo ? range(0, view.dModel) : cols);
+  const block = range(h * dV, (h + 1) * dV);
+  const afterWeights = () => [...at('z', h, i, range(0, dV)), ...at('concat', undefined, i, block), ...outputOf(block)];
+  const weightsRow = () => [...at('weights', h, i, range(0, m + 1))];  // m + 1: the row's Σ
+  // the key's row at the query's column: the same number when Q = K (self-attention with W_q = W_k)
+  const mirrored = (names) => (view.self && col !== i ? names.map((name) => ({ matrix: name, head: h, row: col, col: i })) : []);
+  switch (matrix) {
+    case 'q':
+      return [...(view.self ? at('k', h, i, range(0, view.dK)) : []), ...at('scores', h, i, range(0, m)), ...at('scaled', h, i, range(0, m)), ...weightsRow(), ...afterWeights()];
+    case 'scores':
+      return [...at('scaled', h, i, [col]), ...mirrored(['scores', 'scaled']), ...weightsRow(), ...afterWeights()];
+    case 'scaled':
+      return [...mirrored(['scaled']), ...weightsRow(), ...afterWeights()];
+    case 'weights':
+      return [...weightsRow(), ...afterWeights()];
+    case 'softmax':
+      return [...at('weights', h, i, [m]), ...afterWeights()];
+    case 'z': {
+      const place = h * dV + col;
+      return [...at('concat', undefined, i, [place]), ...outputOf([place])];
+    }
+    case 'concat':
+      return outputOf([col]);
+    default:
+      return [];
+  }
+}
+
+/**
+ * The plan for the tables: Map cellKey → { exercise, blank } for a blank, { hidden: true } for a
+ * hidden cell. status(index) is 'open', 'locked', 'correct' or 'revealed'.
+ */
+export function planBlanks(view, exercises, status) {
+  const plan = new Map();
+  exercises.forEach((exercise, index) => {
+    exercise.blanks.forEach((blank, k) => plan.set(cellKey(blank.cell), { exercise: index, blank: k }));
+  });
+  exercises.forEach((exercise, index) => {
+    const state = status(index);
+    if (state === 'correct' || state === 'revealed') return;
+    for (const cell of concealedBy(view, exercise)) {
+      const key = cellKey(cell);
+      if (!plan.has(key)) plan.set(key, { hidden: true });
+    }
+  });
+  return plan;
+}
+
+/** Exercises whose blanks do not overlap an earlier one's (a weight and its row's softmax). */
+export function withoutOverlaps(exercises) {
+  const taken = new Set();
+  return exercises.filter((exercise) => {
+    const keys = exercise.blanks.map((blank) => cellKey(blank.cell));
+    if (keys.some((key) => taken.has(key))) return false;
+    keys.forEach((key) => taken.add(key));
+    return true;
+  });
+}
