@@ -8,12 +8,16 @@ export interface AttentionLab {
   readonly draws: number;
   setState(state: Record<string, unknown>): void;
   setViews(views: Set<string> | null): void;
+  /** The lab's language: "en" or "hi". */
+  readonly language: string;
+  /** Shows every text in another language ("en", "hi"), keeping the state, edits and scroll. */
+  setLanguage(language: string): void;
 }
 
 /**
  * <attention-lab>. Attributes: preset, sentence, context, d-model, heads, d-k, d-v, scale, mask,
  * weights, seed, wo, query, view, state (a link's "lab=…" part), theme ("light" | "dark" | "auto"),
- * compact.
+ * compact, mode ("practice" | "explore"), lang ("en" | "hi"; another value shows English and says so).
  */
 export declare class AttentionLabElement extends HTMLElement {
   readonly lab: AttentionLab | null;

@@ -8,11 +8,11 @@ import { createControls } from './controls.mjs';
 import markup from '../app.html';
 import { parseNumber } from './format.mjs';
 import { createExplainPanel, cellOf } from './explain-panel.mjs';
-import { VOCABULARY_NOTE } from './vocabulary.mjs';
 import { createViews } from './views.mjs';
 import { createPage } from './render/page.mjs';
 import { setupExports } from './exports.mjs';
-import { message } from './messages.mjs';
+import { message, LANGUAGES } from './messages.mjs';
+import { applyTexts } from './i18n.mjs';
 import { createLearn } from './learn/index.mjs';
 import { createTraining } from './training/index.mjs';
 import { createLayers } from './layers/index.mjs';
@@ -50,16 +50,24 @@ export function parseViews(text) {
  *   links:         { page, embed, component } base URLs for share and embed snippets
  *   embedded:      true inside a host page: the explanation sits in the lab, not on the window,
  *                  and no timing line (a course page has no use for it)
- *   lang:          the language of practice mode's messages ('en', 'hi')
+ *   lang:          'en' or 'hi' (messages.mjs LANGUAGES): this lab's language, practice mode's too, so
+ *                  two labs may differ
+ *   onLanguage:    called with the code when the reader picks one in the language menu (shown only
+ *                  when this is given: the full page, which keeps the choice in its link)
  */
-export function createApp(container, { compute, initialState = null, views: shown = null, onChange = null, links = null, embedded = false, lang = 'en' } = {}) {
+export function createApp(container, { compute, initialState = null, views: shown = null, onChange = null, links = null, embedded = false, lang: initialLanguage = 'en', onLanguage = null } = {}) {
   container.append(document.createRange().createContextualFragment(markup));
   container.classList.add('lab');
   container.classList.toggle('embedded', embedded);
+  // every text this lab shows is looked up in its language, at the time it is drawn
+  let language = LANGUAGES.includes(initialLanguage) ? initialLanguage : 'en';
+  const t = (key, values) => message(key, values, language);
+  container.lang = language;
+  applyTexts(container, t);
   const root = container.getRootNode();
   const $ = (id) => root.getElementById(id);
-  const page = createPage(root);
-  const controls = createControls({ root, container });
+  const page = createPage(root, t);
+  const controls = createControls({ root, container, t });
   const section = (name) => container.querySelector(`[data-view="${name}"]`);
   // then() once, when `element` first comes within a screen of the viewport (at once without
   // IntersectionObserver); not after the lab is removed
@@ -81,8 +89,8 @@ export function createApp(container, { compute, initialState = null, views: show
     update().then(() => status && page.renderStatus(status));
   };
   const lifetime = new AbortController();  // ends every listener outside the lab's own tree (destroy)
-  const training = createTraining({ after: section('output'), compute, getState: () => state, useState, signal: lifetime.signal });
-  const layers = createLayers({ after: section('train'), getState: () => state, getView: () => view, useState });
+  const training = createTraining({ after: section('output'), compute, getState: () => state, useState, signal: lifetime.signal, t });
+  const layers = createLayers({ after: section('train'), getState: () => state, getView: () => view, useState, t });
   function showViews(views) {
     for (const part of container.querySelectorAll('[data-view]')) part.hidden = views !== null && !views.has(part.dataset.view);
   }
@@ -116,13 +124,15 @@ export function createApp(container, { compute, initialState = null, views: show
   let givenState = state;     // the last state set from outside (a link, attributes): the one that may fall back
   let notices = [];           // messages from outside (a broken link), kept until the reader acts
   let fallbackNotices = [];   // why the first example is shown instead of the state given (see fallBack)
-  let replacedWeights = null; // why hand-set parameters were replaced, said until the example is chosen again
+  let replacedWeights = null; // why hand-set parameters were replaced ({ key, values }), said until the example is chosen again
+  let engineLine = null;      // how the last computation ran ({ key, values }), under "About the engine"
   const openWeightBlocks = new Set();
-  const cellProblems = new Map();  // "matrix:head:row:col" → message, for cells typed wrong
+  const cellProblems = new Map();  // "matrix:head:row:col" → { key, values }, for cells typed wrong
   let requestProblems = [];
   const learn = createLearn({
     root,
     container,
+    t,
     // the walk shows one head's tables: it chooses the head and token, the lab redraws
     focus(token, head) {
       if (state.selectedToken === token && state.selectedHead === head) return;
@@ -131,10 +141,11 @@ export function createApp(container, { compute, initialState = null, views: show
       draw();
     },
   });
-  const explanation = createExplainPanel({ root, container, page, getView: () => view });
+  const explanation = createExplainPanel({ root, container, page, getView: () => view, t });
   const views = createViews({
     root,
     compute,
+    t,
     signal: lifetime.signal,
     selectHead(head) {
       state.selectedHead = head;
@@ -162,8 +173,8 @@ export function createApp(container, { compute, initialState = null, views: show
     if (target.id === 'sentence') change.inputs = null;  // typed words replace given rows of X
     const changed = withSettingChange(state, change);
     state = changed.state;
-    if (changed.replaced === 'sizes') replacedWeights = message('weights.replaced', { seed: state.seed });
-    if (changed.replaced === 'wo') replacedWeights = message('weights.replacedForWo', { seed: state.seed, rows: state.heads * state.dV, cols: state.dModel });
+    if (changed.replaced === 'sizes') replacedWeights = { key: 'weights.replaced', values: { seed: state.seed } };
+    if (changed.replaced === 'wo') replacedWeights = { key: 'weights.replacedForWo', values: { seed: state.seed, rows: state.heads * state.dV, cols: state.dModel } };
     // the field being typed in keeps its text; the others follow the state (d_k after d_model, …)
     for (const field of ['dK', 'dV', 'weightsMode']) if (field !== target.id) $(field).value = String(state[field]);
     controls.showDependent(state);
@@ -184,11 +195,13 @@ export function createApp(container, { compute, initialState = null, views: show
     if (!td || !view) return;
     const cell = cellOf(td);
     const value = parseNumber(input.value);
-    const where = `${cell.matrix === 'x' ? 'X' : cell.matrix === 'context' ? 'C' : cell.matrix.toUpperCase()} row ${cell.row + 1}, column ${cell.col + 1}`;
     if (value === null || Math.abs(value) > FLOAT32_MAX) {
       input.setAttribute('aria-invalid', 'true');
-      const why = value === null ? 'is not a number' : 'is beyond float32 (±3.4e38)';
-      cellProblems.set(cellKey(cell), `${where}: '${input.value.slice(0, 40)}' ${why}; the tables show the last good value`);
+      const table = cell.matrix === 'x' ? 'X' : cell.matrix === 'context' ? 'C' : cell.matrix.toUpperCase();
+      cellProblems.set(cellKey(cell), {
+        key: value === null ? 'problem.cellNotNumber' : 'problem.cellTooLarge',
+        values: { table, row: cell.row + 1, col: cell.col + 1, value: input.value.slice(0, 40) },
+      });
       showProblems();
       return;
     }
@@ -220,19 +233,22 @@ export function createApp(container, { compute, initialState = null, views: show
       // gone, typed right, or in a table no longer shown (the context in self-attention)
       if (!td?.querySelector('input[aria-invalid="true"]') || !td.getClientRects().length) cellProblems.delete(key);
     }
-    page.renderMessages([...fallbackNotices, ...notices, ...requestProblems.filter(shown), ...[...cellProblems.values()].map((message) => ({ field: 'cell', message }))]);
+    const problems = [...fallbackNotices, ...notices, ...requestProblems.filter(shown), ...[...cellProblems.values()].map((problem) => ({ field: 'cell', ...problem }))];
+    // a problem with a key is said in this lab's language; an engine's own message comes in English
+    page.renderMessages(problems.map((problem) => ({ field: problem.field, message: problem.key ? t(problem.key, problem.values) : problem.message })));
   }
 
   // The engine names its own arguments; mark the control that sets each.
+  // Its text stays English, inside a sentence of the lab's language ('engine.problem').
   function pageProblem({ field, message: text }, asked) {
     const control = field === 'scale' ? (asked.scaleMode === 'custom' ? 'scaleDivisor' : 'scaleMode') : CONTROL_OF_ENGINE_FIELD.get(field) ?? field;
-    return { field: control, message: text };
+    return { field: control, key: 'engine.problem', values: { message: text }, message: text };
   }
 
   // Nothing drawn yet and this state cannot be: say why, and show the first example instead of an empty lab.
   function fallBack(problems) {
-    const why = problems.map((p) => p.message).join('; ');
-    fallbackNotices = [{ field: 'link', message: `These settings could not be shown (${why}); showing the first example instead.` }];
+    const why = problems.map((p) => (p.key ? { key: p.key, values: p.values } : p.message));
+    fallbackNotices = [{ field: 'link', key: 'problem.fallBack', values: { why } }];
     requestProblems = [];
     state = defaultState();
     givenState = state;
@@ -278,7 +294,8 @@ export function createApp(container, { compute, initialState = null, views: show
     // beside a worker, small examples are computed on the page (compute.mjs)
     const key = reply.shipped ? 'engine.shipped' : 'engine.computed';
     const where = info.where === 'page' ? 'OnPage' : reply.where === 'page' ? 'Here' : '';
-    page.renderEngine(message(`${key}${where}`, { ms: (performance.now() - started).toFixed(1), build: info.simd ? 'SIMD' : 'scalar' }));
+    engineLine = { key: `${key}${where}`, values: { ms: (performance.now() - started).toFixed(1), build: info.simd ? 'SIMD' : 'scalar' } };
+    page.renderEngine(t(engineLine.key, engineLine.values));
   }
 
   // A new computation draws the sections in view first and the others after the next frame
@@ -298,7 +315,7 @@ export function createApp(container, { compute, initialState = null, views: show
     $('steps-scale').checked = state.scaleMode === 'sqrt_dk';
     const preset = presetById(state.preset);
     const parts = [
-      ['notes', () => page.renderNotes({ preset, aspects: modifiedAspects(state), replacedWeights, vocabularyNote: VOCABULARY_NOTE })],
+      ['notes', () => page.renderNotes({ preset, aspects: modifiedAspects(state), replacedWeights: replacedWeights && t(replacedWeights.key, replacedWeights.values) })],
       ['tokens', () => page.renderTokens(view.tokens, state.selectedToken)],
       ['inputs', () => page.renderInputs(view)],
       ['parameters', () => page.renderWeights(view, openWeightBlocks)],
@@ -339,7 +356,27 @@ export function createApp(container, { compute, initialState = null, views: show
 
   // ---- wiring
 
+  // The language menu, on the full page only: each language named in its own script.
+  function fillLanguageMenu() {
+    const menu = $('language');
+    menu.closest('.language-menu').hidden = !onLanguage;
+    if (!onLanguage) return;
+    menu.replaceChildren(...LANGUAGES.map((code) => {
+      const option = document.createElement('option');
+      option.value = code;
+      option.lang = code;
+      option.textContent = message('language.name', {}, code);
+      return option;
+    }));
+    menu.value = language;
+    menu.addEventListener('change', () => {
+      lab.setLanguage(menu.value);
+      onLanguage(menu.value);
+    });
+  }
+
   function start() {
+    fillLanguageMenu();
     controls.fillPresetMenu();
     controls.addHints();
     controls.sync(state);
@@ -412,12 +449,12 @@ export function createApp(container, { compute, initialState = null, views: show
   }
 
   const practice = mountPractice({
-    container, root, embedded, links, lang, getState: () => state, setState: (next) => lab.setState(next),
+    container, root, embedded, links, lang: language, getState: () => state, setState: (next) => lab.setState(next),
     setOverlay: page.setOverlay, redraw: () => view && draw(),
   });
   applyViews();
   start();
-  const exports = setupExports({ root, getView: () => view, getState: () => state, links, showStatus: page.renderStatus });
+  const exports = setupExports({ root, getView: () => view, getState: () => state, links, showStatus: page.renderStatus, t, getLanguage: () => language });
 
   const lab = {
     /** A copy of the state (the object a link carries): changing it changes nothing. */
@@ -450,6 +487,41 @@ export function createApp(container, { compute, initialState = null, views: show
     /** Shows messages above the tables (why a link could not be read) until the reader changes something. */
     notice(problems) {
       notices = problems;
+      showProblems();
+    },
+    /** This lab's language ('en', 'hi'). */
+    get language() { return language; },
+    /**
+     * Shows every text in another language (a code of messages.mjs LANGUAGES; others are ignored),
+     * keeping the state, the reader's edits, the chosen token and head, and the scroll.
+     */
+    setLanguage(code) {
+      if (!LANGUAGES.includes(code) || code === language) return;
+      language = code;
+      container.lang = code;
+      if (onLanguage) $('language').value = code;
+      applyTexts(container, t);
+      controls.relabel();
+      // drawn parts that keep what they drew while it is unchanged: draw them again, and give the
+      // cells typed wrong back their text (the tables still show the last good value beneath)
+      const typedWrong = [...container.querySelectorAll('td[data-matrix] input[aria-invalid="true"]')]
+        .map((input) => ({ cell: input.closest('td').dataset, text: input.value }));
+      for (const part of container.querySelectorAll('[data-signature]')) delete part.dataset.signature;
+      learn.relabel();
+      training.relabel();
+      layers.relabel();
+      views.relabel();
+      exports.relabel();
+      // practice mode keeps the language it was mounted with unless it can change it
+      practice.setLanguage?.(code);
+      if (engineLine) page.renderEngine(t(engineLine.key, engineLine.values));
+      if (view) draw();
+      for (const { cell, text } of typedWrong) {
+        const input = container.querySelector(`td[data-matrix="${cell.matrix}"][data-row="${cell.row}"][data-col="${cell.col}"]${cell.head === undefined ? '' : `[data-head="${cell.head}"]`} input`);
+        if (!input) continue;
+        input.value = text;
+        input.setAttribute('aria-invalid', 'true');
+      }
       showProblems();
     },
     /** Ends the lab: listeners outside its tree removed, answers still on their way ignored. */

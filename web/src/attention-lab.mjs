@@ -6,7 +6,9 @@
 // ("identity", "random"), seed, wo ("on", "off"), query (a token index), view (a comma-separated
 // list of views, e.g. "weights" or "steps,heatmap"), state (a link's "lab=…" fragment, for exact
 // hand edits), theme ("light", the default, "dark" or "auto": the reader's system), compact (no
-// notes and no hints), mode ("practice" blanks cells to work out; "explore", the default).
+// notes and no hints), mode ("practice" blanks cells to work out; "explore", the default), lang
+// ("en", the default, or "hi": every text of the lab in that language; another value shows English
+// and says so).
 // Changing an attribute updates the lab. Each instance lives in its own shadow root, so styles do
 // not leak in or out; its text is sized in px from its own base, whatever the host page's root
 // font; all instances share one engine connection.
@@ -14,7 +16,7 @@
 // served folder: a worker beside it), component-bundled.mjs (the npm package: everything inside).
 import { createApp, parseViews } from './app.mjs';
 import { presetState, defaultState, stateFromFragment } from './state.mjs';
-import { message } from './messages.mjs';
+import { resolveLanguage, problemOf } from './i18n.mjs';
 import { remToPx } from './component-style.mjs';
 import css from '../styles.css';
 
@@ -34,7 +36,7 @@ function numberOrText(text) {
 }
 
 export class AttentionLabElement extends HTMLElement {
-  static observedAttributes = ['preset', 'sentence', 'context', 'd-model', 'heads', 'd-k', 'd-v', 'scale', 'mask', 'weights', 'seed', 'wo', 'query', 'view', 'state', 'theme', 'compact', 'mode'];
+  static observedAttributes = ['preset', 'sentence', 'context', 'd-model', 'heads', 'd-k', 'd-v', 'scale', 'mask', 'weights', 'seed', 'wo', 'query', 'view', 'state', 'theme', 'compact', 'mode', 'lang'];
 
   #app = null;
   #pending = false;
@@ -53,7 +55,8 @@ export class AttentionLabElement extends HTMLElement {
     shadow.replaceChildren(container);
     const { state, problems } = this.#stateFromAttributes();
     const { views, unknown } = parseViews(this.getAttribute('view'));
-    this.#app = createApp(container, { compute: sharedCompute, initialState: state, views, embedded: true });
+    const { language } = resolveLanguage(this.getAttribute('lang'));
+    this.#app = createApp(container, { compute: sharedCompute, initialState: state, views, embedded: true, lang: language });
     container.classList.toggle('compact', this.hasAttribute('compact'));
     this.#report(problems, unknown);
   }
@@ -67,6 +70,12 @@ export class AttentionLabElement extends HTMLElement {
 
   attributeChangedCallback(name) {
     if (!this.#app) return;
+    if (name === 'lang') {
+      // the texts only: the state, the edits and the chosen token and head stay
+      this.#app.setLanguage(resolveLanguage(this.getAttribute('lang')).language);
+      this.#report(this.#stateFromAttributes().problems, parseViews(this.getAttribute('view')).unknown);
+      return;
+    }
     if (name === 'theme' || name === 'compact') {
       // the look only: styles follow the attribute by themselves; canvases are redrawn in the new ink
       this.shadowRoot.querySelector('.lab').classList.toggle('compact', this.hasAttribute('compact'));
@@ -105,9 +114,11 @@ export class AttentionLabElement extends HTMLElement {
 
   #report(problems, unknown) {
     const all = [...problems];
-    if (unknown.length) all.push({ field: 'view', message: `Unknown view names in the view attribute: ${unknown.join(', ')}` });
+    if (unknown.length) all.push(problemOf('view', 'problem.unknownViews', { names: unknown.join(', ') }));
     const theme = this.getAttribute('theme');
-    if (theme !== null && !THEMES.includes(theme)) all.push({ field: 'theme', message: `theme must be light, dark or auto, got "${theme.slice(0, 40)}"; showing light` });
+    if (theme !== null && !THEMES.includes(theme)) all.push(problemOf('theme', 'problem.theme', { value: theme.slice(0, 40) }));
+    const { problem: language } = resolveLanguage(this.getAttribute('lang'));
+    if (language) all.push(language);
     this.#app.notice(all);  // none: an attribute put right takes its message away
   }
 
@@ -122,7 +133,7 @@ export class AttentionLabElement extends HTMLElement {
       else if (parsed.state) state = parsed.state;
     } else if (preset) {
       const chosen = presetState(preset);
-      if (chosen.preset !== preset) problems.push({ field: 'preset', message: `There is no example called "${preset.slice(0, 40)}"; showing "${chosen.preset}"` });
+      if (chosen.preset !== preset) problems.push(problemOf('preset', 'problem.preset', { value: preset.slice(0, 40), shown: chosen.preset }));
       state = chosen;
     }
     const text = (name) => this.getAttribute(name);
@@ -145,21 +156,21 @@ export class AttentionLabElement extends HTMLElement {
     const mask = text('mask');
     if (mask !== null) {
       if (['none', 'causal', 'padding'].includes(mask)) state = { ...state, maskMode: mask };
-      else problems.push({ field: 'mask', message: `mask must be none, causal or padding, got "${mask.slice(0, 40)}"` });
+      else problems.push(problemOf('mask', 'problem.mask', { value: mask.slice(0, 40) }));
     }
     const weights = text('weights');
     if (weights !== null) {
       if (weights === 'identity' || weights === 'random') state = { ...state, weightsMode: weights, custom: null };
-      else problems.push({ field: 'weightsMode', message: `weights must be identity or random, got "${weights.slice(0, 40)}"` });
+      else problems.push(problemOf('weightsMode', 'problem.weights', { value: weights.slice(0, 40) }));
     }
     // sizes that no longer fit hand-set weights: seeded random ones instead
     if (state.weightsMode === 'custom' && [state.dModel, state.heads, state.dK, state.dV].join() !== sizesBefore) {
       state = { ...state, weightsMode: 'random', custom: null };
-      problems.push({ field: 'weightsMode', message: message('weights.replaced', { seed: state.seed }) });
+      problems.push(problemOf('weightsMode', 'weights.replaced', { seed: state.seed }));
     }
     const mode = text('mode');
     if (mode === 'practice') state = { ...state, practice: state.practice ?? {} };
-    else if (mode !== null && mode !== 'explore') problems.push({ field: 'mode', message: `mode must be practice or explore, got "${mode.slice(0, 40)}"` });
+    else if (mode !== null && mode !== 'explore') problems.push(problemOf('mode', 'problem.mode', { value: mode.slice(0, 40) }));
     const wo = text('wo');
     if (wo !== null) state = { ...state, useWo: wo === 'on' || wo === 'true' || wo === '' };
     return { state, problems };

@@ -2,25 +2,35 @@
 // change means for the state is decided in state.mjs (withSettingChange).
 import { PRESETS } from './presets.mjs';
 import { parseNumber } from './format.mjs';
-import { message } from './messages.mjs';
 
 export const SIZE_FIELDS = ['dModel', 'heads', 'dK', 'dV'];
 const HINTED = ['attention', 'dModel', 'heads', 'dK', 'dV', 'maskMode', 'useWo'];
 
-export function createControls({ root, container }) {
+/** `t(key, values)`: the lab's language, read each time a text is set. */
+export function createControls({ root, container, t }) {
   const $ = (id) => root.getElementById(id);
   const field = (name) => container.querySelector(`.field[data-field="${name}"]`);
 
   function fillPresetMenu() {
     const custom = document.createElement('option');
     custom.value = '';
-    custom.textContent = 'Your own sentence';
+    custom.dataset.text = 'controls.ownSentence';
     $('preset').append(...PRESETS.map((preset) => {
       const option = document.createElement('option');
       option.value = preset.id;
-      option.textContent = preset.title;
+      option.dataset.text = `preset.${preset.id}.title`;
       return option;
     }), custom);
+    relabel();
+  }
+
+  // The texts set here, in the lab's language now (after a switch of language too).
+  function relabel() {
+    for (const option of $('preset').options) option.textContent = t(option.dataset.text);
+    for (const name of HINTED) {
+      const tip = root.getElementById(`tip-${name}`);
+      if (tip) tip.textContent = t(`hint.${name}`);
+    }
   }
 
   // Short hints on the settings, shown on hover and focus (styles.css), read out as descriptions.
@@ -30,13 +40,10 @@ export function createControls({ root, container }) {
       tip.className = 'tip';
       tip.id = `tip-${name}`;
       tip.setAttribute('role', 'tooltip');
-      tip.textContent = message(`hint.${name}`);
+      tip.textContent = t(`hint.${name}`);
       field(name).append(tip);
       for (const input of field(name).querySelectorAll('input, select')) input.setAttribute('aria-describedby', tip.id);
     }
-    $('steps-scale-label').textContent = message('steps.scaleToggle');
-    $('heatmap-numbers-label').textContent = message('heatmap.numbers');
-    $('heatmap-row-scale-label').textContent = message('heatmap.rowScale');
     // the settings take the first screen of a phone: there they start folded
     $('settings').open = !matchMedia('(max-width: 700px)').matches;
   }
@@ -78,5 +85,5 @@ export function createControls({ root, container }) {
     return { [id]: target.value };
   }
 
-  return { fillPresetMenu, addHints, sync, showDependent, read };
+  return { fillPresetMenu, addHints, relabel, sync, showDependent, read };
 }

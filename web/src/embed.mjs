@@ -3,6 +3,7 @@
 //   ?view=     the views to show (as the component's view attribute)
 //   ?theme=    light (the default: most course pages are white), dark, or auto (the reader's system)
 //   ?compact=1 no notes and no hints
+//   ?lang=     en (the default) or hi: the lab's language
 // It reports the height of its content to the host page, which can size the frame, whenever it
 // changes, larger or smaller, in two forms:
 //   { type: 'attention-lab:height', height }  for a host page's own script (the Embed snippet);
@@ -12,6 +13,7 @@
 import { createApp, parseViews } from './app.mjs';
 import { createCompute } from './compute.mjs';
 import { stateFromFragment, defaultState } from './state.mjs';
+import { resolveLanguage, translator, problemOf } from './i18n.mjs';
 
 const THEMES = ['light', 'dark', 'auto'];
 
@@ -20,12 +22,16 @@ const { views, unknown } = parseViews(params.get('view'));
 const fromLink = stateFromFragment(location.hash);
 const mode = params.get('mode');
 if (mode === 'practice' && fromLink.state) fromLink.state.practice ??= {};
-const problems = [...(fromLink.problems ?? [])];
-if (mode !== null && mode !== 'practice' && mode !== 'explore') problems.push({ field: 'mode', message: `mode must be practice or explore, got "${mode.slice(0, 40)}"` });
-if (unknown.length) problems.push({ field: 'view', message: `Unknown view names in the link: ${unknown.join(', ')}` });
+const asked = resolveLanguage(params.get('lang'));
+const problems = [...(asked.problem ? [asked.problem] : []), ...(fromLink.problems ?? [])];
+if (mode !== null && mode !== 'practice' && mode !== 'explore') problems.push(problemOf('mode', 'problem.mode', { value: mode.slice(0, 40) }));
+if (unknown.length) problems.push(problemOf('view', 'problem.unknownViewsLink', { names: unknown.join(', ') }));
+document.documentElement.lang = asked.language;
+document.title = translator(asked.language)('page.titleEmbedded');
+document.querySelector('h1').textContent = translator(asked.language)('page.name');
 
 const theme = params.get('theme') ?? 'light';
-if (!THEMES.includes(theme)) problems.push({ field: 'theme', message: `theme must be light, dark or auto, got "${theme.slice(0, 40)}"; showing light` });
+if (!THEMES.includes(theme)) problems.push(problemOf('theme', 'problem.theme', { value: theme.slice(0, 40) }));
 const chosenTheme = THEMES.includes(theme) ? theme : 'light';
 if (chosenTheme !== 'auto') document.documentElement.dataset.theme = chosenTheme;
 else delete document.documentElement.dataset.theme;
@@ -42,6 +48,7 @@ const app = createApp(container, {
   initialState: fromLink.state ?? (mode === 'practice' ? { ...defaultState(), practice: {} } : null),
   views,
   embedded: true,
+  lang: asked.language,
 });
 if (problems.length) app.notice(problems);
 

@@ -2,7 +2,6 @@
 // explanation drawn in the panel, and the ways to close it (the button, Esc), after which focus
 // returns to the number that was explained.
 import { explainCell } from './explain.mjs';
-import { message } from './messages.mjs';
 
 /** The address of a table cell: { matrix, head, row, col } from its data attributes. */
 export function cellOf(td) {
@@ -15,7 +14,7 @@ export function cellOf(td) {
 }
 
 /** page: the renderers (renderExplanation); getView: the computation on screen, or null. */
-export function createExplainPanel({ root, container, page, getView }) {
+export function createExplainPanel({ root, container, page, getView, t }) {
   let selected = null;      // { matrix, head, row, col } being explained
   let stepHeaders = null;   // { row, col }: the headers of a cell chosen in the step table
   let refocusing = false;   // focus returning to a cell after its explanation closed
@@ -41,8 +40,8 @@ export function createExplainPanel({ root, container, page, getView }) {
     const { row, head = 0, matrix } = selected;
     const rows = matrix === 'k' || matrix === 'v' || matrix === 'context' ? view.keyTokens.length : view.tokens.length;
     if (row >= rows || head >= view.heads) return page.renderExplanation(null);
-    const explanation = explainCell(view, selected);
-    if (stepHeaders) explanation.lines.unshift(message('explain.inSteps', stepHeaders));
+    const explanation = explainCell(view, selected, t);
+    if (stepHeaders) explanation.lines.unshift(t('explain.inSteps', stepHeaders));
     page.renderExplanation(explanation);
   }
 

@@ -13,25 +13,25 @@ import { message } from './messages.mjs';
 const f = formatFull;
 
 // "a×b + c×d + …" over the pairs whose product is not zero, then how many zero terms were left out.
-function sumOfProducts(pairs) {
+function sumOfProducts(pairs, t) {
   const kept = pairs.filter(([a, b]) => a !== 0 && b !== 0);
   const zeros = pairs.length - kept.length;
-  const shown = kept.length ? kept.map(([a, b]) => `${f(a)}×${f(b)}`).join(' + ') : message('explain.allZero');
-  return zeros === 0 ? shown : `${shown} ${zeros === 1 ? message('explain.zero') : message('explain.zeros', { count: zeros })}`;
+  const shown = kept.length ? kept.map(([a, b]) => `${f(a)}×${f(b)}`).join(' + ') : t('explain.allZero');
+  return zeros === 0 ? shown : `${shown} ${zeros === 1 ? t('explain.zero') : t('explain.zeros', { count: zeros })}`;
 }
 
 function products(n, a, b) {
   return Array.from({ length: n }, (_, t) => [a(t), b(t)]);
 }
 
-export function explainCell(view, { matrix, head = 0, row, col }) {
+export function explainCell(view, { matrix, head = 0, row, col }, t = message) {
   const { tokens, keyTokens, dModel, dK, dV, result, weights } = view;
   const h = result.heads?.[head];
   const perHead = ['q', 'k', 'v', 'scores', 'scaled', 'weights', 'z', 'wq', 'wk', 'wv'].includes(matrix);
   const labels = tableLabels(view, matrix);
   const rowName = labels.rows[row];
   const colName = labels.columns[col];
-  const title = message(perHead ? 'explain.titleHead' : 'explain.title', { table: message(`table.${matrix}`), head: head + 1, row: rowName, col: colName });
+  const title = t(perHead ? 'explain.titleHead' : 'explain.title', { table: t(`table.${matrix}`), head: head + 1, row: rowName, col: colName });
   const token = tokens[row];
   const key = keyTokens[col];
   const context = view.context ?? view.x;
@@ -44,7 +44,7 @@ export function explainCell(view, { matrix, head = 0, row, col }) {
       const values = matrix === 'x' ? view.x : context;
       return {
         title,
-        lines: [message('explain.input', { row: rowName, col: colName })],
+        lines: [t('explain.input', { row: rowName, col: colName })],
         value: f(at(values, dModel, row, col)),
       };
     }
@@ -62,10 +62,10 @@ export function explainCell(view, { matrix, head = 0, row, col }) {
       return {
         title,
         lines: [
-          message('explain.projection', { table: message(`table.${matrix}`), source: from, weights: message(`table.w${matrix}`), row: rowName, col: colName }),
-          ...(added ? [message('explain.positions', { source: from })] : []),
-          sumOfProducts(pairs),
-          ...(bias === undefined ? [] : [message('explain.bias', { bias: `b_${matrix}`, value: f(bias) })]),
+          t('explain.projection', { table: t(`table.${matrix}`), source: from, weights: t(`table.w${matrix}`), row: rowName, col: colName }),
+          ...(added ? [t('explain.positions', { source: from })] : []),
+          sumOfProducts(pairs, t),
+          ...(bias === undefined ? [] : [t('explain.bias', { bias: `b_${matrix}`, value: f(bias) })]),
         ],
         value: f(at(h[matrix], width, row, col)),
       };
@@ -74,20 +74,20 @@ export function explainCell(view, { matrix, head = 0, row, col }) {
       const pairs = products(dK, (t) => at(h.q, dK, row, t), (t) => at(h.k, dK, col, t));
       return {
         title,
-        lines: [message('explain.score', { token, key, dK }), sumOfProducts(pairs)],
+        lines: [t('explain.score', { token, key, dK }), sumOfProducts(pairs, t)],
         value: f(at(h.scores, view.m, row, col)),
       };
     }
     case 'scaled': {
       const scaled = at(h.scaled, view.m, row, col);
       if (scaled === -Infinity) {
-        return { title, lines: [message('explain.masked', { key, token })], value: '−∞' };
+        return { title, lines: [t('explain.masked', { key, token })], value: '−∞' };
       }
       const divisor = result.shape.scale;
-      const why = message(`explain.why.${view.scaleMode}`, { dK });
+      const why = t(`explain.why.${view.scaleMode}`, { dK });
       return {
         title,
-        lines: [message('explain.scaledBy', { why, divisor: f(divisor) }), `${f(at(h.scores, view.m, row, col))} / ${f(divisor)}`],
+        lines: [t('explain.scaledBy', { why, divisor: f(divisor) }), `${f(at(h.scores, view.m, row, col))} / ${f(divisor)}`],
         value: f(scaled),
       };
     }
@@ -95,7 +95,7 @@ export function explainCell(view, { matrix, head = 0, row, col }) {
       const scores = Array.from(h.scaled.subarray(row * view.m, (row + 1) * view.m));
       const live = scores.filter((s) => s !== -Infinity);
       if (live.length === 0) {
-        return { title, lines: [message('explain.allMasked')], value: '0' };
+        return { title, lines: [t('explain.allMasked')], value: '0' };
       }
       const max = Math.max(...live);
       // e^s with s up to ~700 fits a double; beyond, show the max-shifted form the engine computes
@@ -104,10 +104,10 @@ export function explainCell(view, { matrix, head = 0, row, col }) {
       const total = exps.reduce((a, b) => a + b, 0);
       const e = (s) => (shift ? `e^(${f(s)} − ${f(shift)})` : `e^${f(s)}`);
       const masked = scores.length - live.length;
-      const terms = live.map(e).join(' + ') + (masked === 0 ? '' : ` ${message('explain.maskedTerms', { count: masked })}`);
+      const terms = live.map(e).join(' + ') + (masked === 0 ? '' : ` ${t('explain.maskedTerms', { count: masked })}`);
       const scaled = scores[col];
       const lines = [
-        message('explain.softmax', { token, count: scores.length }),
+        t('explain.softmax', { token, count: scores.length }),
         `${scaled === -Infinity ? 'e^−∞' : e(scaled)} / (${terms})`,
         `= ${f(exps[col])} / ${f(total)}`,
       ];
@@ -117,7 +117,7 @@ export function explainCell(view, { matrix, head = 0, row, col }) {
       const pairs = products(view.m, (j) => at(h.weights, view.m, row, j), (j) => at(h.v, dV, j, col));
       return {
         title,
-        lines: [message('explain.z', { token, col: colName }), sumOfProducts(pairs)],
+        lines: [t('explain.z', { token, col: colName }), sumOfProducts(pairs, t)],
         value: f(at(h.z, dV, row, col)),
       };
     }
@@ -126,20 +126,20 @@ export function explainCell(view, { matrix, head = 0, row, col }) {
       const headColumn = tableLabels(view, 'z').columns[col % dV];
       return {
         title,
-        lines: [message('explain.concat', { col: colName, heads: view.heads, headCol: headColumn, head: fromHead + 1 })],
+        lines: [t('explain.concat', { col: colName, heads: view.heads, headCol: headColumn, head: fromHead + 1 })],
         value: f(at(result.concat, view.heads * dV, row, col)),
       };
     }
     case 'output': {
       if (!weights.wo) {
-        return { title, lines: [message('explain.noWo')], value: f(at(result.output, result.dOut, row, col)) };
+        return { title, lines: [t('explain.noWo')], value: f(at(result.output, result.dOut, row, col)) };
       }
       const width = view.heads * dV;
       const pairs = products(width, (t) => at(result.concat, width, row, t), (t) => weights.wo[t * dModel + col]);
       return {
         title,
-        lines: [message('explain.wo', { token, col: colName }), sumOfProducts(pairs),
-          ...(weights.bo ? [message('explain.bias', { bias: 'b_o', value: f(weights.bo[col]) })] : [])],
+        lines: [t('explain.wo', { token, col: colName }), sumOfProducts(pairs, t),
+          ...(weights.bo ? [t('explain.bias', { bias: 'b_o', value: f(weights.bo[col]) })] : [])],
         value: f(at(result.output, result.dOut, row, col)),
       };
     }
@@ -148,7 +148,7 @@ export function explainCell(view, { matrix, head = 0, row, col }) {
       const index = matrix === 'wo' ? row * dModel + col : (head * dModel + row) * width + col;
       return {
         title,
-        lines: [message('explain.parameter')],
+        lines: [t('explain.parameter')],
         value: f(weights[matrix][index]),
       };
     }

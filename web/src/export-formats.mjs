@@ -7,47 +7,48 @@
 // command or comment (LaTeX). Numbers are written at the chosen precision (PRECISIONS).
 import { formatFull, formatCell } from './format.mjs';
 import { numbered, keyColumns, valueColumns, concatColumns, outputProjectionRows } from './labels.mjs';
+import { message } from './messages.mjs';
 
-/** The settings behind a view, as plain data. */
-export function settingsOf(state, view) {
+/** The settings behind a view, as plain data; its words in the language of `t` (English without it). */
+export function settingsOf(state, view, t = message) {
   return {
     sentence: state.sentence,
     ...(view.self ? {} : { context: state.contextSentence }),
     tokens: view.tokens.join(' '),
     dModel: view.dModel, heads: view.heads, dK: view.dK, dV: view.dV,
-    scale: state.scaleMode === 'custom' ? `÷ ${state.scaleDivisor}` : state.scaleMode === 'sqrt_dk' ? `÷ √d_k = ${formatFull(view.result.shape.scale)}` : 'none',
+    scale: state.scaleMode === 'custom' ? `÷ ${state.scaleDivisor}` : state.scaleMode === 'sqrt_dk' ? `÷ √d_k = ${formatFull(view.result.shape.scale)}` : t('export.setting.none'),
     mask: state.maskMode,
-    weights: state.weightsMode === 'random' ? `seeded random (seed ${state.seed})` : state.weightsMode === 'identity' ? 'identity' : 'edited by hand',
-    outputProjection: view.weights.wo ? 'W_O' : 'none',
+    weights: state.weightsMode === 'random' ? t('export.setting.random', { seed: state.seed }) : t(`export.setting.${state.weightsMode === 'identity' ? 'identity' : 'custom'}`),
+    outputProjection: view.weights.wo ? 'W_O' : t('export.setting.none'),
     ...(state.preset ? { preset: state.preset } : {}),
   };
 }
 
-/** Every table of a view: { id, caption, rowLabels, columnLabels, values, cols }. */
-export function tablesOf(view) {
-  const tables = [{ id: 'x', caption: 'X (inputs)', rowLabels: view.tokens, columnLabels: view.columns, values: view.x }];
-  if (!view.self) tables.push({ id: 'context', caption: 'C (context)', rowLabels: view.keyTokens, columnLabels: view.columns, values: view.context });
+/** Every table of a view: { id, caption, rowLabels, columnLabels, values, cols }; captions in the language of `t`. */
+export function tablesOf(view, t = message) {
+  const tables = [{ id: 'x', caption: t('export.caption.x'), rowLabels: view.tokens, columnLabels: view.columns, values: view.x }];
+  if (!view.self) tables.push({ id: 'context', caption: t('export.caption.context'), rowLabels: view.keyTokens, columnLabels: view.columns, values: view.context });
   for (let h = 0; h < view.heads; h++) {
     const trace = view.result.heads[h];
-    const at = ` (head ${h + 1})`;
+    const at = (table) => t('export.caption.perHead', { table, head: h + 1 });
     const size = (width) => view.dModel * width;
     tables.push(
-      { id: `wq-${h}`, caption: `W_q${at}`, rowLabels: view.columns, columnLabels: numbered(view.dK), values: view.weights.wq.subarray(h * size(view.dK), (h + 1) * size(view.dK)) },
-      { id: `wk-${h}`, caption: `W_k${at}`, rowLabels: view.columns, columnLabels: numbered(view.dK), values: view.weights.wk.subarray(h * size(view.dK), (h + 1) * size(view.dK)) },
-      { id: `wv-${h}`, caption: `W_v${at}`, rowLabels: view.columns, columnLabels: numbered(view.dV), values: view.weights.wv.subarray(h * size(view.dV), (h + 1) * size(view.dV)) },
-      { id: `q-${h}`, caption: `Q${at}`, rowLabels: view.tokens, columnLabels: keyColumns(view), values: trace.q },
-      { id: `k-${h}`, caption: `K${at}`, rowLabels: view.keyTokens, columnLabels: keyColumns(view), values: trace.k },
-      { id: `v-${h}`, caption: `V${at}`, rowLabels: view.keyTokens, columnLabels: valueColumns(view), values: trace.v },
-      { id: `scores-${h}`, caption: `Scores Q·Kᵀ${at}`, rowLabels: view.tokens, columnLabels: view.keyTokens, values: trace.scores },
-      { id: `scaled-${h}`, caption: `Scaled scores${at}`, rowLabels: view.tokens, columnLabels: view.keyTokens, values: trace.scaled },
-      { id: `weights-${h}`, caption: `Weights (softmax)${at}`, rowLabels: view.tokens, columnLabels: view.keyTokens, values: trace.weights },
-      { id: `z-${h}`, caption: `Z${at}`, rowLabels: view.tokens, columnLabels: valueColumns(view), values: trace.z },
+      { id: `wq-${h}`, caption: at('W_q'), rowLabels: view.columns, columnLabels: numbered(view.dK), values: view.weights.wq.subarray(h * size(view.dK), (h + 1) * size(view.dK)) },
+      { id: `wk-${h}`, caption: at('W_k'), rowLabels: view.columns, columnLabels: numbered(view.dK), values: view.weights.wk.subarray(h * size(view.dK), (h + 1) * size(view.dK)) },
+      { id: `wv-${h}`, caption: at('W_v'), rowLabels: view.columns, columnLabels: numbered(view.dV), values: view.weights.wv.subarray(h * size(view.dV), (h + 1) * size(view.dV)) },
+      { id: `q-${h}`, caption: at('Q'), rowLabels: view.tokens, columnLabels: keyColumns(view), values: trace.q },
+      { id: `k-${h}`, caption: at('K'), rowLabels: view.keyTokens, columnLabels: keyColumns(view), values: trace.k },
+      { id: `v-${h}`, caption: at('V'), rowLabels: view.keyTokens, columnLabels: valueColumns(view), values: trace.v },
+      { id: `scores-${h}`, caption: at(t('caption.scores')), rowLabels: view.tokens, columnLabels: view.keyTokens, values: trace.scores },
+      { id: `scaled-${h}`, caption: at(t('table.scaled')), rowLabels: view.tokens, columnLabels: view.keyTokens, values: trace.scaled },
+      { id: `weights-${h}`, caption: at(t('caption.weights')), rowLabels: view.tokens, columnLabels: view.keyTokens, values: trace.weights },
+      { id: `z-${h}`, caption: at('Z'), rowLabels: view.tokens, columnLabels: valueColumns(view), values: trace.z },
     );
   }
   const concat = concatColumns(view);
-  tables.push({ id: 'concat', caption: 'Concatenation', rowLabels: view.tokens, columnLabels: concat, values: view.result.concat });
+  tables.push({ id: 'concat', caption: t('table.concat'), rowLabels: view.tokens, columnLabels: concat, values: view.result.concat });
   if (view.weights.wo) tables.push({ id: 'wo', caption: 'W_O', rowLabels: outputProjectionRows(view), columnLabels: view.columns, values: view.weights.wo });
-  tables.push({ id: 'output', caption: view.weights.wo ? 'Z_f = concat · W_O' : 'Output', rowLabels: view.tokens, columnLabels: view.weights.wo ? view.columns : concat, values: view.result.output });
+  tables.push({ id: 'output', caption: view.weights.wo ? 'Z_f = concat · W_O' : t('table.output'), rowLabels: view.tokens, columnLabels: view.weights.wo ? view.columns : concat, values: view.result.output });
   return tables;
 }
 

@@ -4,6 +4,7 @@ import { stateToFragment } from './state.mjs';
 import { tablesOf, settingsOf, exportTable, FORMATS } from './export-formats.mjs';
 import { weightColour } from './colour.mjs';
 import { svgElement } from './render/svg.mjs';
+import { message } from './messages.mjs';
 
 // Styles an exported SVG needs once it leaves the page (light scheme, system fonts).
 const SVG_STYLE = `text { font-family: system-ui, sans-serif; font-size: 12px; fill: #1c1c1e; }
@@ -14,29 +15,32 @@ const SVG_STYLE = `text { font-family: system-ui, sans-serif; font-size: 12px; f
  * The web component's snippet for a state: the script by its path on this site (a page of another
  * origin cannot load it without CORS headers), and the whole state in the `state` attribute.
  */
-export function componentSnippet(componentUrl, state) {
+export function componentSnippet(componentUrl, state, language = 'en') {
   const path = new URL(componentUrl).pathname;
   const link = stateToFragment(state).slice(1);  // "lab=…", as the attribute takes it
-  return `<script type="module" src="${quoteAttribute(path)}"></script>\n<attention-lab state="${quoteAttribute(link)}"></attention-lab>`;
+  const lang = language === 'en' ? '' : ` lang="${quoteAttribute(language)}"`;
+  return `<script type="module" src="${quoteAttribute(path)}"></script>\n<attention-lab${lang} state="${quoteAttribute(link)}"></attention-lab>`;
 }
 
 function quoteAttribute(value) {
   return String(value).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 }
 
-export function setupExports({ root, getView, getState, links, showStatus }) {
+/** t(key, values): the lab's language; getLanguage(): its code, which the page's link and the snippets carry. */
+export function setupExports({ root, getView, getState, links, showStatus, t, getLanguage }) {
   const $ = (id) => root.getElementById(id);
   const preview = $('export-preview');
 
+  // what: 'link', 'snippet' or 'table' (a whole sentence each in the catalogue)
   async function copyText(text, what) {
     try {
       await navigator.clipboard.writeText(text);
-      showStatus(`${what} copied.`);
+      showStatus(t(`export.copied.${what}`));
     } catch {
       // no clipboard here (an insecure origin, a denied permission): show it to copy by hand
       preview.textContent = text;
       $('export-panel').hidden = false;
-      showStatus(`${what} is in the box below: select it and copy.`);
+      showStatus(t(`export.byHand.${what}`));
     }
   }
 
@@ -62,24 +66,27 @@ export function setupExports({ root, getView, getState, links, showStatus }) {
   // ---- link and embed
 
   $('copy-link').hidden = !links?.page;
-  $('copy-link').addEventListener('click', () => copyText(links.page + stateToFragment(getState()), 'The link'));
+  // a page in another language than English says so in its links: ?lang=hi
+  const languageQuery = () => (getLanguage() === 'en' ? '' : `?lang=${getLanguage()}`);
+  const pageLink = () => links.page + languageQuery() + stateToFragment(getState());
+  $('copy-link').addEventListener('click', () => copyText(pageLink(), 'link'));
 
   $('embed-toggle').hidden = !links?.component;
   toggle($('embed-toggle'), $('embed-panel'), () => {
     const state = getState();
-    $('embed-component').textContent = componentSnippet(links.component, state);
+    $('embed-component').textContent = componentSnippet(links.component, state, getLanguage());
     $('embed-absolute').textContent = links.component;
     $('embed-iframe').textContent =
-      `<iframe src="${links.embed}${stateToFragment(state)}" title="Attention Lab" style="width: 100%; border: 0" height="900"></iframe>\n` +
+      `<iframe src="${links.embed}${languageQuery()}${stateToFragment(state)}" title="Attention Lab" style="width: 100%; border: 0" height="900"></iframe>\n` +
       '<script>addEventListener("message", (e) => { if (e.data && e.data.type === "attention-lab:height") for (const f of document.querySelectorAll("iframe[title=\'Attention Lab\']")) if (f.contentWindow === e.source) f.height = e.data.height; });</script>';
   });
   for (const button of root.querySelectorAll('[data-copy]')) {
-    button.addEventListener('click', () => copyText($(button.dataset.copy).textContent, 'The snippet'));
+    button.addEventListener('click', () => copyText($(button.dataset.copy).textContent, 'snippet'));
   }
 
   // ---- tables
 
-  const tables = () => tablesOf(getView());
+  const tables = () => tablesOf(getView(), t);
   function fillTableChoices() {
     const select = $('export-table');
     const chosen = select.value;
@@ -95,7 +102,7 @@ export function setupExports({ root, getView, getState, links, showStatus }) {
   function currentExport() {
     const table = tables().find((t) => t.id === $('export-table').value) ?? tables()[0];
     const format = $('export-format').value;
-    const text = exportTable(table, format, settingsOf(getState(), getView()), { precision: $('export-precision').value });
+    const text = exportTable(table, format, settingsOf(getState(), getView(), t), { precision: $('export-precision').value });
     return { text, name: `attention-lab-${table.id}.${FORMATS[format].extension}`, type: FORMATS[format].type };
   }
   function showPreview() {
@@ -109,20 +116,20 @@ export function setupExports({ root, getView, getState, links, showStatus }) {
     const { text, name, type } = currentExport();
     download(name, new Blob([text], { type }));
   });
-  $('export-copy').addEventListener('click', () => copyText(currentExport().text, 'The table'));
+  $('export-copy').addEventListener('click', () => copyText(currentExport().text, 'table'));
 
   // ---- pictures
 
   function pictureSvg() {
     const view = getView();
     const state = getState();
-    const settings = settingsOf(state, view);
+    const settings = settingsOf(state, view, t);
     let svg;
     if ($('export-picture').value === 'lines') {
       svg = $('token-lines').cloneNode(true);
       for (const line of svg.querySelectorAll('line')) line.style.removeProperty('display');
     } else {
-      svg = heatmapSvg(view, Number($('heatmap').dataset.head ?? 0));
+      svg = heatmapSvg(view, Number($('heatmap').dataset.head ?? 0), t);
     }
     svg.setAttribute('xmlns', 'http://www.w3.org/2000/svg');
     svg.removeAttribute('id');
@@ -153,16 +160,23 @@ export function setupExports({ root, getView, getState, links, showStatus }) {
     canvas.toBlob((blob) => download(`attention-lab-${$('export-picture').value}.png`, blob), 'image/png');
   });
 
-  return { currentExport, pictureSvg };
+  return {
+    currentExport,
+    pictureSvg,
+    /** The table menu and the preview again, in the lab's language now (when the panel is open). */
+    relabel() {
+      if (!$('export-panel').hidden && getView()) fillTableChoices();
+    },
+  };
 }
 
 /** The heatmap of one head as SVG: a rect per cell filled with the weight's colour, labels as text. */
-export function heatmapSvg(view, head) {
+export function heatmapSvg(view, head, t = message) {
   const cell = 26, left = 90, top = 80;
   const { tokens, keyTokens, m } = view;
   const trace = view.result.heads[head];
   const width = left + m * cell + 60, height = top + tokens.length * cell + 10;
-  const svg = svgElement('svg', { width, height, viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': `Weights of head ${head + 1}` });
+  const svg = svgElement('svg', { width, height, viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': t('export.headWeights', { head: head + 1 }) });
   tokens.forEach((token, r) => {
     svgElement('text', { x: left - 6, y: top + r * cell + cell / 2, 'text-anchor': 'end', 'dominant-baseline': 'middle' }, svg, token);
     for (let c = 0; c < m; c++) {

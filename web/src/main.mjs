@@ -1,11 +1,13 @@
 // The full page (index.html): one lab in the document, its state kept in the URL fragment so a
 // link opens exactly what was on screen. A broken or hostile fragment gives a message and the
-// first example, never a broken page.
+// first example, never a broken page. ?lang=hi shows it in Hindi; the language menu changes it and
+// the address (so a copied link keeps it).
 import { createApp } from './app.mjs';
 import { createCompute } from './compute.mjs';
 import { withFirstResult } from './first-result.mjs';
 import firstResult from '../../build/first-result.json';
 import { stateFromFragment, stateToFragment } from './state.mjs';
+import { resolveLanguage, showPageLanguage, addressWithLanguage } from './i18n.mjs';
 
 const here = new URL('.', location.href);
 // the opening example is drawn from its reply shipped with the page, while the worker starts
@@ -15,14 +17,23 @@ const compute = withFirstResult(createCompute({
 }), firstResult);
 
 const fromLink = stateFromFragment(location.hash);
+const asked = resolveLanguage(new URLSearchParams(location.search).get('lang'));
+showPageLanguage(asked.language);
+
 const app = createApp(document.getElementById('lab'), {
+  lang: asked.language,
+  onLanguage(language) {
+    showPageLanguage(language);
+    history.replaceState(null, '', addressWithLanguage(location.href, language));
+  },
   compute,
   initialState: fromLink.state ?? null,
   links: { page: new URL(location.pathname, location.href).href, embed: new URL('embed.html', here).href, component: new URL('attention-lab.js', here).href },
   // keep the fragment in step with the state, without filling the history
   onChange: (state) => history.replaceState(null, '', stateToFragment(state)),
 });
-if (fromLink.problems) app.notice(fromLink.problems);
+const problems = [...(asked.problem ? [asked.problem] : []), ...(fromLink.problems ?? [])];
+if (problems.length) app.notice(problems);
 
 addEventListener('hashchange', () => {
   const next = stateFromFragment(location.hash);

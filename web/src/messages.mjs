@@ -1,8 +1,226 @@
 // Text the reader sees, looked up by key. Whole sentences with named slots ({word}), never
 // assembled from fragments in code, so that another language can order its words its own way.
-// (Most strings that predate this module still live beside their code: the presets' notes, the
-// static markup of app.html, older messages. New ones, and the explanations, are here.)
-const EN = {
+// One catalogue per language: EN here, HI in messages.hi.mjs (and practice mode's own sentences in
+// practice/messages.mjs). A key missing from a language falls back to English.
+import { HI } from './messages.hi.mjs';
+
+export const EN = {
+  // ---- the language system [i18n]: each catalogue names its own language
+  'language.name': 'English',
+  'language.menu': 'Language',
+  'language.unknown': 'There is no language "{value}" here (en: English, hi: हिन्दी); showing English.',
+  // an engine's message stays in English; a language may frame it in a sentence of its own
+  'engine.problem': '{message}',
+
+  // ---- the page around the lab (index.html, embed.html)
+  'page.title': 'Attention Lab: self-attention step by step',
+  'page.titleEmbedded': 'Attention Lab (embedded)',
+  'page.name': 'Attention Lab',
+  'page.intro': 'Self-attention and multi-head attention, every step as a table, on numbers you can edit. Select any computed number to see the arithmetic behind it.',
+  'page.footer': 'Computed by a C++ core compiled to WebAssembly, in this browser, with no network. Examples from the course notes on self-attention.',
+
+  // ---- the settings form (app.html)
+  'controls.preset': 'Example from the notes',
+  'controls.ownSentence': 'Your own sentence',
+  'controls.sentence': 'Sentence (queries)',
+  'controls.settings': 'Settings: sizes, scaling, mask, parameters',
+  'controls.attention': 'Attention',
+  'controls.attention.self': 'self',
+  'controls.attention.cross': 'cross',
+  'controls.contextSentence': 'Context sentence (keys and values)',
+  'controls.heads': 'heads',
+  'controls.scaleMode': 'Scaling',
+  'controls.none': 'none',
+  'controls.scale.custom': '÷ a number',
+  'controls.scaleDivisor': 'Divisor',
+  'controls.maskMode': 'Mask',
+  'controls.mask.causal': 'causal',
+  'controls.mask.padding': 'padding',
+  'controls.padTo': 'Pad to',
+  'controls.weightsMode': 'Parameters',
+  'controls.weights.identity': 'identity (W = I)',
+  'controls.weights.random': 'seeded random',
+  'controls.weights.custom': 'edited by hand',
+  'controls.seed': 'Seed',
+  'controls.positions': 'Positions',
+  'controls.positions.sinusoidal': 'sinusoidal (added to X)',
+  'controls.useWo': 'output projection W_O',
+
+  // ---- the toolbar: link, embed, export
+  'toolbar.copyLink': 'Copy link',
+  'toolbar.embed': 'Embed',
+  'toolbar.export': 'Export',
+  'embed.title': 'Embed this view',
+  'embed.componentHint': 'In a page of this site that allows scripts: the web component, with everything on screen (edits, the chosen token and head) in its {state} attribute.',
+  'embed.corsHint': 'The script must come from the page\'s own origin, or from a server that sends {header} with every file of the folder. On another site, copy the folder {dist} beside the page and point {src} at it, or load {absolute} with that header on this server (nginx: {nginx}, Apache: {apache}; GitHub Pages sends it already).',
+  'embed.iframeHint': 'In a course platform that only allows iframes:',
+  'embed.copy': 'Copy',
+  'export.title': 'Export',
+  'export.table': 'Table',
+  'export.format': 'Format',
+  'export.format.tex': 'LaTeX (tabular)',
+  'export.numbers': 'Numbers',
+  'export.precision.shortest': 'exact (shortest float32)',
+  'export.precision.full': 'float32, 9 digits',
+  'export.precision.display': 'as shown (3 decimals)',
+  'export.download': 'Download',
+  'export.copy': 'Copy',
+  'export.picture': 'Picture',
+  'export.picture.heatmap': 'Heatmap',
+  'export.picture.lines': 'Token lines',
+  'export.svg': 'Download SVG',
+  'export.png': 'Download PNG',
+  'export.preview': 'Export preview',
+  'export.copied.link': 'The link copied.',
+  'export.copied.snippet': 'The snippet copied.',
+  'export.copied.table': 'The table copied.',
+  'export.byHand.link': 'The link is in the box below: select it and copy.',
+  'export.byHand.snippet': 'The snippet is in the box below: select it and copy.',
+  'export.byHand.table': 'The table is in the box below: select it and copy.',
+  'export.headWeights': 'Weights of head {head}',
+  // exported tables' captions and settings (export-formats.mjs)
+  'export.caption.x': 'X (inputs)',
+  'export.caption.context': 'C (context)',
+  'export.caption.perHead': '{table} (head {head})',
+  'export.setting.none': 'none',
+  'export.setting.identity': 'identity',
+  'export.setting.random': 'seeded random (seed {seed})',
+  'export.setting.custom': 'edited by hand',
+
+  // ---- the sections (app.html)
+  'section.learn': 'The formula, step by step',
+  'section.tokens': 'Query token',
+  'section.tokensGroup': 'Query token: the step table and the walk follow it; arrow keys move between tokens',
+  'section.steps': 'Step by step',
+  'section.notes': 'About this example',
+  'section.inputs': 'Inputs',
+  'section.inputsHint': 'Every cell can be edited; every table below recomputes at once.',
+  'section.parameters': 'Parameters (W_q, W_k, W_v, W_O)',
+  'section.matrices': 'Every matrix, per head',
+  'section.headTabs': 'Heads',
+  'section.output': 'Concatenation and output',
+  'section.pictures': 'Pictures of the weights',
+  'section.lab': 'Scaling lab: why divide by √d_k?',
+  'section.engine': 'About the engine',
+  'pictures.heatmap': 'Heatmap of the weights: rows ask, columns answer. Pick a head below.',
+  'pictures.allHeads': 'All heads',
+  'pictures.lines': 'Token lines: the darker the line, the larger the weight. Hover, tap or focus a token to see only its lines.',
+  'pictures.lineHeads': 'Heads to overlay',
+  'pictures.embedding': 'Embeddings before (hollow) and after attention (filled), on two columns of your choice.',
+  'pictures.across': 'across',
+  'pictures.up': 'up',
+  'pictures.openHead': 'Open head {head}',
+  'pictures.heatmapLabel': 'Weights of head {head} as a heatmap; the table "Weights (softmax), head {head}" has the numbers',
+  'pictures.masked': 'masked',
+  'pictures.crossPlot': 'In cross-attention the outputs belong to the queries while the values come from the context: compare them in the tables.',
+  'pictures.widthPlot': 'The output has {dOut} columns and X has {dModel}: turn on W_O (or use W = I) to plot both in the same space.',
+  'pictures.plotLabel': 'Tokens before and after attention on {x} (across) and {y} (up)',
+  'pictures.linesLabel': 'Attention lines from {queries} queries to {keys} keys, {heads} head(s); the weights are in the tables above',
+  'pictures.queries': 'queries',
+  'pictures.keys': 'keys',
+  'pictures.queryNode': "Query {index} '{token}': show only its lines",
+  'pictures.keyNode': "Key {index} '{token}': show only its lines",
+  'lab.variance': 'The variance of q·k for random queries and keys with unit-variance entries, measured by the engine over 64 × 64 pairs at each d_k. Without scaling it grows like d_k; divided by √d_k it stays near 1 (000, 002).',
+  'lab.varianceLabel': 'Variance of q·k against d_k, with and without dividing by √d_k; the table beside it has the numbers',
+  'lab.varianceTable': 'Measured variance',
+  'lab.axisDk': 'd_k (log scale) →',
+  'lab.axisVariance': '↑ variance (log)',
+  'lab.theoryLegend': 'theory: d_k and 1',
+  'lab.saturation': 'Softmax saturation (002): large scores push softmax to one-hot. The notes write softmax([6, 4]) ≈ [0.38, 0.18]; the true values are below, next to softmax([3, 2]).',
+  'lab.slider': 'Multiply the scaled scores of the query token by {factor} {slider}',
+  'lab.sliderBars': "softmax of {factor} × the scaled scores of '{token}', head {head}",
+  'lab.entropy': 'Entropy of the row: {bits} bits of at most log₂ {m} = {most} (uniform). Near 0 means one-hot.',
+  'explain.panel': 'Explain this number',
+  'explain.close': 'Close',
+
+  // ---- tables (render/page.mjs, render/matrix.mjs, render/steps.mjs)
+  'caption.x': 'X: {n} tokens × d_model {dModel}',
+  'caption.xQueries': 'X: {n} tokens × d_model {dModel} (queries)',
+  'caption.context': 'C: {n} context tokens × d_model {dModel} (keys and values)',
+  'caption.weightBlock': 'Head {head}: W_q, W_k ({dModel} × {dK}), W_v ({dModel} × {dV})',
+  'caption.woBlock': 'W_O ({rows} × {cols})',
+  'caption.perHead': '{table}, head {head}',
+  'caption.scores': 'Scores Q·Kᵀ',
+  'caption.weights': 'Weights (softmax)',
+  'caption.z': 'Z = weights · V',
+  'caption.concatOne': 'Concatenation (one head: Z_1 itself): {n} × {width}',
+  'caption.concat': 'Concatenation [Z_1 | … | Z_{heads}]: {n} × {width}',
+  'caption.output': 'Z_f = concat · W_O: {n} × {width}',
+  'caption.outputNoWo': 'Output (no W_O: the concatenation itself)',
+  'caption.head': 'Head {head}',
+  'caption.rowSum': 'Σ row',
+  'caption.editable': '(editable)',
+  'caption.cell': '{table}, row {row}, column {col}',
+  'steps.caption': "Query '{token}' (row {row}), head {head}: q = {q}",
+  'steps.token': 'token',
+  'steps.sum': "z = Σ softmax · v  (output of head {head} for '{token}')",
+
+  // ---- problems with the settings (state.mjs) and with a link or an attribute
+  'problem.wholeNumber': '{field} must be a whole number of at least 1, got {value}',
+  'problem.aboveLimit': "{field} ({value}) is above this page's limit of {limit}",
+  'problem.tooManyTokens': 'The text has more than {max} tokens; this page takes at most {max}',
+  'problem.tooLong': 'The text is longer than {max} characters; this page reads at most that many',
+  'problem.noTokens': 'The sentence has no tokens: type a few words',
+  'problem.noContextTokens': 'The context sentence has no tokens',
+  'problem.divisor': 'The divisor must be a number from 1.2e-38 to 3.4e38 (the range of float32), got {value}',
+  'problem.query': "The selected token (query) must be a token's index, 0 or more, got {value}",
+  'problem.head': "The selected head must be a head's index, 0 or more, or \"all\", got {value}",
+  'problem.identity': 'Identity weights need heads = 1 and d_k = d_v = d_model (now heads {heads}, d_k {dK}, d_v {dV}, d_model {dModel}): choose seeded random or set the sizes',
+  'problem.seed': 'The seed must be a whole number from 0, got {value}',
+  'problem.customSize': 'The custom {name} does not fit the sizes ({count} values, need {need}): choose seeded random',
+  'problem.link': "This link's settings could not be read ({why}); showing the first example instead.",
+  'problem.linkLength': 'it is {length} characters long, more than {max}',
+  'problem.linkUnknown': 'unknown setting "{key}"',
+  'problem.linkInvalid': 'the value of "{key}" is not valid',
+  'problem.fallBack': 'These settings could not be shown ({why}); showing the first example instead.',
+  'problem.cellNotNumber': "{table} row {row}, column {col}: '{value}' is not a number; the tables show the last good value",
+  'problem.cellTooLarge': "{table} row {row}, column {col}: '{value}' is beyond float32 (±3.4e38); the tables show the last good value",
+  'problem.unknownViews': 'Unknown view names in the view attribute: {names}',
+  'problem.unknownViewsLink': 'Unknown view names in the link: {names}',
+  'problem.theme': 'theme must be light, dark or auto, got "{value}"; showing light',
+  'problem.mode': 'mode must be practice or explore, got "{value}"',
+  'problem.mask': 'mask must be none, causal or padding, got "{value}"',
+  'problem.weights': 'weights must be identity or random, got "{value}"',
+  'problem.preset': 'There is no example called "{value}"; showing "{shown}"',
+
+  // ---- the examples (presets.mjs): titles and notes
+  'vocabulary.note': "Hand-made embeddings: each named column is a feature, 0 (absent) to 1 (strong). 'bank' carries both finance and nature, so attention with 'money' or 'river' pulls it one way or the other. Function words and punctuation are all zero. Unknown words get a vector derived from the word itself.",
+  'preset.cat-sat.title': 'The cat sat (002)',
+  'preset.cat-sat.note1': 'E_The = [1, 0, 1, 0], E_cat = [0, 1, 0, 1], E_sat = [1, 1, 1, 1] and W_q = W_k = W_v = I, so q = k = v = x. Scores are divided by √d_k = √4 = 2.',
+  'preset.cat-sat.note2': "The notes round the weights of 'The' to 0.42, 0.15, 0.42; the true values are 0.4223, 0.1554, 0.4223, giving [0.8446, 0.5777, 0.8446, 0.5777].",
+  'preset.cat-sat.note3': "Where the notes differ: for 'sat' they write the weights as 0.21, 0.21, 0.53, which do not sum to 1. The true third weight is 0.5761 (0.2119 + 0.2119 + 0.5761 = 1), and 'sat' becomes 0.7881 in every column.",
+  'preset.cat-sat.note4': 'Also in 002: softmax([6, 4]) is written as ≈ [0.38, 0.18]; it is [0.8808, 0.1192] (e⁶ / (e⁶ + e⁴) = 1 / (1 + e⁻²)). softmax([3, 2]) ≈ [0.73, 0.27] is right. See the scaling lab for both.',
+  'preset.animal-it.title': "The animal … because it was too tired (003)",
+  'preset.animal-it.note1': "The notes' own q, k and v: each word's x holds its q, k and v side by side, and W_q, W_k, W_v pick them out. As in the notes, the raw scores go into softmax unscaled.",
+  'preset.animal-it.note2': "A word has one row wherever it appears, whatever its case: 'the' takes the row of 'The'. The notes give 'the' its own v, [0.2, 0.3, 0.2], but no q or k; 'because', 'too' and '.' have no q or k in the notes either, so theirs are 0 here (score 0: they still take a share of softmax).",
+  'preset.animal-it.note3': "The scores of 'it' are exactly the notes': 0.17 (The), 0.77 (animal), 0.20, 0.29, 0.62 (street), 0.92 (it), 0.14, 1.22 (tired).",
+  'preset.animal-it.note4': "True softmax favours 'tired', not 'animal': 'tired' has the largest key, so with these vectors it wins (0.18), then 'it' itself (0.13), then 'animal' (0.11). The notes' weights (animal 0.60, later 0.70; street 0.20) are illustrative, not computed. For weights under which 'it' does attend most to 'animal', open the next example.",
+  'preset.animal-it.note5': "The notes' own arithmetic slips: their eleven weights in the weighted sum (0.05, 0.70, 0.02, 0.01, 0.01, 0.20, 0.01, 0.00, 0.01, 0.00, 0.00) sum to 1.01, not 1, and their products add to [0.601, 0.519, 0.433], not [0.598, 0.518, 0.432].",
+  'preset.animal-it-works.title': "… it was too tired: weights that find 'animal' (003)",
+  'preset.animal-it-works.note1': "The vocabulary's features instead of the notes' vectors, and weights set by hand: W_q turns the pronoun feature of 'it' into the question \"an animal or a person?\", W_k turns the animal and person features into the answer. 'it' now attends most to 'animal' (about 0.6, close to the notes' illustrative 0.60), and its output takes on the animal feature.",
+  'preset.animal-it-works.note2': "What this one layer cannot do: change 'tired' to 'wide' and 'it' should mean the street, but here 'animal' still wins. In one layer the query of 'it' is made from 'it' alone and each key from its own word only, so the adjective changes neither the question of 'it' nor the answers of 'animal' and 'street': it cannot change which noun wins. That needs other weights and a second layer, whose inputs already mix 'wide' into 'it'.",
+  'preset.money-bank.title': 'money bank grows (001)',
+  'preset.money-bank.note1': "No parameters at all and, as in the notes, no scaling: W = I, so y_i = Σ_j softmax_j(x_i · x_j) x_j, the notes' general contextual embedding (001).",
+  'preset.money-bank.note2': "'bank' starts with finance 0.8 and nature 0.8. Next to 'money' its weights row favours 'money' over 'grows', and its output leans to finance: see the plot (finance across, nature up), hollow before, filled after.",
+  'preset.money-bank.note3': "The notes' coefficients (bank = 0.25 money + 0.7 bank + 0.05 grows) are hypothetical; the weights here are computed from the vocabulary's features.",
+  'preset.river-bank.title': 'river bank flows (001)',
+  'preset.river-bank.note1': "The same 'bank' (finance 0.8, nature 0.8) next to 'river' favours 'river' in its weights row and leans to nature after attention: the context decides the sense. Compare the plot with money bank grows.",
+  'preset.river-bank.note2': "The notes' coefficients (bank = 0.2 river + 0.78 bank + 0.02 flows) are hypothetical; the weights here are computed from the vocabulary's features.",
+  'preset.money-bank-scaling.title': 'money bank: the scaling example (000)',
+  'preset.money-bank-scaling.note1': "The notes' scores for 'bank' (row 2): S₂₁ = 10 with 'money' and S₂₂ = 32 with itself. Here x_money = [1, 1.5] and x_bank = [4, 4] with W = I give exactly those: 4×1 + 4×1.5 = 10, 4×4 + 4×4 = 32.",
+  'preset.money-bank-scaling.note2': "Scaled by √d_k = √2: 10/√2 = 7.071 (the notes write 7.09) and 32/√2 = 22.627 (the notes write 22.69).",
+  'preset.money-bank-scaling.note3': "The notes' weights 0.2 and 0.8 are not the softmax of these scores: softmax([7.071, 22.627]) = [1.8e-7, ≈ 1.0], since the two differ by 15.6 and e^−15.6 ≈ 1.8 × 10⁻⁷. Weights of 0.2 and 0.8 would need scaled scores that differ by ln 4 ≈ 1.39.",
+  'preset.action.title': 'Action gets results, d_k = 64 (004)',
+  'preset.action.note1': "The notes' step table: for 'Action', q₁·k₁, q₁·k₂, q₁·k₃, each divided by 8 = √64, softmax, softmax × v, and the sum z₁.",
+  'preset.action.note2': 'The notes leave the numbers symbolic. Here every entry of X is +1 or −1 (mean 0, variance 1) and W_q, W_k, W_v are Xavier-uniform (variance 1/64), so the entries of q and k have variance about 1 and q·k has variance about 64: the situation the notes describe.',
+  'preset.action.note3': "Turn off \"÷ √d_k\" in the step table: without it the scores are several units apart and softmax is nearly one-hot (one weight above 0.99); divided by 8 they come back to a few units and every token keeps a share. That is the point of scaling.",
+  'preset.kids-lions.title': 'The kids … the lions, so they left (004)',
+  'preset.kids-lions.note1': "What does 'they' refer to? This head's queries ask for plural persons (W_q reads the pronoun and plural features, W_k the person and plural features), so 'they' weighs 'kids' highest, above 'lions' (plural, not persons) and itself.",
+  'preset.kids-lions.note2': 'The weights are set by hand to show the idea; a trained model learns such heads from data.',
+  'preset.telescope.title': 'The man saw the astronomer with a telescope (000)',
+  'preset.telescope.note1': "Two readings: he used the telescope to see (telescope–saw), or the astronomer had the telescope (telescope–astronomer). Head 1 links 'telescope' to 'saw'; head 2 links it to 'astronomer'.",
+  'preset.telescope.note2': "W_O keeps the two readings apart instead of averaging them: head 1 writes the action column (and the others but two), head 2 writes person and science. In Z_f, 'telescope' carries both: action from 'saw' and person from 'astronomer'.",
+  'preset.telescope.note3': "\"One head only\" keeps head 1 and its part of W_O: a single head's softmax row can peak on one word, so Z_f of 'telescope' holds the 'saw' reading and nothing of the astronomer: the notes' case for multi-head attention.",
   // hints on the controls (shown on hover and focus)
   'hint.dModel': 'd_model: how many numbers describe each token (the columns of X).',
   'hint.heads': 'heads: how many attentions run side by side, each with its own W_q, W_k, W_v.',
@@ -128,6 +346,14 @@ const EN = {
   'train.speed': 'Steps per second',
   'train.speedMax': 'as fast as it goes',
   'train.learningRate': 'Learning rate',
+  'train.optimizer.sgd': 'SGD (momentum 0.9)',
+  'train.stepTick': 'step {steps}',
+  'layers.layout.bert': 'Hugging Face BERT',
+  'layers.layout.gpt2': 'GPT-2',
+  'layers.layout.lab': "this lab's export",
+  'layers.topLevel': '(top level)',
+  'layers.theLayer': '(the layer)',
+  'train.positions.sinusoidal': 'sinusoidal',
   'train.optimizer': 'Optimiser',
   'train.seed': 'Seed',
   'train.positions': 'Positions',
@@ -184,10 +410,23 @@ const EN = {
   'layers.cap': 'Files up to {size} are read; larger ones are refused before they are read.',
 };
 
-const CATALOGUES = { en: EN };
+// Adding a language: a catalogue file like messages.hi.mjs (its 'language.name' in its own script)
+// and one entry here; the menu, ?lang= and lang="…" then offer it.
+const CATALOGUES = { en: EN, hi: HI };
 
-/** The text for `key` with its {slots} filled from `values`; an unknown key shows itself. */
+/** The languages there are catalogues for, by code ('en', 'hi'). */
+export const LANGUAGES = Object.keys(CATALOGUES);
+
+/**
+ * The text for `key` with its {slots} filled from `values`; an unknown key shows itself. A value
+ * that is itself a message ({ key, values }) is said in the same language; a list of them, joined by "; ".
+ */
 export function message(key, values = {}, language = 'en') {
-  const template = CATALOGUES[language]?.[key] ?? EN[key] ?? key;
-  return template.replace(/\{(\w+)\}/g, (slot, name) => (Object.hasOwn(values, name) ? String(values[name]) : slot));
+  const catalogue = Object.hasOwn(CATALOGUES, language) ? CATALOGUES[language] : EN;
+  const template = (Object.hasOwn(catalogue, key) ? catalogue[key] : undefined) ?? (Object.hasOwn(EN, key) ? EN[key] : key);
+  const fill = (value) => {
+    if (Array.isArray(value)) return value.map(fill).join('; ');
+    return value !== null && typeof value === 'object' && typeof value.key === 'string' ? message(value.key, value.values, language) : String(value);
+  };
+  return template.replace(/\{(\w+)\}/g, (slot, name) => (Object.hasOwn(values, name) ? fill(values[name]) : slot));
 }

@@ -5,16 +5,25 @@ import { createApp } from './app.mjs';
 import { createCompute } from './compute.mjs';
 import { stateFromFragment, stateToFragment } from './state.mjs';
 import { loadInlineAttention } from './inline-engine.mjs';
+import { resolveLanguage, showPageLanguage, addressWithLanguage } from './i18n.mjs';
 
 const compute = createCompute({ workerUrl: null, loadEngine: async () => loadInlineAttention });
 
 const fromLink = stateFromFragment(location.hash);
+const asked = resolveLanguage(new URLSearchParams(location.search).get('lang'));
+showPageLanguage(asked.language);
 const app = createApp(document.getElementById('lab'), {
   compute,
+  lang: asked.language,
+  onLanguage(language) {
+    showPageLanguage(language);
+    history.replaceState(null, '', addressWithLanguage(location.href, language));
+  },
   initialState: fromLink.state ?? null,
   onChange: (state) => history.replaceState(null, '', stateToFragment(state)),
 });
-if (fromLink.problems) app.notice(fromLink.problems);
+const problems = [...(asked.problem ? [asked.problem] : []), ...(fromLink.problems ?? [])];
+if (problems.length) app.notice(problems);
 
 // In the SCORM package this page is the launch page, with scorm-api.js beside it: practice results
 // go to the learning platform as a score out of 100 (nothing happens without a platform).

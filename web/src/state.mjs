@@ -4,6 +4,7 @@ import { tokenize, MAX_TOKENS, MAX_CHARS } from './tokenize.mjs';
 import { embed, columnNames, wordKey } from './vocabulary.mjs';
 import { presetById, DEFAULT_PRESET } from './presets.mjs';
 import { checkPractice } from './practice/spec.mjs';
+import { problemOf } from './i18n.mjs';
 
 // Caps of the page (the engine's are larger): tables past these stop being readable.
 export const PAGE_LIMITS = { dModel: 128, heads: 16, dK: 128, dV: 128, padTo: MAX_TOKENS };
@@ -187,9 +188,9 @@ function integerField(state, field, problems) {
   const value = state[field];
   const limit = state.weightsMode === 'custom' && LOADED_LIMITS[field] ? LOADED_LIMITS[field] : PAGE_LIMITS[field];
   if (!Number.isInteger(value) || value < 1) {
-    problems.push({ field, message: `${field} must be a whole number of at least 1, got ${JSON.stringify(value)}` });
+    problems.push(problemOf(field, 'problem.wholeNumber', { field, value: JSON.stringify(value) }));
   } else if (value > limit) {
-    problems.push({ field, message: `${field} (${value}) is above this page's limit of ${limit}` });
+    problems.push(problemOf(field, 'problem.aboveLimit', { field, value, limit }));
   }
   return value;
 }
@@ -201,10 +202,10 @@ function integerField(state, field, problems) {
 export function buildRequest(state) {
   const problems = [];
   const { tokens, contextTokens, overflow, tooLong } = tokensOf(state);
-  if (overflow) problems.push({ field: overflow, message: `The text has more than ${MAX_TOKENS} tokens; this page takes at most ${MAX_TOKENS}` });
-  if (tooLong) problems.push({ field: tooLong, message: `The text is longer than ${MAX_CHARS.toLocaleString('en')} characters; this page reads at most that many` });
-  if (tokens.length === 0) problems.push({ field: 'sentence', message: 'The sentence has no tokens: type a few words' });
-  if (contextTokens && contextTokens.length === 0) problems.push({ field: 'contextSentence', message: 'The context sentence has no tokens' });
+  if (overflow) problems.push(problemOf(overflow, 'problem.tooManyTokens', { max: MAX_TOKENS }));
+  if (tooLong) problems.push(problemOf(tooLong, 'problem.tooLong', { max: MAX_CHARS.toLocaleString('en') }));
+  if (tokens.length === 0) problems.push(problemOf('sentence', 'problem.noTokens'));
+  if (contextTokens && contextTokens.length === 0) problems.push(problemOf('contextSentence', 'problem.noContextTokens'));
   const dModel = integerField(state, 'dModel', problems);
   const heads = integerField(state, 'heads', problems);
   const dK = integerField(state, 'dK', problems);
@@ -214,23 +215,20 @@ export function buildRequest(state) {
   if (state.scaleMode === 'custom') {
     scale = state.scaleDivisor;
     if (typeof scale !== 'number' || !(scale >= FLOAT32_MIN_NORMAL && scale <= FLOAT32_MAX)) {
-      problems.push({ field: 'scaleDivisor', message: `The divisor must be a number from 1.2e-38 to 3.4e38 (the range of float32), got ${JSON.stringify(String(scale).slice(0, 40))}` });
+      problems.push(problemOf('scaleDivisor', 'problem.divisor', { value: JSON.stringify(String(scale).slice(0, 40)) }));
     }
   }
   if (!Number.isInteger(state.selectedToken) || state.selectedToken < 0) {
-    problems.push({ field: 'query', message: `The selected token (query) must be a token's index, 0 or more, got ${JSON.stringify(String(state.selectedToken).slice(0, 40))}` });
+    problems.push(problemOf('query', 'problem.query', { value: JSON.stringify(String(state.selectedToken).slice(0, 40)) }));
   }
   if (state.selectedHead !== 'all' && !(Number.isInteger(state.selectedHead) && state.selectedHead >= 0)) {
-    problems.push({ field: 'head', message: `The selected head must be a head's index, 0 or more, or "all", got ${JSON.stringify(String(state.selectedHead).slice(0, 40))}` });
+    problems.push(problemOf('head', 'problem.head', { value: JSON.stringify(String(state.selectedHead).slice(0, 40)) }));
   }
   if (state.weightsMode === 'identity' && !(heads === 1 && dK === dModel && dV === dModel)) {
-    problems.push({
-      field: 'weightsMode',
-      message: `Identity weights need heads = 1 and d_k = d_v = d_model (now heads ${heads}, d_k ${dK}, d_v ${dV}, d_model ${dModel}): choose seeded random or set the sizes`,
-    });
+    problems.push(problemOf('weightsMode', 'problem.identity', { heads, dK, dV, dModel }));
   }
   if (state.weightsMode === 'random' && !(Number.isSafeInteger(state.seed) && state.seed >= 0)) {
-    problems.push({ field: 'seed', message: `The seed must be a whole number from 0, got ${JSON.stringify(state.seed)}` });
+    problems.push(problemOf('seed', 'problem.seed', { value: JSON.stringify(state.seed) }));
   }
   if (state.weightsMode === 'custom') {
     const c = state.custom;
@@ -238,7 +236,7 @@ export function buildRequest(state) {
     const optional = ['bq', 'bk', 'bv', ...(state.useWo ? ['bo'] : [])].filter((name) => c?.[name]);
     for (const name of ['wq', 'wk', 'wv', ...(state.useWo ? ['wo'] : []), ...optional]) {
       if (!c || !c[name] || c[name].length !== sizes[name]) {
-        problems.push({ field: 'weightsMode', message: `The custom ${name} does not fit the sizes (${c?.[name]?.length ?? 0} values, need ${sizes[name]}): choose seeded random` });
+        problems.push(problemOf('weightsMode', 'problem.customSize', { name, count: c?.[name]?.length ?? 0, need: sizes[name] }));
         break;
       }
     }
@@ -362,8 +360,9 @@ export function linkCarriesWeights(state) {
 export function stateFromFragment(fragment) {
   const text = String(fragment ?? '').replace(/^#/, '');
   if (text === '') return { state: null };
-  const problem = (message) => ({ problems: [{ field: 'link', message: `This link's settings could not be read (${message}); showing the first example instead.` }] });
-  if (text.length > MAX_LINK) return problem(`it is ${text.length} characters long, more than ${MAX_LINK}`);
+  // why: a message of its own ({ key, values }), or English details of the link's format
+  const problem = (why) => ({ problems: [problemOf('link', 'problem.link', { why })] });
+  if (text.length > MAX_LINK) return problem({ key: 'problem.linkLength', values: { length: text.length, max: MAX_LINK } });
   if (!text.startsWith('lab=')) return problem('it does not start with "lab="');
   let data;
   try {
@@ -373,14 +372,14 @@ export function stateFromFragment(fragment) {
   }
   if (data === null || typeof data !== 'object' || Array.isArray(data)) return problem('it is not an object');
   for (const [key, value] of Object.entries(data)) {
-    if (!Object.hasOwn(LINK_FIELDS, key)) return problem(`unknown setting "${key.slice(0, 40)}"`);
+    if (!Object.hasOwn(LINK_FIELDS, key)) return problem({ key: 'problem.linkUnknown', values: { key: key.slice(0, 40) } });
     const verdict = LINK_FIELDS[key](value);
-    if (verdict !== true) return problem(typeof verdict === 'string' ? verdict : `the value of "${key}" is not valid`);
+    if (verdict !== true) return problem(typeof verdict === 'string' ? verdict : { key: 'problem.linkInvalid', values: { key } });
   }
   const base = data.preset ? presetState(data.preset) : { ...structuredClone(BASE), preset: null };
   const state = { ...base, ...data };
   // well-formed, but can it be shown? ({}, negative sizes, weights of the wrong length, an empty context …)
   const built = buildRequest(state);
-  if (built.problems) return problem(built.problems.map((p) => p.message).join('; '));
+  if (built.problems) return problem(built.problems.map(({ key, values }) => ({ key, values })));
   return { state };
 }

@@ -8,11 +8,11 @@ import { renderMatrix } from './render/matrix.mjs';
 import { HEAD_COLOURS } from './render/svg.mjs';
 import { entropyBits, variance } from './stats.mjs';
 import { formatCell } from './format.mjs';
-import { message } from './messages.mjs';
 
 const LAB_DKS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 
-export function createViews({ root, compute, selectHead, signal }) {
+/** t(key, values): the lab's language, read whenever a text is drawn. */
+export function createViews({ root, compute, selectHead, signal, t }) {
   const $ = (id) => root.getElementById(id);
   // The colour of canvas labels, read from the styles once per colour scheme: reading a computed
   // style in every redraw makes the browser recompute all styles there and then.
@@ -27,6 +27,8 @@ export function createViews({ root, compute, selectHead, signal }) {
   let lineHeadCount = 0;
   let saturationRequest = 0;
   let plotColumns = null;
+  let labRows = null;       // the scaling lab's numbers, once measured
+  let labSoftmax = null;
 
   // ---- events
 
@@ -88,8 +90,8 @@ export function createViews({ root, compute, selectHead, signal }) {
   });
   function drawLegend() {
     const stretched = $('heatmap-row-scale').checked;
-    renderLegend($('heatmap-legend'), { ink: labelInk(), ticks: stretched ? [message('heatmap.rowMin'), '', message('heatmap.rowMax')] : undefined });
-    $('heatmap-legend').setAttribute('aria-label', message(stretched ? 'heatmap.legendStretched' : 'heatmap.legend'));
+    renderLegend($('heatmap-legend'), { ink: labelInk(), ticks: stretched ? [t('heatmap.rowMin'), '', t('heatmap.rowMax')] : undefined, masked: t('pictures.masked') });
+    $('heatmap-legend').setAttribute('aria-label', t(stretched ? 'heatmap.legendStretched' : 'heatmap.legend'));
   }
   $('saturation').addEventListener('input', drawSaturation);
 
@@ -106,16 +108,15 @@ export function createViews({ root, compute, selectHead, signal }) {
           button.type = 'button';
           button.dataset.head = String(h);
           const canvas = document.createElement('canvas');
-          const label = document.createElement('span');
-          label.textContent = `Head ${h + 1}`;
-          button.append(canvas, label);
+          button.append(canvas, document.createElement('span'));
           return button;
         }));
       }
       for (const button of grid.children) {
         const h = Number(button.dataset.head);
         button.setAttribute('aria-pressed', String(h === shownHead));
-        button.setAttribute('aria-label', `Open head ${h + 1}`);
+        button.querySelector('span').textContent = t('caption.head', { head: h + 1 });
+        button.setAttribute('aria-label', t('pictures.openHead', { head: h + 1 }));
         renderHeatmap(button.querySelector('canvas'), result.heads[h].weights, tokens.length, m, { cell: 8, scaled: result.heads[h].scaled });
       }
     } else {
@@ -123,7 +124,7 @@ export function createViews({ root, compute, selectHead, signal }) {
     }
     const canvas = $('heatmap');
     if (!numbersChosen) $('heatmap-numbers').checked = tokens.length <= 12 && m <= 12;
-    canvas.setAttribute('aria-label', `Weights of head ${shownHead + 1} as a heatmap; the table "Weights (softmax), head ${shownHead + 1}" has the numbers`);
+    canvas.setAttribute('aria-label', t('pictures.heatmapLabel', { head: shownHead + 1 }));
     const layout = renderHeatmap(canvas, result.heads[shownHead].weights, tokens.length, m, {
       cell: tokens.length > 24 || m > 24 ? 14 : 26, rowLabels: tokens, columnLabels: keyTokens, scaled: result.heads[shownHead].scaled, ink,
       numbers: $('heatmap-numbers').checked && tokens.length <= 24 && m <= 24, rowScale: $('heatmap-row-scale').checked,
@@ -144,9 +145,15 @@ export function createViews({ root, compute, selectHead, signal }) {
       const swatch = document.createElement('span');
       swatch.className = 'swatch';
       swatch.style.backgroundColor = HEAD_COLOURS[h % HEAD_COLOURS.length];
-      label.append(box, swatch, `Head ${h + 1}`);
+      const name = document.createElement('span');
+      name.dataset.head = String(h);
+      label.append(box, swatch, name);
       return label;
     }));
+  }
+
+  function labelLineHeads() {
+    for (const name of $('line-heads').querySelectorAll('span[data-head]')) name.textContent = t('caption.head', { head: Number(name.dataset.head) + 1 });
   }
 
   function drawTokenLines() {
@@ -155,7 +162,7 @@ export function createViews({ root, compute, selectHead, signal }) {
     // the token focused by keyboard keeps the focus in the new drawing (a resize redraws, and the
     // picture's first rendering, when its section comes near the screen, is a resize)
     const keep = lines.contains(lines.getRootNode().activeElement) ? focused : null;
-    renderTokenLines(lines, view.tokens, view.keyTokens, heads, { width: linesWidth });
+    renderTokenLines(lines, view.tokens, view.keyTokens, heads, { width: linesWidth, t });
     const count = (token) => (token.side === 'query' ? view.tokens : view.keyTokens).length;
     if (pinned && pinned.index >= count(pinned)) pinned = null;
     if (keep && keep.index < count(keep)) lines.querySelector(`.token-node[data-side="${keep.side}"][data-index="${keep.index}"]`)?.focus();
@@ -171,9 +178,7 @@ export function createViews({ root, compute, selectHead, signal }) {
       svg.replaceChildren();
       svg.removeAttribute('width');
       svg.removeAttribute('height');
-      note.textContent = !view.self
-        ? 'In cross-attention the outputs belong to the queries while the values come from the context: compare them in the tables.'
-        : `The output has ${result.dOut} columns and X has ${dModel}: turn on W_O (or use W = I) to plot both in the same space.`;
+      note.textContent = !view.self ? t('pictures.crossPlot') : t('pictures.widthPlot', { dOut: result.dOut, dModel });
       return;
     }
     note.textContent = '';
@@ -200,7 +205,7 @@ export function createViews({ root, compute, selectHead, signal }) {
     const xColumn = Number($('plot-x').value), yColumn = Number($('plot-y').value);
     renderEmbeddingPlot(svg, {
       tokens: view.tokens, before: view.x, after: result.output, width: dModel,
-      xColumn, yColumn, xLabel: columns[xColumn], yLabel: columns[yColumn],
+      xColumn, yColumn, xLabel: columns[xColumn], yLabel: columns[yColumn], t,
     });
   }
 
@@ -215,10 +220,9 @@ export function createViews({ root, compute, selectHead, signal }) {
     const weights = await compute.softmaxRow(scores, factor);
     if (id !== saturationRequest) return;
     renderSoftmaxBars($('softmax-slider'), keyTokens, weights,
-      `softmax of ${formatCell(factor, 2)} × the scaled scores of '${view.tokens[queryToken]}', head ${shownHead + 1}`);
+      t('lab.sliderBars', { factor: formatCell(factor, 2), token: view.tokens[queryToken], head: shownHead + 1 }));
     const entropy = entropyBits(weights);
-    $('saturation-entropy').textContent =
-      `Entropy of the row: ${formatCell(entropy, 3)} bits of at most log₂ ${m} = ${formatCell(Math.log2(m), 3)} (uniform). Near 0 means one-hot.`;
+    $('saturation-entropy').textContent = t('lab.entropy', { bits: formatCell(entropy, 3), m, most: formatCell(Math.log2(m), 3) });
   }
 
   return {
@@ -231,6 +235,7 @@ export function createViews({ root, compute, selectHead, signal }) {
       queryToken = Math.min(token, view.tokens.length - 1);
       drawHeatmaps();
       drawLineHeadChoices();
+      labelLineHeads();
       drawTokenLines();
       drawEmbeddingPlot();
       drawSaturation();
@@ -244,18 +249,31 @@ export function createViews({ root, compute, selectHead, signal }) {
       drawHeatmaps();
     },
 
+    /** Draws the texts again in the lab's language now (the numbers stay). */
+    relabel() {
+      if (labRows) drawLab();
+      if (!view) return;
+      drawLegend();
+    },
+
     /** The scaling lab: computed once, when the engine is ready. */
     async runLab() {
-      const rows = await compute.varianceLab({ dks: LAB_DKS });
-      renderVariancePlot($('variance-plot'), rows);
-      renderMatrix($('variance-table'), {
-        caption: 'Measured variance', rowLabels: rows.map((r) => `d_k = ${r.dk}`), columnLabels: ['Var(q·k)', 'Var(q·k / √d_k)'],
-        values: rows.flatMap((r) => [r.unscaled, r.scaled]), digits: 2, address: { matrix: null },
-      });
-      const [six, three] = await Promise.all([compute.softmaxRow([6, 4], 1), compute.softmaxRow([3, 2], 1)]);
-      renderSoftmaxBars($('softmax-64'), ['e⁶ / Σ', 'e⁴ / Σ'], six, 'softmax([6, 4])');
-      renderSoftmaxBars($('softmax-32'), ['e³ / Σ', 'e² / Σ'], three, 'softmax([3, 2])');
-      return rows;
+      labRows = await compute.varianceLab({ dks: LAB_DKS });
+      labSoftmax = await Promise.all([compute.softmaxRow([6, 4], 1), compute.softmaxRow([3, 2], 1)]);
+      drawLab();
+      return labRows;
     },
   };
+
+  function drawLab() {
+    const rows = labRows;
+    renderVariancePlot($('variance-plot'), rows, t);
+    renderMatrix($('variance-table'), {
+      caption: t('lab.varianceTable'), t, rowLabels: rows.map((r) => `d_k = ${r.dk}`), columnLabels: ['Var(q·k)', 'Var(q·k / √d_k)'],
+      values: rows.flatMap((r) => [r.unscaled, r.scaled]), digits: 2, address: { matrix: null },
+    });
+    const [six, three] = labSoftmax;
+    renderSoftmaxBars($('softmax-64'), ['e⁶ / Σ', 'e⁴ / Σ'], six, 'softmax([6, 4])');
+    renderSoftmaxBars($('softmax-32'), ['e³ / Σ', 'e² / Σ'], three, 'softmax([3, 2])');
+  }
 }

@@ -3,26 +3,32 @@
 // current weights saved as .safetensors or JSON. A bad file gets a message and changes nothing.
 import markup from './layers.html';
 import { readWeightsFile, parseInputs, inputsFromTensor, MAX_FILE_BYTES } from './load.mjs';
-import { convertLayer, LAYOUT_TITLES } from './layouts.mjs';
+import { convertLayer } from './layouts.mjs';
 import { parseNpy } from './formats.mjs';
 import { stateWithLayer, stateWithInputs, saveSafetensors, saveJson } from './apply.mjs';
 import { linkCarriesWeights, ownValueCount } from '../state.mjs';
-import { message } from '../messages.mjs';
+import { applyTexts } from '../i18n.mjs';
 
 /**
  *   useState: (state, status) => void, makes a state the lab's
  *   getState, getView: the lab's state and its last drawn computation
  */
-export function createLayers({ after, getState, getView, useState }) {
+export function createLayers({ after, getState, getView, useState, t }) {
   const holder = document.createRange().createContextualFragment(markup);
-  for (const node of holder.querySelectorAll('[data-text]')) node.textContent = message(node.dataset.text);
   const section = holder.querySelector('section');
   after.after(section);
   const $ = (id) => section.querySelector(`#${id}`);
-  $('layers-cap').textContent = message('layers.cap', { size: `${MAX_FILE_BYTES >> 20} MB` });
+  function relabel() {
+    applyTexts(section, t);
+    $('layers-cap').textContent = t('layers.cap', { size: `${MAX_FILE_BYTES >> 20} MB` });
+  }
+  relabel();
 
   let loaded = null;  // { name, layers } of the last good file
   let reads = 0;
+
+  // a layer is named by its tensors' prefix in the file; the two names of ours are in the catalogue
+  const labelOf = (layer) => ({ '(top level)': t('layers.topLevel'), '(the layer)': t('layers.theLayer') }[layer.label] ?? layer.label);
 
   function say(problem, status = '') {
     $('layers-messages').replaceChildren(...(problem ? [Object.assign(document.createElement('p'), { textContent: problem })] : []));
@@ -31,7 +37,7 @@ export function createLayers({ after, getState, getView, useState }) {
 
   async function readFile(file) {
     const id = ++reads;
-    say(null, message('layers.reading', { name: file.name }));
+    say(null, t('layers.reading', { name: file.name }));
     let read;
     try {
       read = await readWeightsFile(file, file.name);
@@ -44,12 +50,12 @@ export function createLayers({ after, getState, getView, useState }) {
       return;
     }
     loaded = { name: file.name, layers: read.layers };
-    const layouts = [...new Set(read.layers.map((l) => LAYOUT_TITLES[l.kind]))].join(', ');
-    say(null, message('layers.found', { name: file.name, count: read.tensorCount, layouts }));
+    const layouts = [...new Set(read.layers.map((l) => t(`layers.layout.${l.kind}`)))].join(', ');
+    say(null, t('layers.found', { name: file.name, count: read.tensorCount, layouts }));
     $('layers-layer').replaceChildren(...read.layers.map((layer, i) => {
       const option = document.createElement('option');
       option.value = String(i);
-      option.textContent = message('layers.layerOption', { label: layer.label, kind: LAYOUT_TITLES[layer.kind], dModel: layer.problem ? '?' : layer.dModel });
+      option.textContent = t('layers.layerOption', { label: labelOf(layer), kind: t(`layers.layout.${layer.kind}`), dModel: layer.problem ? '?' : layer.dModel });
       return option;
     }));
     $('layers-choice').hidden = false;
@@ -63,7 +69,7 @@ export function createLayers({ after, getState, getView, useState }) {
   function showLayer() {
     const layer = chosenLayer();
     if (!layer) return;
-    $('layers-names').textContent = message('layers.names', { names: layer.names.join(', ') });
+    $('layers-names').textContent = t('layers.names', { names: layer.names.join(', ') });
     if (layer.problem) {
       say(layer.problem);
       $('layers-load').disabled = true;
@@ -74,7 +80,7 @@ export function createLayers({ after, getState, getView, useState }) {
     $('layers-load').disabled = false;
     $('layers-heads').value = String(layer.heads);
     $('layers-heads').disabled = layer.kind === 'lab';
-    $('layers-heads-note').textContent = message(layer.headsInferred ? 'layers.headsKnown' : 'layers.headsGuess', { heads: layer.heads });
+    $('layers-heads-note').textContent = t(layer.headsInferred ? 'layers.headsKnown' : 'layers.headsGuess', { heads: layer.heads });
   }
 
   function loadLayer() {
@@ -89,22 +95,22 @@ export function createLayers({ after, getState, getView, useState }) {
     }
     $('layers-heads').removeAttribute('aria-invalid');
     const state = stateWithLayer(getState(), params);
-    let status = message('layers.loaded', {
-      label: layer.label, name: loaded.name, dModel: params.dModel, heads: params.heads, dK: params.dK,
-      causal: params.causal ? message('layers.causal') : '',
+    let status = t('layers.loaded', {
+      label: labelOf(layer), name: loaded.name, dModel: params.dModel, heads: params.heads, dK: params.dK,
+      causal: params.causal ? t('layers.causal') : '',
     });
-    if (!linkCarriesWeights(state)) status += ` ${message('layers.tooLargeForLink', { count: ownValueCount(state).toLocaleString('en') })}`;
+    if (!linkCarriesWeights(state)) status += ` ${t('layers.tooLargeForLink', { count: ownValueCount(state).toLocaleString('en') })}`;
     say(null, status);
     useState(state, status);
   }
 
   function applyInputs(result) {
     if (result.problem) {
-      say(message('layers.inputsProblem', { problem: result.problem }));
+      say(t('layers.inputsProblem', { problem: result.problem }));
       return;
     }
-    say(null, message('layers.inputsUsed', { n: result.rows.length }));
-    useState(stateWithInputs(getState(), result), message('layers.inputsUsed', { n: result.rows.length }));
+    say(null, t('layers.inputsUsed', { n: result.rows.length }));
+    useState(stateWithInputs(getState(), result), t('layers.inputsUsed', { n: result.rows.length }));
   }
 
   async function readInputsFile(file) {
@@ -140,7 +146,7 @@ export function createLayers({ after, getState, getView, useState }) {
     const body = kind === 'json' ? saveJson(view, state) : saveSafetensors(view, state);
     download(name, new Blob([body], { type: kind === 'json' ? 'application/json' : 'application/octet-stream' }));
     const count = 3 + (state.useWo ? 1 : 0) + ['bq', 'bk', 'bv'].filter((b) => view.weights[b]).length + (state.useWo && view.weights.bo ? 1 : 0);
-    say(null, message('layers.saved', { name, count }));
+    say(null, t('layers.saved', { name, count }));
   }
 
   // ---- wiring
@@ -175,5 +181,5 @@ export function createLayers({ after, getState, getView, useState }) {
   $('layers-save-safetensors').addEventListener('click', () => save('safetensors'));
   $('layers-save-json').addEventListener('click', () => save('json'));
 
-  return { readFile };
+  return { readFile, relabel };
 }

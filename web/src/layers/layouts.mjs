@@ -157,7 +157,6 @@ const LAYOUTS = [
   },
 ];
 
-export const LAYOUT_TITLES = Object.fromEntries(LAYOUTS.map((l) => [l.kind, l.title]));
 
 // Known models' head counts by width (the files themselves do not say).
 const KNOWN_HEADS = { 768: 12, 1024: 16, 1280: 20, 1600: 25 };

@@ -2,7 +2,7 @@
 // which walks one query token through one head, operation by operation, highlighting the cells that
 // go in and the cell that comes out, with the arithmetic. The lab's controller calls draw() after
 // every redraw; this feature asks the lab (focus) to show the token and head it walks.
-import { message } from '../messages.mjs';
+import { applyTexts } from '../i18n.mjs';
 import { explainCell } from '../explain.mjs';
 import { walkSteps, cellSelector } from './walk.mjs';
 import { buildFormulaStrip, buildWalkPanel, renderWalkPanel } from './render.mjs';
@@ -18,7 +18,7 @@ const STAGE_TARGETS = {
   output: () => '#output-table',
 };
 
-export function createLearn({ root, container, focus }) {
+export function createLearn({ root, container, focus, t }) {
   const $ = (id) => root.getElementById(id);
   let view = null;
   let walk = null;      // { token, head, steps, index } while walking
@@ -27,6 +27,7 @@ export function createLearn({ root, container, focus }) {
   // ---- the formula strip
 
   const strip = buildFormulaStrip($('formula'));
+  applyTexts($('formula'), t);
   strip.addEventListener('click', (event) => {
     const button = event.target.closest('button[data-stage]');
     if (!button || !view) return;
@@ -44,6 +45,7 @@ export function createLearn({ root, container, focus }) {
 
   const panel = $('walk');
   const parts = buildWalkPanel(panel);
+  applyTexts(panel, t);
   const { start, back, next, stop } = parts;
 
   start.addEventListener('click', () => begin());
@@ -86,7 +88,7 @@ export function createLearn({ root, container, focus }) {
     if (walk.token !== token || walk.head !== head) walk.index = 0;
     walk.token = token;
     walk.head = head;
-    walk.steps = walkSteps(view, token, head);
+    walk.steps = walkSteps(view, token, head, t);
     walk.index = Math.min(walk.index, walk.steps.length - 1);
   }
 
@@ -116,14 +118,14 @@ export function createLearn({ root, container, focus }) {
   }
 
   function showPanel() {
-    if (!walk) return renderWalkPanel(parts, null);
+    if (!walk) return renderWalkPanel(parts, null, t);
     const step = walk.steps[walk.index];
     let lines = step.arithmetic;
     if (!lines && step.explain) {
-      const explained = explainCell(view, step.explain);
-      lines = [message('walk.arithmeticOf', { cell: explained.title }), ...explained.lines, ...(explained.value === null ? [] : [`= ${explained.value}`])];
+      const explained = explainCell(view, step.explain, t);
+      lines = [t('walk.arithmeticOf', { cell: explained.title }), ...explained.lines, ...(explained.value === null ? [] : [`= ${explained.value}`])];
     }
-    renderWalkPanel(parts, { index: walk.index, count: walk.steps.length, text: step.text, lines: lines ?? [] });
+    renderWalkPanel(parts, { index: walk.index, count: walk.steps.length, text: step.text, lines: lines ?? [] }, t);
   }
 
   showPanel();
@@ -137,6 +139,12 @@ export function createLearn({ root, container, focus }) {
       sync();
       highlight(false);
       showPanel();
+    },
+    /** The fixed texts again, in the lab's language now (the next draw redoes the steps). */
+    relabel() {
+      applyTexts($('formula'), t);
+      applyTexts(panel, t);
+      if (!walk) showPanel();
     },
     /** The walk's position, for tests: { index, count, stage } or null. */
     get position() {

@@ -10,7 +10,7 @@ import { formatFull } from '../format.mjs';
 /** The stages of the formula strip, in the order of the computation. */
 export const STAGES = ['x', 'qkv', 'scores', 'scaled', 'weights', 'z', 'concat', 'output'];
 
-export function walkSteps(view, query, head) {
+export function walkSteps(view, query, head, t = message) {
   const { tokens, keyTokens, m, dK, dV, result } = view;
   const token = tokens[query];
   const h = result.heads[head];
@@ -22,37 +22,37 @@ export function walkSteps(view, query, head) {
   // the K and V steps explain the row of the key this query weighs most
   const strongest = weightsRow.indexOf(Math.max(...weightsRow));
 
-  add('qkv', message('walk.q', { token, head: hd }), [{ matrix: 'x', row: query }, { matrix: 'wq', head }], [{ matrix: 'q', head, row: query }, { part: 'q' }],
+  add('qkv', t('walk.q', { token, head: hd }), [{ matrix: 'x', row: query }, { matrix: 'wq', head }], [{ matrix: 'q', head, row: query }, { part: 'q' }],
     { matrix: 'q', head, row: query, col: 0 });
-  add('qkv', message('walk.k', { head: hd, key: keyTokens[strongest], source: view.self ? 'X' : 'C' }), [{ matrix: input }, { matrix: 'wk', head }], [{ matrix: 'k', head }, { part: 'k' }],
+  add('qkv', t('walk.k', { head: hd, key: keyTokens[strongest], source: view.self ? 'X' : 'C' }), [{ matrix: input }, { matrix: 'wk', head }], [{ matrix: 'k', head }, { part: 'k' }],
     { matrix: 'k', head, row: strongest, col: 0 });
-  add('qkv', message('walk.v', { head: hd, key: keyTokens[strongest], source: view.self ? 'X' : 'C' }), [{ matrix: input }, { matrix: 'wv', head }], [{ matrix: 'v', head }, { part: 'v' }],
+  add('qkv', t('walk.v', { head: hd, key: keyTokens[strongest], source: view.self ? 'X' : 'C' }), [{ matrix: input }, { matrix: 'wv', head }], [{ matrix: 'v', head }, { part: 'v' }],
     { matrix: 'v', head, row: strongest, col: 0 });
   for (let j = 0; j < m; j++) {
-    add('scores', message('walk.score', { token, key: keyTokens[j], dK }),
+    add('scores', t('walk.score', { token, key: keyTokens[j], dK }),
       [{ matrix: 'q', head, row: query }, { matrix: 'k', head, row: j }, { part: 'q' }, { part: 'k', key: j }],
       [{ matrix: 'scores', head, row: query, col: j }], { matrix: 'scores', head, row: query, col: j });
   }
   const scaleText = view.scaleMode === 'none'
-    ? message('walk.scaleNone', { token })
-    : message('walk.scale', { token, divisor: view.scaleMode === 'sqrt_dk' ? `√${dK} = ${formatFull(result.shape.scale)}` : formatFull(result.shape.scale) });
+    ? t('walk.scaleNone', { token })
+    : t('walk.scale', { token, divisor: view.scaleMode === 'sqrt_dk' ? `√${dK} = ${formatFull(result.shape.scale)}` : formatFull(result.shape.scale) });
   add('scaled', scaleText, [{ matrix: 'scores', head, row: query }], [{ matrix: 'scaled', head, row: query }],
     { matrix: 'scaled', head, row: query, col: 0 });
-  add('weights', message('walk.softmax', { token }), [{ matrix: 'scaled', head, row: query }], [{ matrix: 'weights', head, row: query }],
+  add('weights', t('walk.softmax', { token }), [{ matrix: 'scaled', head, row: query }], [{ matrix: 'weights', head, row: query }],
     { matrix: 'weights', head, row: query, col: strongest });
   for (let j = 0; j < m; j++) {
     const weight = weightsRow[j];
     const value = Array.from(h.v.subarray(j * dV, (j + 1) * dV));
-    add('z', message('walk.weighted', { token, key: keyTokens[j] }),
+    add('z', t('walk.weighted', { token, key: keyTokens[j] }),
       [{ matrix: 'weights', head, row: query, col: j }, { matrix: 'v', head, row: j }, { part: 'weights', key: j }, { part: 'v', key: j }],
       [{ part: 'weighted', key: j }], null,
       [`${formatFull(weight)} × [${value.map(formatFull).join(', ')}]`, `= [${value.map((v) => formatFull(Math.fround(weight * v))).join(', ')}]`]);
   }
-  add('z', message('walk.sum', { token, head: hd }), [{ matrix: 'weights', head, row: query }, { matrix: 'v', head }, { part: 'weighted' }],
+  add('z', t('walk.sum', { token, head: hd }), [{ matrix: 'weights', head, row: query }, { matrix: 'v', head }, { part: 'weighted' }],
     [{ matrix: 'z', head, row: query }, { part: 'z' }], { matrix: 'z', head, row: query, col: 0 });
-  add('concat', message('walk.concat', { token }), [{ matrix: 'z', head, row: query }], [{ matrix: 'concat', row: query }],
+  add('concat', t('walk.concat', { token }), [{ matrix: 'z', head, row: query }], [{ matrix: 'concat', row: query }],
     { matrix: 'concat', row: query, col: head * dV });
-  add('output', message(view.weights.wo ? 'walk.wo' : 'walk.noWo', { token }), [{ matrix: 'concat', row: query }, { matrix: 'wo' }], [{ matrix: 'output', row: query }],
+  add('output', t(view.weights.wo ? 'walk.wo' : 'walk.noWo', { token }), [{ matrix: 'concat', row: query }, { matrix: 'wo' }], [{ matrix: 'output', row: query }],
     { matrix: 'output', row: query, col: 0 });
   return steps;
 }

@@ -2,14 +2,15 @@
 // chosen columns, with an arrow from before to after: the notes' geometric picture (000) of 'bank'
 // moving toward 'money' or 'river'.
 import { svgElement, resetSvg } from './svg.mjs';
+import { message } from '../messages.mjs';
 import { formatCell } from '../format.mjs';
 
 const WIDTH = 460;
 const HEIGHT = 340;
 const PAD = { left: 48, right: 16, top: 28, bottom: 40 };
 
-export function renderEmbeddingPlot(svg, { tokens, before, after, width, xColumn, yColumn, xLabel, yLabel }) {
-  resetSvg(svg, WIDTH, HEIGHT, `Tokens before and after attention on ${xLabel} (across) and ${yLabel} (up)`);
+export function renderEmbeddingPlot(svg, { tokens, before, after, width, xColumn, yColumn, xLabel, yLabel, t = message }) {
+  resetSvg(svg, WIDTH, HEIGHT, t('pictures.plotLabel', { x: xLabel, y: yLabel }));
   const point = (matrix, i) => [matrix[i * width + xColumn], matrix[i * width + yColumn]];
   const all = tokens.flatMap((_, i) => [point(before, i), point(after, i)]);
   const range = (k) => {

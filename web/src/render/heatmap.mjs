@@ -152,7 +152,7 @@ function paintCells(context, weights, rows, cols, scaled, x0, y0, cellSize) {
 }
 
 /** The legend: the scale from 0 to 1 with ticks (or other tick labels), and the masked swatch. */
-export function renderLegend(canvas, { width = 220, height = 44, ink = '#222', ticks = ['0', '0.5', '1'] } = {}) {
+export function renderLegend(canvas, { width = 220, height = 44, ink = '#222', ticks = ['0', '0.5', '1'], masked = 'masked' } = {}) {
   const context = canvas.getContext('2d');
   const ratio = globalThis.devicePixelRatio || 1;
   canvas.width = Math.round(width * ratio);
@@ -175,5 +175,5 @@ export function renderLegend(canvas, { width = 220, height = 44, ink = '#222', t
     context.fillText(ticks[i], at * (barWidth - 1), 20);
   });
   context.textAlign = 'left';
-  context.fillText('masked', barWidth + 8, 20);
+  context.fillText(masked, barWidth + 8, 20);
 }

@@ -4,10 +4,12 @@
 // being typed in keeps its focus and caret.
 import { formatCell, formatFull } from '../format.mjs';
 import { weightColour } from '../colour.mjs';
+import { message } from '../messages.mjs';
 
 /**
  * spec: { caption, rowLabels, columnLabels, values, digits?, shade?, rowSums?, editable?,
- *         address: { matrix, head }, label? (for inputs' accessible names), overlay? }
+ *         address: { matrix, head }, label? (for inputs' accessible names), overlay?, t? (the
+ *         lab's language: t(key, values); English without it) }
  * address.matrix names the matrix for selection and explanation; null makes a plain table.
  * overlay(td, address, row, col), when given, is asked first for each computed cell (col = the
  * number of columns for a row sum): true means it drew the cell itself (practice mode's blanks).
@@ -39,7 +41,8 @@ function buildTable(spec) {
   corner.className = 'corner';
   headRow.append(corner);
   for (const label of columnLabels) headRow.append(headerCell(label, 'col'));
-  if (spec.rowSums) headRow.append(headerCell('Σ row', 'col'));
+  const t = spec.t ?? message;
+  if (spec.rowSums) headRow.append(headerCell(t('caption.rowSum'), 'col'));
   head.append(headRow);
 
   const body = document.createElement('tbody');
@@ -61,7 +64,7 @@ function buildTable(spec) {
         input.inputMode = 'decimal';
         input.autocomplete = 'off';
         input.spellcheck = false;
-        input.setAttribute('aria-label', `${spec.label ?? spec.caption}, row ${label}, column ${columnLabel}`);
+        input.setAttribute('aria-label', t('caption.cell', { table: spec.label ?? spec.caption, row: label, col: columnLabel }));
         // the whole matrix is one Tab stop; arrow keys move inside it (moveFocus)
         input.tabIndex = r === 0 && c === 0 ? 0 : -1;
         td.append(input);
@@ -78,7 +81,10 @@ function buildTable(spec) {
     body.append(tr);
   });
   table.append(head, body);
-  if (spec.editable) table.classList.add('editable');
+  if (spec.editable) {
+    table.classList.add('editable');
+    caption.dataset.note = t('caption.editable');  // shown after the caption by the styles
+  }
   if (address.matrix) table.addEventListener('keydown', moveFocus);
   return table;
 }

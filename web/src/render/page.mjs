@@ -5,7 +5,6 @@
 import { renderMatrix } from './matrix.mjs';
 import { renderSteps } from './steps.mjs';
 import { numbered, keyColumns, valueColumns, concatColumns, outputProjectionRows } from '../labels.mjs';
-import { message } from '../messages.mjs';
 
 
 // The scrolling holder of one table inside `parent`, made on first use and kept after.
@@ -28,19 +27,19 @@ function unchanged(container, signature) {
   return false;
 }
 
-/** The renderers bound to one lab's root (a document or a shadow root). */
-export function createPage(root) {
+/** The renderers bound to one lab's root (a document or a shadow root), writing text through `t(key, values)`. */
+export function createPage(root, t) {
   const $ = (id) => root.getElementById(id);
   let overlay = null;  // practice mode's blanks over the computed tables (renderMatrix's spec.overlay)
 
   // The example's notes. Once the reader changes the example, a line says from what and how, and
   // notes that held only for the example as given are dimmed (class "stale").
-  function renderNotes({ preset, aspects, replacedWeights, vocabularyNote }) {
+  function renderNotes({ preset, aspects, replacedWeights }) {
     const container = $('notes');
-    if (unchanged(container, [preset?.id ?? '', aspects.join(','), replacedWeights ?? '', preset ? '' : vocabularyNote].join('\u0001'))) return;
+    if (unchanged(container, [preset?.id ?? '', aspects.join(','), replacedWeights ?? ''].join('\u0001'))) return;
     if (!preset) {
       const p = document.createElement('p');
-      p.textContent = vocabularyNote;
+      p.textContent = t('vocabulary.note');
       container.replaceChildren(p);
       return;
     }
@@ -49,7 +48,7 @@ export function createPage(root) {
     if (modified) {
       const status = document.createElement('p');
       status.className = 'modified';
-      status.textContent = message('preset.modified', { title: preset.title, aspects: aspects.map((a) => message(`preset.aspect.${a}`)).join(', ') });
+      status.textContent = t('preset.modified', { title: t(`preset.${preset.id}.title`), aspects: aspects.map((a) => t(`preset.aspect.${a}`)).join(', ') });
       parts.push(status);
     }
     if (replacedWeights) {
@@ -62,13 +61,13 @@ export function createPage(root) {
     for (const note of preset.notes) {
       const li = document.createElement('li');
       const always = typeof note === 'object' && note.always;
-      li.textContent = typeof note === 'string' ? note : note.text;
+      li.textContent = t(`preset.${preset.id}.${typeof note === 'string' ? note : note.key}`);
       if (modified && !always) li.className = 'stale';
       list.append(li);
     }
     parts.push(list);
     // the example's own variations while it is as given; once changed, the way back to it
-    const actions = modified ? [['restore', message('preset.action.restore')]] : (preset.actions ?? []).map((a) => [a.key, message(`preset.action.${a.key}`)]);
+    const actions = modified ? [['restore', t('preset.action.restore')]] : (preset.actions ?? []).map((a) => [a.key, t(`preset.action.${a.key}`)]);
     if (actions.length) {
       const bar = document.createElement('div');
       bar.className = 'note-actions';
@@ -85,10 +84,10 @@ export function createPage(root) {
     const source = document.createElement('details');
     source.className = 'source';
     const summary = document.createElement('summary');
-    summary.textContent = message('preset.sourceTitle');
+    summary.textContent = t('preset.sourceTitle');
     const where = document.createElement('p');
     where.className = 'hint';
-    where.textContent = message('preset.source', { source: preset.source });
+    where.textContent = t('preset.source', { source: preset.source });
     source.append(summary, where);
     parts.push(source);
     container.replaceChildren(...parts);
@@ -112,16 +111,16 @@ export function createPage(root) {
 
   function renderInputs(view) {
     renderMatrix($('x-table'), {
-      caption: `X: ${view.tokens.length} tokens × d_model ${view.dModel}${view.self ? '' : ' (queries)'}`,
-      label: 'X', rowLabels: view.tokens, columnLabels: view.columns, values: view.x, editable: true,
+      caption: t(view.self ? 'caption.x' : 'caption.xQueries', { n: view.tokens.length, dModel: view.dModel }),
+      label: 'X', t, rowLabels: view.tokens, columnLabels: view.columns, values: view.x, editable: true,
       address: { matrix: 'x' },
     });
     if (view.self) {
       $('context-table').replaceChildren();
     } else {
       renderMatrix($('context-table'), {
-        caption: `C: ${view.keyTokens.length} context tokens × d_model ${view.dModel} (keys and values)`,
-        label: 'C', rowLabels: view.keyTokens, columnLabels: view.columns, values: view.context, editable: true,
+        caption: t('caption.context', { n: view.keyTokens.length, dModel: view.dModel }),
+        label: 'C', t, rowLabels: view.keyTokens, columnLabels: view.columns, values: view.context, editable: true,
         address: { matrix: 'context' },
       });
     }
@@ -132,9 +131,9 @@ export function createPage(root) {
     const container = $('weights');
     const blocks = [];
     for (let h = 0; h < view.heads; h++) {
-      blocks.push({ key: `head-${h}`, title: `Head ${h + 1}: W_q, W_k (${view.dModel} × ${view.dK}), W_v (${view.dModel} × ${view.dV})`, head: h });
+      blocks.push({ key: `head-${h}`, title: t('caption.weightBlock', { head: h + 1, dModel: view.dModel, dK: view.dK, dV: view.dV }), head: h });
     }
-    if (view.weights.wo) blocks.push({ key: 'wo', title: `W_O (${view.heads * view.dV} × ${view.dModel})` });
+    if (view.weights.wo) blocks.push({ key: 'wo', title: t('caption.woBlock', { rows: view.heads * view.dV, cols: view.dModel }) });
     const signature = blocks.map((b) => b.title).join('|');
     if (container.dataset.signature !== signature) {
       container.dataset.signature = signature;
@@ -161,11 +160,11 @@ export function createPage(root) {
     const slot = (name) => slotIn(body, name);
     if (key === 'wo') {
       renderMatrix(slot('wo'), {
-        caption: 'W_O', rowLabels: outputProjectionRows(view), columnLabels: view.columns,
+        caption: 'W_O', t, rowLabels: outputProjectionRows(view), columnLabels: view.columns,
         values: view.weights.wo, editable: true, address: { matrix: 'wo' },
       });
       if (view.weights.bo) {
-        renderMatrix(slot('bo'), { caption: 'b_o', rowLabels: ['b'], columnLabels: view.columns, values: view.weights.bo, address: { matrix: null } });
+        renderMatrix(slot('bo'), { caption: 'b_o', t, rowLabels: ['b'], columnLabels: view.columns, values: view.weights.bo, address: { matrix: null } });
       }
       return;
     }
@@ -173,7 +172,7 @@ export function createPage(root) {
     for (const [name, width] of [['wq', view.dK], ['wk', view.dK], ['wv', view.dV]]) {
       const size = view.dModel * width;
       renderMatrix(slot(name), {
-        caption: `${{ wq: 'W_q', wk: 'W_k', wv: 'W_v' }[name]}, head ${h + 1}`,
+        caption: t('caption.perHead', { table: { wq: 'W_q', wk: 'W_k', wv: 'W_v' }[name], head: h + 1 }), t,
         rowLabels: view.columns, columnLabels: numbered(width),
         values: view.weights[name].subarray(h * size, (h + 1) * size), editable: true,
         address: { matrix: name, head: h },
@@ -183,18 +182,18 @@ export function createPage(root) {
     for (const [name, width] of [['bq', view.dK], ['bk', view.dK], ['bv', view.dV]]) {
       if (!view.weights[name]) continue;
       renderMatrix(slot(name), {
-        caption: `${{ bq: 'b_q', bk: 'b_k', bv: 'b_v' }[name]}, head ${h + 1}`, rowLabels: ['b'], columnLabels: numbered(width),
+        caption: t('caption.perHead', { table: { bq: 'b_q', bk: 'b_k', bv: 'b_v' }[name], head: h + 1 }), t, rowLabels: ['b'], columnLabels: numbered(width),
         values: view.weights[name].subarray(h * width, (h + 1) * width), address: { matrix: null },
       });
     }
   }
 
   function renderStepTable(view, query, head) {
-    renderSteps($('steps'), view, query, head);
+    renderSteps($('steps'), view, query, head, t);
   }
 
   function renderHeadTabs(heads, selected) {
-    const tabs = [...Array.from({ length: heads }, (_, h) => [String(h), `Head ${h + 1}`]), ...(heads > 1 ? [['all', 'All heads']] : [])];
+    const tabs = [...Array.from({ length: heads }, (_, h) => [String(h), t('caption.head', { head: h + 1 })]), ...(heads > 1 ? [['all', t('pictures.allHeads')]] : [])];
     const container = $('head-tabs');
     if (unchanged(container, `${heads}|${selected}`)) return;
     container.replaceChildren(...tabs.map(([value, text]) => {
@@ -216,8 +215,8 @@ export function createPage(root) {
     const panel = $('head-panel');
     const heads = selected === 'all' ? Array.from({ length: view.heads }, (_, h) => h) : [selected];
     const matrices = selected === 'all'
-      ? [['weights', 'Weights (softmax)']]
-      : [['q', 'Q'], ['k', 'K'], ['v', 'V'], ['scores', 'Scores Q·Kᵀ'], ['scaled', 'Scaled scores'], ['weights', 'Weights (softmax)'], ['z', 'Z = weights · V']];
+      ? [['weights', t('caption.weights')]]
+      : [['q', 'Q'], ['k', 'K'], ['v', 'V'], ['scores', t('caption.scores')], ['scaled', t('table.scaled')], ['weights', t('caption.weights')], ['z', t('caption.z')]];
     const signature = `${selected}|${view.heads}`;
     if (panel.dataset.signature !== signature) {
       panel.dataset.signature = signature;
@@ -230,7 +229,7 @@ export function createPage(root) {
         const trace = view.result.heads[h];
         const square = name === 'scores' || name === 'scaled' || name === 'weights';
         renderMatrix(slot, {
-          caption: `${title}, head ${h + 1}`,
+          caption: t('caption.perHead', { table: title, head: h + 1 }), t,
           rowLabels: name === 'k' || name === 'v' ? view.keyTokens : view.tokens,
           columnLabels: square ? view.keyTokens : name === 'v' || name === 'z' ? valueColumns(view) : keyColumns(view),
           values: trace[name],
@@ -245,13 +244,13 @@ export function createPage(root) {
     // with W = I the values, and so the heads' outputs, keep the input's columns
     const concat = concatColumns(view);
     renderMatrix($('concat-table'), {
-      caption: view.heads === 1 ? `Concatenation (one head: Z_1 itself): ${view.tokens.length} × ${view.dV}`
-        : `Concatenation [Z_1 | … | Z_${view.heads}]: ${view.tokens.length} × ${view.heads * view.dV}`,
-      rowLabels: view.tokens, columnLabels: concat, values: view.result.concat, address: { matrix: 'concat' }, overlay,
+      caption: view.heads === 1 ? t('caption.concatOne', { n: view.tokens.length, width: view.dV })
+        : t('caption.concat', { heads: view.heads, n: view.tokens.length, width: view.heads * view.dV }),
+      t, rowLabels: view.tokens, columnLabels: concat, values: view.result.concat, address: { matrix: 'concat' }, overlay,
     });
     renderMatrix($('output-table'), {
-      caption: view.weights.wo ? `Z_f = concat · W_O: ${view.tokens.length} × ${view.dModel}` : 'Output (no W_O: the concatenation itself)',
-      rowLabels: view.tokens, columnLabels: view.weights.wo ? view.columns : concat,
+      caption: view.weights.wo ? t('caption.output', { n: view.tokens.length, width: view.dModel }) : t('caption.outputNoWo'),
+      t, rowLabels: view.tokens, columnLabels: view.weights.wo ? view.columns : concat,
       values: view.result.output, address: { matrix: 'output' }, overlay,
     });
   }

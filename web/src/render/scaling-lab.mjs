@@ -2,14 +2,15 @@
 // rows as bars. Pure drawing from numbers the engine computed.
 import { svgElement, resetSvg } from './svg.mjs';
 import { formatCell } from '../format.mjs';
+import { message } from '../messages.mjs';
 
 const WIDTH = 460;
 const HEIGHT = 300;
 const PAD = { left: 52, right: 16, top: 28, bottom: 44 };
 
-/** rows: [{ dk, unscaled, scaled }] with d_k from 1 to 512; both axes are logarithmic. */
-export function renderVariancePlot(svg, rows) {
-  resetSvg(svg, WIDTH, HEIGHT, 'Variance of q·k against d_k, with and without dividing by √d_k; the table beside it has the numbers');
+/** rows: [{ dk, unscaled, scaled }] with d_k from 1 to 512; both axes are logarithmic. t: the lab's language. */
+export function renderVariancePlot(svg, rows, t = message) {
+  resetSvg(svg, WIDTH, HEIGHT, t('lab.varianceLabel'));
   const xMin = 1, xMax = 512, yMin = 0.1, yMax = 1000;
   const sx = (v) => PAD.left + (Math.log2(v) - Math.log2(xMin)) / (Math.log2(xMax) - Math.log2(xMin)) * (WIDTH - PAD.left - PAD.right);
   const sy = (v) => HEIGHT - PAD.bottom - (Math.log10(v) - Math.log10(yMin)) / (Math.log10(yMax) - Math.log10(yMin)) * (HEIGHT - PAD.top - PAD.bottom);
@@ -21,8 +22,8 @@ export function renderVariancePlot(svg, rows) {
     svgElement('line', { x1: sx(xMin), y1: sy(v), x2: sx(xMax), y2: sy(v), class: 'grid' }, svg);
     svgElement('text', { x: PAD.left - 6, y: sy(v), 'text-anchor': 'end', 'dominant-baseline': 'middle', class: 'tick' }, svg, String(v));
   }
-  svgElement('text', { x: WIDTH - PAD.right, y: HEIGHT - 8, 'text-anchor': 'end', class: 'axis-title' }, svg, 'd_k (log scale) →');
-  svgElement('text', { x: 6, y: 12, class: 'axis-title' }, svg, '↑ variance (log)');
+  svgElement('text', { x: WIDTH - PAD.right, y: HEIGHT - 8, 'text-anchor': 'end', class: 'axis-title' }, svg, t('lab.axisDk'));
+  svgElement('text', { x: 6, y: 12, class: 'axis-title' }, svg, t('lab.axisVariance'));
   // theory: Var(q·k) = d_k for unit-variance entries, and 1 after dividing by √d_k
   svgElement('line', { x1: sx(1), y1: sy(1), x2: sx(512), y2: sy(512), class: 'theory' }, svg);
   svgElement('line', { x1: sx(1), y1: sy(1), x2: sx(512), y2: sy(1), class: 'theory' }, svg);
@@ -40,7 +41,7 @@ export function renderVariancePlot(svg, rows) {
     svgElement('text', { x: 14, y: i * 16 + 4, 'dominant-baseline': 'middle', class: 'tick' }, legend, label);
   });
   svgElement('line', { x1: 0, x2: 10, y1: 36, y2: 36, class: 'theory' }, legend);
-  svgElement('text', { x: 14, y: 36, 'dominant-baseline': 'middle', class: 'tick' }, legend, 'theory: d_k and 1');
+  svgElement('text', { x: 14, y: 36, 'dominant-baseline': 'middle', class: 'tick' }, legend, t('lab.theoryLegend'));
 }
 
 /** Horizontal bars of one softmax row, labelled, with each weight written out. */

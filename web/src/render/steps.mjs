@@ -5,11 +5,13 @@
 // sticky token cells composited anew, where most cells have not changed.
 import { formatCell, formatFull, formatVector } from '../format.mjs';
 import { weightColour } from '../colour.mjs';
+import { message } from '../messages.mjs';
 
 const PARTS = ['q', 'k', 'v', 'scores', 'scaled', 'weights', 'weighted'];
 const MATRIX_OF_PART = { scores: 'scores', scaled: 'scaled', weights: 'weights' };
 
-export function renderSteps(container, view, queryIndex, head) {
+/** `t(key, values)`: the lab's language (English without it). */
+export function renderSteps(container, view, queryIndex, head, t = message) {
   const { keyTokens } = view;
   const signature = `${view.self}|${keyTokens.join('\u0001')}`;
   let table = container.firstElementChild;
@@ -18,7 +20,7 @@ export function renderSteps(container, view, queryIndex, head) {
     table.dataset.signature = signature;
     container.replaceChildren(table);
   }
-  fillSteps(table, view, queryIndex, head);
+  fillSteps(table, view, queryIndex, head, t);
 }
 
 function buildSteps(keyTokens) {
@@ -73,15 +75,15 @@ const setData = (element, key, value) => {
   else if (element.dataset[key] !== value) element.dataset[key] = value;
 };
 
-function fillSteps(table, view, queryIndex, head) {
+function fillSteps(table, view, queryIndex, head, t) {
   const { tokens, dK, dV, result } = view;
   const h = result.heads[head];
   const m = view.m;
   const row = (values, width, r) => values.subarray(r * width, (r + 1) * width);
   const divisor = view.scaleMode === 'sqrt_dk' ? `√d_k = ${formatFull(result.shape.scale)}` : formatFull(result.shape.scale);
-  setText(table.caption, `Query '${tokens[queryIndex]}' (row ${queryIndex + 1}), head ${head + 1}: q = ${formatVector(row(h.q, dK, queryIndex), 3)}`);
+  setText(table.caption, t('steps.caption', { token: tokens[queryIndex], row: queryIndex + 1, head: head + 1, q: formatVector(row(h.q, dK, queryIndex), 3) }));
   const headers = table.tHead.rows[0].cells;
-  setText(headers[0], 'token');
+  setText(headers[0], t('steps.token'));
   setText(headers[5], `q·k / ${divisor}`);
   // the query's own row carries q, as in the notes; in cross-attention the first row does
   const qRow = view.self ? queryIndex : 0;
@@ -126,6 +128,6 @@ function fillSteps(table, view, queryIndex, head) {
     });
   }
   const [sumLabel, sum] = table.tFoot.rows[0].cells;
-  setText(sumLabel, `z = Σ softmax · v  (output of head ${head + 1} for '${tokens[queryIndex]}')`);
+  setText(sumLabel, t('steps.sum', { head: head + 1, token: tokens[queryIndex] }));
   setText(sum, formatVector(row(h.z, dV, queryIndex), 4, 8));
 }

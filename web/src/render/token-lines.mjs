@@ -2,6 +2,7 @@
 // per (query, key, head) whose opacity is the weight. Tokens are focusable buttons; focusing or
 // hovering one (highlightTokenLines) shows only its lines.
 import { svgElement, resetSvg, HEAD_COLOURS } from './svg.mjs';
+import { message } from '../messages.mjs';
 
 // A row is 28 px, so each token's target is at least 24 px high; the picture is drawn at the width
 // it is shown at (at most 460 px), so its 12.5 px labels are never scaled down on a phone.
@@ -12,16 +13,16 @@ const MAX_WIDTH = 460;
  * heads: [{ index, weights }] for the heads shown, overlaid in their own colours.
  * Lines carry data-head, data-query, data-key and data-weight; stroke-opacity is the weight.
  */
-export function renderTokenLines(svg, queryTokens, keyTokens, heads, { width = MAX_WIDTH } = {}) {
+export function renderTokenLines(svg, queryTokens, keyTokens, heads, { width = MAX_WIDTH, t = message } = {}) {
   const WIDTH = Math.max(240, Math.min(MAX_WIDTH, width));
   const LEFT_X = Math.round(WIDTH * 0.326);
   const RIGHT_X = WIDTH - LEFT_X;
   const rows = Math.max(queryTokens.length, keyTokens.length);
   const height = rows * ROW + 30;
-  resetSvg(svg, WIDTH, height, `Attention lines from ${queryTokens.length} queries to ${keyTokens.length} keys, ${heads.length} head(s); the weights are in the tables above`);
+  resetSvg(svg, WIDTH, height, t('pictures.linesLabel', { queries: queryTokens.length, keys: keyTokens.length, heads: heads.length }));
   svg.setAttribute('role', 'group');  // it holds buttons, so it is not a plain image
-  svgElement('text', { x: LEFT_X, y: 14, 'text-anchor': 'end', class: 'axis-title' }, svg, 'queries');
-  svgElement('text', { x: RIGHT_X, y: 14, class: 'axis-title' }, svg, 'keys');
+  svgElement('text', { x: LEFT_X, y: 14, 'text-anchor': 'end', class: 'axis-title' }, svg, t('pictures.queries'));
+  svgElement('text', { x: RIGHT_X, y: 14, class: 'axis-title' }, svg, t('pictures.keys'));
   const y = (i) => 30 + i * ROW + ROW / 2;
   const m = keyTokens.length;
   const lines = svgElement('g', { class: 'lines' }, svg);
@@ -41,7 +42,7 @@ export function renderTokenLines(svg, queryTokens, keyTokens, heads, { width = M
   const tokenButton = (side, i, text, x, anchor) => {
     const g = svgElement('g', {
       class: `token-node ${side}`, tabindex: 0, role: 'button', 'data-side': side, 'data-index': i,
-      'aria-label': `${side === 'query' ? 'Query' : 'Key'} ${i + 1} '${text}': show only its lines`,
+      'aria-label': t(side === 'query' ? 'pictures.queryNode' : 'pictures.keyNode', { index: i + 1, token: text }),
     }, svg);
     const reach = LEFT_X - 6;
     svgElement('rect', { x: anchor === 'end' ? x - reach + 4 : x - 4, y: y(i) - ROW / 2 + 2, width: reach, height: ROW - 4, rx: 4, class: 'token-hit' }, g);

@@ -6,7 +6,7 @@ import { TASKS, taskById, vocabularyOf } from './tasks.mjs';
 import { renderLossCurve, renderWeightMap, sideBySide } from './render.mjs';
 import { renderHeatmap } from '../render/heatmap.mjs';
 import { embed } from '../vocabulary.mjs';
-import { message } from '../messages.mjs';
+import { applyTexts } from '../i18n.mjs';
 
 const FRAME_MS = 100;          // pictures at 10 per second while training
 const PAGE_CHUNK_MS = 12;      // on the page (no worker), steps run in slices this long, then yield
@@ -18,11 +18,12 @@ let labs = 0;                  // each lab's runs have their own key in the engi
  *   compute:   the engine connection (compute.mjs; its `training` calls)
  *   useState:  (state) => void, makes a state the lab's (for "Use these weights")
  *   getState:  () => the lab's state
+ *   t:         (key, values) => the text in the lab's language
  */
-export function createTraining({ container, after, compute, getState, useState, signal }) {
+export function createTraining({ container, after, compute, getState, useState, signal, t }) {
   const holder = document.createRange().createContextualFragment(markup);
-  for (const node of holder.querySelectorAll('[data-text]')) node.textContent = message(node.dataset.text);
   const section = holder.querySelector('section');
+  applyTexts(section, t);
   after.after(section);
   const $ = (id) => section.querySelector(`#${id}`);
   const key = `lab-${++labs}`;
@@ -49,16 +50,17 @@ export function createTraining({ container, after, compute, getState, useState, 
 
   // ---- settings ⇄ controls
 
-  $('train-task').append(...TASKS.map((t) => {
+  $('train-task').append(...TASKS.map((each) => {
     const option = document.createElement('option');
-    option.value = t.id;
-    option.textContent = message(`train.task.${t.id}`);
+    option.value = each.id;
+    option.dataset.text = `train.task.${each.id}`;
     return option;
   }));
+  applyTexts($('train-task'), t);
 
   function showTask() {
     $('train-task').value = task.id;
-    $('train-about').textContent = message(`train.about.${task.id}`);
+    $('train-about').textContent = t(`train.about.${task.id}`);
     $('train-rate').value = String(task.optimizer.learningRate);
     $('train-optimizer').value = task.optimizer.kind;
     $('train-seed').value = String(task.seed);
@@ -71,12 +73,12 @@ export function createTraining({ container, after, compute, getState, useState, 
     const problems = [];
     const rateText = $('train-rate').value.trim();
     const learningRate = Number(rateText);
-    if (!(learningRate > 0 && Number.isFinite(learningRate))) problems.push({ field: 'train-rate', message: message('train.badNumber', { field: message('train.learningRate'), value: rateText.slice(0, 20) }) });
+    if (!(learningRate > 0 && Number.isFinite(learningRate))) problems.push({ field: 'train-rate', message: t('train.badNumber', { field: t('train.learningRate'), value: rateText.slice(0, 20) }) });
     const seedText = $('train-seed').value.trim();
     const seed = Number(seedText);
-    if (!(Number.isSafeInteger(seed) && seed >= 0) || seedText === '') problems.push({ field: 'train-seed', message: message('train.badSeed', { value: seedText.slice(0, 20) }) });
+    if (!(Number.isSafeInteger(seed) && seed >= 0) || seedText === '') problems.push({ field: 'train-seed', message: t('train.badSeed', { value: seedText.slice(0, 20) }) });
     const chosen = [...section.querySelectorAll('input[name="train-parameter"]:checked')].map((b) => b.value);
-    if (chosen.length === 0) problems.push({ field: 'train-parameter', message: message('train.needParameter') });
+    if (chosen.length === 0) problems.push({ field: 'train-parameter', message: t('train.needParameter') });
     // each step draws a batch of the task's size from the training sentences, with the seed
     const { batchSize } = task.optimizer;
     const optimizer = $('train-optimizer').value === 'sgd' ? { kind: 'sgd', learningRate, momentum: 0.9, batchSize } : { kind: 'adam', learningRate, batchSize };
@@ -164,7 +166,7 @@ export function createTraining({ container, after, compute, getState, useState, 
     draw();
     if (answer.error) {
       pause();
-      showProblems([{ field: 'train-rate', message: message('train.diverged', { message: answer.error.message }) }]);
+      showProblems([{ field: 'train-rate', message: t('train.diverged', { message: answer.error.message }) }]);
     }
     return answer;
   }
@@ -185,14 +187,14 @@ export function createTraining({ container, after, compute, getState, useState, 
 
   function pause() {
     running = false;
-    $('train-run').textContent = message('train.start');
+    $('train-run').textContent = t('train.start');
     $('train-run').setAttribute('aria-pressed', 'false');
   }
 
   async function play() {
     if (!run && !(await start())) return;
     running = true;
-    $('train-run').textContent = message('train.pause');
+    $('train-run').textContent = t('train.pause');
     $('train-run').setAttribute('aria-pressed', 'true');
     loop();
   }
@@ -209,7 +211,7 @@ export function createTraining({ container, after, compute, getState, useState, 
       return option;
     }).filter((_, i, all) => !task.perHead || i % 2 === 0 || all.length < 2));
     if ([...select.options].some((o) => o.value === keep)) select.value = keep;
-    $('train-counts').textContent = message('train.heldOutCount', { train: examples.train.length, heldOut: examples.heldOut.length });
+    $('train-counts').textContent = t('train.heldOutCount', { train: examples.train.length, heldOut: examples.heldOut.length });
   }
 
   function draw() {
@@ -221,10 +223,11 @@ export function createTraining({ container, after, compute, getState, useState, 
   function drawRun() {
     const { snapshot, config, history } = run;
     const format = (v) => (Number.isFinite(v) ? v.toFixed(3) : '—');
-    $('train-accuracy').textContent = message('train.accuracy', { percent: Math.round(snapshot.heldOut.accuracy * 100) });
-    $('train-progress').textContent = message('train.progress', { steps: snapshot.steps, train: format(history.train.at(-1)?.[1]), heldOut: format(snapshot.heldOut.loss) });
+    $('train-accuracy').textContent = t('train.accuracy', { percent: Math.round(snapshot.heldOut.accuracy * 100) });
+    $('train-progress').textContent = t('train.progress', { steps: snapshot.steps, train: format(history.train.at(-1)?.[1]), heldOut: format(snapshot.heldOut.loss) });
     renderLossCurve($('train-loss'), history, {
-      label: message('train.lossCurveLabel', { steps: snapshot.steps, train: format(history.train.at(-1)?.[1]), heldOut: format(snapshot.heldOut.loss) }),
+      stepLabel: (steps) => t('train.stepTick', { steps }),
+      label: t('train.lossCurveLabel', { steps: snapshot.steps, train: format(history.train.at(-1)?.[1]), heldOut: format(snapshot.heldOut.loss) }),
     });
     drawProbe(snapshot, config);
     drawWeights(snapshot, config);
@@ -240,7 +243,7 @@ export function createTraining({ container, after, compute, getState, useState, 
         const figure = document.createElement('div');
         figure.className = 'train-heatmap';
         const label = document.createElement('span');
-        label.textContent = message('train.head', { head: h + 1 });
+        label.textContent = t('train.head', { head: h + 1 });
         const canvas = document.createElement('canvas');
         canvas.setAttribute('role', 'img');
         figure.append(label, canvas);
@@ -256,7 +259,7 @@ export function createTraining({ container, after, compute, getState, useState, 
       const target = task.perHead ? examples.heldOut.find((x) => x.sentence === e.sentence && x.head === h)?.target : e.target;
       const columns = e.tokens.map((t, j) => (j === target && task.loss.kind === 'attend' ? `${t} ◂` : t));
       renderHeatmap(canvas, weights, n, n, { cell: 18, rowLabels: e.tokens, columnLabels: columns, ink });
-      canvas.setAttribute('aria-label', message('train.probeHeatmap', { head: h + 1, query: e.tokens[e.query] }));
+      canvas.setAttribute('aria-label', t('train.probeHeatmap', { head: h + 1, query: e.tokens[e.query] }));
     });
   }
 
@@ -279,7 +282,7 @@ export function createTraining({ container, after, compute, getState, useState, 
     ['wq', 'wk', 'wv'].forEach((name, i) => {
       const canvas = box.children[i].querySelector('canvas');
       const max = renderWeightMap(canvas, sideBySide(snapshot.weights[name], heads, dModel, d), dModel, heads * d, { cell: 7 });
-      canvas.setAttribute('aria-label', message('train.weightLabel', { name: ['W_q', 'W_k', 'W_v'][i], rows: dModel, cols: heads * d, max: max.toFixed(2) }));
+      canvas.setAttribute('aria-label', t('train.weightLabel', { name: ['W_q', 'W_k', 'W_v'][i], rows: dModel, cols: heads * d, max: max.toFixed(2) }));
     });
   }
 
@@ -307,7 +310,7 @@ export function createTraining({ container, after, compute, getState, useState, 
       custom: { wq: Array.from(weights.wq), wk: Array.from(weights.wk), wv: Array.from(weights.wv), wo: null },
       inputs: null, x: null, xEdits: {}, contextEdits: {}, embeddings: learnedEmbeddings,
       selectedToken: e.query, selectedHead: 0,
-    }, message(learnedEmbeddings ? 'train.usedEmbeddings' : 'train.used', { sentence: e.sentence }));
+    }, t(learnedEmbeddings ? 'train.usedEmbeddings' : 'train.used', { sentence: e.sentence }));
   }
 
   // ---- wiring
@@ -355,6 +358,14 @@ export function createTraining({ container, after, compute, getState, useState, 
   showTask();
 
   return {
+    /** Every text again in the lab's language now; the run goes on. */
+    relabel() {
+      applyTexts(section, t);
+      $('train-about').textContent = t(`train.about.${task.id}`);
+      $('train-run').textContent = t(running ? 'train.pause' : 'train.start');
+      if (examples) fillProbes();
+      if (run?.snapshot) draw();
+    },
     /** Prepares the first task (called once the engine is ready); nothing trains until asked. */
     start: () => reset(),
     /** For tests: the current run's last snapshot and settings. */

@@ -50,9 +50,9 @@ export function sideBySide(values, heads, dModel, d) {
 
 /**
  * The loss curve: training loss per step (a line) and held-out loss at the steps it was measured
- * (a dashed line), on a linear axis from 0 to the largest loss.
+ * (a dashed line), on a linear axis from 0 to the largest loss. stepLabel(steps): the last step's tick, in the lab's language.
  */
-export function renderLossCurve(svg, { train, heldOut }, { width = 360, height = 180, label = '' } = {}) {
+export function renderLossCurve(svg, { train, heldOut }, { width = 360, height = 180, label = '', stepLabel = (steps) => `step ${steps}` } = {}) {
   resetSvg(svg, width, height, label);
   const left = 40, right = 10, top = 10, bottom = 26;
   const steps = Math.max(1, train.length ? train.at(-1)[0] : 1, heldOut.length ? heldOut.at(-1)[0] : 1);
@@ -64,7 +64,7 @@ export function renderLossCurve(svg, { train, heldOut }, { width = 360, height =
   svgElement('line', { x1: left, y1: top, x2: left, y2: y(0), class: 'axis' }, svg);
   svgElement('text', { x: left - 4, y: y(top_) + 4, 'text-anchor': 'end', class: 'tick' }, svg, top_.toFixed(2));
   svgElement('text', { x: left - 4, y: y(0) + 4, 'text-anchor': 'end', class: 'tick' }, svg, '0');
-  svgElement('text', { x: width - right, y: height - 8, 'text-anchor': 'end', class: 'tick' }, svg, `step ${steps}`);
+  svgElement('text', { x: width - right, y: height - 8, 'text-anchor': 'end', class: 'tick' }, svg, stepLabel(steps));
   // at most about one point per pixel: a long run stays cheap to draw
   const thin = (points) => (points.length > width ? points.filter((_, i) => i % Math.ceil(points.length / width) === 0 || i === points.length - 1) : points);
   const path = (points) => thin(points).filter(([, v]) => Number.isFinite(v)).map(([s, v], i) => `${i ? 'L' : 'M'}${x(s).toFixed(1)},${y(v).toFixed(1)}`).join('');

@@ -1,0 +1,123 @@
+// The Hindi catalogue against the English one: every key, the same {slots}, the same symbols, Devanagari
+// text, and no English word left in it outside the terms the Hindi keeps (KEPT_IN_ENGLISH).
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { EN } from '../../web/src/messages.mjs';
+import { HI, KEPT_IN_ENGLISH } from '../../web/src/messages.hi.mjs';
+
+// The keys whose Hindi is the English itself, and why. Nothing else may be left as it is.
+const SAME_AS_ENGLISH = {
+  // formulas and symbols: the formula strip, the divisor, the arithmetic's label
+  'walk.stage.x': 'a matrix name', 'walk.stage.qkv': 'a formula', 'walk.stage.scores': 'a formula',
+  'walk.stage.scaled': 'a formula', 'walk.stage.weights': 'softmax, a kept term', 'walk.stage.z': 'a formula',
+  'walk.stage.concat': 'a formula', 'walk.stage.output': 'a formula', 'walk.formula': 'the formulas of the paper',
+  'explain.why.sqrt_dk': 'a formula', 'walk.arithmeticOf': 'a slot and a colon',
+  // the tables' names: matrix letters, and the terms the formulas name them by
+  'table.x': 'a matrix name', 'table.context': 'a matrix name', 'table.q': 'a matrix name', 'table.k': 'a matrix name',
+  'table.v': 'a matrix name', 'table.z': 'a matrix name', 'table.wq': 'a matrix name', 'table.wk': 'a matrix name',
+  'table.wv': 'a matrix name', 'table.wo': 'a matrix name',
+  'table.scores': 'kept term', 'table.weights': 'kept term', 'table.concat': 'kept term',
+  // a control's label that is a kept term alone (the course's own word for the setting)
+  'train.learningRate': 'kept term', 'train.optimizer': 'kept term', 'train.seed': 'kept term',
+  'train.positions': 'kept term', 'train.parameter.embeddings': 'kept term', 'train.head': 'kept term and a number',
+  'layers.layer': 'kept term', 'layers.heads': 'kept term', 'layers.layerOption': 'slots and d_model',
+  // [i18n] the page's own keys: the product's name, settings that are a kept term alone, and tables'
+  // captions made of matrix names, kept terms and sizes
+  'page.name': "the product's name",
+  'controls.attention': 'kept term', 'controls.attention.self': 'kept term', 'controls.attention.cross': 'kept term',
+  'controls.heads': 'kept term', 'controls.scaleMode': 'kept term', 'controls.maskMode': 'kept term',
+  'controls.mask.causal': 'kept term', 'controls.mask.padding': 'kept term', 'controls.weightsMode': 'kept term',
+  'controls.weights.identity': 'kept term and a formula', 'controls.seed': 'kept term', 'controls.positions': 'kept term',
+  'export.format.tex': 'a format', 'export.setting.identity': 'kept term', 'export.caption.perHead': 'slots and kept term',
+  'section.tokens': 'kept terms', 'section.parameters': 'kept term and matrix names', 'section.headTabs': 'kept term',
+  'pictures.masked': 'kept term', 'pictures.queries': 'kept term', 'pictures.keys': 'kept term',
+  'caption.x': 'matrix name, sizes', 'caption.xQueries': 'matrix name, sizes, kept term', 'caption.weightBlock': 'matrix names, sizes',
+  'caption.woBlock': 'matrix name, sizes', 'caption.perHead': 'slots and kept term', 'caption.scores': 'kept term and a formula',
+  'caption.weights': 'kept terms', 'caption.z': 'a formula', 'caption.concat': 'kept term and a formula',
+  'caption.output': 'a formula', 'caption.head': 'kept term and a number', 'steps.token': 'kept term',
+  'train.optimizer.sgd': "an optimiser's name", 'train.positions.sinusoidal': 'kept term', 'layers.layout.gpt2': "a model's name",
+};
+
+const DEVANAGARI = /[\u0900-\u097F]/;
+const slotsOf = (text) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+// symbols of the formulas, which the Hindi keeps as they are, as often as the English has them
+const SYMBOLS = ['√', '∞', '−', 'ᵀ', '·', '×', 'Σ', '→', '←', '÷', '₁', '|', '…', '%', '='];
+const count = (text, symbol) => text.split(symbol).length - 1;
+
+/** The Latin-letter words of a Hindi string that are words, not symbols: slots, quoted example words
+ *  ('it', “The dog…”, "tokens") and names with digits, underscores or ᵀ (W_q, GPT-2, head₁, QKᵀ) are left out. */
+function latinWords(text) {
+  const prose = text
+    .replace(/\{\w+\}/g, ' ')
+    .replace(/“[^”]*”/g, ' ')
+    .replace(/"[^"]*"/g, ' ')
+    .replace(/'[^'\s][^']*'/g, ' ')
+    .replace(/\[PAD\]/g, ' ');
+  return [...prose.matchAll(/[A-Za-z][A-Za-z0-9_\-ᵀ₀-₉]*/g)].map((m) => m[0])
+    .filter((word) => word.length > 1 && !/[0-9_₀-₉ᵀ]/.test(word));
+}
+
+describe('Hindi catalogue (messages.hi.mjs)', () => {
+  it('has every English key, and no key English lacks', () => {
+    const missing = Object.keys(EN).filter((key) => !Object.hasOwn(HI, key));
+    const extra = Object.keys(HI).filter((key) => !Object.hasOwn(EN, key));
+    assert.deepEqual(missing, [], `keys with no Hindi: ${missing.join(', ')}`);
+    assert.deepEqual(extra, [], `Hindi keys English lacks: ${extra.join(', ')}`);
+    assert.ok(Object.keys(EN).length > 150, 'the English catalogue is read in full');
+  });
+
+  it('fills the same {slots} as the English, each as often', () => {
+    for (const key of Object.keys(EN)) {
+      assert.deepEqual(slotsOf(HI[key]), slotsOf(EN[key]), `slots of ${key}: "${HI[key]}"`);
+    }
+  });
+
+  it('keeps the symbols of the formulas, each as often as the English', () => {
+    for (const key of Object.keys(EN)) {
+      for (const symbol of SYMBOLS) {
+        assert.equal(count(HI[key], symbol), count(EN[key], symbol), `"${symbol}" in ${key}: "${HI[key]}"`);
+      }
+    }
+  });
+
+  it('is Hindi: Devanagari in every string not allowed to stay English, and only those equal the English', () => {
+    for (const key of Object.keys(EN)) {
+      if (Object.hasOwn(SAME_AS_ENGLISH, key)) continue;
+      assert.notEqual(HI[key], EN[key], `${key} is still the English`);
+      assert.match(HI[key], DEVANAGARI, `${key} has no Devanagari: "${HI[key]}"`);
+    }
+  });
+
+  it('allows only keys that exist and are really the same as the English (no stale entry)', () => {
+    for (const key of Object.keys(SAME_AS_ENGLISH)) {
+      assert.ok(Object.hasOwn(EN, key), `${key} is not an English key`);
+      assert.equal(HI[key], EN[key], `${key} is allowed to stay English but differs; drop it from the list`);
+    }
+  });
+
+  it('leaves no English word outside the kept terms', () => {
+    const kept = new Set(KEPT_IN_ENGLISH);
+    const left = [];
+    for (const key of Object.keys(EN)) {
+      for (const word of latinWords(HI[key])) if (!kept.has(word.toLowerCase())) left.push(`${key}: ${word}`);
+    }
+    assert.deepEqual(left, []);
+  });
+
+  it('finds English left in a string (the check above can fail)', () => {
+    const kept = new Set(KEPT_IN_ENGLISH);
+    const unkept = (text) => latinWords(text).filter((word) => !kept.has(word.toLowerCase()));
+    assert.deepEqual(unkept("'{token}' की पंक्ति पर softmax, then the sum of W_q"), ['then', 'the', 'sum', 'of']);
+    assert.deepEqual(unkept("“The dog didn't cross” में 'it' और [PAD]"), []);
+  });
+
+  it('writes numbers in Western digits', () => {
+    for (const key of Object.keys(EN)) assert.doesNotMatch(HI[key], /[०-९]/, `${key} has Devanagari digits`);
+  });
+
+  it('lists each kept term once, in lower case', () => {
+    assert.equal(new Set(KEPT_IN_ENGLISH).size, KEPT_IN_ENGLISH.length);
+    for (const term of KEPT_IN_ENGLISH) assert.equal(term, term.toLowerCase());
+  });
+});
