@@ -18,6 +18,7 @@ import * as ort from 'onnxruntime-web';
 import { SIZES, QUICK_SIZES, runSuite, measurePeak, flops } from './suite.mjs';
 import { contendersFor } from './contenders.mjs';
 import { measureKernels } from './kernels.mjs';
+import { firstTableMs, editTimes } from './page-timing.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -119,48 +120,9 @@ const median = (values) => values.slice().sort((a, b) => a - b)[values.length >>
 // frame after it.)
 async function pageFigures(browser, url) {
   const firstTable = [];
-  for (let i = 0; i < 5; i++) {
-    const page = await browser.newPage();
-    await page.goto(`${url}index.html`);
-    await page.waitForFunction(() => performance.getEntriesByName('attention-lab:visible').length > 0);
-    firstTable.push(await page.evaluate(() => {
-      const drawn = performance.getEntriesByName('attention-lab:visible')[0];
-      return drawn.startTime + drawn.duration;  // ms since navigation started
-    }));
-    await page.close();
-  }
-  const words = 'the quick brown fox jumps over the lazy dog by the river bank'.split(' ');
+  for (let i = 0; i < 5; i++) firstTable.push(await firstTableMs(browser, url));
   const edit = async (tokens, dModel) => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    const sentence = Array.from({ length: tokens }, (_, i) => words[i % words.length]).join(' ');
-    const state = { preset: null, sentence, dModel, heads: 8, dK: dModel / 8, dV: dModel / 8, weightsMode: 'random', seed: 3, useWo: true };
-    await page.goto(`${url}index.html#lab=${encodeURIComponent(JSON.stringify(state))}`);
-    await page.waitForFunction(() => globalThis.attentionLab?.view?.heads === 8);
-    await page.waitForTimeout(300);  // the page's own copy of the engine loads after the worker's (compute.mjs)
-    const times = await page.evaluate(async () => {
-      const out = [];
-      for (let i = 0; i < 25; i++) {
-        const input = document.querySelector('#x-table td[data-row="3"][data-col="5"] input');
-        const before = performance.getEntriesByName('attention-lab:visible').length;
-        const drawsBefore = globalThis.attentionLab.draws;
-        const start = performance.now();
-        input.value = String(0.1 + i / 100);
-        input.dispatchEvent(new Event('input', { bubbles: true }));
-        await new Promise((resolve) => {
-          const frame = () => {
-            if (performance.getEntriesByName('attention-lab:visible').length === before) requestAnimationFrame(frame);
-            else setTimeout(resolve, 0);
-          };
-          requestAnimationFrame(frame);
-        });
-        out.push(performance.now() - start);
-        // the sections out of view are drawn after the frame: let them finish before the next edit
-        while (globalThis.attentionLab.draws === drawsBefore) await new Promise((r) => setTimeout(r, 5));
-        await new Promise((r) => setTimeout(r, 30));
-      }
-      return out.slice(5);
-    });
-    await page.close();
+    const times = await editTimes(browser, url, { tokens, dModel, edits: 20, warmup: 5 });
     return { median: median(times), max: Math.max(...times) };
   };
   const small = await edit(12, 64);
