@@ -23,10 +23,12 @@ namespace attn::ops {
 namespace {
 
 constexpr const kernels::GemmEntry& kGemm = std::end(kernels::kGemmKernels)[-1];
+#if defined(__wasm_simd128__)
 constexpr const kernels::PpmmEntry& kPpmm = std::end(kernels::kPpmmKernels)[-1];
 // From this many rows of a on, the SIMD products pack a into strips (ppmm): below it the copy costs
 // about what the shorter kernel loop saves.
 constexpr int kStripsFromRows = 33;
+#endif
 
 // Packed panels of b, kept between calls: it only grows, so repeated calls reach a steady heap.
 float* panel_scratch(int inner, int cols) {

@@ -69,7 +69,7 @@ export function useLabPage({ before, after, assert, onReady }) {
   shared.redrawn = async (action) => {
     const before = await shared.tab.page.evaluate(() => globalThis.attentionLab.draws);
     await action();
-    await shared.tab.page.waitForFunction((n) => globalThis.attentionLab.draws > n, before);
+    await shared.tab.page.waitForFunction((n) => globalThis.attentionLab.draws > n && globalThis.attentionLab.idle, before);
   };
   return shared;
 }

@@ -36,6 +36,9 @@ async function openLab(url) {
   return tab;
 }
 
+// A draw after `n` draws, and no input still waiting for its answer: the page shows the last input.
+const drawnSince = (page, n) => page.waitForFunction((n) => globalThis.attentionLab.draws > n && globalThis.attentionLab.idle, n);
+
 const weightsRow = (page, selector = '[data-slot="head-0-weights"]') =>
   page.$eval(`${selector} tbody tr`, (tr) => Array.from(tr.cells).slice(1).map((c) => c.textContent));
 const messages = (page, scope = '') => page.textContent(`${scope} #messages`);
@@ -75,7 +78,7 @@ describe('the page', () => {
     assert.ok(await isMarked(tab.page, 'dModel'));
     assert.equal(await tab.page.evaluate(() => globalThis.attentionLab.draws), draws, 'the stale answer was not drawn');
     await typeInto(tab.page, 'dModel', '4');
-    await tab.page.waitForFunction((n) => globalThis.attentionLab.draws > n, draws);
+    await drawnSince(tab.page, draws);
     assert.equal(await messages(tab.page), '');
   });
 
@@ -87,7 +90,7 @@ describe('the page', () => {
     assert.deepEqual(tab.problems, []);
     const draws = await tab.page.evaluate(() => globalThis.attentionLab.draws);
     await tab.page.fill('#dModel', '4');
-    await tab.page.waitForFunction((n) => globalThis.attentionLab.draws > n, draws);
+    await drawnSince(tab.page, draws);
   });
 
   it('Pad to is checked and marked; its message goes when padding is turned off', async () => {
@@ -97,7 +100,7 @@ describe('the page', () => {
     assert.match(await messages(tab.page), /padTo must be a whole number of at least 1, got -2/);
     const draws = await tab.page.evaluate(() => globalThis.attentionLab.draws);
     await tab.page.selectOption('#maskMode', 'none');
-    await tab.page.waitForFunction((n) => globalThis.attentionLab.draws > n, draws);
+    await drawnSince(tab.page, draws);
     assert.equal(await messages(tab.page), '');
   });
 
@@ -109,10 +112,10 @@ describe('the page', () => {
     // a divisor in range that still overflows the scores (1e38 ÷ 0.01): the engine refuses it, the same field is marked
     let draws = await tab.page.evaluate(() => globalThis.attentionLab.draws);
     await tab.page.selectOption('#preset', 'cat-sat');
-    await tab.page.waitForFunction((n) => globalThis.attentionLab.draws > n, draws);
+    await drawnSince(tab.page, draws);
     draws = await tab.page.evaluate(() => globalThis.attentionLab.draws);
     await tab.page.locator('td[data-matrix="x"][data-row="0"][data-col="0"] input').fill('1e19');
-    await tab.page.waitForFunction((n) => globalThis.attentionLab.draws > n, draws);
+    await drawnSince(tab.page, draws);
     const good = await weightsRow(tab.page);
     await tab.page.selectOption('#scaleMode', 'custom');
     await typeInto(tab.page, 'scaleDivisor', '0.01');
@@ -121,7 +124,7 @@ describe('the page', () => {
     assert.deepEqual(await weightsRow(tab.page), good, 'the last good tables stay');
     draws = await tab.page.evaluate(() => globalThis.attentionLab.draws);
     await tab.page.selectOption('#preset', 'cat-sat');
-    await tab.page.waitForFunction((n) => globalThis.attentionLab.draws > n, draws);
+    await drawnSince(tab.page, draws);
     assert.equal(await messages(tab.page), '');
   });
 
@@ -129,7 +132,7 @@ describe('the page', () => {
     let draws = await tab.page.evaluate(() => globalThis.attentionLab.draws);
     await tab.page.selectOption('#preset', 'cat-sat');
     await tab.page.click('input[name="attention"][value="cross"]');
-    await tab.page.waitForFunction((n) => globalThis.attentionLab.draws > n, draws);
+    await drawnSince(tab.page, draws);
     const cell = tab.page.locator('td[data-matrix="context"][data-row="1"][data-col="2"] input');
     await cell.fill('1e39');
     await tab.page.waitForSelector('#messages p');
@@ -137,7 +140,7 @@ describe('the page', () => {
     assert.equal(await cell.getAttribute('aria-invalid'), 'true');
     draws = await tab.page.evaluate(() => globalThis.attentionLab.draws);
     await tab.page.click('input[name="attention"][value="self"]');
-    await tab.page.waitForFunction((n) => globalThis.attentionLab.draws > n, draws);
+    await drawnSince(tab.page, draws);
     assert.equal(await messages(tab.page), '', 'the context table is gone, and its message with it');
   });
 

@@ -120,6 +120,8 @@ export function createApp(container, { compute, initialState = null, views: show
   let view = null;            // the last good computation, as drawn
   let draws = 0;              // how many times the tables were drawn (tests wait on it)
   let latestRequest = 0;
+  let answeredRequest = 0;    // the latest request whose answer was drawn, refused or overtaken
+  let finishing = false;      // a draw's sections out of view are still to come (afterNextFrame)
   let destroyed = false;
   let givenState = state;     // the last state set from outside (a link, attributes): the one that may fall back
   let notices = [];           // messages from outside (a broken link), kept until the reader acts
@@ -262,6 +264,7 @@ export function createApp(container, { compute, initialState = null, views: show
     const asked = state;
     const built = buildRequest(asked);
     if (built.problems) {
+      answeredRequest = id;
       if (!view && asked === givenState) return fallBack(built.problems);
       requestProblems = built.problems;
       showProblems();
@@ -270,6 +273,7 @@ export function createApp(container, { compute, initialState = null, views: show
     const started = performance.now();
     const reply = await compute.run(built.request);
     if (id !== latestRequest || destroyed) return;  // a newer input came in meanwhile: this answer is stale
+    answeredRequest = id;
     if (reply.error) {
       const problem = pageProblem(reply.error, asked);
       if (!view && asked === givenState) return fallBack([problem]);
@@ -338,6 +342,7 @@ export function createApp(container, { compute, initialState = null, views: show
     performance.measure('attention-lab:visible', { start: started });
     const finish = () => {
       if (token !== drawToken) return;  // a newer draw replaced this one
+      finishing = false;
       for (const [, render] of later) render();
       if (later.length) {
         explanation.redraw();
@@ -350,6 +355,7 @@ export function createApp(container, { compute, initialState = null, views: show
       // for tests and course authors: the state and result just drawn are readable on the lab
       container.dispatchEvent(new CustomEvent('attention-lab:change', { bubbles: true, composed: true, detail: { draws } }));
     };
+    finishing = later.length > 0;
     if (later.length) afterNextFrame(finish);
     else finish();
   }
@@ -463,6 +469,8 @@ export function createApp(container, { compute, initialState = null, views: show
     get result() { return view?.result ?? null; },
     get view() { return view; },
     get draws() { return draws; },
+    /** True when no input waits for its answer and the last draw is complete (tests wait on it). */
+    get idle() { return answeredRequest === latestRequest && !finishing; },
     /** Replaces the whole state (a preset, a link, an attribute change) and recomputes. */
     setState(next) {
       state = next;
