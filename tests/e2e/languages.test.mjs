@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { openBrowser } from './browser.mjs';
 import { message } from '../../web/src/messages.mjs';
 import { KEPT_IN_ENGLISH } from '../../web/src/messages.hi.mjs';
-import { MESSAGES as PRACTICE_MESSAGES } from '../../web/src/practice/messages.mjs';
+import { MESSAGES as PRACTICE_MESSAGES, message as practiceMessage } from '../../web/src/practice/messages.mjs';
 
 // Practice mode's sentences are its own catalogue's (web/src/practice/messages.mjs), whose Hindi its
 // engineer writes: until it has some, its switch and panel are left out of the checks below and the
@@ -219,6 +219,88 @@ describe('the language menu', () => {
     assert.equal(await page.textContent('#steps-title'), message('section.steps'));
     assert.equal(new URL(await page.evaluate(() => location.href)).searchParams.get('lang'), null);
     assert.equal(await page.evaluate(() => document.documentElement.lang), 'en');
+    assert.deepEqual(tab.problems, []);
+    await page.close();
+  });
+
+  it('practice mode follows it: panel, cards, verdicts and hints change language; answers, hints taken and progress stay', async () => {
+    const tab = await openPage('#lab=' + encodeURIComponent(JSON.stringify({ preset: 'cat-sat', practice: {} })));
+    const { page } = tab;
+    await page.waitForSelector('.practice-input[data-exercise="0"]');
+    const settled = async (action) => {
+      const n = await page.evaluate(() => globalThis.attentionLab.draws);
+      await action();
+      await page.waitForFunction((n) => globalThis.attentionLab.draws > n && globalThis.attentionLab.idle, n);
+    };
+    const truth = (k) => page.evaluate((k) => globalThis.attentionLab.practice.exercises[k].blanks[0].truth, k);
+    const card = (k) => page.evaluate((k) => {
+      const el = document.querySelector(`.exercise[data-index="${k}"]`);
+      const feedback = el.querySelector('.feedback');
+      return {
+        heading: el.querySelector('h3').textContent,
+        verdict: feedback.dataset.verdict ?? '',
+        feedback: feedback.textContent,
+        hints: [...el.querySelectorAll('.hints > li')].map((li) => li.textContent),
+        hintButton: el.querySelector('.hint-button').textContent,
+        values: [...document.querySelectorAll(`.practice-input[data-exercise="${k}"]`)].map((input) => input.value),
+        labels: [...document.querySelectorAll(`.practice-input[data-exercise="${k}"]`)].map((input) => input.getAttribute('aria-label')),
+        // each blank is in its table's cell, not only on the card
+        inTable: [...document.querySelectorAll(`.practice-input[data-exercise="${k}"]`)].every((input) => input.closest('td[data-matrix]') !== null),
+      };
+    }, k);
+    const enter = async (k, text) => {
+      const input = page.locator(`.practice-input[data-exercise="${k}"]`).last();
+      await input.fill(String(text));
+      await input.press('Enter');
+    };
+    // exercise 1 right; exercise 2 wrong, two hints, and a new answer typed but not checked
+    await enter(0, await truth(0));
+    await page.waitForSelector('.exercise[data-index="0"] .feedback[data-verdict="correct"]');
+    const second = await truth(1);
+    await enter(1, second + 100);
+    await page.waitForSelector('.exercise[data-index="1"] .feedback[data-verdict="wrong"], .exercise[data-index="1"] .feedback[data-verdict="mistake"]');
+    for (let i = 0; i < 2; i++) await page.click('.exercise[data-index="1"] .hint-button');
+    await page.locator('.practice-input[data-exercise="1"]').last().fill('7');
+    const english = { cards: [await card(0), await card(1)], results: await page.evaluate(() => globalThis.attentionLab.practice.results), title: await page.textContent('.practice h2') };
+    assert.equal(english.cards[1].hints.length, 2);
+    assert.deepEqual(english.results.correct, 1);
+
+    await settled(() => page.selectOption('#language', 'hi'));
+    const hindi = [await card(0), await card(1)];
+    assert.equal(await page.textContent('.practice h2'), practiceMessage('practice.title', {}, 'hi'));
+    assert.equal(await page.textContent('.mode-switch button[data-mode="practice"]'), practiceMessage('mode.practice', {}, 'hi'));
+    assert.deepEqual(await page.evaluate(() => globalThis.attentionLab.practice.results), { ...english.results, summary: practiceMessage('practice.summary', english.results, 'hi') });
+    for (const k of [0, 1]) {
+      const [before, now] = [english.cards[k], hindi[k]];
+      assert.equal(now.verdict, before.verdict, `card ${k + 1}: the same verdict`);
+      assert.deepEqual(now.values, before.values, `card ${k + 1}: the answers typed stay`);
+      assert.equal(now.hints.length, before.hints.length, `card ${k + 1}: the hints taken stay`);
+      assert.ok(now.inTable, `card ${k + 1}: its blanks are in the tables`);
+      for (const [what, text] of [['heading', now.heading], ['verdict', now.feedback], ['label', now.labels[0]], ...now.hints.map((hint) => ['hint', hint])]) {
+        assert.match(text, /[\u0900-\u097F]{2}/, `card ${k + 1}: ${what} in Hindi: ${text}`);
+      }
+    }
+    assert.equal(hindi[0].feedback, practiceMessage('verdict.correct', { value: await page.evaluate(() => globalThis.attentionLab.practice.exercises[0].shown) }, 'hi'));
+    assert.equal(hindi[1].hintButton, practiceMessage('exercise.nextHint', {}, 'hi'));
+    // the teacher's panel too (read with the rest: nothing left in English, the whole page read;
+    // practice mode hides the sections it does not use), and what it writes opens the exercise in Hindi
+    await page.click('[data-role="teacher"]');
+    await assertHindi(page, 'practice after the switch', [], []);
+    await page.click('[data-role="write"]');
+    const [link, iframe, component] = await page.locator('.teacher code').allTextContents();
+    assert.equal(new URL(link).searchParams.get('lang'), 'hi');
+    assert.match(iframe, /embed\.html\?mode=practice&lang=hi#lab=/);
+    assert.match(component, /<attention-lab lang="hi" state=/);
+
+    // the answer checked in Hindi, then back to English: the same sentences as before
+    await enter(1, second);
+    await page.waitForSelector('.exercise[data-index="1"] .feedback[data-verdict="correct"]');
+    assert.match(await page.textContent('.exercise[data-index="1"] .feedback'), /^सही/);
+    await settled(() => page.selectOption('#language', 'en'));
+    assert.equal(await page.textContent('.practice h2'), english.title);
+    const back = await card(0);
+    assert.equal(back.feedback, english.cards[0].feedback);
+    assert.equal(back.heading, english.cards[0].heading);
     assert.deepEqual(tab.problems, []);
     await page.close();
   });

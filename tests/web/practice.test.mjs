@@ -139,7 +139,15 @@ describe('practice: cat-sat (002) in numbers from the notes', () => {
     // hint 1 lights row 'The' of Q and row 'sat' of K in the tables
     assert.deepEqual(score.sourceCells.map(({ matrix, row, col }) => `${matrix}${row}${col}`), ['q00', 'q01', 'q02', 'q03', 'k20', 'k21', 'k22', 'k23']);
     assert.equal(score.formula.params.terms[0], '1×1 + 0×1 + 1×1 + 0×1');
-    assert.ok(score.explanation.length >= 2);
+    const lines = score.explanation('en');
+    assert.ok(lines.length >= 2);
+    // in Hindi the arithmetic is the same, its sentences are not
+    const hindi = score.explanation('hi');
+    assert.equal(hindi.length, lines.length);
+    const numbers = (text) => text.match(/\d+(\.\d+)?/g);
+    assert.deepEqual(hindi.map(numbers), lines.map(numbers));
+    assert.notEqual(hindi[0], lines[0]);
+    assert.match(hindi[0], /[\u0900-\u097F]/);
   });
 });
 

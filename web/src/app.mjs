@@ -520,8 +520,8 @@ export function createApp(container, { compute, initialState = null, views: show
       layers.relabel();
       views.relabel();
       exports.relabel();
-      // practice mode keeps the language it was mounted with unless it can change it
-      practice.setLanguage?.(code);
+      // practice mode writes its panel and cards again (with the answers typed); the draw below places them
+      practice.setLanguage(code);
       if (engineLine) page.renderEngine(t(engineLine.key, engineLine.values));
       if (view) draw();
       for (const { cell, text } of typedWrong) {

@@ -11,6 +11,7 @@
 import { forward64 } from './forward64.mjs';
 import { DEFAULT_TOLERANCE, near } from './check.mjs';
 import { explainCell } from '../explain.mjs';
+import { message as labMessage } from '../messages.mjs';
 import { formatFull } from '../format.mjs';
 import { keyColumns, valueColumns, concatColumns, numbered } from '../labels.mjs';
 
@@ -179,8 +180,12 @@ function buildExercise(view, f64, cell, tolerance) {
     mistakes: mistakes.filter((m) => m.values.every(Number.isFinite) && !near(m.values, truths, tolerance))
       .map((m) => (single ? { ...m, value: m.values[0] } : m)),
     blind: blindMistakes(truths, mistakes, tolerance),
-    // the full arithmetic: the first blank's, then the last line of each other's
-    explanation: [...explained[0].lines, ...explained.slice(1).map((e) => e.lines.at(-1))],
+    // the full arithmetic in a language: the first blank's, then the last line of each other's
+    explanation(lang = 'en') {
+      const t = (key, params) => labMessage(key, params, lang);
+      const lines = blanks.map((blank) => explainCell(view, { ...blank, matrix: blank.matrix === 'softmax' ? 'weights' : blank.matrix }, t).lines);
+      return [...lines[0], ...lines.slice(1).map((each) => each.at(-1))];
+    },
     shown: single ? explained[0].value : explained.map((e) => e.value).join(', '),
   };
 }

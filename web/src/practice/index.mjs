@@ -21,7 +21,7 @@ import { forward64 } from './forward64.mjs';
 import { practiceSettings } from './spec.mjs';
 import { withNewInputs } from './inputs.mjs';
 import { createProgress } from './progress.mjs';
-import { renderCard, renderHint, renderModeSwitch, renderPanel, showCardStatus, showFeedback, resolve, element } from './render.mjs';
+import { renderCard, renderHint, renderModeSwitch, labelModeSwitch, renderPanel, labelPanel, showCardStatus, showFeedback, resolve, element } from './render.mjs';
 import { createTeacherPanel } from './teacher.mjs';
 import { formatFull } from '../format.mjs';
 import css from './practice.css';
@@ -44,11 +44,12 @@ function adoptStyles(root) {
  * getState / setState: the lab's state (setState recomputes); setOverlay(fn | null): gives the
  * page's tables the overlay that draws the blanks (page.setOverlay); redraw(): draws the tables
  * again (after an answer reveals what it hid); lang: the message catalogue.
- * Returns { prepare(view, state), draw(view, state), views(shown, state), results, exercises }.
+ * Returns { prepare(view, state), draw(view, state), views(shown, state), setLanguage(code), results, exercises }.
  */
-export function mountPractice({ container, root, embedded, links, getState, setState, setOverlay, redraw = () => {}, lang = 'en' }) {
+export function mountPractice({ container, root, embedded, links, getState, setState, setOverlay, redraw = () => {}, lang: initialLang = 'en' }) {
   adoptStyles(root);
   const prefix = `practice-${++mounted}`;
+  let lang = initialLang;
   const t = (key, params) => message(key, params, lang);
 
   // the mode switch is for the full page: embeds and components choose with an attribute
@@ -63,7 +64,7 @@ export function mountPractice({ container, root, embedded, links, getState, setS
   });
   modeSwitch.hidden = embedded;
 
-  const teacher = links?.page && !embedded ? createTeacherPanel({ prefix, t, getState, links, announce: (text) => announce(text) }) : null;
+  const teacher = links?.page && !embedded ? createTeacherPanel({ prefix, t, getState, links, announce: (text) => announce(text), getLanguage: () => lang }) : null;
   const panel = renderPanel(container.querySelector('[data-view="practice"]'), { prefix, teacher, lang });
   const tables = createTables({ container, t });
 
@@ -118,14 +119,26 @@ export function mountPractice({ container, root, embedded, links, getState, setS
     redraw();
   }
 
+  // A verdict on a card, kept as a function of the language: a language chosen later writes it again.
+  function say(index, make, kind, mistakes = [], right = null) {
+    const parts = cards[index];
+    parts.said = { make, kind, mistakes, right };
+    showFeedback(parts, make(), kind, mistakes, right);
+    return parts.feedback.textContent;
+  }
+
   function readBlanks(index) {
     const values = [];
+    const many = cards[index].inputs.length > 1;
     for (const [k, input] of cards[index].inputs.entries()) {
       const read = parseAnswer(input.value);
       if (read.value === undefined) {
-        const problem = t(read.problem, read.params);
-        const many = cards[index].inputs.length > 1;
-        return { problem: many ? t('verdict.blankFormat', { blank: input.getAttribute('aria-label'), problem }) : problem, at: k };
+        // the blank's name as its card says it now (the cards are made again in another language)
+        const problem = () => {
+          const text = t(read.problem, read.params);
+          return many ? t('verdict.blankFormat', { blank: cards[index].inputs[k].getAttribute('aria-label'), problem: text }) : text;
+        };
+        return { problem, at: k };
       }
       values.push(read.value);
     }
@@ -138,9 +151,9 @@ export function mountPractice({ container, root, embedded, links, getState, setS
     if (statusAt(index) === 'locked') return;
     const read = readBlanks(index);
     if (read.problem) {
-      showFeedback(parts, read.problem, 'format');
+      const text = say(index, read.problem, 'format');
       parts.inputs[read.at].setAttribute('aria-invalid', 'true');
-      announce(read.problem);
+      announce(text);
       return;
     }
     const verdict = judgeBlanks(read.values, exercise, settings.tolerance);
@@ -148,9 +161,8 @@ export function mountPractice({ container, root, embedded, links, getState, setS
     let text;
     if (verdict.correct) {
       const first = progress.correct(exercise.id);
-      text = t(many ? 'verdict.rowCorrect' : 'verdict.correct', { value: exercise.shown });
       exercise.blanks.forEach((blank, k) => { parts.inputs[k].value = blank.shown; });
-      showFeedback(parts, text, 'correct');
+      text = say(index, () => t(many ? 'verdict.rowCorrect' : 'verdict.correct', { value: exercise.shown }), 'correct');
       const now = results();
       if (first && now.done === now.total) text = `${text} ${t('practice.finished', { summary: now.summary })}`;
       answered();
@@ -159,10 +171,12 @@ export function mountPractice({ container, root, embedded, links, getState, setS
       const [mistake] = verdict.mistakes;
       const right = verdict.right.filter(Boolean).length;
       const counts = { right, total: exercise.blanks.length };
-      if (mistake) text = t(many ? 'verdict.rowMistake' : 'verdict.mistake', { ...counts, mistake: resolve(mistake, lang) });
-      else if (many) text = t(settings.hints ? 'verdict.rowNotQuiteHints' : 'verdict.rowNotQuite', counts);
-      else text = t(settings.hints ? 'verdict.notQuiteHints' : 'verdict.notQuite');
-      showFeedback(parts, text, mistake ? 'mistake' : 'wrong', verdict.mistakes, many ? verdict.right : null);
+      const hints = settings.hints;
+      let make;
+      if (mistake) make = () => t(many ? 'verdict.rowMistake' : 'verdict.mistake', { ...counts, mistake: resolve(mistake, lang) });
+      else if (many) make = () => t(hints ? 'verdict.rowNotQuiteHints' : 'verdict.rowNotQuite', counts);
+      else make = () => t(hints ? 'verdict.notQuiteHints' : 'verdict.notQuite');
+      text = say(index, make, mistake ? 'mistake' : 'wrong', verdict.mistakes, many ? verdict.right : null);
       showProgress();
     }
     announce(text);
@@ -200,9 +214,8 @@ export function mountPractice({ container, root, embedded, links, getState, setS
     if (statusAt(index) === 'locked') return;
     progress.reveal(exercises[index].id);
     const exercise = exercises[index];
-    const text = t(exercise.blanks.length > 1 ? 'verdict.rowRevealed' : 'verdict.revealed', { value: exercise.shown });
     exercise.blanks.forEach((blank, k) => { cards[index].inputs[k].value = blank.shown; });
-    showFeedback(cards[index], text, 'revealed');
+    const text = say(index, () => t(exercise.blanks.length > 1 ? 'verdict.rowRevealed' : 'verdict.revealed', { value: exercise.shown }), 'revealed');
     answered();
     announce(text);
   }
@@ -353,6 +366,47 @@ export function mountPractice({ container, root, embedded, links, getState, setS
       const views = new Set(['practice', 'inputs', 'parameters', 'matrices', 'output']);
       for (const optional of ['controls', 'tokens']) if (!embedded || shown?.has(optional)) views.add(optional);
       return views;
+    },
+
+    /**
+     * Every word in another language ('en', 'hi'): the switch, the panel, the teacher's panel and
+     * the cards, made again with what the student typed, the verdicts and the hints taken. The lab
+     * draws next, which puts the new cards and blanks in place.
+     */
+    setLanguage(code) {
+      if (code === lang) return;
+      lang = code;
+      panel.announcer.textContent = '';  // said already, in the other language
+      labelModeSwitch(modeSwitch, lang);
+      labelPanel(panel, lang);
+      teacher?.relabel();
+      if (!cards.length) return;
+      const active = root.activeElement;
+      const kept = cards.map((parts) => ({
+        values: parts.inputs.map((input) => input.value),
+        invalid: parts.inputs.map((input) => input.getAttribute('aria-invalid')),
+        said: parts.said,
+        focused: parts.inputs.indexOf(active),
+        focusedButton: [parts.check, parts.hint, parts.reveal].indexOf(active),
+      }));
+      renderCards();
+      kept.forEach((before, index) => {
+        const parts = cards[index];
+        parts.inputs.forEach((input, k) => { input.value = before.values[k]; });
+        for (let level = 1; level <= progress.hints(exercises[index].id); level++) renderHint(parts, exercises[index], level, lang);
+        if (before.said) say(index, before.said.make, before.said.kind, before.said.mistakes, before.said.right);
+        // a blank marked wrong for its format stays marked
+        before.invalid.forEach((value, k) => { if (value !== null) parts.inputs[k].setAttribute('aria-invalid', value); });
+      });
+      usePlan();
+      // the focus stays where the student was (after the lab's draw has placed the new card)
+      const refocus = kept.findIndex((before) => before.focused >= 0 || before.focusedButton >= 0);
+      if (refocus >= 0) {
+        const before = kept[refocus];
+        const parts = cards[refocus];
+        const target = before.focused >= 0 ? parts.inputs[before.focused] : [parts.check, parts.hint, parts.reveal][before.focusedButton];
+        requestAnimationFrame(() => target.focus());
+      }
     },
 
     /** How it is going: { correct, total, hints, done, attempts, summary }. */

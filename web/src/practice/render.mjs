@@ -76,7 +76,7 @@ export function renderHint(parts, exercise, level, lang) {
   } else if (level === 2) {
     item.append(element('span', { className: 'formula', text: resolve(exercise.formula, lang) }));
   } else {
-    item.append(element('ol', { className: 'explain-lines' }, exercise.explanation.map((line) => element('li', { text: line }))));
+    item.append(element('ol', { className: 'explain-lines' }, exercise.explanation(lang).map((line) => element('li', { text: line }))));
   }
   parts.hintList.append(item);
   parts.hint.textContent = message('exercise.nextHint', {}, lang);
@@ -90,45 +90,55 @@ export function renderHint(parts, exercise, level, lang) {
  */
 export function renderModeSwitch(holder, { id, choose, lang }) {
   const buttons = ['explore', 'practice'].map((mode) => {
-    const button = element('button', { text: message(`mode.${mode}`, {}, lang), attributes: { type: 'button', 'data-mode': mode, 'aria-pressed': 'false' } });
+    const button = element('button', { attributes: { type: 'button', 'data-mode': mode, 'aria-pressed': 'false' } });
     button.addEventListener('click', () => choose(mode));
     return button;
   });
-  holder.append(element('span', { className: 'mode-label', text: message('mode.label', {}, lang), attributes: { id } }), ...buttons);
+  holder.append(element('span', { className: 'mode-label', attributes: { id } }), ...buttons);
   holder.setAttribute('role', 'group');
   holder.setAttribute('aria-labelledby', id);
+  labelModeSwitch(holder, lang);
   return buttons;
+}
+
+/** The mode switch's words in a language. */
+export function labelModeSwitch(holder, lang) {
+  holder.querySelector('.mode-label').textContent = message('mode.label', {}, lang);
+  for (const button of holder.querySelectorAll('button[data-mode]')) button.textContent = message(`mode.${button.dataset.mode}`, {}, lang);
 }
 
 /** The practice panel's fixed parts, appended to `section`; returns them by name. */
 export function renderPanel(section, { prefix, teacher, lang }) {
-  const t = (key) => message(key, {}, lang);
   const parts = {
+    title: element('h2', { attributes: { id: `${prefix}-title` } }),
+    intro: element('p', { className: 'hint' }),
     announcer: element('p', { className: 'visually-hidden', attributes: { 'aria-live': 'polite', 'data-role': 'announce' } }),
     // not .hint: a compact lab hides hints, and the tolerance must stay stated
     tolerance: element('p', { className: 'practice-note tolerance' }),
     notes: element('p', { className: 'practice-note practice-notes' }),
+    progressLabel: element('span'),
     progress: element('progress', { attributes: { id: `${prefix}-progress`, max: '1', value: '0' } }),
     progressText: element('span', { className: 'progress-text' }),
     score: element('p', { className: 'score', attributes: { 'data-role': 'score' } }),
-    another: element('button', { text: t('practice.tryAnother'), attributes: { type: 'button', 'data-role': 'another' } }),
+    another: element('button', { attributes: { type: 'button', 'data-role': 'another' } }),
     integer: element('input', { attributes: { type: 'checkbox', 'data-role': 'integer' } }),
-    copy: element('button', { text: t('practice.copySummary'), attributes: { type: 'button', 'data-role': 'copy' } }),
-    list: element('ol', { className: 'exercises', attributes: { 'aria-label': t('practice.steps') } }),
+    integerLabel: element('span'),
+    copy: element('button', { attributes: { type: 'button', 'data-role': 'copy' } }),
+    list: element('ol', { className: 'exercises' }),
   };
   section.append(
-    element('h2', { text: t('practice.title'), attributes: { id: `${prefix}-title` } }),
-    element('p', { className: 'hint', text: t('practice.intro') }),
+    parts.title,
+    parts.intro,
     parts.tolerance,
     parts.notes,
     element('div', { className: 'practice-bar' }, [
-      element('label', { className: 'progress', attributes: { for: `${prefix}-progress` } }, [element('span', { text: t('practice.progress') }), parts.progress]),
+      element('label', { className: 'progress', attributes: { for: `${prefix}-progress` } }, [parts.progressLabel, parts.progress]),
       parts.progressText,
       parts.score,
     ]),
     element('div', { className: 'practice-actions' }, [
       parts.another,
-      element('label', { className: 'check' }, [parts.integer, ' ', t('practice.integer')]),
+      element('label', { className: 'check' }, [parts.integer, ' ', parts.integerLabel]),
       parts.copy,
       ...(teacher ? [teacher.toggle] : []),
     ]),
@@ -137,7 +147,20 @@ export function renderPanel(section, { prefix, teacher, lang }) {
     parts.announcer,
   );
   section.setAttribute('aria-labelledby', `${prefix}-title`);
+  labelPanel(parts, lang);
   return parts;
+}
+
+/** The panel's fixed words in a language (what changes with the exercises is written by index.mjs). */
+export function labelPanel(parts, lang) {
+  const t = (key) => message(key, {}, lang);
+  parts.title.textContent = t('practice.title');
+  parts.intro.textContent = t('practice.intro');
+  parts.progressLabel.textContent = t('practice.progress');
+  parts.another.textContent = t('practice.tryAnother');
+  parts.integerLabel.textContent = t('practice.integer');
+  parts.copy.textContent = t('practice.copySummary');
+  parts.list.setAttribute('aria-label', t('practice.steps'));
 }
 
 /** Shows a card as open, answered or locked (a locked card shows only its heading and why; its blanks are disabled). */

@@ -24,9 +24,9 @@ export function createTables({ container, t }) {
     if (entry.hidden) {
       if (td.dataset.practice !== 'hidden') {
         td.dataset.practice = 'hidden';
-        td.title = t('practice.hiddenCell');
         td.replaceChildren('?');
       }
+      td.title = t('practice.hiddenCell');  // in the lab's language now
     } else {
       const input = inputOf(entry.exercise, entry.blank);
       if (td.firstChild !== input) td.replaceChildren(input);

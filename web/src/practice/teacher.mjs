@@ -23,20 +23,29 @@ export function cellsFromChoices(view, { kinds, query, key, head, column }) {
   });
 }
 
-export function createTeacherPanel({ prefix, t, getState, links, announce }) {
+/** t: the practice messages in the lab's language now; getLanguage(): its code, which the link and snippets carry. */
+export function createTeacherPanel({ prefix, t, getState, links, announce, getLanguage = () => 'en' }) {
   const id = (name) => `${prefix}-teacher-${name}`;
-  const toggle = element('button', { text: t('teacher.toggle'), attributes: { type: 'button', 'aria-expanded': 'false', 'aria-controls': id('panel'), 'data-role': 'teacher' } });
+  // the fixed words, each node with its key: written again in another language (relabel)
+  const words = [];
+  const say = (node, key) => {
+    words.push([node, key]);
+    node.textContent = t(key);
+    return node;
+  };
+  const toggle = element('button', { attributes: { type: 'button', 'aria-expanded': 'false', 'aria-controls': id('panel'), 'data-role': 'teacher' } });
   const panel = element('div', { className: 'panel teacher', attributes: { id: id('panel') } });
+  say(toggle, 'teacher.toggle');
   panel.hidden = true;
   toggle.addEventListener('click', () => {
     panel.hidden = !panel.hidden;
     toggle.setAttribute('aria-expanded', String(!panel.hidden));
   });
 
-  const field = (name, label, control) => {
+  const field = (name, key, control) => {
     control.id = id(name);
     control.dataset.field = name;
-    return element('div', { className: 'field' }, [element('label', { text: label, attributes: { for: id(name) } }), control]);
+    return element('div', { className: 'field' }, [say(element('label', { attributes: { for: id(name) } }), key), control]);
   };
   const query = element('select');
   const key = element('select');
@@ -47,12 +56,12 @@ export function createTeacherPanel({ prefix, t, getState, links, announce }) {
   const hints = element('input', { attributes: { type: 'checkbox', id: id('hints'), 'data-field': 'hints' } });
   const kindBoxes = KINDS.map((kind) => element('input', { attributes: { type: 'checkbox', value: kind, id: id(`kind-${kind}`) } }));
   const problem = element('p', { className: 'teacher-problem', attributes: { role: 'alert' } });
-  const write = element('button', { text: t('teacher.write'), attributes: { type: 'button', 'data-role': 'write' } });
+  const write = say(element('button', { attributes: { type: 'button', 'data-role': 'write' } }), 'teacher.write');
   const outputs = element('div', { className: 'teacher-outputs' });
   outputs.hidden = true;
   const snippet = (name, intro) => {
     const code = element('code', { attributes: { id: id(name) } });
-    const copy = element('button', { text: t('teacher.copy'), attributes: { type: 'button' } });
+    const copy = say(element('button', { attributes: { type: 'button' } }), 'teacher.copy');
     copy.addEventListener('click', async () => {
       try {
         await navigator.clipboard.writeText(code.textContent);
@@ -61,33 +70,38 @@ export function createTeacherPanel({ prefix, t, getState, links, announce }) {
         announce(t('teacher.copyByHand'));
       }
     });
-    outputs.append(element('p', { className: 'hint', text: intro }), element('pre', {}, [code]), copy);
+    outputs.append(say(element('p', { className: 'hint' }), intro), element('pre', {}, [code]), copy);
     return code;
   };
 
   panel.append(
-    element('h3', { text: t('teacher.title') }),
-    element('p', { className: 'hint', text: t('teacher.intro') }),
+    say(element('h3'), 'teacher.title'),
+    say(element('p', { className: 'hint' }), 'teacher.intro'),
     element('div', { className: 'teacher-fields' }, [
-      field('query', t('teacher.query'), query),
-      field('key', t('teacher.key'), key),
-      field('head', t('teacher.head'), head),
-      field('column', t('teacher.column'), column),
-      field('relative', t('teacher.relative'), relative),
-      field('absolute', t('teacher.absolute'), absolute),
+      field('query', 'teacher.query', query),
+      field('key', 'teacher.key', key),
+      field('head', 'teacher.head', head),
+      field('column', 'teacher.column', column),
+      field('relative', 'teacher.relative', relative),
+      field('absolute', 'teacher.absolute', absolute),
     ]),
     element('fieldset', { className: 'teacher-kinds' }, [
-      element('legend', { text: t('teacher.cells') }),
-      ...KINDS.map((kind, i) => element('label', {}, [kindBoxes[i], ' ', t(`kind.${kind}`)])),
+      say(element('legend'), 'teacher.cells'),
+      ...KINDS.map((kind, i) => element('label', {}, [kindBoxes[i], ' ', say(element('span'), `kind.${kind}`)])),
     ]),
-    element('label', { className: 'check' }, [hints, ' ', t('teacher.hints')]),
+    element('label', { className: 'check' }, [hints, ' ', say(element('span'), 'teacher.hints')]),
     element('div', { className: 'practice-actions' }, [write]),
     problem,
     outputs,
   );
-  const linkCode = snippet('link', t('teacher.link'));
-  const iframeCode = snippet('iframe', t('teacher.iframe'));
-  const componentCode = snippet('component', t('teacher.component'));
+  const linkCode = snippet('link', 'teacher.link');
+  const iframeCode = snippet('iframe', 'teacher.iframe');
+  const componentCode = snippet('component', 'teacher.component');
+  let said = null;  // the message under the button, as a function of the language (written again on relabel)
+  const sayProblem = (make) => {
+    said = make;
+    problem.textContent = make ? make() : '';
+  };
 
   let view = null;
   const options = (select, labels) => {
@@ -100,7 +114,8 @@ export function createTeacherPanel({ prefix, t, getState, links, announce }) {
   function readTolerance(input, name, max, scale) {
     const read = parseAnswer(input.value);
     if (read.value === undefined || read.value < 0 || read.value > max) {
-      problem.textContent = t('teacher.badTolerance', { field: t(name), max, text: input.value.slice(0, 40) });
+      const text = input.value.slice(0, 40);
+      sayProblem(() => t('teacher.badTolerance', { field: t(name), max, text }));
       input.setAttribute('aria-invalid', 'true');
       return null;
     }
@@ -110,14 +125,14 @@ export function createTeacherPanel({ prefix, t, getState, links, announce }) {
 
   write.addEventListener('click', () => {
     if (!view) return;
-    problem.textContent = '';
+    sayProblem(null);
     outputs.hidden = true;  // no stale link beside a message
     const kinds = kindBoxes.filter((box) => box.checked && !box.disabled).map((box) => box.value);
     const rel = readTolerance(relative, 'teacher.relative', 100, 100);
     const abs = rel === null ? null : readTolerance(absolute, 'teacher.absolute', 1000, 1);
     if (rel === null || abs === null) return;
     if (!kinds.length) {
-      problem.textContent = t('teacher.noCell');
+      sayProblem(() => t('teacher.noCell'));
       return;
     }
     const cells = cellsFromChoices(view, {
@@ -125,17 +140,25 @@ export function createTeacherPanel({ prefix, t, getState, links, announce }) {
     });
     const state = { ...getState(), selectedToken: Number(query.value), practice: { cells, relative: rel, absolute: abs, hints: hints.checked } };
     const fragment = stateToFragment(state);
-    linkCode.textContent = `${links.page}${fragment}`;
-    iframeCode.textContent = `<iframe src="${links.embed}?mode=practice${fragment}" title="Attention Lab exercise" style="width: 100%; border: 0" height="900"></iframe>`;
+    // a lab in another language than English opens the exercise in it: ?lang=hi, lang="hi"
+    const lang = getLanguage();
+    const langQuery = lang === 'en' ? '' : `lang=${encodeURIComponent(lang)}`;
+    linkCode.textContent = `${links.page}${langQuery ? `?${langQuery}` : ''}${fragment}`;
+    iframeCode.textContent = `<iframe src="${links.embed}?mode=practice${langQuery ? `&${langQuery}` : ''}${fragment}" title="Attention Lab exercise" style="width: 100%; border: 0" height="900"></iframe>`;
     // the state carries the practice settings, so the component opens in practice mode
-    componentCode.textContent = componentSnippet(links.component, state);
+    componentCode.textContent = componentSnippet(links.component, state, lang);
     outputs.hidden = false;
-    problem.textContent = t('teacher.written', { count: cells.length });
+    sayProblem(() => t('teacher.written', { count: cells.length }));
   });
 
   return {
     toggle,
     panel,
+    /** Writes its words again (t now speaks another language). */
+    relabel() {
+      for (const [node, key] of words) node.textContent = t(key);
+      if (said) problem.textContent = said();
+    },
     /** Fills the choices from the lab as it is now. */
     fill(nextView, state) {
       const first = view === null;
