@@ -12,7 +12,7 @@ cmake --build build/wasm -j"$jobs" --target attention_simd attention_scalar atte
 
 rm -rf dist
 mkdir -p dist/lib
-cp web/index.html web/embed.html web/styles.css web/favicon.svg dist/
+cp web/index.html web/embed.html web/styles.css web/favicon.svg web/lang-early.js dist/
 cp web/lib/attention.d.ts build/wasm/attention-{,learn-}{simd,scalar}.{mjs,wasm} dist/lib/
 bundle() { npx esbuild "$@" --bundle --minify --sourcemap --format=esm --target=es2020 --log-level=warning; }
 # the engine's API, loadable on its own by any page; the trainer's side in a chunk that only

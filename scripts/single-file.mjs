@@ -13,11 +13,14 @@ const css = readFileSync(dist('styles.css'), 'utf8');
 // "</script" inside the code would end the element early; "<\/script" means the same to JavaScript
 const js = readFileSync(bundleFile, 'utf8').replace(/<\/script/gi, '<\\/script');
 
+const early = '<script src="lang-early.js"></script>';
+const earlyCode = readFileSync(dist('lang-early.js'), 'utf8');
 const stylesheet = '<link rel="stylesheet" href="styles.css">';
 const script = '<script type="module" src="main.js"></script>';
-if (!page.includes(stylesheet) || !page.includes(script)) throw new Error('index.html no longer has the tags single-file.mjs replaces');
+if (!page.includes(stylesheet) || !page.includes(script) || !page.includes(early)) throw new Error('index.html no longer has the tags single-file.mjs replaces');
 const single = page
   .replace(stylesheet, () => `<style>\n${css}</style>`)
+  .replace(early, () => `<script>\n${earlyCode}</script>`)
   .replace(script, () => `<script type="module">\n${js}</script>`)
   .replace('  <link rel="icon" href="favicon.svg" type="image/svg+xml">\n', '')
   .replace(/  <link rel="modulepreload"[^>]*>\n/g, '')

@@ -157,6 +157,44 @@ describe('the Hindi page (?lang=hi)', () => {
   });
 });
 
+describe('before the script has run', () => {
+  it('?lang=hi: the page\'s own words never show in English first; they show anyway if the script fails', async () => {
+    const tab = await browser.newPage();
+    // the page's script held back: what a reader sees until it runs
+    let release;
+    const held = new Promise((resolve) => { release = resolve; });
+    await tab.page.route('**/main.js', async (route) => { await held; await route.continue(); });
+    // (the document's parsing ends only after its module script has run: wait for the footer and the styles)
+    const parsed = (page) => page.waitForFunction(() => document.querySelector('.footer p') && [...document.styleSheets].some((sheet) => sheet.cssRules.length));
+    await tab.page.goto(`${browser.url}?lang=hi`, { waitUntil: 'commit' });
+    await parsed(tab.page);
+    const seen = () => tab.page.evaluate(() => ['h1', '.masthead p', '.footer p'].map((s) => getComputedStyle(document.querySelector(s)).visibility));
+    assert.deepEqual(await seen(), ['hidden', 'hidden', 'hidden'], 'the English words are hidden while the script is away');
+    release();
+    await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
+    assert.deepEqual(await seen(), ['visible', 'visible', 'visible']);
+    assert.equal(await tab.page.textContent('h1'), message('page.name', {}, 'hi'));
+    await tab.page.close();
+
+    // a script that never comes: the words show after 3 s, in English
+    const broken = await browser.newPage();
+    await broken.page.route('**/main.js', (route) => route.abort());
+    await broken.page.goto(`${browser.url}?lang=hi`, { waitUntil: 'commit' });
+    await parsed(broken.page);
+    assert.equal(await broken.page.evaluate(() => getComputedStyle(document.querySelector('h1')).visibility), 'hidden');
+    await broken.page.waitForFunction(() => getComputedStyle(document.querySelector('h1')).visibility === 'visible', null, { timeout: 6000 });
+    await broken.page.close();
+
+    // English hides nothing
+    const english = await browser.newPage();
+    await english.page.route('**/main.js', (route) => route.abort());
+    await english.page.goto(browser.url, { waitUntil: 'commit' });
+    await parsed(english.page);
+    assert.equal(await english.page.evaluate(() => getComputedStyle(document.querySelector('h1')).visibility), 'visible');
+    await english.page.close();
+  });
+});
+
 describe('the language menu', () => {
   it('switches the texts and keeps the edits, the chosen token and head, and the scroll; the link carries lang', async () => {
     const tab = await openPage('#lab=' + encodeURIComponent(JSON.stringify({ preset: 'telescope' })));

@@ -36,6 +36,8 @@ export function showPageLanguage(language) {
   document.documentElement.lang = language;
   document.title = t('page.title');
   for (const part of document.querySelectorAll('.masthead, .footer')) applyTexts(part, t);
+  // lang-early.js hid them until now, so that they do not show in English first
+  document.documentElement.removeAttribute('data-texts-pending');
 }
 
 /** `address` with ?lang= for `language` (none for English, the default). */
