@@ -178,7 +178,7 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
   bool z_overflows = false;
   // Without the trace and a mask, on the fast arithmetic, with the gemm's packing, and when the
   // scores of a head are larger than a block: passes 2 to 5 by blocks of queries (below).
-  static std::vector<float> k_panels, v_panels;
+  static std::vector<float> k_panels, v_panels, row_max, inv_sum;
   const int query_block = std::max(64, kScoresBlockValues / m / 4 * 4);
   const bool by_blocks = !trace && config.mask_mode == MaskMode::None && config.arithmetic == Arithmetic::Fast &&
                          ops::packs_panels() && n > query_block;
@@ -226,9 +226,15 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
       } else {
         ops.matmul_transb(q_block, d_k, head.k.data(), d_k, scores, m, rows, d_k, m);
       }
-      // without a mask every score is kept: one pass for both checks (NaN or ±inf in, non-finite out)
-      const float largest = config.mask_mode == MaskMode::None ? ops::largest_magnitude(scores, count)
-                                                               : std::numeric_limits<float>::quiet_NaN();
+      // without a mask every score is kept: one pass for both checks (NaN or ±inf in, non-finite out),
+      // which by blocks also finds each row's max for the softmax
+      if (by_blocks) {
+        row_max.resize(static_cast<std::size_t>(rows));
+        inv_sum.resize(static_cast<std::size_t>(rows));
+      }
+      const float largest = by_blocks                          ? ops::row_maxima(scores, rows, m, row_max.data())
+                            : config.mask_mode == MaskMode::None ? ops::largest_magnitude(scores, count)
+                                                                 : std::numeric_limits<float>::quiet_NaN();
       const bool checked = std::isfinite(largest);
       if (!checked && !ops::all_finite(scores, count)) {
         return first_cause(overflow("the scores q·kᵀ of " + head_name(h, shape.heads)));
@@ -239,23 +245,26 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
                                                       format_number(shape.scale) + ") overflow float32; use a larger divisor"));
       }
 
-      // passes 3 and 4: scale, mask and softmax, fused in one row pass. With the trace `scaled`
-      // keeps the scaled and masked scores on their own (the same product, so the same bits).
-      float* weights = scores;
-      if (trace) {
-        head.scaled.resize(head.scores.size());
-        scale_and_mask(config, inputs, shape, head.scores.data(), head.scaled.data());
-        head.weights = head.scores;
-        weights = head.weights.data();
-      }
-      ops.softmax_scaled_rows(weights, rows, m, static_cast<float>(shape.scale), config.mask_mode == MaskMode::Causal,
-                              config.mask_mode == MaskMode::Keep ? inputs.keep.data : nullptr);
-
-      // pass 5: z = weights·v, written straight into this head's columns of the concatenation
       float* z_block = z_in_concat + static_cast<std::size_t>(first) * concat_width;
       if (by_blocks) {
-        ops::matmul_packed(weights, m, v_panels.data(), z_block, concat_width, rows, m, d_v);
+        // passes 3 to 5 with no mask and no trace: exp of the scaled scores in one pass from the maxima
+        // found above, and each row's 1 / sum applied as the weights are packed for z = weights·v.
+        // The same operations on the same values as below, so the same bits.
+        ops::softmax_exp_rows(scores, rows, m, static_cast<float>(shape.scale), row_max.data(), inv_sum.data());
+        ops::matmul_packed_row_scaled(scores, m, inv_sum.data(), v_panels.data(), z_block, concat_width, rows, m, d_v);
       } else {
+        // passes 3 and 4: scale, mask and softmax, fused in one row pass. With the trace `scaled`
+        // keeps the scaled and masked scores on their own (the same product, so the same bits).
+        float* weights = scores;
+        if (trace) {
+          head.scaled.resize(head.scores.size());
+          scale_and_mask(config, inputs, shape, head.scores.data(), head.scaled.data());
+          head.weights = head.scores;
+          weights = head.weights.data();
+        }
+        ops.softmax_scaled_rows(weights, rows, m, static_cast<float>(shape.scale), config.mask_mode == MaskMode::Causal,
+                                config.mask_mode == MaskMode::Keep ? inputs.keep.data : nullptr);
+        // pass 5: z = weights·v, written straight into this head's columns of the concatenation
         ops.matmul(weights, m, head.v.data(), d_v, z_block, concat_width, rows, m, d_v);
       }
       if (!rows_finite(z_block, rows, d_v, concat_width)) {

@@ -226,6 +226,78 @@ float largest_magnitude(const float* values, std::size_t count) {
   return result;  // NaN when some value is NaN: the NaN's own bits
 }
 
+float row_maxima(const float* values, int rows, int cols, float* row_max) {
+  constexpr std::uint32_t kMagnitude = 0x7fffffffu;
+  std::uint32_t largest = 0;
+  for (int i = 0; i < rows; ++i) {
+    const float* row = values + static_cast<std::size_t>(i) * cols;
+    float top = -std::numeric_limits<float>::infinity();
+    int j = 0;
+#if defined(__wasm_simd128__)
+    // two chains each of the max (pmax: one instruction) and of the magnitudes' bits
+    const v128_t magnitude = wasm_i32x4_splat(static_cast<int>(kMagnitude));
+    v128_t top_0 = wasm_f32x4_splat(top), top_1 = top_0;
+    v128_t largest_0 = wasm_i32x4_splat(0), largest_1 = largest_0;
+    for (; j + 8 <= cols; j += 8) {
+      const v128_t lo = wasm_v128_load(row + j), hi = wasm_v128_load(row + j + 4);
+      top_0 = wasm_f32x4_pmax(top_0, lo);
+      top_1 = wasm_f32x4_pmax(top_1, hi);
+      largest_0 = wasm_i32x4_max(largest_0, wasm_v128_and(lo, magnitude));
+      largest_1 = wasm_i32x4_max(largest_1, wasm_v128_and(hi, magnitude));
+    }
+    alignas(16) float tops[8];
+    alignas(16) std::uint32_t lanes[8];
+    wasm_v128_store(tops, top_0);
+    wasm_v128_store(tops + 4, top_1);
+    wasm_v128_store(lanes, largest_0);
+    wasm_v128_store(lanes + 4, largest_1);
+    for (int lane = 0; lane < 8; ++lane) {
+      top = tops[lane] > top ? tops[lane] : top;
+      largest = std::max(largest, lanes[lane]);
+    }
+#endif
+    for (; j < cols; ++j) {
+      std::uint32_t bits;
+      std::memcpy(&bits, row + j, sizeof bits);
+      largest = std::max(largest, bits & kMagnitude);
+      top = row[j] > top ? row[j] : top;
+    }
+    row_max[i] = top;
+  }
+  float result;
+  std::memcpy(&result, &largest, sizeof result);
+  return result;  // NaN when some value is NaN, as largest_magnitude
+}
+
+void softmax_exp_rows(float* x, int rows, int cols, float scale, const float* row_max, float* inv_sum) {
+#if defined(__wasm_simd128__)
+  for (int i = 0; i < rows; ++i) {
+    inv_sum[i] = kernels::softmax_exp_scaled_f32__wasmsimd(cols, x + static_cast<std::size_t>(i) * cols, scale, row_max[i]);
+  }
+#else
+  (void)x, (void)rows, (void)cols, (void)scale, (void)row_max, (void)inv_sum;
+#endif
+}
+
+void matmul_packed_row_scaled(float* a, int lda, const float* row_scale, const float* panels, float* c, int ldc, int rows,
+                              int inner, int cols) {
+#if defined(__wasm_simd128__)
+  if (rows >= kStripsFromRows) {
+    float* strips = strip_scratch(rows, inner);
+    kernels::pack_strips(rows, inner, a, lda, kPpmm.mr, strips, row_scale);
+    kernels::ppmm_f32(kPpmm, rows, inner, cols, strips, panels, c, ldc);
+    return;
+  }
+  for (int i = 0; i < rows; ++i) {
+    float* row = a + static_cast<std::size_t>(i) * lda;
+    for (int k = 0; k < inner; ++k) row[k] *= row_scale[i];
+  }
+  kernels::gemm_f32_prepacked(kGemm, rows, inner, cols, a, lda, panels, c, ldc);
+#else
+  (void)a, (void)lda, (void)row_scale, (void)panels, (void)c, (void)ldc, (void)rows, (void)inner, (void)cols;
+#endif
+}
+
 void softmax_rows(float* x, int ld, int rows, int cols) {
   for (int i = 0; i < rows; ++i) kSoftmax(cols, x + static_cast<std::size_t>(i) * ld);
 }

@@ -43,6 +43,18 @@ void matmul_strips(const float* strips, const float* panels, float* c, int ldc, 
 bool all_finite(const float* values, std::size_t count);
 float largest_magnitude(const float* values, std::size_t count);
 
+// The unmasked attention rows of a block of queries without a trace, in two passes over the scores
+// where the plain way makes four (check, scale and max, exp, normalise), with the same bits (SIMD
+// build; the by-blocks path of attention.cpp):
+//   row_maxima: largest_magnitude of the (rows, cols) values, and each row's max into row_max;
+//   softmax_exp_rows: row i = exp(row_i / scale − max_i / scale), its 1 / sum into inv_sum[i];
+//   matmul_packed_row_scaled: matmul_packed of (a with row i multiplied by row_scale[i]), the
+//   multiplication made while a is packed into strips (in place on a for fewer than 33 rows).
+float row_maxima(const float* values, int rows, int cols, float* row_max);
+void softmax_exp_rows(float* x, int rows, int cols, float scale, const float* row_max, float* inv_sum);
+void matmul_packed_row_scaled(float* a, int lda, const float* row_scale, const float* panels, float* c, int ldc, int rows,
+                              int inner, int cols);
+
 // In place over (rows, cols): each row becomes its softmax. A row that is all -inf (every key masked)
 // becomes all zero instead of NaN.
 void softmax_rows(float* x, int ld, int rows, int cols);

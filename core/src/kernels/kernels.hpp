@@ -66,6 +66,10 @@ using ScaledSoftmaxKernel = void (*)(int cols, int visible, const std::uint8_t* 
 void softmax_scaled_f32__scalar(int cols, int visible, const std::uint8_t* keep, float scale, float* row);
 #if defined(__wasm_simd128__)
 void softmax_scaled_f32__wasmsimd(int cols, int visible, const std::uint8_t* keep, float scale, float* row);
+// The same row with every key visible, its normalisation left to the caller, in one pass over the raw
+// scores whose max (raw_max) is known and finite: row_j = exp(row_j · (1 / scale) − max), and returns
+// 1 / Σ row_j. row_j · (the result) is then, bit for bit, softmax_scaled_f32__wasmsimd's row_j.
+float softmax_exp_scaled_f32__wasmsimd(int cols, float* row, float scale, float raw_max);
 #endif
 
 // The panel gemm driver around a micro-kernel:
@@ -91,7 +95,8 @@ void gemm_f32(const GemmEntry& kernel, int rows, int inner, int cols, const floa
 // gives the same bits as gemm_f32; ppmm_f32 takes both packed (a used against many b, such as x
 // against every head's weights).
 std::size_t strips_size(int rows, int inner, int mr);
-void pack_strips(int rows, int inner, const float* a, int lda, int mr, float* strips);
+// With row_scale, row r of a is packed multiplied by row_scale[r] (one rounding, as a pass over a would).
+void pack_strips(int rows, int inner, const float* a, int lda, int mr, float* strips, const float* row_scale = nullptr);
 void ppmm_f32(const PpmmEntry& kernel, int rows, int inner, int cols, const float* strips, const float* panels, float* c,
               int ldc);
 void gemm_f32_strips(const PpmmEntry& kernel, int rows, int inner, int cols, const float* a, int lda, const float* b,

@@ -59,14 +59,15 @@ namespace {
 
 // exp(x) for x <= 0, four lanes: range reduction x = n·ln2 + r with |r| <= ln2/2 (Cephes' split of
 // ln2), a degree-5 polynomial in r, then 2^n built in the exponent bits. Relative error about 2e-7.
-// Below -87.3 (where 2^n would leave the normal range), including -inf, the result is exactly 0.
 // n is rounded by adding and subtracting 1.5·2^23 (the float's spacing there is 1, so the addition
 // rounds to nearest), and 2^n's bits come from that sum's low bits: no nearest() and no float to
 // int conversion, which V8 lowers to long saturating sequences on x64.
+// x is first raised to -127·ln2 (pmax: one instruction, unlike max), where n = -127 and 2^n's bits
+// are all zero: there, and so for every x below it and for -inf, the result is exactly 0 with no
+// compare and select (which took five instructions and two of V8's few SIMD registers). Between
+// -87.68 and -87.34 the result is 2^-126·e^r, about 1e-38, where a float has no normal value below.
 inline v128_t exp_nonpositive(v128_t x) {
-  const v128_t lowest = wasm_f32x4_splat(-87.33654f);
-  const v128_t underflow = wasm_f32x4_lt(x, lowest);
-  x = wasm_f32x4_pmax(lowest, x);  // pmax(a, b) = a < b ? b : a: one instruction, unlike max
+  x = wasm_f32x4_pmax(wasm_f32x4_splat(-88.02969193f), x);  // pmax(a, b) = a < b ? b : a
   const v128_t magic = wasm_f32x4_splat(12582912.0f);  // 1.5·2^23
   const v128_t shifted = wasm_f32x4_add(wasm_f32x4_mul(x, wasm_f32x4_splat(1.44269504088896341f)), magic);
   const v128_t n = wasm_f32x4_sub(shifted, magic);
@@ -83,7 +84,7 @@ inline v128_t exp_nonpositive(v128_t x) {
   const v128_t two_to_n = wasm_i32x4_shl(wasm_i32x4_add(shifted, wasm_i32x4_splat(127)), 23);
   // 2^n·exp(r) = 2^n + (2^n·r)·p(r)
   const v128_t scaled_r = wasm_f32x4_mul(r, two_to_n);
-  return wasm_v128_andnot(wasm_f32x4_add(wasm_f32x4_mul(scaled_r, p), two_to_n), underflow);
+  return wasm_f32x4_add(wasm_f32x4_mul(scaled_r, p), two_to_n);
 }
 
 inline float horizontal_max(v128_t v) {
@@ -98,28 +99,49 @@ inline float horizontal_sum(v128_t v) {
   return wasm_f32x4_extract_lane(v, 0);
 }
 
+// Pass 2 of a softmax over row[0..cols-1] whose max is row_max (finite): row_j = exp(x_j - max) and
+// the sum, returned as 1 / sum on every lane. With Scaled, x_j is row_j · inv_scale, made here from
+// the raw score (the same product pass 1 would have stored, so the same bits).
+template <bool Scaled>
+v128_t softmax_exp(int cols, float* row, float row_max, float inv_scale) {
+  const int full = cols & ~3;
+  const int tail = cols - full;
+  const v128_t max_splat = wasm_f32x4_splat(row_max);
+  const v128_t inv_scale_splat = wasm_f32x4_splat(inv_scale);
+  v128_t sum_vec = wasm_f32x4_splat(0.0f);
+  const auto exp_at = [&](float* at, bool scale) {
+    v128_t x = wasm_v128_load(at);
+    if (scale) x = wasm_f32x4_mul(x, inv_scale_splat);
+    const v128_t e = exp_nonpositive(wasm_f32x4_sub(x, max_splat));
+    wasm_v128_store(at, e);
+    sum_vec = wasm_f32x4_add(sum_vec, e);
+  };
+  // two vectors a step: the loop's own instructions (V8's stack check, the index, the constants it
+  // reloads) are a quarter of a one-vector step's. One sum, added in the same order.
+  int j = 0;
+  for (; j + 8 <= full; j += 8) {
+    exp_at(row + j, Scaled);
+    exp_at(row + j + 4, Scaled);
+  }
+  if (j < full) exp_at(row + j, Scaled);
+  // the tail through a padded copy (padding -inf, whose exp is 0): every element uses the same exp
+  // and nothing past the row is read or written
+  if (tail) {
+    alignas(16) float tail_buffer[4] = {kMinusInf, kMinusInf, kMinusInf, kMinusInf};
+    for (int t = 0; t < tail; ++t) tail_buffer[t] = Scaled ? row[full + t] * inv_scale : row[full + t];
+    exp_at(tail_buffer, false);
+    for (int t = 0; t < tail; ++t) row[full + t] = tail_buffer[t];
+  }
+  return wasm_f32x4_splat(1.0f / horizontal_sum(sum_vec));
+}
+
 // Passes 2 and 3 of a softmax over row[0..cols-1] whose max is row_max (finite): exp(x - max) and
 // the sum, then multiply by 1 / sum.
 void softmax_exp_normalise(int cols, float* row, float row_max) {
+  const v128_t inv_sum = softmax_exp<false>(cols, row, row_max, 1.0f);
   const int full = cols & ~3;
-  const int tail = cols - full;
-  // pass 2: exp and sum, four at a time. The tail goes through a padded copy (padding -inf, whose
-  // exp is 0) so that every element uses the same exp and nothing past the row is read or written.
-  const v128_t max_splat = wasm_f32x4_splat(row_max);
-  v128_t sum_vec = wasm_f32x4_splat(0.0f);
-  alignas(16) float tail_buffer[4] = {kMinusInf, kMinusInf, kMinusInf, kMinusInf};
-  for (int t = 0; t < tail; ++t) tail_buffer[t] = row[full + t];
-  for (int j = 0; j < cols; j += 4) {
-    float* at = j < full ? row + j : tail_buffer;  // one call site of the exp, for code size
-    const v128_t e = exp_nonpositive(wasm_f32x4_sub(wasm_v128_load(at), max_splat));
-    wasm_v128_store(at, e);
-    sum_vec = wasm_f32x4_add(sum_vec, e);
-  }
-  const v128_t inv_sum = wasm_f32x4_splat(1.0f / horizontal_sum(sum_vec));
-
-  // pass 3: normalise
   for (int j = 0; j < full; j += 4) wasm_v128_store(row + j, wasm_f32x4_mul(wasm_v128_load(row + j), inv_sum));
-  for (int t = 0; t < tail; ++t) row[full + t] = tail_buffer[t] * wasm_f32x4_extract_lane(inv_sum, 0);
+  for (int j = full; j < cols; ++j) row[j] *= wasm_f32x4_extract_lane(inv_sum, 0);
 }
 
 }  // namespace
@@ -178,6 +200,13 @@ void softmax_scaled_f32__wasmsimd(int cols, int visible, const std::uint8_t* kee
   }
   // passes 2 and 3 over the visible keys, as in the plain softmax
   softmax_exp_normalise(visible, row, row_max);
+}
+
+float softmax_exp_scaled_f32__wasmsimd(int cols, float* row, float scale, float raw_max) {
+  assert(cols >= 1);
+  const float inv_scale = 1.0f / scale;
+  // x ↦ x · inv_scale rounds monotonically (inv_scale > 0): the max of the scaled row is the scaled max
+  return wasm_f32x4_extract_lane(softmax_exp<true>(cols, row, raw_max * inv_scale, inv_scale), 0);
 }
 
 #endif  // __wasm_simd128__
