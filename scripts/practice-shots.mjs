@@ -1,9 +1,12 @@
 // Screenshots of practice mode at 1280 and 375 px, light and dark (for looking at, not a test):
-//   node scripts/practice-shots.mjs [outdir] [preset]
+//   node scripts/practice-shots.mjs [outdir] [preset] [language]
+// With a language ('hi'), the page is switched to it with the language menu after the answers, so
+// that the shots show practice mode as that switch leaves it.
 import { openBrowser } from '../tests/e2e/browser.mjs';
 
 const out = process.argv[2] ?? '/tmp/practice-shots';
 const preset = process.argv[3] ?? 'telescope';
+const language = process.argv[4] ?? null;
 const browser = await openBrowser();
 const hash = `#lab=${encodeURIComponent(JSON.stringify({ preset, practice: {} }))}`;
 for (const width of [1280, 375]) {
@@ -23,9 +26,14 @@ for (const width of [1280, 375]) {
       await inputs.last().press('Enter');
     }
     await page.locator(`.exercise[data-index="${row}"] .hint-button`).click();
+    if (language) {
+      const draws = await page.evaluate(() => globalThis.attentionLab.draws);
+      await page.selectOption('#language', language);
+      await page.waitForFunction((n) => globalThis.attentionLab.draws > n && globalThis.attentionLab.idle, draws);
+    }
     await page.locator(`.exercise[data-index="${row}"]`).scrollIntoViewIfNeeded();
-    await page.screenshot({ path: `${out}/practice-${preset}-${width}-${colorScheme}.png`, fullPage: false });
-    await page.screenshot({ path: `${out}/practice-${preset}-${width}-${colorScheme}-full.png`, fullPage: true });
+    await page.screenshot({ path: `${out}/practice-${preset}${language ? `-${language}` : ''}-${width}-${colorScheme}.png`, fullPage: false });
+    await page.screenshot({ path: `${out}/practice-${preset}${language ? `-${language}` : ''}-${width}-${colorScheme}-full.png`, fullPage: true });
     console.log(width, colorScheme, await page.evaluate(() => document.documentElement.scrollWidth));
     await page.close();
   }

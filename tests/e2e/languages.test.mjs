@@ -299,7 +299,10 @@ describe('the language menu', () => {
     await page.waitForSelector('.exercise[data-index="1"] .feedback[data-verdict="wrong"], .exercise[data-index="1"] .feedback[data-verdict="mistake"]');
     for (let i = 0; i < 2; i++) await page.click('.exercise[data-index="1"] .hint-button');
     await page.locator('.practice-input[data-exercise="1"]').last().fill('7');
-    const english = { cards: [await card(0), await card(1)], results: await page.evaluate(() => globalThis.attentionLab.practice.results), title: await page.textContent('.practice h2') };
+    const english = {
+      cards: [await card(0), await card(1)], results: await page.evaluate(() => globalThis.attentionLab.practice.results),
+      title: await page.textContent('.practice h2'), lit: await page.locator('td.practice-source').count(),
+    };
     assert.equal(english.cards[1].hints.length, 2);
     assert.deepEqual(english.results.correct, 1);
 
@@ -320,6 +323,9 @@ describe('the language menu', () => {
     }
     assert.equal(hindi[0].feedback, practiceMessage('verdict.correct', { value: await page.evaluate(() => globalThis.attentionLab.practice.exercises[0].shown) }, 'hi'));
     assert.equal(hindi[1].hintButton, practiceMessage('exercise.nextHint', {}, 'hi'));
+    // the first hint's cells stay lit
+    assert.equal(await page.locator('td.practice-source').count(), english.lit);
+    assert.ok(english.lit > 0);
     // the teacher's panel too (read with the rest: nothing left in English, the whole page read;
     // practice mode hides the sections it does not use), and what it writes opens the exercise in Hindi
     await page.click('[data-role="teacher"]');

@@ -238,9 +238,10 @@ export function mountPractice({ container, root, embedded, links, getState, setS
     setOverlay(null);
   }
 
-  function renderCards() {
+  // keepLit: the same exercises in another language, whose first hints' cells stay lit
+  function renderCards({ keepLit = false } = {}) {
     for (const parts of cards) parts.card.remove();
-    tables.unlight();
+    if (!keepLit) tables.unlight();
     cards = exercises.map((exercise, index) => {
       const parts = renderCard(exercise, { number: index + 1, total: exercises.length, id: `${prefix}-${index}`, hints: settings.hints, lang });
       for (const input of parts.inputs) {
@@ -389,7 +390,7 @@ export function mountPractice({ container, root, embedded, links, getState, setS
         focused: parts.inputs.indexOf(active),
         focusedButton: [parts.check, parts.hint, parts.reveal].indexOf(active),
       }));
-      renderCards();
+      renderCards({ keepLit: true });
       kept.forEach((before, index) => {
         const parts = cards[index];
         parts.inputs.forEach((input, k) => { input.value = before.values[k]; });
