@@ -180,12 +180,12 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
   // Without the trace one set of buffers is reused by every head.
   static HeadTrace scratch;
   bool z_overflows = false;
-  // Without the trace and a mask, on the fast arithmetic, with the gemm's packing, and when the
-  // scores of a head are larger than a block: passes 2 to 5 by blocks of queries (below).
+  // Without the trace and a mask, on the fast arithmetic, with the gemm's packing: passes 2 to 5 by
+  // blocks of queries (below; one block when a head's scores fit in one), the softmax in two passes.
   static std::vector<float> k_panels, v_panels, row_max, inv_sum;
   const int query_block = std::max(64, kScoresBlockValues / m / 4 * 4);
   const bool by_blocks = !trace && config.mask_mode == MaskMode::None && config.arithmetic == Arithmetic::Fast &&
-                         ops::packs_panels() && n > query_block;
+                         ops::packs_panels();
   if (trace) out.heads.resize(shape.heads);
 
   for (int h = 0; h < shape.heads; ++h) {
