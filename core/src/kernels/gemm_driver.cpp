@@ -68,11 +68,10 @@ std::size_t strips_size(int rows, int inner, int mr) {
   return static_cast<std::size_t>((rows + mr - 1) / mr) * mr * inner;
 }
 
-namespace {
-
-// pack_strips, with each row of a multiplied by its row_scale when Scaled
-template <bool Scaled>
-void pack_strips_impl(int rows, int inner, const float* a, int lda, int mr, float* strips, const float* row_scale) {
+// With row_scale, each row of a is multiplied by its scale as it is packed; without, by 1 (x · 1 is
+// x exactly: the same code for both, which keeps the engine small).
+void pack_strips(int rows, int inner, const float* a, int lda, int mr, float* strips, const float* row_scale) {
+  const auto scale_of = [&](int row) { return row_scale ? row_scale[row] : 1.0f; };
   for (int first = 0; first < rows; first += mr) {
     float* strip = strips + static_cast<std::size_t>(first) * inner;
     const int height = std::min(mr, rows - first);
@@ -82,18 +81,13 @@ void pack_strips_impl(int rows, int inner, const float* a, int lda, int mr, floa
       const float* a_1 = a_0 + lda;
       const float* a_2 = a_1 + lda;
       const float* a_3 = a_2 + lda;
-      const float s_0 = Scaled ? row_scale[first] : 1.0f, s_1 = Scaled ? row_scale[first + 1] : 1.0f;
-      const float s_2 = Scaled ? row_scale[first + 2] : 1.0f, s_3 = Scaled ? row_scale[first + 3] : 1.0f;
+      const float s_0 = scale_of(first), s_1 = scale_of(first + 1), s_2 = scale_of(first + 2), s_3 = scale_of(first + 3);
       const v128_t s0 = wasm_f32x4_splat(s_0), s1 = wasm_f32x4_splat(s_1);
       const v128_t s2 = wasm_f32x4_splat(s_2), s3 = wasm_f32x4_splat(s_3);
       int k = 0;
       for (; k + 4 <= inner; k += 4) {
-        v128_t r0 = wasm_v128_load(a_0 + k), r1 = wasm_v128_load(a_1 + k);
-        v128_t r2 = wasm_v128_load(a_2 + k), r3 = wasm_v128_load(a_3 + k);
-        if (Scaled) {
-          r0 = wasm_f32x4_mul(r0, s0), r1 = wasm_f32x4_mul(r1, s1);
-          r2 = wasm_f32x4_mul(r2, s2), r3 = wasm_f32x4_mul(r3, s3);
-        }
+        const v128_t r0 = wasm_f32x4_mul(wasm_v128_load(a_0 + k), s0), r1 = wasm_f32x4_mul(wasm_v128_load(a_1 + k), s1);
+        const v128_t r2 = wasm_f32x4_mul(wasm_v128_load(a_2 + k), s2), r3 = wasm_f32x4_mul(wasm_v128_load(a_3 + k), s3);
         const v128_t r01_lo = wasm_i32x4_shuffle(r0, r1, 0, 4, 1, 5), r01_hi = wasm_i32x4_shuffle(r0, r1, 2, 6, 3, 7);
         const v128_t r23_lo = wasm_i32x4_shuffle(r2, r3, 0, 4, 1, 5), r23_hi = wasm_i32x4_shuffle(r2, r3, 2, 6, 3, 7);
         float* strip_k = strip + static_cast<std::size_t>(k) * 4;
@@ -104,33 +98,19 @@ void pack_strips_impl(int rows, int inner, const float* a, int lda, int mr, floa
       }
       for (; k < inner; ++k) {
         float* strip_k = strip + static_cast<std::size_t>(k) * 4;
-        if (Scaled) {
-          strip_k[0] = a_0[k] * s_0, strip_k[1] = a_1[k] * s_1, strip_k[2] = a_2[k] * s_2, strip_k[3] = a_3[k] * s_3;
-        } else {
-          strip_k[0] = a_0[k], strip_k[1] = a_1[k], strip_k[2] = a_2[k], strip_k[3] = a_3[k];
-        }
+        strip_k[0] = a_0[k] * s_0, strip_k[1] = a_1[k] * s_1, strip_k[2] = a_2[k] * s_2, strip_k[3] = a_3[k] * s_3;
       }
       continue;
     }
 #endif
     for (int r = 0; r < height; ++r) {
       const float* a_r = a + static_cast<std::size_t>(first + r) * lda;
-      const float scale = Scaled ? row_scale[first + r] : 1.0f;
-      for (int k = 0; k < inner; ++k) strip[static_cast<std::size_t>(k) * mr + r] = Scaled ? a_r[k] * scale : a_r[k];
+      const float scale = scale_of(first + r);
+      for (int k = 0; k < inner; ++k) strip[static_cast<std::size_t>(k) * mr + r] = a_r[k] * scale;
     }
     for (int r = height; r < mr; ++r) {
       for (int k = 0; k < inner; ++k) strip[static_cast<std::size_t>(k) * mr + r] = 0.0f;
     }
-  }
-}
-
-}  // namespace
-
-void pack_strips(int rows, int inner, const float* a, int lda, int mr, float* strips, const float* row_scale) {
-  if (row_scale) {
-    pack_strips_impl<true>(rows, inner, a, lda, mr, strips, row_scale);
-  } else {
-    pack_strips_impl<false>(rows, inner, a, lda, mr, strips, nullptr);
   }
 }
 

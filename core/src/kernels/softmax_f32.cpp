@@ -100,36 +100,28 @@ inline float horizontal_sum(v128_t v) {
 }
 
 // Pass 2 of a softmax over row[0..cols-1] whose max is row_max (finite): row_j = exp(x_j - max) and
-// the sum, returned as 1 / sum on every lane. With Scaled, x_j is row_j · inv_scale, made here from
-// the raw score (the same product pass 1 would have stored, so the same bits).
-template <bool Scaled>
-v128_t softmax_exp(int cols, float* row, float row_max, float inv_scale) {
+// the sum, returned as 1 / sum on every lane, where x_j is row_j · inv_scale: the raw score scaled
+// here (the same product pass 1 would have stored, so the same bits), or with inv_scale 1 the value
+// as it is (x · 1 is x exactly). One function for both, not inlined into either caller, so the exp is
+// in the engine twice, not four times (one call per row).
+[[gnu::noinline]] v128_t softmax_exp(int cols, float* row, float row_max, float inv_scale) {
   const int full = cols & ~3;
   const int tail = cols - full;
   const v128_t max_splat = wasm_f32x4_splat(row_max);
   const v128_t inv_scale_splat = wasm_f32x4_splat(inv_scale);
   v128_t sum_vec = wasm_f32x4_splat(0.0f);
-  const auto exp_at = [&](float* at, bool scale) {
-    v128_t x = wasm_v128_load(at);
-    if (scale) x = wasm_f32x4_mul(x, inv_scale_splat);
-    const v128_t e = exp_nonpositive(wasm_f32x4_sub(x, max_splat));
+  const auto exp_at = [&](float* at) {
+    const v128_t e = exp_nonpositive(wasm_f32x4_sub(wasm_f32x4_mul(wasm_v128_load(at), inv_scale_splat), max_splat));
     wasm_v128_store(at, e);
     sum_vec = wasm_f32x4_add(sum_vec, e);
   };
-  // two vectors a step: the loop's own instructions (V8's stack check, the index, the constants it
-  // reloads) are a quarter of a one-vector step's. One sum, added in the same order.
-  int j = 0;
-  for (; j + 8 <= full; j += 8) {
-    exp_at(row + j, Scaled);
-    exp_at(row + j + 4, Scaled);
-  }
-  if (j < full) exp_at(row + j, Scaled);
+  for (int j = 0; j < full; j += 4) exp_at(row + j);
   // the tail through a padded copy (padding -inf, whose exp is 0): every element uses the same exp
   // and nothing past the row is read or written
   if (tail) {
     alignas(16) float tail_buffer[4] = {kMinusInf, kMinusInf, kMinusInf, kMinusInf};
-    for (int t = 0; t < tail; ++t) tail_buffer[t] = Scaled ? row[full + t] * inv_scale : row[full + t];
-    exp_at(tail_buffer, false);
+    for (int t = 0; t < tail; ++t) tail_buffer[t] = row[full + t];
+    exp_at(tail_buffer);
     for (int t = 0; t < tail; ++t) row[full + t] = tail_buffer[t];
   }
   return wasm_f32x4_splat(1.0f / horizontal_sum(sum_vec));
@@ -138,7 +130,7 @@ v128_t softmax_exp(int cols, float* row, float row_max, float inv_scale) {
 // Passes 2 and 3 of a softmax over row[0..cols-1] whose max is row_max (finite): exp(x - max) and
 // the sum, then multiply by 1 / sum.
 void softmax_exp_normalise(int cols, float* row, float row_max) {
-  const v128_t inv_sum = softmax_exp<false>(cols, row, row_max, 1.0f);
+  const v128_t inv_sum = softmax_exp(cols, row, row_max, 1.0f);
   const int full = cols & ~3;
   for (int j = 0; j < full; j += 4) wasm_v128_store(row + j, wasm_f32x4_mul(wasm_v128_load(row + j), inv_sum));
   for (int j = full; j < cols; ++j) row[j] *= wasm_f32x4_extract_lane(inv_sum, 0);
@@ -206,7 +198,7 @@ float softmax_exp_scaled_f32__wasmsimd(int cols, float* row, float scale, float 
   assert(cols >= 1);
   const float inv_scale = 1.0f / scale;
   // x ↦ x · inv_scale rounds monotonically (inv_scale > 0): the max of the scaled row is the scaled max
-  return wasm_f32x4_extract_lane(softmax_exp<true>(cols, row, raw_max * inv_scale, inv_scale), 0);
+  return wasm_f32x4_extract_lane(softmax_exp(cols, row, raw_max * inv_scale, inv_scale), 0);
 }
 
 #endif  // __wasm_simd128__
