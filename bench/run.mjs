@@ -170,6 +170,7 @@ function targets(name, { rows, peak }) {
   for (const size of sizes) {
     const simd = get(size, 'engine SIMD');
     const prepared = get(size, 'engine SIMD prepared');
+    const given = get(size, 'engine SIMD prepared, output given');
     const tfBest = best(size, ['TF.js wasm batched', 'TF.js wasm per head']);
     const ortBest = best(size, ['ORT-web batched', 'ORT-web per head', 'ORT-web MultiHeadAttention', 'ORT-web Attention op']);
     const plain = get(size, 'plain JS');
@@ -177,6 +178,7 @@ function targets(name, { rows, peak }) {
     const vs = (engine) => `${(ortBest.median / engine.median).toFixed(2)}× ORT-web (${ortBest.contender}), ${(tfBest.median / engine.median).toFixed(2)}× TF.js-wasm (${tfBest.contender})`;
     lines.push(`  (${size.join(', ')}): attention() ${vs(simd)}, ${(100 * simd.gflops / peak.gflops).toFixed(0)} % of the ceiling; ` +
       (prepared ? `prepared ${vs(prepared)}, ${(100 * prepared.gflops / peak.gflops).toFixed(0)} % of the ceiling; ` : '') +
+      (given ? `with the output array given ${vs(given)}; ` : '') +
       `${(plain.median / simd.median).toFixed(1)}× plain JS; scalar ${(plain.median / scalar.median).toFixed(1)}× plain JS`);
     // Node: the same ratios on the process's CPU time (steadier while other jobs share the cores)
     const cpuBest = (names) => names.map((c) => get(size, c)).filter((r) => r?.cpuMedian).sort((a, b) => a.cpuMedian - b.cpuMedian)[0];

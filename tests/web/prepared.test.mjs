@@ -50,6 +50,38 @@ for (const simd of [true, false]) {
       model.dispose();
     });
 
+    it('writes into a given output: the same bits, the same array; a wrong output is refused by name', () => {
+      const random = randomSource(simd ? 25 : 26);
+      const [dModel, heads, n] = [16, 2, 5];
+      const weights = { wq: random.matrix(dModel * dModel, 0.4), wk: random.matrix(dModel * dModel, 0.4), wv: random.matrix(dModel * dModel, 0.4), wo: random.matrix(dModel * dModel, 0.3) };
+      const model = engine.prepare({ dModel, heads, ...weights });
+      const x = random.matrix(n * dModel);
+      const want = model.run({ x, n }).output;
+      const output = new Float32Array(n * dModel).fill(Number.NaN);
+      for (let call = 0; call < 3; call++) {
+        const got = model.run({ x, n, output });
+        assert.equal(got.output, output, 'the given array comes back');
+        assert.equal(got.dOut, dModel);
+        for (let i = 0; i < want.length; i++) assert.ok(Object.is(output[i], want[i]), `output[${i}]`);
+      }
+      // a second x into the same array: the new result, not the old
+      const x2 = random.matrix(n * dModel);
+      const want2 = model.run({ x: x2, n }).output;
+      model.run({ x: x2, n, output });
+      assert.deepEqual(Array.from(output), Array.from(want2));
+      const refused = (value, Kind, pattern) => assert.throws(() => model.run({ x, n, output: value }), (e) => e instanceof Kind && e.field === 'output' && pattern.test(e.message));
+      refused(new Float64Array(n * dModel), TypeError, /output must be a Float32Array of n × dOut values, got/);
+      refused(Array.from(want), TypeError, /must be a Float32Array/);
+      refused(null, TypeError, /must be a Float32Array/);
+      refused(new Float32Array(n * dModel - 1), RangeError, new RegExp(`output has ${n * dModel - 1} values; expected n × dOut = ${n} × ${dModel}`));
+      const detached = new Float32Array(n * dModel);
+      structuredClone(detached.buffer, { transfer: [detached.buffer] });
+      refused(detached, TypeError, /detached/);
+      // still usable, and the output untouched by the refused calls
+      assert.deepEqual(Array.from(model.run({ x, n, output }).output), Array.from(want));
+      model.dispose();
+    });
+
     it('names the field of every bad option, at prepare() and at run()', () => {
       const w = new Float32Array(4 * 4);
       const expectError = (fn, Kind, field, pattern) => assert.throws(fn, (e) => e instanceof Kind && e.field === field && pattern.test(e.message));

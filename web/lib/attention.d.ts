@@ -193,8 +193,11 @@ export interface PrepareOptions {
 export interface PreparedAttention {
   readonly dModel: number;
   readonly dOut: number;
-  /** x: n × dModel. Returns a copy the caller owns, the same bits as attention() with trace: false. */
-  run(options: { x: Float32Array | number[]; n: number }): { output: Float32Array; dOut: number };
+  /**
+   * x: n × dModel. Returns a copy the caller owns, the same bits as attention() with trace: false;
+   * with `output` (n × dOut values) writes into it and returns it, allocating nothing.
+   */
+  run(options: { x: Float32Array | number[]; n: number; output?: Float32Array }): { output: Float32Array; dOut: number };
   /** Frees the model's WebAssembly memory; run() then throws. Safe to call twice. */
   dispose(): void;
 }

@@ -28,7 +28,7 @@ const GRADIENT_OPTIONS = new Set([...ATTENTION_OPTIONS, 'dOutput', 'dWeights']);
 const POSITION_MODES = { none: 0, sinusoidal: 1 };
 const INIT_OPTIONS = new Set(['dModel', 'heads', 'dK', 'dV', 'seed']);
 const PREPARE_OPTIONS = new Set(['dModel', 'heads', 'dK', 'dV', 'wq', 'wk', 'wv', 'wo', 'scale', 'mask']);
-const RUN_OPTIONS = new Set(['x', 'n']);
+const RUN_OPTIONS = new Set(['x', 'n', 'output']);
 
 function describe(value) {
   if (value === null) return 'null';
@@ -456,7 +456,11 @@ class PreparedAttention {
     this.dOut = dOut;
   }
 
-  /** { output (n × dOut Float32Array, owned by the caller), dOut } for x (n × dModel). */
+  /**
+   * { output (n × dOut Float32Array, owned by the caller), dOut } for x (n × dModel). With `output`
+   * (a Float32Array of n × dOut values) the result is written into it and it is returned: a loop of
+   * calls then allocates nothing (a new 64 KB array costs Chromium about 35 µs, Node 5).
+   */
   run(options) {
     if (this.#model === 0) throw new Error('this prepared model was disposed; call engine.prepare() again');
     checkOptions(options, RUN_OPTIONS, 'run()');
@@ -466,12 +470,26 @@ class PreparedAttention {
     if (x.length !== n * this.dModel) {
       throw fieldError(RangeError, 'x', `x has ${x.length} values; expected n × dModel = ${n} × ${this.dModel} = ${n * this.dModel}`);
     }
+    const given = readOption(options, 'output');
+    if (given !== undefined) {
+      if (!(given instanceof Float32Array)) {
+        throw fieldError(TypeError, 'output', `output must be a Float32Array of n × dOut values, got ${describe(given)}`);
+      }
+      checkReadable('output', given);
+      if (TYPED_LENGTH.call(given) !== n * this.dOut) {
+        throw fieldError(RangeError, 'output', `output has ${TYPED_LENGTH.call(given)} values; expected n × dOut = ${n} × ${this.dOut} = ${n * this.dOut}`);
+      }
+    }
     const input = module._attn_prepared_input(this.#model, n);
     if (!input) throw fieldError(RangeError, 'n', `n (${n}) is above the cap of 4096 tokens`);
     module.HEAPF32.set(x, input >> 2);
     const status = module._attn_prepared_run(this.#model);
     if (status) raisePrepared(module, this.#model, status);
     const output = module._attn_prepared_output(this.#model) >> 2;
+    if (given !== undefined) {
+      Float32Array.prototype.set.call(given, module.HEAPF32.subarray(output, output + n * this.dOut));
+      return { output: given, dOut: this.dOut };
+    }
     return { output: module.HEAPF32.slice(output, output + n * this.dOut), dOut: this.dOut };
   }
 
