@@ -77,6 +77,12 @@ for (const simd of [true, false]) {
       const detached = new Float32Array(n * dModel);
       structuredClone(detached.buffer, { transfer: [detached.buffer] });
       refused(detached, TypeError, /detached/);
+      // look-alikes: a Proxy of a Float32Array, an object claiming its prototype, a subclass whose buffer getter throws
+      refused(new Proxy(new Float32Array(n * dModel), {}), TypeError, /must be a Float32Array/);
+      refused(Object.create(Float32Array.prototype), TypeError, /must be a Float32Array/);
+      class Hostile extends Float32Array { get buffer() { throw new Error('no'); } set() { throw new Error('no'); } }
+      const hostile = new Hostile(n * dModel);
+      assert.deepEqual(Array.from(model.run({ x, n, output: hostile }).output), Array.from(want), 'its own getter and set() are not used');
       // still usable, and the output untouched by the refused calls
       assert.deepEqual(Array.from(model.run({ x, n, output }).output), Array.from(want));
       model.dispose();

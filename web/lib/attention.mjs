@@ -30,12 +30,18 @@ const INIT_OPTIONS = new Set(['dModel', 'heads', 'dK', 'dV', 'seed']);
 const PREPARE_OPTIONS = new Set(['dModel', 'heads', 'dK', 'dV', 'wq', 'wk', 'wv', 'wo', 'scale', 'mask']);
 const RUN_OPTIONS = new Set(['x', 'n', 'output']);
 
+// A value named in a message. Never throws: an object whose toString, constructor or length throws
+// (a look-alike of a typed array, a Proxy) is named by its type alone.
 function describe(value) {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return `an array of ${value.length}`;
-  if (ArrayBuffer.isView(value)) return `a ${value.constructor.name} of ${value.length}`;
-  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
-  return `${typeof value} ${String(value)}`;
+  try {
+    if (value === null) return 'null';
+    if (Array.isArray(value)) return `an array of ${value.length}`;
+    if (ArrayBuffer.isView(value)) return `a ${value.constructor.name} of ${value.length}`;
+    if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+    return `${typeof value} ${String(value)}`;
+  } catch {
+    return `an unreadable ${typeof value}`;
+  }
 }
 
 function checkOptions(options, allowed, what) {
@@ -116,6 +122,7 @@ function matrix(options, key, required, field = key) {
 
 // The length a typed array really has (a subclass cannot override the intrinsic getter).
 const TYPED_LENGTH = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), 'length').get;
+const TYPED_BUFFER = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), 'buffer').get;
 const typedLength = (array) => TYPED_LENGTH.call(array);
 
 // A typed array whose buffer was transferred away reads as empty: say so, instead of "0 values".
@@ -472,10 +479,13 @@ class PreparedAttention {
     }
     const given = readOption(options, 'output');
     if (given !== undefined) {
-      if (!(given instanceof Float32Array)) {
+      // a real Float32Array (a Proxy or a look-alike is not one), readable, of the right length
+      if (!ArrayBuffer.isView(given) || !(given instanceof Float32Array)) {
         throw fieldError(TypeError, 'output', `output must be a Float32Array of n × dOut values, got ${describe(given)}`);
       }
-      checkReadable('output', given);
+      if (isDetached(TYPED_BUFFER.call(given))) {
+        throw fieldError(TypeError, 'output', 'output cannot be written: its ArrayBuffer was detached (transferred to a worker or another owner)');
+      }
       if (TYPED_LENGTH.call(given) !== n * this.dOut) {
         throw fieldError(RangeError, 'output', `output has ${TYPED_LENGTH.call(given)} values; expected n × dOut = ${n} × ${this.dOut} = ${n * this.dOut}`);
       }
