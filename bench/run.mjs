@@ -2,9 +2,7 @@
 // (both V8), the machine's SIMD ceiling measured in the same run, and the page's own figures.
 // Prints one report and writes bench/results.json (bench/results-partial.json for --quick,
 // --node-only or --browser-only runs).
-import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,9 +17,9 @@ import { SIZES, QUICK_SIZES, runSuite, measurePeak, flops } from './suite.mjs';
 import { contendersFor } from './contenders.mjs';
 import { measureKernels } from './kernels.mjs';
 import { firstTableMs, editTimes } from './page-timing.mjs';
+import { openBenchSite, tfWasmDir } from './bench-site.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const require = createRequire(import.meta.url);
 const quick = process.argv.includes('--quick');
 // --sizes=8,64,2;64,256,4 (a smoke test of the harness; written as a partial result)
 const sizesArgument = process.argv.find((a) => a.startsWith('--sizes='));
@@ -31,8 +29,6 @@ const log = (...args) => console.error(...args);
 
 const { loadAttention } = await import(path.join(root, 'dist/lib/attention.mjs'));
 const { default: createPeakModule } = await import(path.join(root, 'build/wasm/peak.mjs'));
-const ortDir = path.join(path.dirname(require.resolve('onnxruntime-web')), '..', 'dist');
-const tfWasmDir = path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm'));
 
 // ---- Node
 
@@ -73,38 +69,20 @@ function memoryFigures(engine) {
 // ---- Chromium
 
 async function chromiumBench() {
-  const { chromium } = await import('playwright-core');
-  const site = mkdtempSync(path.join(os.tmpdir(), 'attention-lab-bench-'));
-  cpSync(path.join(root, 'dist'), site, { recursive: true });
-  mkdirSync(path.join(site, 'tfjs'));
-  for (const file of readdirSync(tfWasmDir).filter((f) => f.endsWith('.wasm'))) cpSync(path.join(tfWasmDir, file), path.join(site, 'tfjs', file));
-  // ONNX Runtime Web's wasm build (SIMD, loaded by ort.env.wasm.wasmPaths = ./ort/)
-  mkdirSync(path.join(site, 'ort'));
-  for (const file of ['ort-wasm-simd-threaded.mjs', 'ort-wasm-simd-threaded.wasm']) cpSync(path.join(ortDir, file), path.join(site, 'ort', file));
-  execFileSync('npx', ['esbuild', path.join(root, 'bench/browser-entry.mjs'), '--bundle', '--format=esm', '--minify', '--log-level=warning',
-    '--external:./lib/attention.mjs', `--outfile=${path.join(site, 'bench.js')}`], { cwd: root, stdio: 'inherit' });
-  writeFileSync(path.join(site, 'bench.html'), '<!doctype html><meta charset="utf-8"><title>bench</title><script type="module" src="bench.js"></script>\n');
-  const { serve } = await import(path.join(root, 'scripts/serve.mjs'));
-  const server = await serve({ dir: site, port: 0 });
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  const site = await openBenchSite({ entry: 'bench/browser-entry.mjs', name: 'bench', title: 'bench', ort: true });
   try {
-    const page = await browser.newPage();
+    const page = await site.browser.newPage();
     page.on('console', (m) => { if (m.type() === 'error') log(`chromium console: ${m.text()}`); });
-    await page.goto(`${server.url}bench.html`);
+    await page.goto(site.page);
     await page.waitForFunction(() => typeof globalThis.runBench === 'function');
     log('chromium: running the suite (this takes a while)');
     const result = await page.evaluate((options) => globalThis.runBench(options), { sizes, runs });
     for (const row of result.rows) log(`chromium: ${describe(row)}`);
-    result.page = await pageFigures(browser, server.url);
-    result.version = browser.version();
+    result.page = await pageFigures(site.browser, site.url);
+    result.version = site.browser.version();
     return result;
   } finally {
-    await browser.close();
-    await server.close();
-    rmSync(site, { recursive: true, force: true });
+    await site.close();
   }
 }
 

@@ -9,7 +9,7 @@
 // Writes bench/training-results.json.
 //   --quick: 7 rounds (writes bench/training-results-partial.json); --node-only, --browser-only
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,6 +19,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 
 import { ADAM, SIZES, describeRow, runTrainingSuite } from './training-suite.mjs';
+import { openBenchSite, tfWasmDir } from './bench-site.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -27,7 +28,6 @@ const nodeOnly = process.argv.includes('--node-only');
 const browserOnly = process.argv.includes('--browser-only');
 const ROUNDS = quick ? 7 : 31;
 const log = (...args) => console.error(...args);
-const tfWasmDir = path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm'));
 const esbuild = (args) => execFileSync('npx', ['esbuild', ...args, '--log-level=warning'], { cwd: root, stdio: 'inherit' });
 
 // ---- Node
@@ -58,26 +58,14 @@ async function nodeBench() {
 // ---- Chromium: dist/ and TensorFlow.js's wasm files served on localhost, the suite bundled
 
 async function chromiumBench() {
-  const { chromium } = await import('playwright-core');
-  const site = mkdtempSync(path.join(os.tmpdir(), 'attention-lab-train-bench-'));
-  cpSync(path.join(root, 'dist'), site, { recursive: true });
-  mkdirSync(path.join(site, 'tfjs'));
-  for (const file of readdirSync(tfWasmDir).filter((f) => f.endsWith('.wasm'))) cpSync(path.join(tfWasmDir, file), path.join(site, 'tfjs', file));
-  esbuild([path.join(root, 'bench/training-browser-entry.mjs'), '--bundle', '--format=esm', '--minify',
-    '--external:./lib/attention.mjs', `--outfile=${path.join(site, 'train-bench.js')}`]);
-  writeFileSync(path.join(site, 'train-bench.html'), '<!doctype html><meta charset="utf-8"><title>training bench</title><link rel="icon" href="data:,"><script type="module" src="train-bench.js"></script>\n');
-  const { serve } = await import(path.join(root, 'scripts/serve.mjs'));
-  const server = await serve({ dir: site, port: 0 });
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  const site = await openBenchSite({ entry: 'bench/training-browser-entry.mjs', name: 'train-bench', title: 'training bench' });
+  const { browser } = site;
   try {
     const page = await browser.newPage();
     page.on('console', (m) => log(`chromium: ${m.text()}`));
     page.on('requestfailed', (r) => log(`chromium: ${r.url()} failed`));
     page.on('response', (r) => { if (r.status() >= 400) log(`chromium: ${r.url()}: ${r.status()}`); });
-    await page.goto(`${server.url}train-bench.html`);
+    await page.goto(site.page);
     await page.waitForFunction(() => typeof globalThis.trainingBench === 'object');
     const { tfSimd } = await page.evaluate(() => globalThis.trainingBench.init());
     // The renderer's main thread's CPU time (ms), read through the DevTools protocol around each
@@ -112,9 +100,7 @@ async function chromiumBench() {
     }
     return { rows, tfSimd, cpuOverheadMs: overheadMs, version: browser.version() };
   } finally {
-    await browser.close();
-    await server.close();
-    rmSync(site, { recursive: true, force: true });
+    await site.close();
   }
 }
 
