@@ -400,6 +400,29 @@ describe('two components, two languages', () => {
     assert.match(await textOf('hindi'), /[\u0900-\u097F]{3}/, 'the Hindi lab stays Hindi');
   });
 
+  it('a component in practice mode follows its lang attribute too, keeping what was typed', async () => {
+    let draws = await tab.page.evaluate(() => document.getElementById('english').lab.draws);
+    await tab.page.evaluate(() => document.getElementById('english').setAttribute('mode', 'practice'));
+    await tab.page.waitForFunction((n) => document.getElementById('english').lab.draws > n && document.getElementById('english').shadowRoot.querySelector('.practice-input'), draws);
+    const read = () => tab.page.evaluate(() => {
+      const root = document.getElementById('english').shadowRoot;
+      return { title: root.querySelector('[data-view="practice"] h2').textContent, typed: root.querySelector('.practice-input').value, label: root.querySelector('.practice-input').getAttribute('aria-label') };
+    });
+    await tab.page.evaluate(() => { document.getElementById('english').shadowRoot.querySelector('.practice-input').value = '1/3'; });
+    const before = await read();
+    assert.equal(before.title, practiceMessage('practice.title', {}, 'en'));
+    draws = await tab.page.evaluate(() => document.getElementById('english').lab.draws);
+    await tab.page.evaluate(() => document.getElementById('english').setAttribute('lang', 'hi'));
+    await tab.page.waitForFunction((n) => document.getElementById('english').lab.draws > n, draws);
+    const after = await read();
+    assert.equal(after.title, practiceMessage('practice.title', {}, 'hi'));
+    assert.equal(after.typed, '1/3', 'what was typed stays');
+    assert.match(after.label, /[\u0900-\u097F]/);
+    assert.notEqual(after.label, before.label);
+    await tab.page.evaluate(() => { const el = document.getElementById('english'); el.removeAttribute('lang'); el.removeAttribute('mode'); });
+    await tab.page.waitForFunction(() => !document.getElementById('english').shadowRoot.querySelector('.practice-input') && !/[\u0900-\u097F]/.test(document.getElementById('english').shadowRoot.querySelector('.lab').innerText));
+  });
+
   it('lang="<script>…": English, a message naming the value as text, and a working lab', async () => {
     const lab = await tab.page.evaluate(() => {
       const shadow = document.getElementById('hostile').shadowRoot;
