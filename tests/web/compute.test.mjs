@@ -24,3 +24,68 @@ describe('forwardWork', () => {
     assert.ok(forwardWork({ n: 64, dModel: 128, heads: 16, dK: 128, dV: 128, useWo: true }) > PAGE_WORK_LIMIT);
   });
 });
+
+describe('bindLifetime: a removed lab is not held by answers still on their way', () => {
+  // gc() at run time (node --test starts each file without --expose-gc)
+  const gc = async () => {
+    const v8 = await import('node:v8');
+    const vm = await import('node:vm');
+    v8.setFlagsFromString('--expose-gc');
+    const collect = vm.runInNewContext('gc');
+    for (let i = 0; i < 3; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      collect();
+    }
+  };
+  // an engine whose answers never come, as a busy shared worker's for a long while: the compute
+  // object keeps its promises, so whatever awaits them directly is kept with them
+  const never = new Promise(() => {});
+  const slow = { ready: never, run: () => never, varianceLab: () => never, softmaxRow: () => never, training: { start: () => never, dispose: () => never } };
+
+  // a stand-in for a lab: 8 MB that its pending await keeps alive, or not
+  function startLab(compute, controller) {
+    const lab = { tables: new Float64Array(1 << 20) };
+    (async () => {
+      await compute.run({});
+      lab.tables[0] = 1;
+    })();
+    (async () => {
+      await compute.ready;
+      lab.tables[1] = 1;
+    })();
+    controller.abort();
+    return new WeakRef(lab);
+  }
+
+  it('without it the lab stays (the control), with it the lab is collected', async () => {
+    const { bindLifetime } = await import('../../web/src/compute-lifetime.mjs');
+    const held = startLab(slow, new AbortController());
+    const controller = new AbortController();
+    const freed = startLab(bindLifetime(slow, controller.signal), controller);
+    await gc();
+    assert.notEqual(held.deref(), undefined, 'a direct await of a held answer keeps the lab');
+    assert.equal(freed.deref(), undefined, 'the bound lab is collected');
+  });
+
+  it('answers and errors pass through while the lab lives; calls after the end are still sent', async () => {
+    const { bindLifetime } = await import('../../web/src/compute-lifetime.mjs');
+    const sent = [];
+    const engine = {
+      ready: Promise.resolve({ simd: true }),
+      run: async (request) => { sent.push(['run', request]); if (request.bad) throw new RangeError('bad n'); return { output: [request.n] }; },
+      varianceLab: async () => [], softmaxRow: async () => [1],
+      training: { dispose: async (key) => { sent.push(['dispose', key]); return true; } },
+    };
+    const controller = new AbortController();
+    const bound = bindLifetime(engine, controller.signal);
+    assert.deepEqual(await bound.run({ n: 3 }), { output: [3] });
+    assert.deepEqual(await bound.ready, { simd: true });
+    await assert.rejects(bound.run({ bad: true }), /bad n/);
+    controller.abort();
+    let settled = false;
+    bound.training.dispose('lab-1').then(() => { settled = true; }, () => { settled = true; });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.deepEqual(sent.at(-1), ['dispose', 'lab-1'], 'the dispose still reaches the engine');
+    assert.equal(settled, false, 'its answer is dropped: the removed lab runs nothing');
+  });
+});

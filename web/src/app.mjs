@@ -2,6 +2,7 @@
 // engine (in a worker) for each, and draws the answer. A bad input is marked and explained while
 // the last good tables stay on screen. The page (main.mjs), the iframe embed (embed.mjs) and the
 // web component (component.mjs) each mount one or more of these.
+import { bindLifetime } from './compute-lifetime.mjs';
 import { presetById } from './presets.mjs';
 import { defaultState, presetState, buildRequest, withCellEdit, withWeightEdit, withSettingChange, columnsOf, modifiedAspects } from './state.mjs';
 import { createControls } from './controls.mjs';
@@ -89,6 +90,8 @@ export function createApp(container, { compute, initialState = null, views: show
     update().then(() => status && page.renderStatus(status));
   };
   const lifetime = new AbortController();  // ends every listener outside the lab's own tree (destroy)
+  // the engine's answers let go of the lab when it is removed (compute-lifetime.mjs)
+  compute = bindLifetime(compute, lifetime.signal);
   const training = createTraining({ after: section('output'), compute, getState: () => state, useState, signal: lifetime.signal, t });
   const layers = createLayers({ after: section('train'), getState: () => state, getView: () => view, useState, t });
   function showViews(views) {

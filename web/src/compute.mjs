@@ -71,3 +71,4 @@ export function createCompute({ workerUrl, loadEngine }) {
     softmaxRow: call('softmaxRow'),
   };
 }
+
