@@ -2,7 +2,7 @@
 //   node scripts/practice-shots.mjs [outdir] [preset] [language]
 // With a language ('hi'), the page is switched to it with the language menu after the answers, so
 // that the shots show practice mode as that switch leaves it.
-import { openBrowser } from '../tests/e2e/browser.mjs';
+import { openBrowser, redrawn } from '../tests/e2e/browser.mjs';
 
 const out = process.argv[2] ?? '/tmp/practice-shots';
 const preset = process.argv[3] ?? 'telescope';
@@ -27,9 +27,7 @@ for (const width of [1280, 375]) {
     }
     await page.locator(`.exercise[data-index="${row}"] .hint-button`).click();
     if (language) {
-      const draws = await page.evaluate(() => globalThis.attentionLab.draws);
-      await page.selectOption('#language', language);
-      await page.waitForFunction((n) => globalThis.attentionLab.draws > n && globalThis.attentionLab.idle, draws);
+      await redrawn(page, () => page.selectOption('#language', language));
     }
     await page.locator(`.exercise[data-index="${row}"]`).scrollIntoViewIfNeeded();
     await page.screenshot({ path: `${out}/practice-${preset}${language ? `-${language}` : ''}-${width}-${colorScheme}.png`, fullPage: false });

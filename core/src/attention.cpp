@@ -186,6 +186,10 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
   const int query_block = std::max(64, kScoresBlockValues / m / 4 * 4);
   const bool by_blocks = !trace && config.mask_mode == MaskMode::None && config.arithmetic == Arithmetic::Fast &&
                          ops::packs_panels();
+  if (by_blocks) {  // a block's rows' maxima and 1 / sums
+    row_max.resize(static_cast<std::size_t>(std::min(n, query_block)));
+    inv_sum.resize(row_max.size());
+  }
   if (trace) out.heads.resize(shape.heads);
 
   for (int h = 0; h < shape.heads; ++h) {
@@ -232,10 +236,6 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
       }
       // without a mask every score is kept: one pass for both checks (NaN or ±inf in, non-finite out),
       // which by blocks also finds each row's max for the softmax
-      if (by_blocks) {
-        row_max.resize(static_cast<std::size_t>(rows));
-        inv_sum.resize(static_cast<std::size_t>(rows));
-      }
       const float largest = by_blocks                          ? ops::row_maxima(scores, rows, m, row_max.data())
                             : config.mask_mode == MaskMode::None ? ops::largest_magnitude(scores, count)
                                                                  : std::numeric_limits<float>::quiet_NaN();

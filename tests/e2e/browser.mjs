@@ -66,12 +66,23 @@ export function useLabPage({ before, after, assert, onReady }) {
     await browser?.close();
   });
   /** Runs `action` and waits until the lab has drawn again. */
-  shared.redrawn = async (action) => {
-    const before = await shared.tab.page.evaluate(() => globalThis.attentionLab.draws);
-    await action();
-    await shared.tab.page.waitForFunction((n) => globalThis.attentionLab.draws > n && globalThis.attentionLab.idle, before);
-  };
+  shared.redrawn = (action) => redrawn(shared.tab.page, action);
   return shared;
+}
+
+/**
+ * Waits for the page's lab (globalThis.attentionLab) to have drawn more than `n` times with no input
+ * still waiting for its answer: the page then shows the last input, not a draw for an earlier one.
+ */
+export function drawnSince(page, n) {
+  return page.waitForFunction((n) => globalThis.attentionLab.draws > n && globalThis.attentionLab.idle, n);
+}
+
+/** Runs `action` on `page` and waits until its lab has drawn again (drawnSince). */
+export async function redrawn(page, action) {
+  const before = await page.evaluate(() => globalThis.attentionLab.draws);
+  await action();
+  await drawnSince(page, before);
 }
 
 /**

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-import { openBrowser } from './browser.mjs';
+import { openBrowser, drawnSince } from './browser.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const site = mkdtempSync(path.join(os.tmpdir(), 'attention-lab-hostile-'));
@@ -35,9 +35,6 @@ async function openLab(url) {
   await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
   return tab;
 }
-
-// A draw after `n` draws, and no input still waiting for its answer: the page shows the last input.
-const drawnSince = (page, n) => page.waitForFunction((n) => globalThis.attentionLab.draws > n && globalThis.attentionLab.idle, n);
 
 const weightsRow = (page, selector = '[data-slot="head-0-weights"]') =>
   page.$eval(`${selector} tbody tr`, (tr) => Array.from(tr.cells).slice(1).map((c) => c.textContent));

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { openBrowser } from './browser.mjs';
+import { openBrowser, redrawn } from './browser.mjs';
 import { message } from '../../web/src/messages.mjs';
 import { KEPT_IN_ENGLISH } from '../../web/src/messages.hi.mjs';
 import { MESSAGES as PRACTICE_MESSAGES, message as practiceMessage } from '../../web/src/practice/messages.mjs';
@@ -265,11 +265,6 @@ describe('the language menu', () => {
     const tab = await openPage('#lab=' + encodeURIComponent(JSON.stringify({ preset: 'cat-sat', practice: {} })));
     const { page } = tab;
     await page.waitForSelector('.practice-input[data-exercise="0"]');
-    const settled = async (action) => {
-      const n = await page.evaluate(() => globalThis.attentionLab.draws);
-      await action();
-      await page.waitForFunction((n) => globalThis.attentionLab.draws > n && globalThis.attentionLab.idle, n);
-    };
     const truth = (k) => page.evaluate((k) => globalThis.attentionLab.practice.exercises[k].blanks[0].truth, k);
     const card = (k) => page.evaluate((k) => {
       const el = document.querySelector(`.exercise[data-index="${k}"]`);
@@ -306,7 +301,7 @@ describe('the language menu', () => {
     assert.equal(english.cards[1].hints.length, 2);
     assert.deepEqual(english.results.correct, 1);
 
-    await settled(() => page.selectOption('#language', 'hi'));
+    await redrawn(page, () => page.selectOption('#language', 'hi'));
     const hindi = [await card(0), await card(1)];
     assert.equal(await page.textContent('.practice h2'), practiceMessage('practice.title', {}, 'hi'));
     assert.equal(await page.textContent('.mode-switch button[data-mode="practice"]'), practiceMessage('mode.practice', {}, 'hi'));
@@ -340,7 +335,7 @@ describe('the language menu', () => {
     await enter(1, second);
     await page.waitForSelector('.exercise[data-index="1"] .feedback[data-verdict="correct"]');
     assert.match(await page.textContent('.exercise[data-index="1"] .feedback'), /^सही/);
-    await settled(() => page.selectOption('#language', 'en'));
+    await redrawn(page, () => page.selectOption('#language', 'en'));
     assert.equal(await page.textContent('.practice h2'), english.title);
     const back = await card(0);
     assert.equal(back.feedback, english.cards[0].feedback);

@@ -486,8 +486,8 @@ class PreparedAttention {
       if (isDetached(TYPED_BUFFER.call(given))) {
         throw fieldError(TypeError, 'output', 'output cannot be written: its ArrayBuffer was detached (transferred to a worker or another owner)');
       }
-      if (TYPED_LENGTH.call(given) !== n * this.dOut) {
-        throw fieldError(RangeError, 'output', `output has ${TYPED_LENGTH.call(given)} values; expected n × dOut = ${n} × ${this.dOut} = ${n * this.dOut}`);
+      if (typedLength(given) !== n * this.dOut) {
+        throw fieldError(RangeError, 'output', `output has ${typedLength(given)} values; expected n × dOut = ${n} × ${this.dOut} = ${n * this.dOut}`);
       }
     }
     const input = module._attn_prepared_input(this.#model, n);

@@ -71,4 +71,3 @@ export function createCompute({ workerUrl, loadEngine }) {
     softmaxRow: call('softmaxRow'),
   };
 }
-
