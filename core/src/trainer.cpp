@@ -160,6 +160,7 @@ Status Trainer::set_data(std::vector<Example> examples) {
   if (examples.empty()) return Status::Range("examples", "examples is empty; give at least one");
   if (Status s = state_->check_examples(examples); !s.ok()) return s;
   state_->examples = std::move(examples);
+  state_->ahead.valid = false;  // the next step's batch is drawn from these
   return Status::Ok();
 }
 // The examples of step `step`: all of them, or batch_size drawn without replacement by a partial
@@ -230,6 +231,9 @@ void Trainer::State::update(double clip_scale) {
   }
 }
 
+// A step is judged by the weights it leaves: its update is undone when they are not finite, or when
+// the loss or the gradients at them (on the next step's batch) are not. That forward and backward is
+// the next step's own, so it is kept for the next call (State::ahead) and costs nothing more.
 Status Trainer::step(int steps, StepReport* report) {
   State& s = *state_;
   report->losses.clear();
@@ -237,46 +241,58 @@ Status Trainer::step(int steps, StepReport* report) {
   if (steps < 1 || steps > 1000000) return Status::Range("steps", "steps must be from 1 to 1000000, got " + str(steps));
   if (s.examples.empty()) return Status::Range("examples", "no examples yet: call setData(examples) first");
 
-  auto refuse = [&](int failed_step, double loss) {
-    return Status::Range("optimizer.learningRate", "learning rate too large: the loss became " + loss_text(loss) +
-                                                       " at step " + str(failed_step) + "; the weights are those of step " +
-                                                       str(failed_step - 1));
+  auto refuse = [&](const std::string& what) {
+    return Status::Range("optimizer.learningRate", "learning rate too large: " + what + " at step " + str(s.steps + 1) +
+                                                       "; the weights are those of step " + str(s.steps));
+  };
+  // The loss and gradients at the current weights on the next step's batch, or why they are not usable.
+  auto look_ahead = [&]() -> std::string {
+    if (!s.ahead.valid) {
+      s.batch_loss(s.batch_for_step(s.steps), &s.ahead.loss);
+      s.ahead.valid = true;
+    }
+    if (!std::isfinite(s.ahead.loss)) return "the loss became " + loss_text(s.ahead.loss);
+    for (const Parameter& p : s.parameters)
+      if (!finite(p.gradient)) return "the gradients became ∞";
+    return {};
+  };
+  // Undoes the last update (its weights gave `what`), and says so.
+  auto undo = [&](const std::string& what) {
+    s.restore();
+    --s.steps;
+    report->losses.pop_back();
+    report->gradient_norms.pop_back();
+    return refuse(what);
   };
 
   for (int k = 0; k < steps; ++k) {
-    double loss = 0;
-    s.batch_loss(s.batch_for_step(s.steps), &loss);
-    bool gradients_finite = true;
-    for (const Parameter& p : s.parameters) gradients_finite = gradients_finite && finite(p.gradient);
-    if (!std::isfinite(loss) || !gradients_finite) {
-      if (s.have_before) {  // the last update produced these weights: undo it
+    if (std::string bad = look_ahead(); !bad.empty()) {  // only at the call's first step: later ones were checked
+      s.ahead.valid = false;
+      if (s.have_before) {  // an update of an earlier call produced these weights (the data changed since)
         s.restore();
         --s.steps;
-        if (!report->losses.empty()) {  // that update's loss was finite, but its weights are not usable
-          report->losses.pop_back();
-          report->gradient_norms.pop_back();
-        }
-        return refuse(s.steps + 1, std::isfinite(loss) ? std::numeric_limits<double>::infinity() : loss);
+        return refuse(bad);
       }
-      return Status::Range("examples", "the loss is " + loss_text(loss) + " at the current weights (after step " +
+      return Status::Range("examples", "the loss is " + loss_text(s.ahead.loss) + " at the current weights (after step " +
                                            str(s.steps) + "); the examples' or the weights' values are too large in "
                                            "magnitude");
     }
+    const double loss = s.ahead.loss;
+    s.ahead.valid = false;
     const double norm = s.gradient_norm();
     report->losses.push_back(loss);
     report->gradient_norms.push_back(norm);
     const double clip = s.spec.optimizer.clip_norm;
     s.save();
     s.update(clip > 0 && norm > clip ? clip / norm : 1.0);
+    ++s.steps;
     bool weights_finite = true;
     for (const Parameter& p : s.parameters) weights_finite = weights_finite && finite(p.value);
-    if (!weights_finite) {
-      s.restore();
-      report->losses.pop_back();
-      report->gradient_norms.pop_back();
-      return refuse(s.steps + 1, std::numeric_limits<double>::infinity());
+    if (!weights_finite) return undo("a weight became ∞");
+    if (std::string bad = look_ahead(); !bad.empty()) {
+      s.ahead.valid = false;
+      return undo(bad);
     }
-    ++s.steps;
   }
   return Status::Ok();
 }
@@ -326,6 +342,7 @@ Status Trainer::set_parameter(const std::string& name, View<float> values) {
   }
   state_->beta1_power = state_->beta2_power = 1;
   state_->have_before = false;
+  state_->ahead.valid = false;
   return Status::Ok();
 }
 

@@ -54,6 +54,14 @@ struct Trainer::State {
   double gradient_norm() const;
   void update(double clip_scale);
 
+  // The loss at the current weights on the next step's batch, with its gradients in the parameters'
+  // `gradient`: worked out at the end of a step call to judge its last update, and used by the next.
+  // Anything that changes the weights or the examples clears it.
+  struct Ahead {
+    bool valid = false;
+    double loss = 0;
+  } ahead;
+
   // The state before the last update, to return to when the weights it produced are not usable.
   struct Snapshot {
     std::vector<std::vector<float>> values, moment1, moment2;
@@ -83,6 +91,7 @@ struct Trainer::State {
     beta1_power = before.beta1_power;
     beta2_power = before.beta2_power;
     have_before = false;
+    ahead.valid = false;
   }
 };
 

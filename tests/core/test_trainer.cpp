@@ -366,7 +366,11 @@ TEST_CASE("a step whose loss becomes infinite is refused, and the weights stay a
   CHECK(s.field == "optimizer.learningRate");
   const int good = t->steps_taken();
   INFO(s.message);
-  CHECK(s.message.rfind("learning rate too large: the loss became ∞ at step " + std::to_string(good + 1), 0) == 0);
+  // the loss, a gradient or a weight at the failed step's weights: whichever was not finite first
+  const std::string said = s.message;
+  const std::string tail = " at step " + std::to_string(good + 1) + "; the weights are those of step " + std::to_string(good);
+  CHECK((said == "learning rate too large: the loss became ∞" + tail || said == "learning rate too large: the loss became NaN" + tail ||
+         said == "learning rate too large: the gradients became ∞" + tail || said == "learning rate too large: a weight became ∞" + tail));
   CHECK(report.losses.size() == static_cast<std::size_t>(good));
   for (double loss : report.losses) CHECK(std::isfinite(loss));
   // The same seed, stopped at the last good step, has the same weights bit for bit.
@@ -377,6 +381,57 @@ TEST_CASE("a step whose loss becomes infinite is refused, and the weights stay a
   // The trainer stays usable: a smaller rate after setWeights trains on.
   for (const std::string& name : t->parameter_names()) {
     REQUIRE(t->set_parameter(name, *replay->parameter(name)).ok());
+  }
+}
+
+TEST_CASE("a step call is judged by the weights it leaves: the last update is refused when the loss at it is not finite") {
+  // An Adam step moves each weight by about the learning rate, so 1e30 leaves finite weights whose
+  // scores overflow: before, the call succeeded and only the next one found out.
+  for (const attn::OptimizerKind kind : {attn::OptimizerKind::Adam, attn::OptimizerKind::Sgd}) {
+    attn::TrainerSpec spec;
+    spec.model.d_model = 4;
+    spec.model.heads = 2;
+    spec.loss.kind = attn::LossKind::Attend;
+    spec.optimizer.kind = kind;
+    spec.optimizer.learning_rate = kind == attn::OptimizerKind::Adam ? 1e30 : 1e20;
+    spec.seed = 3;
+    std::mt19937_64 rng(9);
+    const std::vector<attn::Example> examples = random_examples(rng, spec, 4, 4);
+    auto t = make(spec);
+    REQUIRE(t->set_data(examples).ok());
+    const std::uint64_t before = checksum(*t);
+    attn::StepReport report;
+    const attn::Status s = t->step(1, &report);
+    INFO(s.message);
+    REQUIRE_FALSE(s.ok());
+    CHECK(s.field == "optimizer.learningRate");
+    CHECK(s.message.rfind("learning rate too large: ", 0) == 0);
+    CHECK(s.message.find(" at step 1; the weights are those of step 0") != std::string::npos);
+    CHECK(t->steps_taken() == 0);
+    CHECK(report.losses.empty());
+    CHECK(checksum(*t) == before);
+  }
+  // Every call that succeeds leaves weights with a finite loss, at every rate from gentle to wild.
+  for (const double rate : {0.01, 1.0, 30.0, 1e3, 1e6}) {
+    attn::TrainerSpec spec;
+    spec.model.d_model = 4;
+    spec.model.heads = 1;
+    spec.loss.kind = attn::LossKind::Regress;
+    spec.optimizer.kind = attn::OptimizerKind::Sgd;
+    spec.optimizer.learning_rate = rate;
+    spec.seed = 1;
+    std::mt19937_64 rng(6);
+    const std::vector<attn::Example> examples = random_examples(rng, spec, 4, 4);
+    auto t = make(spec);
+    REQUIRE(t->set_data(examples).ok());
+    for (int call = 0; call < 40; ++call) {
+      attn::StepReport report;
+      if (!t->step(1, &report).ok()) break;
+      attn::Evaluation e;
+      REQUIRE(t->evaluate(examples, &e).ok());
+      INFO("rate " << rate << ", call " << call);
+      CHECK(std::isfinite(e.loss));
+    }
   }
 }
 
