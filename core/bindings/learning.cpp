@@ -99,9 +99,16 @@ class TrainerHandle {
     return out;
   }
 
-  val set_weight(const std::string& name, const val& values) {
-    const std::vector<float> copy = emscripten::convertJSArrayToNumberVector<float>(values);
-    const attn::Status status = trainer_->set_parameter(name, copy);
+  // names[i] gets values[i]; all or none.
+  val set_weights(const val& names, const val& values) {
+    const unsigned count = names["length"].as<unsigned>();
+    std::vector<std::vector<float>> copies(count);
+    std::vector<std::pair<std::string, attn::View<float>>> list;
+    for (unsigned i = 0; i < count; ++i) {
+      copies[i] = emscripten::convertJSArrayToNumberVector<float>(values[i]);
+      list.emplace_back(names[i].as<std::string>(), attn::View<float>(copies[i]));
+    }
+    const attn::Status status = trainer_->set_parameters(list);
     return status.ok() ? val::null() : error_of(status);
   }
 
@@ -137,6 +144,6 @@ EMSCRIPTEN_BINDINGS(attention_lab_trainer) {
       .function("step", &TrainerHandle::step)
       .function("evaluate", &TrainerHandle::evaluate)
       .function("weights", &TrainerHandle::weights)
-      .function("setWeight", &TrainerHandle::set_weight)
+      .function("setWeights", &TrainerHandle::set_weights)
       .function("steps", &TrainerHandle::steps);
 }

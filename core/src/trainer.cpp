@@ -323,19 +323,23 @@ const std::vector<float>* Trainer::parameter(const std::string& name) const {
   return p ? &p->value : nullptr;
 }
 
-Status Trainer::set_parameter(const std::string& name, View<float> values) {
-  Parameter* p = state_->find(name);
-  if (p == nullptr) return Status::Range(name, name + " is not a parameter of this model");
-  if (values.size != p->value.size()) {
-    return Status::Range(name, name + " has " + str(values.size) + " values; expected " + str(p->value.size()));
-  }
-  for (std::size_t i = 0; i < values.size; ++i) {
-    if (!std::isfinite(values.data[i])) {
-      return Status::Range(name, name + "[" + str(i) + "] is " + format_number(values.data[i]) +
-                                     "; every value must be a finite number");
+Status Trainer::set_parameter(const std::string& name, View<float> values) { return set_parameters({{name, values}}); }
+
+Status Trainer::set_parameters(const std::vector<std::pair<std::string, View<float>>>& list) {
+  for (const auto& [name, values] : list) {
+    Parameter* p = state_->find(name);
+    if (p == nullptr) return Status::Range(name, name + " is not a parameter of this model");
+    if (values.size != p->value.size()) {
+      return Status::Range(name, name + " has " + str(values.size) + " values; expected " + str(p->value.size()));
+    }
+    for (std::size_t i = 0; i < values.size; ++i) {
+      if (!std::isfinite(values.data[i])) {
+        return Status::Range(name, name + "[" + str(i) + "] is " + format_number(values.data[i]) +
+                                       "; every value must be a finite number");
+      }
     }
   }
-  p->value.assign(values.data, values.data + values.size);
+  for (const auto& [name, values] : list) state_->find(name)->value.assign(values.data, values.data + values.size);
   for (Parameter& q : state_->parameters) {  // new weights: the optimiser starts over
     std::fill(q.moment1.begin(), q.moment1.end(), 0.0f);
     std::fill(q.moment2.begin(), q.moment2.end(), 0.0f);

@@ -145,6 +145,37 @@ for (const simd of [true, false]) {
           trainer.dispose();
         });
       }
+      it('setWeights is all or none: one bad entry leaves every weight and the optimiser as they were', () => {
+        const trainer = engine.createTrainer(options);
+        const twin = engine.createTrainer(options);
+        for (const t of [trainer, twin]) {
+          t.setData(train.slice(0, 4));
+          t.step(3);
+        }
+        const before = trainer.weights();
+        for (const bad of [{ wq: new Float32Array(100).fill(7), wk: [1, 2] }, { wq: new Float32Array(100).fill(7), wk: new Float32Array(100).fill(NaN) },
+          { wq: new Float32Array(100).fill(7), bq: [1] }, { wq: new Float32Array(100).fill(7), wk: 'abc' }]) {
+          assert.throws(() => trainer.setWeights(bad), (error) => error.field === Object.keys(bad)[1]);
+          assert.deepEqual(trainer.weights(), before, 'no weight changed');
+        }
+        // Adam's moments were not reset either: the next steps match the twin that never saw the calls
+        trainer.step(3);
+        twin.step(3);
+        assert.deepEqual(trainer.weights(), twin.weights());
+        trainer.dispose();
+        twin.dispose();
+      });
+      it('a step call never leaves weights whose loss is not finite: Adam at 1e30 is refused at step 1', () => {
+        const trainer = engine.createTrainer({ ...options, optimizer: { kind: 'adam', learningRate: 1e30 } });
+        trainer.setData(train.slice(0, 4));
+        const before = trainer.weights();
+        assert.throws(() => trainer.step(1), (error) => error.field === 'optimizer.learningRate' &&
+          /^learning rate too large: .* at step 1; the weights are those of step 0/.test(error.message));
+        assert.equal(trainer.steps, 0);
+        assert.deepEqual(trainer.weights(), before);
+        assert.ok(Number.isFinite(trainer.evaluate(train.slice(0, 4)).loss));
+        trainer.dispose();
+      });
       const createCases = [
         ['an unknown loss', { ...options, loss: { kind: 'hinge' } }, TypeError, 'loss.kind', /'attend', 'classify' or 'regress'/],
         ['a parameter the model lacks', { ...options, train: ['wq', 'bq'] }, RangeError, 'train', /train names 'bq', which this model does not have/],

@@ -214,14 +214,14 @@ export class Trainer {
     return this.#live().weights();
   }
 
-  /** Replaces the named parameters (same sizes); the optimiser's state starts over. */
+  /** Replaces the named parameters (same sizes), all or none; the optimiser's state starts over. */
   setWeights(weights) {
     object(this.#api, weights, 'weights');
     const handle = this.#live();
-    for (const [name, values] of Object.entries(weights)) {
-      const error = handle.setWeight(name, this.#api.matrix(weights, name, true, name));
-      if (error) this.#api.raise(error.error);
-    }
+    const names = Object.keys(weights);
+    const values = names.map((name) => this.#api.matrix(weights, name, true, name));  // each read before any is set
+    const error = handle.setWeights(names, values);
+    if (error) this.#api.raise(error.error);
   }
 
   /** Optimiser steps taken so far. */

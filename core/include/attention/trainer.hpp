@@ -101,6 +101,8 @@ class Trainer {
   const std::vector<float>* parameter(const std::string& name) const;
   // Replaces a parameter's values (same size, finite) and resets the optimiser's state.
   Status set_parameter(const std::string& name, View<float> values);
+  // Several at once, all or none: every one is checked before any changes.
+  Status set_parameters(const std::vector<std::pair<std::string, View<float>>>& values);
   int steps_taken() const;
 
   struct State;
