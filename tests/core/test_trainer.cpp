@@ -529,10 +529,13 @@ TEST_CASE("'it' learns to look at the animal, and generalises to animals and pla
 }
 
 TEST_CASE("one layer cannot learn 'too tired' -> the animal, 'too wide' -> the street: it stays at chance") {
-  // The query of 'it' depends on 'it' alone and each key on its own word, so the ratio of the
-  // animal's weight to the street's is the same whichever adjective ends the sentence. For each
-  // pair of sentences, -log p_animal(tired) - log p_street(wide) >= 2 ln 2: the mean loss cannot go
-  // below ln 2, and at most one of the two is right.
+  // The query of 'it' depends on 'it' alone and each key on its own word, so in each head the ratio
+  // r of the animal's weight to the street's is the same whichever adjective ends the sentence:
+  // p_animal(tired) <= r / (1 + r) and p_street(wide) <= 1 / (1 + r), so their sum is at most 1, for
+  // a head and for the mean of several. Hence -log p_animal(tired) - log p_street(wide) >= 2 ln 2: the
+  // mean loss over the pairs cannot go below ln 2. With one head, at most one sentence of each pair
+  // has its noun on top (that needs r > 1 and r < 1); with heads averaged, one head can spend itself
+  // on the adjective's own key, so only the loss bound holds there (tests/web/training-tasks.test.mjs).
   const std::vector<std::string> animals = {"dog", "cat", "horse", "cow", "sheep", "goat"};
   const std::vector<std::string> streets = {"street", "road", "river", "bridge"};
   std::vector<attn::Example> examples;
@@ -549,7 +552,7 @@ TEST_CASE("one layer cannot learn 'too tired' -> the animal, 'too wide' -> the s
   }
   attn::TrainerSpec spec;
   spec.model.d_model = kFeatures;
-  spec.model.heads = 2;
+  spec.model.heads = 1;
   spec.model.biases = true;
   spec.loss.kind = attn::LossKind::Attend;
   spec.optimizer.learning_rate = 0.05;
@@ -560,7 +563,7 @@ TEST_CASE("one layer cannot learn 'too tired' -> the animal, 'too wide' -> the s
   REQUIRE(t->step(100, &report).ok());
   attn::Evaluation e;
   REQUIRE(t->evaluate(examples, &e).ok());
-  MESSAGE("after 300 steps: loss " << e.loss << " (ln 2 = " << std::log(2.0) << "), accuracy " << e.accuracy);
+  MESSAGE("after 100 steps: loss " << e.loss << " (ln 2 = " << std::log(2.0) << "), accuracy " << e.accuracy);
   CHECK(e.loss >= std::log(2.0) - 1e-4);
   CHECK(e.accuracy <= 0.5);
   CHECK(report.losses.back() < report.losses.front());  // it does learn what it can: the two nouns

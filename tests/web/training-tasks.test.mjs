@@ -77,13 +77,48 @@ describe('what one layer learns', () => {
     s.dispose();
   });
 
-  it("'tired' or 'wide': one layer stays near chance (40–60 %) and its loss near ln 2 after 150 steps", () => {
-    const { s } = session(taskById('tired-or-wide'));
+  it("'tired' or 'wide': one head gets at most one sentence of each pair right, and its loss stays at or above ln 2 (150 steps)", () => {
+    const task = taskById('tired-or-wide');
+    assert.equal(task.model.heads, 1, 'the accuracy bound is for one head');
+    const { s, first } = session(task);
     let last;
     for (let i = 0; i < 30; i++) last = s.step(5);
-    assert.ok(last.heldOut.accuracy >= 0.4 && last.heldOut.accuracy <= 0.6, `held-out accuracy ${last.heldOut.accuracy}`);
-    assert.ok(last.losses.at(-1) >= Math.LN2 - 1e-3, `training loss ${last.losses.at(-1)} cannot fall below ln 2`);
+    assert.equal(last.error, undefined, JSON.stringify(last.error));
+    assert.ok(last.heldOut.accuracy <= 0.5, `held-out accuracy ${last.heldOut.accuracy}: both sentences of a pair right`);
+    // over whole pairs (a batch of 32 drawn at random need not hold both sentences of a pair)
+    assert.ok(last.heldOut.loss >= Math.LN2 - 1e-4, `held-out loss ${last.heldOut.loss} cannot fall below ln 2`);
+    assert.ok(last.heldOut.loss < first.heldOut.loss, `it learns what it can (the two nouns over the other words): ${first.heldOut.loss} → ${last.heldOut.loss}`);
     s.dispose();
+  });
+
+  it("'tired' or 'wide' with two heads averaged: hand-set weights get every sentence right, yet the loss cannot go below ln 2", () => {
+    // one-hot words; head 0 looks at the animal unless 'wide' is there (its own key then takes the
+    // head), head 1 at the street unless 'tired' is: the mean's argmax is always the right noun, but
+    // in each head p_animal(tired) + p_street(wide) <= 1, so the mean target weight of a pair is at most 1/2
+    const d = 6, heads = 2, dK = 3, big = 30, lift = Math.log(9);
+    const one = (i) => Array.from({ length: d }, (_, j) => (j === i ? 1 : 0));
+    const [ANIMAL, STREET, TIRED, WIDE, IT, OTHER] = [0, 1, 2, 3, 4, 5];
+    const sentence = (adjective) => [OTHER, ANIMAL, OTHER, OTHER, OTHER, STREET, OTHER, IT, OTHER, OTHER, adjective];
+    const examples = [TIRED, WIDE].map((a) => ({ x: sentence(a).flatMap(one), query: 7, target: a === TIRED ? 1 : 5 }));
+    const wq = new Float32Array(heads * d * dK), wk = new Float32Array(heads * d * dK);
+    const at = (h, row, col) => h * d * dK + row * dK + col;
+    wq[at(0, IT, 0)] = 1;
+    wq[at(1, IT, 0)] = 1;
+    wk[at(0, ANIMAL, 0)] = big;
+    wk[at(0, WIDE, 0)] = big + lift;
+    wk[at(1, STREET, 0)] = big;
+    wk[at(1, TIRED, 0)] = big + lift;
+    const evaluate = (head) => {
+      const t = engine.createTrainer({ model: { dModel: d, heads, scale: 'none' }, loss: { kind: 'attend', head }, seed: 1 });
+      t.setWeights({ wq, wk });
+      const result = t.evaluate(examples);
+      t.dispose();
+      return result;
+    };
+    const mean = evaluate('mean');
+    assert.equal(mean.accuracy, 1);
+    assert.ok(mean.loss >= Math.LN2 - 1e-6 && mean.loss < Math.LN2 + 0.01, `loss ${mean.loss}: at the bound, not below`);
+    for (const head of [0, 1]) assert.ok(evaluate(head).accuracy <= 0.5, `head ${head + 1} alone gets one of the two`);
   });
 
   it('which bank?: the read-out from bank\'s output gets ≥ 90 % of held-out sentences', () => {

@@ -121,7 +121,7 @@ export const TASKS = [
     build: (d) => ({ train: whoIsIt(d, 'train'), heldOut: whoIsIt(d, 'heldOut') }),
   },
   {
-    id: 'tired-or-wide', model: { dModel: 10, heads: 2, wo: false }, loss: { kind: 'attend', head: 'mean' },
+    id: 'tired-or-wide', model: { dModel: 10, heads: 1, wo: false }, loss: { kind: 'attend', head: 'mean' },
     train: ['wq', 'wk'], optimizer: { kind: 'adam', learningRate: 0.05, batchSize: 32 }, seed: 3,
     build: (d) => ({ train: tiredOrWide(d, 'train'), heldOut: tiredOrWide(d, 'heldOut') }),
   },
