@@ -145,6 +145,14 @@ for (const simd of [true, false]) {
           trainer.dispose();
         });
       }
+      it('a vocabulary model given x instead of tokens names tokens and says what it got', () => {
+        const trainer = engine.createTrainer({ model: { dModel: 4, vocabulary: 10 }, loss: { kind: 'attend' }, seed: 1 });
+        assert.throws(() => trainer.setData([{ x: new Float32Array(12), query: 0, target: 1 }]),
+          (error) => error.field === 'examples[0].tokens' && /got nothing \(undefined\)$/.test(error.message));
+        trainer.setData([{ tokens: [1, 3, 2], query: 0, target: 1 }]);
+        assert.equal(trainer.step(1).losses.length, 1);
+        trainer.dispose();
+      });
       it('setWeights is all or none: one bad entry leaves every weight and the optimiser as they were', () => {
         const trainer = engine.createTrainer(options);
         const twin = engine.createTrainer(options);

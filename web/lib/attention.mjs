@@ -35,6 +35,7 @@ const RUN_OPTIONS = new Set(['x', 'n', 'output']);
 function describe(value) {
   try {
     if (value === null) return 'null';
+    if (value === undefined) return 'nothing (undefined)';
     if (Array.isArray(value)) return `an array of ${value.length}`;
     if (ArrayBuffer.isView(value)) return `a ${value.constructor.name} of ${value.length}`;
     if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
