@@ -265,11 +265,12 @@ export function runTrainingSuite({ simd, scalar, tf, sizes = SIZES, rounds, minS
     const times = session.names.map(() => []);
     const cpuTimes = session.names.map(() => []);
     for (let round = 0; round < rounds; round++) {
-      session.names.forEach((_, i) => {
+      for (let k = 0; k < session.names.length; k++) {
+        const i = (k + round) % session.names.length;  // the order turns each round: no contender always runs first
         const cpu = cpuClock?.();
         times[i].push(session.sample(i));
         if (cpuClock) cpuTimes[i].push((cpuClock() - cpu) / session.steps[i]);
-      });
+      }
     }
     const row = session.row(times, cpuClock ? cpuTimes : null);
     rows.push(row);

@@ -88,7 +88,8 @@ async function chromiumBench() {
       const times = names.map(() => []);
       const cpuTimes = names.map(() => []);
       for (let round = 0; round < ROUNDS; round++) {
-        for (let i = 0; i < names.length; i++) {
+        for (let k = 0; k < names.length; k++) {
+          const i = (k + round) % names.length;  // the order turns each round
           const cpu = await threadTime();
           times[i].push(await page.evaluate((contender) => globalThis.trainingBench.sample(contender), i));
           cpuTimes[i].push(Math.max(0, await threadTime() - cpu - overheadMs) / steps[i]);

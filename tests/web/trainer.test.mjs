@@ -173,6 +173,30 @@ for (const simd of [true, false]) {
         trainer.dispose();
         twin.dispose();
       });
+      it('steps taken one call at a time, with evaluate and weights between, give the bits of one call of all of them', () => {
+        const one = engine.createTrainer({ ...options, optimizer: { ...options.optimizer, batchSize: 4 } });
+        const many = engine.createTrainer({ ...options, optimizer: { ...options.optimizer, batchSize: 4 } });
+        one.setData(train);
+        many.setData(train);
+        const losses = [];
+        for (let k = 0; k < 12; k++) {
+          losses.push(...one.step(1).losses);
+          one.evaluate(heldOut);
+          one.weights();
+        }
+        assert.deepEqual(losses, [...many.step(12).losses]);
+        assert.deepEqual(one.weights(), many.weights());
+        one.dispose();
+        many.dispose();
+        // new data between calls: the next step's loss is the new data's at the current weights
+        const all = engine.createTrainer(options);  // every example each step
+        all.setData(train);
+        all.step(3);
+        all.setData(heldOut);
+        const expected = all.evaluate(heldOut).loss;
+        assert.equal(all.step(1).losses[0], expected);
+        all.dispose();
+      });
       it('a step call never leaves weights whose loss is not finite: Adam at 1e30 is refused at step 1', () => {
         const trainer = engine.createTrainer({ ...options, optimizer: { kind: 'adam', learningRate: 1e30 } });
         trainer.setData(train.slice(0, 4));
