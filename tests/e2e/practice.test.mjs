@@ -191,6 +191,34 @@ function giveAways({ inputs }, { matrix, head: h, row: i, col }) {
   return keys;
 }
 
+// Cells near an exercise's blanks showing a number a blank would accept: along the blank's token row
+// in every table and down its own column (written here from the reference, not from blanks.mjs).
+// None for a blank that 0 would pass. `slack` widens (> 1) or narrows (< 1) the allowance, so that
+// float32 against float64 at the edge cannot decide a test.
+function lookalikeKeys({ inputs, expected }, blanks, truths, slack = 1) {
+  const { n, m, dK, dV, heads } = inputs;
+  const tables = [];
+  expected.heads.forEach((h, head) => {
+    for (const [name, rows, cols] of [['q', n, dK], ['k', m, dK], ['v', m, dV], ['scores', n, m], ['scaled', n, m], ['weights', n, m], ['z', n, dV]]) tables.push([name, String(head), rows, cols, h[name]]);
+  });
+  tables.push(['concat', '', n, heads * dV, expected.concat], ['output', '', n, expected.output.length / n, expected.output]);
+  const keys = [];
+  blanks.forEach((blank, k) => {
+    const truth = truths[k];
+    if (Math.abs(truth) <= allowance(truth)) return;
+    const home = `${blank.matrix}:${blank.matrix === 'concat' || blank.matrix === 'output' ? '' : blank.head}`;
+    for (const [name, head, rows, cols, values] of tables) {
+      for (let r = 0; r < rows; r++) {
+        for (let c = 0; c < cols; c++) {
+          if (r !== blank.row && !(`${name}:${head}` === home && c === blank.col)) continue;
+          if (Math.abs(values[r * cols + c] - truth) <= slack * allowance(truth)) keys.push(`${name}:${head}:${r}:${c}`);
+        }
+      }
+    }
+  });
+  return keys;
+}
+
 // What every computed cell of the tables on screen shows: "matrix:head:row:col" → its text, or
 // "input" for a blank; a weights row's Σ as "weights:head:row:sum".
 function shownCells(page) {
@@ -263,14 +291,21 @@ describe('every preset, every exercise', () => {
           assert.equal(blanks.length, unmasked, `${what}: a blank for every weight of the row that is not masked`);
         }
 
-        // nothing on screen gives it away
+        // nothing on screen gives it away: the cells its formulas say, and a number near a blank
+        // that the blank would accept (unless the exercise is made from it)
+        const { truths, mistakes } = truthAndMistakes(ref, cell, blanks);
         const shown = await shownCells(tab.page);
         for (const key of giveAways(ref, cell)) {
           if (!(key in shown)) continue;
           assert.ok(shown[key] === '?' || shown[key] === 'input', `${what}: ${key} shows '${shown[key]}' before it is answered`);
         }
+        const sourceKeys = new Set(await tab.page.evaluate((k) => globalThis.attentionLab.practice.exercises[k].sourceCells
+          .map(({ matrix, head, row, col }) => `${matrix}:${matrix === 'concat' || matrix === 'output' ? '' : head ?? ''}:${row}:${col}`), index));
+        for (const key of lookalikeKeys(ref, blanks, truths, 0.99)) {
+          if (!(key in shown) || sourceKeys.has(key)) continue;
+          assert.ok(shown[key] === '?' || shown[key] === 'input', `${what}: ${key} shows '${shown[key]}', which the blank would accept`);
+        }
 
-        const { truths, mistakes } = truthAndMistakes(ref, cell, blanks);
         // the page offers exactly the mistakes that can be told from the true value
         const offered = await tab.page.evaluate((k) => globalThis.attentionLab.practice.exercises[k].mistakes.map((m) => m.key), index);
         assert.deepEqual([...offered].sort(), mistakes.map(([key]) => key.split('#')[0]).sort(), `${what}: mistakes offered`);
@@ -322,13 +357,18 @@ describe('every preset, every exercise', () => {
 
         const inside = await answer(index, truths.map((truth) => String(truth + 0.9 * allowance(truth))));
         assert.equal(inside.verdict, 'correct', `${what}: inside the tolerance (true ${truths})`);
-        const exact = await answer(index, truths.map((truth) => truth.toPrecision(8)));
-        assert.equal(exact.verdict, 'correct', `${what}: the true value`);
+        // answered: the value stays, with nothing left to check; a wrong value typed over it changes nothing
+        assert.equal(await inputs.first().evaluate((input) => input.readOnly), true, `${what}: read-only once right`);
+        assert.equal(await card.locator('[data-role="check"]').isHidden(), true);
+        assert.equal(await card.locator('.reveal-button').isHidden(), true);
+        await inputs.last().press('Enter');
+        assert.equal(await card.locator('.feedback').getAttribute('data-verdict'), 'correct', `${what}: still correct`);
         const revealed = (await inputs.evaluateAll((list) => list.map((input) => Number(input.value))));
         revealed.forEach((value, k) => assert.ok(Math.abs(value - truths[k]) <= 1e-5 * Math.max(1, Math.abs(truths[k])), `${what}: shows the true value (${value} vs ${truths[k]})`));
         // once answered, what it hid shows its numbers (unless a later exercise still hides it)
         const after = await shownCells(tab.page);
-        const stillHidden = new Set(ref.inputs.cells.slice(index + 1).flatMap((later) => giveAways(ref, later)));
+        const stillHidden = new Set(ref.inputs.cells.slice(index + 1).flatMap((later, k) => [...giveAways(ref, later),
+          ...lookalikeKeys(ref, ref.inputs.blanks[index + 1 + k], truthAndMistakes(ref, later, ref.inputs.blanks[index + 1 + k]).truths, 1.01)]));
         for (const key of giveAways(ref, cell)) {
           if (key in after && !stillHidden.has(key)) assert.ok(after[key] === 'input' || /^[-−]?\d|∞/.test(after[key]), `${what}: ${key} shows its number once answered, got '${after[key]}'`);
         }
@@ -342,6 +382,15 @@ describe('every preset, every exercise', () => {
       assert.equal(results.hints, 3 * kinds.length);
       assert.equal(await tab.page.locator('[data-role="score"]').textContent(), `${kinds.length}/${kinds.length} correct, ${3 * kinds.length} hints`);
       assert.equal(await tab.page.locator('.practice progress').evaluate((p) => p.value), kinds.length);
+      // the same exercises afresh (the page loaded again), each answered with its true value (to 8 digits) at the first try
+      await tab.page.reload();
+      await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0 && globalThis.attentionLab.idle);
+      for (const [index, cell] of ref.inputs.cells.entries()) {
+        const { truths } = truthAndMistakes(ref, cell, ref.inputs.blanks[index]);
+        const exact = await answer(index, truths.map((truth) => truth.toPrecision(8)));
+        assert.equal(exact.verdict, 'correct', `${preset.id} ${cell.matrix}: the true value ${truths}`);
+      }
+      assert.equal((await tab.page.evaluate(() => globalThis.attentionLab.practice.results)).correct, kinds.length);
     });
   }
 });
@@ -359,7 +408,6 @@ describe('answers that are not numbers', () => {
       assert.equal(await tab.page.locator('.exercise[data-index="0"]').getAttribute('data-status'), 'open');
     }
     assert.equal((await answer(0, `−${q + 1}`)).verdict, 'wrong');
-    assert.equal((await answer(0, `${2 * q}/2`)).verdict, 'correct');
     assert.equal((await answer(0, `${q},0`)).verdict, 'correct');
     assert.equal((await answer(1, `${2 * score}/2`)).verdict, 'correct');
     // the scaled score divided by d_k = 4 instead of √4, as a fraction, is a named mistake
@@ -453,6 +501,29 @@ describe('Make an exercise', () => {
     assert.equal(await tab.page.locator('.teacher-outputs').isHidden(), true, 'no stale link beside the message');
   });
 
+  it("a link written while another head's tab is open opens on the tab of its blanks", async () => {
+    await openPractice(tab.page, linkTo({ preset: 'telescope', practice: {} }));
+    await tab.page.click('#tab-1');  // Head 2 on screen
+    await tab.page.waitForFunction(() => globalThis.attentionLab.state.selectedHead === 1);
+    if (await tab.page.locator('.teacher').isHidden()) await tab.page.click('[data-role="teacher"]');
+    const field = (name) => tab.page.locator(`.teacher [data-field="${name}"]`);
+    await field('head').selectOption('0');
+    await tab.page.click('[data-role="write"]');
+    const link = await tab.page.locator('.teacher code').nth(0).textContent();
+    const opened = await browser.newPage();
+    await opened.page.goto(link);
+    await opened.page.waitForFunction(() => globalThis.attentionLab?.draws > 0 && globalThis.attentionLab.idle);
+    const seen = await opened.page.evaluate(() => ({
+      head: globalThis.attentionLab.state.selectedHead,
+      first: globalThis.attentionLab.practice.exercises[0].cell.head,
+      visible: document.querySelector('.practice-input[data-exercise="0"]').getClientRects().length > 0,
+    }));
+    assert.deepEqual(seen, { head: 0, first: 0, visible: true });
+    assert.deepEqual(opened.problems, []);
+    await opened.page.close();
+    await tab.page.click('[data-role="teacher"]');  // closed again
+  });
+
   it('works on the reader\'s own sentence: the exercises follow it, and so does the link', async () => {
     await openPractice(tab.page, linkTo({ preset: 'money-bank-scaling', practice: {} }));
     const draws = await tab.page.evaluate(() => globalThis.attentionLab.draws);
@@ -508,6 +579,88 @@ describe('Make an exercise', () => {
   });
 });
 
+describe('what the student has done stays, and only what helps is shown', () => {
+  const state = () => tab.page.evaluate(() => ({ results: globalThis.attentionLab.practice.results, ids: globalThis.attentionLab.practice.exercises.map((e) => e.id) }));
+  const draws = () => tab.page.evaluate(() => globalThis.attentionLab.draws);
+  const drawn = (n) => tab.page.waitForFunction((k) => globalThis.attentionLab.draws > k && globalThis.attentionLab.idle, n);
+  const litKeys = () => tab.page.locator('td.practice-source').evaluateAll((tds) => tds.map(({ dataset: { matrix, head = '', row, col } }) => `${matrix}:${head}:${row}:${col}`));
+
+  it('another query token chosen after an answer keeps the exercises and says so; before any, they follow it', async () => {
+    await tab.page.reload();
+    await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
+    await openPractice(tab.page, linkTo({ preset: 'telescope', practice: {} }));
+    const ref = await reference(tab.page);
+    const first = await state();
+    const query = ref.inputs.cells[0].row;
+    const other = query === 0 ? 1 : 0;
+    // nothing done yet: the exercises move to the token chosen
+    let n = await draws();
+    await tab.page.click(`#tokens [data-index="${other}"]`);
+    await drawn(n);
+    const moved = await state();
+    assert.notDeepEqual(moved.ids, first.ids);
+    assert.equal((await reference(tab.page)).inputs.cells[0].row, other);
+    // one answer, then another token: the exercises, the answer and the score stay
+    const ref2 = await reference(tab.page);
+    assert.equal((await answer(0, String(truthAndMistakes(ref2, ref2.inputs.cells[0], ref2.inputs.blanks[0]).truths[0]))).verdict, 'correct');
+    n = await draws();
+    await tab.page.click(`#tokens [data-index="${query}"]`);
+    await drawn(n);
+    const kept = await state();
+    assert.deepEqual(kept.ids, moved.ids);
+    assert.equal(kept.results.correct, 1);
+    assert.match(await tab.page.locator('.practice-notes').first().textContent(), /Your answers are kept: these exercises stay on/);
+  });
+
+  it('a visit to Explore keeps the exercises, what was typed and the score', async () => {
+    const before = await state();
+    await tab.page.locator('.practice-input[data-exercise="1"]').first().fill('12345');
+    let n = await draws();
+    await tab.page.click('.mode-switch [data-mode="explore"]');
+    await drawn(n);
+    n = await draws();
+    await tab.page.click('.mode-switch [data-mode="practice"]');
+    await drawn(n);
+    const after = await state();
+    assert.deepEqual(after.ids, before.ids);
+    assert.equal(after.results.correct, 1);
+    assert.equal(await tab.page.locator('.exercise[data-index="0"]').getAttribute('data-status'), 'correct');
+    assert.equal(await tab.page.locator('.practice-input[data-exercise="1"]').first().inputValue(), '12345');
+    assert.equal(await tab.page.locator('.practice-input[data-exercise="1"]').first().isVisible(), true, 'the blank is back in its table');
+  });
+
+  it("a first hint lights only its own exercise's cells, and they go dark once it is answered", async () => {
+    const ref = await reference(tab.page);
+    const sourcesOf = (k) => tab.page.evaluate((i) => globalThis.attentionLab.practice.exercises[i].sourceCells
+      .map(({ matrix, head, row, col }) => `${matrix}:${matrix === 'concat' || matrix === 'output' ? '' : head ?? ''}:${row}:${col}`), k);
+    await tab.page.locator('.exercise[data-index="1"] .hint-button').click();
+    const lit1 = await litKeys();
+    const sources1 = new Set(await sourcesOf(1));
+    assert.ok(lit1.length > 0 && lit1.every((key) => sources1.has(key)), `only exercise 2's sources are lit: ${lit1.filter((key) => !sources1.has(key))}`);
+    const truth = truthAndMistakes(ref, ref.inputs.cells[1], ref.inputs.blanks[1]).truths[0];
+    assert.equal((await answer(1, String(truth))).verdict, 'correct');
+    assert.deepEqual(await litKeys(), [], 'answered: nothing lit');
+    await tab.page.locator('.exercise[data-index="2"] .hint-button').click();
+    const sources2 = new Set(await sourcesOf(2));
+    const lit2 = await litKeys();
+    assert.ok(lit2.length > 0 && lit2.every((key) => sources2.has(key)), `only exercise 3's sources: ${lit2.filter((key) => !sources2.has(key))}`);
+  });
+
+  it('Export offers nothing while practising (its tables would show the answers), and everything again in Explore', async () => {
+    await tab.page.click('#export-toggle');
+    assert.equal(await tab.page.locator('#export-practising').isVisible(), true);
+    assert.equal(await tab.page.locator('#export-preview').isHidden(), true);
+    assert.equal(await tab.page.locator('#export-preview').textContent(), '');
+    assert.equal(await tab.page.locator('#export-download').isHidden(), true);
+    const n = await draws();
+    await tab.page.click('.mode-switch [data-mode="explore"]');
+    await drawn(n);
+    assert.equal(await tab.page.locator('#export-practising').isHidden(), true);
+    assert.match(await tab.page.locator('#export-preview').textContent(), /\d/);
+    await tab.page.click('#export-toggle');  // closed again for the tests after
+  });
+});
+
 describe('components and accessibility', () => {
   it('works by keyboard alone, Tab reaches the blanks in exercise order, and fits 375 px', async () => {
     const page = await browser.browser.newPage({ viewport: { width: 375, height: 800 } });
@@ -525,16 +678,20 @@ describe('components and accessibility', () => {
     await page.keyboard.type(String(truthOf(0)));
     await page.keyboard.press('Enter');
     assert.equal(await page.locator('.exercise[data-index="0"] .feedback').getAttribute('data-verdict'), 'correct');
-    await page.keyboard.press('Tab');  // Check
-    await page.keyboard.press('Tab');  // Hint
-    await page.keyboard.press('Enter');
-    assert.equal(await page.locator('.exercise[data-index="0"] .hints > li').count(), 1);
-    // the next blank is open, and the next one Tab reaches
-    while ((await focused()) === null) {
+    // right: the focus moves on to the next exercise's blank
+    await page.waitForFunction(() => document.activeElement?.dataset.exercise === '1');
+    // its Hint button is a few Tabs on, and Shift+Tab comes back to the blank
+    const onHint = () => page.evaluate(() => document.activeElement?.classList.contains('hint-button') && document.activeElement.closest('.exercise')?.dataset.index === '1');
+    while (!(await onHint())) {
       await page.keyboard.press('Tab');
-      assert.ok(++steps < 80, 'the second blank is reached with Tab');
+      assert.ok(++steps < 80, 'the next exercise\'s Hint is reached with Tab');
     }
-    assert.equal(await focused(), 1);
+    await page.keyboard.press('Enter');
+    assert.equal(await page.locator('.exercise[data-index="1"] .hints > li').count(), 1);
+    while ((await focused()) !== 1) {
+      await page.keyboard.press('Shift+Tab');
+      assert.ok(++steps < 120, 'the blank is reached again with Shift+Tab');
+    }
     await page.keyboard.type(String(truthOf(1)));
     await page.keyboard.press('Enter');
     assert.equal(await page.locator('.exercise[data-index="1"] .feedback').getAttribute('data-verdict'), 'correct');

@@ -236,6 +236,68 @@ describe('practice: the blanks in the tables', () => {
   });
 });
 
+describe('practice: no cell near a blank gives it away', () => {
+  // a plain scan, independent of the plan's code: along the blank's token row in every table (K
+  // and V in self-attention) and down its own column, a shown number that the blank would accept
+  // is allowed only when the open exercise is made from it, or when 0 would pass that blank too
+  const near = (view, cell) => {
+    const n = view.tokens.length;
+    const out = [];
+    const scan = (name, head, rows, cols, values, byToken = true) => {
+      for (let r = 0; r < rows; r++) {
+        for (let c = 0; c < cols; c++) {
+          const along = byToken && r === cell.row;
+          const down = name === cell.matrix && (head === cell.head || (head === undefined && (cell.matrix === 'concat' || cell.matrix === 'output'))) && c === cell.col;
+          if (along || down) out.push([`${name}:${head ?? ''}:${r}:${c}`, values[r * cols + c]]);
+        }
+      }
+    };
+    view.result.heads.forEach((trace, h) => {
+      for (const [name, rows, cols] of [['q', n, view.dK], ['k', view.m, view.dK], ['v', view.m, view.dV], ['scores', n, view.m], ['scaled', n, view.m], ['weights', n, view.m], ['z', n, view.dV]]) {
+        scan(name, h, rows, cols, trace[name], name === 'k' || name === 'v' ? view.self : true);
+      }
+    });
+    scan('concat', undefined, n, view.heads * view.dV, view.result.concat);
+    scan('output', undefined, n, view.result.output.length / n, view.result.output);
+    return out;
+  };
+  // every preset but 'action', whose seeded random weights only the page makes (the Chromium test covers it)
+  for (const id of ['cat-sat', 'animal-it', 'animal-it-works', 'money-bank', 'river-bank', 'money-bank-scaling', 'kids-lions', 'telescope']) {
+    it(`${id}: at every step of the sequence`, () => {
+      const view = viewOf(presetState(id));
+      const exercises = buildExercises(view, defaultCells(view, { anyQuery: true }));
+      let hiddenLookalikes = 0;
+      for (let step = 0; step <= exercises.length; step++) {
+        const status = (index) => (index < step ? 'correct' : index === step ? 'open' : 'locked');
+        const plan = planBlanks(view, exercises, status);
+        const needed = new Set(step < exercises.length ? exercises[step].sourceCells.map(cellKey) : []);
+        for (const exercise of exercises.slice(step)) {
+          for (const blank of exercise.blanks) {
+            if (judge(0, { truth: blank.truth, mistakes: [] }).correct) continue;
+            for (const [key, value] of near(view, blank.cell)) {
+              if (!judge(value, { truth: blank.truth, mistakes: [] }).correct) continue;
+              if (plan.has(key)) {
+                hiddenLookalikes += 1;
+                continue;
+              }
+              assert.ok(needed.has(key), `step ${step + 1}: ${key} shows ${value}, which ${exercise.id} would accept (${blank.truth})`);
+            }
+          }
+        }
+      }
+      if (id === 'cat-sat' || id === 'kids-lions') assert.ok(hiddenLookalikes > 0, 'the look-alikes the plan hides are counted');
+    });
+  }
+  it("cat-sat (W = I): the q asked of 'sat' hides its row of V, the same numbers, until it is answered", () => {
+    const view = viewOf(presetState('cat-sat'));
+    const [q] = buildExercises(view, [{ matrix: 'q', head: 0, row: 2, col: 0 }]);
+    assert.equal(q.truth, view.x[2 * view.dModel]);
+    const hidden = planBlanks(view, [q], () => 'open');
+    for (let c = 0; c < view.dV; c++) if (judge(view.result.heads[0].v[2 * view.dV + c], q).correct) assert.deepEqual(hidden.get(`v:0:2:${c}`), { hidden: true });
+    assert.equal(planBlanks(view, [q], () => 'correct').get('v:0:2:0'), undefined, 'shown once answered');
+  });
+});
+
 describe("practice: the 'it' example (003)", () => {
   const state = presetState('animal-it');
   const view = viewOf(state);

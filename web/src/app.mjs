@@ -318,6 +318,7 @@ export function createApp(container, { compute, initialState = null, views: show
     state.selectedToken = Math.min(state.selectedToken, view.tokens.length - 1);
     if (state.selectedHead !== 'all' && state.selectedHead >= view.heads) state.selectedHead = 0;
     practice.prepare(view, state);  // its blanks are drawn into the tables below
+    exports.practising(Boolean(state.practice));
     const stepHead = state.selectedHead === 'all' ? 0 : state.selectedHead;
     $('steps-scale').checked = state.scaleMode === 'sqrt_dk';
     const preset = presetById(state.preset);

@@ -106,6 +106,7 @@ export function setupExports({ root, getView, getState, links, showStatus, t, ge
     return { text, name: `attention-lab-${table.id}.${FORMATS[format].extension}`, type: FORMATS[format].type };
   }
   function showPreview() {
+    if (!$('export-practising').hidden) return;  // practising: the tables would give the answers
     preview.textContent = currentExport().text;
   }
   toggle($('export-toggle'), $('export-panel'), fillTableChoices);
@@ -163,6 +164,17 @@ export function setupExports({ root, getView, getState, links, showStatus, t, ge
   return {
     currentExport,
     pictureSvg,
+    /**
+     * Practice mode: the tables, pictures and preview would show the answers, so the panel says
+     * so and offers nothing to export until the reader is back in Explore.
+     */
+    practising(on) {
+      if (on === !$('export-practising').hidden) return;
+      $('export-practising').hidden = !on;
+      for (const part of $('export-panel').querySelectorAll('.export-row, #export-preview')) part.hidden = on;
+      if (on) preview.textContent = '';
+      else if (!$('export-panel').hidden && getView()) fillTableChoices();
+    },
     /** The table menu and the preview again, in the lab's language now (when the panel is open). */
     relabel() {
       if (!$('export-panel').hidden && getView()) fillTableChoices();

@@ -50,6 +50,7 @@ export const EN = {
   'toolbar.copyLink': 'Copy link',
   'toolbar.embed': 'Embed',
   'toolbar.export': 'Export',
+  'export.practising': 'Nothing to export while you practise: the tables would show the answers. Switch the mode back to Explore to export them.',
   'embed.title': 'Embed this view',
   'embed.componentHint': 'In a page of this site that allows scripts: the web component, with everything on screen (edits, the chosen token and head) in its {state} attribute.',
   'embed.corsHint': 'The script must come from the page\'s own origin, or from a server that sends {header} with every file of the folder. On another site, copy the folder {dist} beside the page and point {src} at it, or load {absolute} with that header on this server (nginx: {nginx}, Apache: {apache}; GitHub Pages sends it already).',

@@ -16,6 +16,8 @@
 // and its output row. A row of weights with a blank or a hidden cell also hides its Σ, which
 // would say what the hidden cells add up to.
 
+import { DEFAULT_TOLERANCE, allowance } from './check.mjs';
+
 /** The key of a table cell; the concatenation and the output have no head in the tables. */
 export function cellKey({ matrix, head, row, col }) {
   return `${matrix}:${matrix === 'concat' || matrix === 'output' || head === undefined ? '' : head}:${row}:${col}`;
@@ -59,22 +61,78 @@ export function concealedBy(view, { cell }) {
 
 /**
  * The plan for the tables: Map cellKey → { exercise, blank } for a blank, { hidden: true } for a
- * hidden cell. status(index) is 'open', 'locked', 'correct' or 'revealed'.
+ * hidden cell. status(index) is 'open', 'locked', 'correct' or 'revealed'. Besides what each
+ * unanswered exercise hides (concealedBy), a computed cell showing a number that one of its blanks
+ * would accept is hidden too (lookalikes).
  */
-export function planBlanks(view, exercises, status) {
+export function planBlanks(view, exercises, status, tolerance = DEFAULT_TOLERANCE) {
   const plan = new Map();
   exercises.forEach((exercise, index) => {
     exercise.blanks.forEach((blank, k) => plan.set(cellKey(blank.cell), { exercise: index, blank: k }));
   });
-  exercises.forEach((exercise, index) => {
-    const state = status(index);
-    if (state === 'correct' || state === 'revealed') return;
+  const unanswered = exercises.filter((_, index) => status(index) !== 'correct' && status(index) !== 'revealed');
+  for (const exercise of unanswered) {
     for (const cell of concealedBy(view, exercise)) {
       const key = cellKey(cell);
       if (!plan.has(key)) plan.set(key, { hidden: true });
     }
-  });
+  }
+  const open = exercises.filter((_, index) => status(index) === 'open');
+  for (const key of lookalikes(view, unanswered, open, tolerance)) if (!plan.has(key)) plan.set(key, { hidden: true });
   return plan;
+}
+
+// The computed tables a reader sees: { matrix, head (undefined: none), rows, cols, values, byToken }
+// (byToken: row r is token r's, so that a blank's row can be looked along it).
+function computedTables(view) {
+  const { heads, dK, dV, m, result } = view;
+  const n = view.tokens.length;
+  const tables = [];
+  const add = (matrix, head, rows, cols, values, byToken = true) => tables.push({ matrix, head, rows, cols, values, byToken });
+  for (let h = 0; h < heads; h++) {
+    const trace = result.heads[h];
+    add('q', h, n, dK, trace.q);
+    add('k', h, m, dK, trace.k, view.self);  // in cross-attention K's and V's rows are the context's
+    add('v', h, m, dV, trace.v, view.self);
+    add('scores', h, n, m, trace.scores);
+    add('scaled', h, n, m, trace.scaled);
+    add('weights', h, n, m, trace.weights);
+    add('z', h, n, dV, trace.z);
+  }
+  add('concat', undefined, n, heads * dV, result.concat);
+  add('output', undefined, n, result.output.length / n, result.output);
+  return tables;
+}
+
+/**
+ * The keys of computed cells near a blank showing a number it would accept: along the blank's token
+ * row in every table (z's other entries of 0.788 beside the one asked; with W_v = W_q, the token's
+ * row of V equal to the q asked) and down its own column (a scaled score of 2.828 two rows up).
+ * Left shown: the cells the open exercises (`working`) are made from (the student needs them, as
+ * an output entry needs the concatenation entry a unit column of W_O copies), and any match for a
+ * blank that 0 would pass (tiny weights are everywhere and say nothing).
+ */
+export function lookalikes(view, exercises, working = exercises, tolerance = DEFAULT_TOLERANCE) {
+  const tables = computedTables(view);
+  const needed = new Set(working.flatMap((exercise) => exercise.sourceCells.map(cellKey)));
+  const keys = new Set();
+  const consider = (table, row, col, truth) => {
+    const v = table.values[row * table.cols + col];
+    if (!Number.isFinite(v) || Math.abs(v - truth) > allowance(truth, tolerance)) return;
+    const key = cellKey({ matrix: table.matrix, head: table.head, row, col });
+    if (!needed.has(key)) keys.add(key);
+  };
+  for (const exercise of exercises) {
+    for (const { cell, truth } of exercise.blanks) {
+      if (Math.abs(truth) <= allowance(truth, tolerance)) continue;  // 0 would pass
+      const home = cellKey({ ...cell, row: 0, col: 0 });
+      for (const table of tables) {
+        if (table.byToken && cell.row < table.rows) for (let col = 0; col < table.cols; col++) consider(table, cell.row, col, truth);
+        if (cellKey({ matrix: table.matrix, head: table.head, row: 0, col: 0 }) === home) for (let row = 0; row < table.rows; row++) consider(table, row, cell.col, truth);
+      }
+    }
+  }
+  return [...keys];
 }
 
 /** Exercises whose blanks do not overlap an earlier one's (a weight and its row's softmax). */

@@ -77,6 +77,10 @@ export function mountPractice({ container, root, embedded, links, getState, setS
   let signature = '';
   let chosenWith = '';       // the settings the exercises were chosen with
   let skipped = 0;
+  let away = false;           // explore mode for a while: the exercises and their progress wait
+  let keptOn = null;          // the token the exercises stay on while another is chosen
+  let litFor = null;          // the exercise whose first hint's cells are lit
+  let focusNext = null;       // the exercise whose first blank takes the focus after the next draw
   const progress = createProgress();
 
   function announce(text) {
@@ -113,7 +117,21 @@ export function mountPractice({ container, root, embedded, links, getState, setS
   // ---- the blanks in the tables
 
   // After an answer: the plan changes (what it hid is shown, the next blanks open), the tables follow.
-  function answered() {
+  // Its first hint's cells go dark; the next open exercise's head is shown, and its first blank
+  // takes the focus when the student was working on this card.
+  function answered(index) {
+    if (litFor === index) {
+      tables.unlight();
+      litFor = null;
+    }
+    const next = exercises.findIndex((_, k) => statusAt(k) === 'open');
+    if (next >= 0) {
+      const state = getState();
+      const blank = exercises[next].blanks[0].cell;
+      if (HEAD_TABLES.has(blank.matrix) && state.selectedHead !== 'all') state.selectedHead = blank.head;
+      const parts = cards[index];
+      if (parts.inputs.includes(root.activeElement) || parts.card.contains(root.activeElement)) focusNext = next;
+    }
     usePlan();
     showProgress();
     redraw();
@@ -148,7 +166,7 @@ export function mountPractice({ container, root, embedded, links, getState, setS
   function check(index) {
     const exercise = exercises[index];
     const parts = cards[index];
-    if (statusAt(index) === 'locked') return;
+    if (statusAt(index) !== 'open') return;  // locked, or answered already
     const read = readBlanks(index);
     if (read.problem) {
       const text = say(index, read.problem, 'format');
@@ -165,7 +183,7 @@ export function mountPractice({ container, root, embedded, links, getState, setS
       text = say(index, () => t(many ? 'verdict.rowCorrect' : 'verdict.correct', { value: exercise.shown }), 'correct');
       const now = results();
       if (first && now.done === now.total) text = `${text} ${t('practice.finished', { summary: now.summary })}`;
-      answered();
+      answered(index);
     } else {
       progress.wrong(exercise.id);
       const [mistake] = verdict.mistakes;
@@ -191,7 +209,8 @@ export function mountPractice({ container, root, embedded, links, getState, setS
     }
     renderHint(cards[index], exercises[index], level, lang);
     if (level === 1) {
-      tables.light(exercises[index].sourceCells, view);
+      tables.light(exercises[index].sourceCells, view);  // in place of an earlier hint's
+      litFor = index;
       showSourceHead(exercises[index]);
     }
     announce(cards[index].hintList.lastElementChild.textContent);
@@ -211,37 +230,38 @@ export function mountPractice({ container, root, embedded, links, getState, setS
   }
 
   function reveal(index) {
-    if (statusAt(index) === 'locked') return;
+    if (statusAt(index) !== 'open') return;
     progress.reveal(exercises[index].id);
     const exercise = exercises[index];
     exercise.blanks.forEach((blank, k) => { cards[index].inputs[k].value = blank.shown; });
     const text = say(index, () => t(exercise.blanks.length > 1 ? 'verdict.rowRevealed' : 'verdict.revealed', { value: exercise.shown }), 'revealed');
-    answered();
+    answered(index);
     announce(text);
   }
 
   // the plan of blanks for the exercises as they stand, drawn by the tables' overlay
   function usePlan() {
-    tables.use(planBlanks(view, exercises, (index) => statusAt(index)), (index, blank) => cards[index].inputs[blank]);
+    tables.use(planBlanks(view, exercises, (index) => statusAt(index), settings.tolerance), (index, blank) => cards[index].inputs[blank]);
   }
 
   // Back to exploring: every cell given back to its table, no card, no lit cell, and no overlay
-  // (the tables draw as they do without practice mode).
+  // (the tables draw as they do without practice mode). The exercises, the cards with what was
+  // typed, and the progress wait: back in practice on the same computation, they are as they were.
   function leave() {
     tables.clear();
+    litFor = null;
     for (const parts of cards) parts.card.remove();
-    exercises = [];
-    cards = [];
-    preparedFor = null;
-    signature = '';
-    chosenWith = '';
+    away = true;
     setOverlay(null);
   }
 
   // keepLit: the same exercises in another language, whose first hints' cells stay lit
   function renderCards({ keepLit = false } = {}) {
     for (const parts of cards) parts.card.remove();
-    if (!keepLit) tables.unlight();
+    if (!keepLit) {
+      tables.unlight();
+      litFor = null;
+    }
     cards = exercises.map((exercise, index) => {
       const parts = renderCard(exercise, { number: index + 1, total: exercises.length, id: `${prefix}-${index}`, hints: settings.hints, lang });
       for (const input of parts.inputs) {
@@ -292,6 +312,7 @@ export function mountPractice({ container, root, embedded, links, getState, setS
     if (!settings.hints) notes.push(t('practice.noHints'));
     if (!settings.cells && view.result.shape.scale === 1) notes.push(t('practice.scaleOff'));
     if (skipped) notes.push(t(exercises.length ? 'practice.skipped' : 'practice.noCells', { count: skipped }));
+    if (keptOn !== null) notes.push(t('practice.keptOn', { token: view.tokens[keptOn] }));
     panel.notes.textContent = notes.join(' ');
     return chosen;
   }
@@ -299,15 +320,21 @@ export function mountPractice({ container, root, embedded, links, getState, setS
   // The exercises for a computation: a teacher's cells, or the default sequence. For a new
   // computation the generator may choose another query token and head (where the typical mistakes
   // can be told apart); the lab then shows that token and head.
-  function chooseExercises(state) {
+  // `keep`: the cells of the exercises before (back from explore mode), asked again; on the same
+  // numbers they are the same exercises, and their progress stays.
+  function chooseExercises(state, keep = null) {
     const f64 = forward64(view);  // once per computation: the true values and every mistake come from it
     const fresh = preparedFor !== view;
     preparedFor = view;
-    let chosen = settings.cells;
+    let chosen = settings.cells ?? keep;
     if (!chosen) {
       chosen = defaultCells(view, { query: state.selectedToken, head: 0, anyQuery: fresh }, f64, settings.tolerance);
-      state.selectedToken = chosen[0].row;
-      if (state.selectedHead !== 'all') state.selectedHead = chosen[0].head;
+    }
+    // the lab shows the first exercise's token and head (a teacher's link opens on its blanks)
+    const first = chosen.find((cell) => cellFits(view, cell));
+    if (first && (fresh || !settings.cells)) {
+      state.selectedToken = first.row;
+      if (state.selectedHead !== 'all' && (HEAD_TABLES.has(first.matrix) || first.matrix === 'softmax')) state.selectedHead = first.head;
     }
     const fitting = chosen.filter((cell) => cellFits(view, cell));
     const built = withoutOverlaps(buildExercises(view, fitting, settings.tolerance, f64));
@@ -326,19 +353,27 @@ export function mountPractice({ container, root, embedded, links, getState, setS
         return;
       }
       setOverlay(tables.overlay);
+      const back = away;
+      away = false;
       view = nextView;
       settings = practiceSettings(state.practice);
-      // the same computation, settings and token keep their exercises (a head's tab chosen, an answer redrawn)
+      // The same computation and settings keep their exercises (a head's tab chosen, an answer
+      // redrawn, a visit to explore mode). Another token chosen gives exercises on it, unless work
+      // has started on these: then they stay, and the panel says so.
       const settingsKey = JSON.stringify(settings);
-      const tokenMoved = !settings.cells && exercises[0]?.cell.row !== state.selectedToken;
-      if (preparedFor !== view || settingsKey !== chosenWith || tokenMoved) {
+      const tokenMoved = !settings.cells && !back && exercises.length > 0 && exercises[0].cell.row !== state.selectedToken;
+      const started = progress.started();
+      keptOn = tokenMoved && started && preparedFor === view && settingsKey === chosenWith ? exercises[0].cell.row : null;
+      if (preparedFor !== view || settingsKey !== chosenWith || (tokenMoved && !started)) {
+        const keep = back && settingsKey === chosenWith && exercises.length ? exercises.map((e) => e.cell) : null;
         chosenWith = settingsKey;
-        exercises = chooseExercises(state);
+        exercises = chooseExercises(state, keep);
       }
       const next = [JSON.stringify(settings), JSON.stringify(exercises.map((e) => [e.id, e.blanks.map((b) => b.truth)]))].join('\u0001');
       if (next !== signature) {
         signature = next;
         progress.reset(exercises.map((e) => e.id));
+        panel.announcer.textContent = '';  // the last verdict was on exercises that are gone
         renderCards();
       }
       usePlan();
@@ -353,6 +388,11 @@ export function mountPractice({ container, root, embedded, links, getState, setS
       tables.place(exercises, cards, steps);
       tables.relight();
       showProgress({ report: false });
+      if (focusNext !== null) {
+        const input = cards[focusNext]?.inputs[0];
+        focusNext = null;
+        if (input?.isConnected && !input.disabled) input.focus();
+      }
     },
 
     /**

@@ -36,6 +36,7 @@ export const MESSAGES = {
     'practice.empty': 'There is nothing to practise here: the lab has no result yet.',
     'practice.noCells': 'None of the chosen cells exists in this lab (the sentence or sizes differ from the exercise).',
     'practice.skipped': { count: 'count', one: 'Left out: {count} chosen cell that does not exist in this lab.', other: 'Left out: {count} chosen cells that do not exist in this lab.' },
+    'practice.keptOn': "Your answers are kept: these exercises stay on ‘{token}’, where you started.",
     'practice.scaleOff': 'Scaling is off in this example (the scores go into softmax as they are), so there is no scaling step to practise.',
 
     // one exercise
@@ -205,6 +206,7 @@ export const MESSAGES = {
     'practice.empty': 'यहाँ अभ्यास के लिए कुछ नहीं है: lab का अभी कोई परिणाम नहीं है।',
     'practice.noCells': 'चुने गए खानों में से कोई भी इस lab में नहीं है (वाक्य या आकार अभ्यास से अलग हैं)।',
     'practice.skipped': { count: 'count', one: 'छोड़ा गया: {count} चुना गया खाना जो इस lab में नहीं है।', other: 'छोड़े गए: {count} चुने गए खाने जो इस lab में नहीं हैं।' },
+    'practice.keptOn': 'आपके उत्तर रखे गए हैं: ये अभ्यास ‘{token}’ पर ही रहेंगे, जहाँ आपने शुरू किया था।',
     'practice.scaleOff': 'इस उदाहरण में scaling बंद है (scores जैसे हैं वैसे ही softmax में जाते हैं), इसलिए scaling का कोई चरण नहीं है।',
 
     'exercise.heading': 'चरण {total} में से {number}: {label}',

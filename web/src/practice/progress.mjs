@@ -12,6 +12,8 @@ export function createProgress() {
       records = new Map(ids.map((id) => [id, { status: 'open', hints: 0, attempts: 0 }]));
     },
     status: (id) => records.get(id).status,
+    /** Whether any work was done: an answer checked, a hint taken, an answer shown. */
+    started: () => [...records.values()].some((r) => r.status !== 'open' || r.hints > 0 || r.attempts > 0),
     hints: (id) => records.get(id).hints,
     /** A right answer; true the first time (an answer shown first stays "revealed"). */
     correct(id) {

@@ -169,10 +169,15 @@ export function showCardStatus(parts, status) {
   const locked = status === 'locked';
   parts.card.querySelector('.locked-note').hidden = !locked;
   for (const part of [parts.actions, parts.feedback, parts.hintList, parts.blind]) part.hidden = locked || (part === parts.blind && !part.textContent);
+  // answered (right, or shown): the value stays as it is, with nothing left to check or show
+  const done = status === 'correct' || status === 'revealed';
   for (const input of parts.inputs) {
     input.disabled = locked;
+    input.readOnly = done;
     input.placeholder = locked ? '?' : '';
   }
+  parts.check.hidden = done;
+  parts.reveal.hidden = done;
 }
 
 /** The verdict on a card: text, data-verdict, the mistakes matched, and which blanks are right. */

@@ -71,9 +71,9 @@ export function createTables({ container, t }) {
       inputOf = nextInputOf;
     },
 
-    /** Lights `cells` too (a first hint), opening the block of parameters they are in when it is small. */
+    /** Lights `cells` (a first hint) in place of the cells lit before, opening the block of parameters they are in when it is small. */
     light(cells, view) {
-      lit = [...lit, ...cells];
+      lit = [...cells];  // in place of an earlier hint's: only the cells of the hint being worked on
       const { dModel, dK, dV, heads } = view;
       if (dModel * Math.max(2 * dK + dV, heads * dV) <= MAX_OPENED_CELLS) {
         for (const cell of cells) {

@@ -138,7 +138,10 @@ export function createTeacherPanel({ prefix, t, getState, links, announce, getLa
     const cells = cellsFromChoices(view, {
       kinds, query: Number(query.value), key: Number(key.value), head: Number(head.value), column: Math.round(Number(column.value) || 1) - 1,
     });
-    const state = { ...getState(), selectedToken: Number(query.value), practice: { cells, relative: rel, absolute: abs, hints: hints.checked } };
+    // the link opens on the head of the exercise's blanks, whichever tab the teacher had open
+    const current = getState();
+    const selectedHead = current.selectedHead === 'all' ? 'all' : Number(head.value);
+    const state = { ...current, selectedToken: Number(query.value), selectedHead, practice: { cells, relative: rel, absolute: abs, hints: hints.checked } };
     const fragment = stateToFragment(state);
     // a lab in another language than English opens the exercise in it: ?lang=hi, lang="hi"
     const lang = getLanguage();
