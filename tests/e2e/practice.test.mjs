@@ -661,6 +661,93 @@ describe('what the student has done stays, and only what helps is shown', () => 
   });
 });
 
+describe('getting around', () => {
+  it('index.html?mode=practice opens practice mode, and the address keeps the mode in its fragment only', async () => {
+    const opened = await browser.newPage();
+    await opened.page.goto(`${browser.url}lab/index.html?mode=practice`);
+    await opened.page.waitForFunction(() => globalThis.attentionLab?.draws > 0 && globalThis.attentionLab.idle);
+    assert.equal(await opened.page.evaluate(() => Boolean(globalThis.attentionLab.state.practice)), true);
+    assert.equal(await opened.page.locator('[data-view="practice"]').isVisible(), true);
+    const url = new URL(opened.page.url());
+    assert.equal(url.search, '');
+    assert.match(decodeURIComponent(url.hash), /"practice":\{/);
+    await opened.page.goto(`${browser.url}lab/index.html?mode=quiz`);
+    await opened.page.waitForFunction(() => document.getElementById('messages').textContent.includes('mode must be practice or explore'));
+    assert.deepEqual(opened.problems, []);
+    await opened.page.close();
+  });
+
+  it("a step's name takes the focus to its blank, choosing the blank's head tab; a locked one says why", async () => {
+    await tab.page.reload();
+    await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
+    await openPractice(tab.page, linkTo({ preset: 'telescope', practice: {} }));
+    const head = await tab.page.evaluate(() => globalThis.attentionLab.practice.exercises[0].cell.head);
+    await tab.page.click(`#tab-${1 - head}`);
+    await tab.page.waitForFunction((h) => globalThis.attentionLab.state.selectedHead === h, 1 - head);
+    await tab.page.locator('.step-label').first().click();
+    await tab.page.waitForFunction(() => document.activeElement?.dataset.exercise === '0');
+    assert.equal(await tab.page.evaluate(() => globalThis.attentionLab.state.selectedHead), head);
+    await tab.page.locator('.step-label').nth(2).click();
+    await tab.page.waitForFunction(() => /Answer the exercise above first/.test(document.querySelector('[data-role="announce"]').textContent));
+  });
+
+  it('hint 3 is read out with its lines apart; a softmax row names the key of each line', async () => {
+    const ref = await reference(tab.page);
+    const row = ref.inputs.cells.findIndex((cell) => cell.matrix === 'softmax');
+    for (let k = 0; k < row; k++) {
+      const { truths } = truthAndMistakes(ref, ref.inputs.cells[k], ref.inputs.blanks[k]);
+      assert.equal((await answer(k, truths.map(String))).verdict, 'correct');
+    }
+    const hint = tab.page.locator(`.exercise[data-index="${row}"] .hint-button`);
+    for (let level = 1; level <= 3; level++) await hint.click();
+    await tab.page.waitForFunction(() => /^Hint 3 of 3: .+; .+/.test(document.querySelector('[data-role="announce"]').textContent));
+    const lines = await tab.page.locator(`.exercise[data-index="${row}"] .hints > li[data-level="3"] .explain-lines li`).allTextContents();
+    const keys = ref.inputs.blanks[row].map((blank) => blank.col);
+    const tokens = await tab.page.evaluate(() => globalThis.attentionLab.view.keyTokens);
+    for (const col of keys.slice(1)) assert.ok(lines.some((line) => line.startsWith(`'${tokens[col]}': `)), `a line for '${tokens[col]}'`);
+  });
+
+  it('the whole-number box stays ticked through redraws until Try another uses it', async () => {
+    await tab.page.check('[data-role="integer"]');
+    await tab.page.waitForFunction(() => /Whole-number inputs from the next Try another/.test(document.querySelector('[data-role="announce"]').textContent));
+    await tab.page.click('#tab-0');
+    await tab.page.click('#tab-1');
+    assert.equal(await tab.page.locator('[data-role="integer"]').isChecked(), true);
+  });
+
+  it("Make an exercise says when every answer would be 0", async () => {
+    await openPractice(tab.page, linkTo({ preset: 'telescope', practice: {} }));
+    if (await tab.page.locator('.teacher').isHidden()) await tab.page.click('[data-role="teacher"]');
+    const field = (name) => tab.page.locator(`.teacher [data-field="${name}"]`);
+    // a query and key chosen so that every blank is 0 is found by trying them against the reference
+    const ref = await reference(tab.page);
+    let found = null;
+    for (let i = 0; i < ref.inputs.n && !found; i++) {
+      for (let j = 0; j < ref.inputs.m && !found; j++) {
+        const h = ref.expected.heads[0];
+        const zero = (v) => Math.abs(v) < 1e-6;
+        if (zero(h.scores[i * ref.inputs.m + j]) && Array.from({ length: ref.inputs.dK }, (_, c) => h.q[i * ref.inputs.dK + c]).every(zero)) found = [i, j];
+      }
+    }
+    if (found) {
+      await field('query').selectOption(String(found[0]));
+      await field('key').selectOption(String(found[1]));
+      await field('head').selectOption('0');
+      for (const kind of ['softmax', 'weights', 'z', 'concat', 'output']) if (await tab.page.locator(`.teacher input[value="${kind}"]`).count()) await tab.page.uncheck(`.teacher input[value="${kind}"]`);
+      await tab.page.click('[data-role="write"]');
+      assert.match(await tab.page.locator('.teacher-problem').textContent(), /Every answer in it is 0/);
+    }
+    // and the page's own first exercise's query and head do not say so
+    await field('query').selectOption(String(ref.inputs.cells[0].row));
+    await field('head').selectOption(String(ref.inputs.cells[0].head));
+    for (const kind of ['q', 'scores']) await tab.page.check(`.teacher input[value="${kind}"]`);
+    await tab.page.click('[data-role="write"]');
+    assert.doesNotMatch(await tab.page.locator('.teacher-problem').textContent(), /Every answer in it is 0/);
+    await tab.page.click('[data-role="teacher"]');
+    assert.ok(found, 'telescope has a query whose q entries and score with some key are all 0 in head 1');
+  });
+});
+
 describe('components and accessibility', () => {
   it('works by keyboard alone, Tab reaches the blanks in exercise order, and fits 375 px', async () => {
     const page = await browser.browser.newPage({ viewport: { width: 375, height: 800 } });

@@ -1,13 +1,13 @@
 // The full page (index.html): one lab in the document, its state kept in the URL fragment so a
 // link opens exactly what was on screen. A broken or hostile fragment gives a message and the
 // first example, never a broken page. ?lang=hi shows it in Hindi; the language menu changes it and
-// the address (so a copied link keeps it).
+// the address (so a copied link keeps it). ?mode=practice opens practice mode.
 import { createApp } from './app.mjs';
 import { createCompute } from './compute.mjs';
 import { withFirstResult } from './first-result.mjs';
 import firstResult from '../../build/first-result.json';
-import { stateFromFragment, stateToFragment } from './state.mjs';
-import { resolveLanguage, showPageLanguage, addressWithLanguage } from './i18n.mjs';
+import { stateFromFragment, stateToFragment, defaultState } from './state.mjs';
+import { resolveLanguage, showPageLanguage, addressWithLanguage, problemOf } from './i18n.mjs';
 
 const here = new URL('.', location.href);
 // the opening example is drawn from its reply shipped with the page, while the worker starts
@@ -17,8 +17,21 @@ const compute = withFirstResult(createCompute({
 }), firstResult);
 
 const fromLink = stateFromFragment(location.hash);
-const asked = resolveLanguage(new URLSearchParams(location.search).get('lang'));
+const params = new URLSearchParams(location.search);
+const asked = resolveLanguage(params.get('lang'));
 showPageLanguage(asked.language);
+// ?mode=practice opens practice mode, as in the embed; the fragment carries the mode from then on,
+// so the parameter leaves the address (a reload after switching to Explore stays in Explore)
+const mode = params.get('mode');
+const modeProblem = mode !== null && mode !== 'practice' && mode !== 'explore' ? problemOf('mode', 'problem.mode', { value: mode.slice(0, 40) }) : null;
+if (mode === 'practice') {
+  if (fromLink.state) fromLink.state.practice ??= {};
+  else if (!fromLink.problems) fromLink.state = { ...defaultState(), practice: {} };
+}
+if (mode !== null) {
+  params.delete('mode');
+  history.replaceState(null, '', `${location.pathname}${params.toString() ? `?${params}` : ''}${location.hash}`);
+}
 
 const app = createApp(document.getElementById('lab'), {
   lang: asked.language,
@@ -32,7 +45,7 @@ const app = createApp(document.getElementById('lab'), {
   // keep the fragment in step with the state, without filling the history
   onChange: (state) => history.replaceState(null, '', stateToFragment(state)),
 });
-const problems = [...(asked.problem ? [asked.problem] : []), ...(fromLink.problems ?? [])];
+const problems = [...(asked.problem ? [asked.problem] : []), ...(modeProblem ? [modeProblem] : []), ...(fromLink.problems ?? [])];
 if (problems.length) app.notice(problems);
 
 addEventListener('hashchange', () => {

@@ -184,7 +184,8 @@ function buildExercise(view, f64, cell, tolerance) {
     explanation(lang = 'en') {
       const t = (key, params) => labMessage(key, params, lang);
       const lines = blanks.map((blank) => explainCell(view, { ...blank, matrix: blank.matrix === 'softmax' ? 'weights' : blank.matrix }, t).lines);
-      return [...lines[0], ...lines.slice(1).map((each) => each.at(-1))];
+      // each other blank's last line named by its key ("'sat': 0.42 = …"), so a row's lines say which weight is which
+      return [...lines[0], ...lines.slice(1).map((each, k) => `'${view.keyTokens[blanks[k + 1].col]}': ${each.at(-1)}`)];
     },
     shown: single ? explained[0].value : explained.map((e) => e.value).join(', '),
   };
@@ -344,7 +345,7 @@ const BUILDERS = {
     const width = view.heads * view.dV;
     const wo = view.weights.wo;
     const concat = view.result.concat;
-    const outColumns = numbered(dModel);
+    const outColumns = view.columns?.length === dModel ? view.columns : numbered(dModel);  // as the output table's header
     const mistakes = [];
     if (width === dModel) mistakes.push({ key: 'mistake.rowNotColumn', params: { matrix: 'W_O', col: outColumns[c] }, value: dot(width, (t) => f64.concat[i * width + t], (t) => wo[c * dModel + t]) });
     return {

@@ -81,6 +81,7 @@ export function mountPractice({ container, root, embedded, links, getState, setS
   let keptOn = null;          // the token the exercises stay on while another is chosen
   let litFor = null;          // the exercise whose first hint's cells are lit
   let focusNext = null;       // the exercise whose first blank takes the focus after the next draw
+  let shownInteger = null;    // the settings' whole-number choice the box last showed
   const progress = createProgress();
 
   function announce(text) {
@@ -163,6 +164,15 @@ export function mountPractice({ container, root, embedded, links, getState, setS
     return { values };
   }
 
+  // the true value into a blank, read from its start (a long value written into a focused input
+  // would show its last digits)
+  function showValue(input, value) {
+    input.value = value;
+    input.title = value;
+    input.setSelectionRange(0, 0);
+    input.scrollLeft = 0;
+  }
+
   function check(index) {
     const exercise = exercises[index];
     const parts = cards[index];
@@ -179,7 +189,7 @@ export function mountPractice({ container, root, embedded, links, getState, setS
     let text;
     if (verdict.correct) {
       const first = progress.correct(exercise.id);
-      exercise.blanks.forEach((blank, k) => { parts.inputs[k].value = blank.shown; });
+      exercise.blanks.forEach((blank, k) => showValue(parts.inputs[k], blank.shown));
       text = say(index, () => t(many ? 'verdict.rowCorrect' : 'verdict.correct', { value: exercise.shown }), 'correct');
       const now = results();
       if (first && now.done === now.total) text = `${text} ${t('practice.finished', { summary: now.summary })}`;
@@ -213,7 +223,8 @@ export function mountPractice({ container, root, embedded, links, getState, setS
       litFor = index;
       showSourceHead(exercises[index]);
     }
-    announce(cards[index].hintList.lastElementChild.textContent);
+    const given = cards[index].hintList.lastElementChild;
+    announce(given.dataset.spoken ?? given.textContent);
     showProgress();
   }
 
@@ -233,7 +244,7 @@ export function mountPractice({ container, root, embedded, links, getState, setS
     if (statusAt(index) !== 'open') return;
     progress.reveal(exercises[index].id);
     const exercise = exercises[index];
-    exercise.blanks.forEach((blank, k) => { cards[index].inputs[k].value = blank.shown; });
+    exercise.blanks.forEach((blank, k) => showValue(cards[index].inputs[k], blank.shown));
     const text = say(index, () => t(exercise.blanks.length > 1 ? 'verdict.rowRevealed' : 'verdict.revealed', { value: exercise.shown }), 'revealed');
     answered(index);
     announce(text);
@@ -253,6 +264,25 @@ export function mountPractice({ container, root, embedded, links, getState, setS
     for (const parts of cards) parts.card.remove();
     away = true;
     setOverlay(null);
+  }
+
+  // The focus to exercise `index`'s first blank, its head's tab chosen first when the blank is on
+  // another; a locked one says what to answer first.
+  function goTo(index) {
+    if (statusAt(index) === 'locked') {
+      announce(t('practice.locked'));
+      return;
+    }
+    const input = cards[index].inputs[0];
+    if (input.isConnected && input.getClientRects().length) {
+      input.focus();
+      return;
+    }
+    const state = getState();
+    const blank = exercises[index].blanks[0].cell;
+    if (HEAD_TABLES.has(blank.matrix) && state.selectedHead !== 'all') state.selectedHead = blank.head;
+    focusNext = index;
+    redraw();
   }
 
   // keepLit: the same exercises in another language, whose first hints' cells stay lit
@@ -276,11 +306,12 @@ export function mountPractice({ container, root, embedded, links, getState, setS
       parts.reveal.addEventListener('click', () => reveal(index));
       return parts;
     });
-    steps = exercises.map((exercise, index) => element('li', { className: 'step' }, [
-      element('span', { className: 'step-label', text: t('exercise.heading', { number: index + 1, total: exercises.length, label: resolve(exercise.label, lang) }) }),
-      ' ',
-      element('span', { className: 'step-status' }),
-    ]));
+    // each step's name is a button to its blank (the tables hold many cells to Tab through)
+    steps = exercises.map((exercise, index) => {
+      const jump = element('button', { className: 'step-label', text: t('exercise.heading', { number: index + 1, total: exercises.length, label: resolve(exercise.label, lang) }), attributes: { type: 'button' } });
+      jump.addEventListener('click', () => goTo(index));
+      return element('li', { className: 'step' }, [jump, ' ', element('span', { className: 'step-status' })]);
+    });
     panel.list.replaceChildren(...steps);
   }
 
@@ -291,6 +322,8 @@ export function mountPractice({ container, root, embedded, links, getState, setS
     setState(withNewInputs(state, view, seed, { integer: panel.integer.checked }));
     announce(t('practice.another', { seed }));
   });
+
+  panel.integer.addEventListener('change', () => announce(t(panel.integer.checked ? 'practice.integerNext' : 'practice.decimalNext')));
 
   panel.copy.addEventListener('click', async () => {
     const { summary } = results();
@@ -382,7 +415,9 @@ export function mountPractice({ container, root, embedded, links, getState, setS
     /** After the tables are drawn: the cards beside them, the lit sources, the panel. */
     draw(nextView, state) {
       if (!state.practice) return;
-      panel.integer.checked = settings.integer;
+      // the box follows the settings when they change (a link, try another), not on every draw:
+      // ticked, it waits for the next Try another
+      if (settings.integer !== shownInteger) panel.integer.checked = shownInteger = settings.integer;
       showNotes();
       teacher?.fill(view, state);
       tables.place(exercises, cards, steps);

@@ -37,6 +37,8 @@ export const MESSAGES = {
     'practice.noCells': 'None of the chosen cells exists in this lab (the sentence or sizes differ from the exercise).',
     'practice.skipped': { count: 'count', one: 'Left out: {count} chosen cell that does not exist in this lab.', other: 'Left out: {count} chosen cells that do not exist in this lab.' },
     'practice.keptOn': "Your answers are kept: these exercises stay on ‘{token}’, where you started.",
+    'practice.integerNext': 'Whole-number inputs from the next Try another.',
+    'practice.decimalNext': 'Inputs with decimals from the next Try another.',
     'practice.scaleOff': 'Scaling is off in this example (the scores go into softmax as they are), so there is no scaling step to practise.',
 
     // one exercise
@@ -158,6 +160,7 @@ export const MESSAGES = {
     'teacher.copied': 'Copied.',
     'teacher.copyByHand': 'The clipboard is not available here: select the text and copy it.',
     'teacher.written': { count: 'count', one: 'The link opens {count} exercise.', other: 'The link opens {count} exercises.' },
+    'teacher.allZero': 'Every answer in it is 0, so there is little to work out: another query, key, head or column may make a better exercise.',
     'teacher.noCell': 'Choose at least one cell to blank.',
     'teacher.badTolerance': '{field} must be a number from 0 to {max}; got \'{text}\'.',
     'kind.q': 'a q entry',
@@ -207,6 +210,8 @@ export const MESSAGES = {
     'practice.noCells': 'चुने गए खानों में से कोई भी इस lab में नहीं है (वाक्य या आकार अभ्यास से अलग हैं)।',
     'practice.skipped': { count: 'count', one: 'छोड़ा गया: {count} चुना गया खाना जो इस lab में नहीं है।', other: 'छोड़े गए: {count} चुने गए खाने जो इस lab में नहीं हैं।' },
     'practice.keptOn': 'आपके उत्तर रखे गए हैं: ये अभ्यास ‘{token}’ पर ही रहेंगे, जहाँ आपने शुरू किया था।',
+    'practice.integerNext': 'अगली बार ‘दूसरा आज़माएँ’ दबाने पर पूर्ण-संख्या वाले इनपुट।',
+    'practice.decimalNext': 'अगली बार ‘दूसरा आज़माएँ’ दबाने पर दशमलव वाले इनपुट।',
     'practice.scaleOff': 'इस उदाहरण में scaling बंद है (scores जैसे हैं वैसे ही softmax में जाते हैं), इसलिए scaling का कोई चरण नहीं है।',
 
     'exercise.heading': 'चरण {total} में से {number}: {label}',
@@ -319,6 +324,7 @@ export const MESSAGES = {
     'teacher.copied': 'कॉपी हो गया।',
     'teacher.copyByHand': 'यहाँ clipboard उपलब्ध नहीं है: टेक्स्ट चुनकर कॉपी कीजिए।',
     'teacher.written': { count: 'count', one: 'लिंक {count} अभ्यास खोलता है।', other: 'लिंक {count} अभ्यास खोलता है।' },
+    'teacher.allZero': 'इसके सभी उत्तर 0 हैं, इसलिए हल करने को कम है: कोई दूसरी query, key, head या स्तंभ बेहतर अभ्यास बना सकता है।',
     'teacher.noCell': 'खाली करने के लिए कम से कम एक खाना चुनिए।',
     'teacher.badTolerance': "{field} 0 से {max} तक की संख्या होनी चाहिए; मिला '{text}'।",
     'kind.q': 'q का एक मान',

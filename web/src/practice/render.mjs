@@ -76,7 +76,9 @@ export function renderHint(parts, exercise, level, lang) {
   } else if (level === 2) {
     item.append(element('span', { className: 'formula', text: resolve(exercise.formula, lang) }));
   } else {
-    item.append(element('ol', { className: 'explain-lines' }, exercise.explanation(lang).map((line) => element('li', { text: line }))));
+    const lines = exercise.explanation(lang);
+    item.append(element('ol', { className: 'explain-lines' }, lines.map((line) => element('li', { text: line }))));
+    item.dataset.spoken = `${message('hint.level', { level }, lang)}: ${lines.join('; ')}`;  // read out with the lines apart
   }
   parts.hintList.append(item);
   parts.hint.textContent = message('exercise.nextHint', {}, lang);

@@ -5,7 +5,7 @@
 import { element } from './render.mjs';
 import { parseAnswer } from './answer.mjs';
 import { practiceSettings } from './spec.mjs';
-import { KINDS, defaultCells } from './exercises.mjs';
+import { KINDS, defaultCells, buildExercises, cellFits } from './exercises.mjs';
 import { stateToFragment } from '../state.mjs';
 import { componentSnippet } from '../exports.mjs';
 
@@ -151,7 +151,10 @@ export function createTeacherPanel({ prefix, t, getState, links, announce, getLa
     // the state carries the practice settings, so the component opens in practice mode
     componentCode.textContent = componentSnippet(links.component, state, lang);
     outputs.hidden = false;
-    sayProblem(() => t('teacher.written', { count: cells.length }));
+    // every answer 0 (a key the query does not see through this head, a column of zeros): worth saying
+    const truths = buildExercises(view, cells.filter((cell) => cellFits(view, cell))).flatMap((e) => e.blanks.map((b) => b.truth));
+    const allZero = truths.length > 0 && truths.every((truth) => Math.abs(truth) < 1e-6);
+    sayProblem(() => `${t('teacher.written', { count: cells.length })}${allZero ? ` ${t('teacher.allZero')}` : ''}`);
   });
 
   return {
