@@ -236,6 +236,19 @@ describe('practice: the blanks in the tables', () => {
   });
 });
 
+describe('practice: a value in a sentence', () => {
+  it('a float32 neighbour of a short decimal is followed by it; other values are as they are', async () => {
+    const { withNearest } = await import('../../web/src/practice/exercises.mjs');
+    assert.equal(withNearest('6.2999997'), '6.2999997 (≈ 6.3)');   // 2.1 × 3 in float32
+    assert.equal(withNearest('0.77000004'), '0.77000004 (≈ 0.77)');  // the notes' 003 score
+    assert.equal(withNearest('0.42231882'), '0.42231882');
+    assert.equal(withNearest('2'), '2');
+    assert.equal(withNearest('-1.0000001'), '-1.0000001 (≈ -1)');
+    assert.equal(withNearest('1.75e-7'), '1.75e-7');
+    assert.equal(withNearest('−∞'), '−∞');
+  });
+});
+
 describe('practice: no cell near a blank gives it away', () => {
   // a plain scan, independent of the plan's code: along the blank's token row in every table (K
   // and V in self-attention) and down its own column, a shown number that the blank would accept

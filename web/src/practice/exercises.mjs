@@ -188,7 +188,18 @@ function buildExercise(view, f64, cell, tolerance) {
       return [...lines[0], ...lines.slice(1).map((each, k) => `'${view.keyTokens[blanks[k + 1].col]}': ${each.at(-1)}`)];
     },
     shown: single ? explained[0].value : explained.map((e) => e.value).join(', '),
+    // the same in a sentence, a float32 value that is a short decimal's neighbour followed by it:
+    // "6.2999997 (≈ 6.3)", so that a student who typed 6.3 sees why the two differ
+    said: explained.map((e) => withNearest(e.value)).join(', '),
   };
+}
+
+/** "6.2999997 (≈ 6.3)": a shown value with its 6-digit rounding when that is much shorter; else as it is. */
+export function withNearest(shown) {
+  const value = Number(shown);
+  if (!Number.isFinite(value)) return shown;
+  const nearest = String(Number(value.toPrecision(6)));
+  return nearest.length <= shown.length - 4 ? `${shown} (≈ ${nearest})` : shown;
 }
 
 const tokenParams = (view, i, j) => ({ query: view.tokens[i], key: view.keyTokens[j] });

@@ -190,7 +190,7 @@ export function mountPractice({ container, root, embedded, links, getState, setS
     if (verdict.correct) {
       const first = progress.correct(exercise.id);
       exercise.blanks.forEach((blank, k) => showValue(parts.inputs[k], blank.shown));
-      text = say(index, () => t(many ? 'verdict.rowCorrect' : 'verdict.correct', { value: exercise.shown }), 'correct');
+      text = say(index, () => t(many ? 'verdict.rowCorrect' : 'verdict.correct', { value: exercise.said }), 'correct');
       const now = results();
       if (first && now.done === now.total) text = `${text} ${t('practice.finished', { summary: now.summary })}`;
       answered(index);
@@ -245,7 +245,7 @@ export function mountPractice({ container, root, embedded, links, getState, setS
     progress.reveal(exercises[index].id);
     const exercise = exercises[index];
     exercise.blanks.forEach((blank, k) => showValue(cards[index].inputs[k], blank.shown));
-    const text = say(index, () => t(exercise.blanks.length > 1 ? 'verdict.rowRevealed' : 'verdict.revealed', { value: exercise.shown }), 'revealed');
+    const text = say(index, () => t(exercise.blanks.length > 1 ? 'verdict.rowRevealed' : 'verdict.revealed', { value: exercise.said }), 'revealed');
     answered(index);
     announce(text);
   }
