@@ -191,8 +191,10 @@ function giveAways({ inputs }, { matrix, head: h, row: i, col }) {
   return keys;
 }
 
-// Cells near an exercise's blanks showing a number a blank would accept: along the blank's token row
-// in every table and down its own column (written here from the reference, not from blanks.mjs).
+// Cells showing a number a blank would accept: anywhere in its own table, and where its number is
+// carried on (q: its token's K and V rows; z: the concatenation, and the output without W_O, else
+// its token's output row; a concatenation entry: the output likewise), written here from the
+// reference, not from blanks.mjs.
 // None for a blank that 0 would pass. `slack` widens (> 1) or narrows (< 1) the allowance, so that
 // float32 against float64 at the edge cannot decide a test.
 function lookalikeKeys({ inputs, expected }, blanks, truths, slack = 1) {
@@ -207,10 +209,17 @@ function lookalikeKeys({ inputs, expected }, blanks, truths, slack = 1) {
     const truth = truths[k];
     if (Math.abs(truth) <= allowance(truth)) return;
     const home = `${blank.matrix}:${blank.matrix === 'concat' || blank.matrix === 'output' ? '' : blank.head}`;
+    // q: the token's K and V rows; z: all of the concatenation, and of the output without W_O (its token's row with it)
+    const whole = !inputs.wo;
+    const rowsOf = { q: ['k', 'v'], z: whole ? [] : ['output'], concat: whole ? [] : ['output'] }[blank.matrix] ?? [];
+    const wholesOf = { z: ['concat', ...(whole ? ['output'] : [])], concat: whole ? ['output'] : [] }[blank.matrix] ?? [];
     for (const [name, head, rows, cols, values] of tables) {
+      const sameHead = head === '' || head === String(blank.head);
+      const own = `${name}:${head}` === home || (wholesOf.includes(name) && sameHead);
+      const along = rowsOf.includes(name) && sameHead;
       for (let r = 0; r < rows; r++) {
         for (let c = 0; c < cols; c++) {
-          if (r !== blank.row && !(`${name}:${head}` === home && c === blank.col)) continue;
+          if (!own && !(along && r === blank.row)) continue;
           if (Math.abs(values[r * cols + c] - truth) <= slack * allowance(truth)) keys.push(`${name}:${head}:${r}:${c}`);
         }
       }
@@ -361,6 +370,7 @@ describe('every preset, every exercise', () => {
         assert.equal(await inputs.first().evaluate((input) => input.readOnly), true, `${what}: read-only once right`);
         assert.equal(await card.locator('[data-role="check"]').isHidden(), true);
         assert.equal(await card.locator('.reveal-button').isHidden(), true);
+        assert.equal(await card.locator('.hint-button').isHidden(), true, `${what}: no more hints once answered`);
         await inputs.last().press('Enter');
         assert.equal(await card.locator('.feedback').getAttribute('data-verdict'), 'correct', `${what}: still correct`);
         const revealed = (await inputs.evaluateAll((list) => list.map((input) => Number(input.value))));
@@ -704,10 +714,42 @@ describe('getting around', () => {
     const lines = await tab.page.locator(`.exercise[data-index="${row}"] .hints > li[data-level="3"] .explain-lines li`).allTextContents();
     const keys = ref.inputs.blanks[row].map((blank) => blank.col);
     const tokens = await tab.page.evaluate(() => globalThis.attentionLab.view.keyTokens);
-    for (const col of keys.slice(1)) assert.ok(lines.some((line) => line.startsWith(`'${tokens[col]}': `)), `a line for '${tokens[col]}'`);
+    for (const col of keys) assert.ok(lines.some((line) => line.startsWith(`'${tokens[col]}': `)), `a line for '${tokens[col]}'`);
+    assert.doesNotMatch(await tab.page.locator('[data-role="announce"]').textContent(), /\.;/);
+  });
+
+  it("explain this number says why it will not show a hidden number, or one whose arithmetic prints it", async () => {
+    await openPractice(tab.page, linkTo({ preset: 'money-bank-scaling', practice: {} }));
+    const panel = () => tab.page.locator('#explain').textContent();
+    // a weight of the asked key's row: its softmax prints that row's scaled scores, among them the
+    // key's with the query, hidden (the same number as the one asked when Q = K)
+    const ref = await reference(tab.page);
+    const { head, row, col } = ref.inputs.cells.find((cell) => cell.matrix === 'scaled');
+    assert.notEqual(row, col);
+    const weight = tab.page.locator(`#head-panel td[data-matrix="weights"][data-head="${head}"][data-row="${col}"][data-col="0"]`);
+    assert.equal(await weight.evaluate((td) => td.dataset.practice), undefined, 'the weight itself shows');
+    await weight.click();
+    await tab.page.waitForFunction(() => !document.getElementById('explain').hidden);
+    const said = await panel();
+    assert.match(said, /Hidden while you practise|Its arithmetic uses a number you are asked for/);
+    assert.doesNotMatch(said, /e\^/, 'no exponent of a hidden scaled score');
+    // a visible weight of another query's row, made from visible numbers, is explained as usual
+    const other = tab.page.locator(`#head-panel td[data-matrix="scores"][data-head="${head}"][data-row="${col}"][data-col="${col}"]`);
+    if (await other.evaluate((td) => td.dataset.practice === undefined)) {
+      await other.click();
+      await tab.page.waitForFunction(() => /=/.test(document.getElementById('explain-value').textContent));
+    }
+    // answered, the same weight is explained in full
+    for (let k = 0; k < ref.inputs.cells.length; k++) {
+      const { truths } = truthAndMistakes(ref, ref.inputs.cells[k], ref.inputs.blanks[k]);
+      assert.equal((await answer(k, truths.map(String))).verdict, 'correct');
+    }
+    await weight.click();
+    await tab.page.waitForFunction(() => /e\^/.test(document.getElementById('explain').textContent));
   });
 
   it('the whole-number box stays ticked through redraws until Try another uses it', async () => {
+    await openPractice(tab.page, linkTo({ preset: 'telescope', practice: {} }));
     await tab.page.check('[data-role="integer"]');
     await tab.page.waitForFunction(() => /Whole-number inputs from the next Try another/.test(document.querySelector('[data-role="announce"]').textContent));
     await tab.page.click('#tab-0');

@@ -250,19 +250,23 @@ describe('practice: a value in a sentence', () => {
 });
 
 describe('practice: no cell near a blank gives it away', () => {
-  // a plain scan, independent of the plan's code: along the blank's token row in every table (K
-  // and V in self-attention) and down its own column, a shown number that the blank would accept
-  // is allowed only when the open exercise is made from it, or when 0 would pass that blank too
+  // a plain scan, independent of the plan's code: anywhere in the blank's own table, and in its
+  // token's row where its number is carried on (a q's K and V rows in self-attention, a z's
+  // concatenation and output rows, a concatenation entry's output row), a shown number that the
+  // blank would accept is allowed only when the open exercise is made from it, or when 0 would pass
   const near = (view, cell) => {
     const n = view.tokens.length;
     const out = [];
+    // q: the token's K and V rows; z: all of the concatenation, and of the output without W_O (its token's row with it)
+    const wholeOutput = !view.weights.wo;
+    const rowsOf = { q: ['k', 'v'], z: wholeOutput ? [] : ['output'], concat: wholeOutput ? [] : ['output'] }[cell.matrix] ?? [];
+    const wholesOf = { z: ['concat', ...(wholeOutput ? ['output'] : [])], concat: wholeOutput ? ['output'] : [] }[cell.matrix] ?? [];
     const scan = (name, head, rows, cols, values, byToken = true) => {
+      const sameHead = head === undefined || head === cell.head;
+      const own = (name === cell.matrix || wholesOf.includes(name)) && sameHead;
+      const along = rowsOf.includes(name) && byToken && sameHead;
       for (let r = 0; r < rows; r++) {
-        for (let c = 0; c < cols; c++) {
-          const along = byToken && r === cell.row;
-          const down = name === cell.matrix && (head === cell.head || (head === undefined && (cell.matrix === 'concat' || cell.matrix === 'output'))) && c === cell.col;
-          if (along || down) out.push([`${name}:${head ?? ''}:${r}:${c}`, values[r * cols + c]]);
-        }
+        for (let c = 0; c < cols; c++) if (own || (along && r === cell.row)) out.push([`${name}:${head ?? ''}:${r}:${c}`, values[r * cols + c]]);
       }
     };
     view.result.heads.forEach((trace, h) => {

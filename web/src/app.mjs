@@ -146,7 +146,8 @@ export function createApp(container, { compute, initialState = null, views: show
       draw();
     },
   });
-  const explanation = createExplainPanel({ root, container, page, getView: () => view, t });
+  let practiceGuard = () => null;  // practice mode's, once it is mounted
+  const explanation = createExplainPanel({ root, container, page, getView: () => view, t, guard: (cell) => practiceGuard(cell) });
   const views = createViews({
     root,
     compute,
@@ -462,6 +463,7 @@ export function createApp(container, { compute, initialState = null, views: show
     container, root, embedded, links, lang: language, getState: () => state, setState: (next) => lab.setState(next),
     setOverlay: page.setOverlay, redraw: () => view && draw(),
   });
+  practiceGuard = (cell) => practice.explainGuard(cell);
   applyViews();
   start();
   const exports = setupExports({ root, getView: () => view, getState: () => state, links, showStatus: page.renderStatus, t, getLanguage: () => language });

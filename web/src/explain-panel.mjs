@@ -13,8 +13,12 @@ export function cellOf(td) {
   };
 }
 
-/** page: the renderers (renderExplanation); getView: the computation on screen, or null. */
-export function createExplainPanel({ root, container, page, getView, t }) {
+/**
+ * page: the renderers (renderExplanation); getView: the computation on screen, or null; guard(cell):
+ * null, or a sentence said instead of the arithmetic (practice mode: a number that would give an
+ * answer away, or whose arithmetic would).
+ */
+export function createExplainPanel({ root, container, page, getView, t, guard = () => null }) {
   let selected = null;      // { matrix, head, row, col } being explained
   let stepHeaders = null;   // { row, col }: the headers of a cell chosen in the step table
   let refocusing = false;   // focus returning to a cell after its explanation closed
@@ -41,6 +45,8 @@ export function createExplainPanel({ root, container, page, getView, t }) {
     const rows = matrix === 'k' || matrix === 'v' || matrix === 'context' ? view.keyTokens.length : view.tokens.length;
     if (row >= rows || head >= view.heads) return page.renderExplanation(null);
     const explanation = explainCell(view, selected, t);
+    const withheld = guard(selected);
+    if (withheld) return page.renderExplanation({ title: explanation.title, lines: [withheld], value: null });
     if (stepHeaders) explanation.lines.unshift(t('explain.inSteps', stepHeaders));
     page.renderExplanation(explanation);
   }
@@ -62,12 +68,13 @@ export function createExplainPanel({ root, container, page, getView, t }) {
   // selecting a computed number explains it: click, or focus (Tab, arrow keys) on a cell
   container.addEventListener('click', (event) => {
     const td = event.target.closest('td[data-matrix]');
-    // practice mode's blanks and hidden cells are not explained: that would give their numbers away
-    if (td && !td.querySelector('input') && td.dataset.practice === undefined) select(td);
+    // a practice blank is for typing in; a hidden cell (and one whose arithmetic shows a hidden
+    // number) says why it is not explained (guard)
+    if (td && !td.querySelector('input')) select(td);
   });
   container.addEventListener('focusin', (event) => {
     const td = !refocusing && event.target.closest('td[data-matrix]');
-    if (td && td.dataset.practice === undefined) select(td);
+    if (td && !td.querySelector('input')) select(td);
   });
   root.getElementById('explain-close').addEventListener('click', close);
   container.addEventListener('keydown', (event) => {

@@ -104,13 +104,22 @@ function computedTables(view) {
   return tables;
 }
 
+// Where else a blank's number is carried, by the blank's table, and how much of that table to look
+// at: a q entry in its token's rows of K and V (the same numbers when W_k = W_v = W_q, as with the
+// notes' W = I); a z entry in all of the concatenation, which copies every Z, and of the output when
+// there is no W_O (the output is the concatenation), else in its token's output row; a concatenation
+// entry likewise in the output.
+function carried(view, matrix) {
+  const output = ['output', view.weights.wo ? 'row' : 'all'];
+  return { q: [['k', 'row'], ['v', 'row']], z: [['concat', 'all'], output], concat: [output] }[matrix] ?? [];
+}
+
 /**
- * The keys of computed cells near a blank showing a number it would accept: along the blank's token
- * row in every table (z's other entries of 0.788 beside the one asked; with W_v = W_q, the token's
- * row of V equal to the q asked) and down its own column (a scaled score of 2.828 two rows up).
- * Left shown: the cells the open exercises (`working`) are made from (the student needs them, as
- * an output entry needs the concatenation entry a unit column of W_O copies), and any match for a
- * blank that 0 would pass (tiny weights are everywhere and say nothing).
+ * The keys of computed cells showing a number a blank would accept: anywhere in the blank's own
+ * table (a scaled score of 2.828 two rows up, z's other entries of 0.788 beside the one asked), and
+ * in the tables that carry its number on (carried(); K and V only in self-attention). Left shown: the cells the open exercises (`working`) are made from (the student
+ * needs them, as an output entry needs the concatenation entry a unit column of W_O copies), and any
+ * match for a blank that 0 would pass (tiny weights are everywhere and say nothing).
  */
 export function lookalikes(view, exercises, working = exercises, tolerance = DEFAULT_TOLERANCE) {
   const tables = computedTables(view);
@@ -122,17 +131,45 @@ export function lookalikes(view, exercises, working = exercises, tolerance = DEF
     const key = cellKey({ matrix: table.matrix, head: table.head, row, col });
     if (!needed.has(key)) keys.add(key);
   };
+  const tableKey = (matrix, head) => cellKey({ matrix, head, row: 0, col: 0 });
   for (const exercise of exercises) {
     for (const { cell, truth } of exercise.blanks) {
       if (Math.abs(truth) <= allowance(truth, tolerance)) continue;  // 0 would pass
-      const home = cellKey({ ...cell, row: 0, col: 0 });
+      const home = tableKey(cell.matrix, cell.head);
+      const onward = new Map(carried(view, cell.matrix));
       for (const table of tables) {
-        if (table.byToken && cell.row < table.rows) for (let col = 0; col < table.cols; col++) consider(table, cell.row, col, truth);
-        if (cellKey({ matrix: table.matrix, head: table.head, row: 0, col: 0 }) === home) for (let row = 0; row < table.rows; row++) consider(table, row, cell.col, truth);
+        const how = tableKey(table.matrix, table.head) === home ? 'all' : onward.get(table.matrix);
+        if (!how || (table.head !== undefined && table.head !== cell.head)) continue;
+        if (how === 'all') {
+          for (let row = 0; row < table.rows; row++) for (let col = 0; col < table.cols; col++) consider(table, row, col, truth);
+        } else if (table.byToken && cell.row < table.rows) {
+          for (let col = 0; col < table.cols; col++) consider(table, cell.row, col, truth);
+        }
       }
     }
   }
   return [...keys];
+}
+
+/**
+ * The computed cells an explanation of `cell` prints (the numbers its arithmetic is made from):
+ * a score's q and k rows, a scaled score's score, a weight's row of scaled scores, a z entry's row
+ * of weights and column of V, a concatenation entry's z, an output entry's row of the concatenation
+ * (its own entry without W_O). Q, K and V are made from the inputs alone.
+ */
+export function explainedFrom(view, { matrix, head: h, row: i, col }) {
+  const { m, dK, dV } = view;
+  const cells = (name, head, rows, cols) => rows.flatMap((row) => cols.map((c) => ({ matrix: name, head, row, col: c })));
+  const all = (count) => range(0, count);
+  switch (matrix) {
+    case 'scores': return [...cells('q', h, [i], all(dK)), ...cells('k', h, [col], all(dK))];
+    case 'scaled': return cells('scores', h, [i], [col]);
+    case 'weights': return cells('scaled', h, [i], all(m));
+    case 'z': return [...cells('weights', h, [i], all(m)), ...cells('v', h, all(m), [col])];
+    case 'concat': return cells('z', Math.floor(col / dV), [i], [col % dV]);
+    case 'output': return view.weights.wo ? cells('concat', undefined, [i], all(view.heads * dV)) : cells('concat', undefined, [i], [col]);
+    default: return [];
+  }
 }
 
 /** Exercises whose blanks do not overlap an earlier one's (a weight and its row's softmax). */

@@ -185,7 +185,9 @@ function buildExercise(view, f64, cell, tolerance) {
       const t = (key, params) => labMessage(key, params, lang);
       const lines = blanks.map((blank) => explainCell(view, { ...blank, matrix: blank.matrix === 'softmax' ? 'weights' : blank.matrix }, t).lines);
       // each other blank's last line named by its key ("'sat': 0.42 = …"), so a row's lines say which weight is which
-      return [...lines[0], ...lines.slice(1).map((each, k) => `'${view.keyTokens[blanks[k + 1].col]}': ${each.at(-1)}`)];
+      if (lines.length === 1) return lines[0];
+      const named = (k, line) => `'${view.keyTokens[blanks[k].col]}': ${line}`;
+      return [...lines[0].slice(0, -1), named(0, lines[0].at(-1)), ...lines.slice(1).map((each, k) => named(k + 1, each.at(-1)))];
     },
     shown: single ? explained[0].value : explained.map((e) => e.value).join(', '),
     // the same in a sentence, a float32 value that is a short decimal's neighbour followed by it:

@@ -15,7 +15,7 @@ import { message } from './messages.mjs';
 import { parseAnswer } from './answer.mjs';
 import { judgeBlanks } from './check.mjs';
 import { defaultCells, buildExercises, cellFits } from './exercises.mjs';
-import { planBlanks, withoutOverlaps } from './blanks.mjs';
+import { planBlanks, withoutOverlaps, explainedFrom, cellKey } from './blanks.mjs';
 import { createTables } from './tables.mjs';
 import { forward64 } from './forward64.mjs';
 import { practiceSettings } from './spec.mjs';
@@ -129,7 +129,8 @@ export function mountPractice({ container, root, embedded, links, getState, setS
     if (next >= 0) {
       const state = getState();
       const blank = exercises[next].blanks[0].cell;
-      if (HEAD_TABLES.has(blank.matrix) && state.selectedHead !== 'all') state.selectedHead = blank.head;
+      // its head's tab (the All heads overview shows the weights alone)
+      if (HEAD_TABLES.has(blank.matrix) && (state.selectedHead !== 'all' || blank.matrix !== 'weights')) state.selectedHead = blank.head;
       const parts = cards[index];
       if (parts.inputs.includes(root.activeElement) || parts.card.contains(root.activeElement)) focusNext = next;
     }
@@ -169,6 +170,7 @@ export function mountPractice({ container, root, embedded, links, getState, setS
   function showValue(input, value) {
     input.value = value;
     input.title = value;
+    if (value.length > 7) input.style.width = `calc(${value.length}ch + 1rem)`;  // the whole value, not its first digits
     input.setSelectionRange(0, 0);
     input.scrollLeft = 0;
   }
@@ -251,16 +253,17 @@ export function mountPractice({ container, root, embedded, links, getState, setS
   }
 
   // the plan of blanks for the exercises as they stand, drawn by the tables' overlay
+  let plan = new Map();
   function usePlan() {
-    tables.use(planBlanks(view, exercises, (index) => statusAt(index), settings.tolerance), (index, blank) => cards[index].inputs[blank]);
+    plan = planBlanks(view, exercises, (index) => statusAt(index), settings.tolerance);
+    tables.use(plan, (index, blank) => cards[index].inputs[blank]);
   }
 
   // Back to exploring: every cell given back to its table, no card, no lit cell, and no overlay
   // (the tables draw as they do without practice mode). The exercises, the cards with what was
   // typed, and the progress wait: back in practice on the same computation, they are as they were.
   function leave() {
-    tables.clear();
-    litFor = null;
+    tables.clear();  // its lit cells too; back in practice, the hint being worked on lights them again
     for (const parts of cards) parts.card.remove();
     away = true;
     setOverlay(null);
@@ -280,7 +283,7 @@ export function mountPractice({ container, root, embedded, links, getState, setS
     }
     const state = getState();
     const blank = exercises[index].blanks[0].cell;
-    if (HEAD_TABLES.has(blank.matrix) && state.selectedHead !== 'all') state.selectedHead = blank.head;
+    if (HEAD_TABLES.has(blank.matrix)) state.selectedHead = blank.head;  // from All heads too
     focusNext = index;
     redraw();
   }
@@ -395,13 +398,17 @@ export function mountPractice({ container, root, embedded, links, getState, setS
       // has started on these: then they stay, and the panel says so.
       const settingsKey = JSON.stringify(settings);
       const tokenMoved = !settings.cells && !back && exercises.length > 0 && exercises[0].cell.row !== state.selectedToken;
-      const started = progress.started();
+      const started = progress.started() || cards.some((parts) => parts.inputs.some((input) => input.value.trim() !== ''));
       keptOn = tokenMoved && started && preparedFor === view && settingsKey === chosenWith ? exercises[0].cell.row : null;
       if (preparedFor !== view || settingsKey !== chosenWith || (tokenMoved && !started)) {
         const keep = back && settingsKey === chosenWith && exercises.length ? exercises.map((e) => e.cell) : null;
+        const chosenToken = state.selectedToken;
         chosenWith = settingsKey;
         exercises = chooseExercises(state, keep);
+        // back from Explore with another token chosen there: the exercises stay on theirs, and say so
+        if (keep && started && exercises.length && exercises[0].cell.row !== chosenToken) keptOn = exercises[0].cell.row;
       }
+      if (back && litFor !== null && exercises[litFor] && statusAt(litFor) === 'open') tables.light(exercises[litFor].sourceCells, view);
       const next = [JSON.stringify(settings), JSON.stringify(exercises.map((e) => [e.id, e.blanks.map((b) => b.truth)]))].join('\u0001');
       if (next !== signature) {
         signature = next;
@@ -483,6 +490,16 @@ export function mountPractice({ container, root, embedded, links, getState, setS
         const target = before.focused >= 0 ? parts.inputs[before.focused] : [parts.check, parts.hint, parts.reveal][before.focusedButton];
         requestAnimationFrame(() => target.focus());
       }
+    },
+
+    /**
+     * What "explain this number" may say of a computed cell while practising: null (explain it),
+     * or a sentence saying why not (the cell is hidden, or its arithmetic prints a hidden number).
+     */
+    explainGuard(cell) {
+      if (!getState().practice || !view || !exercises.length) return null;
+      if (plan.has(cellKey(cell))) return t('practice.explainHidden');
+      return explainedFrom(view, cell).some((source) => plan.has(cellKey(source))) ? t('practice.explainUses') : null;
     },
 
     /** How it is going: { correct, total, hints, done, attempts, summary }. */

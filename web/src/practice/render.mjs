@@ -69,17 +69,22 @@ function blindText(blind, lang) {
 /** Adds hint `level` (1, 2 or 3) of an exercise to its card (level 1's cells are lit in the tables). */
 export function renderHint(parts, exercise, level, lang) {
   const item = element('li', { attributes: { 'data-level': String(level) } });
-  item.append(element('span', { className: 'hint-level', text: message('hint.level', { level }, lang) }), ' ');
+  const name = message('hint.level', { level }, lang);
+  item.append(element('span', { className: 'hint-level', text: name }), ' ');
+  let said;  // what is read out: the hint's name, then its text (the lines of hint 3 kept apart)
   if (level === 1) {
     const sources = exercise.sources.map((source) => resolve(source, lang)).join('; ');
-    item.append(element('span', { text: message('hint.sources', { sources }, lang) }));
+    said = message('hint.sources', { sources }, lang);
+    item.append(element('span', { text: said }));
   } else if (level === 2) {
-    item.append(element('span', { className: 'formula', text: resolve(exercise.formula, lang) }));
+    said = resolve(exercise.formula, lang);
+    item.append(element('span', { className: 'formula', text: said }));
   } else {
     const lines = exercise.explanation(lang);
     item.append(element('ol', { className: 'explain-lines' }, lines.map((line) => element('li', { text: line }))));
-    item.dataset.spoken = `${message('hint.level', { level }, lang)}: ${lines.join('; ')}`;  // read out with the lines apart
+    said = lines.map((line) => line.replace(/[.।]$/u, '')).join('; ');
   }
+  item.dataset.spoken = `${name}: ${said}`;
   parts.hintList.append(item);
   parts.hint.textContent = message('exercise.nextHint', {}, lang);
   // aria-disabled, not disabled: a focused button that became disabled would drop the focus
@@ -180,6 +185,8 @@ export function showCardStatus(parts, status) {
   }
   parts.check.hidden = done;
   parts.reveal.hidden = done;
+  // no more hints either (the ones taken stay on the card); hints off leave it hidden anyway
+  if (done) parts.hint.hidden = true;
 }
 
 /** The verdict on a card: text, data-verdict, the mistakes matched, and which blanks are right. */
