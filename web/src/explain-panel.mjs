@@ -68,13 +68,13 @@ export function createExplainPanel({ root, container, page, getView, t, guard = 
   // selecting a computed number explains it: click, or focus (Tab, arrow keys) on a cell
   container.addEventListener('click', (event) => {
     const td = event.target.closest('td[data-matrix]');
-    // a practice blank is for typing in; a hidden cell (and one whose arithmetic shows a hidden
-    // number) says why it is not explained (guard)
+    // a practice blank is for typing in (an input's cell is selected by its focus); a hidden cell
+    // (and one whose arithmetic shows a hidden number) says why it is not explained (guard)
     if (td && !td.querySelector('input')) select(td);
   });
   container.addEventListener('focusin', (event) => {
     const td = !refocusing && event.target.closest('td[data-matrix]');
-    if (td && !td.querySelector('input')) select(td);
+    if (td && td.dataset.practice !== 'blank') select(td);  // an editable input's cell too
   });
   root.getElementById('explain-close').addEventListener('click', close);
   container.addEventListener('keydown', (event) => {
