@@ -73,6 +73,9 @@ export function createApp(container, { compute, initialState = null, views: show
   // then() once, when `element` first comes within a screen of the viewport (at once without
   // IntersectionObserver); not after the lab is removed
   const whenNear = (element, then) => {
+    // an observer made after destroy() would never be disconnected, and an observer with a target
+    // keeps its callback, and so the lab, alive
+    if (lifetime.signal.aborted) return undefined;
     if (typeof IntersectionObserver !== 'function') return then();
     const observer = new IntersectionObserver((entries) => {
       if (!entries.some((entry) => entry.isIntersecting)) return;
