@@ -85,8 +85,10 @@ describe('what one layer learns', () => {
     for (let i = 0; i < 30; i++) last = s.step(5);
     assert.equal(last.error, undefined, JSON.stringify(last.error));
     assert.ok(last.heldOut.accuracy <= 0.5, `held-out accuracy ${last.heldOut.accuracy}: both sentences of a pair right`);
-    // over whole pairs (a batch of 32 drawn at random need not hold both sentences of a pair)
+    // over whole pairs: the held-out sentences, and every training sentence (the task's steps take them all)
+    assert.equal(task.optimizer.batchSize, 0);
     assert.ok(last.heldOut.loss >= Math.LN2 - 1e-4, `held-out loss ${last.heldOut.loss} cannot fall below ln 2`);
+    assert.ok(Math.min(...last.losses) >= Math.LN2 - 1e-4, `training loss ${Math.min(...last.losses)} cannot fall below ln 2`);
     assert.ok(last.heldOut.loss < first.heldOut.loss, `it learns what it can (the two nouns over the other words): ${first.heldOut.loss} → ${last.heldOut.loss}`);
     s.dispose();
   });
