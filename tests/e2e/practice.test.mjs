@@ -746,6 +746,12 @@ describe('getting around', () => {
     }
     await weight.click();
     await tab.page.waitForFunction(() => /e\^/.test(document.getElementById('explain').textContent));
+    // and so is a number made from answered blanks: a z entry of the asked query's row (its weights were the softmax row)
+    const zCell = ref.inputs.cells.find((cell) => cell.matrix === 'z');
+    const zOther = tab.page.locator(`#head-panel td[data-matrix="z"][data-head="${head}"][data-row="${row}"][data-col="${1 - zCell.col}"]`);
+    await zOther.click();
+    await tab.page.waitForFunction(() => /^= /.test(document.getElementById('explain-value').textContent));
+    assert.doesNotMatch(await panel(), /asked for|Hidden while/);
   });
 
   it('the whole-number box stays ticked through redraws until Try another uses it', async () => {

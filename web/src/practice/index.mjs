@@ -498,8 +498,13 @@ export function mountPractice({ container, root, embedded, links, getState, setS
      */
     explainGuard(cell) {
       if (!getState().practice || !view || !exercises.length) return null;
-      if (plan.has(cellKey(cell))) return t('practice.explainHidden');
-      return explainedFrom(view, cell).some((source) => plan.has(cellKey(source))) ? t('practice.explainUses') : null;
+      // a hidden cell, or the blank of an exercise not answered yet (an answered one shows its value)
+      const withheld = (key) => {
+        const entry = plan.get(key);
+        return Boolean(entry) && (entry.hidden || !['correct', 'revealed'].includes(statusAt(entry.exercise)));
+      };
+      if (withheld(cellKey(cell))) return t('practice.explainHidden');
+      return explainedFrom(view, cell).some((source) => withheld(cellKey(source))) ? t('practice.explainUses') : null;
     },
 
     /** How it is going: { correct, total, hints, done, attempts, summary }. */
