@@ -245,16 +245,16 @@ Status Trainer::step(int steps, StepReport* report) {
     return Status::Range("optimizer.learningRate", "learning rate too large: " + what + " at step " + str(s.steps + 1) +
                                                        "; the weights are those of step " + str(s.steps));
   };
-  // The loss and gradients at the current weights on the next step's batch, or why they are not usable.
+  // The loss and gradients at the current weights on the next step's batch, or why they are not
+  // usable (then nothing is kept for the next call).
   auto look_ahead = [&]() -> std::string {
-    if (!s.ahead.valid) {
-      s.batch_loss(s.batch_for_step(s.steps), &s.ahead.loss);
-      s.ahead.valid = true;
-    }
-    if (!std::isfinite(s.ahead.loss)) return "the loss became " + loss_text(s.ahead.loss);
+    if (!s.ahead.valid) s.batch_loss(s.batch_for_step(s.steps), &s.ahead.loss);
+    std::string bad;
+    if (!std::isfinite(s.ahead.loss)) bad = "the loss became " + loss_text(s.ahead.loss);
     for (const Parameter& p : s.parameters)
-      if (!finite(p.gradient)) return "the gradients became ∞";
-    return {};
+      if (bad.empty() && !finite(p.gradient)) bad = "the gradients became ∞";
+    s.ahead.valid = bad.empty();
+    return bad;
   };
   // Undoes the last update (its weights gave `what`), and says so.
   auto undo = [&](const std::string& what) {
@@ -267,7 +267,6 @@ Status Trainer::step(int steps, StepReport* report) {
 
   for (int k = 0; k < steps; ++k) {
     if (std::string bad = look_ahead(); !bad.empty()) {  // only at the call's first step: later ones were checked
-      s.ahead.valid = false;
       if (s.have_before) {  // an update of an earlier call produced these weights (the data changed since)
         s.restore();
         --s.steps;
@@ -289,10 +288,7 @@ Status Trainer::step(int steps, StepReport* report) {
     bool weights_finite = true;
     for (const Parameter& p : s.parameters) weights_finite = weights_finite && finite(p.value);
     if (!weights_finite) return undo("a weight became ∞");
-    if (std::string bad = look_ahead(); !bad.empty()) {
-      s.ahead.valid = false;
-      return undo(bad);
-    }
+    if (std::string bad = look_ahead(); !bad.empty()) return undo(bad);
   }
   return Status::Ok();
 }

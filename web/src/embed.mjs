@@ -12,7 +12,7 @@
 //   { type: 'attention-lab:practice', correct, total, hints, done, attempts, summary }.
 import { createApp, parseViews } from './app.mjs';
 import { createCompute } from './compute.mjs';
-import { stateFromFragment, defaultState } from './state.mjs';
+import { stateFromFragment, withModeParameter } from './state.mjs';
 import { resolveLanguage, translator, problemOf } from './i18n.mjs';
 
 const THEMES = ['light', 'dark', 'auto'];
@@ -20,11 +20,9 @@ const THEMES = ['light', 'dark', 'auto'];
 const params = new URLSearchParams(location.search);
 const { views, unknown } = parseViews(params.get('view'));
 const fromLink = stateFromFragment(location.hash);
-const mode = params.get('mode');
-if (mode === 'practice' && fromLink.state) fromLink.state.practice ??= {};
+const { state: opened, problem: modeProblem } = withModeParameter(params.get('mode'), fromLink.state);
 const asked = resolveLanguage(params.get('lang'));
-const problems = [...(asked.problem ? [asked.problem] : []), ...(fromLink.problems ?? [])];
-if (mode !== null && mode !== 'practice' && mode !== 'explore') problems.push(problemOf('mode', 'problem.mode', { value: mode.slice(0, 40) }));
+const problems = [...(asked.problem ? [asked.problem] : []), ...(fromLink.problems ?? []), ...(modeProblem ? [modeProblem] : [])];
 if (unknown.length) problems.push(problemOf('view', 'problem.unknownViewsLink', { names: unknown.join(', ') }));
 document.documentElement.lang = asked.language;
 document.title = translator(asked.language)('page.titleEmbedded');
@@ -45,7 +43,7 @@ const app = createApp(container, {
     workerUrl: new URL('./worker.js', import.meta.url),
     loadEngine: async () => (await import('./lib/attention.mjs')).loadAttention,
   }),
-  initialState: fromLink.state ?? (mode === 'practice' ? { ...defaultState(), practice: {} } : null),
+  initialState: opened,
   views,
   embedded: true,
   lang: asked.language,

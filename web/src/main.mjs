@@ -6,8 +6,8 @@ import { createApp } from './app.mjs';
 import { createCompute } from './compute.mjs';
 import { withFirstResult } from './first-result.mjs';
 import firstResult from '../../build/first-result.json';
-import { stateFromFragment, stateToFragment, defaultState } from './state.mjs';
-import { resolveLanguage, showPageLanguage, addressWithLanguage, problemOf } from './i18n.mjs';
+import { stateFromFragment, stateToFragment, withModeParameter } from './state.mjs';
+import { resolveLanguage, showPageLanguage, addressWithLanguage } from './i18n.mjs';
 
 const here = new URL('.', location.href);
 // the opening example is drawn from its reply shipped with the page, while the worker starts
@@ -23,11 +23,9 @@ showPageLanguage(asked.language);
 // ?mode=practice opens practice mode, as in the embed; the fragment carries the mode from then on,
 // so the parameter leaves the address (a reload after switching to Explore stays in Explore)
 const mode = params.get('mode');
-const modeProblem = mode !== null && mode !== 'practice' && mode !== 'explore' ? problemOf('mode', 'problem.mode', { value: mode.slice(0, 40) }) : null;
-if (mode === 'practice') {
-  if (fromLink.state) fromLink.state.practice ??= {};
-  else if (!fromLink.problems) fromLink.state = { ...defaultState(), practice: {} };
-}
+const { state: withMode, problem: modeProblem } = withModeParameter(mode, fromLink.state);
+// a link that could not be read opens the first example in explore mode, with its message
+const opened = fromLink.problems ? fromLink.state ?? null : withMode;
 if (mode !== null) {
   params.delete('mode');
   history.replaceState(null, '', `${location.pathname}${params.toString() ? `?${params}` : ''}${location.hash}`);
@@ -40,7 +38,7 @@ const app = createApp(document.getElementById('lab'), {
     history.replaceState(null, '', addressWithLanguage(location.href, language));
   },
   compute,
-  initialState: fromLink.state ?? null,
+  initialState: opened,
   links: { page: new URL(location.pathname, location.href).href, embed: new URL('embed.html', here).href, component: new URL('attention-lab.js', here).href },
   // keep the fragment in step with the state, without filling the history
   onChange: (state) => history.replaceState(null, '', stateToFragment(state)),

@@ -383,3 +383,15 @@ export function stateFromFragment(fragment) {
   if (built.problems) return problem(built.problems.map(({ key, values }) => ({ key, values })));
   return { state };
 }
+
+/**
+ * The ?mode= parameter of the page and of the embed, read against the state a link opened: with
+ * 'practice', that state in practice mode (the first example when the link gave none); with
+ * 'explore' or no parameter, the state as it is; anything else, the state as it is and a problem
+ * naming the parameter. Returns { state, problem }.
+ */
+export function withModeParameter(mode, state) {
+  if (mode === 'practice') return { state: state ? { ...state, practice: state.practice ?? {} } : { ...defaultState(), practice: {} }, problem: null };
+  const known = mode === null || mode === 'explore';
+  return { state, problem: known ? null : problemOf('mode', 'problem.mode', { value: mode.slice(0, 40) }) };
+}

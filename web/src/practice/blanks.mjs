@@ -151,27 +151,6 @@ export function lookalikes(view, exercises, working = exercises, tolerance = DEF
   return [...keys];
 }
 
-/**
- * The computed cells an explanation of `cell` prints (the numbers its arithmetic is made from):
- * a score's q and k rows, a scaled score's score, a weight's row of scaled scores, a z entry's row
- * of weights and column of V, a concatenation entry's z, an output entry's row of the concatenation
- * (its own entry without W_O). Q, K and V are made from the inputs alone.
- */
-export function explainedFrom(view, { matrix, head: h, row: i, col }) {
-  const { m, dK, dV } = view;
-  const cells = (name, head, rows, cols) => rows.flatMap((row) => cols.map((c) => ({ matrix: name, head, row, col: c })));
-  const all = (count) => range(0, count);
-  switch (matrix) {
-    case 'scores': return [...cells('q', h, [i], all(dK)), ...cells('k', h, [col], all(dK))];
-    case 'scaled': return cells('scores', h, [i], [col]);
-    case 'weights': return cells('scaled', h, [i], all(m));
-    case 'z': return [...cells('weights', h, [i], all(m)), ...cells('v', h, all(m), [col])];
-    case 'concat': return cells('z', Math.floor(col / dV), [i], [col % dV]);
-    case 'output': return view.weights.wo ? cells('concat', undefined, [i], all(view.heads * dV)) : cells('concat', undefined, [i], [col]);
-    default: return [];
-  }
-}
-
 /** Exercises whose blanks do not overlap an earlier one's (a weight and its row's softmax). */
 export function withoutOverlaps(exercises) {
   const taken = new Set();

@@ -174,6 +174,7 @@ function buildExercise(view, f64, cell, tolerance) {
     cell: { ...cell, head },
     ...built,
     formula: built.formula(),  // made only for the exercises shown, not for every choice the generator weighs
+    sourceCells: sourceCellsOf(view, { ...cell, head }),
     // each blank: where it is, its accessible name, its true value and the engine's (shown once answered)
     blanks: blanks.map((blank, k) => ({ cell: blank, label: built.blankLabels?.[k] ?? built.label, truth: truths[k], shown: explained[k].value })),
     truth: single ? truths[0] : undefined,
@@ -212,6 +213,34 @@ const divisorName = (view) => (view.scaleMode === 'sqrt_dk' ? msg('why.sqrtDk', 
 const rowOf = (matrix, head, row, width, keep = () => true) => range(width).filter(keep).map((col) => ({ matrix, head, row, col }));
 const columnOf = (matrix, head, col, height) => range(height).map((row) => ({ matrix, head, row, col }));
 
+/**
+ * The cells a computed cell is made from: what a first hint lights, and what "explain this number"
+ * prints (practice mode withholds an explanation that would print a hidden number). A q entry: its
+ * token's row of X and the column of W_q; a score: the q and k rows; a scaled score: its score; a
+ * weight, or a row of them: the row's scaled scores that are not masked; a z entry: the row of
+ * weights and the column of V; a concatenation entry: its z entry; an output entry: the row of the
+ * concatenation and the column of W_O (without W_O, the concatenation's entry). K and V: none here
+ * (made from the inputs alone, which practice mode never hides).
+ */
+export function sourceCellsOf(view, { matrix, head, row: i, col }) {
+  const { dModel, dK, dV, m } = view;
+  const width = view.heads * dV;
+  switch (matrix) {
+    case 'q': return [...rowOf('x', undefined, i, dModel), ...columnOf('wq', head, col, dModel)];
+    case 'scores': return [...rowOf('q', head, i, dK), ...rowOf('k', head, col, dK)];
+    case 'scaled': return [{ matrix: 'scores', head, row: i, col }];
+    case 'weights':
+    case 'softmax': {
+      const scaled = view.result.heads[head].scaled;  // −∞ where masked, as forward64 reads it
+      return rowOf('scaled', head, i, m, (j) => scaled[i * m + j] !== -Infinity);
+    }
+    case 'z': return [...rowOf('weights', head, i, m), ...columnOf('v', head, col, m)];
+    case 'concat': return [{ matrix: 'z', head: Math.floor(col / dV), row: i, col: col % dV }];
+    case 'output': return view.weights.wo ? [...rowOf('concat', undefined, i, width), ...columnOf('wo', undefined, col, width)] : [{ matrix: 'concat', row: i, col }];
+    default: return [];
+  }
+}
+
 const BUILDERS = {
   q(view, f64, { head, row: i, col: c }) {
     const { dModel, dK, x } = view;
@@ -224,7 +253,6 @@ const BUILDERS = {
       label: msg('label.q', { query: view.tokens[i], col: columns[c], head: head + 1 }),
       truth: f64.heads[head].q[i * dK + c],
       mistakes,
-      sourceCells: [...rowOf('x', undefined, i, dModel), ...columnOf('wq', head, c, dModel)],
       sources: [msg('source.xRow', { token: view.tokens[i] }), msg('source.wColumn', { col: columns[c], matrix: 'W_q' })],
       formula: () => msg('formula.q', { terms: productTerms(Array.from({ length: dModel }, (_, t) => [x[i * dModel + t], wAt(t, c)])) }),
     };
@@ -243,7 +271,6 @@ const BUILDERS = {
       label: msg('label.scores', { ...tokenParams(view, i, j), head: head + 1 }),
       truth: f64.heads[head].scores[i * m + j],
       mistakes,
-      sourceCells: [...rowOf('q', head, i, dK), ...rowOf('k', head, j, dK)],
       sources: [msg('source.qRow', { token: view.tokens[i] }), msg('source.kRow', { token: view.keyTokens[j] })],
       formula: () => msg('formula.scores', { ...tokenParams(view, i, j), terms: productTerms(Array.from({ length: dK }, (_, t) => [view.result.heads[head].q[i * dK + t], view.result.heads[head].k[j * dK + t]])) }),
     };
@@ -259,7 +286,6 @@ const BUILDERS = {
       label: msg('label.scaled', { ...tokenParams(view, i, j), head: head + 1 }),
       truth: f64.heads[head].scaled[i * m + j],
       mistakes,
-      sourceCells: [{ matrix: 'scores', head, row: i, col: j }],
       sources: [msg('source.score', tokenParams(view, i, j)), msg('source.divisor', { divisor: view.scaleMode === 'sqrt_dk' ? `√${dK} = ${f(f64.divisor)}` : f(f64.divisor) })],
       formula: () => msg('formula.scaled', { why, score: f(score), divisor: f(f64.divisor) }),
     };
@@ -301,7 +327,6 @@ const BUILDERS = {
       blankLabels: keys.map((j) => msg('label.weights', { ...tokenParams(view, i, j), head: head + 1 })),
       truths: keys.map((j) => weights[i * m + j]),
       mistakes,
-      sourceCells: rowOf('scaled', head, i, m, (j) => !masked[i * m + j]),
       sources: [msg('source.scaledRow', { query: view.tokens[i] })],
       formula: () => (one ? msg('formula.weights', { own: f(shownScaled[i * m + only[0]]), terms: sum }) : msg('formula.softmax', { terms: sum })),
     };
@@ -329,7 +354,6 @@ const BUILDERS = {
       label: msg('label.z', { query: view.tokens[i], col: columns[c], head: head + 1 }),
       truth: f64.heads[head].z[i * dV + c],
       mistakes,
-      sourceCells: [...rowOf('weights', head, i, m), ...columnOf('v', head, c, m)],
       sources: [msg('source.weightsRow', { query: view.tokens[i] }), msg('source.vColumn', { col: columns[c] })],
       formula: () => msg('formula.z', { terms: productTerms(Array.from({ length: m }, (_, j) => [shown.weights[i * m + j], shown.v[j * dV + c]])) }),
     };
@@ -347,7 +371,6 @@ const BUILDERS = {
       label: msg('label.concat', { query: view.tokens[i], col: concatColumns(view)[col] }),
       truth: f64.concat[i * heads * dV + col],
       mistakes,
-      sourceCells: [{ matrix: 'z', head, row: i, col: inHead }],
       sources: [msg('source.zCell', { query: view.tokens[i], col: columns[inHead], head: head + 1 })],
       formula: () => msg('formula.concat', { head: head + 1, col: concatColumns(view)[col], headCol: columns[inHead] }),
     };
@@ -365,7 +388,6 @@ const BUILDERS = {
       label: msg('label.output', { query: view.tokens[i], col: outColumns[c] }),
       truth: f64.output[i * dModel + c],
       mistakes,
-      sourceCells: [...rowOf('concat', undefined, i, width), ...columnOf('wo', undefined, c, width)],
       sources: [msg('source.concatRow', { query: view.tokens[i] }), msg('source.wColumn', { col: outColumns[c], matrix: 'W_O' })],
       formula: () => msg('formula.output', { terms: productTerms(Array.from({ length: width }, (_, t) => [concat[i * width + t], wo[t * dModel + c]])) }),
     };

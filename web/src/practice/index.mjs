@@ -14,8 +14,8 @@
 import { message } from './messages.mjs';
 import { parseAnswer } from './answer.mjs';
 import { judgeBlanks } from './check.mjs';
-import { defaultCells, buildExercises, cellFits } from './exercises.mjs';
-import { planBlanks, withoutOverlaps, explainedFrom, cellKey } from './blanks.mjs';
+import { defaultCells, buildExercises, cellFits, sourceCellsOf } from './exercises.mjs';
+import { planBlanks, withoutOverlaps, cellKey } from './blanks.mjs';
 import { createTables } from './tables.mjs';
 import { forward64 } from './forward64.mjs';
 import { practiceSettings } from './spec.mjs';
@@ -504,7 +504,7 @@ export function mountPractice({ container, root, embedded, links, getState, setS
         return Boolean(entry) && (entry.hidden || !['correct', 'revealed'].includes(statusAt(entry.exercise)));
       };
       if (withheld(cellKey(cell))) return t('practice.explainHidden');
-      return explainedFrom(view, cell).some((source) => withheld(cellKey(source))) ? t('practice.explainUses') : null;
+      return sourceCellsOf(view, cell).some((source) => withheld(cellKey(source))) ? t('practice.explainUses') : null;
     },
 
     /** How it is going: { correct, total, hints, done, attempts, summary }. */
