@@ -2,7 +2,7 @@
 // (projections, scores, scaling, softmax, weighted sum, W_O) at each size, for every contender,
 // each output checked against the engine's before any timing.
 //   letters: n tokens, d = d_model, h heads, d_k = d / h
-import { mulberry32 } from '../web/src/stats.mjs';
+import { mulberry32 } from '../web/src/shared/stats.mjs';
 
 export const SIZES = [[8, 64, 2], [64, 256, 4], [256, 512, 8], [1024, 512, 8]];
 export const QUICK_SIZES = [[8, 64, 2], [64, 256, 4], [256, 512, 8]];

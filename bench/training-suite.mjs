@@ -4,7 +4,7 @@
 // engine's trainer (both builds), TensorFlow.js (tf.variableGrads + tf.train.adam, the same model over
 // the whole batch) and plain JavaScript. Nothing here touches Node or the DOM.
 //   model: q, k, v = x·W (per head), softmax(q·kᵀ/√dK)·v, concat·wo; loss: mean (output − target)²
-import { mulberry32 } from '../web/src/stats.mjs';
+import { mulberry32 } from '../web/src/shared/stats.mjs';
 import { sideBySide } from './onnx-model.mjs';
 
 export const BATCH = 32, TOKENS = 12;

@@ -18,24 +18,24 @@ bundle() { npx esbuild "$@" --bundle --minify --sourcemap --format=esm --target=
 # the engine's API, loadable on its own by any page; the trainer's side in a chunk that only
 # loadAttention({ learning: true }) imports
 bundle web/lib/attention.mjs --external:node:* --splitting --outdir=dist/lib --out-extension:.js=.mjs --chunk-names='[name]-[hash]'
-# the opening example's reply, shipped with the page (web/src/first-result.mjs)
+# the opening example's reply, shipped with the page (web/src/engine/first-result.mjs)
 node scripts/first-result.mjs
 # the worker carries its own copy (2 KB gzipped): one fetch less before the first result
 bundle web/worker.mjs --external:node:* --outfile=dist/worker.js
 # the page, the iframe embed and the web component share their code in chunks
-bundle web/src/main.mjs web/src/embed.mjs attention-lab=web/src/component.mjs --splitting --outdir=dist \
+bundle main=web/src/hosts/page.mjs web/src/hosts/embed.mjs attention-lab=web/src/hosts/component.mjs --splitting --outdir=dist \
   --entry-names='[name]' --chunk-names='chunks/[name]-[hash]' --external:./lib/attention.mjs \
   --loader:.html=text --loader:.css=text
 # the pages preload the chunks their entry imports, instead of finding them one after another
 node scripts/preload.mjs
 # everything in one file that works from disk: dist/attention-lab.html
-npx esbuild web/src/single.mjs --bundle --minify --format=esm --target=es2020 --log-level=warning --external:node:* \
+npx esbuild web/src/hosts/single.mjs --bundle --minify --format=esm --target=es2020 --log-level=warning --external:node:* \
   --loader:.html=text --loader:.css=text --loader:.wasm=binary --outfile=build/single.js
 node scripts/single-file.mjs build/single.js
 # the npm package's component (attention-lab/component): one module with the engine (the learning
 # builds, inline-engine.mjs) inside, for bundlers
 mkdir -p dist/npm
-npx esbuild web/src/component-bundled.mjs --bundle --minify --format=esm --target=es2020 --log-level=warning --external:node:* \
+npx esbuild web/src/hosts/component-bundled.mjs --bundle --minify --format=esm --target=es2020 --log-level=warning --external:node:* \
   --loader:.html=text --loader:.css=text --loader:.wasm=binary --outfile=dist/npm/component.mjs
 # the WebAssembly files its Emscripten glue names (never fetched: the bytes are inside), so that a
 # bundler that follows new URL(…, import.meta.url), as webpack and Vite do, finds them

@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { loadAttention } = await import(path.join(root, 'dist/lib/attention.mjs'));
-const { createEngineApi } = await import(path.join(root, 'web/src/engine-api.mjs'));
-const { defaultState, buildRequest } = await import(path.join(root, 'web/src/state.mjs'));
+const { createEngineApi } = await import(path.join(root, 'web/src/engine/api.mjs'));
+const { defaultState, buildRequest } = await import(path.join(root, 'web/src/state/index.mjs'));
 
 const api = createEngineApi(loadAttention);
 await api.load(true);

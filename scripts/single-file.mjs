@@ -1,5 +1,5 @@
 // Writes dist/attention-lab.html: dist/index.html with its stylesheet and a bundle of
-// web/src/single.mjs (engine, both WebAssembly builds, the page) inlined. Run by build.sh.
+// web/src/hosts/single.mjs (engine, both WebAssembly builds, the page) inlined. Run by build.sh.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';

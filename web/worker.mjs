@@ -1,9 +1,9 @@
-// The engine in a Web Worker, so the page never waits on it. See src/engine-api.mjs.
+// The engine in a Web Worker, so the page never waits on it. See src/engine/api.mjs.
 // The engine's API is bundled in (one fetch less before the first result); the builds it loads
 // stay in lib/ beside it.
 import * as Comlink from 'comlink';
 import { loadAttention } from './lib/attention.mjs';
-import { createEngineApi } from './src/engine-api.mjs';
+import { createEngineApi } from './src/engine/api.mjs';
 
 const builds = new URL('./lib/', import.meta.url);
 Comlink.expose(createEngineApi((options) => loadAttention({ ...options, baseUrl: builds })));

@@ -10,8 +10,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { openBrowser, redrawn } from './browser.mjs';
-import { message } from '../../web/src/messages.mjs';
-import { KEPT_IN_ENGLISH } from '../../web/src/messages.hi.mjs';
+import { message } from '../../web/src/i18n/index.mjs';
+import { KEPT_IN_ENGLISH } from '../../web/src/i18n/hi.mjs';
 import { MESSAGES as PRACTICE_MESSAGES, message as practiceMessage } from '../../web/src/practice/messages.mjs';
 
 // Practice mode's sentences are its own catalogue's (web/src/practice/messages.mjs), whose Hindi its

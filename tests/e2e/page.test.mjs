@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 
 import { useLabPage } from './browser.mjs';
 import { referenceAttention } from '../web/reference.mjs';
-import { PRESETS } from '../../web/src/presets.mjs';
+import { PRESETS } from '../../web/src/state/presets.mjs';
 
 let tab;
 const lab = useLabPage({ before, after, assert, onReady: (opened) => { tab = opened; } });

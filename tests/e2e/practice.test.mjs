@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 
 import { openBrowser, renderEverySection } from './browser.mjs';
 import { referenceAttention } from '../web/reference.mjs';
-import { PRESETS } from '../../web/src/presets.mjs';
+import { PRESETS } from '../../web/src/state/presets.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const require = createRequire(import.meta.url);

@@ -4,8 +4,8 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { useLabPage } from './browser.mjs';
-import { PRESETS } from '../../web/src/presets.mjs';
-import { weightColour } from '../../web/src/colour.mjs';
+import { PRESETS } from '../../web/src/state/presets.mjs';
+import { weightColour } from '../../web/src/shared/colour.mjs';
 
 let tab;
 const lab = useLabPage({ before, after, assert, onReady: (opened) => { tab = opened; } });

@@ -4,11 +4,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { resolveLanguage, problemOf, addressWithLanguage } from '../../web/src/i18n.mjs';
-import { message, LANGUAGES, EN } from '../../web/src/messages.mjs';
-import { HI } from '../../web/src/messages.hi.mjs';
-import { PRESETS } from '../../web/src/presets.mjs';
-import { buildRequest, defaultState, stateFromFragment } from '../../web/src/state.mjs';
+import { resolveLanguage, problemOf, addressWithLanguage } from '../../web/src/i18n/page.mjs';
+import { message, LANGUAGES, EN } from '../../web/src/i18n/index.mjs';
+import { HI } from '../../web/src/i18n/hi.mjs';
+import { PRESETS } from '../../web/src/state/presets.mjs';
+import { buildRequest, defaultState, stateFromFragment } from '../../web/src/state/index.mjs';
 
 describe('resolveLanguage', () => {
   it('reads a language code, whatever its case or region', () => {

@@ -7,8 +7,8 @@ import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { loadAttention } from '../../dist/lib/attention.mjs';
-import { createEngineApi } from '../../web/src/engine-api.mjs';
-import { defaultState, buildRequest } from '../../web/src/state.mjs';
+import { createEngineApi } from '../../web/src/engine/api.mjs';
+import { defaultState, buildRequest } from '../../web/src/state/index.mjs';
 import { readWeightsFile, parseInputs, MAX_FILE_BYTES } from '../../web/src/layers/load.mjs';
 import { convertLayer } from '../../web/src/layers/layouts.mjs';
 import { stateWithLayer, saveSafetensors, saveJson } from '../../web/src/layers/apply.mjs';

@@ -11,7 +11,7 @@ import { defaultCells, buildExercises, cellFits, KINDS } from '../../web/src/pra
 import { checkPractice, practiceSettings, practiceAfterPresetChange } from '../../web/src/practice/spec.mjs';
 import { withNewInputs } from '../../web/src/practice/inputs.mjs';
 import { message, MESSAGES } from '../../web/src/practice/messages.mjs';
-import { presetState, buildRequest, stateToFragment, stateFromFragment, columnsOf } from '../../web/src/state.mjs';
+import { presetState, buildRequest, stateToFragment, stateFromFragment, columnsOf } from '../../web/src/state/index.mjs';
 import { referenceAttention } from './reference.mjs';
 
 // A lab view as app.mjs builds it, with the engine's result replaced by the independent float64

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 
 import { loadAttention } from '../../dist/lib/attention.mjs';
 import { TASKS, taskById, vocabularyOf } from '../../web/src/training/tasks.mjs';
-import { createTrainingSession } from '../../web/src/training/session.mjs';
-import { embed } from '../../web/src/vocabulary.mjs';
+import { createTrainingSession } from '../../web/src/engine/training-session.mjs';
+import { embed } from '../../web/src/state/vocabulary.mjs';
 
 let engine;
 before(async () => {

@@ -6,8 +6,8 @@ import { readWeightsFile, parseInputs, inputsFromTensor, MAX_FILE_BYTES } from '
 import { convertLayer } from './layouts.mjs';
 import { parseNpy } from './formats.mjs';
 import { stateWithLayer, stateWithInputs, saveSafetensors, saveJson } from './apply.mjs';
-import { linkCarriesWeights, ownValueCount } from '../state.mjs';
-import { applyTexts } from '../i18n.mjs';
+import { linkCarriesWeights, ownValueCount } from '../state/index.mjs';
+import { applyTexts } from '../i18n/page.mjs';
 
 /**
  *   useState: (state, status) => void, makes a state the lab's

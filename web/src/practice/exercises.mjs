@@ -10,10 +10,10 @@
 // generator prefers queries, keys, heads and columns where there is none.
 import { forward64 } from './forward64.mjs';
 import { DEFAULT_TOLERANCE, near } from './check.mjs';
-import { explainCell } from '../explain.mjs';
-import { message as labMessage } from '../messages.mjs';
-import { formatFull } from '../format.mjs';
-import { keyColumns, valueColumns, concatColumns, numbered } from '../labels.mjs';
+import { explainCell } from '../shared/explain-cell.mjs';
+import { message as labMessage } from '../i18n/index.mjs';
+import { formatFull } from '../shared/format.mjs';
+import { keyColumns, valueColumns, concatColumns, numbered } from '../shared/labels.mjs';
 
 /** The kinds of blank, in the order of the computation. */
 export const KINDS = ['q', 'scores', 'scaled', 'weights', 'softmax', 'z', 'concat', 'output'];

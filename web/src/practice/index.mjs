@@ -23,7 +23,7 @@ import { withNewInputs } from './inputs.mjs';
 import { createProgress } from './progress.mjs';
 import { renderCard, renderHint, renderModeSwitch, labelModeSwitch, renderPanel, labelPanel, showCardStatus, showFeedback, resolve, element } from './render.mjs';
 import { createTeacherPanel } from './teacher.mjs';
-import { formatFull } from '../format.mjs';
+import { formatFull } from '../shared/format.mjs';
 import css from './practice.css';
 
 // the tables shown one head at a time, under the head tabs

@@ -1,8 +1,8 @@
 // "Try another": new inputs drawn from a seed, as a new lab state. Decimal inputs have one decimal
 // in [−1, 1]; whole-number inputs are −1, 0, 1 or 2 (and seeded random weights become whole numbers
 // −1, 0, 1 too), so that every step up to the softmax can be done by hand.
-import { mulberry32 } from '../stats.mjs';
-import { withCellEdit } from '../state.mjs';
+import { mulberry32 } from '../shared/stats.mjs';
+import { withCellEdit } from '../state/index.mjs';
 
 /**
  * state: the lab's state; view: what it shows (tokens, keyTokens, dModel, heads, dK, dV);

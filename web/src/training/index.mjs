@@ -4,9 +4,9 @@
 import markup from './training.html';
 import { TASKS, taskById, vocabularyOf } from './tasks.mjs';
 import { renderLossCurve, renderWeightMap, sideBySide } from './render.mjs';
-import { renderHeatmap } from '../render/heatmap.mjs';
-import { embed } from '../vocabulary.mjs';
-import { applyTexts } from '../i18n.mjs';
+import { renderHeatmap } from '../shared/heatmap.mjs';
+import { embed } from '../state/vocabulary.mjs';
+import { applyTexts } from '../i18n/page.mjs';
 
 const FRAME_MS = 100;          // pictures at 10 per second while training
 const PAGE_CHUNK_MS = 12;      // on the page (no worker), steps run in slices this long, then yield

@@ -1,7 +1,7 @@
 // Pictures of a training run: the loss curve (SVG) and a weight matrix as a small heatmap (canvas).
 // Pure drawing: numbers in, pixels or SVG nodes out.
 import { interpolateRdBu } from 'd3-scale-chromatic';
-import { svgElement, resetSvg } from '../render/svg.mjs';
+import { svgElement, resetSvg } from '../shared/svg.mjs';
 
 // The diverging scale, sampled once: blue for negative, red for positive, white for 0.
 const DIVERGING = Array.from({ length: 201 }, (_, i) => interpolateRdBu(1 - i / 200).match(/\d+/g).slice(0, 3).map(Number));

@@ -1,8 +1,8 @@
 // The training tasks: templated data sets generated from the page's vocabulary, each split into
 // training and held-out sentences that share no template instance (held-out sentences use words
 // that never appear in training). Pure: the same task, the same sentences, everywhere.
-import { tokenize } from '../tokenize.mjs';
-import { embed, FEATURES } from '../vocabulary.mjs';
+import { tokenize } from '../state/tokenize.mjs';
+import { embed, FEATURES } from '../state/vocabulary.mjs';
 import vocabulary from '../../data/vocabulary.json' with { type: 'json' };
 
 const feature = (word, name) => vocabulary.words[word]?.[FEATURES.indexOf(name)] ?? 0;

@@ -1,8 +1,0 @@
-// The npm package's `attention-lab/component`: <attention-lab> in one module with nothing beside
-// it, so that any bundler can take it in: the engine and both WebAssembly builds are inside, and
-// the engine runs on the page (no worker file or WebAssembly file for a bundler to lose).
-import { defineAttentionLab } from './attention-lab.mjs';
-import { createCompute } from './compute.mjs';
-import { loadInlineAttention } from './inline-engine.mjs';
-
-defineAttentionLab(() => createCompute({ workerUrl: null, loadEngine: async () => loadInlineAttention }));

@@ -1,0 +1,89 @@
+// The settings form of a lab: filled from the state, read back into changes. DOM only; what a
+// change means for the state is decided in state.mjs (withSettingChange).
+import { PRESETS } from '../state/presets.mjs';
+import { parseNumber } from '../shared/format.mjs';
+
+export const SIZE_FIELDS = ['dModel', 'heads', 'dK', 'dV'];
+const HINTED = ['attention', 'dModel', 'heads', 'dK', 'dV', 'maskMode', 'useWo'];
+
+/** `t(key, values)`: the lab's language, read each time a text is set. */
+export function createControls({ root, container, t }) {
+  const $ = (id) => root.getElementById(id);
+  const field = (name) => container.querySelector(`.field[data-field="${name}"]`);
+
+  function fillPresetMenu() {
+    const custom = document.createElement('option');
+    custom.value = '';
+    custom.dataset.text = 'controls.ownSentence';
+    $('preset').append(...PRESETS.map((preset) => {
+      const option = document.createElement('option');
+      option.value = preset.id;
+      option.dataset.text = `preset.${preset.id}.title`;
+      return option;
+    }), custom);
+    relabel();
+  }
+
+  // The texts set here, in the lab's language now (after a switch of language too).
+  function relabel() {
+    for (const option of $('preset').options) option.textContent = t(option.dataset.text);
+    for (const name of HINTED) {
+      const tip = root.getElementById(`tip-${name}`);
+      if (tip) tip.textContent = t(`hint.${name}`);
+    }
+  }
+
+  // Short hints on the settings, shown on hover and focus (styles.css), read out as descriptions.
+  function addHints() {
+    for (const name of HINTED) {
+      const tip = document.createElement('span');
+      tip.className = 'tip';
+      tip.id = `tip-${name}`;
+      tip.setAttribute('role', 'tooltip');
+      tip.textContent = t(`hint.${name}`);
+      field(name).append(tip);
+      for (const input of field(name).querySelectorAll('input, select')) input.setAttribute('aria-describedby', tip.id);
+    }
+    // the settings take the first screen of a phone: there they start folded
+    $('settings').open = !matchMedia('(max-width: 700px)').matches;
+  }
+
+  /** Every control shows the state. */
+  function sync(state) {
+    $('preset').value = state.preset ?? '';
+    $('sentence').value = state.sentence;
+    $('contextSentence').value = state.contextSentence;
+    for (const radio of container.querySelectorAll('input[name="attention"]')) radio.checked = radio.value === state.attention;
+    for (const name of [...SIZE_FIELDS, 'padTo', 'seed']) $(name).value = String(state[name]);
+    $('scaleMode').value = state.scaleMode;
+    $('scaleDivisor').value = String(state.scaleDivisor);
+    $('maskMode').value = state.maskMode;
+    $('weightsMode').value = state.weightsMode;
+    $('useWo').checked = state.useWo;
+    $('positions').value = state.positions ?? 'none';
+    showDependent(state);
+  }
+
+  /** Fields that only matter for some settings (the context, the divisor, padding, the seed). */
+  function showDependent(state) {
+    field('contextSentence').hidden = state.attention !== 'cross';
+    field('scaleDivisor').hidden = state.scaleMode !== 'custom';
+    field('padTo').hidden = state.maskMode !== 'padding';
+    field('seed').hidden = state.weightsMode !== 'random';
+  }
+
+  /** The change a control asks for: { field: value }, numbers as numbers, text kept when it is not one. */
+  function read(target) {
+    const id = target.id || target.name;
+    if (SIZE_FIELDS.includes(id) || id === 'padTo' || id === 'seed') {
+      const text = target.value.trim();
+      return { [id]: text === '' ? text : Number(text) };
+    }
+    if (id === 'scaleDivisor') return { scaleDivisor: parseNumber(target.value) ?? target.value };
+    if (id === 'useWo') return { useWo: target.checked };
+    if (id === 'attention') return { attention: target.value };
+    return { [id]: target.value };
+  }
+
+  return { fillPresetMenu, addHints, relabel, sync, showDependent, read };
+}

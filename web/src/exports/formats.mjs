@@ -1,0 +1,174 @@
+// Tables as files: CSV, JSON, Markdown and LaTeX (tabular), each carrying its token labels and the
+// settings that produced it. Pure: a table in, text out. A masked score (−∞) is "−∞" in CSV (text a
+// spreadsheet cannot take for a formula), null in JSON, −∞ in Markdown and LaTeX.
+//
+// Every text from the reader (tokens, sentences, labels, settings) passes through one escaper per
+// format, so it can never become a formula (CSV), a link, heading, HTML or code (Markdown), or a
+// command or comment (LaTeX). Numbers are written at the chosen precision (PRECISIONS).
+import { formatFull, formatCell } from '../shared/format.mjs';
+import { numbered, keyColumns, valueColumns, concatColumns, outputProjectionRows } from '../shared/labels.mjs';
+import { message } from '../i18n/index.mjs';
+
+/** The settings behind a view, as plain data; its words in the language of `t` (English without it). */
+export function settingsOf(state, view, t = message) {
+  return {
+    sentence: state.sentence,
+    ...(view.self ? {} : { context: state.contextSentence }),
+    tokens: view.tokens.join(' '),
+    dModel: view.dModel, heads: view.heads, dK: view.dK, dV: view.dV,
+    scale: state.scaleMode === 'custom' ? `÷ ${state.scaleDivisor}` : state.scaleMode === 'sqrt_dk' ? `÷ √d_k = ${formatFull(view.result.shape.scale)}` : t('export.setting.none'),
+    mask: state.maskMode,
+    weights: state.weightsMode === 'random' ? t('export.setting.random', { seed: state.seed }) : t(`export.setting.${state.weightsMode === 'identity' ? 'identity' : 'custom'}`),
+    outputProjection: view.weights.wo ? 'W_O' : t('export.setting.none'),
+    ...(state.preset ? { preset: state.preset } : {}),
+  };
+}
+
+/** Every table of a view: { id, caption, rowLabels, columnLabels, values, cols }; captions in the language of `t`. */
+export function tablesOf(view, t = message) {
+  const tables = [{ id: 'x', caption: t('export.caption.x'), rowLabels: view.tokens, columnLabels: view.columns, values: view.x }];
+  if (!view.self) tables.push({ id: 'context', caption: t('export.caption.context'), rowLabels: view.keyTokens, columnLabels: view.columns, values: view.context });
+  for (let h = 0; h < view.heads; h++) {
+    const trace = view.result.heads[h];
+    const at = (table) => t('export.caption.perHead', { table, head: h + 1 });
+    const size = (width) => view.dModel * width;
+    tables.push(
+      { id: `wq-${h}`, caption: at('W_q'), rowLabels: view.columns, columnLabels: numbered(view.dK), values: view.weights.wq.subarray(h * size(view.dK), (h + 1) * size(view.dK)) },
+      { id: `wk-${h}`, caption: at('W_k'), rowLabels: view.columns, columnLabels: numbered(view.dK), values: view.weights.wk.subarray(h * size(view.dK), (h + 1) * size(view.dK)) },
+      { id: `wv-${h}`, caption: at('W_v'), rowLabels: view.columns, columnLabels: numbered(view.dV), values: view.weights.wv.subarray(h * size(view.dV), (h + 1) * size(view.dV)) },
+      { id: `q-${h}`, caption: at('Q'), rowLabels: view.tokens, columnLabels: keyColumns(view), values: trace.q },
+      { id: `k-${h}`, caption: at('K'), rowLabels: view.keyTokens, columnLabels: keyColumns(view), values: trace.k },
+      { id: `v-${h}`, caption: at('V'), rowLabels: view.keyTokens, columnLabels: valueColumns(view), values: trace.v },
+      { id: `scores-${h}`, caption: at(t('caption.scores')), rowLabels: view.tokens, columnLabels: view.keyTokens, values: trace.scores },
+      { id: `scaled-${h}`, caption: at(t('table.scaled')), rowLabels: view.tokens, columnLabels: view.keyTokens, values: trace.scaled },
+      { id: `weights-${h}`, caption: at(t('caption.weights')), rowLabels: view.tokens, columnLabels: view.keyTokens, values: trace.weights },
+      { id: `z-${h}`, caption: at('Z'), rowLabels: view.tokens, columnLabels: valueColumns(view), values: trace.z },
+    );
+  }
+  const concat = concatColumns(view);
+  tables.push({ id: 'concat', caption: t('table.concat'), rowLabels: view.tokens, columnLabels: concat, values: view.result.concat });
+  if (view.weights.wo) tables.push({ id: 'wo', caption: 'W_O', rowLabels: outputProjectionRows(view), columnLabels: view.columns, values: view.weights.wo });
+  tables.push({ id: 'output', caption: view.weights.wo ? 'Z_f = concat · W_O' : t('table.output'), rowLabels: view.tokens, columnLabels: view.weights.wo ? view.columns : concat, values: view.result.output });
+  return tables;
+}
+
+const rowsOf = (table) => table.rowLabels.map((_, r) => Array.from(table.values.subarray(r * table.columnLabels.length, (r + 1) * table.columnLabels.length)));
+
+/**
+ * How numbers are written: the shortest decimal that reads back as the same float32 (no
+ * 0.048900004), all nine significant digits a float32 can need, or the page's three decimals.
+ */
+export const PRECISIONS = {
+  shortest: formatFull,
+  full: (v) => String(Number(Math.fround(v).toPrecision(9))),
+  display: (v) => formatCell(v, 3),
+};
+export const DEFAULT_PRECISION = 'shortest';
+
+// Every line break a reader could paste, Unicode's included: none survives inside a cell or a comment.
+const LINE_BREAKS = /\r\n|[\r\n\v\f\u0085\u2028\u2029]/g;
+const oneLine = (text) => String(text).replace(LINE_BREAKS, ' ');
+
+// ---- CSV (RFC 4180 quoting; OWASP's rule against formula injection)
+
+// A number as written by PRECISIONS: plain decimal notation, the only fields left bare at the start of a cell.
+const CSV_NUMBER = /^-?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
+
+/**
+ * One CSV field. A number (a JavaScript number, or a cell written by PRECISIONS) stays a number, a
+ * negative one included; text that a spreadsheet would run as a formula gets a ' first, and is quoted.
+ */
+export function csvField(value, { number = false } = {}) {
+  if ((number || typeof value === 'number') && CSV_NUMBER.test(String(value))) return String(value);
+  // one line per row, so that every line is a whole record; spaces before = count as a formula start too
+  const text = oneLine(value);
+  const safe = /^\s*[=+\-@]|^[\t\r]/.test(text) ? `'${text}` : text;
+  // quoted: separators, quotes, a ' we added, a leading # (a comment line to many readers), edge spaces
+  return /[",]|^[#']|^\s|\s$/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+const csvLine = (fields) => fields.map(csvField).join(',');
+
+function toCsv(table, settings, number) {
+  const lines = [`# Attention Lab,${csvField(table.caption)}`];
+  for (const [key, value] of Object.entries(settings)) lines.push(`# ${key},${csvField(value)}`);
+  lines.push(csvLine(['token', ...table.columnLabels]));
+  rowsOf(table).forEach((row, r) => lines.push(
+    [csvField(table.rowLabels[r]), ...row.map((v) => (v === -Infinity ? '−∞' : csvField(number(v), { number: true })))].join(',')));
+  return `${lines.join('\n')}\n`;
+}
+
+function toJson(table, settings, number) {
+  return `${JSON.stringify({
+    table: table.caption,
+    settings,
+    rows: table.rowLabels,
+    columns: table.columnLabels,
+    values: rowsOf(table).map((row) => row.map((v) => (v === -Infinity ? null : Number(number(v))))),
+    ...(Array.from(table.values).includes(-Infinity) ? { null: 'a masked score, −∞' } : {}),
+  }, null, 2)}\n`;
+}
+
+// ---- Markdown (CommonMark and GitHub tables)
+
+/**
+ * Reader text as inert Markdown: each character that can start or end markup in CommonMark or
+ * GitHub's Markdown (emphasis, code, links, images, headings, HTML, entities, tables, math,
+ * @mentions) backslash-escaped, and the dots and colons a linkifier needs for a URL too; line breaks
+ * as spaces. So no link, image, heading, HTML or code can open and a | cannot end a cell.
+ */
+export function markdownText(text) {
+  return oneLine(text).replace(/[\\`*_{}[\]()#+\-.!|<>~&:=$^@]/g, '\\$&');
+}
+
+function toMarkdown(table, settings, number) {
+  const settingsLine = Object.entries(settings).map(([k, v]) => `${k}: ${v}`).join('; ');
+  const lines = [`**${markdownText(table.caption)}** (${markdownText(settingsLine)})`, ''];
+  lines.push(`| token | ${table.columnLabels.map(markdownText).join(' | ')} |`);
+  lines.push(`|---|${table.columnLabels.map(() => '---:').join('|')}|`);
+  rowsOf(table).forEach((row, r) => lines.push(`| ${markdownText(table.rowLabels[r])} | ${row.map((v) => (v === -Infinity ? '−∞' : number(v))).join(' | ')} |`));
+  return `${lines.join('\n')}\n`;
+}
+
+// ---- LaTeX (a tabular for pdflatex)
+
+const LATEX_SPECIAL = { '\\': '\\textbackslash{}', '&': '\\&', '%': '\\%', $: '\\$', '#': '\\#', _: '\\_', '{': '\\{', '}': '\\}', '~': '\\textasciitilde{}', '^': '\\textasciicircum{}',
+  '<': '\\textless{}', '>': '\\textgreater{}', '|': '\\textbar{}', '−': '$-$', '∞': '$\\infty$', '[': '{[}', ']': '{]}' };
+
+/**
+ * Reader text as inert LaTeX: the ten specials and < > | as text commands, every line break a space,
+ * invisible control characters dropped, and characters pdflatex's default font encoding (OT1)
+ * cannot set (past Latin-1: emoji, CJK, …; and « » Ð Þ ð þ) written as their code point, so the file compiles as it is. [ ] are
+ * braced and a leading * is guarded: after a row's \\ they would be read as its arguments.
+ */
+export function latexText(text) {
+  return oneLine(text)
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, '')
+    .replace(/[\\&%$#_{}~^<>|−∞[\]]/g, (c) => LATEX_SPECIAL[c])
+    .replace(/^\*/, '{}*')
+    .replace(/[«»ÐÞðþ]|[^\u0000-\u00ff]/gu, (c) => `{[}U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}{]}`);
+}
+
+function toLatex(table, settings, number) {
+  // comments carry the settings: one line each, so no line break can end a comment early
+  const lines = [`% Attention Lab: ${oneLine(table.caption)}`, ...Object.entries(settings).map(([k, v]) => `% ${k}: ${oneLine(v)}`)];
+  lines.push(`\\begin{tabular}{l${'r'.repeat(table.columnLabels.length)}}`, '\\hline');
+  lines.push(`token & ${table.columnLabels.map(latexText).join(' & ')} \\\\`, '\\hline');
+  rowsOf(table).forEach((row, r) => lines.push(`${latexText(table.rowLabels[r])} & ${row.map((v) => (v === -Infinity ? '$-\\infty$' : number(v))).join(' & ')} \\\\`));
+  lines.push('\\hline', '\\end{tabular}');
+  return `${lines.join('\n')}\n`;
+}
+
+export const FORMATS = {
+  csv: { extension: 'csv', type: 'text/csv', write: toCsv },
+  json: { extension: 'json', type: 'application/json', write: toJson },
+  md: { extension: 'md', type: 'text/markdown', write: toMarkdown },
+  tex: { extension: 'tex', type: 'application/x-tex', write: toLatex },
+};
+
+/** A table as text in `format` (a key of FORMATS), numbers at `precision` (a key of PRECISIONS). */
+export function exportTable(table, format, settings, { precision = DEFAULT_PRECISION } = {}) {
+  if (!Object.hasOwn(FORMATS, format)) throw new RangeError(`unknown export format "${String(format).slice(0, 40)}"`);
+  if (!Object.hasOwn(PRECISIONS, precision)) throw new RangeError(`unknown precision "${String(precision).slice(0, 40)}"`);
+  return FORMATS[format].write(table, settings, PRECISIONS[precision]);
+}

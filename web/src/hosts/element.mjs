@@ -1,0 +1,184 @@
+// <attention-lab>: the lab as a web component for any page.
+//   <script type="module" src=".../attention-lab.js"></script>
+//   <attention-lab preset="cat-sat" heads="2" view="weights"></attention-lab>
+// Attributes: preset, sentence, context (a second sentence: cross-attention), d-model, heads, d-k,
+// d-v, scale ("sqrt_dk", "none" or a divisor), mask ("none", "causal", "padding"), weights
+// ("identity", "random"), seed, wo ("on", "off"), query (a token index), view (a comma-separated
+// list of views, e.g. "weights" or "steps,heatmap"), state (a link's "lab=…" fragment, for exact
+// hand edits), theme ("light", the default, "dark" or "auto": the reader's system), compact (no
+// notes and no hints), mode ("practice" blanks cells to work out; "explore", the default), lang
+// ("en", the default, or "hi": every text of the lab in that language; another value shows English
+// and says so).
+// Changing an attribute updates the lab. Each instance lives in its own shadow root, so styles do
+// not leak in or out; its text is sized in px from its own base, whatever the host page's root
+// font; all instances share one engine connection.
+// This file is the element; an entry defines it with a way to reach the engine: component.mjs (the
+// served folder: a worker beside it), component-bundled.mjs (the npm package: everything inside).
+import { createApp, parseViews } from '../lab/app.mjs';
+import { presetState, defaultState, stateFromFragment } from '../state/index.mjs';
+import { resolveLanguage, problemOf } from '../i18n/page.mjs';
+import { remToPx } from './component-style.mjs';
+import css from '../../styles.css';
+
+let connectEngine = null;
+let sharedCompute = null;
+let sharedSheet = null;
+
+const THEMES = ['light', 'dark', 'auto'];
+
+const NUMBER_ATTRIBUTES = { 'd-model': 'dModel', heads: 'heads', 'd-k': 'dK', 'd-v': 'dV', seed: 'seed', query: 'selectedToken' };
+
+// An attribute's text as a number when it is one; otherwise the text itself, so that the lab's
+// own checks name the field and show what was given.
+function numberOrText(text) {
+  const value = Number(text.trim());
+  return text.trim() !== '' && Number.isFinite(value) ? value : text;
+}
+
+export class AttentionLabElement extends HTMLElement {
+  static observedAttributes = ['preset', 'sentence', 'context', 'd-model', 'heads', 'd-k', 'd-v', 'scale', 'mask', 'weights', 'seed', 'wo', 'query', 'view', 'state', 'theme', 'compact', 'mode', 'lang'];
+
+  #app = null;
+  #pending = false;
+
+  connectedCallback() {
+    if (this.#app) return;
+    sharedCompute ??= connectEngine();
+    if (!sharedSheet) {
+      sharedSheet = new CSSStyleSheet();
+      sharedSheet.replaceSync(remToPx(css));
+    }
+    // moved in the document: disconnected, then connected again, with its shadow root still there
+    const shadow = this.shadowRoot ?? this.attachShadow({ mode: 'open' });
+    shadow.adoptedStyleSheets = [sharedSheet];
+    const container = document.createElement('div');
+    shadow.replaceChildren(container);
+    const { state, problems } = this.#stateFromAttributes();
+    const { views, unknown } = parseViews(this.getAttribute('view'));
+    const { language } = resolveLanguage(this.getAttribute('lang'));
+    this.#app = createApp(container, { compute: sharedCompute, initialState: state, views, embedded: true, lang: language });
+    container.classList.toggle('compact', this.hasAttribute('compact'));
+    this.#report(problems, unknown);
+  }
+
+  // Removed from the page: the lab lets go of everything outside its own nodes (the colour-scheme
+  // listener, answers still on their way from the shared engine), so nothing keeps it alive.
+  disconnectedCallback() {
+    this.#app?.destroy();
+    this.#app = null;
+  }
+
+  attributeChangedCallback(name) {
+    if (!this.#app) return;
+    if (name === 'lang') {
+      // the texts only: the state, the edits and the chosen token and head stay
+      this.#app.setLanguage(resolveLanguage(this.getAttribute('lang')).language);
+      this.#report(this.#stateFromAttributes().problems, parseViews(this.getAttribute('view')).unknown);
+      return;
+    }
+    if (name === 'theme' || name === 'compact') {
+      // the look only: styles follow the attribute by themselves; canvases are redrawn in the new ink
+      this.shadowRoot.querySelector('.lab').classList.toggle('compact', this.hasAttribute('compact'));
+      this.#app.restyle();
+      this.#report(this.#stateFromAttributes().problems, parseViews(this.getAttribute('view')).unknown);
+      return;
+    }
+    if (this.#pending) return;
+    // several attributes set in one go give one update
+    this.#pending = true;
+    queueMicrotask(() => {
+      this.#pending = false;
+      if (!this.#app) return;
+      const { state, problems } = this.#stateFromAttributes();
+      const { views, unknown } = parseViews(this.getAttribute('view'));
+      this.#app.setViews(views, { redraw: false });  // setState draws
+      this.#app.setState(state);
+      this.#report(problems, unknown);
+    });
+  }
+
+  /** A copy of the lab's state, the object a link carries (null before the lab is connected). */
+  get state() {
+    return this.#app?.state ?? null;
+  }
+
+  /** The engine's last result as drawn, or null (read it, do not change it). */
+  get result() {
+    return this.#app?.result ?? null;
+  }
+
+  /** The lab: { state, result, view, draws, setState, … } (see app.mjs). */
+  get lab() {
+    return this.#app;
+  }
+
+  #report(problems, unknown) {
+    const all = [...problems];
+    if (unknown.length) all.push(problemOf('view', 'problem.unknownViews', { names: unknown.join(', ') }));
+    const theme = this.getAttribute('theme');
+    if (theme !== null && !THEMES.includes(theme)) all.push(problemOf('theme', 'problem.theme', { value: theme.slice(0, 40) }));
+    const { problem: language } = resolveLanguage(this.getAttribute('lang'));
+    if (language) all.push(language);
+    this.#app.notice(all);  // none: an attribute put right takes its message away
+  }
+
+  #stateFromAttributes() {
+    const problems = [];
+    let state = defaultState();
+    const link = this.getAttribute('state');
+    const preset = this.getAttribute('preset');
+    if (link) {
+      const parsed = stateFromFragment(link);
+      if (parsed.problems) problems.push(...parsed.problems);
+      else if (parsed.state) state = parsed.state;
+    } else if (preset) {
+      const chosen = presetState(preset);
+      if (chosen.preset !== preset) problems.push(problemOf('preset', 'problem.preset', { value: preset.slice(0, 40), shown: chosen.preset }));
+      state = chosen;
+    }
+    const text = (name) => this.getAttribute(name);
+    const sizesBefore = [state.dModel, state.heads, state.dK, state.dV].join();
+    if (text('sentence') !== null) state = { ...state, sentence: text('sentence'), preset: null };
+    if (text('context') !== null) state = { ...state, attention: 'cross', contextSentence: text('context') };
+    for (const [name, field] of Object.entries(NUMBER_ATTRIBUTES)) {
+      if (text(name) !== null) state = { ...state, [field]: numberOrText(text(name)) };
+    }
+    // identity weights are square: a d-model alone takes d_k and d_v with it, as on the page
+    if ((text('weights') ?? state.weightsMode) === 'identity' && text('d-model') !== null && Number.isInteger(state.dModel)) {
+      if (text('d-k') === null) state = { ...state, dK: state.dModel };
+      if (text('d-v') === null) state = { ...state, dV: state.dModel };
+    }
+    const scale = text('scale');
+    if (scale !== null) {
+      if (scale === 'sqrt_dk' || scale === 'none') state = { ...state, scaleMode: scale };
+      else state = { ...state, scaleMode: 'custom', scaleDivisor: numberOrText(scale) };
+    }
+    const mask = text('mask');
+    if (mask !== null) {
+      if (['none', 'causal', 'padding'].includes(mask)) state = { ...state, maskMode: mask };
+      else problems.push(problemOf('mask', 'problem.mask', { value: mask.slice(0, 40) }));
+    }
+    const weights = text('weights');
+    if (weights !== null) {
+      if (weights === 'identity' || weights === 'random') state = { ...state, weightsMode: weights, custom: null };
+      else problems.push(problemOf('weightsMode', 'problem.weights', { value: weights.slice(0, 40) }));
+    }
+    // sizes that no longer fit hand-set weights: seeded random ones instead
+    if (state.weightsMode === 'custom' && [state.dModel, state.heads, state.dK, state.dV].join() !== sizesBefore) {
+      state = { ...state, weightsMode: 'random', custom: null };
+      problems.push(problemOf('weightsMode', 'weights.replaced', { seed: state.seed }));
+    }
+    const mode = text('mode');
+    if (mode === 'practice') state = { ...state, practice: state.practice ?? {} };
+    else if (mode !== null && mode !== 'explore') problems.push(problemOf('mode', 'problem.mode', { value: mode.slice(0, 40) }));
+    const wo = text('wo');
+    if (wo !== null) state = { ...state, useWo: wo === 'on' || wo === 'true' || wo === '' };
+    return { state, problems };
+  }
+}
+
+/** Defines <attention-lab>, its labs reaching the engine through `connect()` (a compute.mjs connection, made once). */
+export function defineAttentionLab(connect) {
+  connectEngine = connect;
+  if (!customElements.get('attention-lab')) customElements.define('attention-lab', AttentionLabElement);
+}

@@ -1,0 +1,60 @@
+// The full page (index.html): one lab in the document, its state kept in the URL fragment so a
+// link opens exactly what was on screen. A broken or hostile fragment gives a message and the
+// first example, never a broken page. ?lang=hi shows it in Hindi; the language menu changes it and
+// the address (so a copied link keeps it). ?mode=practice opens practice mode.
+import { createApp } from '../lab/app.mjs';
+import { createCompute } from '../engine/compute.mjs';
+import { withFirstResult } from '../engine/first-result.mjs';
+import firstResult from '../../../build/first-result.json';
+import { stateFromFragment, stateToFragment, withModeParameter } from '../state/index.mjs';
+import { resolveLanguage, showPageLanguage, addressWithLanguage } from '../i18n/page.mjs';
+
+const here = new URL('.', location.href);
+// the opening example is drawn from its reply shipped with the page, while the worker starts
+const compute = withFirstResult(createCompute({
+  workerUrl: new URL('./worker.js', import.meta.url),
+  loadEngine: async () => (await import('./lib/attention.mjs')).loadAttention,
+}), firstResult);
+
+const fromLink = stateFromFragment(location.hash);
+const params = new URLSearchParams(location.search);
+const asked = resolveLanguage(params.get('lang'));
+showPageLanguage(asked.language);
+// ?mode=practice opens practice mode, as in the embed; the fragment carries the mode from then on,
+// so the parameter leaves the address (a reload after switching to Explore stays in Explore)
+const mode = params.get('mode');
+const { state: withMode, problem: modeProblem } = withModeParameter(mode, fromLink.state);
+// a link that could not be read opens the first example in explore mode, with its message
+const opened = fromLink.problems ? fromLink.state ?? null : withMode;
+if (mode !== null) {
+  params.delete('mode');
+  history.replaceState(null, '', `${location.pathname}${params.toString() ? `?${params}` : ''}${location.hash}`);
+}
+
+const app = createApp(document.getElementById('lab'), {
+  lang: asked.language,
+  onLanguage(language) {
+    showPageLanguage(language);
+    history.replaceState(null, '', addressWithLanguage(location.href, language));
+  },
+  compute,
+  initialState: opened,
+  links: { page: new URL(location.pathname, location.href).href, embed: new URL('embed.html', here).href, component: new URL('attention-lab.js', here).href },
+  // keep the fragment in step with the state, without filling the history
+  onChange: (state) => history.replaceState(null, '', stateToFragment(state)),
+});
+const problems = [...(asked.problem ? [asked.problem] : []), ...(modeProblem ? [modeProblem] : []), ...(fromLink.problems ?? [])];
+if (problems.length) app.notice(problems);
+
+addEventListener('hashchange', () => {
+  const next = stateFromFragment(location.hash);
+  // a fragment that cannot be shown, typed over an open lab: its message, and what is on screen stays
+  if (next.problems) {
+    app.notice(next.problems);
+  } else if (next.state) {
+    app.setState(next.state);
+  }
+});
+
+// for tests and the curious
+globalThis.attentionLab = app;

@@ -1,0 +1,179 @@
+// Heatmaps of attention weights on <canvas>. Pure drawing: pixels from a matrix and the colour
+// scale, nothing else. Every pixel of a cell holds exactly weightColour(weight), so the picture can
+// be read back; masked cells are hatched grey, distinct from any weight.
+import { weightColour } from './colour.mjs';
+import { formatCell } from './format.mjs';
+
+const LABEL_FONT = '12px system-ui, sans-serif';
+const NUMBER_FONT = '10px system-ui, sans-serif';
+const HATCH_A = [154, 154, 162];
+const HATCH_B = [214, 214, 220];
+
+/**
+ * Draws weights (rows × cols) with token labels on both axes.
+ * options: { cell, rowLabels, columnLabels, scaled, ink, numbers, rowScale } where scaled (same shape)
+ * marks −∞ as masked, ink is the label colour (read once by the caller: reading styles per canvas
+ * forces a relayout), numbers writes each weight in its cell (two decimals), and rowScale stretches
+ * the colours of each row from its smallest weight (lightest) to its largest (darkest).
+ * Returns the layout { left, top, cell } in CSS pixels so callers (and tests) can find a cell.
+ */
+// Label widths from a canvas outside the document, which needs no style of the page.
+let measurer = null;
+function measure(text) {
+  if (!measurer) {
+    measurer = typeof OffscreenCanvas === 'function' ? new OffscreenCanvas(1, 1).getContext('2d') : document.createElement('canvas').getContext('2d');
+    measurer.font = LABEL_FONT;
+  }
+  return measurer.measureText(text).width;
+}
+
+// Canvases whose context already has the label font. Setting `font` on a canvas in the document
+// makes the browser recompute styles on the spot, so it is set once per context, not per draw.
+const hasFont = new WeakSet();
+
+export function renderHeatmap(canvas, weights, rows, cols, { cell = 26, rowLabels = null, columnLabels = null, scaled = null, ink = '#222', numbers = false, rowScale = false } = {}) {
+  const context = canvas.getContext('2d');
+  const labelled = rowLabels || columnLabels;
+  if (labelled && !hasFont.has(context)) {
+    context.font = LABEL_FONT;
+    hasFont.add(context);
+  }
+  const widest = (labels) => (labels ? Math.max(0, ...labels.map((l) => measure(l))) : 0);
+  const left = rowLabels ? Math.ceil(widest(rowLabels)) + 8 : 0;
+  const slant = columnLabels ? Math.ceil(widest(columnLabels) * 0.72) : 0;  // rotated labels: width × cos 45°
+  const top = columnLabels ? slant + 14 : 0;
+  const width = left + cols * cell + 2 + slant;
+  const height = top + rows * cell + 2;
+  const ratio = globalThis.devicePixelRatio || 1;
+  // resizing a canvas reallocates it: only when the size really changes
+  if (canvas.width !== Math.round(width * ratio) || canvas.height !== Math.round(height * ratio)) {
+    canvas.width = Math.round(width * ratio);  // this resets the context's state, font included
+    canvas.height = Math.round(height * ratio);
+    canvas.style.width = `${width}px`;
+    canvas.style.height = `${height}px`;
+    if (labelled) context.font = LABEL_FONT;
+  }
+  context.setTransform(1, 0, 0, 1, 0, 0);
+  context.clearRect(0, 0, canvas.width, canvas.height);
+  const shades = rowScale ? stretchRows(weights, rows, cols, scaled) : weights;
+  paintCells(context, shades, rows, cols, scaled, Math.round(left * ratio), Math.round(top * ratio), cell * ratio);
+
+  context.setTransform(ratio, 0, 0, ratio, 0, 0);
+  context.strokeStyle = 'rgba(128, 128, 140, 0.35)';
+  context.lineWidth = 1;
+  context.strokeRect(left + 0.5, top + 0.5, cols * cell, rows * cell);
+  context.fillStyle = ink;
+  context.textBaseline = 'middle';
+  context.textAlign = 'right';
+  rowLabels?.forEach((label, r) => context.fillText(label, left - 6, top + r * cell + cell / 2));
+  if (columnLabels) {
+    context.textAlign = 'left';
+    columnLabels.forEach((label, c) => {
+      context.save();
+      context.translate(left + c * cell + cell / 2, top - 6);
+      context.rotate(-Math.PI / 4);
+      context.fillText(label, 0, 0);
+      context.restore();
+    });
+  }
+  if (numbers) {
+    context.font = NUMBER_FONT;
+    context.textAlign = 'center';
+    for (let r = 0; r < rows; r++) {
+      for (let c = 0; c < cols; c++) {
+        const index = r * cols + c;
+        if (scaled !== null && scaled[index] === -Infinity) continue;
+        context.fillStyle = weightColour(shades[index]).foreground;
+        context.fillText(formatCell(weights[index], 2).replace(/^0\./, '.'), left + (c + 0.5) * cell, top + (r + 0.5) * cell + 1);
+      }
+    }
+    context.font = LABEL_FONT;
+  }
+  return { left, top, cell };
+}
+
+// Each row mapped linearly from its own smallest weight (0) to its largest (1); masked cells kept.
+function stretchRows(weights, rows, cols, scaled) {
+  const out = new Float32Array(rows * cols);
+  for (let r = 0; r < rows; r++) {
+    let lo = Infinity, hi = -Infinity;
+    for (let c = 0; c < cols; c++) {
+      if (scaled !== null && scaled[r * cols + c] === -Infinity) continue;
+      lo = Math.min(lo, weights[r * cols + c]);
+      hi = Math.max(hi, weights[r * cols + c]);
+    }
+    for (let c = 0; c < cols; c++) out[r * cols + c] = hi > lo ? (weights[r * cols + c] - lo) / (hi - lo) : weights[r * cols + c];
+  }
+  return out;
+}
+
+// The cells as one ImageData in device pixels: each pixel gets its cell's colour, masked cells a
+// hatch of two greys. One pixel row is built per row of cells and copied down the cell's height:
+// far cheaper than a fillRect per cell when eight heads redraw at once.
+function paintCells(context, weights, rows, cols, scaled, x0, y0, cellSize) {
+  const width = Math.round(cols * cellSize), height = Math.round(rows * cellSize);
+  const image = context.createImageData(width, height);
+  const data = image.data;
+  const column = Array.from({ length: width }, (_, px) => Math.min(cols - 1, Math.floor(px / cellSize)));
+  let py = 0;
+  for (let r = 0; r < rows; r++) {
+    const rowEnd = r === rows - 1 ? height : Math.round((r + 1) * cellSize);
+    const first = py;
+    let masked = false;
+    for (let px = 0; px < width; px++) {
+      const index = r * cols + column[px];
+      const isMasked = scaled !== null && scaled[index] === -Infinity;
+      masked ||= isMasked;
+      const rgb = isMasked ? ((px + py) % 6 < 2 ? HATCH_A : HATCH_B) : weightColour(weights[index]).rgb;
+      const o = (py * width + px) * 4;
+      data[o] = rgb[0];
+      data[o + 1] = rgb[1];
+      data[o + 2] = rgb[2];
+      data[o + 3] = 255;
+    }
+    for (py = first + 1; py < rowEnd; py++) {
+      if (!masked) {
+        data.copyWithin(py * width * 4, first * width * 4, (first + 1) * width * 4);
+        continue;
+      }
+      // the hatch runs diagonally, so a row with masked cells is painted pixel by pixel
+      for (let px = 0; px < width; px++) {
+        const index = r * cols + column[px];
+        const rgb = scaled[index] === -Infinity ? ((px + py) % 6 < 2 ? HATCH_A : HATCH_B) : weightColour(weights[index]).rgb;
+        const o = (py * width + px) * 4;
+        data[o] = rgb[0];
+        data[o + 1] = rgb[1];
+        data[o + 2] = rgb[2];
+        data[o + 3] = 255;
+      }
+    }
+  }
+  context.putImageData(image, x0, y0);
+}
+
+/** The legend: the scale from 0 to 1 with ticks (or other tick labels), and the masked swatch. */
+export function renderLegend(canvas, { width = 220, height = 44, ink = '#222', ticks = ['0', '0.5', '1'], masked = 'masked' } = {}) {
+  const context = canvas.getContext('2d');
+  const ratio = globalThis.devicePixelRatio || 1;
+  canvas.width = Math.round(width * ratio);
+  canvas.height = Math.round(height * ratio);
+  canvas.style.width = `${width}px`;
+  canvas.style.height = `${height}px`;
+  const barWidth = width - 70;
+  const steps = Math.round(barWidth * ratio);
+  paintCells(context, Float32Array.from({ length: steps }, (_, i) => i / (steps - 1)), 1, steps, null, 0, 0, 1);
+  // stretch the one-pixel row to the bar's height
+  context.drawImage(canvas, 0, 0, steps, 1, 0, 0, steps, Math.round(14 * ratio));
+  const swatch = Math.round(14 * ratio);
+  paintCells(context, [0], 1, 1, [-Infinity], Math.round((barWidth + 14) * ratio), 0, swatch);
+  context.setTransform(ratio, 0, 0, ratio, 0, 0);
+  context.font = LABEL_FONT;
+  context.fillStyle = ink;
+  context.textBaseline = 'top';
+  [0, 0.5, 1].forEach((at, i) => {
+    context.textAlign = at === 0 ? 'left' : at === 1 ? 'right' : 'center';
+    context.fillText(ticks[i], at * (barWidth - 1), 20);
+  });
+  context.textAlign = 'left';
+  context.fillText(masked, barWidth + 8, 20);
+}

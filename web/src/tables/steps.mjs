@@ -1,0 +1,133 @@
+// The notes' step table (004) for one query token and one head:
+//   token | q | k | v | q·k | q·k / scale | softmax | softmax·v, then the sum z.
+// The table is built once per shape (the keys, self or cross) and its cells rewritten in place when
+// only the numbers change: a table rebuilt on every edit is styled, laid out and painted anew, its
+// sticky token cells composited anew, where most cells have not changed.
+import { formatCell, formatFull, formatVector } from '../shared/format.mjs';
+import { weightColour } from '../shared/colour.mjs';
+import { message } from '../i18n/index.mjs';
+
+const PARTS = ['q', 'k', 'v', 'scores', 'scaled', 'weights', 'weighted'];
+const MATRIX_OF_PART = { scores: 'scores', scaled: 'scaled', weights: 'weights' };
+
+/** `t(key, values)`: the lab's language (English without it). */
+export function renderSteps(container, view, queryIndex, head, t = message) {
+  const { keyTokens } = view;
+  const signature = `${view.self}|${keyTokens.join('\u0001')}`;
+  let table = container.firstElementChild;
+  if (!table || table.dataset.signature !== signature) {
+    table = buildSteps(keyTokens);
+    table.dataset.signature = signature;
+    container.replaceChildren(table);
+  }
+  fillSteps(table, view, queryIndex, head, t);
+}
+
+function buildSteps(keyTokens) {
+  const table = document.createElement('table');
+  table.className = 'steps';
+  table.append(document.createElement('caption'));
+  const headRow = document.createElement('tr');
+  // the token's and the scaling's headers are written with the numbers (fillSteps)
+  for (const [c, label] of ['', 'q', 'k', 'v', 'q·k', '', 'softmax', 'softmax · v'].entries()) {
+    const th = document.createElement('th');
+    th.scope = 'col';
+    if (c > 0) th.dataset.part = PARTS[c - 1];
+    th.textContent = label;
+    headRow.append(th);
+  }
+  const thead = document.createElement('thead');
+  thead.append(headRow);
+  const body = document.createElement('tbody');
+  keyTokens.forEach((token) => {
+    const tr = document.createElement('tr');
+    const name = document.createElement('th');
+    name.scope = 'row';
+    name.textContent = token;
+    tr.append(name);
+    for (const part of PARTS) {
+      const td = document.createElement('td');
+      td.classList.add(`part-${part}`);
+      td.append('');
+      tr.append(td);
+    }
+    body.append(tr);
+  });
+  const foot = document.createElement('tfoot');
+  const sumRow = document.createElement('tr');
+  const sumLabel = document.createElement('th');
+  sumLabel.scope = 'row';
+  sumLabel.colSpan = 7;
+  const sum = document.createElement('td');
+  sum.dataset.part = 'z';
+  sumRow.append(sumLabel, sum);
+  foot.append(sumRow);
+  table.append(thead, body, foot);
+  return table;
+}
+
+// Writes only what differs: every write invalidates styles.
+const setText = (node, text) => {
+  if (node.textContent !== text) node.textContent = text;
+};
+const setData = (element, key, value) => {
+  if (value === undefined) delete element.dataset[key];
+  else if (element.dataset[key] !== value) element.dataset[key] = value;
+};
+
+function fillSteps(table, view, queryIndex, head, t) {
+  const { tokens, dK, dV, result } = view;
+  const h = result.heads[head];
+  const m = view.m;
+  const row = (values, width, r) => values.subarray(r * width, (r + 1) * width);
+  const divisor = view.scaleMode === 'sqrt_dk' ? `√d_k = ${formatFull(result.shape.scale)}` : formatFull(result.shape.scale);
+  setText(table.caption, t('steps.caption', { token: tokens[queryIndex], row: queryIndex + 1, head: head + 1, q: formatVector(row(h.q, dK, queryIndex), 3) }));
+  const headers = table.tHead.rows[0].cells;
+  setText(headers[0], t('steps.token'));
+  setText(headers[5], `q·k / ${divisor}`);
+  // the query's own row carries q, as in the notes; in cross-attention the first row does
+  const qRow = view.self ? queryIndex : 0;
+  const rows = table.tBodies[0].rows;
+  for (let j = 0; j < m; j++) {
+    const cells = rows[j].cells;  // cells[0] is the key's token
+    const weight = h.weights[queryIndex * m + j];
+    const texts = [
+      j === qRow ? formatVector(row(h.q, dK, queryIndex), 2, 4) : '',
+      formatVector(row(h.k, dK, j), 2, 4),
+      formatVector(row(h.v, dV, j), 2, 4),
+      formatCell(h.scores[queryIndex * m + j]),
+      formatCell(h.scaled[queryIndex * m + j]),
+      formatCell(weight, 4),
+      formatVector(Array.from(row(h.v, dV, j), (v) => v * weight), 3, 4),
+    ];
+    PARTS.forEach((part, c) => {
+      const td = cells[c + 1];
+      setText(td, texts[c]);
+      // the guided walk finds the step table's cells by column and key; q only on the query's row
+      const walked = part !== 'q' || j === qRow;
+      setData(td, 'part', walked ? part : undefined);
+      setData(td, 'key', walked ? String(j) : undefined);
+      const matrix = MATRIX_OF_PART[part];
+      if (!matrix) return;
+      setData(td, 'matrix', matrix);
+      setData(td, 'head', String(head));
+      setData(td, 'row', String(queryIndex));
+      setData(td, 'col', String(j));
+      // one Tab stop in the table; the others focusable by click (a cell without the attribute is not)
+      const tabIndex = matrix === 'scores' && j === 0 ? '0' : '-1';
+      if (td.getAttribute('tabindex') !== tabIndex) td.setAttribute('tabindex', tabIndex);
+      if (matrix === 'weights') {
+        const { background, foreground } = weightColour(weight);
+        if (td.dataset.shade !== background) {
+          td.dataset.shade = background;
+          td.style.backgroundColor = background;
+          td.style.color = foreground;
+        }
+      }
+      if (matrix === 'scaled') td.classList.toggle('masked', h.scaled[queryIndex * m + j] === -Infinity);
+    });
+  }
+  const [sumLabel, sum] = table.tFoot.rows[0].cells;
+  setText(sumLabel, t('steps.sum', { head: head + 1, token: tokens[queryIndex] }));
+  setText(sum, formatVector(row(h.z, dV, queryIndex), 4, 8));
+}

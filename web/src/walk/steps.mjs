@@ -1,0 +1,70 @@
+// The guided walk: the computation of one query token in one head, one operation at a time, as
+// data. Pure: takes the shown computation (`view`, as in explain.mjs) and returns the steps, each
+// naming the stage of the formula, the sentence that says what happens, the cells that go in and
+// the cells that come out (addresses of the tables' cells), and the cell whose arithmetic is shown.
+//   cell address: { matrix, head?, row?, col? } for the matrices (row or col omitted: all of them),
+//                 { part, key? } for the step table's columns (q k v scores scaled weights weighted z)
+import { message } from '../i18n/index.mjs';
+import { formatFull } from '../shared/format.mjs';
+
+/** The stages of the formula strip, in the order of the computation. */
+export const STAGES = ['x', 'qkv', 'scores', 'scaled', 'weights', 'z', 'concat', 'output'];
+
+export function walkSteps(view, query, head, t = message) {
+  const { tokens, keyTokens, m, dK, dV, result } = view;
+  const token = tokens[query];
+  const h = result.heads[head];
+  const hd = head + 1;
+  const steps = [];
+  const add = (stage, text, inputs, outputs, explain = null, arithmetic = null) => steps.push({ stage, text, inputs, outputs, explain, arithmetic });
+  const input = view.self ? 'x' : 'context';
+  const weightsRow = Array.from(h.weights.subarray(query * m, (query + 1) * m));
+  // the K and V steps explain the row of the key this query weighs most
+  const strongest = weightsRow.indexOf(Math.max(...weightsRow));
+
+  add('qkv', t('walk.q', { token, head: hd }), [{ matrix: 'x', row: query }, { matrix: 'wq', head }], [{ matrix: 'q', head, row: query }, { part: 'q' }],
+    { matrix: 'q', head, row: query, col: 0 });
+  add('qkv', t('walk.k', { head: hd, key: keyTokens[strongest], source: view.self ? 'X' : 'C' }), [{ matrix: input }, { matrix: 'wk', head }], [{ matrix: 'k', head }, { part: 'k' }],
+    { matrix: 'k', head, row: strongest, col: 0 });
+  add('qkv', t('walk.v', { head: hd, key: keyTokens[strongest], source: view.self ? 'X' : 'C' }), [{ matrix: input }, { matrix: 'wv', head }], [{ matrix: 'v', head }, { part: 'v' }],
+    { matrix: 'v', head, row: strongest, col: 0 });
+  for (let j = 0; j < m; j++) {
+    add('scores', t('walk.score', { token, key: keyTokens[j], dK }),
+      [{ matrix: 'q', head, row: query }, { matrix: 'k', head, row: j }, { part: 'q' }, { part: 'k', key: j }],
+      [{ matrix: 'scores', head, row: query, col: j }], { matrix: 'scores', head, row: query, col: j });
+  }
+  const scaleText = view.scaleMode === 'none'
+    ? t('walk.scaleNone', { token })
+    : t('walk.scale', { token, divisor: view.scaleMode === 'sqrt_dk' ? `√${dK} = ${formatFull(result.shape.scale)}` : formatFull(result.shape.scale) });
+  add('scaled', scaleText, [{ matrix: 'scores', head, row: query }], [{ matrix: 'scaled', head, row: query }],
+    { matrix: 'scaled', head, row: query, col: 0 });
+  add('weights', t('walk.softmax', { token }), [{ matrix: 'scaled', head, row: query }], [{ matrix: 'weights', head, row: query }],
+    { matrix: 'weights', head, row: query, col: strongest });
+  for (let j = 0; j < m; j++) {
+    const weight = weightsRow[j];
+    const value = Array.from(h.v.subarray(j * dV, (j + 1) * dV));
+    add('z', t('walk.weighted', { token, key: keyTokens[j] }),
+      [{ matrix: 'weights', head, row: query, col: j }, { matrix: 'v', head, row: j }, { part: 'weights', key: j }, { part: 'v', key: j }],
+      [{ part: 'weighted', key: j }], null,
+      [`${formatFull(weight)} × [${value.map(formatFull).join(', ')}]`, `= [${value.map((v) => formatFull(Math.fround(weight * v))).join(', ')}]`]);
+  }
+  add('z', t('walk.sum', { token, head: hd }), [{ matrix: 'weights', head, row: query }, { matrix: 'v', head }, { part: 'weighted' }],
+    [{ matrix: 'z', head, row: query }, { part: 'z' }], { matrix: 'z', head, row: query, col: 0 });
+  add('concat', t('walk.concat', { token }), [{ matrix: 'z', head, row: query }], [{ matrix: 'concat', row: query }],
+    { matrix: 'concat', row: query, col: head * dV });
+  add('output', t(view.weights.wo ? 'walk.wo' : 'walk.noWo', { token }), [{ matrix: 'concat', row: query }, { matrix: 'wo' }], [{ matrix: 'output', row: query }],
+    { matrix: 'output', row: query, col: 0 });
+  return steps;
+}
+
+/** A CSS selector for the cells an address names, inside the lab. */
+export function cellSelector(address) {
+  if (address.part) {
+    return `.steps td[data-part="${address.part}"]${address.key === undefined ? '' : `[data-key="${address.key}"]`}`;
+  }
+  let selector = `td[data-matrix="${address.matrix}"]`;
+  if (address.head !== undefined) selector += `[data-head="${address.head}"]`;
+  if (address.row !== undefined) selector += `[data-row="${address.row}"]`;
+  if (address.col !== undefined) selector += `[data-col="${address.col}"]`;
+  return selector;
+}
