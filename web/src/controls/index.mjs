@@ -48,19 +48,22 @@ export function createControls({ root, container, t }) {
     $('settings').open = !matchMedia('(max-width: 700px)').matches;
   }
 
-  /** Every control shows the state. */
-  function sync(state) {
-    $('preset').value = state.preset ?? '';
-    $('sentence').value = state.sentence;
-    $('contextSentence').value = state.contextSentence;
+  /** Every control shows the state, but the one being typed in (`except`, an id), which keeps its text. */
+  function sync(state, except = null) {
+    const set = (id, value) => {
+      if (id !== except) $(id).value = value;
+    };
+    set('preset', state.preset ?? '');
+    set('sentence', state.sentence);
+    set('contextSentence', state.contextSentence);
     for (const radio of container.querySelectorAll('input[name="attention"]')) radio.checked = radio.value === state.attention;
-    for (const name of [...SIZE_FIELDS, 'padTo', 'seed']) $(name).value = String(state[name]);
-    $('scaleMode').value = state.scaleMode;
-    $('scaleDivisor').value = String(state.scaleDivisor);
-    $('maskMode').value = state.maskMode;
-    $('weightsMode').value = state.weightsMode;
+    for (const name of [...SIZE_FIELDS, 'padTo', 'seed']) set(name, String(state[name]));
+    set('scaleMode', state.scaleMode);
+    set('scaleDivisor', String(state.scaleDivisor));
+    set('maskMode', state.maskMode);
+    set('weightsMode', state.weightsMode);
     $('useWo').checked = state.useWo;
-    $('positions').value = state.positions ?? 'none';
+    set('positions', state.positions ?? 'none');
     showDependent(state);
   }
 
@@ -86,4 +89,33 @@ export function createControls({ root, container, t }) {
   }
 
   return { fillPresetMenu, addHints, relabel, sync, showDependent, read };
+}
+
+// An input in the form: a preset chosen, or a setting changed (typed words replace given rows of X).
+function actionOf(controls, target) {
+  if (target.id === 'preset') return { type: 'preset', id: target.value };
+  const change = controls.read(target);
+  if (target.id === 'sentence') change.inputs = null;
+  return { type: 'settings', change, field: target.id };
+}
+
+/**
+ * The settings form as a feature: fills itself, turns each input into an action, and shows every
+ * state (the field being typed in keeps its text; the others follow: d_k after d_model, …).
+ */
+export function mount(ctx) {
+  const controls = createControls({ root: ctx.root, container: ctx.container, t: ctx.t });
+  controls.fillPresetMenu();
+  controls.addHints();
+  controls.sync(ctx.store.state);
+  const form = ctx.root.getElementById('controls');
+  form.addEventListener('input', (event) => ctx.store.dispatch(actionOf(controls, event.target)));
+  form.addEventListener('submit', (event) => event.preventDefault());
+  return {
+    /** After each new state: `action` is what made it (the field it came from keeps its text). */
+    follow(state, action) {
+      controls.sync(state, action?.type === 'settings' ? action.field : null);
+    },
+    relabel: controls.relabel,
+  };
 }

@@ -15,7 +15,7 @@
 // This file is the element; an entry defines it with a way to reach the engine: component.mjs (the
 // served folder: a worker beside it), component-bundled.mjs (the npm package: everything inside).
 import { createApp, parseViews } from '../lab/app.mjs';
-import { presetState, defaultState, stateFromFragment } from '../state/index.mjs';
+import { stateFromSettings } from '../state/index.mjs';
 import { resolveLanguage, problemOf } from '../i18n/page.mjs';
 import { remToPx } from './component-style.mjs';
 import css from '../../styles.css';
@@ -25,15 +25,6 @@ let sharedCompute = null;
 let sharedSheet = null;
 
 const THEMES = ['light', 'dark', 'auto'];
-
-const NUMBER_ATTRIBUTES = { 'd-model': 'dModel', heads: 'heads', 'd-k': 'dK', 'd-v': 'dV', seed: 'seed', query: 'selectedToken' };
-
-// An attribute's text as a number when it is one; otherwise the text itself, so that the lab's
-// own checks name the field and show what was given.
-function numberOrText(text) {
-  const value = Number(text.trim());
-  return text.trim() !== '' && Number.isFinite(value) ? value : text;
-}
 
 export class AttentionLabElement extends HTMLElement {
   static observedAttributes = ['preset', 'sentence', 'context', 'd-model', 'heads', 'd-k', 'd-v', 'scale', 'mask', 'weights', 'seed', 'wo', 'query', 'view', 'state', 'theme', 'compact', 'mode', 'lang'];
@@ -123,57 +114,7 @@ export class AttentionLabElement extends HTMLElement {
   }
 
   #stateFromAttributes() {
-    const problems = [];
-    let state = defaultState();
-    const link = this.getAttribute('state');
-    const preset = this.getAttribute('preset');
-    if (link) {
-      const parsed = stateFromFragment(link);
-      if (parsed.problems) problems.push(...parsed.problems);
-      else if (parsed.state) state = parsed.state;
-    } else if (preset) {
-      const chosen = presetState(preset);
-      if (chosen.preset !== preset) problems.push(problemOf('preset', 'problem.preset', { value: preset.slice(0, 40), shown: chosen.preset }));
-      state = chosen;
-    }
-    const text = (name) => this.getAttribute(name);
-    const sizesBefore = [state.dModel, state.heads, state.dK, state.dV].join();
-    if (text('sentence') !== null) state = { ...state, sentence: text('sentence'), preset: null };
-    if (text('context') !== null) state = { ...state, attention: 'cross', contextSentence: text('context') };
-    for (const [name, field] of Object.entries(NUMBER_ATTRIBUTES)) {
-      if (text(name) !== null) state = { ...state, [field]: numberOrText(text(name)) };
-    }
-    // identity weights are square: a d-model alone takes d_k and d_v with it, as on the page
-    if ((text('weights') ?? state.weightsMode) === 'identity' && text('d-model') !== null && Number.isInteger(state.dModel)) {
-      if (text('d-k') === null) state = { ...state, dK: state.dModel };
-      if (text('d-v') === null) state = { ...state, dV: state.dModel };
-    }
-    const scale = text('scale');
-    if (scale !== null) {
-      if (scale === 'sqrt_dk' || scale === 'none') state = { ...state, scaleMode: scale };
-      else state = { ...state, scaleMode: 'custom', scaleDivisor: numberOrText(scale) };
-    }
-    const mask = text('mask');
-    if (mask !== null) {
-      if (['none', 'causal', 'padding'].includes(mask)) state = { ...state, maskMode: mask };
-      else problems.push(problemOf('mask', 'problem.mask', { value: mask.slice(0, 40) }));
-    }
-    const weights = text('weights');
-    if (weights !== null) {
-      if (weights === 'identity' || weights === 'random') state = { ...state, weightsMode: weights, custom: null };
-      else problems.push(problemOf('weightsMode', 'problem.weights', { value: weights.slice(0, 40) }));
-    }
-    // sizes that no longer fit hand-set weights: seeded random ones instead
-    if (state.weightsMode === 'custom' && [state.dModel, state.heads, state.dK, state.dV].join() !== sizesBefore) {
-      state = { ...state, weightsMode: 'random', custom: null };
-      problems.push(problemOf('weightsMode', 'weights.replaced', { seed: state.seed }));
-    }
-    const mode = text('mode');
-    if (mode === 'practice') state = { ...state, practice: state.practice ?? {} };
-    else if (mode !== null && mode !== 'explore') problems.push(problemOf('mode', 'problem.mode', { value: mode.slice(0, 40) }));
-    const wo = text('wo');
-    if (wo !== null) state = { ...state, useWo: wo === 'on' || wo === 'true' || wo === '' };
-    return { state, problems };
+    return stateFromSettings((name) => this.getAttribute(name));
   }
 }
 

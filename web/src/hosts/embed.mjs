@@ -12,17 +12,16 @@
 //   { type: 'attention-lab:practice', correct, total, hints, done, attempts, summary }.
 import { createApp, parseViews } from '../lab/app.mjs';
 import { createCompute } from '../engine/compute.mjs';
-import { stateFromFragment, withModeParameter } from '../state/index.mjs';
+import { stateFromSettings, settingsOfAddress } from '../state/index.mjs';
 import { resolveLanguage, translator, problemOf } from '../i18n/page.mjs';
 
 const THEMES = ['light', 'dark', 'auto'];
 
 const params = new URLSearchParams(location.search);
 const { views, unknown } = parseViews(params.get('view'));
-const fromLink = stateFromFragment(location.hash);
-const { state: opened, problem: modeProblem } = withModeParameter(params.get('mode'), fromLink.state);
+const { state: opened, problems: settingsProblems } = stateFromSettings(settingsOfAddress(location.href));
 const asked = resolveLanguage(params.get('lang'));
-const problems = [...(asked.problem ? [asked.problem] : []), ...(fromLink.problems ?? []), ...(modeProblem ? [modeProblem] : [])];
+const problems = [...(asked.problem ? [asked.problem] : []), ...settingsProblems];
 if (unknown.length) problems.push(problemOf('view', 'problem.unknownViewsLink', { names: unknown.join(', ') }));
 document.documentElement.lang = asked.language;
 document.title = translator(asked.language)('page.titleEmbedded');

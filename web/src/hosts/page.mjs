@@ -6,7 +6,7 @@ import { createApp } from '../lab/app.mjs';
 import { createCompute } from '../engine/compute.mjs';
 import { withFirstResult } from '../engine/first-result.mjs';
 import firstResult from '../../../build/first-result.json';
-import { stateFromFragment, stateToFragment, withModeParameter } from '../state/index.mjs';
+import { stateFromFragment, stateToFragment, stateFromSettings, settingsOfAddress } from '../state/index.mjs';
 import { resolveLanguage, showPageLanguage, addressWithLanguage } from '../i18n/page.mjs';
 
 const here = new URL('.', location.href);
@@ -16,17 +16,14 @@ const compute = withFirstResult(createCompute({
   loadEngine: async () => (await import('./lib/attention.mjs')).loadAttention,
 }), firstResult);
 
-const fromLink = stateFromFragment(location.hash);
+// the address's settings (?preset=…&heads=…&mode=practice#lab=…), read as the component reads its attributes
+const { state: opened, problems: settingsProblems } = stateFromSettings(settingsOfAddress(location.href));
 const params = new URLSearchParams(location.search);
 const asked = resolveLanguage(params.get('lang'));
 showPageLanguage(asked.language);
 // ?mode=practice opens practice mode, as in the embed; the fragment carries the mode from then on,
 // so the parameter leaves the address (a reload after switching to Explore stays in Explore)
-const mode = params.get('mode');
-const { state: withMode, problem: modeProblem } = withModeParameter(mode, fromLink.state);
-// a link that could not be read opens the first example in explore mode, with its message
-const opened = fromLink.problems ? fromLink.state ?? null : withMode;
-if (mode !== null) {
+if (params.get('mode') !== null) {
   params.delete('mode');
   history.replaceState(null, '', `${location.pathname}${params.toString() ? `?${params}` : ''}${location.hash}`);
 }
@@ -43,7 +40,7 @@ const app = createApp(document.getElementById('lab'), {
   // keep the fragment in step with the state, without filling the history
   onChange: (state) => history.replaceState(null, '', stateToFragment(state)),
 });
-const problems = [...(asked.problem ? [asked.problem] : []), ...(modeProblem ? [modeProblem] : []), ...(fromLink.problems ?? [])];
+const problems = [...(asked.problem ? [asked.problem] : []), ...settingsProblems];
 if (problems.length) app.notice(problems);
 
 addEventListener('hashchange', () => {

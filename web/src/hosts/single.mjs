@@ -3,13 +3,13 @@
 // engine runs on the page (a page opened from file:// cannot start a worker from a file).
 import { createApp } from '../lab/app.mjs';
 import { createCompute } from '../engine/compute.mjs';
-import { stateFromFragment, stateToFragment } from '../state/index.mjs';
+import { stateToFragment, stateFromSettings, settingsOfAddress } from '../state/index.mjs';
 import { loadInlineAttention } from '../engine/inline.mjs';
 import { resolveLanguage, showPageLanguage, addressWithLanguage } from '../i18n/page.mjs';
 
 const compute = createCompute({ workerUrl: null, loadEngine: async () => loadInlineAttention });
 
-const fromLink = stateFromFragment(location.hash);
+const { state: opened, problems: settingsProblems } = stateFromSettings(settingsOfAddress(location.href));
 const asked = resolveLanguage(new URLSearchParams(location.search).get('lang'));
 showPageLanguage(asked.language);
 const app = createApp(document.getElementById('lab'), {
@@ -19,10 +19,10 @@ const app = createApp(document.getElementById('lab'), {
     showPageLanguage(language);
     history.replaceState(null, '', addressWithLanguage(location.href, language));
   },
-  initialState: fromLink.state ?? null,
+  initialState: opened,
   onChange: (state) => history.replaceState(null, '', stateToFragment(state)),
 });
-const problems = [...(asked.problem ? [asked.problem] : []), ...(fromLink.problems ?? [])];
+const problems = [...(asked.problem ? [asked.problem] : []), ...settingsProblems];
 if (problems.length) app.notice(problems);
 
 // In the SCORM package this page is the launch page, with scorm-api.js beside it: practice results

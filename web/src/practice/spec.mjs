@@ -8,6 +8,8 @@
 //     seed:     the seed "try another" last used
 // A link is not trusted: unknown keys are refused, each value's type and range checked, and only
 // own properties are looked at.
+import { registerLinkField } from '../state/link.mjs';
+import { keepAcrossPresets } from '../state/actions.mjs';
 import { KINDS } from './exercises.mjs';
 import { DEFAULT_TOLERANCE } from './check.mjs';
 import { message } from './messages.mjs';
@@ -64,3 +66,7 @@ export function practiceAfterPresetChange(practice) {
   const { cells, seed, ...kept } = practice;
   return kept;
 }
+
+// practice mode's settings travel in links, and carry over (less their cells) to another example
+registerLinkField('practice', checkPractice);
+keepAcrossPresets('practice', practiceAfterPresetChange);

@@ -38,3 +38,21 @@ export function afterNextFrame(fn) {
   requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(once, 0)));
   setTimeout(once, 150);
 }
+
+/**
+ * then() once, when `element` first comes within a screen of the viewport (at once without
+ * IntersectionObserver); never after `signal` is aborted: an observer made then would never be
+ * disconnected, and an observer with a target keeps its callback, and so the lab, alive.
+ */
+export function whenNear(element, then, signal) {
+  if (signal.aborted) return undefined;
+  if (typeof IntersectionObserver !== 'function') return then();
+  const observer = new IntersectionObserver((entries) => {
+    if (!entries.some((entry) => entry.isIntersecting)) return;
+    observer.disconnect();
+    then();
+  }, { rootMargin: '100% 0px' });
+  observer.observe(element);
+  signal.addEventListener('abort', () => observer.disconnect());
+  return undefined;
+}

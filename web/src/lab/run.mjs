@@ -1,0 +1,70 @@
+// Asks the engine for each new state and turns its answer into the view the features draw. Every
+// request gets a number, so no answer to an older one lands on top of a newer; a state that cannot
+// be computed is explained while the last good tables stay on screen.
+import { columnsOf } from '../state/index.mjs';
+
+// The engine names its arguments; the page's controls that set them.
+const CONTROL_OF_ENGINE_FIELD = new Map([['wq', 'weightsMode'], ['wk', 'weightsMode'], ['wv', 'weightsMode'], ['wo', 'weightsMode'], ['dModel', 'dModel'], ['heads', 'heads'], ['dK', 'dK'], ['dV', 'dV'], ['n', 'sentence'], ['m', 'contextSentence']]);
+
+// The engine's problem, marked on the control that sets its field; its text stays English, inside
+// a sentence of the lab's language ('engine.problem').
+function pageProblem({ field, message: text }, asked) {
+  const control = field === 'scale' ? (asked.scaleMode === 'custom' ? 'scaleDivisor' : 'scaleMode') : CONTROL_OF_ENGINE_FIELD.get(field) ?? field;
+  return { field: control, key: 'engine.problem', values: { message: text }, message: text };
+}
+
+function viewOf(asked, built, reply) {
+  const { tokens, keyTokens } = built;
+  return {
+    tokens, keyTokens, columns: columnsOf(asked), x: built.request.x, context: built.request.context ?? null,
+    dModel: asked.dModel, heads: asked.heads, dK: reply.result.shape.dK, dV: reply.result.shape.dV,
+    m: keyTokens.length, self: asked.attention === 'self', scaleMode: asked.scaleMode,
+    identity: asked.weightsMode === 'identity',
+    result: reply.result, weights: reply.weights,
+  };
+}
+
+/**
+ * createRunner({ store, compute, problems, onView(view), onEngine(line), fallBack(problems) }):
+ * update() computes the store's state; `given` is the state set from outside, the one that falls
+ * back to the first example when nothing was drawn yet and it cannot be.
+ */
+export function createRunner({ store, compute, problems, onView, onEngine, fallBack }) {
+  let latest = 0;
+  let answered = 0;
+  const runner = { view: null, given: store.state, stopped: false, engineLine: null };
+  const refuse = (id, asked, found) => {
+    answered = id;
+    if (!runner.view && asked === runner.given) return fallBack(found);
+    problems.request = found;
+    problems.show();
+  };
+  runner.update = async () => {
+    const id = ++latest;
+    const asked = store.state;
+    const built = store.request;
+    if (built.problems) return refuse(id, asked, built.problems);
+    const started = performance.now();
+    const reply = await compute.run(built.request);
+    if (id !== latest || runner.stopped) return;  // a newer input came in meanwhile: this answer is stale
+    if (reply.error) return refuse(id, asked, [pageProblem(reply.error, asked)]);
+    answered = id;
+    problems.request = [];
+    runner.view = viewOf(asked, built, reply);
+    onView(runner.view);
+    problems.show();
+    const info = await compute.ready;
+    // the opening example's numbers may come with the page (first-result.mjs); beside a worker,
+    // small examples are computed on the page (compute.mjs)
+    const key = reply.shipped ? 'engine.shipped' : 'engine.computed';
+    const where = info.where === 'page' ? 'OnPage' : reply.where === 'page' ? 'Here' : '';
+    runner.engineLine = { key: `${key}${where}`, values: { ms: (performance.now() - started).toFixed(1), build: info.simd ? 'SIMD' : 'scalar' } };
+    onEngine(runner.engineLine);
+  };
+  runner.stop = () => {
+    runner.stopped = true;
+    latest++;
+  };
+  Object.defineProperty(runner, 'answered', { get: () => answered === latest });
+  return runner;
+}

@@ -1,0 +1,22 @@
+// The sections a host may show (data-view names in app.html) and their aliases.
+export const VIEW_NAMES = ['controls', 'learn', 'notes', 'tokens', 'inputs', 'parameters', 'steps', 'matrices', 'pictures', 'heatmap', 'lines', 'embedding', 'lab', 'output', 'train', 'layers'];
+const VIEW_ALIASES = new Map([['weights', ['heatmap', 'matrices']], ['tables', ['inputs', 'steps', 'matrices', 'output']], ['all', VIEW_NAMES]]);
+
+/** The views a comma-separated list names, or null for all; unknown names are reported. */
+export function parseViews(text) {
+  if (!text) return { views: null, unknown: [] };
+  const views = new Set();
+  const unknown = [];
+  for (const name of text.split(',').map((v) => v.trim().toLowerCase()).filter(Boolean)) {
+    if (VIEW_ALIASES.has(name)) VIEW_ALIASES.get(name).forEach((v) => views.add(v));
+    else if (VIEW_NAMES.includes(name)) views.add(name);
+    else unknown.push(name);
+  }
+  if (views.has('heatmap') || views.has('lines') || views.has('embedding')) views.add('pictures');
+  return { views: views.size ? views : null, unknown };
+}
+
+/** Hides every section not in `views` (a Set), or none for null. */
+export function showViews(container, views) {
+  for (const part of container.querySelectorAll('[data-view]')) part.hidden = views !== null && !views.has(part.dataset.view);
+}

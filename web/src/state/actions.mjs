@@ -1,0 +1,71 @@
+// Every way a lab's state can change, as actions: reduce(state, action) → the new state (the same
+// object when nothing changed). The controls, the tables, the notes and the features dispatch these;
+// no one else writes a state.
+import { presetState, tokensOf, withCellEdit, withSettingChange, withWeightEdit } from './model.mjs';
+import { presetById } from './presets.mjs';
+
+// Fields a feature keeps, in its own way, when another example is chosen (practice mode keeps its
+// settings but not its cells): field → keep(value) → the value the new example starts with.
+const KEPT_ACROSS_PRESETS = new Map();
+
+/** Registers how a feature's field carries over to a newly chosen example (at the feature's module load). */
+export function keepAcrossPresets(field, keep) {
+  KEPT_ACROSS_PRESETS.set(field, keep);
+}
+
+// A preset chosen from the menu: its state, with what features keep; no id: the reader's own sentence.
+function choosePreset(state, { id }) {
+  if (!id) return { ...state, preset: null };
+  const next = presetState(id);
+  for (const [field, keep] of KEPT_ACROSS_PRESETS) next[field] = keep(state[field]);
+  return next;
+}
+
+// One of the example's notes' buttons: an experiment it proposes, or back to the example.
+function noteAction(state, { key }) {
+  if (key === 'restore') return presetState(state.preset);
+  const action = presetById(state.preset)?.actions?.find((a) => a.key === key);
+  return action ? action.apply(state) : state;
+}
+
+function select(state, { token, head }) {
+  const next = { ...state };
+  if (token !== undefined) next.selectedToken = token;
+  if (head !== undefined) next.selectedHead = head;
+  return next.selectedToken === state.selectedToken && next.selectedHead === state.selectedHead ? state : next;
+}
+
+const REDUCERS = {
+  // a whole new state: a link, attributes, a loaded layer, learned weights, practice's settings
+  replace: (state, action) => action.state,
+  preset: choosePreset,
+  note: noteAction,
+  // settings typed in the form: { field: value } (controls/read)
+  settings: (state, { change }) => withSettingChange(state, change).state,
+  // a cell of X or of the context typed
+  cell: (state, { which, row, token, col, value }) => withCellEdit(state, which, row, token, col, value),
+  // a parameter typed: the matrices as the engine used them become the reader's own
+  weight: (state, { weights, cell, value }) => withWeightEdit(state, weights, cell, value),
+  scaling: (state, { on }) => ({ ...state, scaleMode: on ? 'sqrt_dk' : 'none' }),
+  select,
+};
+
+// The chosen token and head stay within the tables (a shorter sentence, fewer heads).
+function withSelectionInRange(state) {
+  const last = tokensOf(state).tokens.length - 1;
+  const token = last >= 0 && Number.isInteger(state.selectedToken) && state.selectedToken > last ? last : state.selectedToken;
+  const { heads, selectedHead: head } = state;
+  const tooHigh = head !== 'all' && Number.isInteger(heads) && heads >= 1 && Number.isInteger(head) && head >= heads;
+  if (token === state.selectedToken && !tooHigh) return state;
+  return { ...state, selectedToken: token, selectedHead: tooHigh ? 0 : head };
+}
+
+/** The state after `action` ({ type, … }); an unknown type is a programming error. */
+export function reduce(state, action) {
+  if (!Object.hasOwn(REDUCERS, action.type)) throw new Error(`unknown action "${action.type}"`);
+  const next = REDUCERS[action.type](state, action);
+  return next === state ? state : withSelectionInRange(next);
+}
+
+/** Action types that only choose what is shown (no new computation). */
+export const SELECTION_ACTIONS = new Set(['select']);

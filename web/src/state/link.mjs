@@ -1,0 +1,110 @@
+// The state in a link ("#lab=" and its JSON): written with what differs from the preset, read with
+// every field checked. Features add fields of their own (registerLinkField), so the codec needs no
+// feature's code.
+import { tokenize, MAX_TOKENS } from './tokenize.mjs';
+import { presetById } from './presets.mjs';
+import { problemOf } from '../i18n/page.mjs';
+import { BASE, PAGE_LIMITS, PARAMETER_NAMES, isFloat32, presetState, ownValueCount } from './model.mjs';
+import { buildRequest } from './request.mjs';
+
+// Weights with more values than this are left out of links (a BERT-base layer has 2.4 million).
+export const LINK_MAX_WEIGHTS = 100_000;
+
+const LINK_FIELDS = {
+  preset: (v) => v === null || (typeof v === 'string' && presetById(v) !== null),
+  sentence: (v) => typeof v === 'string' && v.length <= 4000,
+  contextSentence: (v) => typeof v === 'string' && v.length <= 4000,
+  attention: (v) => v === 'self' || v === 'cross',
+  dModel: Number.isInteger, heads: Number.isInteger, dK: Number.isInteger, dV: Number.isInteger,
+  scaleMode: (v) => ['sqrt_dk', 'none', 'custom'].includes(v),
+  scaleDivisor: Number.isFinite,   // in range or not: buildRequest says which
+  maskMode: (v) => ['none', 'causal', 'padding'].includes(v),
+  padTo: Number.isInteger,
+  weightsMode: (v) => ['identity', 'random', 'custom'].includes(v),
+  seed: Number.isSafeInteger,
+  custom: (v) => v === null || (typeof v === 'object' && !Array.isArray(v) &&
+    Object.entries(v).every(([k, w]) => PARAMETER_NAMES.includes(k) && (w === null || (Array.isArray(w) && w.length <= 1 << 20 && w.every(isFloat32))))),
+  positions: (v) => v === 'none' || v === 'sinusoidal',
+  inputs: (v) => v === null || (typeof v === 'object' && Array.isArray(v.tokens) && v.tokens.length <= MAX_TOKENS &&
+    v.tokens.every((t) => typeof t === 'string' && tokenize(t).tokens.length === 1 && tokenize(t).tokens[0] === t) &&
+    Array.isArray(v.rows) && v.rows.length === v.tokens.length && v.rows.every((r) => Array.isArray(r) && r.every(isFloat32))),
+  embeddings: (v) => v === null || (typeof v === 'object' && !Array.isArray(v) &&
+    Object.values(v).every((r) => Array.isArray(r) && r.length <= 4096 && r.every(isFloat32))),
+  useWo: (v) => typeof v === 'boolean',
+  x: (v) => v === null || (typeof v === 'object' && Array.isArray(v.columns) && v.columns.every((c) => typeof c === 'string') &&
+    Array.isArray(v.tokens) && v.tokens.every((t) => typeof t === 'string') &&
+    Array.isArray(v.rows) && v.rows.every((r) => Array.isArray(r) && r.every(isFloat32))),
+  xEdits: (v) => isEdits(v),
+  contextEdits: (v) => isEdits(v),
+  selectedToken: Number.isInteger,
+  selectedHead: (v) => v === 'all' || Number.isInteger(v),
+};
+
+/**
+ * A feature's own field in links (practice mode's settings): `check(value)` is true, or a sentence
+ * saying what is wrong. Registered when the feature's module loads, before any link is read.
+ */
+export function registerLinkField(name, check) {
+  if (Object.hasOwn(BASE, name) && !Object.hasOwn(LINK_FIELDS, name)) LINK_FIELDS[name] = check;
+}
+const MAX_LINK = 2_000_000;
+// "row:token:col" → a float32 value, no more than one per cell of the largest table the page shows.
+const MAX_EDITS = MAX_TOKENS * PAGE_LIMITS.dModel;
+function isEdits(v) {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const entries = Object.entries(v);
+  return entries.length <= MAX_EDITS && entries.every(([key, value]) => /^\d+:.*:\d+$/s.test(key) && isFloat32(value));
+}
+
+/** The state as a URL fragment: "#lab=" and the JSON, percent-encoded. A preset's own data is left out. */
+export function stateToFragment(state) {
+  const preset = state.preset ? presetState(state.preset) : null;
+  const out = {};
+  // a loaded layer too large for a link: the link keeps the settings (linkCarriesWeights says so)
+  const tooLarge = !linkCarriesWeights(state);
+  for (const key of Object.keys(LINK_FIELDS)) {
+    if (tooLarge && ['custom', 'inputs', 'embeddings', 'weightsMode'].includes(key)) continue;
+    // fields equal to the preset's (or the defaults') add nothing to the link
+    const reference = preset ?? BASE;
+    if (JSON.stringify(state[key]) !== JSON.stringify(reference[key])) out[key] = state[key];
+  }
+  if (state.preset) out.preset = state.preset;
+  if (tooLarge) out.weightsMode = 'random';
+  return `#lab=${encodeURIComponent(JSON.stringify(out))}`;
+}
+
+/** False when the reader's own numbers are too many for a link (save them as a file instead). */
+export function linkCarriesWeights(state) {
+  return ownValueCount(state) <= LINK_MAX_WEIGHTS;
+}
+
+/**
+ * The state a fragment describes, or { problems } saying what is wrong with it. An empty fragment
+ * is { state: null }. Nothing in a fragment is trusted: every field is checked, unknown ones refused.
+ */
+export function stateFromFragment(fragment) {
+  const text = String(fragment ?? '').replace(/^#/, '');
+  if (text === '') return { state: null };
+  // why: a message of its own ({ key, values }), or English details of the link's format
+  const problem = (why) => ({ problems: [problemOf('link', 'problem.link', { why })] });
+  if (text.length > MAX_LINK) return problem({ key: 'problem.linkLength', values: { length: text.length, max: MAX_LINK } });
+  if (!text.startsWith('lab=')) return problem('it does not start with "lab="');
+  let data;
+  try {
+    data = JSON.parse(decodeURIComponent(text.slice(4)));
+  } catch {
+    return problem('it is not valid JSON');
+  }
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return problem('it is not an object');
+  for (const [key, value] of Object.entries(data)) {
+    if (!Object.hasOwn(LINK_FIELDS, key)) return problem({ key: 'problem.linkUnknown', values: { key: key.slice(0, 40) } });
+    const verdict = LINK_FIELDS[key](value);
+    if (verdict !== true) return problem(typeof verdict === 'string' ? verdict : { key: 'problem.linkInvalid', values: { key } });
+  }
+  const base = data.preset ? presetState(data.preset) : { ...structuredClone(BASE), preset: null };
+  const state = { ...base, ...data };
+  // well-formed, but can it be shown? ({}, negative sizes, weights of the wrong length, an empty context …)
+  const built = buildRequest(state);
+  if (built.problems) return problem(built.problems.map(({ key, values }) => ({ key, values })));
+  return { state };
+}

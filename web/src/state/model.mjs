@@ -1,0 +1,165 @@
+// The lab's state and the pure rules over it: what a preset sets and what an edit changes. The state
+// holds what the reader chose and typed; everything shown is derived from it (request.mjs builds
+// what the engine is asked, link.mjs what a link carries). Every function returns a new state.
+import { tokenize, MAX_TOKENS } from './tokenize.mjs';
+import { columnNames, wordKey } from './vocabulary.mjs';
+import { presetById, DEFAULT_PRESET } from './presets.mjs';
+
+// Caps of the page (the engine's are larger): tables past these stop being readable.
+export const PAGE_LIMITS = { dModel: 128, heads: 16, dK: 128, dV: 128, padTo: MAX_TOKENS };
+// The engine computes in float32: a typed value or a divisor outside this range is refused by name.
+export const FLOAT32_MAX = 3.4028234663852886e38;
+export const FLOAT32_MIN_NORMAL = 1.1754943508222875e-38;
+export const isFloat32 = (v) => Number.isFinite(v) && Math.abs(v) <= FLOAT32_MAX;
+// A layer loaded from a file (web/src/layers/) is shown whatever its size, up to these.
+export const LOADED_LIMITS = { dModel: 2048, heads: 64, dK: 2048, dV: 2048 };
+export const PARAMETER_NAMES = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo'];
+
+export const BASE = {
+  preset: null,
+  sentence: '',
+  contextSentence: 'The river bank was steep',
+  attention: 'self',            // 'self' | 'cross'
+  dModel: 10, heads: 1, dK: 10, dV: 10,
+  scaleMode: 'sqrt_dk',         // 'sqrt_dk' | 'none' | 'custom'
+  scaleDivisor: 2,
+  maskMode: 'none',             // 'none' | 'causal' | 'padding'
+  padTo: 8,
+  weightsMode: 'identity',      // 'identity' | 'random' | 'custom'
+  seed: 1,
+  custom: null,                 // { wq, wk, wv, wo, bq?, bk?, bv?, bo? }: number arrays, when weightsMode is 'custom'
+  positions: 'none',            // 'none' | 'sinusoidal': added to X before the projections
+  inputs: null,                 // { tokens, rows }: X given row by row (a loaded layer's hidden states), instead of the sentence
+  embeddings: null,             // { word: number[] }: learned embeddings, used before the vocabulary's
+  useWo: false,
+  x: null,                      // { columns, rows } given by a preset instead of the vocabulary
+  xEdits: {},                   // "row:token:col" → number, cells of X typed by the reader
+  contextEdits: {},
+  selectedToken: 0,
+  selectedHead: 0,              // a head index, or 'all'
+  practice: null,               // practice mode's settings (practice/spec.mjs), null when exploring
+};
+
+export function presetState(id) {
+  const preset = presetById(id) ?? presetById(DEFAULT_PRESET);
+  return { ...structuredClone(BASE), ...structuredClone(preset.state), preset: preset.id };
+}
+
+export function defaultState() {
+  return presetState(DEFAULT_PRESET);
+}
+
+/** Tokens of the sentence (queries) and of the context (keys and values), with padding applied. */
+export function tokensOf(state) {
+  const queries = state.inputs ? { tokens: state.inputs.tokens, overflow: false } : tokenize(state.sentence);
+  const context = state.attention === 'cross' ? tokenize(state.contextSentence) : null;
+  const pad = (tokens) => {
+    if (state.maskMode !== 'padding') return tokens;
+    const target = Math.min(Math.max(tokens.length, Number(state.padTo) || 0), MAX_TOKENS);
+    return [...tokens, ...new Array(target - tokens.length).fill('[PAD]')];
+  };
+  return {
+    tokens: pad(queries.tokens),
+    contextTokens: context ? pad(context.tokens) : null,
+    overflow: queries.overflow ? 'sentence' : context?.overflow ? 'contextSentence' : null,
+    tooLong: queries.tooLong ? 'sentence' : context?.tooLong ? 'contextSentence' : null,
+  };
+}
+
+export const editKey = (row, token, col) => `${row}:${token}:${col}`;
+export const editedWord = (key) => {
+  const [, token, col] = /^\d+:(.*):(\d+)$/s.exec(key) ?? [];
+  return token === undefined ? null : { word: wordKey(token), col: Number(col) };
+};
+
+/** The state with one cell of X (or C) typed: the word's vector changes in every row it has. */
+export function withCellEdit(state, which, row, token, col, value) {
+  const field = which === 'context' ? 'contextEdits' : 'xEdits';
+  const kept = Object.entries(state[field]).filter(([key]) => {
+    const edit = editedWord(key);
+    return !(edit && edit.word === wordKey(token) && edit.col === col);
+  });
+  return { ...state, [field]: { ...Object.fromEntries(kept), [editKey(row, token, col)]: value } };
+}
+
+const SIZES = ['dModel', 'heads', 'dK', 'dV'];
+const identityMatrix = (size) => Array.from({ length: size * size }, (_, i) => (i % (size + 1) === 0 ? 1 : 0));
+
+/**
+ * The state after the reader changed settings ({ field: value }): identity weights stay square
+ * (d_k and d_v follow d_model), and hand-set weights that no longer fit the sizes are replaced by
+ * seeded random ones, which `replaced` reports ('sizes' or 'wo', else null) so the page can say so. Turning W_O on with hand-set
+ * weights adds an identity W_O when the concatenation is as wide as d_model, else goes random too.
+ */
+export function withSettingChange(state, change) {
+  const next = { ...change };
+  if ('dModel' in next && state.weightsMode === 'identity' && Number.isInteger(next.dModel)) {
+    Object.assign(next, { dK: next.dModel, dV: next.dModel });
+  }
+  let changed = { ...state, ...next };
+  let replaced = null;
+  if (SIZES.some((field) => field in next && next[field] !== state[field]) && changed.weightsMode === 'custom') {
+    changed = { ...changed, weightsMode: 'random', custom: null };
+    replaced = 'sizes';
+  }
+  if (next.useWo === true && changed.weightsMode === 'custom' && !changed.custom?.wo) {
+    const width = changed.heads * changed.dV;
+    if (width === changed.dModel) changed = { ...changed, custom: { ...changed.custom, wo: identityMatrix(width) } };
+    else {
+      changed = { ...changed, weightsMode: 'random', custom: null };
+      replaced = 'wo';
+    }
+  }
+  return { state: changed, replaced };
+}
+
+/**
+ * The state with one parameter typed. Editing any weight makes the shown matrices (`weights`, as
+ * the engine used them) the reader's own, then changes the one cell.
+ */
+export function withWeightEdit(state, weights, { matrix, head, row, col }, value) {
+  let next = state;
+  if (state.weightsMode !== 'custom') {
+    const own = {};
+    for (const name of ['wq', 'wk', 'wv', 'wo']) own[name] = weights[name] ? Array.from(weights[name]) : null;
+    next = { ...state, weightsMode: 'custom', custom: own };
+  }
+  const width = { wq: next.dK, wk: next.dK, wv: next.dV, wo: next.dModel }[matrix];
+  const index = matrix === 'wo' ? row * width + col : (head * next.dModel + row) * width + col;
+  const values = [...next.custom[matrix]];
+  values[index] = value;
+  return { ...next, custom: { ...next.custom, [matrix]: values } };
+}
+
+// What a reader can change about an example, and the state fields behind each.
+const ASPECTS = {
+  sentence: ['sentence'],
+  attention: ['attention', 'contextSentence'],
+  sizes: ['dModel', 'heads', 'dK', 'dV'],
+  scaling: ['scaleMode', 'scaleDivisor'],
+  mask: ['maskMode', 'padTo'],
+  parameters: ['weightsMode', 'seed', 'custom', 'useWo'],
+  inputs: ['x', 'xEdits', 'contextEdits'],
+};
+
+/** Which aspects of the state differ from its preset's (['sentence', 'sizes', …]); [] when none or no preset. */
+export function modifiedAspects(state) {
+  if (!state.preset || !presetById(state.preset)) return [];
+  const original = presetState(state.preset);
+  const same = (field) => JSON.stringify(state[field] ?? null) === JSON.stringify(original[field] ?? null);
+  return Object.entries(ASPECTS).filter(([, fields]) => !fields.every(same)).map(([aspect]) => aspect);
+}
+
+/** Column labels of X: a preset's own, or the vocabulary's features. */
+export function columnsOf(state) {
+  // given rows (a real model's hidden states) have no named features
+  if (state.inputs) return Array.from({ length: state.dModel }, (_, c) => `d${c}`);
+  if (state.x && state.x.columns.length === state.dModel && state.attention === 'self') return state.x.columns;
+  return columnNames(state.dModel);
+}
+/** How many numbers the custom weights, given inputs and learned embeddings hold (what a link would carry). */
+export function ownValueCount(state) {
+  const count = (arrays) => arrays.reduce((sum, a) => sum + (a?.length ?? 0), 0);
+  return count(Object.values(state.custom ?? {})) + count(state.inputs?.rows ?? []) + count(Object.values(state.embeddings ?? {}));
+}
+

@@ -1,0 +1,131 @@
+// What the engine is asked for a state: the embeddings of its tokens (with the reader's edits),
+// the sizes, scaling, mask and weights' recipe, or the problems that stop it, each naming its field.
+import { MAX_TOKENS, MAX_CHARS } from './tokenize.mjs';
+import { embed, wordKey } from './vocabulary.mjs';
+import { problemOf } from '../i18n/page.mjs';
+import { PAGE_LIMITS, LOADED_LIMITS, FLOAT32_MAX, FLOAT32_MIN_NORMAL, tokensOf, editKey, editedWord } from './model.mjs';
+
+/**
+ * An embedding matrix for tokens. The rule: a word has one vector wherever it appears, looked up by
+ * its lower-case form (wordKey), so 'The' and 'the' share a row. It comes from the preset's rows
+ * (words it lists), else learned rows, else the vocabulary; a cell the reader typed changes that word in every row.
+ */
+function embeddings(tokens, dModel, presetX, edits, learned = null) {
+  const given = new Map();
+  presetX?.tokens?.forEach((token, k) => {
+    const row = presetX.rows[k];
+    if (row?.length === dModel && !given.has(wordKey(token))) given.set(wordKey(token), row);
+  });
+  const typed = Object.entries(edits).map(([key, value]) => ({ ...editedWord(key), value })).filter((e) => e.word !== undefined && e.col < dModel);
+  const x = new Float32Array(tokens.length * dModel);
+  tokens.forEach((token, i) => {
+    const word = wordKey(token);
+    // learned embeddings (the Train section's "Use these weights") come before the vocabulary's
+    const own = learned && Object.hasOwn(learned, word) && learned[word].length === dModel ? learned[word] : null;
+    x.set(given.get(word) ?? own ?? embed(token, dModel), i * dModel);
+    for (const edit of typed) if (edit.word === word) x[i * dModel + edit.col] = edit.value;
+  });
+  return x;
+}
+
+
+function integerField(state, field, problems) {
+  const value = state[field];
+  const limit = state.weightsMode === 'custom' && LOADED_LIMITS[field] ? LOADED_LIMITS[field] : PAGE_LIMITS[field];
+  if (!Number.isInteger(value) || value < 1) {
+    problems.push(problemOf(field, 'problem.wholeNumber', { field, value: JSON.stringify(value) }));
+  } else if (value > limit) {
+    problems.push(problemOf(field, 'problem.aboveLimit', { field, value, limit }));
+  }
+  return value;
+}
+
+/**
+ * What the engine is asked for this state, or { problems } naming each field that is wrong.
+ * The request carries the weights' recipe; the worker turns it into matrices.
+ */
+export function buildRequest(state) {
+  const problems = [];
+  const { tokens, contextTokens, overflow, tooLong } = tokensOf(state);
+  if (overflow) problems.push(problemOf(overflow, 'problem.tooManyTokens', { max: MAX_TOKENS }));
+  if (tooLong) problems.push(problemOf(tooLong, 'problem.tooLong', { max: MAX_CHARS.toLocaleString('en') }));
+  if (tokens.length === 0) problems.push(problemOf('sentence', 'problem.noTokens'));
+  if (contextTokens && contextTokens.length === 0) problems.push(problemOf('contextSentence', 'problem.noContextTokens'));
+  const dModel = integerField(state, 'dModel', problems);
+  const heads = integerField(state, 'heads', problems);
+  const dK = integerField(state, 'dK', problems);
+  const dV = integerField(state, 'dV', problems);
+  if (state.maskMode === 'padding') integerField(state, 'padTo', problems);
+  let scale = state.scaleMode;
+  if (state.scaleMode === 'custom') {
+    scale = state.scaleDivisor;
+    if (typeof scale !== 'number' || !(scale >= FLOAT32_MIN_NORMAL && scale <= FLOAT32_MAX)) {
+      problems.push(problemOf('scaleDivisor', 'problem.divisor', { value: JSON.stringify(String(scale).slice(0, 40)) }));
+    }
+  }
+  if (!Number.isInteger(state.selectedToken) || state.selectedToken < 0) {
+    problems.push(problemOf('query', 'problem.query', { value: JSON.stringify(String(state.selectedToken).slice(0, 40)) }));
+  }
+  if (state.selectedHead !== 'all' && !(Number.isInteger(state.selectedHead) && state.selectedHead >= 0)) {
+    problems.push(problemOf('head', 'problem.head', { value: JSON.stringify(String(state.selectedHead).slice(0, 40)) }));
+  }
+  if (state.weightsMode === 'identity' && !(heads === 1 && dK === dModel && dV === dModel)) {
+    problems.push(problemOf('weightsMode', 'problem.identity', { heads, dK, dV, dModel }));
+  }
+  if (state.weightsMode === 'random' && !(Number.isSafeInteger(state.seed) && state.seed >= 0)) {
+    problems.push(problemOf('seed', 'problem.seed', { value: JSON.stringify(state.seed) }));
+  }
+  if (state.weightsMode === 'custom') {
+    const c = state.custom;
+    const sizes = { wq: heads * dModel * dK, wk: heads * dModel * dK, wv: heads * dModel * dV, wo: heads * dV * dModel, bq: heads * dK, bk: heads * dK, bv: heads * dV, bo: dModel };
+    const optional = ['bq', 'bk', 'bv', ...(state.useWo ? ['bo'] : [])].filter((name) => c?.[name]);
+    for (const name of ['wq', 'wk', 'wv', ...(state.useWo ? ['wo'] : []), ...optional]) {
+      if (!c || !c[name] || c[name].length !== sizes[name]) {
+        problems.push(problemOf('weightsMode', 'problem.customSize', { name, count: c?.[name]?.length ?? 0, need: sizes[name] }));
+        break;
+      }
+    }
+  }
+  if (problems.length) return { problems };
+
+  const x = state.inputs && state.inputs.rows.every((row) => row.length === dModel)
+    ? withRowEdits(state.inputs, dModel, state.xEdits)
+    : embeddings(tokens, dModel, state.attention === 'self' ? state.x : null, state.xEdits, state.embeddings);
+  const context = contextTokens ? embeddings(contextTokens, dModel, null, state.contextEdits) : null;
+  const keyTokens = contextTokens ?? tokens;
+  let mask = state.maskMode === 'padding' ? 'none' : state.maskMode;
+  if (state.maskMode === 'padding') {
+    mask = new Uint8Array(tokens.length * keyTokens.length);
+    for (let i = 0; i < tokens.length; i++) {
+      for (let j = 0; j < keyTokens.length; j++) mask[i * keyTokens.length + j] = keyTokens[j] === '[PAD]' ? 0 : 1;
+    }
+  }
+  return {
+    request: {
+      x, n: tokens.length, dModel, heads, dK, dV, scale, mask,
+      ...(state.positions === 'sinusoidal' ? { positions: 'sinusoidal' } : {}),
+      ...(context ? { context, m: contextTokens.length } : {}),
+      weights: {
+        mode: state.weightsMode,
+        seed: state.seed,
+        ...(state.weightsMode === 'custom' ? state.custom : {}),
+      },
+      useWo: state.useWo,
+    },
+    tokens,
+    keyTokens,
+  };
+}
+
+// Given rows of X, and the reader's edits of them (by row).
+function withRowEdits(inputs, dModel, edits) {
+  const x = Float32Array.from(inputs.rows.flat());
+  inputs.tokens.forEach((token, i) => {
+    for (let c = 0; c < dModel; c++) {
+      const key = editKey(i, token, c);
+      if (Object.hasOwn(edits, key)) x[i * dModel + c] = edits[key];
+    }
+  });
+  return x;
+}
+
