@@ -1,7 +1,7 @@
 // The per-head matrices (a tab per head, or every head's weights side by side) and the heads put
 // together: their concatenation and the output through W_O.
 //   page: { $(id), t(key, values), overlay (practice mode's blanks, or null) }
-import { renderMatrix } from './matrix.mjs';
+import { renderMatrix } from '../shared/matrix.mjs';
 import { slotIn, unchanged } from './slots.mjs';
 import { keyColumns, valueColumns, concatColumns } from '../shared/labels.mjs';
 

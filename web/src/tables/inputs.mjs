@@ -1,6 +1,6 @@
 // The sentence's tokens (one button each, the query token pressed) and the input tables X and C.
 //   page: { $(id), t(key, values) }
-import { renderMatrix } from './matrix.mjs';
+import { renderMatrix } from '../shared/matrix.mjs';
 import { unchanged } from './slots.mjs';
 
 export function renderTokens({ $ }, tokens, selected) {

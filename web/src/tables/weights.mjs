@@ -1,7 +1,7 @@
 // The parameters: one <details> per weight block (a head's W_q, W_k, W_v and biases; W_O and b_o);
 // closed ones are filled when opened (large W_k tables cost time).
 //   page: { $(id), t(key, values) }
-import { renderMatrix } from './matrix.mjs';
+import { renderMatrix } from '../shared/matrix.mjs';
 import { slotIn } from './slots.mjs';
 import { numbered, outputProjectionRows } from '../shared/labels.mjs';
 
