@@ -5,6 +5,7 @@
 import { applyTexts } from '../i18n/page.mjs';
 import { buildFormulaStrip, buildWalkPanel } from './render.mjs';
 import { begin, end, go, showPanel, follow, positionOf } from './walker.mjs';
+import { selectionIn } from '../shared/selection.mjs';
 
 const STAGE_TARGETS = {
   x: () => '#x-table',
@@ -93,7 +94,10 @@ export function mount(ctx) {
   };
   const walker = createWalker({ root: ctx.root, container: ctx.container, focus, t: ctx.t });
   return {
-    draw: (state, view) => follow(walker, view, state),
+    draw(state, view) {
+      const { token, head } = selectionIn(state, view);
+      follow(walker, view, { ...state, selectedToken: token, selectedHead: head });
+    },
     relabel: () => relabel(walker),
     get position() { return positionOf(walker); },
   };
