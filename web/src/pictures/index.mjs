@@ -22,7 +22,7 @@ function createPictures({ root, selectHead, signal, t }) {
   return pics;
 }
 
-/** Redraws every picture for a new computation, head ('all' shows the first) and query token. */
+/** Redraws every picture for a new computation and head ('all' shows the first); plot: the example's two columns, or null. */
 function drawPictures(pics, view, head, plot) {
   pics.plotColumns = plot;
   if (!pics.view) drawLegend(pics);
