@@ -3,9 +3,9 @@
 // go in and the cell that comes out, with the arithmetic. The lab's controller calls draw() after
 // every redraw; this feature asks the lab (focus) to show the token and head it walks.
 import { applyTexts } from '../i18n/page.mjs';
-import { explainCell } from '../shared/explain-cell.mjs';
-import { walkSteps, cellSelector } from './steps.mjs';
-import { buildFormulaStrip, buildWalkPanel, renderWalkPanel } from './render.mjs';
+import { buildFormulaStrip, buildWalkPanel } from './render.mjs';
+import { begin, end, go, showPanel, follow, positionOf } from './walker.mjs';
+import { selectionIn } from '../shared/selection.mjs';
 
 const STAGE_TARGETS = {
   x: () => '#x-table',
@@ -18,137 +18,87 @@ const STAGE_TARGETS = {
   output: () => '#output-table',
 };
 
-export function createLearn({ root, container, focus, t }) {
-  const $ = (id) => root.getElementById(id);
-  let view = null;
-  let walk = null;      // { token, head, steps, index } while walking
-  let shownHead = 0;
+// a stage of the formula: its first step while walking, else its table
+function onStage(walker, event) {
+  const button = event.target.closest('button[data-stage]');
+  if (!button || !walker.view) return;
+  const stage = button.dataset.stage;
+  if (walker.walk) {
+    const first = walker.walk.steps.findIndex((step) => step.stage === stage);
+    if (first >= 0) return go(walker, first);
+  }
+  const target = walker.container.querySelector(STAGE_TARGETS[stage](walker.shownHead));
+  target?.scrollIntoView({ block: 'start' });
+  (target?.querySelector('td[tabindex="0"], input') ?? target)?.focus?.({ preventScroll: true });
+}
 
-  // ---- the formula strip
+function onPanelKey(walker, event) {
+  const { walk } = walker;
+  if (!walk) return;
+  const move = { ArrowRight: 1, n: 1, N: 1, ArrowLeft: -1, p: -1, P: -1, Home: -Infinity, End: Infinity }[event.key];
+  if (move) {
+    event.preventDefault();
+    go(walker, Number.isFinite(move) ? walk.index + move : move < 0 ? 0 : walk.steps.length - 1);
+  } else if (event.key === 'Escape') {
+    event.stopPropagation();
+    end(walker);
+  }
+}
 
-  const strip = buildFormulaStrip($('formula'));
-  applyTexts($('formula'), t);
-  strip.addEventListener('click', (event) => {
-    const button = event.target.closest('button[data-stage]');
-    if (!button || !view) return;
-    const stage = button.dataset.stage;
-    if (walk) {
-      const first = walk.steps.findIndex((step) => step.stage === stage);
-      if (first >= 0) return go(first);
-    }
-    const target = container.querySelector(STAGE_TARGETS[stage](shownHead));
-    target?.scrollIntoView({ block: 'start' });
-    (target?.querySelector('td[tabindex="0"], input') ?? target)?.focus?.({ preventScroll: true });
-  });
-
-  // ---- the walk panel
-
-  const panel = $('walk');
+// builds the strip and the panel in the lab's markup, with their listeners
+function createWalker({ root, container, focus, t }) {
+  const formula = root.getElementById('formula');
+  const strip = buildFormulaStrip(formula);
+  applyTexts(formula, t);
+  const panel = root.getElementById('walk');
   const parts = buildWalkPanel(panel);
   applyTexts(panel, t);
-  const { start, back, next, stop } = parts;
+  const walker = { root, container, t, focus, formula, strip, panel, parts, view: null, walk: null, shownHead: 0 };
+  strip.addEventListener('click', (event) => onStage(walker, event));
+  parts.start.addEventListener('click', () => begin(walker));
+  parts.next.addEventListener('click', () => go(walker, walker.walk.index + 1));
+  parts.back.addEventListener('click', () => go(walker, walker.walk.index - 1));
+  parts.stop.addEventListener('click', () => end(walker));
+  panel.addEventListener('keydown', (event) => onPanelKey(walker, event));
+  showPanel(walker);
+  return walker;
+}
 
-  start.addEventListener('click', () => begin());
-  next.addEventListener('click', () => go(walk.index + 1));
-  back.addEventListener('click', () => go(walk.index - 1));
-  stop.addEventListener('click', () => end());
-  panel.addEventListener('keydown', (event) => {
-    if (!walk) return;
-    const move = { ArrowRight: 1, n: 1, N: 1, ArrowLeft: -1, p: -1, P: -1, Home: -Infinity, End: Infinity }[event.key];
-    if (move) {
-      event.preventDefault();
-      go(Number.isFinite(move) ? walk.index + move : move < 0 ? 0 : walk.steps.length - 1);
-    } else if (event.key === 'Escape') {
-      event.stopPropagation();
-      end();
-    }
-  });
+/** The fixed texts again, in the lab's language now (the next draw redoes the steps). */
+function relabel(walker) {
+  applyTexts(walker.formula, walker.t);
+  applyTexts(walker.panel, walker.t);
+  if (!walker.walk) showPanel(walker);
+}
 
-  function begin() {
-    if (!view) return;
-    walk = { token: null, head: null, steps: [], index: 0 };
-    panel.classList.add('active');
-    sync();
-    go(0);
-    next.focus();
-  }
-
-  function end() {
-    walk = null;
-    panel.classList.remove('active');
-    clearHighlight();
-    showPanel();
-    start.focus();
-  }
-
-  // the token and head of the lab now; a new token or head (or new numbers) rebuild the steps
-  function sync() {
-    const token = view.state.selectedToken;
-    const head = shownHead;
-    if (walk.token !== token || walk.head !== head) walk.index = 0;
-    walk.token = token;
-    walk.head = head;
-    walk.steps = walkSteps(view, token, head, t);
-    walk.index = Math.min(walk.index, walk.steps.length - 1);
-  }
-
-  function go(index) {
-    if (!walk) return;
-    walk.index = Math.max(0, Math.min(index, walk.steps.length - 1));
-    focus(walk.token, walk.head);  // the lab redraws if it showed another head
-    highlight(true);
-    showPanel();
-  }
-
-  function clearHighlight() {
-    for (const cell of container.querySelectorAll('.walk-in, .walk-out')) cell.classList.remove('walk-in', 'walk-out');
-    for (const b of strip.querySelectorAll('button')) b.removeAttribute('aria-current');
-  }
-
-  function highlight(scroll) {
-    clearHighlight();
-    const step = walk.steps[walk.index];
-    for (const address of step.inputs) for (const cell of container.querySelectorAll(cellSelector(address))) cell.classList.add('walk-in');
-    const outputs = step.outputs.flatMap((address) => [...container.querySelectorAll(cellSelector(address))]);
-    for (const cell of outputs) cell.classList.add('walk-out');
-    strip.querySelector(`[data-stage="${step.stage}"]`)?.setAttribute('aria-current', 'step');
-    // bring the result into view: the matrix's cell when there is one, else the step table's
-    const shown = outputs.find((cell) => !cell.closest('.steps')) ?? outputs[0];
-    if (scroll) shown?.scrollIntoView({ block: 'center', inline: 'nearest' });
-  }
-
-  function showPanel() {
-    if (!walk) return renderWalkPanel(parts, null, t);
-    const step = walk.steps[walk.index];
-    let lines = step.arithmetic;
-    if (!lines && step.explain) {
-      const explained = explainCell(view, step.explain, t);
-      lines = [t('walk.arithmeticOf', { cell: explained.title }), ...explained.lines, ...(explained.value === null ? [] : [`= ${explained.value}`])];
-    }
-    renderWalkPanel(parts, { index: walk.index, count: walk.steps.length, text: step.text, lines: lines ?? [] }, t);
-  }
-
-  showPanel();
-
+export function createLearn({ root, container, focus, t }) {
+  const walker = createWalker({ root, container, focus, t });
   return {
     /** After each redraw of the lab: keep the walk on the numbers now shown. */
-    draw(nextView, state) {
-      view = { ...nextView, state };
-      shownHead = state.selectedHead === 'all' ? 0 : state.selectedHead;
-      if (!walk) return;
-      sync();
-      highlight(false);
-      showPanel();
-    },
-    /** The fixed texts again, in the lab's language now (the next draw redoes the steps). */
-    relabel() {
-      applyTexts($('formula'), t);
-      applyTexts(panel, t);
-      if (!walk) showPanel();
-    },
+    draw: (view, state) => follow(walker, view, state),
+    relabel: () => relabel(walker),
     /** The walk's position, for tests: { index, count, stage } or null. */
-    get position() {
-      return walk ? { index: walk.index, count: walk.steps.length, stage: walk.steps[walk.index].stage } : null;
+    get position() { return positionOf(walker); },
+  };
+}
+
+/**
+ * The feature contract (tools/CONTRACT.md). The walk chooses the token and head it shows with a
+ * 'select' action (none when the lab shows them already). Extra: position, for tests.
+ */
+export function mount(ctx) {
+  const focus = (token, head) => {
+    const { selectedToken, selectedHead } = ctx.store.state;
+    if (selectedToken === token && selectedHead === head) return;
+    ctx.store.dispatch({ type: 'select', token, head });
+  };
+  const walker = createWalker({ root: ctx.root, container: ctx.container, focus, t: ctx.t });
+  return {
+    draw(state, view) {
+      const { token, head } = selectionIn(state, view);
+      follow(walker, view, { ...state, selectedToken: token, selectedHead: head });
     },
+    relabel: () => relabel(walker),
+    get position() { return positionOf(walker); },
   };
 }

@@ -2,8 +2,8 @@
 // shaded by value, masked (−∞), summed per row, or editable (<input>). Built with DOM nodes and
 // textContent only. Re-rendering a table of the same shape updates its cells in place, so an input
 // being typed in keeps its focus and caret.
-import { formatCell, formatFull } from '../shared/format.mjs';
-import { weightColour } from '../shared/colour.mjs';
+import { formatCell, formatFull } from './format.mjs';
+import { weightColour } from './colour.mjs';
 import { message } from '../i18n/index.mjs';
 
 /**

@@ -1,0 +1,75 @@
+// Which computed cell is explained, and its explanation drawn. Each function takes the panel's
+// own object (made by explain/index.mjs):
+//   panel: { root, container, getView(), t, guard(cell), render(explanation),
+//            selected, stepHeaders, refocusing }
+import { explainCell } from '../shared/explain-cell.mjs';
+
+/** The address of a table cell: { matrix, head, row, col } from its data attributes. */
+export function cellOf(td) {
+  return {
+    matrix: td.dataset.matrix,
+    head: td.dataset.head === undefined ? undefined : Number(td.dataset.head),
+    row: Number(td.dataset.row),
+    col: Number(td.dataset.col),
+  };
+}
+
+function clearMarks(panel) {
+  for (const old of panel.container.querySelectorAll('td.selected')) old.classList.remove('selected');
+}
+
+export function select(panel, td) {
+  if (!panel.getView()) return;
+  clearMarks(panel);
+  panel.selected = cellOf(td);
+  // the step table lays a query's row out by key: say where the number sits there too
+  const steps = td.closest('table.steps');
+  panel.stepHeaders = steps ? { row: td.parentElement.cells[0].textContent, col: steps.tHead.rows[0].cells[td.cellIndex].textContent } : null;
+  td.classList.add('selected');
+  show(panel);
+}
+
+export function show(panel) {
+  const { selected, t } = panel;
+  const view = panel.getView();
+  if (!selected || !view) return panel.render(null);
+  const { row, head = 0, matrix } = selected;
+  const rows = matrix === 'k' || matrix === 'v' || matrix === 'context' ? view.keyTokens.length : view.tokens.length;
+  if (row >= rows || head >= view.heads) return panel.render(null);
+  const explanation = explainCell(view, selected, t);
+  const withheld = panel.guard(selected);
+  if (withheld) return panel.render({ title: explanation.title, lines: [withheld], value: null });
+  if (panel.stepHeaders) explanation.lines.unshift(t('explain.inSteps', panel.stepHeaders));
+  panel.render(explanation);
+}
+
+export function close(panel) {
+  const cell = panel.selected && panel.container.querySelector('td.selected');
+  forget(panel);
+  clearMarks(panel);
+  show(panel);
+  // focus goes back to the number that was explained (without explaining it again)
+  if (cell && !cell.contains(panel.root.activeElement)) {
+    panel.refocusing = true;
+    cell.focus?.();
+    panel.refocusing = false;
+  }
+}
+
+/** After a redraw: mark the selected cell again (tables may be new, or redrawn in place) and explain its new value. */
+export function redraw(panel) {
+  clearMarks(panel);
+  const { selected } = panel;
+  if (selected) {
+    const td = panel.container.querySelector(`td[data-matrix="${selected.matrix}"][data-row="${selected.row}"][data-col="${selected.col}"]` +
+      (selected.head === undefined ? '' : `[data-head="${selected.head}"]`));
+    td?.classList.add('selected');
+  }
+  show(panel);
+}
+
+/** Forget the selection (a new example: its cells are other numbers). */
+export function forget(panel) {
+  panel.selected = null;
+  panel.stepHeaders = null;
+}

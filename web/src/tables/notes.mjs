@@ -1,0 +1,70 @@
+// The example's notes. Once the reader changes the example, a line says from what and how, and
+// notes that held only for the example as given are dimmed (class "stale").
+//   page: { $(id), t(key, values) }
+import { unchanged } from './slots.mjs';
+
+function paragraph(className, text) {
+  const p = document.createElement('p');
+  if (className) p.className = className;
+  p.textContent = text;
+  return p;
+}
+
+function noteList(t, preset, modified) {
+  const list = document.createElement('ul');
+  for (const note of preset.notes) {
+    const li = document.createElement('li');
+    const always = typeof note === 'object' && note.always;
+    li.textContent = t(`preset.${preset.id}.${typeof note === 'string' ? note : note.key}`);
+    if (modified && !always) li.className = 'stale';
+    list.append(li);
+  }
+  return list;
+}
+
+// the example's own variations while it is as given; once changed, the way back to it
+function actionBar(t, preset, modified) {
+  const actions = modified ? [['restore', t('preset.action.restore')]] : (preset.actions ?? []).map((a) => [a.key, t(`preset.action.${a.key}`)]);
+  if (!actions.length) return null;
+  const bar = document.createElement('div');
+  bar.className = 'note-actions';
+  bar.append(...actions.map(([key, text]) => {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.dataset.action = key;
+    button.textContent = text;
+    return button;
+  }));
+  return bar;
+}
+
+// the notes' file names are for course authors, out of the reader's way
+function sourceDetails(t, preset) {
+  const source = document.createElement('details');
+  source.className = 'source';
+  const summary = document.createElement('summary');
+  summary.textContent = t('preset.sourceTitle');
+  source.append(summary, paragraph('hint', t('preset.source', { source: preset.source })));
+  return source;
+}
+
+/** preset: the example or null; aspects: what the reader changed; replacedWeights: a sentence or null. */
+export function renderNotes({ $, t }, { preset, aspects, replacedWeights }) {
+  const container = $('notes');
+  if (unchanged(container, [preset?.id ?? '', aspects.join(','), replacedWeights ?? ''].join('\u0001'))) return;
+  if (!preset) {
+    container.replaceChildren(paragraph(null, t('vocabulary.note')));
+    return;
+  }
+  const parts = [];
+  const modified = aspects.length > 0;
+  if (modified) {
+    parts.push(paragraph('modified', t('preset.modified', { title: t(`preset.${preset.id}.title`), aspects: aspects.map((a) => t(`preset.aspect.${a}`)).join(', ') })));
+  }
+  if (replacedWeights) parts.push(paragraph('modified', replacedWeights));
+  parts.push(noteList(t, preset, modified));
+  const bar = actionBar(t, preset, modified);
+  if (bar) parts.push(bar);
+  parts.push(sourceDetails(t, preset));
+  container.replaceChildren(...parts);
+}

@@ -1,0 +1,91 @@
+// The walk itself: where it stands, the cells it marks, and the panel's text. Each function takes
+// the walk's own object (made by walk/index.mjs):
+//   walker: { container, t, focus(token, head), strip, panel, parts (the panel's buttons),
+//             view (the lab's view with its state), shownHead,
+//             walk: { token, head, steps, index } while walking, else null }
+import { explainCell } from '../shared/explain-cell.mjs';
+import { walkSteps, cellSelector } from './steps.mjs';
+import { renderWalkPanel } from './render.mjs';
+
+export function begin(walker) {
+  if (!walker.view) return;
+  walker.walk = { token: null, head: null, steps: [], index: 0 };
+  walker.panel.classList.add('active');
+  sync(walker);
+  go(walker, 0);
+  walker.parts.next.focus();
+}
+
+export function end(walker) {
+  walker.walk = null;
+  walker.panel.classList.remove('active');
+  clearHighlight(walker);
+  showPanel(walker);
+  walker.parts.start.focus();
+}
+
+// the token and head of the lab now; a new token or head (or new numbers) rebuild the steps
+function sync(walker) {
+  const { walk, view } = walker;
+  const token = view.state.selectedToken;
+  const head = walker.shownHead;
+  if (walk.token !== token || walk.head !== head) walk.index = 0;
+  walk.token = token;
+  walk.head = head;
+  walk.steps = walkSteps(view, token, head, walker.t);
+  walk.index = Math.min(walk.index, walk.steps.length - 1);
+}
+
+export function go(walker, index) {
+  const { walk } = walker;
+  if (!walk) return;
+  walk.index = Math.max(0, Math.min(index, walk.steps.length - 1));
+  walker.focus(walk.token, walk.head);  // the lab redraws if it showed another head
+  highlight(walker, true);
+  showPanel(walker);
+}
+
+function clearHighlight({ container, strip }) {
+  for (const cell of container.querySelectorAll('.walk-in, .walk-out')) cell.classList.remove('walk-in', 'walk-out');
+  for (const b of strip.querySelectorAll('button')) b.removeAttribute('aria-current');
+}
+
+function highlight(walker, scroll) {
+  const { container, strip, walk } = walker;
+  clearHighlight(walker);
+  const step = walk.steps[walk.index];
+  for (const address of step.inputs) for (const cell of container.querySelectorAll(cellSelector(address))) cell.classList.add('walk-in');
+  const outputs = step.outputs.flatMap((address) => [...container.querySelectorAll(cellSelector(address))]);
+  for (const cell of outputs) cell.classList.add('walk-out');
+  strip.querySelector(`[data-stage="${step.stage}"]`)?.setAttribute('aria-current', 'step');
+  // bring the result into view: the matrix's cell when there is one, else the step table's
+  const shown = outputs.find((cell) => !cell.closest('.steps')) ?? outputs[0];
+  if (scroll) shown?.scrollIntoView({ block: 'center', inline: 'nearest' });
+}
+
+export function showPanel(walker) {
+  const { walk, parts, t } = walker;
+  if (!walk) return renderWalkPanel(parts, null, t);
+  const step = walk.steps[walk.index];
+  let lines = step.arithmetic;
+  if (!lines && step.explain) {
+    const explained = explainCell(walker.view, step.explain, t);
+    lines = [t('walk.arithmeticOf', { cell: explained.title }), ...explained.lines, ...(explained.value === null ? [] : [`= ${explained.value}`])];
+  }
+  renderWalkPanel(parts, { index: walk.index, count: walk.steps.length, text: step.text, lines: lines ?? [] }, t);
+}
+
+/** After each redraw of the lab: keep the walk on the numbers now shown. */
+export function follow(walker, view, state) {
+  walker.view = { ...view, state };
+  walker.shownHead = state.selectedHead === 'all' ? 0 : state.selectedHead;
+  if (!walker.walk) return;
+  sync(walker);
+  highlight(walker, false);
+  showPanel(walker);
+}
+
+/** The walk's position, for tests: { index, count, stage } or null. */
+export function positionOf({ walk }) {
+  return walk ? { index: walk.index, count: walk.steps.length, stage: walk.steps[walk.index].stage } : null;
+}
