@@ -3,7 +3,7 @@
 // Turns a request's weight recipe (identity, seeded random, custom) into matrices and runs the
 // traced forward pass. Errors come back as data: { error: { name, field, message } }.
 import { variance, normalDraws } from '../shared/stats.mjs';
-import { createTrainingSession } from './training-session.mjs';
+import { trainingCalls } from './training-calls.mjs';
 
 function identity(size) {
   const w = new Float32Array(size * size);
@@ -12,102 +12,73 @@ function identity(size) {
 }
 
 export function createEngineApi(loadAttention) {
-  let engine = null;
-  // The Train section's engine: the learning build (backward pass and trainer, about twice the
-  // forward engine's download), loaded the first time training is asked for. The forward pass
-  // stays on the small engine every page loads.
-  let learner = null;
-  const learning = () => {
-    if (!learner) {
-      // an engine that is a learning one already (the single-file page's) trains itself
-      learner = engine?.info.learning ? Promise.resolve(engine) : loadAttention({ simd: engine?.info.simd ?? 'auto', learning: true });
-      learner.catch(() => { learner = null; });  // a failed load (offline) is tried again next time
-    }
-    return learner;
-  };
-  // one training run per lab (several labs on a page share one worker), by the lab's key
-  const sessions = new Map();
-  let learnerReady = null;
-  const session = (key) => {
-    if (!sessions.has(key)) sessions.set(key, createTrainingSession(() => learnerReady));
-    return sessions.get(key);
-  };
-
-  function weightsFor({ weights, dModel, heads, dK, dV, useWo }) {
-    if (weights.mode === 'identity') return { wq: null, wk: null, wv: null, wo: useWo ? identity(dModel) : null };
-    if (weights.mode === 'random') {
-      const drawn = engine.initWeights({ dModel, heads, dK, dV, seed: weights.seed });
-      return { ...drawn, wo: useWo ? drawn.wo : null };
-    }
-    const f32 = (values) => (values ? Float32Array.from(values) : null);
-    const own = { wq: f32(weights.wq), wk: f32(weights.wk), wv: f32(weights.wv), wo: useWo ? f32(weights.wo) : null };
-    // biases, when the weights have them (a loaded or trained layer); b_o only with W_O
-    for (const name of ['bq', 'bk', 'bv']) if (weights[name]) own[name] = f32(weights[name]);
-    if (useWo && weights.bo) own.bo = f32(weights.bo);
-    return own;
-  }
-
+  // engine: the forward engine, once loaded; the rest belongs to the training calls (training-calls.mjs)
+  const api = { loadAttention, engine: null, learner: null, learnerReady: null, sessions: new Map() };
   return {
-    // the Train section's runs (training/session.mjs), one per lab
-    training: {
-      async start(key, config) {
-        try {
-          learnerReady = await learning();
-        } catch (error) {
-          return { error: { name: error.name, field: null, message: `the learning engine did not load: ${error.message}`, losses: [] } };
-        }
-        return session(key).start(config);
-      },
-      step: (key, steps, quiet) => session(key).step(steps, quiet),
-      probe: (key, index) => session(key).probe(index),
-      weights: (key) => session(key).weights(),
-      dispose(key) {
-        sessions.get(key)?.dispose();
-        sessions.delete(key);
-      },
-    },
+    // the Train section's runs (engine/training-session.mjs), one per lab
+    training: trainingCalls(api),
 
     async load(simd = 'auto') {
-      engine ??= await loadAttention({ simd });
-      return engine.info;
+      api.engine ??= await loadAttention({ simd });
+      return api.engine.info;
     },
 
-    run(request) {
-      try {
-        const { weights: recipe, useWo, ...options } = request;
-        const weights = weightsFor(request);
-        const result = engine.attention({ ...options, ...weights, trace: true });
-        // for the tables, identity projections are shown as the identity matrix they stand for
-        if (recipe.mode === 'identity') Object.assign(weights, { wq: identity(options.dModel), wk: identity(options.dModel), wv: identity(options.dModel) });
-        return { result, weights };
-      } catch (error) {
-        return { error: { name: error.name, field: error.field ?? null, message: error.message } };
-      }
-    },
+    run: (request) => run(api.engine, request),
 
     /**
      * The scaling lab: for each d_k, `samples` random queries and keys with unit-variance entries,
      * their q·k and q·k / √d_k computed by the engine (identity projections, one head), and the
      * variance of each over all samples × samples pairs.
      */
-    varianceLab({ dks, samples = 64, seed = 7 }) {
-      return dks.map((dk, i) => {
-        const q = normalDraws(samples * dk, seed + 2 * i);
-        const k = normalDraws(samples * dk, seed + 2 * i + 1);
-        const result = engine.attention({ x: q, n: samples, dModel: dk, context: k, m: samples, scale: 'sqrt_dk' });
-        return { dk, unscaled: variance(result.heads[0].scores), scaled: variance(result.heads[0].scaled) };
-      });
-    },
+    varianceLab: (options) => varianceLab(api.engine, options),
 
     /**
      * softmax(factor × scores) by the engine: one query [factor] against keys that are the scores.
      * −∞ entries (masked keys) stay masked.
      */
-    softmaxRow(scores, factor) {
-      const keep = Uint8Array.from(scores, (s) => (s === -Infinity ? 0 : 1));
-      const context = Float32Array.from(scores, (s) => (s === -Infinity ? 0 : s));
-      const result = engine.attention({ x: [factor], n: 1, dModel: 1, context, m: scores.length, scale: 'none', mask: keep });
-      return result.heads[0].weights;
-    },
+    softmaxRow: (scores, factor) => softmaxRow(api.engine, scores, factor),
   };
+}
+
+function weightsFor(engine, { weights, dModel, heads, dK, dV, useWo }) {
+  if (weights.mode === 'identity') return { wq: null, wk: null, wv: null, wo: useWo ? identity(dModel) : null };
+  if (weights.mode === 'random') {
+    const drawn = engine.initWeights({ dModel, heads, dK, dV, seed: weights.seed });
+    return { ...drawn, wo: useWo ? drawn.wo : null };
+  }
+  const f32 = (values) => (values ? Float32Array.from(values) : null);
+  const own = { wq: f32(weights.wq), wk: f32(weights.wk), wv: f32(weights.wv), wo: useWo ? f32(weights.wo) : null };
+  // biases, when the weights have them (a loaded or trained layer); b_o only with W_O
+  for (const name of ['bq', 'bk', 'bv']) if (weights[name]) own[name] = f32(weights[name]);
+  if (useWo && weights.bo) own.bo = f32(weights.bo);
+  return own;
+}
+
+function run(engine, request) {
+  try {
+    const { weights: recipe, useWo, ...options } = request;
+    const weights = weightsFor(engine, request);
+    const result = engine.attention({ ...options, ...weights, trace: true });
+    // for the tables, identity projections are shown as the identity matrix they stand for
+    if (recipe.mode === 'identity') Object.assign(weights, { wq: identity(options.dModel), wk: identity(options.dModel), wv: identity(options.dModel) });
+    return { result, weights };
+  } catch (error) {
+    return { error: { name: error.name, field: error.field ?? null, message: error.message } };
+  }
+}
+
+function varianceLab(engine, { dks, samples = 64, seed = 7 }) {
+  return dks.map((dk, i) => {
+    const q = normalDraws(samples * dk, seed + 2 * i);
+    const k = normalDraws(samples * dk, seed + 2 * i + 1);
+    const result = engine.attention({ x: q, n: samples, dModel: dk, context: k, m: samples, scale: 'sqrt_dk' });
+    return { dk, unscaled: variance(result.heads[0].scores), scaled: variance(result.heads[0].scaled) };
+  });
+}
+
+function softmaxRow(engine, scores, factor) {
+  const keep = Uint8Array.from(scores, (s) => (s === -Infinity ? 0 : 1));
+  const context = Float32Array.from(scores, (s) => (s === -Infinity ? 0 : s));
+  const result = engine.attention({ x: [factor], n: 1, dModel: 1, context, m: scores.length, scale: 'none', mask: keep });
+  return result.heads[0].weights;
 }

@@ -1,13 +1,28 @@
 // The "Bring your own layer" section's controller: a file by picker or drop → the layers found →
 // the chosen one (and its head count) as the lab's state; inputs X pasted or loaded; the lab's
 // current weights saved as .safetensors or JSON. A bad file gets a message and changes nothing.
+//
+// The controller's state is one `layers` object (made here); choose.mjs, inputs.mjs and save.mjs
+// are its functions, by concept.
 import markup from './layers.html';
-import { readWeightsFile, parseInputs, inputsFromTensor, MAX_FILE_BYTES } from './load.mjs';
-import { convertLayer } from './layouts.mjs';
-import { parseNpy } from './formats.mjs';
-import { stateWithLayer, stateWithInputs, saveSafetensors, saveJson } from './apply.mjs';
-import { linkCarriesWeights, ownValueCount } from '../state/index.mjs';
+import { MAX_FILE_BYTES } from './load.mjs';
+import { readFile, showLayer, loadLayer } from './choose.mjs';
+import { applyPasted, readInputsFile } from './inputs.mjs';
+import { save } from './save.mjs';
 import { applyTexts } from '../i18n/page.mjs';
+
+/**
+ * The feature contract (tools/CONTRACT.md): the section after the lab's Train section.
+ * Extra: readFile(file), as the file picker reads one.
+ */
+export function mount(ctx) {
+  return createLayers({
+    after: ctx.section('train'), t: ctx.t,
+    getState: () => ctx.store.state,
+    getView: () => ctx.store.view,
+    useState: (state, status) => ctx.store.dispatch({ type: 'replace', state, status }),
+  });
+}
 
 /**
  *   useState: (state, status) => void, makes a state the lab's
@@ -17,145 +32,32 @@ export function createLayers({ after, getState, getView, useState, t }) {
   const holder = document.createRange().createContextualFragment(markup);
   const section = holder.querySelector('section');
   after.after(section);
-  const $ = (id) => section.querySelector(`#${id}`);
-  function relabel() {
-    applyTexts(section, t);
-    $('layers-cap').textContent = t('layers.cap', { size: `${MAX_FILE_BYTES >> 20} MB` });
-  }
-  relabel();
+  const layers = {
+    section, getState, getView, useState, t,
+    $: (id) => section.querySelector(`#${id}`),
+    loaded: null,  // { name, layers } of the last good file
+    reads: 0,
+  };
+  relabel(layers);
+  wire(layers);
+  return { readFile: (file) => readFile(layers, file), relabel: () => relabel(layers) };
+}
 
-  let loaded = null;  // { name, layers } of the last good file
-  let reads = 0;
+function relabel({ section, $, t }) {
+  applyTexts(section, t);
+  $('layers-cap').textContent = t('layers.cap', { size: `${MAX_FILE_BYTES >> 20} MB` });
+}
 
-  // a layer is named by its tensors' prefix in the file; the two names of ours are in the catalogue
-  const labelOf = (layer) => ({ '(top level)': t('layers.topLevel'), '(the layer)': t('layers.theLayer') }[layer.label] ?? layer.label);
+// a file input's file, read by `read`; the input is emptied so that the same file can come again
+const onFile = (input, read) => input.addEventListener('change', (event) => {
+  const file = event.target.files?.[0];
+  if (file) read(file);
+  event.target.value = '';
+});
 
-  function say(problem, status = '') {
-    $('layers-messages').replaceChildren(...(problem ? [Object.assign(document.createElement('p'), { textContent: problem })] : []));
-    $('layers-status').textContent = status;
-  }
-
-  async function readFile(file) {
-    const id = ++reads;
-    say(null, t('layers.reading', { name: file.name }));
-    let read;
-    try {
-      read = await readWeightsFile(file, file.name);
-    } catch (error) {
-      read = { problem: `${file.name}: ${error.message}` };
-    }
-    if (id !== reads) return;
-    if (read.problem) {
-      say(read.problem);  // the last good file and the lab stay as they were
-      return;
-    }
-    loaded = { name: file.name, layers: read.layers };
-    const layouts = [...new Set(read.layers.map((l) => t(`layers.layout.${l.kind}`)))].join(', ');
-    say(null, t('layers.found', { name: file.name, count: read.tensorCount, layouts }));
-    $('layers-layer').replaceChildren(...read.layers.map((layer, i) => {
-      const option = document.createElement('option');
-      option.value = String(i);
-      option.textContent = t('layers.layerOption', { label: labelOf(layer), kind: t(`layers.layout.${layer.kind}`), dModel: layer.problem ? '?' : layer.dModel });
-      return option;
-    }));
-    $('layers-choice').hidden = false;
-    showLayer();
-  }
-
-  function chosenLayer() {
-    return loaded?.layers[Number($('layers-layer').value) || 0] ?? null;
-  }
-
-  function showLayer() {
-    const layer = chosenLayer();
-    if (!layer) return;
-    $('layers-names').textContent = t('layers.names', { names: layer.names.join(', ') });
-    if (layer.problem) {
-      say(layer.problem);
-      $('layers-load').disabled = true;
-      $('layers-heads-note').textContent = '';
-      return;
-    }
-    say(null, $('layers-status').textContent);
-    $('layers-load').disabled = false;
-    $('layers-heads').value = String(layer.heads);
-    $('layers-heads').disabled = layer.kind === 'lab';
-    $('layers-heads-note').textContent = t(layer.headsInferred ? 'layers.headsKnown' : 'layers.headsGuess', { heads: layer.heads });
-  }
-
-  function loadLayer() {
-    const layer = chosenLayer();
-    if (!layer || layer.problem) return;
-    const heads = Number($('layers-heads').value);
-    const { params, problem } = convertLayer(layer, heads);
-    if (problem) {
-      $('layers-heads').setAttribute('aria-invalid', 'true');
-      say(problem);
-      return;
-    }
-    $('layers-heads').removeAttribute('aria-invalid');
-    const state = stateWithLayer(getState(), params);
-    let status = t('layers.loaded', {
-      label: labelOf(layer), name: loaded.name, dModel: params.dModel, heads: params.heads, dK: params.dK,
-      causal: params.causal ? t('layers.causal') : '',
-    });
-    if (!linkCarriesWeights(state)) status += ` ${t('layers.tooLargeForLink', { count: ownValueCount(state).toLocaleString('en') })}`;
-    say(null, status);
-    useState(state, status);
-  }
-
-  function applyInputs(result) {
-    if (result.problem) {
-      say(t('layers.inputsProblem', { problem: result.problem }));
-      return;
-    }
-    say(null, t('layers.inputsUsed', { n: result.rows.length }));
-    useState(stateWithInputs(getState(), result), t('layers.inputsUsed', { n: result.rows.length }));
-  }
-
-  async function readInputsFile(file) {
-    const dModel = getState().dModel;
-    if (file.size > MAX_FILE_BYTES) return applyInputs({ problem: `${file.name} is larger than ${MAX_FILE_BYTES >> 20} MB` });
-    const bytes = new Uint8Array(await file.arrayBuffer());
-    if (bytes[0] === 0x93) {
-      try {
-        return applyInputs(inputsFromTensor(parseNpy(bytes, file.name), dModel));
-      } catch (error) {
-        return applyInputs({ problem: error.message });
-      }
-    }
-    const text = new TextDecoder().decode(bytes);
-    $('layers-inputs-text').value = text.slice(0, 200_000);
-    applyInputs(parseInputs(text, dModel));
-  }
-
-  function download(name, blob) {
-    const url = URL.createObjectURL(blob);
-    const a = Object.assign(document.createElement('a'), { href: url, download: name, hidden: true });
-    section.append(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 10_000);
-  }
-
-  function save(kind) {
-    const view = getView();
-    if (!view) return;
-    const state = getState();
-    const name = `attention-layer.${kind === 'json' ? 'json' : 'safetensors'}`;
-    const body = kind === 'json' ? saveJson(view, state) : saveSafetensors(view, state);
-    download(name, new Blob([body], { type: kind === 'json' ? 'application/json' : 'application/octet-stream' }));
-    const count = 3 + (state.useWo ? 1 : 0) + ['bq', 'bk', 'bv'].filter((b) => view.weights[b]).length + (state.useWo && view.weights.bo ? 1 : 0);
-    say(null, t('layers.saved', { name, count }));
-  }
-
-  // ---- wiring
-
-  $('layers-file').addEventListener('change', (event) => {
-    const file = event.target.files?.[0];
-    if (file) readFile(file);
-    event.target.value = '';
-  });
+function wire(layers) {
+  const { $ } = layers;
+  onFile($('layers-file'), (file) => readFile(layers, file));
   const drop = $('layers-drop');
   drop.addEventListener('dragover', (event) => {
     event.preventDefault();
@@ -166,20 +68,14 @@ export function createLayers({ after, getState, getView, useState, t }) {
     event.preventDefault();
     drop.classList.remove('over');
     const file = event.dataTransfer?.files?.[0];
-    if (file) readFile(file);
+    if (file) readFile(layers, file);
   });
-  $('layers-layer').addEventListener('change', showLayer);
-  $('layers-load').addEventListener('click', loadLayer);
+  $('layers-layer').addEventListener('change', () => showLayer(layers));
+  $('layers-load').addEventListener('click', () => loadLayer(layers));
   $('layers-choice').addEventListener('submit', (event) => event.preventDefault());
-  $('layers-inputs-apply').addEventListener('click', () => applyInputs(parseInputs($('layers-inputs-text').value, getState().dModel)));
-  $('layers-inputs-file').addEventListener('change', (event) => {
-    const file = event.target.files?.[0];
-    if (file) readInputsFile(file);
-    event.target.value = '';
-  });
-  $('layers-inputs-clear').addEventListener('click', () => useState({ ...getState(), inputs: null }, ''));
-  $('layers-save-safetensors').addEventListener('click', () => save('safetensors'));
-  $('layers-save-json').addEventListener('click', () => save('json'));
-
-  return { readFile, relabel };
+  $('layers-inputs-apply').addEventListener('click', () => applyPasted(layers));
+  onFile($('layers-inputs-file'), (file) => readInputsFile(layers, file));
+  $('layers-inputs-clear').addEventListener('click', () => layers.useState({ ...layers.getState(), inputs: null }, ''));
+  $('layers-save-safetensors').addEventListener('click', () => save(layers, 'safetensors'));
+  $('layers-save-json').addEventListener('click', () => save(layers, 'json'));
 }

@@ -7,7 +7,7 @@ import { parseAnswer } from './answer.mjs';
 import { practiceSettings } from './spec.mjs';
 import { KINDS, defaultCells, buildExercises, cellFits } from './exercises.mjs';
 import { stateToFragment } from '../state/index.mjs';
-import { componentSnippet } from '../exports/index.mjs';
+import { componentSnippet } from '../state/snippets.mjs';
 
 /** The cells a teacher's choices give, in the order of the computation. */
 export function cellsFromChoices(view, { kinds, query, key, head, column }) {

@@ -1,0 +1,29 @@
+// The toolbar's link to this exact state and its embed snippets (the web component, an iframe).
+import { copyText, toggle } from './toolbar.mjs';
+import { stateToFragment } from '../state/index.mjs';
+import { componentSnippet } from '../state/snippets.mjs';
+
+// a page in another language than English says so in its links: ?lang=hi
+const languageQuery = ({ getLanguage }) => (getLanguage() === 'en' ? '' : `?lang=${getLanguage()}`);
+
+function fillEmbed(toolbar) {
+  const { $, links, getState, getLanguage } = toolbar;
+  const state = getState();
+  $('embed-component').textContent = componentSnippet(links.component, state, getLanguage());
+  $('embed-absolute').textContent = links.component;
+  $('embed-iframe').textContent =
+    `<iframe src="${links.embed}${languageQuery(toolbar)}${stateToFragment(state)}" title="Attention Lab" style="width: 100%; border: 0" height="900"></iframe>\n` +
+    '<script>addEventListener("message", (e) => { if (e.data && e.data.type === "attention-lab:height") for (const f of document.querySelectorAll("iframe[title=\'Attention Lab\']")) if (f.contentWindow === e.source) f.height = e.data.height; });</script>';
+}
+
+export function wireLinks(toolbar) {
+  const { $, root, links } = toolbar;
+  $('copy-link').hidden = !links?.page;
+  const pageLink = () => links.page + languageQuery(toolbar) + stateToFragment(toolbar.getState());
+  $('copy-link').addEventListener('click', () => copyText(toolbar, pageLink(), 'link'));
+  $('embed-toggle').hidden = !links?.component;
+  toggle($('embed-toggle'), $('embed-panel'), () => fillEmbed(toolbar));
+  for (const button of root.querySelectorAll('[data-copy]')) {
+    button.addEventListener('click', () => copyText(toolbar, $(button.dataset.copy).textContent, 'snippet'));
+  }
+}

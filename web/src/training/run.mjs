@@ -1,0 +1,163 @@
+// A training run of the Train section: started in the engine (the worker, or the page in chunks that
+// yield), stepped a frame's worth at a time while playing, paused, reset. Every function takes the
+// controller's `training` object and changes its run fields; `generation` bumps on every reset, and
+// answers for an older run are dropped.
+import { vocabularyOf } from './tasks.mjs';
+import { readSettings, showProblems } from './settings.mjs';
+import { fillProbes, draw, drawProbe } from './pictures.mjs';
+import { embed } from '../state/vocabulary.mjs';
+
+const FRAME_MS = 100;          // pictures at 10 per second while training
+const PAGE_CHUNK_MS = 12;      // on the page (no worker), steps run in slices this long, then yield
+
+// the run's embedding table when embeddings learn (the words of its sentences), or null
+function embeddingsOf(training, config) {
+  const { task, examples } = training;
+  const withEmbeddings = config.train.includes('embeddings');
+  training.vocabulary = withEmbeddings ? vocabularyOf([...examples.train, ...examples.heldOut]) : null;
+  const { vocabulary } = training;
+  return vocabulary ? {
+    words: vocabulary.words,
+    table: Float32Array.from(vocabulary.words.flatMap((w) => Array.from(embed(w, task.model.dModel)))),
+  } : null;
+}
+
+/** A new run from the controls' settings; false when they have problems or the engine refused. */
+export async function start(training) {
+  pause(training);
+  const id = ++training.generation;
+  const { problems, config } = readSettings(training);
+  showProblems(training, problems);
+  if (problems.length) return false;
+  training.examples ??= training.task.build(training.task.model.dModel);
+  const embeddings = embeddingsOf(training, config);
+  const probe = Math.max(0, Number(training.$('train-probe').value) || 0);
+  fillProbes(training);
+  const info = await training.compute.ready;
+  training.whereEngine = info.where;
+  const answer = await (training.busy = training.engine.start({ ...config, examples: training.examples, probe, embeddings }));
+  training.busy = null;
+  if (id !== training.generation) return false;
+  if (answer.error) {
+    showProblems(training, [{ field: answer.error.field, message: answer.error.message }]);
+    training.run = null;
+    return false;
+  }
+  training.run = { config, history: { train: [], heldOut: [[0, answer.heldOut.loss]] }, snapshot: answer };
+  draw(training);
+  return true;
+}
+
+// k steps in slices (on the page, slices that let it answer between them): the last answer and the
+// losses of the slices before it, or null when the run was reset meanwhile
+async function slices(training, k) {
+  const id = training.generation;
+  let answer = null;
+  let left = k;
+  const losses = [];
+  while (left > 0) {
+    const slice = training.whereEngine === 'page' ? Math.max(1, Math.min(left, Math.floor(PAGE_CHUNK_MS / training.msPerStep))) : left;
+    const started = performance.now();
+    // only the frame's last slice brings the pictures' numbers back
+    answer = await (training.busy = training.engine.step(slice, slice < left));
+    training.busy = null;
+    // in the performance timeline, for measuring how long the page is held
+    performance.measure('attention-lab:train-steps', { start: started });
+    if (id !== training.generation) return null;
+    if (answer.stepMs) training.msPerStep = Math.max(0.01, answer.stepMs);
+    left -= slice;
+    if (answer.error) break;
+    if (left > 0) losses.push(...answer.losses);
+    if (left > 0) await new Promise((resolve) => setTimeout(resolve));
+    if (id !== training.generation) return null;
+  }
+  return { answer, losses };
+}
+
+/** k steps, then the pictures; a diverged step pauses the run and says so. */
+export async function steps(training, k) {
+  const done = await slices(training, k);
+  if (!done) return null;
+  const { answer, losses } = done;
+  const { run } = training;
+  const snapshot = answer.error ? answer.snapshot : answer;
+  snapshot.losses = [...losses, ...snapshot.losses];
+  const first = run.snapshot.steps;
+  snapshot.losses.forEach((loss, i) => run.history.train.push([first + i + 1, loss]));
+  run.history.heldOut.push([snapshot.steps, snapshot.heldOut.loss]);
+  run.snapshot = snapshot;
+  draw(training);
+  if (answer.error) {
+    pause(training);
+    showProblems(training, [{ field: 'train-rate', message: training.t('train.diverged', { message: answer.error.message }) }]);
+  }
+  return answer;
+}
+
+async function loop(training) {
+  while (training.running) {
+    const started = performance.now();
+    const speed = Number(training.$('train-speed').value);
+    // a frame's share of the steps per second; "as fast as it goes": about a frame of work
+    const k = speed > 0 ? Math.max(1, Math.round((speed * FRAME_MS) / 1000)) : Math.max(1, Math.floor((FRAME_MS * 0.8) / training.msPerStep));
+    const answer = await steps(training, k);
+    if (!answer) return;
+    const rest = FRAME_MS - (performance.now() - started);
+    if (training.running && speed > 0 && rest > 0) await new Promise((resolve) => setTimeout(resolve, rest));
+    else await new Promise((resolve) => setTimeout(resolve));
+  }
+}
+
+export function pause(training) {
+  const { $, t } = training;
+  training.running = false;
+  $('train-run').textContent = t('train.start');
+  $('train-run').setAttribute('aria-pressed', 'false');
+}
+
+export async function play(training) {
+  const { $, t } = training;
+  if (!training.run && !(await start(training))) return;
+  training.running = true;
+  $('train-run').textContent = t('train.pause');
+  $('train-run').setAttribute('aria-pressed', 'true');
+  loop(training);
+}
+
+/** One step (the Step button): a run first if there is none. */
+export async function stepOnce(training) {
+  pause(training);
+  if (!training.run && !(await start(training))) return;
+  await training.busy;
+  steps(training, 1);
+}
+
+/** A fresh run of the current task (its optimiser state belongs to the old one). */
+export async function reset(training) {
+  pause(training);
+  training.generation++;
+  training.run = null;
+  await training.busy;
+  training.examples ??= training.task.build(training.task.model.dModel);
+  fillProbes(training);
+  start(training);
+}
+
+/** Another held-out sentence in the heatmaps, from the run's current weights. */
+export async function showProbe(training) {
+  if (!training.run) return;
+  await training.busy;
+  const snapshot = await training.engine.probe(Number(training.$('train-probe').value));
+  const { run } = training;
+  if (snapshot && run) {
+    run.snapshot = { ...run.snapshot, probe: snapshot.probe };
+    drawProbe(training, run.snapshot, run.config);
+  }
+}
+
+/** Ends the run: nothing more is drawn, and the engine frees it. */
+export function stop(training) {
+  pause(training);
+  training.generation++;
+  training.engine.dispose().catch(() => {});  // nothing to free when no run was started
+}
