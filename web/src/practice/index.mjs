@@ -11,7 +11,7 @@
 // element dispatches
 //   attention-lab:practice  (bubbling, composed)  detail { correct, total, hints, done, attempts, summary }
 // for a host that reports a score (an LMS, a SCORM wrapper).
-import { message } from './messages.mjs';
+import { message } from '../i18n/index.mjs';
 import { parseAnswer } from './answer.mjs';
 import { judgeBlanks } from './check.mjs';
 import { defaultCells, buildExercises, cellFits, sourceCellsOf } from './exercises.mjs';
@@ -43,7 +43,7 @@ function adoptStyles(root) {
  * embedded: inside a host page; links: { page, embed, component } or null;
  * getState / setState: the lab's state (setState recomputes); setOverlay(fn | null): gives the
  * page's tables the overlay that draws the blanks (page.setOverlay); redraw(): draws the tables
- * again (after an answer reveals what it hid); lang: the message catalogue.
+ * again (after an answer reveals what it hid); lang: the language.
  * Returns { prepare(view, state), draw(view, state), views(shown, state), setLanguage(code), results, exercises }.
  */
 export function mountPractice({ container, root, embedded, links, getState, setState, setOverlay, redraw = () => {}, lang: initialLang = 'en' }) {
@@ -56,7 +56,7 @@ export function mountPractice({ container, root, embedded, links, getState, setS
   const modeSwitch = container.querySelector('.mode-switch');
   const modeButtons = renderModeSwitch(modeSwitch, {
     id: `${prefix}-mode`,
-    lang,
+    t,
     choose(mode) {
       const state = getState();
       if ((mode === 'practice') !== Boolean(state.practice)) setState({ ...state, practice: mode === 'practice' ? {} : null });
@@ -65,7 +65,7 @@ export function mountPractice({ container, root, embedded, links, getState, setS
   modeSwitch.hidden = embedded;
 
   const teacher = links?.page && !embedded ? createTeacherPanel({ prefix, t, getState, links, announce: (text) => announce(text), getLanguage: () => lang }) : null;
-  const panel = renderPanel(container.querySelector('[data-view="practice"]'), { prefix, teacher, lang });
+  const panel = renderPanel(container.querySelector('[data-view="practice"]'), { prefix, teacher, t });
   const tables = createTables({ container, t });
 
   let view = null;
@@ -109,7 +109,7 @@ export function mountPractice({ container, root, embedded, links, getState, setS
       const status = statusAt(index, unlocked);
       showCardStatus(cards[index], status);
       steps[index].dataset.status = status;
-      steps[index].querySelector('.step-status').textContent = t(`status.${status}`);
+      steps[index].querySelector('.step-status').textContent = t(`practice.status.${status}`);
     });
     if (report) container.dispatchEvent(new CustomEvent('attention-lab:practice', { bubbles: true, composed: true, detail: now }));
     return now;
@@ -155,8 +155,8 @@ export function mountPractice({ container, root, embedded, links, getState, setS
       if (read.value === undefined) {
         // the blank's name as its card says it now (the cards are made again in another language)
         const problem = () => {
-          const text = t(read.problem, read.params);
-          return many ? t('verdict.blankFormat', { blank: cards[index].inputs[k].getAttribute('aria-label'), problem: text }) : text;
+          const text = resolve({ key: read.problem, params: read.params }, t);
+          return many ? t('practice.verdict.blankFormat', { blank: cards[index].inputs[k].getAttribute('aria-label'), problem: text }) : text;
         };
         return { problem, at: k };
       }
@@ -192,7 +192,7 @@ export function mountPractice({ container, root, embedded, links, getState, setS
     if (verdict.correct) {
       const first = progress.correct(exercise.id);
       exercise.blanks.forEach((blank, k) => showValue(parts.inputs[k], blank.shown));
-      text = say(index, () => t(many ? 'verdict.rowCorrect' : 'verdict.correct', { value: exercise.said }), 'correct');
+      text = say(index, () => t(many ? 'practice.verdict.rowCorrect' : 'practice.verdict.correct', { value: exercise.said }), 'correct');
       const now = results();
       if (first && now.done === now.total) text = `${text} ${t('practice.finished', { summary: now.summary })}`;
       answered(index);
@@ -203,9 +203,9 @@ export function mountPractice({ container, root, embedded, links, getState, setS
       const counts = { right, total: exercise.blanks.length };
       const hints = settings.hints;
       let make;
-      if (mistake) make = () => t(many ? 'verdict.rowMistake' : 'verdict.mistake', { ...counts, mistake: resolve(mistake, lang) });
-      else if (many) make = () => t(hints ? 'verdict.rowNotQuiteHints' : 'verdict.rowNotQuite', counts);
-      else make = () => t(hints ? 'verdict.notQuiteHints' : 'verdict.notQuite');
+      if (mistake) make = () => t(many ? 'practice.verdict.rowMistake' : 'practice.verdict.mistake', { ...counts, mistake: resolve(mistake, t) });
+      else if (many) make = () => t(hints ? 'practice.verdict.rowNotQuiteHints' : 'practice.verdict.rowNotQuite', counts);
+      else make = () => t(hints ? 'practice.verdict.notQuiteHints' : 'practice.verdict.notQuite');
       text = say(index, make, mistake ? 'mistake' : 'wrong', verdict.mistakes, many ? verdict.right : null);
       showProgress();
     }
@@ -216,10 +216,10 @@ export function mountPractice({ container, root, embedded, links, getState, setS
     if (!settings.hints || statusAt(index) === 'locked') return;
     const level = progress.hint(exercises[index].id);
     if (level === null) {
-      announce(t('hint.noMoreHints'));
+      announce(t('practice.hint.noMoreHints'));
       return;
     }
-    renderHint(cards[index], exercises[index], level, lang);
+    renderHint(cards[index], exercises[index], level, t);
     if (level === 1) {
       tables.light(exercises[index].sourceCells, view);  // in place of an earlier hint's
       litFor = index;
@@ -247,7 +247,7 @@ export function mountPractice({ container, root, embedded, links, getState, setS
     progress.reveal(exercises[index].id);
     const exercise = exercises[index];
     exercise.blanks.forEach((blank, k) => showValue(cards[index].inputs[k], blank.shown));
-    const text = say(index, () => t(exercise.blanks.length > 1 ? 'verdict.rowRevealed' : 'verdict.revealed', { value: exercise.said }), 'revealed');
+    const text = say(index, () => t(exercise.blanks.length > 1 ? 'practice.verdict.rowRevealed' : 'practice.verdict.revealed', { value: exercise.said }), 'revealed');
     answered(index);
     announce(text);
   }
@@ -296,7 +296,7 @@ export function mountPractice({ container, root, embedded, links, getState, setS
       litFor = null;
     }
     cards = exercises.map((exercise, index) => {
-      const parts = renderCard(exercise, { number: index + 1, total: exercises.length, id: `${prefix}-${index}`, hints: settings.hints, lang });
+      const parts = renderCard(exercise, { number: index + 1, total: exercises.length, id: `${prefix}-${index}`, hints: settings.hints, t });
       for (const input of parts.inputs) {
         input.addEventListener('keydown', (event) => {
           if (event.key !== 'Enter') return;
@@ -311,7 +311,7 @@ export function mountPractice({ container, root, embedded, links, getState, setS
     });
     // each step's name is a button to its blank (the tables hold many cells to Tab through)
     steps = exercises.map((exercise, index) => {
-      const jump = element('button', { className: 'step-label', text: t('exercise.heading', { number: index + 1, total: exercises.length, label: resolve(exercise.label, lang) }), attributes: { type: 'button' } });
+      const jump = element('button', { className: 'step-label', text: t('practice.exercise.heading', { number: index + 1, total: exercises.length, label: resolve(exercise.label, t) }), attributes: { type: 'button' } });
       jump.addEventListener('click', () => goTo(index));
       return element('li', { className: 'step' }, [jump, ' ', element('span', { className: 'step-status' })]);
     });
@@ -460,8 +460,8 @@ export function mountPractice({ container, root, embedded, links, getState, setS
       if (code === lang) return;
       lang = code;
       panel.announcer.textContent = '';  // said already, in the other language
-      labelModeSwitch(modeSwitch, lang);
-      labelPanel(panel, lang);
+      labelModeSwitch(modeSwitch, t);
+      labelPanel(panel, t);
       teacher?.relabel();
       if (!cards.length) return;
       const active = root.activeElement;
@@ -476,7 +476,7 @@ export function mountPractice({ container, root, embedded, links, getState, setS
       kept.forEach((before, index) => {
         const parts = cards[index];
         parts.inputs.forEach((input, k) => { input.value = before.values[k]; });
-        for (let level = 1; level <= progress.hints(exercises[index].id); level++) renderHint(parts, exercises[index], level, lang);
+        for (let level = 1; level <= progress.hints(exercises[index].id); level++) renderHint(parts, exercises[index], level, t);
         if (before.said) say(index, before.said.make, before.said.kind, before.said.mistakes, before.said.right);
         // a blank marked wrong for its format stays marked
         before.invalid.forEach((value, k) => { if (value !== null) parts.inputs[k].setAttribute('aria-invalid', value); });

@@ -23,7 +23,7 @@ export function cellsFromChoices(view, { kinds, query, key, head, column }) {
   });
 }
 
-/** t: the practice messages in the lab's language now; getLanguage(): its code, which the link and snippets carry. */
+/** t: the lab's messages in its language now; getLanguage(): its code, which the link and snippets carry. */
 export function createTeacherPanel({ prefix, t, getState, links, announce, getLanguage = () => 'en' }) {
   const id = (name) => `${prefix}-teacher-${name}`;
   // the fixed words, each node with its key: written again in another language (relabel)
@@ -35,7 +35,7 @@ export function createTeacherPanel({ prefix, t, getState, links, announce, getLa
   };
   const toggle = element('button', { attributes: { type: 'button', 'aria-expanded': 'false', 'aria-controls': id('panel'), 'data-role': 'teacher' } });
   const panel = element('div', { className: 'panel teacher', attributes: { id: id('panel') } });
-  say(toggle, 'teacher.toggle');
+  say(toggle, 'practice.teacher.toggle');
   panel.hidden = true;
   toggle.addEventListener('click', () => {
     panel.hidden = !panel.hidden;
@@ -56,18 +56,18 @@ export function createTeacherPanel({ prefix, t, getState, links, announce, getLa
   const hints = element('input', { attributes: { type: 'checkbox', id: id('hints'), 'data-field': 'hints' } });
   const kindBoxes = KINDS.map((kind) => element('input', { attributes: { type: 'checkbox', value: kind, id: id(`kind-${kind}`) } }));
   const problem = element('p', { className: 'teacher-problem', attributes: { role: 'alert' } });
-  const write = say(element('button', { attributes: { type: 'button', 'data-role': 'write' } }), 'teacher.write');
+  const write = say(element('button', { attributes: { type: 'button', 'data-role': 'write' } }), 'practice.teacher.write');
   const outputs = element('div', { className: 'teacher-outputs' });
   outputs.hidden = true;
   const snippet = (name, intro) => {
     const code = element('code', { attributes: { id: id(name) } });
-    const copy = say(element('button', { attributes: { type: 'button' } }), 'teacher.copy');
+    const copy = say(element('button', { attributes: { type: 'button' } }), 'practice.teacher.copy');
     copy.addEventListener('click', async () => {
       try {
         await navigator.clipboard.writeText(code.textContent);
-        announce(t('teacher.copied'));
+        announce(t('practice.teacher.copied'));
       } catch {
-        announce(t('teacher.copyByHand'));
+        announce(t('practice.teacher.copyByHand'));
       }
     });
     outputs.append(say(element('p', { className: 'hint' }), intro), element('pre', {}, [code]), copy);
@@ -75,28 +75,28 @@ export function createTeacherPanel({ prefix, t, getState, links, announce, getLa
   };
 
   panel.append(
-    say(element('h3'), 'teacher.title'),
-    say(element('p', { className: 'hint' }), 'teacher.intro'),
+    say(element('h3'), 'practice.teacher.title'),
+    say(element('p', { className: 'hint' }), 'practice.teacher.intro'),
     element('div', { className: 'teacher-fields' }, [
-      field('query', 'teacher.query', query),
-      field('key', 'teacher.key', key),
-      field('head', 'teacher.head', head),
-      field('column', 'teacher.column', column),
-      field('relative', 'teacher.relative', relative),
-      field('absolute', 'teacher.absolute', absolute),
+      field('query', 'practice.teacher.query', query),
+      field('key', 'practice.teacher.key', key),
+      field('head', 'practice.teacher.head', head),
+      field('column', 'practice.teacher.column', column),
+      field('relative', 'practice.teacher.relative', relative),
+      field('absolute', 'practice.teacher.absolute', absolute),
     ]),
     element('fieldset', { className: 'teacher-kinds' }, [
-      say(element('legend'), 'teacher.cells'),
-      ...KINDS.map((kind, i) => element('label', {}, [kindBoxes[i], ' ', say(element('span'), `kind.${kind}`)])),
+      say(element('legend'), 'practice.teacher.cells'),
+      ...KINDS.map((kind, i) => element('label', {}, [kindBoxes[i], ' ', say(element('span'), `practice.kind.${kind}`)])),
     ]),
-    element('label', { className: 'check' }, [hints, ' ', say(element('span'), 'teacher.hints')]),
+    element('label', { className: 'check' }, [hints, ' ', say(element('span'), 'practice.teacher.hints')]),
     element('div', { className: 'practice-actions' }, [write]),
     problem,
     outputs,
   );
-  const linkCode = snippet('link', 'teacher.link');
-  const iframeCode = snippet('iframe', 'teacher.iframe');
-  const componentCode = snippet('component', 'teacher.component');
+  const linkCode = snippet('link', 'practice.teacher.link');
+  const iframeCode = snippet('iframe', 'practice.teacher.iframe');
+  const componentCode = snippet('component', 'practice.teacher.component');
   let said = null;  // the message under the button, as a function of the language (written again on relabel)
   const sayProblem = (make) => {
     said = make;
@@ -115,7 +115,7 @@ export function createTeacherPanel({ prefix, t, getState, links, announce, getLa
     const read = parseAnswer(input.value);
     if (read.value === undefined || read.value < 0 || read.value > max) {
       const text = input.value.slice(0, 40);
-      sayProblem(() => t('teacher.badTolerance', { field: t(name), max, text }));
+      sayProblem(() => t('practice.teacher.badTolerance', { field: t(name), max, text }));
       input.setAttribute('aria-invalid', 'true');
       return null;
     }
@@ -128,11 +128,11 @@ export function createTeacherPanel({ prefix, t, getState, links, announce, getLa
     sayProblem(null);
     outputs.hidden = true;  // no stale link beside a message
     const kinds = kindBoxes.filter((box) => box.checked && !box.disabled).map((box) => box.value);
-    const rel = readTolerance(relative, 'teacher.relative', 100, 100);
-    const abs = rel === null ? null : readTolerance(absolute, 'teacher.absolute', 1000, 1);
+    const rel = readTolerance(relative, 'practice.teacher.relative', 100, 100);
+    const abs = rel === null ? null : readTolerance(absolute, 'practice.teacher.absolute', 1000, 1);
     if (rel === null || abs === null) return;
     if (!kinds.length) {
-      sayProblem(() => t('teacher.noCell'));
+      sayProblem(() => t('practice.teacher.noCell'));
       return;
     }
     const cells = cellsFromChoices(view, {
@@ -154,7 +154,7 @@ export function createTeacherPanel({ prefix, t, getState, links, announce, getLa
     // every answer 0 (a key the query does not see through this head, a column of zeros): worth saying
     const truths = buildExercises(view, cells.filter((cell) => cellFits(view, cell))).flatMap((e) => e.blanks.map((b) => b.truth));
     const allZero = truths.length > 0 && truths.every((truth) => Math.abs(truth) < 1e-6);
-    sayProblem(() => `${t('teacher.written', { count: cells.length })}${allZero ? ` ${t('teacher.allZero')}` : ''}`);
+    sayProblem(() => `${t('practice.teacher.written', { count: cells.length })}${allZero ? ` ${t('practice.teacher.allZero')}` : ''}`);
   });
 
   return {
