@@ -1,5 +1,5 @@
 // Practice mode: a feature of the lab (STYLE.md, "How the page grows"; the feature contract of
-// issue 21). The lab mounts it with mountPractice(), asks it which views to show, lets it set
+// issue 21). The lab mounts it with mount(ctx), asks it which views to show, lets it set
 // the tables' overlay (the blanks drawn into the computed tables), calls prepare() before each draw
 // of the tables and draw() after it; everything else lives in this folder:
 //   session.mjs    what practice keeps between draws, and the steps every file shares
@@ -22,11 +22,59 @@ import { cellKey } from './blanks.mjs';
 import { sourceCellsOf } from './exercises.mjs';
 import { createSession, results, statusAt } from './session.mjs';
 import { wirePanel, drawPanel } from './panel.mjs';
-import { prepare } from './prepare.mjs';
+import { prepare, leave } from './prepare.mjs';
 import { relabel } from './cards.mjs';
 
 /**
- * The lab mounts practice with:
+ * The feature contract: ctx is the lab's context (root, container, t, language(), store, services, …). Returns
+ *   draw(state, view)      after the tables are drawn: the cards beside them, the panel
+ *   relabel()              every word in ctx.language(), the student's work kept
+ *   destroy()              its listeners ended, its parts removed, no overlay
+ *   views(shown, state)    the views to show (practice hides those that would give answers away)
+ *   prepare(view, state)   before the tables are drawn: the exercises and the blanks. Returns the
+ *                          selection the lab moves to first, { type: 'select', token, head }, or null
+ *                          (a new computation's first exercise; the lab applies it before it draws)
+ *   explainGuard(cell)     null, or why "explain this number" must not explain `cell` now
+ *   results, exercises     how it is going; the exercises on screen
+ * Practice changes the state only by ctx.store.dispatch: 'replace' (the mode, new inputs) and
+ * 'select' (another head's tables shown; { type: 'select' } alone asks for a draw, after an answer).
+ */
+export function mount(ctx) {
+  const lifetime = new AbortController();
+  const session = createSession({
+    root: ctx.root,
+    container: ctx.container,
+    embedded: ctx.embedded,
+    links: ctx.links,
+    t: ctx.t,
+    language: ctx.language,
+    state: () => ctx.store.state,
+    replace: (state) => ctx.store.dispatch({ type: 'replace', state }),
+    select: (selection) => ctx.store.dispatch({ type: 'select', ...selection }),
+    setOverlay: (overlay) => ctx.services.setOverlay?.(overlay),
+  }, lifetime.signal);
+  wirePanel(session);
+  return {
+    prepare: (view, state) => prepare(session, view, state),
+    draw: (state) => drawPanel(session, state),
+    relabel: () => relabel(session),
+    views: (shown, state) => viewsFor(session, shown, state),
+    explainGuard: (cell) => explainGuard(session, cell),
+    /** How it is going: { correct, total, hints, done, attempts, summary }. */
+    get results() { return results(session); },
+    /** The exercises on screen, for tests and course authors: [{ id, cell, blanks, truth, mistakes, blind, … }]. */
+    get exercises() { return session.exercises; },
+    destroy() {
+      lifetime.abort();
+      leave(session);
+      session.modeSwitch.replaceChildren();
+      session.panel.title.parentElement?.replaceChildren();
+    },
+  };
+}
+
+/**
+ * The way the lab mounted practice before mount(ctx), kept while the lab moves to it:
  * container: the lab's element, holding .mode-switch and [data-view="practice"] (app.html);
  * embedded: inside a host page; links: { page, embed, component } or null;
  * getState / setState: the lab's state (setState recomputes); setOverlay(fn | null): gives the
@@ -49,7 +97,7 @@ export function mountPractice({ container, root, embedded, links, getState, setS
   });
   wirePanel(session);
   return {
-    // the selection moves in place: the lab draws with it
+    // the selection moves in place, as the lab's state was changed before mount(ctx)
     prepare(view, state) {
       const selection = prepare(session, view, state);
       if (selection) Object.assign(state, { selectedToken: selection.token, selectedHead: selection.head });
