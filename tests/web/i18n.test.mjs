@@ -5,10 +5,24 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { resolveLanguage, problemOf, addressWithLanguage } from '../../web/src/i18n/page.mjs';
-import { message, LANGUAGES, EN } from '../../web/src/i18n/index.mjs';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { message, hasMessage, LANGUAGES } from '../../web/src/i18n/index.mjs';
+import { EN } from '../../web/src/i18n/en.mjs';
 import { HI } from '../../web/src/i18n/hi.mjs';
 import { PRESETS } from '../../web/src/state/presets.mjs';
 import { buildRequest, defaultState, stateFromFragment } from '../../web/src/state/index.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+function* walkFiles(folder) {
+  for (const entry of readdirSync(folder, { withFileTypes: true })) {
+    const full = path.join(folder, entry.name);
+    if (entry.isDirectory()) yield* walkFiles(full);
+    else yield full;
+  }
+}
 
 describe('resolveLanguage', () => {
   it('reads a language code, whatever its case or region', () => {
@@ -93,5 +107,109 @@ describe('what the catalogues cover', () => {
     assert.equal(link.key, 'problem.link');
     assert.equal(link.message, 'This link\'s settings could not be read (unknown setting "nope"); showing the first example instead.');
     assert.equal(message(link.key, link.values, 'hi'), 'इस लिंक की सेटिंग्स पढ़ी नहीं जा सकीं (अनजानी सेटिंग "nope"); पहला उदाहरण दिखाया जा रहा है।');
+  });
+});
+
+// ---- one catalogue system: every language has every key, with the same slots and plural forms
+
+const slotsOf = (text) => [...new Set([...text.matchAll(/\{(\w+)\}/g)].map((match) => match[1]))].sort();
+const formsOf = (value) => (typeof value === 'string' ? [['', value]] : Object.entries(value).filter(([form]) => form !== 'plural'));
+
+/**
+ * What a catalogue gets wrong against the English one, as sentences: a key missing or extra, other
+ * {slots} than the English has (in any plural form), a plural where the English has none (or the
+ * other way round), a plural counting another slot, or plural forms other than its language's
+ * Intl.PluralRules categories.
+ */
+function catalogueProblems(language, catalogue, english = EN) {
+  const problems = [];
+  for (const key of Object.keys(english)) if (!Object.hasOwn(catalogue, key)) problems.push(`${language}: no ${key}`);
+  for (const key of Object.keys(catalogue)) if (!Object.hasOwn(english, key)) problems.push(`${language}: ${key} is not in English`);
+  const categories = (code) => new Intl.PluralRules(code).resolvedOptions().pluralCategories.slice().sort();
+  for (const key of Object.keys(english).filter((k) => Object.hasOwn(catalogue, k))) {
+    const [en, text] = [english[key], catalogue[key]];
+    if (typeof en !== typeof text) {
+      problems.push(`${language}: ${key} is ${typeof text === 'string' ? 'not plural, the English is' : 'plural, the English is not'}`);
+      continue;
+    }
+    const want = slotsOf(formsOf(en).map(([, form]) => form).join(' '));
+    for (const [form, said] of formsOf(text)) {
+      if (slotsOf(said).join() !== want.join()) problems.push(`${language}: ${key}${form ? ` (${form})` : ''} has {${slotsOf(said).join('}, {')}}, English {${want.join('}, {')}}`);
+    }
+    if (typeof en === 'string') continue;
+    if (text.plural !== en.plural) problems.push(`${language}: ${key} counts {${text.plural}}, English {${en.plural}}`);
+    const forms = formsOf(text).map(([form]) => form).sort();
+    if (forms.join() !== categories(language).join()) problems.push(`${language}: ${key} has the forms ${forms.join(', ')}, the language ${categories(language).join(', ')}`);
+  }
+  return problems;
+}
+
+describe('the catalogues (i18n/en.mjs, i18n/hi.mjs)', () => {
+  const CATALOGUES = { en: EN, hi: HI };
+
+  it('every key in every language, with the same {slots} and the plural forms of its language', () => {
+    assert.deepEqual(Object.keys(CATALOGUES), LANGUAGES);
+    for (const language of LANGUAGES) assert.deepEqual(catalogueProblems(language, CATALOGUES[language]), []);
+    assert.ok(Object.keys(EN).length > 500, 'the whole page and practice mode');
+    assert.ok(Object.values(EN).filter((value) => typeof value === 'object').length >= 5, 'the plural messages are read');
+  });
+
+  it('finds what a catalogue gets wrong (the check above can fail)', () => {
+    const english = { 'a.one': 'A {x}', 'a.many': { plural: 'n', one: '{n} a', other: '{n} as' } };
+    assert.deepEqual(catalogueProblems('hi', { 'a.one': 'अ {x}', 'a.many': { plural: 'n', one: '{n} अ', other: '{n} अ' } }, english), []);
+    assert.deepEqual(catalogueProblems('hi', { 'a.one': 'अ {y}', 'a.two': 'ब', 'a.many': { plural: 'm', other: '{m} अ' } }, english), [
+      'hi: a.two is not in English',
+      'hi: a.one has {y}, English {x}',
+      'hi: a.many (other) has {m}, English {n}',
+      'hi: a.many counts {m}, English {n}',
+      'hi: a.many has the forms other, the language one, other',
+    ]);
+    assert.deepEqual(catalogueProblems('hi', { 'a.one': { plural: 'x', one: '{x}', other: '{x}' }, 'a.many': '{n} अ' }, english), [
+      'hi: a.one is plural, the English is not',
+      'hi: a.many is not plural, the English is',
+    ]);
+  });
+
+  it('every key the code names is in the catalogue (a key missing would show as itself)', () => {
+    const files = [...walkFiles(path.join(ROOT, 'web/src')), path.join(ROOT, 'web/app.html'), path.join(ROOT, 'web/index.html'), path.join(ROOT, 'web/embed.html')]
+      .filter((file) => /\.(mjs|html)$/.test(file));
+    const named = new Map();
+    const patterns = [
+      /\b(?:t|message)\(\s*['"]([a-z][\w-]*(?:\.[\w-]+)+)['"]/g,  // t('walk.next'), message('practice.link.invalid', …)
+      /data-(?:text|label|title)="([a-z][\w-]*(?:\.[\w-]+)+)"/g,   // static markup (page.mjs applyTexts)
+      /problemOf\([^,()]+,\s*'([a-z][\w-]*(?:\.[\w-]+)+)'/g,       // a problem's key
+    ];
+    for (const file of files) {
+      const text = readFileSync(file, 'utf8');
+      for (const pattern of patterns) for (const match of text.matchAll(pattern)) named.set(match[1], path.relative(ROOT, file));
+    }
+    assert.ok(named.size > 150, `${named.size} keys found in the code`);
+    assert.deepEqual([...named].filter(([key]) => !hasMessage(key)).map(([key, file]) => `${key} (${file})`), []);
+  });
+});
+
+describe('message: plural forms and unknown keys', () => {
+  it('chooses the form by the language\'s plural rules and the counted slot', () => {
+    assert.equal(message('practice.skipped', { count: 1 }), 'Left out: 1 chosen cell that does not exist in this lab.');
+    assert.equal(message('practice.skipped', { count: 3 }), 'Left out: 3 chosen cells that do not exist in this lab.');
+    assert.equal(message('practice.skipped', { count: 0 }), 'Left out: 0 chosen cells that do not exist in this lab.');
+    // Hindi counts 0 and 1 as one (CLDR: i = 0 or n = 1)
+    assert.equal(message('practice.skipped', { count: 0 }, 'hi'), HI['practice.skipped'].one.replace('{count}', '0'));
+    assert.equal(message('practice.skipped', { count: 2 }, 'hi'), HI['practice.skipped'].other.replace('{count}', '2'));
+    // a language with no catalogue: English, with English rules
+    assert.equal(message('practice.skipped', { count: 1 }, 'xx'), 'Left out: 1 chosen cell that does not exist in this lab.');
+    // a count given as text (a resolved message reference) is read as a number
+    assert.equal(message('practice.summary', { correct: 1, total: 2, hints: '1' }), '1/2 correct, 1 hint');
+  });
+
+  it('an unknown key shows itself, and hasMessage says so', () => {
+    assert.equal(hasMessage('practice.summary'), true);
+    assert.equal(hasMessage('summary'), false);
+    assert.equal(hasMessage('toString'), false);
+    assert.equal(message('practice.no.such.key', { count: 1 }), 'practice.no.such.key');
+  });
+
+  it('leaves a slot with no value as it is (the static markup fills it with an element)', () => {
+    assert.equal(message('walk.position', { step: 3 }), 'Step 3 of {count}');
   });
 });

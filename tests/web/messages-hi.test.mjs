@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { EN } from '../../web/src/i18n/index.mjs';
+import { EN } from '../../web/src/i18n/en.mjs';
 import { HI, KEPT_IN_ENGLISH } from '../../web/src/i18n/hi.mjs';
 
 // The keys whose Hindi is the English itself, and why. Nothing else may be left as it is.
@@ -37,9 +37,22 @@ const SAME_AS_ENGLISH = {
   'caption.weights': 'kept terms', 'caption.z': 'a formula', 'caption.concat': 'kept term and a formula',
   'caption.output': 'a formula', 'caption.head': 'kept term and a number', 'steps.token': 'kept term',
   'train.optimizer.sgd': "an optimiser's name", 'train.positions.sinusoidal': 'kept term', 'layers.layout.gpt2': "a model's name",
+  // practice mode: its formulas, a verdict's "blank: problem", and the teacher's choices that are kept terms
+  'practice.formula.q': 'a formula', 'practice.formula.scores': 'a formula', 'practice.formula.scaled': 'a formula',
+  'practice.why.sqrtDk': 'a formula', 'practice.verdict.blankFormat': 'slots and a colon',
+  'practice.teacher.query': 'kept terms', 'practice.teacher.key': 'kept terms', 'practice.teacher.head': 'kept term',
 };
 
 const DEVANAGARI = /[\u0900-\u097F]/;
+// Each text of a key as [name, Hindi, English]: one for a sentence; one per form of a plural (against
+// the English form of the same category, else its 'other').
+function textsOf(key) {
+  const [hi, en] = [HI[key], EN[key]];
+  if (typeof hi === 'string') return [[key, hi, en]];
+  return Object.entries(hi).filter(([form]) => form !== 'plural')
+    .map(([form, text]) => [`${key} (${form})`, text, typeof en === 'object' ? en[form] ?? en.other : en]);
+}
+const TEXTS = () => Object.keys(EN).filter((key) => Object.hasOwn(HI, key)).flatMap(textsOf);
 const slotsOf = (text) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
 // symbols of the formulas, which the Hindi keeps as they are, as often as the English has them
 const SYMBOLS = ['√', '∞', '−', 'ᵀ', '·', '×', 'Σ', '→', '←', '÷', '₁', '|', '…', '%', '='];
@@ -58,7 +71,7 @@ function latinWords(text) {
     .filter((word) => word.length > 1 && !/[0-9_₀-₉ᵀ]/.test(word));
 }
 
-describe('Hindi catalogue (messages.hi.mjs)', () => {
+describe('Hindi catalogue (i18n/hi.mjs)', () => {
   it('has every English key, and no key English lacks', () => {
     const missing = Object.keys(EN).filter((key) => !Object.hasOwn(HI, key));
     const extra = Object.keys(HI).filter((key) => !Object.hasOwn(EN, key));
@@ -68,15 +81,15 @@ describe('Hindi catalogue (messages.hi.mjs)', () => {
   });
 
   it('fills the same {slots} as the English, each as often', () => {
-    for (const key of Object.keys(EN)) {
-      assert.deepEqual(slotsOf(HI[key]), slotsOf(EN[key]), `slots of ${key}: "${HI[key]}"`);
+    for (const [key, hi, en] of TEXTS()) {
+      assert.deepEqual(slotsOf(hi), slotsOf(en), `slots of ${key}: "${hi}"`);
     }
   });
 
   it('keeps the symbols of the formulas, each as often as the English', () => {
-    for (const key of Object.keys(EN)) {
+    for (const [key, hi, en] of TEXTS()) {
       for (const symbol of SYMBOLS) {
-        assert.equal(count(HI[key], symbol), count(EN[key], symbol), `"${symbol}" in ${key}: "${HI[key]}"`);
+        assert.equal(count(hi, symbol), count(en, symbol), `"${symbol}" in ${key}: "${hi}"`);
       }
     }
   });
@@ -84,8 +97,10 @@ describe('Hindi catalogue (messages.hi.mjs)', () => {
   it('is Hindi: Devanagari in every string not allowed to stay English, and only those equal the English', () => {
     for (const key of Object.keys(EN)) {
       if (Object.hasOwn(SAME_AS_ENGLISH, key)) continue;
-      assert.notEqual(HI[key], EN[key], `${key} is still the English`);
-      assert.match(HI[key], DEVANAGARI, `${key} has no Devanagari: "${HI[key]}"`);
+      for (const [name, hi, en] of textsOf(key)) {
+        assert.notEqual(hi, en, `${name} is still the English`);
+        assert.match(hi, DEVANAGARI, `${name} has no Devanagari: "${hi}"`);
+      }
     }
   });
 
@@ -99,8 +114,8 @@ describe('Hindi catalogue (messages.hi.mjs)', () => {
   it('leaves no English word outside the kept terms', () => {
     const kept = new Set(KEPT_IN_ENGLISH);
     const left = [];
-    for (const key of Object.keys(EN)) {
-      for (const word of latinWords(HI[key])) if (!kept.has(word.toLowerCase())) left.push(`${key}: ${word}`);
+    for (const [key, hi] of TEXTS()) {
+      for (const word of latinWords(hi)) if (!kept.has(word.toLowerCase())) left.push(`${key}: ${word}`);
     }
     assert.deepEqual(left, []);
   });
@@ -113,7 +128,7 @@ describe('Hindi catalogue (messages.hi.mjs)', () => {
   });
 
   it('writes numbers in Western digits', () => {
-    for (const key of Object.keys(EN)) assert.doesNotMatch(HI[key], /[०-९]/, `${key} has Devanagari digits`);
+    for (const [key, hi] of TEXTS()) assert.doesNotMatch(hi, /[०-९]/, `${key} has Devanagari digits`);
   });
 
   it('lists each kept term once, in lower case', () => {

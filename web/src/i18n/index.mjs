@@ -1,433 +1,60 @@
-// Text the reader sees, looked up by key. Whole sentences with named slots ({word}), never
-// assembled from fragments in code, so that another language can order its words its own way.
-// One catalogue per language: EN here, HI in messages.hi.mjs (and practice mode's own sentences in
-// practice/messages.mjs). A key missing from a language falls back to English.
+// Text the reader sees, looked up by key: one catalogue per language (en.mjs, hi.mjs), one message().
+// Whole sentences with named slots ({word}), never assembled from fragments in code, so that another
+// language can order its words its own way; a sentence that depends on a number has plural forms.
+//
+// Unknown keys: message() shows the key itself. A page never breaks over a missing text, and a reader
+// who reports one names the key. Tests make sure there is none: every language has every key with the
+// same slots and plural forms, and every key the code names is in the catalogue
+// (tests/web/i18n.test.mjs). Code that must know asks hasMessage(key).
+import { EN } from './en.mjs';
 import { HI } from './hi.mjs';
 
-export const EN = {
-  // ---- the language system [i18n]: each catalogue names its own language
-  'language.name': 'English',
-  'language.menu': 'Language',
-  'language.unknown': 'There is no language "{value}" here (en: English, hi: हिन्दी); showing English.',
-  // an engine's message stays in English; a language may frame it in a sentence of its own
-  'engine.problem': '{message}',
-
-  // ---- the page around the lab (index.html, embed.html)
-  'page.title': 'Attention Lab: self-attention step by step',
-  'page.titleEmbedded': 'Attention Lab (embedded)',
-  'page.name': 'Attention Lab',
-  'page.intro': 'Self-attention and multi-head attention, every step as a table, on numbers you can edit. Select any computed number to see the arithmetic behind it.',
-  'page.footer': 'Computed by a C++ core compiled to WebAssembly, in this browser, with no network. Examples from the course notes on self-attention.',
-
-  // ---- the settings form (app.html)
-  'controls.preset': 'Example from the notes',
-  'controls.ownSentence': 'Your own sentence',
-  'controls.sentence': 'Sentence (queries)',
-  'controls.settings': 'Settings: sizes, scaling, mask, parameters',
-  'controls.attention': 'Attention',
-  'controls.attention.self': 'self',
-  'controls.attention.cross': 'cross',
-  'controls.contextSentence': 'Context sentence (keys and values)',
-  'controls.heads': 'heads',
-  'controls.scaleMode': 'Scaling',
-  'controls.none': 'none',
-  'controls.scale.custom': '÷ a number',
-  'controls.scaleDivisor': 'Divisor',
-  'controls.maskMode': 'Mask',
-  'controls.mask.causal': 'causal',
-  'controls.mask.padding': 'padding',
-  'controls.padTo': 'Pad to',
-  'controls.weightsMode': 'Parameters',
-  'controls.weights.identity': 'identity (W = I)',
-  'controls.weights.random': 'seeded random',
-  'controls.weights.custom': 'edited by hand',
-  'controls.seed': 'Seed',
-  'controls.positions': 'Positions',
-  'controls.positions.sinusoidal': 'sinusoidal (added to X)',
-  'controls.useWo': 'output projection W_O',
-
-  // ---- the toolbar: link, embed, export
-  'toolbar.copyLink': 'Copy link',
-  'toolbar.embed': 'Embed',
-  'toolbar.export': 'Export',
-  'export.practising': 'Nothing to export while you practise: the tables would show the answers. Switch the mode back to Explore to export them.',
-  'embed.title': 'Embed this view',
-  'embed.componentHint': 'In a page of this site that allows scripts: the web component, with everything on screen (edits, the chosen token and head) in its {state} attribute.',
-  'embed.corsHint': 'The script must come from the page\'s own origin, or from a server that sends {header} with every file of the folder. On another site, copy the folder {dist} beside the page and point {src} at it, or load {absolute} with that header on this server (nginx: {nginx}, Apache: {apache}; GitHub Pages sends it already).',
-  'embed.iframeHint': 'In a course platform that only allows iframes:',
-  'embed.copy': 'Copy',
-  'export.title': 'Export',
-  'export.table': 'Table',
-  'export.format': 'Format',
-  'export.format.tex': 'LaTeX (tabular)',
-  'export.numbers': 'Numbers',
-  'export.precision.shortest': 'exact (shortest float32)',
-  'export.precision.full': 'float32, 9 digits',
-  'export.precision.display': 'as shown (3 decimals)',
-  'export.download': 'Download',
-  'export.copy': 'Copy',
-  'export.picture': 'Picture',
-  'export.picture.heatmap': 'Heatmap',
-  'export.picture.lines': 'Token lines',
-  'export.svg': 'Download SVG',
-  'export.png': 'Download PNG',
-  'export.preview': 'Export preview',
-  'export.copied.link': 'The link copied.',
-  'export.copied.snippet': 'The snippet copied.',
-  'export.copied.table': 'The table copied.',
-  'export.byHand.link': 'The link is in the box below: select it and copy.',
-  'export.byHand.snippet': 'The snippet is in the box below: select it and copy.',
-  'export.byHand.table': 'The table is in the box below: select it and copy.',
-  'export.headWeights': 'Weights of head {head}',
-  // exported tables' captions and settings (export-formats.mjs)
-  'export.caption.x': 'X (inputs)',
-  'export.caption.context': 'C (context)',
-  'export.caption.perHead': '{table} (head {head})',
-  'export.setting.none': 'none',
-  'export.setting.identity': 'identity',
-  'export.setting.random': 'seeded random (seed {seed})',
-  'export.setting.custom': 'edited by hand',
-
-  // ---- the sections (app.html)
-  'section.learn': 'The formula, step by step',
-  'section.tokens': 'Query token',
-  'section.tokensGroup': 'Query token: the step table and the walk follow it; arrow keys move between tokens',
-  'section.steps': 'Step by step',
-  'section.notes': 'About this example',
-  'section.inputs': 'Inputs',
-  'section.inputsHint': 'Every cell can be edited; every table below recomputes at once.',
-  'section.parameters': 'Parameters (W_q, W_k, W_v, W_O)',
-  'section.matrices': 'Every matrix, per head',
-  'section.headTabs': 'Heads',
-  'section.output': 'Concatenation and output',
-  'section.pictures': 'Pictures of the weights',
-  'section.lab': 'Scaling lab: why divide by √d_k?',
-  'section.engine': 'About the engine',
-  'pictures.heatmap': 'Heatmap of the weights: rows ask, columns answer. Pick a head below.',
-  'pictures.allHeads': 'All heads',
-  'pictures.lines': 'Token lines: the darker the line, the larger the weight. Hover, tap or focus a token to see only its lines.',
-  'pictures.lineHeads': 'Heads to overlay',
-  'pictures.embedding': 'Embeddings before (hollow) and after attention (filled), on two columns of your choice.',
-  'pictures.across': 'across',
-  'pictures.up': 'up',
-  'pictures.openHead': 'Open head {head}',
-  'pictures.heatmapLabel': 'Weights of head {head} as a heatmap; the table "Weights (softmax), head {head}" has the numbers',
-  'pictures.masked': 'masked',
-  'pictures.crossPlot': 'In cross-attention the outputs belong to the queries while the values come from the context: compare them in the tables.',
-  'pictures.widthPlot': 'The output has {dOut} columns and X has {dModel}: turn on W_O (or use W = I) to plot both in the same space.',
-  'pictures.plotLabel': 'Tokens before and after attention on {x} (across) and {y} (up)',
-  'pictures.linesLabel': 'Attention lines from {queries} queries to {keys} keys, {heads} head(s); the weights are in the tables above',
-  'pictures.queries': 'queries',
-  'pictures.keys': 'keys',
-  'pictures.queryNode': "Query {index} '{token}': show only its lines",
-  'pictures.keyNode': "Key {index} '{token}': show only its lines",
-  'lab.variance': 'The variance of q·k for random queries and keys with unit-variance entries, measured by the engine over 64 × 64 pairs at each d_k. Without scaling it grows like d_k; divided by √d_k it stays near 1 (000, 002).',
-  'lab.varianceLabel': 'Variance of q·k against d_k, with and without dividing by √d_k; the table beside it has the numbers',
-  'lab.varianceTable': 'Measured variance',
-  'lab.axisDk': 'd_k (log scale) →',
-  'lab.axisVariance': '↑ variance (log)',
-  'lab.theoryLegend': 'theory: d_k and 1',
-  'lab.saturation': 'Softmax saturation (002): large scores push softmax to one-hot. The notes write softmax([6, 4]) ≈ [0.38, 0.18]; the true values are below, next to softmax([3, 2]).',
-  'lab.slider': 'Multiply the scaled scores of the query token by {factor} {slider}',
-  'lab.sliderBars': "softmax of {factor} × the scaled scores of '{token}', head {head}",
-  'lab.entropy': 'Entropy of the row: {bits} bits of at most log₂ {m} = {most} (uniform). Near 0 means one-hot.',
-  'explain.panel': 'Explain this number',
-  'explain.close': 'Close',
-
-  // ---- tables (render/page.mjs, render/matrix.mjs, render/steps.mjs)
-  'caption.x': 'X: {n} tokens × d_model {dModel}',
-  'caption.xQueries': 'X: {n} tokens × d_model {dModel} (queries)',
-  'caption.context': 'C: {n} context tokens × d_model {dModel} (keys and values)',
-  'caption.weightBlock': 'Head {head}: W_q, W_k ({dModel} × {dK}), W_v ({dModel} × {dV})',
-  'caption.woBlock': 'W_O ({rows} × {cols})',
-  'caption.perHead': '{table}, head {head}',
-  'caption.scores': 'Scores Q·Kᵀ',
-  'caption.weights': 'Weights (softmax)',
-  'caption.z': 'Z = weights · V',
-  'caption.concatOne': 'Concatenation (one head: Z_1 itself): {n} × {width}',
-  'caption.concat': 'Concatenation [Z_1 | … | Z_{heads}]: {n} × {width}',
-  'caption.output': 'Z_f = concat · W_O: {n} × {width}',
-  'caption.outputNoWo': 'Output (no W_O: the concatenation itself)',
-  'caption.head': 'Head {head}',
-  'caption.rowSum': 'Σ row',
-  'caption.editable': '(editable)',
-  'caption.cell': '{table}, row {row}, column {col}',
-  'steps.caption': "Query '{token}' (row {row}), head {head}: q = {q}",
-  'steps.token': 'token',
-  'steps.sum': "z = Σ softmax · v  (output of head {head} for '{token}')",
-
-  // ---- problems with the settings (state.mjs) and with a link or an attribute
-  'problem.wholeNumber': '{field} must be a whole number of at least 1, got {value}',
-  'problem.aboveLimit': "{field} ({value}) is above this page's limit of {limit}",
-  'problem.tooManyTokens': 'The text has more than {max} tokens; this page takes at most {max}',
-  'problem.tooLong': 'The text is longer than {max} characters; this page reads at most that many',
-  'problem.noTokens': 'The sentence has no tokens: type a few words',
-  'problem.noContextTokens': 'The context sentence has no tokens',
-  'problem.divisor': 'The divisor must be a number from 1.2e-38 to 3.4e38 (the range of float32), got {value}',
-  'problem.query': "The selected token (query) must be a token's index, 0 or more, got {value}",
-  'problem.head': "The selected head must be a head's index, 0 or more, or \"all\", got {value}",
-  'problem.identity': 'Identity weights need heads = 1 and d_k = d_v = d_model (now heads {heads}, d_k {dK}, d_v {dV}, d_model {dModel}): choose seeded random or set the sizes',
-  'problem.seed': 'The seed must be a whole number from 0, got {value}',
-  'problem.customSize': 'The custom {name} does not fit the sizes ({count} values, need {need}): choose seeded random',
-  'problem.link': "This link's settings could not be read ({why}); showing the first example instead.",
-  'problem.linkLength': 'it is {length} characters long, more than {max}',
-  'problem.linkUnknown': 'unknown setting "{key}"',
-  'problem.linkInvalid': 'the value of "{key}" is not valid',
-  'problem.fallBack': 'These settings could not be shown ({why}); showing the first example instead.',
-  'problem.cellNotNumber': "{table} row {row}, column {col}: '{value}' is not a number; the tables show the last good value",
-  'problem.cellTooLarge': "{table} row {row}, column {col}: '{value}' is beyond float32 (±3.4e38); the tables show the last good value",
-  'problem.unknownViews': 'Unknown view names in the view attribute: {names}',
-  'problem.unknownViewsLink': 'Unknown view names in the link: {names}',
-  'problem.theme': 'theme must be light, dark or auto, got "{value}"; showing light',
-  'problem.mode': 'mode must be practice or explore, got "{value}"',
-  'problem.mask': 'mask must be none, causal or padding, got "{value}"',
-  'problem.weights': 'weights must be identity or random, got "{value}"',
-  'problem.preset': 'There is no example called "{value}"; showing "{shown}"',
-
-  // ---- the examples (presets.mjs): titles and notes
-  'vocabulary.note': "Hand-made embeddings: each named column is a feature, 0 (absent) to 1 (strong). 'bank' carries both finance and nature, so attention with 'money' or 'river' pulls it one way or the other. Function words and punctuation are all zero. Unknown words get a vector derived from the word itself.",
-  'preset.cat-sat.title': 'The cat sat (002)',
-  'preset.cat-sat.note1': 'E_The = [1, 0, 1, 0], E_cat = [0, 1, 0, 1], E_sat = [1, 1, 1, 1] and W_q = W_k = W_v = I, so q = k = v = x. Scores are divided by √d_k = √4 = 2.',
-  'preset.cat-sat.note2': "The notes round the weights of 'The' to 0.42, 0.15, 0.42; the true values are 0.4223, 0.1554, 0.4223, giving [0.8446, 0.5777, 0.8446, 0.5777].",
-  'preset.cat-sat.note3': "Where the notes differ: for 'sat' they write the weights as 0.21, 0.21, 0.53, which do not sum to 1. The true third weight is 0.5761 (0.2119 + 0.2119 + 0.5761 = 1), and 'sat' becomes 0.7881 in every column.",
-  'preset.cat-sat.note4': 'Also in 002: softmax([6, 4]) is written as ≈ [0.38, 0.18]; it is [0.8808, 0.1192] (e⁶ / (e⁶ + e⁴) = 1 / (1 + e⁻²)). softmax([3, 2]) ≈ [0.73, 0.27] is right. See the scaling lab for both.',
-  'preset.animal-it.title': "The animal … because it was too tired (003)",
-  'preset.animal-it.note1': "The notes' own q, k and v: each word's x holds its q, k and v side by side, and W_q, W_k, W_v pick them out. As in the notes, the raw scores go into softmax unscaled.",
-  'preset.animal-it.note2': "A word has one row wherever it appears, whatever its case: 'the' takes the row of 'The'. The notes give 'the' its own v, [0.2, 0.3, 0.2], but no q or k; 'because', 'too' and '.' have no q or k in the notes either, so theirs are 0 here (score 0: they still take a share of softmax).",
-  'preset.animal-it.note3': "The scores of 'it' are exactly the notes': 0.17 (The), 0.77 (animal), 0.20, 0.29, 0.62 (street), 0.92 (it), 0.14, 1.22 (tired).",
-  'preset.animal-it.note4': "True softmax favours 'tired', not 'animal': 'tired' has the largest key, so with these vectors it wins (0.18), then 'it' itself (0.13), then 'animal' (0.11). The notes' weights (animal 0.60, later 0.70; street 0.20) are illustrative, not computed. For weights under which 'it' does attend most to 'animal', open the next example.",
-  'preset.animal-it.note5': "The notes' own arithmetic slips: their eleven weights in the weighted sum (0.05, 0.70, 0.02, 0.01, 0.01, 0.20, 0.01, 0.00, 0.01, 0.00, 0.00) sum to 1.01, not 1, and their products add to [0.601, 0.519, 0.433], not [0.598, 0.518, 0.432].",
-  'preset.animal-it-works.title': "… it was too tired: weights that find 'animal' (003)",
-  'preset.animal-it-works.note1': "The vocabulary's features instead of the notes' vectors, and weights set by hand: W_q turns the pronoun feature of 'it' into the question \"an animal or a person?\", W_k turns the animal and person features into the answer. 'it' now attends most to 'animal' (about 0.6, close to the notes' illustrative 0.60), and its output takes on the animal feature.",
-  'preset.animal-it-works.note2': "What this one layer cannot do: change 'tired' to 'wide' and 'it' should mean the street, but here 'animal' still wins. In one layer the query of 'it' is made from 'it' alone and each key from its own word only, so the adjective changes neither the question of 'it' nor the answers of 'animal' and 'street': it cannot change which noun wins. That needs other weights and a second layer, whose inputs already mix 'wide' into 'it'.",
-  'preset.money-bank.title': 'money bank grows (001)',
-  'preset.money-bank.note1': "No parameters at all and, as in the notes, no scaling: W = I, so y_i = Σ_j softmax_j(x_i · x_j) x_j, the notes' general contextual embedding (001).",
-  'preset.money-bank.note2': "'bank' starts with finance 0.8 and nature 0.8. Next to 'money' its weights row favours 'money' over 'grows', and its output leans to finance: see the plot (finance across, nature up), hollow before, filled after.",
-  'preset.money-bank.note3': "The notes' coefficients (bank = 0.25 money + 0.7 bank + 0.05 grows) are hypothetical; the weights here are computed from the vocabulary's features.",
-  'preset.river-bank.title': 'river bank flows (001)',
-  'preset.river-bank.note1': "The same 'bank' (finance 0.8, nature 0.8) next to 'river' favours 'river' in its weights row and leans to nature after attention: the context decides the sense. Compare the plot with money bank grows.",
-  'preset.river-bank.note2': "The notes' coefficients (bank = 0.2 river + 0.78 bank + 0.02 flows) are hypothetical; the weights here are computed from the vocabulary's features.",
-  'preset.money-bank-scaling.title': 'money bank: the scaling example (000)',
-  'preset.money-bank-scaling.note1': "The notes' scores for 'bank' (row 2): S₂₁ = 10 with 'money' and S₂₂ = 32 with itself. Here x_money = [1, 1.5] and x_bank = [4, 4] with W = I give exactly those: 4×1 + 4×1.5 = 10, 4×4 + 4×4 = 32.",
-  'preset.money-bank-scaling.note2': "Scaled by √d_k = √2: 10/√2 = 7.071 (the notes write 7.09) and 32/√2 = 22.627 (the notes write 22.69).",
-  'preset.money-bank-scaling.note3': "The notes' weights 0.2 and 0.8 are not the softmax of these scores: softmax([7.071, 22.627]) = [1.8e-7, ≈ 1.0], since the two differ by 15.6 and e^−15.6 ≈ 1.8 × 10⁻⁷. Weights of 0.2 and 0.8 would need scaled scores that differ by ln 4 ≈ 1.39.",
-  'preset.action.title': 'Action gets results, d_k = 64 (004)',
-  'preset.action.note1': "The notes' step table: for 'Action', q₁·k₁, q₁·k₂, q₁·k₃, each divided by 8 = √64, softmax, softmax × v, and the sum z₁.",
-  'preset.action.note2': 'The notes leave the numbers symbolic. Here every entry of X is +1 or −1 (mean 0, variance 1) and W_q, W_k, W_v are Xavier-uniform (variance 1/64), so the entries of q and k have variance about 1 and q·k has variance about 64: the situation the notes describe.',
-  'preset.action.note3': "Turn off \"÷ √d_k\" in the step table: without it the scores are several units apart and softmax is nearly one-hot (one weight above 0.99); divided by 8 they come back to a few units and every token keeps a share. That is the point of scaling.",
-  'preset.kids-lions.title': 'The kids … the lions, so they left (004)',
-  'preset.kids-lions.note1': "What does 'they' refer to? This head's queries ask for plural persons (W_q reads the pronoun and plural features, W_k the person and plural features), so 'they' weighs 'kids' highest, above 'lions' (plural, not persons) and itself.",
-  'preset.kids-lions.note2': 'The weights are set by hand to show the idea; a trained model learns such heads from data.',
-  'preset.telescope.title': 'The man saw the astronomer with a telescope (000)',
-  'preset.telescope.note1': "Two readings: he used the telescope to see (telescope–saw), or the astronomer had the telescope (telescope–astronomer). Head 1 links 'telescope' to 'saw'; head 2 links it to 'astronomer'.",
-  'preset.telescope.note2': "W_O keeps the two readings apart instead of averaging them: head 1 writes the action column (and the others but two), head 2 writes person and science. In Z_f, 'telescope' carries both: action from 'saw' and person from 'astronomer'.",
-  'preset.telescope.note3': "\"One head only\" keeps head 1 and its part of W_O: a single head's softmax row can peak on one word, so Z_f of 'telescope' holds the 'saw' reading and nothing of the astronomer: the notes' case for multi-head attention.",
-  // hints on the controls (shown on hover and focus)
-  'hint.dModel': 'd_model: how many numbers describe each token (the columns of X).',
-  'hint.heads': 'heads: how many attentions run side by side, each with its own W_q, W_k, W_v.',
-  'hint.dK': 'd_k: the length of each query and key; scores are divided by √d_k.',
-  'hint.dV': 'd_v: the length of each value, so of each head\'s output row.',
-  'hint.maskMode': 'mask: keys a query may not see get score −∞ (causal: no later tokens; padding: no [PAD]).',
-  'hint.attention': 'cross: queries from the sentence, keys and values from a second sentence (the context).',
-  'hint.useWo': 'W_O: the output projection, (heads · d_v) × d_model, mixing the concatenated heads back to d_model.',
-
-  // the example and how it was changed
-  'preset.modified': 'Modified from "{title}": {aspects} changed. Notes that no longer hold are dimmed; choose the example again to restore it.',
-  'preset.aspect.sentence': 'the sentence',
-  'preset.aspect.attention': 'self or cross attention',
-  'preset.aspect.sizes': 'the sizes',
-  'preset.aspect.scaling': 'the scaling',
-  'preset.aspect.mask': 'the mask',
-  'preset.aspect.parameters': 'the parameters',
-  'preset.aspect.inputs': 'cells of X',
-  'preset.sourceTitle': 'Source',
-  'preset.source': 'Lecture notes, file {source}.',
-  'preset.action.oneHead': 'One head only',
-  'preset.action.restore': 'Back to the example',
-  'weights.replaced': 'The sizes changed, so the hand-set parameters no longer fit: they were replaced by seeded random ones (seed {seed}). Choose the example again to get them back.',
-  'weights.replacedForWo': 'W_O was turned on, but a hand-set W_O must be (heads · d_v) × d_model = {rows} × {cols} and the concatenation is not as wide as d_model, so the hand-set parameters were replaced by seeded random ones (seed {seed}). Choose the example again to get them back.',
-
-  // the engine, in a details element
-  'engine.computed': 'Computed in {ms} ms by the {build} WebAssembly engine.',
-  'engine.computedOnPage': 'Computed in {ms} ms by the {build} WebAssembly engine, on the page (no worker here).',
-  'engine.computedHere': 'Computed in {ms} ms by the {build} WebAssembly engine, on the page: an example this small takes longer to send to the worker than to compute.',
-  // the opening example, whose result comes with the page (first-result.mjs)
-  'engine.shipped': 'Computed in advance, when the page was built, by the {build} WebAssembly engine.',
-  'engine.shippedOnPage': 'Computed in advance, when the page was built, by the {build} WebAssembly engine; it now runs on the page (no worker here).',
-
-  // the formula strip and the guided walk
-  'walk.stage.x': 'X',
-  'walk.stage.qkv': 'Q, K, V = X·W',
-  'walk.stage.scores': 'QKᵀ',
-  'walk.stage.scaled': '÷ √d_k',
-  'walk.stage.weights': 'softmax',
-  'walk.stage.z': '· V',
-  'walk.stage.concat': 'Concat(head₁…head_h)',
-  'walk.stage.output': '· W_O',
-  'walk.formula': 'Attention(Q, K, V) = softmax(QKᵀ / √d_k) · V      MultiHead = Concat(head₁ … head_h) · W_O',
-  'walk.jump': 'Show this stage\'s table',
-  'walk.intro': 'the chosen token\'s computation, one operation at a time, with the arithmetic.',
-  'walk.position': 'Step {step} of {count}',
-  'walk.start': 'Step through',
-  'walk.next': 'Next',
-  'walk.back': 'Back',
-  'walk.stop': 'Stop',
-  'walk.keys': 'Keys: → or N next, ← or P back, Home and End the first and last step, Esc stop.',
-  'walk.q': "q = x · W_q for '{token}', head {head}: row '{token}' of X times each column of W_q.",
-  'walk.k': 'K = {source} · W_k, head {head}: every token\'s key, each row of {source} times W_k. The arithmetic is shown for \'{key}\', the key this query weighs most.',
-  'walk.v': 'V = {source} · W_v, head {head}: every token\'s value, each row of {source} times W_v. The arithmetic is shown for \'{key}\'.',
-  'walk.score': "Score of '{token}' with '{key}': q · k, a sum over the {dK} dimensions.",
-  'walk.scale': "Scaling: every score of '{token}' divided by {divisor}.",
-  'walk.scaleNone': "No scaling: the scores of '{token}' go into softmax as they are.",
-  'walk.softmax': "softmax over the row of '{token}': e^s / Σ e^s, so the weights are positive and sum to 1.",
-  'walk.weighted': "Weighted value: weight('{token}' → '{key}') × v of '{key}'.",
-  'walk.sum': "z of '{token}', head {head}: the sum of the weighted values.",
-  'walk.concat': "The concatenation: the heads' z rows of '{token}' side by side, [z₁ | … | z_h].",
-  'walk.wo': "Z_f = concat · W_O for '{token}': the concatenated row times each column of W_O.",
-  'walk.noWo': "No W_O: the output of '{token}' is its concatenated row.",
-  'walk.arithmeticOf': '{cell}:',
-
-  // the step table and the heatmap options
-  'steps.scaleToggle': 'divide by √d_k',
-  'heatmap.numbers': 'numbers in the cells',
-  'heatmap.rowScale': "stretch each row's colours to its own range",
-  'heatmap.rowMin': "row's least",
-  'heatmap.rowMax': "row's most",
-  'heatmap.legend': 'Colour legend: light is weight 0, dark is weight 1; hatched cells are masked',
-  'heatmap.legendStretched': "Colour legend: in each row, lightest is the row's smallest weight and darkest its largest; hatched cells are masked",
-
-  // explanations
-  'table.x': 'X', 'table.context': 'C', 'table.q': 'Q', 'table.k': 'K', 'table.v': 'V', 'table.scores': 'Scores',
-  'table.scaled': 'Scaled scores', 'table.weights': 'Weights', 'table.z': 'Z', 'table.concat': 'Concatenation',
-  'table.output': 'Output', 'table.wq': 'W_q', 'table.wk': 'W_k', 'table.wv': 'W_v', 'table.wo': 'W_O',
-  'explain.title': "{table}: row '{row}', column '{col}'",
-  'explain.titleHead': "{table}, head {head}: row '{row}', column '{col}'",
-  'explain.input': "An input: the embedding of '{row}' in column '{col}', from the vocabulary, the example, or typed by you.",
-  'explain.projection': "{table} = {source} · {weights}: row '{row}' of {source} times column '{col}' of {weights}.",
-  'explain.score': "q·k: row '{token}' of Q times row '{key}' of K, a sum over the {dK} columns of the head.",
-  'explain.masked': "Masked: '{key}' is hidden from '{token}', so its score is set to −∞ and its weight will be e^−∞ = 0.",
-  'explain.scaledBy': 'The score divided by {why} = {divisor}.',
-  'explain.why.sqrt_dk': '√d_k = √{dK}',
-  'explain.why.none': 'nothing (scaling is off)',
-  'explain.why.custom': 'the chosen divisor',
-  'explain.allMasked': 'Every key is masked for this query: the row has no weight anywhere and its output is zero.',
-  'explain.softmax': "softmax over the row of '{token}': e^s / Σ e^s over its {count} keys.",
-  'explain.maskedTerms': '({count} masked: e^−∞ = 0, left out)',
-  'explain.z': "The weighted sum of the values: Σ over the keys of weight('{token}' → key) × V[key, '{col}'].",
-  'explain.concat': "Column '{col}' of the concatenation [Z_1 | … | Z_{heads}] is column '{headCol}' of Z, head {head}.",
-  'explain.noWo': 'There is no W_O: the output is the concatenation of the heads.',
-  'explain.wo': "Z_f = concat · W_O: row '{token}' of the concatenation times column '{col}' of W_O.",
-  'explain.parameter': 'A parameter: set by the parameters mode (identity, seeded random), by the example, or typed by you.',
-  'explain.inSteps': "In the step table: row '{row}', column '{col}'.",
-  'explain.zeros': '({count} zero terms left out)',
-  'explain.zero': '(1 zero term left out)',
-  'explain.allZero': 'every term is 0',
-
-  'explain.positions': 'Positions are on: each term of the sum uses {source} plus the sinusoidal position of its row, added before the projection.',
-  'explain.bias': 'Then the bias {bias} of this column is added: {value}.',
-
-  // ---- the Train section (web/src/training/)
-  'train.title': 'Watch attention learn',
-  'train.intro': 'W_q and W_k start random. Pick a task, press Train, and watch the held-out sentences (words the training never saw) get their attention right, or not. Then put the learned weights into the tables above.',
-  'train.task': 'Task',
-  'train.task.who-is-it': "Who is 'it'? (003)",
-  'train.task.tired-or-wide': "'tired' or 'wide'? (003: one layer cannot)",
-  'train.task.which-bank': 'Which bank? (000, 001)',
-  'train.task.one-back': 'Look one word back',
-  'train.task.two-readings': 'Two heads, two readings (000)',
-  'train.about.who-is-it': "“The dog didn't cross the road because it was too tired”: the row of 'it' should put most of its weight on the animal or person. Held-out sentences use nouns and places never seen in training, so the layer must learn through the vocabulary's features (animal, person, pronoun), not memorise words.",
-  'train.about.tired-or-wide': "Now 'too tired' means the animal and 'too wide' means the street. One attention layer cannot learn it: the query of 'it' is computed from 'it' alone, and each key from its own word, so the adjective cannot change which of the two nouns scores higher. For each pair of sentences one of the two is wrong: accuracy cannot pass 50 %, and the loss cannot fall below ln 2 = 0.693 (that bound holds for any number of heads). A second layer could: its query for 'it' would already carry 'tired' or 'wide', mixed in by the first.",
-  'train.about.which-bank': "“I took the cash to the bank” or “We sat on the bank by the river”: a read-out from the output row of 'bank' says money or river. 'bank' is the same vector in both; only what its attention gathers from the other words can tell them apart: the task-specific contextual embedding of 001.",
-  'train.about.one-back': 'Every word should attend to the word just before it. Try it with positions “none”: attention without positions sees a set of words, not a sequence (permute the words and the weights permute with them), so nothing tells a word which one came before it, and held-out accuracy stays near chance. With sinusoidal positions each row of X carries its place, and q·k can learn “one before me”.',
-  'train.about.two-readings': "“I saw the astronomer with a telescope”: head 1 is trained to link the tool to the verb (I used the telescope to see), head 2 to link it to the person (the astronomer had it). Watch the two heads' rows for the tool specialise, each on its own reading.",
-  'train.start': 'Train',
-  'train.pause': 'Pause',
-  'train.step': 'Step',
-  'train.reset': 'Reset',
-  'train.speed': 'Steps per second',
-  'train.speedMax': 'as fast as it goes',
-  'train.learningRate': 'Learning rate',
-  'train.optimizer.sgd': 'SGD (momentum 0.9)',
-  'train.stepTick': 'step {steps}',
-  'layers.layout.bert': 'Hugging Face BERT',
-  'layers.layout.gpt2': 'GPT-2',
-  'layers.layout.lab': "this lab's export",
-  'layers.topLevel': '(top level)',
-  'layers.theLayer': '(the layer)',
-  'train.positions.sinusoidal': 'sinusoidal',
-  'train.optimizer': 'Optimiser',
-  'train.seed': 'Seed',
-  'train.positions': 'Positions',
-  'train.parameters': 'Parameters that learn',
-  'train.parameter.embeddings': 'embeddings',
-  'train.accuracy': 'Held-out accuracy: {percent} %',
-  'train.progress': 'Step {steps}. Training loss {train}, held-out loss {heldOut}.',
-  'train.heldOutCount': '{train} training and {heldOut} held-out sentences; no held-out sentence shares a noun with training.',
-  'train.lossCurve': 'Loss: training (solid) and held-out (dashed), by step',
-  'train.lossCurveLabel': 'Loss curve over {steps} steps: training loss {train}, held-out loss {heldOut}',
-  'train.probe': 'Held-out sentence',
-  'train.probeHeatmap': "Attention weights of the held-out sentence, head {head}; row '{query}' is trained",
-  'train.head': 'Head {head}',
-  'train.weightsTitle': 'W_q, W_k, W_v now (columns: head 1, then head 2, …; blue negative, red positive)',
-  'train.weightLabel': '{name}: {rows} × {cols}, largest magnitude {max}',
-  'train.use': 'Use these weights',
-  'train.used': 'The tables above now show the learned weights on the held-out sentence “{sentence}”. The link carries them.',
-  'train.usedEmbeddings': 'The tables above now show the learned weights and embeddings on the held-out sentence “{sentence}”. The link carries them.',
-  'train.diverged': 'Training stopped: {message}',
-  'train.needParameter': 'Choose at least one parameter to learn.',
-  'train.badNumber': '{field} must be a number above 0, got “{value}”',
-  'train.badSeed': 'The seed must be a whole number from 0, got “{value}”',
-  'train.target': 'target',
-
-  // ---- Bring your own layer (web/src/layers/)
-  'layers.title': 'Bring your own layer',
-  'layers.intro': 'Load one attention layer from a .safetensors, .npz or JSON file (BERT, GPT-2, or this lab’s own export), by choosing a file or dropping it here. Nothing leaves your computer: the file is read on this page.',
-  'layers.choose': 'Choose a weights file',
-  'layers.drop': 'or drop it here',
-  'layers.reading': 'Reading {name}…',
-  'layers.found': '{name}: {count} tensors; found {layouts}.',
-  'layers.layer': 'Layer',
-  'layers.layerOption': '{label} ({kind}, d_model {dModel})',
-  'layers.heads': 'Heads',
-  'layers.headsGuess': 'The file does not say how many heads this layer has: {heads} is a guess (BERT-base and GPT-2 have 12 heads of 64). Check it before you load.',
-  'layers.headsKnown': 'Heads: {heads}, from the file.',
-  'layers.names': 'Tensors used: {names}',
-  'layers.load': 'Load this layer',
-  'layers.loaded': 'Loaded {label} from {name}: d_model {dModel}, {heads} heads of d_k {dK}{causal}.',
-  'layers.causal': ', causal mask (GPT-2 attends only to earlier tokens)',
-  'layers.tooLargeForLink': 'This layer has {count} numbers, too many for a link: copied links keep the settings only. Save the weights as .safetensors to share them.',
-  'layers.inputsTitle': 'Inputs X',
-  'layers.inputsHint': 'One token per line: a label, then d_model numbers (e.g. hidden states exported from the real model). Or JSON {"tokens": [...], "x": [[...], ...]}, or an .npy of shape (n, d_model). Without them the lab’s vocabulary gives X.',
-  'layers.inputsPaste': 'Paste inputs',
-  'layers.inputsApply': 'Use these inputs',
-  'layers.inputsFile': 'Load inputs (.npy, .txt, .json)',
-  'layers.inputsVocabulary': 'Use the vocabulary instead',
-  'layers.inputsUsed': 'X is now the {n} given rows.',
-  'layers.inputsProblem': 'Inputs: {problem}.',
-  'layers.save': 'Save the current weights',
-  'layers.saveSafetensors': 'as .safetensors',
-  'layers.saveJson': 'as JSON',
-  'layers.saved': 'Saved {name}: {count} tensors in the lab’s layout (wq, wk: heads × d_model × d_k; …).',
-  'layers.cap': 'Files up to {size} are read; larger ones are refused before they are read.',
-};
-
-// Adding a language: a catalogue file like messages.hi.mjs (its 'language.name' in its own script)
-// and one entry here; the menu, ?lang= and lang="…" then offer it.
+// Adding a language: a catalogue file like hi.mjs (its 'language.name' in its own script) and one
+// entry here; the menu, ?lang= and lang="…" then offer it.
 const CATALOGUES = { en: EN, hi: HI };
 
 /** The languages there are catalogues for, by code ('en', 'hi'). */
 export const LANGUAGES = Object.keys(CATALOGUES);
 
+export { EN };
+
+const pluralRules = new Map();
+function pluralForm(language, count) {
+  if (!pluralRules.has(language)) pluralRules.set(language, new Intl.PluralRules(language));
+  return pluralRules.get(language).select(count);
+}
+
+/** True when `key` is a message (English has every key; the other languages are tested to match). */
+export function hasMessage(key) {
+  return Object.hasOwn(EN, key);
+}
+
+// The template for `key` and the language it is written in: the language's own, else English's.
+function templateOf(key, language) {
+  const own = Object.hasOwn(CATALOGUES, language) ? CATALOGUES[language] : EN;
+  if (Object.hasOwn(own, key)) return { template: own[key], written: own === EN ? 'en' : language };
+  return { template: Object.hasOwn(EN, key) ? EN[key] : key, written: 'en' };
+}
+
 /**
- * The text for `key` with its {slots} filled from `values`; an unknown key shows itself. A value
- * that is itself a message ({ key, values }) is said in the same language; a list of them, joined by "; ".
+ * The text for `key` in `language` ('en' when there is no such catalogue), its {slots} filled from
+ * `values`. A template may be plural, { plural: 'slot', one: '…', other: '…' } (the forms are the
+ * language's Intl.PluralRules categories): the form for Number(values[slot]) is used, else `other`.
+ * A value that is itself a message ({ key, values }) is said in the same language; a list of values
+ * is joined by "; ". A slot without a value stays as it is ({name}): page.mjs applyTexts fills such
+ * slots with elements. An unknown key gives the key itself (see above).
  */
 export function message(key, values = {}, language = 'en') {
-  const catalogue = Object.hasOwn(CATALOGUES, language) ? CATALOGUES[language] : EN;
-  const template = (Object.hasOwn(catalogue, key) ? catalogue[key] : undefined) ?? (Object.hasOwn(EN, key) ? EN[key] : key);
+  const { template, written } = templateOf(key, language);
+  const text = typeof template === 'string' ? template : pluralText(template, values, written);
   const fill = (value) => {
     if (Array.isArray(value)) return value.map(fill).join('; ');
     return value !== null && typeof value === 'object' && typeof value.key === 'string' ? message(value.key, value.values, language) : String(value);
   };
-  return template.replace(/\{(\w+)\}/g, (slot, name) => (Object.hasOwn(values, name) ? fill(values[name]) : slot));
+  return text.replace(/\{(\w+)\}/g, (slot, name) => (Object.hasOwn(values, name) ? fill(values[name]) : slot));
+}
+
+function pluralText(forms, values, language) {
+  const form = pluralForm(language, Number(values[forms.plural]));
+  return Object.hasOwn(forms, form) ? forms[form] : forms.other;
 }

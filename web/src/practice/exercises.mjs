@@ -11,7 +11,7 @@
 import { forward64 } from './forward64.mjs';
 import { DEFAULT_TOLERANCE, near } from './check.mjs';
 import { explainCell } from '../shared/explain-cell.mjs';
-import { message as labMessage } from '../i18n/index.mjs';
+import { message } from '../i18n/index.mjs';
 import { formatFull } from '../shared/format.mjs';
 import { keyColumns, valueColumns, concatColumns, numbered } from '../shared/labels.mjs';
 
@@ -181,9 +181,9 @@ function buildExercise(view, f64, cell, tolerance) {
     mistakes: mistakes.filter((m) => m.values.every(Number.isFinite) && !near(m.values, truths, tolerance))
       .map((m) => (single ? { ...m, value: m.values[0] } : m)),
     blind: blindMistakes(truths, mistakes, tolerance),
-    // the full arithmetic in a language: the first blank's, then the last line of each other's
-    explanation(lang = 'en') {
-      const t = (key, params) => labMessage(key, params, lang);
+    // the full arithmetic, said by t(key, values) (the lab's, in its language): the first blank's,
+    // then the last line of each other's
+    explanation(t = message) {
       const lines = blanks.map((blank) => explainCell(view, { ...blank, matrix: blank.matrix === 'softmax' ? 'weights' : blank.matrix }, t).lines);
       // each other blank's last line named by its key ("'sat': 0.42 = …"), so a row's lines say which weight is which
       if (lines.length === 1) return lines[0];

@@ -1,13 +1,15 @@
 // Practice mode's renderers: DOM nodes and textContent only (no reader text reaches markup).
-// Texts arrive as message references { key, params } (see messages.mjs) and are resolved here.
-import { message } from './messages.mjs';
+// Every text is said by t(key, values), the lab's messages in its language now (i18n/index.mjs).
+// Texts made by practice's pure core arrive as message references { key, params } whose keys are
+// in the catalogue's 'practice.' namespace without that prefix (a mistake's key is also its id:
+// 'mistake.noScaling'); resolve() looks them up.
 
 /** A text: a string as it is, a { key, params } reference looked up, a list joined with spaces. */
-export function resolve(text, lang = 'en') {
-  if (Array.isArray(text)) return text.map((part) => resolve(part, lang)).join(' ');
+export function resolve(text, t) {
+  if (Array.isArray(text)) return text.map((part) => resolve(part, t)).join(' ');
   if (text && typeof text === 'object' && typeof text.key === 'string') {
-    const params = Object.fromEntries(Object.entries(text.params ?? {}).map(([name, value]) => [name, resolve(value, lang)]));
-    return message(text.key, params, lang);
+    const params = Object.fromEntries(Object.entries(text.params ?? {}).map(([name, value]) => [name, resolve(value, t)]));
+    return t(`practice.${text.key}`, params);
   }
   return String(text);
 }
@@ -28,23 +30,23 @@ export function element(tag, { className = null, text = null, attributes = {} } 
  * inputs made here and drawn into the table's cells (blanks.mjs); each is named after its cell
  * and described by the card's verdict. Returns the card and its parts.
  */
-export function renderCard(exercise, { number, total, id, hints, lang }) {
-  const label = resolve(exercise.label, lang);
+export function renderCard(exercise, { number, total, id, hints, t }) {
+  const label = resolve(exercise.label, t);
   const card = element('div', { className: 'exercise', attributes: { role: 'group', 'aria-labelledby': `${id}-heading`, 'data-id': exercise.id, 'data-kind': exercise.cell.matrix, 'data-index': String(number - 1) } });
-  const heading = element('h3', { text: message('exercise.heading', { number, total, label }, lang), attributes: { id: `${id}-heading` } });
-  const locked = element('p', { className: 'hint locked-note', text: message('practice.locked', {}, lang) });
+  const heading = element('h3', { text: t('practice.exercise.heading', { number, total, label }), attributes: { id: `${id}-heading` } });
+  const locked = element('p', { className: 'hint locked-note', text: t('practice.locked') });
   const where = element('p', { className: 'practice-note where' });
-  const blind = element('p', { className: 'practice-note blind', text: blindText(exercise.blind, lang), attributes: { id: `${id}-blind` } });
+  const blind = element('p', { className: 'practice-note blind', text: blindText(exercise.blind, t), attributes: { id: `${id}-blind` } });
   const inputs = exercise.blanks.map((blank, k) => element('input', {
     className: 'practice-input',
     attributes: {
-      id: `${id}-input-${k}`, 'data-exercise': String(number - 1), 'data-blank': String(k), type: 'text', autocomplete: 'off', spellcheck: 'false', 'aria-label': resolve(blank.label, lang),
+      id: `${id}-input-${k}`, 'data-exercise': String(number - 1), 'data-blank': String(k), type: 'text', autocomplete: 'off', spellcheck: 'false', 'aria-label': resolve(blank.label, t),
       'aria-describedby': exercise.blind.length ? `${id}-feedback ${id}-blind` : `${id}-feedback`,
     },
   }));
-  const check = element('button', { text: message('exercise.check', {}, lang), attributes: { type: 'button', 'data-role': 'check' } });
-  const hint = element('button', { className: 'hint-button', text: message('exercise.hint', {}, lang), attributes: { type: 'button' } });
-  const reveal = element('button', { className: 'reveal-button', text: message('exercise.showAnswer', {}, lang), attributes: { type: 'button' } });
+  const check = element('button', { text: t('practice.exercise.check'), attributes: { type: 'button', 'data-role': 'check' } });
+  const hint = element('button', { className: 'hint-button', text: t('practice.exercise.hint'), attributes: { type: 'button' } });
+  const reveal = element('button', { className: 'reveal-button', text: t('practice.exercise.showAnswer'), attributes: { type: 'button' } });
   hint.hidden = !hints;
   const actions = element('div', { className: 'answer-row' }, [check, hint, reveal]);
   const feedback = element('p', { className: 'feedback', attributes: { id: `${id}-feedback` } });
@@ -54,39 +56,39 @@ export function renderCard(exercise, { number, total, id, hints, lang }) {
 }
 
 // "This blank cannot show: …" for the mistakes that give the true value or another mistake's.
-function blindText(blind, lang) {
+function blindText(blind, t) {
   if (!blind.length) return '';
-  const name = (m) => message(`name.${m.key.slice('mistake.'.length)}`, {}, lang);
+  const name = (m) => t(`practice.name.${m.key.slice('mistake.'.length)}`);
   const same = blind.filter((m) => !m.like).map(name);
   // each pair once, in a fixed order
-  const alike = blind.filter((m) => m.like && m.key < m.like.key).map((m) => message('exercise.blindPair', { mistake: name(m), other: name(m.like) }, lang));
+  const alike = blind.filter((m) => m.like && m.key < m.like.key).map((m) => t('practice.exercise.blindPair', { mistake: name(m), other: name(m.like) }));
   return [
-    same.length ? message('exercise.blindSame', { mistakes: [...new Set(same)].join('; '), count: new Set(same).size }, lang) : '',
-    alike.length ? message('exercise.blindAlike', { pairs: [...new Set(alike)].join('; ') }, lang) : '',
+    same.length ? t('practice.exercise.blindSame', { mistakes: [...new Set(same)].join('; '), count: new Set(same).size }) : '',
+    alike.length ? t('practice.exercise.blindAlike', { pairs: [...new Set(alike)].join('; ') }) : '',
   ].filter(Boolean).join(' ');
 }
 
 /** Adds hint `level` (1, 2 or 3) of an exercise to its card (level 1's cells are lit in the tables). */
-export function renderHint(parts, exercise, level, lang) {
+export function renderHint(parts, exercise, level, t) {
   const item = element('li', { attributes: { 'data-level': String(level) } });
-  const name = message('hint.level', { level }, lang);
+  const name = t('practice.hint.level', { level });
   item.append(element('span', { className: 'hint-level', text: name }), ' ');
   let said;  // what is read out: the hint's name, then its text (the lines of hint 3 kept apart)
   if (level === 1) {
-    const sources = exercise.sources.map((source) => resolve(source, lang)).join('; ');
-    said = message('hint.sources', { sources }, lang);
+    const sources = exercise.sources.map((source) => resolve(source, t)).join('; ');
+    said = t('practice.hint.sources', { sources });
     item.append(element('span', { text: said }));
   } else if (level === 2) {
-    said = resolve(exercise.formula, lang);
+    said = resolve(exercise.formula, t);
     item.append(element('span', { className: 'formula', text: said }));
   } else {
-    const lines = exercise.explanation(lang);
+    const lines = exercise.explanation(t);
     item.append(element('ol', { className: 'explain-lines' }, lines.map((line) => element('li', { text: line }))));
     said = lines.map((line) => line.replace(/[.।]$/u, '')).join('; ');
   }
   item.dataset.spoken = `${name}: ${said}`;
   parts.hintList.append(item);
-  parts.hint.textContent = message('exercise.nextHint', {}, lang);
+  parts.hint.textContent = t('practice.exercise.nextHint');
   // aria-disabled, not disabled: a focused button that became disabled would drop the focus
   if (level >= 3) parts.hint.setAttribute('aria-disabled', 'true');
 }
@@ -95,7 +97,7 @@ export function renderHint(parts, exercise, level, lang) {
  * The mode switch (Explore | Practice) into `holder`; `choose(mode)` is called on a click.
  * Returns the buttons, to mark the current mode with aria-pressed.
  */
-export function renderModeSwitch(holder, { id, choose, lang }) {
+export function renderModeSwitch(holder, { id, choose, t }) {
   const buttons = ['explore', 'practice'].map((mode) => {
     const button = element('button', { attributes: { type: 'button', 'data-mode': mode, 'aria-pressed': 'false' } });
     button.addEventListener('click', () => choose(mode));
@@ -104,18 +106,18 @@ export function renderModeSwitch(holder, { id, choose, lang }) {
   holder.append(element('span', { className: 'mode-label', attributes: { id } }), ...buttons);
   holder.setAttribute('role', 'group');
   holder.setAttribute('aria-labelledby', id);
-  labelModeSwitch(holder, lang);
+  labelModeSwitch(holder, t);
   return buttons;
 }
 
-/** The mode switch's words in a language. */
-export function labelModeSwitch(holder, lang) {
-  holder.querySelector('.mode-label').textContent = message('mode.label', {}, lang);
-  for (const button of holder.querySelectorAll('button[data-mode]')) button.textContent = message(`mode.${button.dataset.mode}`, {}, lang);
+/** The mode switch's words, in t's language. */
+export function labelModeSwitch(holder, t) {
+  holder.querySelector('.mode-label').textContent = t('practice.mode.label');
+  for (const button of holder.querySelectorAll('button[data-mode]')) button.textContent = t(`practice.mode.${button.dataset.mode}`);
 }
 
 /** The practice panel's fixed parts, appended to `section`; returns them by name. */
-export function renderPanel(section, { prefix, teacher, lang }) {
+export function renderPanel(section, { prefix, teacher, t }) {
   const parts = {
     title: element('h2', { attributes: { id: `${prefix}-title` } }),
     intro: element('p', { className: 'hint' }),
@@ -154,13 +156,12 @@ export function renderPanel(section, { prefix, teacher, lang }) {
     parts.announcer,
   );
   section.setAttribute('aria-labelledby', `${prefix}-title`);
-  labelPanel(parts, lang);
+  labelPanel(parts, t);
   return parts;
 }
 
-/** The panel's fixed words in a language (what changes with the exercises is written by index.mjs). */
-export function labelPanel(parts, lang) {
-  const t = (key) => message(key, {}, lang);
+/** The panel's fixed words in t's language (what changes with the exercises is written by index.mjs). */
+export function labelPanel(parts, t) {
   parts.title.textContent = t('practice.title');
   parts.intro.textContent = t('practice.intro');
   parts.progressLabel.textContent = t('practice.progress');

@@ -12,7 +12,7 @@ import { registerLinkField } from '../state/link.mjs';
 import { keepAcrossPresets } from '../state/actions.mjs';
 import { KINDS } from './exercises.mjs';
 import { DEFAULT_TOLERANCE } from './check.mjs';
-import { message } from './messages.mjs';
+import { message } from '../i18n/index.mjs';
 
 const MAX_CELLS = 50;
 const index = (v, limit = 1 << 16) => Number.isInteger(v) && v >= 0 && v < limit;
@@ -39,10 +39,10 @@ const FIELDS = {
 /** true when `value` is valid practice settings, else a sentence saying what is wrong. */
 export function checkPractice(value) {
   if (value === null) return true;
-  if (!isPlainObject(value)) return message('link.notObject');
+  if (!isPlainObject(value)) return message('practice.link.notObject');
   for (const key of Object.keys(value)) {
-    if (!Object.hasOwn(FIELDS, key)) return message('link.unknown', { key: key.slice(0, 40) });
-    if (!FIELDS[key](value[key])) return message('link.invalid', { key });
+    if (!Object.hasOwn(FIELDS, key)) return message('practice.link.unknown', { key: key.slice(0, 40) });
+    if (!FIELDS[key](value[key])) return message('practice.link.invalid', { key });
   }
   return true;
 }
