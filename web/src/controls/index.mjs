@@ -75,21 +75,22 @@ export function createControls({ root, container, t }) {
     field('seed').hidden = state.weightsMode !== 'random';
   }
 
-  /** The change a control asks for: { field: value }, numbers as numbers, text kept when it is not one. */
-  function read(target) {
-    const id = target.id || target.name;
-    if (SIZE_FIELDS.includes(id) || id === 'padTo' || id === 'seed') {
-      const text = target.value.trim();
-      return { [id]: text === '' ? text : Number(text) };
-    }
-    if (id === 'scaleDivisor') return { scaleDivisor: parseNumber(target.value) ?? target.value };
-    if (id === 'useWo') return { useWo: target.checked };
-    if (id === 'attention') return { attention: target.value };
-    return { [id]: target.value };
-  }
-
-  return { fillPresetMenu, addHints, relabel, sync, showDependent, read };
+  return { fillPresetMenu, addHints, relabel, sync, showDependent, read: readControl };
 }
+
+/** The change a control asks for: { field: value }, numbers as numbers, text kept when it is not one. */
+export function readControl(target) {
+  const id = target.id || target.name;
+  if (SIZE_FIELDS.includes(id) || id === 'padTo' || id === 'seed') {
+    const text = target.value.trim();
+    return { [id]: text === '' ? text : Number(text) };
+  }
+  if (id === 'scaleDivisor') return { scaleDivisor: parseNumber(target.value) ?? target.value };
+  if (id === 'useWo') return { useWo: target.checked };
+  if (id === 'attention') return { attention: target.value };
+  return { [id]: target.value };
+}
+
 
 // An input in the form: a preset chosen, or a setting changed (typed words replace given rows of X).
 function actionOf(controls, target) {

@@ -28,11 +28,12 @@ function noteAction(state, { key }) {
   return action ? action.apply(state) : state;
 }
 
+// A token or head chosen: always a new state, so choosing the one shown draws it again (as a click expects).
 function select(state, { token, head }) {
   const next = { ...state };
   if (token !== undefined) next.selectedToken = token;
   if (head !== undefined) next.selectedHead = head;
-  return next.selectedToken === state.selectedToken && next.selectedHead === state.selectedHead ? state : next;
+  return next;
 }
 
 const REDUCERS = {
