@@ -60,7 +60,6 @@ export function mount(ctx) {
     guard: (cell) => guard(cell), render: (explanation) => renderExplanation(ctx.root, explanation),
   });
   return {
-    draw: () => redraw(panel),
     relabel: () => show(panel),
     redraw: () => redraw(panel),
     reset: () => forget(panel),

@@ -40,9 +40,9 @@ export function labApi({ lab, store, runner, drawer, problems, features, applyVi
       lifetime.abort();
       for (const feature of Object.values(features)) feature.destroy?.();
     },
-    exports: features.exports.api,
-    training: features.training.api,
-    layers: features.layers.api,
-    practice: features.practice.api,
+    exports: features.exports,
+    training: features.training,
+    layers: features.layers,
+    practice: features.practice,
   };
 }

@@ -40,10 +40,10 @@ function replacement(previous, action, state) {
 }
 
 function mountAll(ctx) {
-  return FEATURES.map(([name, mount]) => {
+  return FEATURES.map(({ name, mount, section }) => {
     const feature = mount(ctx);
-    feature.name = name;
-    return feature;
+    Object.assign(ctx.services, feature.services);
+    return Object.assign(feature, { name, section });
   });
 }
 
@@ -66,24 +66,25 @@ export function createApp(container, { compute, initialState = null, views = nul
   applyTexts(container, t);
   const store = createStore(initialState ?? defaultState());
   const ctx = {
-    root, container, t, links, embedded, signal: lifetime.signal, services: {}, guards: { explain: () => null },
+    root, container, t, links, embedded, signal: lifetime.signal, services: {},
     section: (name) => container.querySelector(`[data-view="${name}"]`),
     language: () => lab.language,
     // the engine's answers let go of the lab when it is removed (engine/lifetime.mjs)
     compute: bindLifetime(compute, lifetime.signal),
     store: { get state() { return store.state; }, get view() { return runner.view; }, get aspects() { return store.aspects; }, dispatch: (action) => store.dispatch(action) },
-    notes: { replacedWeights: () => lab.replaced && t(lab.replaced.key, lab.replaced.values) },
-    redraw: () => runner.view && redraw(),
   };
   const problems = createProblems({ container, t, render: (list) => ctx.services.renderMessages(list) });
   const features = mountAll(ctx);
   const byName = Object.fromEntries(features.map((feature) => [feature.name, feature]));
+  // practice mode withholds what an explanation would give away
+  byName.explain.setGuard((cell) => byName.practice.explainGuard(cell));
   const applyViews = () => {
     showViews(container, features.reduce((shown, feature) => (feature.views ? feature.views(shown, store.state) : shown), lab.shown));
     for (const feature of features) feature.afterViews?.();
   };
   const drawer = createDrawer({
     container, section: ctx.section, signal: lifetime.signal, getState: () => store.state, getView: () => runner.view,
+    select: (selection) => store.dispatch({ type: 'select', ...selection, quiet: true }),
     features: [...features, { redraw: ({ late } = {}) => late && problems.cells.size && problems.show() }],
     onDrawn: (draws) => {
       onChange?.(store.state);
@@ -108,7 +109,7 @@ export function createApp(container, { compute, initialState = null, views = nul
     },
   });
   store.subscribe((state, previous, action) => {
-    if (SELECTION_ACTIONS.has(action.type)) return runner.view && redraw();
+    if (SELECTION_ACTIONS.has(action.type)) return action.quiet || (runner.view && redraw());
     const effects = EFFECTS[action.type] ?? {};
     if (action.external) Object.assign(effects, { outside: true, cells: true });
     if (action.external || action.given) runner.given = state;
@@ -116,6 +117,7 @@ export function createApp(container, { compute, initialState = null, views = nul
     if (effects.cells) problems.cells.clear();
     if (effects.example) lab.replaced = null;
     if (action.type === 'settings') lab.replaced = replacement(previous, action, state) ?? lab.replaced;
+    byName.tables.setReplacedWeights(lab.replaced);
     if (effects.explain) byName.explain.reset?.();
     byName.controls.follow(state, action);
     return runner.update().then(() => action.status && ctx.services.renderStatus(action.status));

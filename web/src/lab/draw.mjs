@@ -4,24 +4,26 @@
 import { watchInView, afterNextFrame } from '../shared/in-view.mjs';
 
 /**
- * createDrawer({ container, section, signal, features, getState, getView, onDrawn(draws) }):
- * features are mounted features; each may give prepare(state, view), parts() → [[section name,
- * draw(state, view)]], draw(state, view) (a part of its own, drawn last), and redraw() (after every part).
+ * createDrawer({ container, section, signal, features, getState, getView, select, onDrawn(draws) }):
+ * features are mounted features, each may give prepare(state, view) (before any part; it may
+ * return a selection the tables must show, applied through `select`), draw(state, view, sections)
+ * with the `sections` it fills (a part each) or its one `section`, and redraw() (after every part).
  */
-export function createDrawer({ container, section, signal, features, getState, getView, onDrawn }) {
+export function createDrawer({ container, section, signal, features, getState, getView, select, onDrawn }) {
   const inView = watchInView([...container.querySelectorAll('section[data-view]')], { signal });
   const schedule = { draws: 0, finishing: false, token: 0 };
-  const partsOf = () => [
-    ...features.flatMap((feature) => feature.parts?.() ?? []),
-    ...features.filter((feature) => feature.draw).map((feature) => [feature.section ?? null, feature.draw]),
-  ];
+  const parts = features.filter((feature) => feature.draw).flatMap((feature) => (feature.sections
+    ? feature.sections.map((name) => [name, (state, view) => feature.draw(state, view, [name])])
+    : [[feature.section ?? null, feature.draw]]));
   schedule.draw = ({ offscreenLater = false } = {}) => {
     const token = ++schedule.token;
     const started = performance.now();
-    const state = getState();
     const view = getView();
-    for (const feature of features) feature.prepare?.(state, view);
-    const parts = partsOf();
+    for (const feature of features) {
+      const selection = feature.prepare?.(getState(), view);
+      if (selection) select(selection);
+    }
+    const state = getState();
     const outOfView = ([name]) => name && section(name) && !inView.has(section(name));
     const later = offscreenLater ? parts.filter(outOfView) : [];
     // the last part (practice's cards beside the tables) waits for every table

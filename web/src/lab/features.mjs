@@ -1,20 +1,29 @@
 // The features a lab mounts, in the order they draw: each is a folder under web/src whose
 // index.mjs exports mount(ctx) (docs/architecture.md: the contract). The lab knows them only here.
+import { mount as controls } from '../controls/index.mjs';
+import { mount as tables } from '../tables/index.mjs';
+import { mount as pictures } from '../pictures/index.mjs';
+import { mount as scaling } from '../scaling/index.mjs';
+import { mount as walk } from '../walk/index.mjs';
+import { mount as exports } from '../exports/index.mjs';
+import { mount as training } from '../training/index.mjs';
+import { mount as layers } from '../layers/index.mjs';
+import { mount as practice } from '../practice/index.mjs';
+import { mount as explain } from '../explain/index.mjs';
 
-import { mount as mountControls } from '../controls/index.mjs';
-import { mountTables, mountExplain, mountPictures, mountScaling, mountWalk, mountExports, mountPractice, mountTraining, mountLayers } from './adapters.mjs';
-
-// name → mount; the tables come first (their services reach the others), practice draws last
-// (its cards sit beside every table), the explanation redraws after all.
+// { name, mount, section }: `section` is the data-view a feature's draw fills (drawn a frame later
+// while out of view). The tables come first (their services reach the others); the training's
+// section goes after the output and the layers' after the training's; practice draws last (its
+// cards sit beside every table); the explanation follows its cell after everything (redraw).
 export const FEATURES = [
-  ['controls', mountControls],
-  ['tables', mountTables],
-  ['pictures', mountPictures],
-  ['scaling', mountScaling],
-  ['walk', mountWalk],
-  ['exports', mountExports],
-  ['training', mountTraining],
-  ['layers', mountLayers],
-  ['practice', mountPractice],
-  ['explain', mountExplain],
+  { name: 'controls', mount: controls },
+  { name: 'tables', mount: tables },
+  { name: 'pictures', mount: pictures, section: 'pictures' },
+  { name: 'scaling', mount: scaling, section: 'lab' },
+  { name: 'walk', mount: walk, section: 'learn' },
+  { name: 'exports', mount: exports },
+  { name: 'training', mount: training },
+  { name: 'layers', mount: layers },
+  { name: 'practice', mount: practice, section: 'practice' },
+  { name: 'explain', mount: explain },
 ];

@@ -55,7 +55,8 @@ export function mount(ctx) {
   }, lifetime.signal);
   wirePanel(session);
   return {
-    prepare: (view, state) => prepare(session, view, state),
+    /** Before the tables: its blanks planned; returns a selection ({ token, head }) the tables must show, or null. */
+    prepare: (state, view) => prepare(session, view, state),
     draw: (state) => drawPanel(session, state),
     relabel: () => relabel(session),
     views: (shown, state) => viewsFor(session, shown, state),

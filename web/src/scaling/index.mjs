@@ -77,6 +77,7 @@ export function createScaling({ root, compute, t }) {
  */
 export function mount(ctx) {
   const lab = createScaling({ root: ctx.root, compute: ctx.compute, t: ctx.t });
+  let started = false;
   const draw = (state, view) => {
     const { token, head } = selectionIn(state, view);
     lab.draw(view, head, token);
@@ -88,5 +89,11 @@ export function mount(ctx) {
       if (ctx.store.view) draw(ctx.store.state, ctx.store.view);
     },
     runLab: () => lab.runLab(),
+    /** The scaling lab is measured once, when its section is first shown. */
+    afterViews() {
+      if (started || ctx.section('lab').hidden) return;
+      started = true;
+      lab.runLab();
+    },
   };
 }

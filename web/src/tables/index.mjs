@@ -13,6 +13,7 @@ import { renderMessages, renderStatus, renderEngine } from './status.mjs';
 import { presetById } from '../state/presets.mjs';
 import { modifiedAspects } from '../state/index.mjs';
 import { selectionIn } from '../shared/selection.mjs';
+import { listenToTables } from './events.mjs';
 
 /** The sections the tables draw, by their data-view names, in the order they are drawn. */
 export const TABLE_SECTIONS = ['notes', 'tokens', 'inputs', 'parameters', 'steps', 'matrices', 'output'];
@@ -82,8 +83,12 @@ export function mount(ctx) {
   const draw = (state, view, sections = TABLE_SECTIONS) => {
     for (const name of sections) SECTION_DRAWERS[name]?.(tables, state, view);
   };
+  listenToTables(ctx);
   return {
     ...api,
+    sections: TABLE_SECTIONS,
+    // what the other features may use of the tables (ctx.services)
+    services: { setOverlay: api.setOverlay, renderStatus: api.renderStatus, renderMessages: api.renderMessages, renderEngine: api.renderEngine },
     draw,
     relabel() {
       // what is kept while unchanged is drawn again: its texts are another language's

@@ -11,6 +11,7 @@ import { pause, play, reset, stepOnce, showProbe, stop } from './run.mjs';
 import { fillProbes, draw } from './pictures.mjs';
 import { useWeights } from './use.mjs';
 import { applyTexts } from '../i18n/page.mjs';
+import { whenNear } from '../shared/in-view.mjs';
 
 const DEFAULT_SPEED = 50;
 let labs = 0;                  // each lab's runs have their own key in the engine
@@ -21,11 +22,22 @@ let labs = 0;                  // each lab's runs have their own key in the engi
  * current `run` and whether it is `running`.
  */
 export function mount(ctx) {
-  return createTraining({
+  const training = createTraining({
     container: ctx.container, after: ctx.section('output'), compute: ctx.compute, signal: ctx.signal, t: ctx.t,
     getState: () => ctx.store.state,
     useState: (state, status) => ctx.store.dispatch({ type: 'replace', state, status }),
   });
+  let started = false;
+  // the first task is prepared once the section is shown, after the tables, and once it also comes
+  // near the screen: preparing it loads the learning engine (twice the forward engine's download),
+  // which a reader who never scrolls there does not need
+  training.afterViews = () => {
+    const section = ctx.section('train');
+    if (started || !ctx.store.view || section.hidden) return;
+    started = true;
+    whenNear(section, () => ctx.compute.ready.then(() => setTimeout(() => ctx.signal.aborted || training.start(), 0)), ctx.signal);
+  };
+  return training;
 }
 
 /**
