@@ -104,10 +104,10 @@ describe('mount(ctx) acts through the store and follows the language', () => {
       root.querySelector('td[data-matrix="scores"][data-head="0"][data-row="1"][data-col="0"]').click();
       const explained = panel();
       features.explain.setGuard(() => 'withheld');
-      features.explain.draw();
+      features.explain.redraw();
       const guarded = panel();
       features.explain.reset();
-      features.explain.draw();
+      features.explain.redraw();
       return { explained, guarded, after: panel() };
     });
     assert.equal(shown.explained.hidden, false);

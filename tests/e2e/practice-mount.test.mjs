@@ -108,7 +108,7 @@ describe('practice: mount(ctx)', () => {
   it('explains every cell while nothing is practised, and prepares nothing outside practice mode', async () => {
     const got = await tab.page.evaluate(() => {
       const { practice } = globalThis.test;
-      return { guard: practice.explainGuard({ matrix: 'scores', head: 0, row: 0, col: 0 }), prepared: practice.prepare(null, { practice: null }), results: practice.results };
+      return { guard: practice.explainGuard({ matrix: 'scores', head: 0, row: 0, col: 0 }), prepared: practice.prepare({ practice: null }, null), results: practice.results };
     });
     assert.equal(got.guard, null);
     assert.equal(got.prepared, null);

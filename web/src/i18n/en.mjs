@@ -153,6 +153,7 @@ export const EN = {
   'caption.rowSum': 'Σ row',
   'caption.editable': '(editable)',
   'caption.cell': '{table}, row {row}, column {col}',
+  'summary.strongest': "Strongest link: '{query}' attends most to '{key}' (weight {weight}) in head {head}.",
   'steps.caption': "Query '{token}' (row {row}), head {head}: q = {q}",
   'steps.token': 'token',
   'steps.sum': "z = Σ softmax · v  (output of head {head} for '{token}')",

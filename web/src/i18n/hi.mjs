@@ -362,6 +362,7 @@ export const HI = {
   'caption.rowSum': 'Σ पंक्ति',
   'caption.editable': '(बदला जा सकता है)',
   'caption.cell': '{table}, पंक्ति {row}, स्तंभ {col}',
+  'summary.strongest': "सबसे मज़बूत कड़ी: head {head} में '{query}' सबसे ज़्यादा '{key}' पर ध्यान देता है (weight {weight})।",
   'steps.caption': "query '{token}' (पंक्ति {row}), head {head}: q = {q}",
   'steps.token': 'token',
   'steps.sum': "z = Σ softmax · v  ('{token}' के लिए head {head} का आउटपुट)",

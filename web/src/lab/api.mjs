@@ -10,7 +10,7 @@ export function labApi({ lab, store, runner, drawer, problems, features, applyVi
     get view() { return runner.view; },
     get draws() { return drawer.draws; },
     /** True when no input waits for its answer and the last draw is complete (tests wait on it). */
-    get idle() { return runner.answered && !drawer.finishing; },
+    get idle() { return runner.isAnswered() && !drawer.finishing; },
     /** Replaces the whole state (a preset, a link, an attribute change) and recomputes. */
     setState(next) {
       store.dispatch({ type: 'replace', state: next, external: true });

@@ -1,0 +1,76 @@
+// The summary feature (web/src/summary/, the example of docs/contributing.md): for every preset and
+// each head, the sentence names the key the float64 reference gives the query its largest weight
+// to, with that weight; in Hindi it is the Hindi sentence with the same numbers.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { useLabPage } from './browser.mjs';
+import { referenceAttention } from '../web/reference.mjs';
+import { PRESETS } from '../../web/src/state/presets.mjs';
+
+let tab;
+const lab = useLabPage({ before, after, assert, onReady: (opened) => { tab = opened; } });
+
+// The page's inputs and weights through the float64 reference, and what the lab has selected.
+async function reference() {
+  const v = await tab.page.evaluate(() => {
+    const { view, state } = globalThis.attentionLab;
+    const arr = (a) => (a ? Array.from(a) : undefined);
+    return {
+      tokens: view.tokens, keyTokens: view.keyTokens, n: view.tokens.length, m: view.m, dModel: view.dModel, heads: view.heads,
+      dK: view.dK, dV: view.dV, x: arr(view.x), context: view.self ? undefined : arr(view.context), self: view.self,
+      wq: arr(view.weights.wq), wk: arr(view.weights.wk), wv: arr(view.weights.wv),
+      scale: state.scaleMode === 'custom' ? state.scaleDivisor : state.scaleMode, mask: state.maskMode === 'padding' ? 'none' : state.maskMode,
+      token: state.selectedToken,
+    };
+  });
+  return { v, expected: referenceAttention(v) };
+}
+
+async function choosePreset(id) {
+  const current = await tab.page.evaluate(() => globalThis.attentionLab.state.preset);
+  if (current !== id) await lab.redrawn(() => tab.page.selectOption('#preset', id));
+}
+
+function strongest(weights, token, m) {
+  const row = weights.slice(token * m, (token + 1) * m);
+  return row.reduce((best, w, key) => (w > row[best] ? key : best), 0);
+}
+
+async function checkHead(head) {
+  const { v, expected } = await reference();
+  const key = strongest(expected.heads[head].weights, v.token, v.m);
+  const text = await tab.page.textContent('#summary');
+  const [, query, shownKey, weight, shownHead] = /'\u2068(.*)\u2069' attends most to '\u2068(.*)\u2069' \(weight ([0-9.]+)\) in head (\d+)/.exec(text) ?? [];
+  assert.equal(query, v.tokens[v.token], text);
+  assert.equal(shownKey, v.keyTokens[key], `${text}: the reference's strongest key`);
+  assert.ok(Math.abs(Number(weight) - expected.heads[head].weights[v.token * v.m + key]) <= 5e-5, `${text}: weight`);
+  assert.equal(Number(shownHead), head + 1);
+}
+
+describe('the strongest link, under the step table', () => {
+  for (const preset of PRESETS) {
+    it(`${preset.id}: every head names the reference's strongest key and its weight`, async () => {
+      await choosePreset(preset.id);
+      const heads = await tab.page.evaluate(() => globalThis.attentionLab.view.heads);
+      for (let head = 0; head < heads; head++) {
+        if (heads > 1) await lab.redrawn(() => tab.page.click(`#tab-${head}`));
+        await checkHead(head);
+      }
+      if (heads > 1) await lab.redrawn(() => tab.page.click('#tab-0'));
+    });
+  }
+
+  it('follows another query token, and speaks Hindi with the same numbers', async () => {
+    await choosePreset('cat-sat');
+    await lab.redrawn(() => tab.page.click('#tokens button[data-index="2"]'));
+    await checkHead(0);
+    const english = await tab.page.textContent('#summary');
+    await tab.page.evaluate(() => globalThis.attentionLab.setLanguage('hi'));
+    const hindi = await tab.page.textContent('#summary');
+    assert.match(hindi, /सबसे मज़बूत कड़ी/);
+    const numbers = (text) => text.match(/\d+(\.\d+)?/g).sort();
+    assert.deepEqual(numbers(hindi), numbers(english));
+    await tab.page.evaluate(() => globalThis.attentionLab.setLanguage('en'));
+  });
+});
