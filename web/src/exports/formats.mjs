@@ -143,9 +143,11 @@ const LATEX_SPECIAL = { '\\': '\\textbackslash{}', '&': '\\&', '%': '\\%', $: '\
  */
 export function latexText(text) {
   return oneLine(text)
+    // eslint-disable-next-line no-control-regex -- control characters are what this removes
     .replace(/[\u0000-\u001f\u007f-\u009f]/g, '')
     .replace(/[\\&%$#_{}~^<>|−∞[\]]/g, (c) => LATEX_SPECIAL[c])
     .replace(/^\*/, '{}*')
+    // eslint-disable-next-line no-control-regex -- the range is Latin-1, from U+0000
     .replace(/[«»ÐÞðþ]|[^\u0000-\u00ff]/gu, (c) => `{[}U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}{]}`);
 }
 

@@ -7,6 +7,7 @@ import { createStore, defaultState, withSettingChange, SELECTION_ACTIONS } from 
 import { message, LANGUAGES } from '../i18n/index.mjs';
 import { applyTexts } from '../i18n/page.mjs';
 import { bindLifetime } from '../engine/lifetime.mjs';
+import { staticMarkup } from '../shared/markup.mjs';
 import { FEATURES } from './features.mjs';
 import { showViews } from './views.mjs';
 import { createProblems } from './problems.mjs';
@@ -39,6 +40,26 @@ function replacement(previous, action, state) {
   return undefined;
 }
 
+// What the lab does after each action: a selection redraws (practice's own, made before a draw,
+// does not); anything else answers messages as EFFECTS says, shows the state in the controls, and
+// computes it, then says the action's status.
+function routeActions({ runner, problems, lab, features, redraw, renderStatus }) {
+  return (state, previous, action) => {
+    if (SELECTION_ACTIONS.has(action.type)) return action.quiet || (runner.view && redraw());
+    const effects = { ...EFFECTS[action.type] };
+    if (action.external) Object.assign(effects, { outside: true, cells: true });
+    if (action.external || action.given) runner.given = state;
+    if (effects.outside) problems.clearOutside();
+    if (effects.cells) problems.cells.clear();
+    if (effects.example) lab.replaced = null;
+    if (action.type === 'settings') lab.replaced = replacement(previous, action, state) ?? lab.replaced;
+    features.tables.setReplacedWeights(lab.replaced);
+    if (effects.explain) features.explain.reset();
+    features.controls.follow(state, action);
+    return runner.update().then(() => action.status && renderStatus(action.status));
+  };
+}
+
 function mountAll(ctx) {
   return FEATURES.map(({ name, mount, section }) => {
     const feature = mount(ctx);
@@ -54,7 +75,7 @@ function mountAll(ctx) {
  * a host page: no timing line), lang ('en' | 'hi'), onLanguage(code) (the full page's menu).
  */
 export function createApp(container, { compute, initialState = null, views = null, onChange = null, links = null, embedded = false, lang = 'en', onLanguage = null } = {}) {
-  container.append(document.createRange().createContextualFragment(markup));  // eslint-disable-line no-restricted-properties -- the lab's own static markup
+  container.append(staticMarkup(markup));
   container.classList.add('lab');
   container.classList.toggle('embedded', embedded);
   const root = container.getRootNode();
@@ -108,20 +129,7 @@ export function createApp(container, { compute, initialState = null, views = nul
       store.dispatch({ type: 'replace', state: defaultState(), given: true });
     },
   });
-  store.subscribe((state, previous, action) => {
-    if (SELECTION_ACTIONS.has(action.type)) return action.quiet || (runner.view && redraw());
-    const effects = EFFECTS[action.type] ?? {};
-    if (action.external) Object.assign(effects, { outside: true, cells: true });
-    if (action.external || action.given) runner.given = state;
-    if (effects.outside) problems.clearOutside();
-    if (effects.cells) problems.cells.clear();
-    if (effects.example) lab.replaced = null;
-    if (action.type === 'settings') lab.replaced = replacement(previous, action, state) ?? lab.replaced;
-    byName.tables.setReplacedWeights(lab.replaced);
-    if (effects.explain) byName.explain.reset?.();
-    byName.controls.follow(state, action);
-    return runner.update().then(() => action.status && ctx.services.renderStatus(action.status));
-  });
+  store.subscribe(routeActions({ runner, problems, lab, features: byName, redraw, renderStatus: (text) => ctx.services.renderStatus(text) }));
   listenToEdits({ root, store, getView: () => runner.view, problems });
   const setLanguage = (code) => {
     if (!LANGUAGES.includes(code) || code === lab.language) return;

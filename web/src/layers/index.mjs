@@ -10,6 +10,7 @@ import { readFile, showLayer, loadLayer } from './choose.mjs';
 import { applyPasted, readInputsFile } from './inputs.mjs';
 import { save } from './save.mjs';
 import { applyTexts } from '../i18n/page.mjs';
+import { staticMarkup } from '../shared/markup.mjs';
 
 /**
  * The feature contract (tools/CONTRACT.md): the section after the lab's Train section.
@@ -29,7 +30,7 @@ export function mount(ctx) {
  *   getState, getView: the lab's state and its last drawn computation
  */
 export function createLayers({ after, getState, getView, useState, t }) {
-  const holder = document.createRange().createContextualFragment(markup);
+  const holder = staticMarkup(markup);
   const section = holder.querySelector('section');
   after.after(section);
   const layers = {

@@ -28,7 +28,7 @@ const range = (from, to) => Array.from({ length: Math.max(to - from, 0) }, (_, t
 /** The cells exercise `exercise` hides until it is answered. */
 export function concealedBy(view, { cell }) {
   const { matrix, head: h, row: i, col } = cell;
-  const { m, dV, heads } = view;
+  const { m, dV } = view;
   const hasWo = Boolean(view.weights.wo);
   const at = (name, head, row, cols) => cols.map((c) => ({ matrix: name, head, row, col: c }));
   const outputOf = (cols) => at('output', undefined, i, hasWo ? range(0, view.dModel) : cols);

@@ -28,7 +28,7 @@ export function renderVariancePlot(svg, rows, t = message) {
   svgElement('line', { x1: sx(1), y1: sy(1), x2: sx(512), y2: sy(512), class: 'theory' }, svg);
   svgElement('line', { x1: sx(1), y1: sy(1), x2: sx(512), y2: sy(1), class: 'theory' }, svg);
   const series = [['unscaled', 'series-a', 'q·k'], ['scaled', 'series-b', 'q·k / √d_k']];
-  for (const [key, cls, label] of series) {
+  for (const [key, cls] of series) {
     const path = rows.map((r, i) => `${i ? 'L' : 'M'} ${sx(r.dk).toFixed(1)} ${sy(r[key]).toFixed(1)}`).join(' ');
     svgElement('path', { d: path, class: `${cls} line` }, svg);
     for (const r of rows) {

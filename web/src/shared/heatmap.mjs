@@ -31,6 +31,55 @@ function measure(text) {
 // makes the browser recompute styles on the spot, so it is set once per context, not per draw.
 const hasFont = new WeakSet();
 
+// Where the cells start (room for the labels) and the canvas's size in CSS pixels.
+function layoutOf(rows, cols, cell, rowLabels, columnLabels) {
+  const widest = (labels) => (labels ? Math.max(0, ...labels.map((l) => measure(l))) : 0);
+  const left = rowLabels ? Math.ceil(widest(rowLabels)) + 8 : 0;
+  const slant = columnLabels ? Math.ceil(widest(columnLabels) * 0.72) : 0;  // rotated labels: width × cos 45°
+  const top = columnLabels ? slant + 14 : 0;
+  return { left, top, width: left + cols * cell + 2 + slant, height: top + rows * cell + 2 };
+}
+
+// Resizing a canvas reallocates it (and resets its context's state, font included): only when the size really changes.
+function fitCanvas(canvas, context, { width, height }, ratio, labelled) {
+  if (canvas.width === Math.round(width * ratio) && canvas.height === Math.round(height * ratio)) return;
+  canvas.width = Math.round(width * ratio);
+  canvas.height = Math.round(height * ratio);
+  canvas.style.width = `${width}px`;
+  canvas.style.height = `${height}px`;
+  if (labelled) context.font = LABEL_FONT;
+}
+
+function drawLabels(context, { left, top }, cell, rowLabels, columnLabels) {
+  context.textBaseline = 'middle';
+  context.textAlign = 'right';
+  rowLabels?.forEach((label, r) => context.fillText(label, left - 6, top + r * cell + cell / 2));
+  if (!columnLabels) return;
+  context.textAlign = 'left';
+  columnLabels.forEach((label, c) => {
+    context.save();
+    context.translate(left + c * cell + cell / 2, top - 6);
+    context.rotate(-Math.PI / 4);
+    context.fillText(label, 0, 0);
+    context.restore();
+  });
+}
+
+// Each cell's weight in it, in the colour that reads on its shade (masked cells left blank).
+function drawNumbers(context, { left, top }, cell, weights, shades, rows, cols, scaled) {
+  context.font = NUMBER_FONT;
+  context.textAlign = 'center';
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < cols; c++) {
+      const index = r * cols + c;
+      if (scaled !== null && scaled[index] === -Infinity) continue;
+      context.fillStyle = weightColour(shades[index]).foreground;
+      context.fillText(formatCell(weights[index], 2).replace(/^0\./, '.'), left + (c + 0.5) * cell, top + (r + 0.5) * cell + 1);
+    }
+  }
+  context.font = LABEL_FONT;
+}
+
 export function renderHeatmap(canvas, weights, rows, cols, { cell = 26, rowLabels = null, columnLabels = null, scaled = null, ink = '#222', numbers = false, rowScale = false } = {}) {
   const context = canvas.getContext('2d');
   const labelled = rowLabels || columnLabels;
@@ -38,21 +87,10 @@ export function renderHeatmap(canvas, weights, rows, cols, { cell = 26, rowLabel
     context.font = LABEL_FONT;
     hasFont.add(context);
   }
-  const widest = (labels) => (labels ? Math.max(0, ...labels.map((l) => measure(l))) : 0);
-  const left = rowLabels ? Math.ceil(widest(rowLabels)) + 8 : 0;
-  const slant = columnLabels ? Math.ceil(widest(columnLabels) * 0.72) : 0;  // rotated labels: width × cos 45°
-  const top = columnLabels ? slant + 14 : 0;
-  const width = left + cols * cell + 2 + slant;
-  const height = top + rows * cell + 2;
+  const layout = layoutOf(rows, cols, cell, rowLabels, columnLabels);
+  const { left, top } = layout;
   const ratio = globalThis.devicePixelRatio || 1;
-  // resizing a canvas reallocates it: only when the size really changes
-  if (canvas.width !== Math.round(width * ratio) || canvas.height !== Math.round(height * ratio)) {
-    canvas.width = Math.round(width * ratio);  // this resets the context's state, font included
-    canvas.height = Math.round(height * ratio);
-    canvas.style.width = `${width}px`;
-    canvas.style.height = `${height}px`;
-    if (labelled) context.font = LABEL_FONT;
-  }
+  fitCanvas(canvas, context, layout, ratio, labelled);
   context.setTransform(1, 0, 0, 1, 0, 0);
   context.clearRect(0, 0, canvas.width, canvas.height);
   const shades = rowScale ? stretchRows(weights, rows, cols, scaled) : weights;
@@ -63,32 +101,8 @@ export function renderHeatmap(canvas, weights, rows, cols, { cell = 26, rowLabel
   context.lineWidth = 1;
   context.strokeRect(left + 0.5, top + 0.5, cols * cell, rows * cell);
   context.fillStyle = ink;
-  context.textBaseline = 'middle';
-  context.textAlign = 'right';
-  rowLabels?.forEach((label, r) => context.fillText(label, left - 6, top + r * cell + cell / 2));
-  if (columnLabels) {
-    context.textAlign = 'left';
-    columnLabels.forEach((label, c) => {
-      context.save();
-      context.translate(left + c * cell + cell / 2, top - 6);
-      context.rotate(-Math.PI / 4);
-      context.fillText(label, 0, 0);
-      context.restore();
-    });
-  }
-  if (numbers) {
-    context.font = NUMBER_FONT;
-    context.textAlign = 'center';
-    for (let r = 0; r < rows; r++) {
-      for (let c = 0; c < cols; c++) {
-        const index = r * cols + c;
-        if (scaled !== null && scaled[index] === -Infinity) continue;
-        context.fillStyle = weightColour(shades[index]).foreground;
-        context.fillText(formatCell(weights[index], 2).replace(/^0\./, '.'), left + (c + 0.5) * cell, top + (r + 0.5) * cell + 1);
-      }
-    }
-    context.font = LABEL_FONT;
-  }
+  drawLabels(context, layout, cell, rowLabels, columnLabels);
+  if (numbers) drawNumbers(context, layout, cell, weights, shades, rows, cols, scaled);
   return { left, top, cell };
 }
 

@@ -40,81 +40,96 @@ function integerField(state, field, problems) {
   return value;
 }
 
-/**
- * What the engine is asked for this state, or { problems } naming each field that is wrong.
- * The request carries the weights' recipe; the worker turns it into matrices.
- */
-export function buildRequest(state) {
-  const problems = [];
-  const { tokens, contextTokens, overflow, tooLong } = tokensOf(state);
+// The sentences: too many tokens, too long, or none.
+function tokenProblems({ tokens, contextTokens, overflow, tooLong }, problems) {
   if (overflow) problems.push(problemOf(overflow, 'problem.tooManyTokens', { max: MAX_TOKENS }));
   if (tooLong) problems.push(problemOf(tooLong, 'problem.tooLong', { max: MAX_CHARS.toLocaleString('en') }));
   if (tokens.length === 0) problems.push(problemOf('sentence', 'problem.noTokens'));
   if (contextTokens && contextTokens.length === 0) problems.push(problemOf('contextSentence', 'problem.noContextTokens'));
-  const dModel = integerField(state, 'dModel', problems);
-  const heads = integerField(state, 'heads', problems);
-  const dK = integerField(state, 'dK', problems);
-  const dV = integerField(state, 'dV', problems);
-  if (state.maskMode === 'padding') integerField(state, 'padTo', problems);
-  let scale = state.scaleMode;
-  if (state.scaleMode === 'custom') {
-    scale = state.scaleDivisor;
-    if (typeof scale !== 'number' || !(scale >= FLOAT32_MIN_NORMAL && scale <= FLOAT32_MAX)) {
-      problems.push(problemOf('scaleDivisor', 'problem.divisor', { value: JSON.stringify(String(scale).slice(0, 40)) }));
-    }
+}
+
+const quoted = (value) => JSON.stringify(String(value).slice(0, 40));
+
+// The divisor (when chosen) and the selected token and head.
+function scaleAndSelectionProblems(state, problems) {
+  const scale = state.scaleDivisor;
+  if (state.scaleMode === 'custom' && (typeof scale !== 'number' || !(scale >= FLOAT32_MIN_NORMAL && scale <= FLOAT32_MAX))) {
+    problems.push(problemOf('scaleDivisor', 'problem.divisor', { value: quoted(scale) }));
   }
   if (!Number.isInteger(state.selectedToken) || state.selectedToken < 0) {
-    problems.push(problemOf('query', 'problem.query', { value: JSON.stringify(String(state.selectedToken).slice(0, 40)) }));
+    problems.push(problemOf('query', 'problem.query', { value: quoted(state.selectedToken) }));
   }
   if (state.selectedHead !== 'all' && !(Number.isInteger(state.selectedHead) && state.selectedHead >= 0)) {
-    problems.push(problemOf('head', 'problem.head', { value: JSON.stringify(String(state.selectedHead).slice(0, 40)) }));
+    problems.push(problemOf('head', 'problem.head', { value: quoted(state.selectedHead) }));
   }
+}
+
+// Hand-set weights: each matrix (and each bias given) as long as the sizes need; the first that is not, named.
+function customWeightProblems(state, { dModel, heads, dK, dV }, problems) {
+  const c = state.custom;
+  const sizes = { wq: heads * dModel * dK, wk: heads * dModel * dK, wv: heads * dModel * dV, wo: heads * dV * dModel, bq: heads * dK, bk: heads * dK, bv: heads * dV, bo: dModel };
+  const optional = ['bq', 'bk', 'bv', ...(state.useWo ? ['bo'] : [])].filter((name) => c?.[name]);
+  const wrong = ['wq', 'wk', 'wv', ...(state.useWo ? ['wo'] : []), ...optional].find((name) => !c || !c[name] || c[name].length !== sizes[name]);
+  if (wrong) problems.push(problemOf('weightsMode', 'problem.customSize', { name: wrong, count: c?.[wrong]?.length ?? 0, need: sizes[wrong] }));
+}
+
+// The weights' recipe: identity needs square sizes, random a seed, custom the right lengths.
+function weightProblems(state, sizes, problems) {
+  const { dModel, heads, dK, dV } = sizes;
   if (state.weightsMode === 'identity' && !(heads === 1 && dK === dModel && dV === dModel)) {
     problems.push(problemOf('weightsMode', 'problem.identity', { heads, dK, dV, dModel }));
   }
   if (state.weightsMode === 'random' && !(Number.isSafeInteger(state.seed) && state.seed >= 0)) {
     problems.push(problemOf('seed', 'problem.seed', { value: JSON.stringify(state.seed) }));
   }
-  if (state.weightsMode === 'custom') {
-    const c = state.custom;
-    const sizes = { wq: heads * dModel * dK, wk: heads * dModel * dK, wv: heads * dModel * dV, wo: heads * dV * dModel, bq: heads * dK, bk: heads * dK, bv: heads * dV, bo: dModel };
-    const optional = ['bq', 'bk', 'bv', ...(state.useWo ? ['bo'] : [])].filter((name) => c?.[name]);
-    for (const name of ['wq', 'wk', 'wv', ...(state.useWo ? ['wo'] : []), ...optional]) {
-      if (!c || !c[name] || c[name].length !== sizes[name]) {
-        problems.push(problemOf('weightsMode', 'problem.customSize', { name, count: c?.[name]?.length ?? 0, need: sizes[name] }));
-        break;
-      }
-    }
-  }
-  if (problems.length) return { problems };
+  if (state.weightsMode === 'custom') customWeightProblems(state, sizes, problems);
+}
 
+// Padding masks the [PAD] keys (1 = keep); the other masks are named for the engine.
+function maskOf(state, tokens, keyTokens) {
+  if (state.maskMode !== 'padding') return state.maskMode;
+  const mask = new Uint8Array(tokens.length * keyTokens.length);
+  for (let i = 0; i < tokens.length; i++) {
+    for (let j = 0; j < keyTokens.length; j++) mask[i * keyTokens.length + j] = keyTokens[j] === '[PAD]' ? 0 : 1;
+  }
+  return mask;
+}
+
+// The request for a state whose every field is fine.
+function requestOf(state, { tokens, contextTokens }, { dModel, heads, dK, dV }) {
   const x = state.inputs && state.inputs.rows.every((row) => row.length === dModel)
     ? withRowEdits(state.inputs, dModel, state.xEdits)
     : embeddings(tokens, dModel, state.attention === 'self' ? state.x : null, state.xEdits, state.embeddings);
   const context = contextTokens ? embeddings(contextTokens, dModel, null, state.contextEdits) : null;
   const keyTokens = contextTokens ?? tokens;
-  let mask = state.maskMode === 'padding' ? 'none' : state.maskMode;
-  if (state.maskMode === 'padding') {
-    mask = new Uint8Array(tokens.length * keyTokens.length);
-    for (let i = 0; i < tokens.length; i++) {
-      for (let j = 0; j < keyTokens.length; j++) mask[i * keyTokens.length + j] = keyTokens[j] === '[PAD]' ? 0 : 1;
-    }
-  }
-  return {
-    request: {
-      x, n: tokens.length, dModel, heads, dK, dV, scale, mask,
-      ...(state.positions === 'sinusoidal' ? { positions: 'sinusoidal' } : {}),
-      ...(context ? { context, m: contextTokens.length } : {}),
-      weights: {
-        mode: state.weightsMode,
-        seed: state.seed,
-        ...(state.weightsMode === 'custom' ? state.custom : {}),
-      },
-      useWo: state.useWo,
-    },
-    tokens,
-    keyTokens,
+  const request = {
+    x, n: tokens.length, dModel, heads, dK, dV,
+    scale: state.scaleMode === 'custom' ? state.scaleDivisor : state.scaleMode,
+    mask: maskOf(state, tokens, keyTokens),
+    ...(state.positions === 'sinusoidal' ? { positions: 'sinusoidal' } : {}),
+    ...(context ? { context, m: contextTokens.length } : {}),
+    weights: { mode: state.weightsMode, seed: state.seed, ...(state.weightsMode === 'custom' ? state.custom : {}) },
+    useWo: state.useWo,
   };
+  return { request, tokens, keyTokens };
+}
+
+/**
+ * What the engine is asked for this state, or { problems } naming each field that is wrong.
+ * The request carries the weights' recipe; the worker turns it into matrices.
+ */
+export function buildRequest(state) {
+  const problems = [];
+  const tokens = tokensOf(state);
+  tokenProblems(tokens, problems);
+  const sizes = {
+    dModel: integerField(state, 'dModel', problems), heads: integerField(state, 'heads', problems),
+    dK: integerField(state, 'dK', problems), dV: integerField(state, 'dV', problems),
+  };
+  if (state.maskMode === 'padding') integerField(state, 'padTo', problems);
+  scaleAndSelectionProblems(state, problems);
+  weightProblems(state, sizes, problems);
+  return problems.length ? { problems } : requestOf(state, tokens, sizes);
 }
 
 // Given rows of X, and the reader's edits of them (by row).

@@ -12,6 +12,7 @@ import { fillProbes, draw } from './pictures.mjs';
 import { useWeights } from './use.mjs';
 import { applyTexts } from '../i18n/page.mjs';
 import { whenNear } from '../shared/in-view.mjs';
+import { staticMarkup } from '../shared/markup.mjs';
 
 const DEFAULT_SPEED = 50;
 let labs = 0;                  // each lab's runs have their own key in the engine
@@ -58,7 +59,7 @@ export function createTraining({ after, compute, getState, useState, signal, t }
 
 // the section in the page, and the controller's state
 function createSection({ after, compute, getState, useState, signal, t }) {
-  const holder = document.createRange().createContextualFragment(markup);
+  const holder = staticMarkup(markup);
   const section = holder.querySelector('section');
   applyTexts(section, t);
   after.after(section);
