@@ -7,22 +7,21 @@ import { formatCell } from '../shared/format.mjs';
 // A token inside a sentence is isolated (U+2068 … U+2069), so a right-to-left word cannot reorder it.
 const isolated = (text) => `\u2068${text}\u2069`;
 
-/** The key with the largest weight in the query's row of one head (the first of equals). */
-export function strongestLink(view, token, head) {
-  const weights = view.result.heads[head].weights;
-  const row = weights.subarray(token * view.m, (token + 1) * view.m);
-  let best = 0;
-  for (let key = 1; key < row.length; key++) if (row[key] > row[best]) best = key;
-  return { key: best, weight: row[best] };
+/** The keys with the largest weight in the query's row of one head (several when they tie), and that weight. */
+export function strongestLinks(view, token, head) {
+  const row = view.result.heads[head].weights.subarray(token * view.m, (token + 1) * view.m);
+  const weight = Math.max(...row);
+  return { keys: [...row.keys()].filter((key) => row[key] === weight), weight };
 }
 
 function sentence(ctx, state, view) {
   const { token, head } = selectionIn(state, view);
   const shownHead = head === 'all' ? 0 : head;
-  const { key, weight } = strongestLink(view, token, shownHead);
-  return ctx.t('summary.strongest', {
-    query: isolated(view.tokens[token]), key: isolated(view.keyTokens[key]), weight: formatCell(weight, 4), head: shownHead + 1,
-  });
+  const { keys, weight } = strongestLinks(view, token, shownHead);
+  const names = keys.map((key) => `'${isolated(view.keyTokens[key])}'`);
+  const values = { query: isolated(view.tokens[token]), weight: formatCell(weight, 4), head: shownHead + 1 };
+  if (names.length === 1) return ctx.t('summary.strongest', { ...values, key: names[0] });
+  return ctx.t('summary.tied', { ...values, keys: names.join(', ') });
 }
 
 /** mount(ctx): the feature contract (docs/architecture.md). */
