@@ -20,6 +20,7 @@ import { createLayers } from './layers/index.mjs';
 import { watchInView, afterNextFrame } from './render/in-view.mjs';
 import { mountPractice } from './practice/index.mjs';
 import { practiceAfterPresetChange } from './practice/spec.mjs';
+import { own } from './own.mjs';
 
 // Sections that can be shown or hidden: data-view names in app.html, and aliases.
 export const VIEW_NAMES = ['controls', 'learn', 'notes', 'tokens', 'inputs', 'parameters', 'steps', 'matrices', 'pictures', 'heatmap', 'lines', 'embedding', 'lab', 'output', 'train', 'layers'];
@@ -408,7 +409,7 @@ export function createApp(container, { compute, initialState = null, views: show
 
     // arrow keys move between the token buttons (one Tab stop: the chosen token)
     $('tokens').addEventListener('keydown', (event) => {
-      const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.key] ?? 0;
+      const step = own({ ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }, event.key, 0);
       const jump = event.key === 'Home' ? -Infinity : event.key === 'End' ? Infinity : 0;
       if (!view || (!step && !jump) || !event.target.closest('button[data-index]')) return;
       event.preventDefault();

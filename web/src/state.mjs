@@ -5,6 +5,7 @@ import { embed, columnNames, wordKey } from './vocabulary.mjs';
 import { presetById, DEFAULT_PRESET } from './presets.mjs';
 import { checkPractice } from './practice/spec.mjs';
 import { problemOf } from './i18n.mjs';
+import { parseJson, JsonDepthError } from './json-depth.mjs';
 
 // Caps of the page (the engine's are larger): tables past these stop being readable.
 export const PAGE_LIMITS = { dModel: 128, heads: 16, dK: 128, dV: 128, padTo: MAX_TOKENS };
@@ -366,8 +367,9 @@ export function stateFromFragment(fragment) {
   if (!text.startsWith('lab=')) return problem('it does not start with "lab="');
   let data;
   try {
-    data = JSON.parse(decodeURIComponent(text.slice(4)));
-  } catch {
+    data = parseJson(decodeURIComponent(text.slice(4)));
+  } catch (error) {
+    if (error instanceof JsonDepthError) return problem(error.message);
     return problem('it is not valid JSON');
   }
   if (data === null || typeof data !== 'object' || Array.isArray(data)) return problem('it is not an object');

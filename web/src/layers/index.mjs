@@ -8,6 +8,7 @@ import { parseNpy } from './formats.mjs';
 import { stateWithLayer, stateWithInputs, saveSafetensors, saveJson } from './apply.mjs';
 import { linkCarriesWeights, ownValueCount } from '../state.mjs';
 import { applyTexts } from '../i18n.mjs';
+import { own } from '../own.mjs';
 
 /**
  *   useState: (state, status) => void, makes a state the lab's
@@ -28,7 +29,7 @@ export function createLayers({ after, getState, getView, useState, t }) {
   let reads = 0;
 
   // a layer is named by its tensors' prefix in the file; the two names of ours are in the catalogue
-  const labelOf = (layer) => ({ '(top level)': t('layers.topLevel'), '(the layer)': t('layers.theLayer') }[layer.label] ?? layer.label);
+  const labelOf = (layer) => own({ '(top level)': t('layers.topLevel'), '(the layer)': t('layers.theLayer') }, layer.label, layer.label);
 
   function say(problem, status = '') {
     $('layers-messages').replaceChildren(...(problem ? [Object.assign(document.createElement('p'), { textContent: problem })] : []));

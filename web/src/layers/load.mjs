@@ -6,6 +6,7 @@ import {
   parseNpz, parseNpy, parseTensorJson, MAX_TENSOR_VALUES,
 } from './formats.mjs';
 import { findLayers } from './layouts.mjs';
+import { parseJson, JsonDepthError } from '../json-depth.mjs';
 
 // Larger files are refused unread: one BERT-base layer's attention is 9.4 MB in F32, a whole
 // BERT-base checkpoint 440 MB. Export the layer you want (README: "Bring your own layer").
@@ -71,8 +72,9 @@ export function parseInputs(text, dModel) {
   if (trimmed.startsWith('{')) {
     let data;
     try {
-      data = JSON.parse(trimmed);
-    } catch {
+      data = parseJson(trimmed);
+    } catch (error) {
+      if (error instanceof JsonDepthError) return { problem: `the inputs are JSON, but ${error.message}` };
       return { problem: 'the inputs start with { but are not valid JSON' };
     }
     rows = data.x ?? data.rows;
