@@ -1,6 +1,6 @@
 // The toolbar of a lab: copy a link to this exact state, embed snippets, and exports of every table
 // (CSV, JSON, Markdown, LaTeX) and of the heatmap and token lines (SVG, PNG).
-import { stateToFragment } from './state.mjs';
+import { stateToFragment, linkCarriesWeights } from './state.mjs';
 import { tablesOf, settingsOf, exportTable, FORMATS } from './export-formats.mjs';
 import { weightColour } from './colour.mjs';
 import { svgElement } from './render/svg.mjs';
@@ -69,7 +69,8 @@ export function setupExports({ root, getView, getState, links, showStatus, t, ge
   // a page in another language than English says so in its links: ?lang=hi
   const languageQuery = () => (getLanguage() === 'en' ? '' : `?lang=${getLanguage()}`);
   const pageLink = () => links.page + languageQuery() + stateToFragment(getState());
-  $('copy-link').addEventListener('click', () => copyText(pageLink(), 'link'));
+  // weights too many for a link are left out of it, and the reader is told to save them as a file
+  $('copy-link').addEventListener('click', () => copyText(pageLink(), linkCarriesWeights(getState()) ? 'link' : 'linkSettingsOnly'));
 
   $('embed-toggle').hidden = !links?.component;
   toggle($('embed-toggle'), $('embed-panel'), () => {

@@ -3,6 +3,7 @@
 // One catalogue per language: EN here, HI in messages.hi.mjs (and practice mode's own sentences in
 // practice/messages.mjs). A key missing from a language falls back to English.
 import { HI } from './messages.hi.mjs';
+import { isolate } from './bidi.mjs';
 
 export const EN = {
   // ---- the language system [i18n]: each catalogue names its own language
@@ -76,6 +77,8 @@ export const EN = {
   'export.copied.snippet': 'The snippet copied.',
   'export.copied.table': 'The table copied.',
   'export.byHand.link': 'The link is in the box below: select it and copy.',
+  'export.copied.linkSettingsOnly': 'The link copied, with the settings only: the weights would make it longer than a browser opens (2 MB). Save the weights as a file to share them: Bring your own layer, Save the current weights as .safetensors.',
+  'export.byHand.linkSettingsOnly': 'The link is in the box below, with the settings only: the weights would make it longer than a browser opens (2 MB). Save the weights as a file to share them: Bring your own layer, Save the current weights as .safetensors.',
   'export.byHand.snippet': 'The snippet is in the box below: select it and copy.',
   'export.byHand.table': 'The table is in the box below: select it and copy.',
   'export.headWeights': 'Weights of head {head}',
@@ -395,6 +398,12 @@ export const EN = {
   'layers.load': 'Load this layer',
   'layers.loaded': 'Loaded {label} from {name}: d_model {dModel}, {heads} heads of d_k {dK}{causal}.',
   'layers.causal': ', causal mask (GPT-2 attends only to earlier tokens)',
+  'layers.cannotShow': '{label} from {name} cannot be shown here ({problem}); the lab keeps what it showed.',
+  'layers.settingsRead': 'Settings from the file: {settings}.',
+  'layers.setting.scale': 'scaling {value}',
+  'layers.setting.divisor': 'scores divided by {value}',
+  'layers.setting.mask': 'mask {value}',
+  'layers.setting.positions': 'positions {value}',
   'layers.tooLargeForLink': 'This layer has {count} numbers, too many for a link: copied links keep the settings only. Save the weights as .safetensors to share them.',
   'layers.inputsTitle': 'Inputs X',
   'layers.inputsHint': 'One token per line: a label, then d_model numbers (e.g. hidden states exported from the real model). Or JSON {"tokens": [...], "x": [[...], ...]}, or an .npy of shape (n, d_model). Without them the lab’s vocabulary gives X.',
@@ -427,7 +436,8 @@ export function message(key, values = {}, language = 'en') {
   const template = (Object.hasOwn(catalogue, key) ? catalogue[key] : undefined) ?? (Object.hasOwn(EN, key) ? EN[key] : key);
   const fill = (value) => {
     if (Array.isArray(value)) return value.map(fill).join('; ');
-    return value !== null && typeof value === 'object' && typeof value.key === 'string' ? message(value.key, value.values, language) : String(value);
+    // user text in a slot (a token, a name, a value given) is isolated when it could turn the sentence around
+    return value !== null && typeof value === 'object' && typeof value.key === 'string' ? message(value.key, value.values, language) : isolate(value);
   };
   return template.replace(/\{(\w+)\}/g, (slot, name) => (Object.hasOwn(values, name) ? fill(values[name]) : slot));
 }

@@ -7,6 +7,7 @@
 // A tensor, here: { dtype, shape: number[], data: Float32Array | Float64Array }.
 
 import { own } from '../own.mjs';
+import { isolate } from '../bidi.mjs';
 import { parseJson, JsonDepthError } from '../json-depth.mjs';
 
 export class FileFormatError extends Error {
@@ -92,7 +93,7 @@ export function parseSafetensorsHeader(headerBytes, fileSize) {
   const entries = [];
   for (const [name, info] of Object.entries(header)) {
     if (name === '__metadata__') continue;
-    const at = `tensor "${name.slice(0, 80)}"`;
+    const at = `tensor "${isolate(name.slice(0, 80))}"`;
     if (info === null || typeof info !== 'object') fail(`${at} has no dtype, shape and data_offsets`);
     const { dtype, shape, data_offsets: offsets } = info;
     const bytesPerValue = own(DTYPE_BYTES, dtype);
@@ -113,7 +114,7 @@ export function parseSafetensorsHeader(headerBytes, fileSize) {
   const ordered = [...entries].sort((a, b) => a.begin - b.begin || a.end - b.end);
   let next = 0;
   for (const e of ordered) {
-    if (e.begin !== next) fail(`tensor "${e.name.slice(0, 80)}" starts at byte ${e.begin} of the data where ${next} was expected: tensors overlap or leave a gap, so the offsets cannot be trusted`);
+    if (e.begin !== next) fail(`tensor "${isolate(e.name.slice(0, 80))}" starts at byte ${e.begin} of the data where ${next} was expected: tensors overlap or leave a gap, so the offsets cannot be trusted`);
     next = e.end;
   }
   if (next !== dataBytes) fail(`the tensors cover ${next} bytes of data but the file holds ${dataBytes}: the offsets and the file do not agree`);
@@ -124,7 +125,7 @@ export function parseSafetensorsHeader(headerBytes, fileSize) {
 export function readSafetensorsData(parsed, bytes) {
   const tensors = new Map();
   for (const e of parsed.entries) {
-    if (!FLOAT_DTYPES.includes(e.dtype)) fail(`tensor "${e.name.slice(0, 80)}" has dtype ${e.dtype}; the lab reads ${FLOAT_DTYPES.join(', ')}`);
+    if (!FLOAT_DTYPES.includes(e.dtype)) fail(`tensor "${isolate(e.name.slice(0, 80))}" has dtype ${e.dtype}; the lab reads ${FLOAT_DTYPES.join(', ')}`);
     const slice = bytes.subarray(parsed.dataStart + e.begin, parsed.dataStart + e.end);
     tensors.set(e.name, { dtype: e.dtype, shape: e.shape, data: decodeFloats(e.dtype, slice, product(e.shape)) });
   }
@@ -255,7 +256,7 @@ function zipDirectory(bytes) {
     const nameLength = view.getUint16(at + 28, true);
     const local = view.getUint32(at + 42, true);
     const name = new TextDecoder().decode(bytes.subarray(at + 46, at + 46 + nameLength));
-    const label = name.slice(0, 80);
+    const label = isolate(name.slice(0, 80));
     if (compressed === 0xffffffff || size === 0xffffffff) fail(`"${label}" is a zip64 entry (over 4 GB); the lab does not read those`);
     if (size > MAX_TENSOR_VALUES * 8 + 4096) fail(`"${label}" claims ${size.toLocaleString('en')} bytes uncompressed; the lab takes at most ${MAX_TENSOR_VALUES.toLocaleString('en')} values per array`);
     declaredTotal += size;
@@ -293,7 +294,7 @@ export async function parseNpz(bytes) {
   const tensors = new Map();
   for (const [file, data] of await readZip(bytes)) {
     const name = file.replace(/\.npy$/, '');
-    tensors.set(name, parseNpy(data, `"${name}"`));
+    tensors.set(name, parseNpy(data, `"${isolate(name.slice(0, 80))}"`));
   }
   return { tensors, metadata: {} };
 }
@@ -343,7 +344,7 @@ export function parseTensorJson(text) {
   const tensors = new Map();
   for (const [name, tensor] of Object.entries(source)) {
     if (name === '__metadata__' || name === 'format') continue;
-    tensors.set(name, toTensor(tensor, `"${name.slice(0, 80)}"`));
+    tensors.set(name, toTensor(tensor, `"${isolate(name.slice(0, 80))}"`));
   }
   return { tensors, metadata };
 }

@@ -6,9 +6,11 @@ import { readWeightsFile, parseInputs, inputsFromTensor, MAX_FILE_BYTES } from '
 import { convertLayer } from './layouts.mjs';
 import { parseNpy } from './formats.mjs';
 import { stateWithLayer, stateWithInputs, saveSafetensors, saveJson } from './apply.mjs';
-import { linkCarriesWeights, ownValueCount } from '../state.mjs';
+import { linkCarriesWeights, ownValueCount, buildRequest } from '../state.mjs';
+import { settingsFromMetadata } from './settings.mjs';
 import { applyTexts } from '../i18n.mjs';
 import { own } from '../own.mjs';
+import { isolate } from '../bidi.mjs';
 
 /**
  *   useState: (state, status) => void, makes a state the lab's
@@ -43,14 +45,14 @@ export function createLayers({ after, getState, getView, useState, t }) {
     try {
       read = await readWeightsFile(file, file.name);
     } catch (error) {
-      read = { problem: `${file.name}: ${error.message}` };
+      read = { problem: `${isolate(file.name)}: ${error.message}` };
     }
     if (id !== reads) return;
     if (read.problem) {
       say(read.problem);  // the last good file and the lab stay as they were
       return;
     }
-    loaded = { name: file.name, layers: read.layers };
+    loaded = { name: file.name, layers: read.layers, metadata: read.metadata ?? {} };
     const layouts = [...new Set(read.layers.map((l) => t(`layers.layout.${l.kind}`)))].join(', ');
     say(null, t('layers.found', { name: file.name, count: read.tensorCount, layouts }));
     $('layers-layer').replaceChildren(...read.layers.map((layer, i) => {
@@ -95,11 +97,24 @@ export function createLayers({ after, getState, getView, useState, t }) {
       return;
     }
     $('layers-heads').removeAttribute('aria-invalid');
-    const state = stateWithLayer(getState(), params);
+    // the lab's own files carry the settings they were saved with (scale, mask, positions)
+    const fromFile = layer.kind === 'lab' ? settingsFromMetadata(loaded.metadata) : { changes: {}, read: [] };
+    const state = { ...stateWithLayer(getState(), params), ...fromFile.changes };
+    // everything is checked before anything is replaced: a layer the lab cannot show (d_model 4096)
+    // gets a message, and the lab keeps the layer it had
+    const built = buildRequest(state);
+    if (built.problems) {
+      say(t('layers.cannotShow', { label: labelOf(layer), name: loaded.name, problem: built.problems.map(({ key, values }) => ({ key, values })) }));
+      return;
+    }
     let status = t('layers.loaded', {
       label: labelOf(layer), name: loaded.name, dModel: params.dModel, heads: params.heads, dK: params.dK,
       causal: params.causal ? t('layers.causal') : '',
     });
+    if (fromFile.read.length) {
+      const settings = fromFile.read.map(({ setting, value }) => ({ key: `layers.setting.${setting}`, values: { value } }));
+      status += ` ${t('layers.settingsRead', { settings })}`;
+    }
     if (!linkCarriesWeights(state)) status += ` ${t('layers.tooLargeForLink', { count: ownValueCount(state).toLocaleString('en') })}`;
     say(null, status);
     useState(state, status);
@@ -116,7 +131,7 @@ export function createLayers({ after, getState, getView, useState, t }) {
 
   async function readInputsFile(file) {
     const dModel = getState().dModel;
-    if (file.size > MAX_FILE_BYTES) return applyInputs({ problem: `${file.name} is larger than ${MAX_FILE_BYTES >> 20} MB` });
+    if (file.size > MAX_FILE_BYTES) return applyInputs({ problem: `${isolate(file.name)} is larger than ${MAX_FILE_BYTES >> 20} MB` });
     const bytes = new Uint8Array(await file.arrayBuffer());
     if (bytes[0] === 0x93) {
       try {

@@ -19,7 +19,7 @@ import { planBlanks, withoutOverlaps, cellKey } from './blanks.mjs';
 import { createTables } from './tables.mjs';
 import { forward64 } from './forward64.mjs';
 import { practiceSettings } from './spec.mjs';
-import { withNewInputs } from './inputs.mjs';
+import { withNewInputs, nextSeed } from './inputs.mjs';
 import { createProgress } from './progress.mjs';
 import { renderCard, renderHint, renderModeSwitch, labelModeSwitch, renderPanel, labelPanel, showCardStatus, showFeedback, resolve, element } from './render.mjs';
 import { createTeacherPanel } from './teacher.mjs';
@@ -76,7 +76,8 @@ export function mountPractice({ container, root, embedded, links, getState, setS
   let steps = [];             // the panel's line per exercise
   let signature = '';
   let chosenWith = '';       // the settings the exercises were chosen with
-  let skipped = 0;
+  let skipped = 0;    // chosen cells this lab does not have
+  let repeated = 0;   // chosen cells asked already by another chosen cell (kept once)
   let away = false;           // explore mode for a while: the exercises and their progress wait
   let keptOn = null;          // the token the exercises stay on while another is chosen
   let litFor = null;          // the exercise whose first hint's cells are lit
@@ -321,7 +322,7 @@ export function mountPractice({ container, root, embedded, links, getState, setS
   panel.another.addEventListener('click', () => {
     if (!view) return;
     const state = getState();
-    const seed = practiceSettings(state.practice).seed + 1;
+    const seed = nextSeed(practiceSettings(state.practice).seed);
     setState(withNewInputs(state, view, seed, { integer: panel.integer.checked }));
     announce(t('practice.another', { seed }));
   });
@@ -348,6 +349,7 @@ export function mountPractice({ container, root, embedded, links, getState, setS
     if (!settings.hints) notes.push(t('practice.noHints'));
     if (!settings.cells && view.result.shape.scale === 1) notes.push(t('practice.scaleOff'));
     if (skipped) notes.push(t(exercises.length ? 'practice.skipped' : 'practice.noCells', { count: skipped }));
+    if (repeated) notes.push(t('practice.repeated', { count: repeated }));
     if (keptOn !== null) notes.push(t('practice.keptOn', { token: view.tokens[keptOn] }));
     panel.notes.textContent = notes.join(' ');
     return chosen;
@@ -374,7 +376,8 @@ export function mountPractice({ container, root, embedded, links, getState, setS
     }
     const fitting = chosen.filter((cell) => cellFits(view, cell));
     const built = withoutOverlaps(buildExercises(view, fitting, settings.tolerance, f64));
-    skipped = chosen.length - built.length;
+    skipped = chosen.length - fitting.length;
+    repeated = fitting.length - built.length;
     return built;
   }
 

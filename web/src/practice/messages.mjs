@@ -1,3 +1,4 @@
+import { isolate } from '../bidi.mjs';
 // Every sentence the practice mode shows, looked up by key, one catalogue per language. Values are
 // filled into {name} placeholders: no sentence is put together from fragments in code, so a
 // translation can order its words as its language needs. A key missing from a language falls back
@@ -36,6 +37,7 @@ export const MESSAGES = {
     'practice.empty': 'There is nothing to practise here: the lab has no result yet.',
     'practice.noCells': 'None of the chosen cells exists in this lab (the sentence or sizes differ from the exercise).',
     'practice.skipped': { count: 'count', one: 'Left out: {count} chosen cell that does not exist in this lab.', other: 'Left out: {count} chosen cells that do not exist in this lab.' },
+    'practice.repeated': { count: 'count', one: 'Left out: {count} chosen cell that repeats another (each cell is asked once).', other: 'Left out: {count} chosen cells that repeat others (each cell is asked once).' },
     'practice.keptOn': "Your answers are kept: these exercises stay on ‘{token}’, where you started.",
     'practice.explainHidden': 'Hidden while you practise: this number would give an answer away. It is explained once that exercise is answered.',
     'practice.explainUses': 'Its arithmetic uses a number you are asked for, so it is explained once that exercise is answered.',
@@ -211,6 +213,7 @@ export const MESSAGES = {
     'practice.empty': 'यहाँ अभ्यास के लिए कुछ नहीं है: lab का अभी कोई परिणाम नहीं है।',
     'practice.noCells': 'चुने गए खानों में से कोई भी इस lab में नहीं है (वाक्य या आकार अभ्यास से अलग हैं)।',
     'practice.skipped': { count: 'count', one: 'छोड़ा गया: {count} चुना गया खाना जो इस lab में नहीं है।', other: 'छोड़े गए: {count} चुने गए खाने जो इस lab में नहीं हैं।' },
+    'practice.repeated': { count: 'count', one: 'छोड़ा गया: {count} चुना गया खाना जो किसी दूसरे को दोहराता है (हर खाना एक बार पूछा जाता है)।', other: 'छोड़े गए: {count} चुने गए खाने जो दूसरों को दोहराते हैं (हर खाना एक बार पूछा जाता है)।' },
     'practice.keptOn': 'आपके उत्तर रखे गए हैं: ये अभ्यास ‘{token}’ पर ही रहेंगे, जहाँ आपने शुरू किया था।',
     'practice.explainHidden': 'अभ्यास के दौरान छिपा है: यह संख्या एक उत्तर बता देती। वह अभ्यास हल होने पर इसे समझाया जाएगा।',
     'practice.explainUses': 'इसके हिसाब में वह संख्या आती है जो आपसे पूछी गई है, इसलिए वह अभ्यास हल होने पर इसे समझाया जाएगा।',
@@ -355,5 +358,5 @@ export function message(key, params = {}, lang = 'en') {
     const form = new Intl.PluralRules(lang).select(Number(params[template.count]));
     template = Object.hasOwn(template, form) ? template[form] : template.other;
   }
-  return template.replace(/\{(\w+)\}/g, (whole, name) => (Object.hasOwn(params, name) ? String(params[name]) : whole));
+  return template.replace(/\{(\w+)\}/g, (whole, name) => (Object.hasOwn(params, name) ? isolate(params[name]) : whole));
 }
