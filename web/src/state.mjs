@@ -356,6 +356,8 @@ function fragmentOf(state, tooLarge) {
   const out = {};
   for (const key of Object.keys(LINK_FIELDS)) {
     if (tooLarge && ['custom', 'inputs', 'embeddings', 'weightsMode'].includes(key)) continue;
+    // seeded random weights take the page's sizes only: a loaded layer's larger sizes stay out too
+    if (tooLarge && SIZES.includes(key) && !SIZES.every((size) => state[size] <= PAGE_LIMITS[size])) continue;
     // fields equal to the preset's (or the defaults') add nothing to the link
     const reference = preset ?? BASE;
     if (JSON.stringify(state[key]) !== JSON.stringify(reference[key])) out[key] = state[key];
