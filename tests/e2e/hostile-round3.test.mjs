@@ -83,6 +83,17 @@ describe('issue 28 on the page: layers and links', () => {
     assert.equal(await state(), before);
   });
 
+  it('a layer named by an inherited name (toString, constructor) is listed by that name, not a function', async () => {
+    const page = tab.page;
+    for (const prefix of ['toString', 'constructor']) {
+      const tensors = {};
+      for (const part of ['query', 'key', 'value']) tensors[`${prefix}.attention.self.${part}.weight`] = { shape: [4, 4], data: values(16, part.length) };
+      await loadFile(page, `${prefix}.safetensors`, safetensors(tensors));
+      const option = await page.textContent('#layers-layer option');
+      assert.ok(option.startsWith(`${prefix} (`) && !/function|native code|\[object/.test(option), option);
+    }
+  });
+
   it('a tensor of shape [2⁵³ − 1, 0] is refused as a file, and the lab keeps its state', async () => {
     const page = tab.page;
     const before = await state();
