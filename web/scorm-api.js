@@ -49,14 +49,28 @@
     return call('LMSSetValue', element, String(value)) === 'true';
   }
 
-  // SCORM 1.2 CMITimespan: HHHH:MM:SS.SS
+  // SCORM 1.2 CMITimespan: HHHH:MM:SS.SS, seconds below 60. Rounded to hundredths first and then
+  // split, so that 59.996 s is 0000:01:00.00 (rounding the seconds field alone gave 0000:00:60.00).
+  // At most 9999:59:59.99 (four digits of hours); a clock set back counts as no time.
+  var MAX_CENTISECONDS = ((9999 * 60 + 59) * 60 + 59) * 100 + 99;
   function timespan(ms) {
-    var seconds = ms / 1000;
-    var hours = Math.floor(seconds / 3600);
-    var minutes = Math.floor((seconds % 3600) / 60);
-    var rest = (seconds % 60).toFixed(2);
+    var centiseconds = Math.min(MAX_CENTISECONDS, Math.max(0, Math.round(ms / 10) || 0));
+    var hours = Math.floor(centiseconds / 360000);
+    var minutes = Math.floor((centiseconds % 360000) / 6000);
+    var hundredths = centiseconds % 6000;
     var pad = function (text, width) { text = String(text); while (text.length < width) text = '0' + text; return text; };
-    return pad(hours, 4) + ':' + pad(minutes, 2) + ':' + pad(rest, 5);
+    return pad(hours, 4) + ':' + pad(minutes, 2) + ':' + pad(Math.floor(hundredths / 100), 2) + '.' + pad(hundredths % 100, 2);
+  }
+
+  // A score as SCORM 1.2 takes it (a CMIDecimal from 0 to 100), or an Error saying what is wrong:
+  // NaN, Infinity, a string such as "abc" or "40" are refused, never sent as text.
+  function checkScore(name, value) {
+    if (typeof value !== 'number' || !isFinite(value)) {
+      var shown = typeof value === 'string' ? JSON.stringify(value.slice(0, 40)) : String(value);
+      throw new TypeError('attentionLabScorm.reportScore: ' + name + ' must be a finite number from 0 to 100, got ' + shown);
+    }
+    if (value < 0 || value > 100) throw new RangeError('attentionLabScorm.reportScore: ' + name + ' must be from 0 to 100, got ' + value);
+    return value;
   }
 
   function finish() {
@@ -81,12 +95,18 @@
   window.attentionLabScorm = {
     /** Whether a learning platform's SCORM API was found and the session opened. */
     available: open,
-    /** Reports a score (for a later practice mode); returns whether the platform took it. */
+    /**
+     * Reports a score; returns whether the platform took it. A score that is not a number from 0 to
+     * 100 (NaN, Infinity, "abc"), or min > raw or raw > max, throws an Error saying so and sends nothing.
+     */
     reportScore: function (raw, options) {
-      if (!open || finished) return false;
       options = options || {};
-      var min = options.min === undefined ? 0 : options.min;
-      var max = options.max === undefined ? 100 : options.max;
+      checkScore('raw', raw);
+      var min = options.min === undefined ? 0 : checkScore('min', options.min);
+      var max = options.max === undefined ? 100 : checkScore('max', options.max);
+      if (options.passingScore !== undefined) checkScore('passingScore', options.passingScore);
+      if (raw < min || raw > max) throw new RangeError('attentionLabScorm.reportScore: raw (' + raw + ') must lie from min (' + min + ') to max (' + max + ')');
+      if (!open || finished) return false;
       var ok = set('cmi.core.score.min', min) && set('cmi.core.score.max', max) && set('cmi.core.score.raw', raw);
       if (options.passingScore !== undefined) ok = set('cmi.core.lesson_status', raw >= options.passingScore ? 'passed' : 'failed') && ok;
       return call('LMSCommit') === 'true' && ok;

@@ -152,8 +152,11 @@ for (const simd of [true, false]) {
       const wo = Reentrant.from({ length: 16 }, (_, i) => (i % 5) / 4);
       const before = engine.memory();
       const outer = engine.attention({ ...catSat, wo });
-      assert.ok(reads >= 2, `the inner call ran ${reads} times`);
-      assert.equal(inner.shape.n, 2);
+      // the engine reads typed arrays through %TypedArray%'s own getters (issue 28): an overriding
+      // getter never runs, so no call can start from inside the copy; re-entry through an option's
+      // getter is tested in hostile-round3.test.mjs
+      assert.equal(reads, 0, `the overriding buffer getter ran ${reads} times`);
+      assert.equal(inner, null);
       assert.deepEqual(outer.shape, plain.shape);
       assert.deepEqual(Array.from(outer.output), Array.from(plain.output));
       assert.deepEqual(engine.memory(), before);

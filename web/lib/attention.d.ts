@@ -28,8 +28,13 @@ export interface AttentionOptions {
   wo?: Matrix;
   /** 'sqrt_dk' (default) divides the scores by √dK, 'none' leaves them, a number divides by it. */
   scale?: 'sqrt_dk' | 'none' | number;
-  /** 'none' (default), 'causal', or n × m keep flags (1 keep, 0 masked). */
-  mask?: 'none' | 'causal' | Uint8Array | ArrayLike<0 | 1 | boolean>;
+  /**
+   * 'none' (default), 'causal', or n × m flags with their convention named: { keep } (1 or true: the
+   * query may look at that key) or { masked } (1 or true: hidden, as PyTorch's boolean attn_mask).
+   * An unnamed Uint8Array or array of 0 and 1 is read as keep flags; an unnamed array of booleans is refused.
+   */
+  mask?: 'none' | 'causal' | { keep: Uint8Array | ArrayLike<0 | 1 | boolean> } | { masked: Uint8Array | ArrayLike<0 | 1 | boolean> }
+    | Uint8Array | ArrayLike<0 | 1>;
   /** Keep every intermediate (default true). false: only output and dOut, the fast path. */
   trace?: boolean;
   /** heads × dK each, added after the projection. Omitted: zero. */
@@ -55,6 +60,7 @@ export interface GradientsOptions extends AttentionOptions {
 
 /** The gradient of Σ dOutput ⊙ output + Σ dWeights ⊙ weights, per input present, in its layout. */
 export interface Gradients {
+  /** The forward pass's output (n × dOut), as attention() gives it, returned alongside: not a gradient. */
   output: Float32Array;
   x: Float32Array;
   context?: Float32Array;
@@ -141,7 +147,10 @@ export interface TrainerOptions {
     /** Examples per step, drawn with the seed (default 0: all of them). */
     batchSize?: number;
   };
-  /** The parameters that learn (wq, wk, wv, wo, bq, bk, bv, bo, embeddings, readout, readoutBias). Default: all but embeddings. */
+  /**
+   * The parameters that learn (wq, wk, wv, wo, bq, bk, bv, bo, embeddings, readout, readoutBias).
+   * Default (or []): all but embeddings and bk (softmax ignores a constant per row: bk's true gradient is 0).
+   */
   train?: string[];
   /** Initial weights and batches; the same seed gives the same bits in every build. Default 0. */
   seed?: number;

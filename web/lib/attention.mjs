@@ -9,6 +9,7 @@
 // Value checks (sizes, finiteness, caps) happen once, in the core, so their messages are the same
 // natively and here. Shapes and layouts: see attention.d.ts.
 import { simd as simdSupported } from 'wasm-feature-detect';
+import { Runtime, guarded } from './runtime.mjs';
 
 export const VERSION = '0.1.0';
 
@@ -25,7 +26,7 @@ const ATTENTION_OPTIONS = new Set([
   'bq', 'bk', 'bv', 'bo', 'positions',
 ]);
 const GRADIENT_OPTIONS = new Set([...ATTENTION_OPTIONS, 'dOutput', 'dWeights']);
-const POSITION_MODES = { none: 0, sinusoidal: 1 };
+const POSITION_MODES = new Map([['none', 0], ['sinusoidal', 1]]);
 const INIT_OPTIONS = new Set(['dModel', 'heads', 'dK', 'dV', 'seed']);
 const PREPARE_OPTIONS = new Set(['dModel', 'heads', 'dK', 'dV', 'wq', 'wk', 'wv', 'wo', 'scale', 'mask']);
 const RUN_OPTIONS = new Set(['x', 'n', 'output']);
@@ -37,7 +38,7 @@ function describe(value) {
     if (value === null) return 'null';
     if (value === undefined) return 'nothing (undefined)';
     if (Array.isArray(value)) return `an array of ${value.length}`;
-    if (ArrayBuffer.isView(value)) return `a ${value.constructor.name} of ${value.length}`;
+    if (ArrayBuffer.isView(value)) return isTypedArray(value) ? `a ${TYPED_KIND.call(value)} of ${typedLength(value)}` : 'a DataView';
     if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
     return `${typeof value} ${String(value)}`;
   } catch {
@@ -99,15 +100,13 @@ function matrix(options, key, required, field = key) {
     return null;
   }
   try {
-    if (ArrayBuffer.isView(value)) checkReadable(field, value);
-    if (value instanceof Float32Array) return value;
-    const convertible = Array.isArray(value) || (ArrayBuffer.isView(value) && !(value instanceof DataView) && typeof value[0] !== 'bigint');
-    if (!convertible) throw fieldError(TypeError, field, `${field} must be a Float32Array or an array of numbers, got ${describe(value)}`);
+    if (isTypedArray(value)) return typedAsFloat32(field, value);
+    if (!Array.isArray(value)) throw fieldError(TypeError, field, `${field} must be a Float32Array or an array of numbers, got ${describe(value)}`);
     // converting is a copy: refuse what no input may hold before making it
     if (value.length > MAX_VALUES) {
       throw fieldError(RangeError, field, `${field} has ${value.length} values, above the cap of ${MAX_VALUES} for any one input`);
     }
-    if (Array.isArray(value)) {
+    {
       for (let i = 0; i < value.length; i++) {
         if (typeof value[i] !== 'number') {
           throw fieldError(TypeError, field, `${field}[${i}] is not a number (got ${describe(value[i])})`);
@@ -121,14 +120,47 @@ function matrix(options, key, required, field = key) {
   }
 }
 
-// The length a typed array really has (a subclass cannot override the intrinsic getter).
-const TYPED_LENGTH = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), 'length').get;
-const TYPED_BUFFER = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), 'buffer').get;
+// What a typed array really holds, read through %TypedArray%.prototype's own getters: a subclass
+// (or an own property) can make `length`, `buffer` or `byteLength` say anything, these cannot.
+const TYPED_PROTOTYPE = Object.getPrototypeOf(Uint8Array.prototype);
+const intrinsic = (name) => Object.getOwnPropertyDescriptor(TYPED_PROTOTYPE, name).get;
+const TYPED_LENGTH = intrinsic('length');
+const TYPED_BUFFER = intrinsic('buffer');
+const TYPED_OFFSET = intrinsic('byteOffset');
+const TYPED_KIND = intrinsic(Symbol.toStringTag);  // 'Float32Array', …; undefined for anything else
+const TYPED_SET = TYPED_PROTOTYPE.set;
 const typedLength = (array) => TYPED_LENGTH.call(array);
+const isTypedArray = (value) => ArrayBuffer.isView(value) && TYPED_KIND.call(value) !== undefined;
+
+// A typed array as a plain Float32Array of its true length: a Float32Array (of any subclass) as a
+// plain view of the same memory, any other kind converted. Every later `.length` is then the truth.
+function typedAsFloat32(field, value) {
+  const kind = TYPED_KIND.call(value);
+  const buffer = TYPED_BUFFER.call(value);
+  if (isDetached(buffer)) {
+    throw fieldError(TypeError, field, `${field} cannot be read: its ArrayBuffer was detached (transferred to a worker or another owner)`);
+  }
+  const length = typedLength(value);
+  if (kind === 'Float32Array') return new Float32Array(buffer, TYPED_OFFSET.call(value), length);
+  if (kind.startsWith('Big')) throw fieldError(TypeError, field, `${field} must be a Float32Array or an array of numbers, got a ${kind} of ${length}`);
+  if (length > MAX_VALUES) throw fieldError(RangeError, field, `${field} has ${length} values, above the cap of ${MAX_VALUES} for any one input`);
+  const copy = new Float32Array(length);
+  TYPED_SET.call(copy, value);  // from a typed array: reads its elements by their true length
+  return copy;
+}
+
+// A Uint8Array (of any subclass) as a plain Uint8Array of its true length.
+function plainBytes(field, value) {
+  const buffer = TYPED_BUFFER.call(value);
+  if (isDetached(buffer)) {
+    throw fieldError(TypeError, field, `${field} cannot be read: its ArrayBuffer was detached (transferred to a worker or another owner)`);
+  }
+  return new Uint8Array(buffer, TYPED_OFFSET.call(value), typedLength(value));
+}
 
 // A typed array whose buffer was transferred away reads as empty: say so, instead of "0 values".
 function checkReadable(field, array) {
-  if (isDetached(array.buffer)) {
+  if (isDetached(TYPED_BUFFER.call(array))) {
     throw fieldError(TypeError, field, `${field} cannot be read: its ArrayBuffer was detached (transferred to a worker or another owner)`);
   }
 }
@@ -151,29 +183,57 @@ function scaleOption(value) {
   throw fieldError(TypeError, 'scale', `scale must be 'sqrt_dk', 'none' or a number to divide the scores by, got ${describe(value)}`);
 }
 
+// A mask: 'none', 'causal', or a matrix of n × m flags whose convention is named:
+// { keep } (1 or true: the query may look at that key, the engine's own convention) or { masked }
+// (1 or true: hidden, as PyTorch's boolean attn_mask). An unnamed Uint8Array or array of 0 and 1 is
+// read as keep flags, as documented from the start; an unnamed array of true and false is refused,
+// because the two conventions a reader may come from read it opposite ways.
 function maskOption(value) {
   if (value === undefined) return [MASK_MODES.get('none'), null];
   if (typeof value === 'string' && MASK_MODES.has(value)) return [MASK_MODES.get(value), null];
-  if (value instanceof Uint8Array) {
-    checkReadable('mask', value);
-    return [MASK_KEEP, value];
-  }
+  if (isTypedArray(value) && TYPED_KIND.call(value) === 'Uint8Array') return [MASK_KEEP, maskFlags(value, 'mask', false)];
   if (Array.isArray(value)) {
-    const keep = new Uint8Array(value.length);
-    for (let i = 0; i < value.length; i++) {
-      const cell = value[i];
-      if (cell === true || cell === 1) keep[i] = 1;
-      else if (cell === false || cell === 0) keep[i] = 0;
-      else throw fieldError(TypeError, 'mask', `mask[${i}] must be 1 (keep) or 0 (masked), got ${describe(cell)}`);
+    if (value.some((cell) => typeof cell === 'boolean')) {
+      throw fieldError(TypeError, 'mask', `mask is an array of true and false without its convention: give { keep: [...] } ` +
+        '(true: the query may look at that key) or { masked: [...] } (true: hidden, as in PyTorch\'s boolean attn_mask)');
     }
-    return [MASK_KEEP, keep];
+    return [MASK_KEEP, maskFlags(value, 'mask', false)];
   }
-  throw fieldError(TypeError, 'mask', `mask must be 'none', 'causal' or a Uint8Array of n × m keep flags, got ${describe(value)}`);
+  const named = value !== null && typeof value === 'object' && !isTypedArray(value) ? Object.keys(value) : [];
+  if (named.length === 1 && (named[0] === 'keep' || named[0] === 'masked')) {
+    const field = `mask.${named[0]}`;
+    return [MASK_KEEP, maskFlags(readOption(value, named[0]), field, named[0] === 'masked')];
+  }
+  throw fieldError(TypeError, 'mask', "mask must be 'none', 'causal', { keep: flags } or { masked: flags } (n × m flags, " +
+    `1 or true where the name says), got ${describe(value)}`);
+}
+
+// Flags (a Uint8Array, or an array of 0, 1, true, false) as keep flags; `masked`: they name the hidden keys.
+function maskFlags(flags, field, masked) {
+  const error = (why) => fieldError(why.kind, 'mask', why.text);
+  if (isTypedArray(flags) && TYPED_KIND.call(flags) === 'Uint8Array') {
+    const bytes = plainBytes(field, flags);
+    const bad = bytes.findIndex((b) => b > 1);
+    if (bad >= 0) throw error({ kind: TypeError, text: `${field}[${bad}] must be 1 or 0, got ${bytes[bad]}` });
+    return masked ? bytes.map((b) => 1 - b) : bytes;
+  }
+  if (!Array.isArray(flags)) throw error({ kind: TypeError, text: `${field} must be a Uint8Array or an array of 0, 1, true or false, got ${describe(flags)}` });
+  if (flags.length > MAX_VALUES) throw error({ kind: RangeError, text: `${field} has ${flags.length} values, above the cap of ${MAX_VALUES}` });
+  const keep = new Uint8Array(flags.length);
+  for (let i = 0; i < flags.length; i++) {
+    const cell = flags[i];
+    const on = cell === true || cell === 1;
+    if (!on && cell !== false && cell !== 0) {
+      throw error({ kind: TypeError, text: `${field}[${i}] must be 1 (${masked ? 'masked' : 'keep'}) or 0 (${masked ? 'keep' : 'masked'}), got ${describe(cell)}` });
+    }
+    keep[i] = on !== masked ? 1 : 0;
+  }
+  return keep;
 }
 
 function positionsOption(value) {
-  if (value === undefined) return POSITION_MODES.none;
-  if (typeof value === 'string' && value in POSITION_MODES) return POSITION_MODES[value];
+  if (value === undefined) return POSITION_MODES.get('none');
+  if (typeof value === 'string' && POSITION_MODES.has(value)) return POSITION_MODES.get(value);
   throw fieldError(TypeError, 'positions', `positions must be 'none' or 'sinusoidal', got ${describe(value)}`);
 }
 
@@ -335,13 +395,14 @@ function notLearning(what) {
 }
 
 class AttentionEngine {
-  #module;
+  #runtime;
   #Trainer;
 
-  // Trainer: trainer.mjs's class, on a learning engine only (imported with it: the page's engine
-  // does not download it).
-  constructor(module, simd, Trainer = null) {
-    this.#module = module;
+  // runtime: runtime.mjs's Runtime (the instance, replaced after a trap). Trainer: trainer.mjs's
+  // class, on a learning engine only (imported with it: the page's engine does not download it).
+  constructor(runtime, simd, Trainer = null) {
+    const module = runtime.module;
+    this.#runtime = runtime;
     this.#Trainer = Trainer;
     // A build without the backward pass has no gradients export (see CMakeLists.txt).
     this.info = Object.freeze({ version: VERSION, simd, learning: typeof module._attn_gradients === 'function' && Trainer !== null });
@@ -350,9 +411,10 @@ class AttentionEngine {
   attention(options) {
     checkOptions(options, ATTENTION_OPTIONS, 'attention()');
     const { x, context, wq, wk, wv, wo, bq, bk, bv, bo, keep, ...scalars } = attentionRequest(options);
-    const module = this.#module;
-    const output = callWithArrays(module, module._attn_check, module._attn_attention, scalars, { x, context, wq, wk, wv, wo, bq, bk, bv, bo, keep });
-    return attentionResult(module, output, scalars.trace);
+    return guarded(this.#runtime, 'attention()', (module) => {
+      const output = callWithArrays(module, module._attn_check, module._attn_attention, scalars, { x, context, wq, wk, wv, wo, bq, bk, bv, bo, keep });
+      return attentionResult(module, output, scalars.trace);
+    });
   }
 
   /**
@@ -366,10 +428,11 @@ class AttentionEngine {
     scalars.trace = true;
     const dOutput = matrix(options, 'dOutput', true);
     const dWeights = matrix(options, 'dWeights', false);
-    const module = this.#module;
-    const output = callWithArrays(module, module._attn_check_gradients, module._attn_gradients, scalars,
-      { x, context, wq, wk, wv, wo, bq, bk, bv, bo, keep, dOutput, dWeights });
-    const [out, ...gradients] = takeOutput(module, output).arrays;
+    const [out, ...gradients] = guarded(this.#runtime, 'gradients()', (module) => {
+      const output = callWithArrays(module, module._attn_check_gradients, module._attn_gradients, scalars,
+        { x, context, wq, wk, wv, wo, bq, bk, bv, bo, keep, dOutput, dWeights });
+      return takeOutput(module, output).arrays;
+    });
     const result = { output: out };
     GRADIENT_ARRAYS.forEach((field, i) => {
       if (gradients[i].length) result[field] = gradients[i];
@@ -380,7 +443,7 @@ class AttentionEngine {
   /** One attention layer that learns, inside WebAssembly; see trainer.mjs. Free it with dispose(). */
   createTrainer(options) {
     if (!this.info.learning) throw notLearning('createTrainer()');
-    return new this.#Trainer(this.#module, TRAINER_API, options);
+    return new this.#Trainer(this.#runtime, { ...TRAINER_API, guarded }, options);
   }
 
   /**
@@ -388,13 +451,13 @@ class AttentionEngine {
    * each run() copies only x in and the output out. Self-attention; mask 'none' or 'causal'.
    */
   prepare(options) {
-    return prepareModel(this.#module, options);
+    return prepareModel(this.#runtime, options);
   }
 
   /** WebAssembly memory in use: the whole heap, the bytes malloc has handed out, and the stack pointer. */
   memory() {
-    const module = this.#module;
-    return { heapBytes: module.HEAPU8.length, allocatedBytes: module._attn_allocated_bytes(), stackPointer: module._attn_stack_pointer() };
+    return guarded(this.#runtime, 'memory()', (module) => (
+      { heapBytes: module.HEAPU8.length, allocatedBytes: module._attn_allocated_bytes(), stackPointer: module._attn_stack_pointer() }));
   }
 
   initWeights(options) {
@@ -404,12 +467,13 @@ class AttentionEngine {
     if (typeof seed !== 'number' || !Number.isSafeInteger(seed) || seed < 0) {
       throw fieldError(RangeError, 'seed', `seed must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}, got ${describe(seed)}`);
     }
-    const module = this.#module;
-    const output = module._attn_init_weights(
-      integer(options, 'dModel'), integer(options, 'heads', 1), integer(options, 'dK', 0), integer(options, 'dV', 0), seed);
-    if (!output) raiseLast(module);
-    const [wq, wk, wv, wo] = takeOutput(module, output).arrays;
-    return { wq, wk, wv, wo };
+    const sizes = [integer(options, 'dModel'), integer(options, 'heads', 1), integer(options, 'dK', 0), integer(options, 'dV', 0)];
+    return guarded(this.#runtime, 'initWeights()', (module) => {
+      const output = module._attn_init_weights(...sizes, seed);
+      if (!output) raiseLast(module);
+      const [wq, wk, wv, wo] = takeOutput(module, output).arrays;
+      return { wq, wk, wv, wo };
+    });
   }
 }
 
@@ -426,16 +490,21 @@ function raisePrepared(module, model, kind) {
   throw fieldError(kind === 1 ? TypeError : RangeError, field, readString(module, module._attn_prepared_error_message(model)));
 }
 
-function prepareModel(module, options) {
+// prepare()'s options checked in JavaScript: the sizes, scale, mask and the weights (copies: a
+// prepared model sets itself up again from them on a new instance after a trap).
+function preparedSpec(options) {
   checkOptions(options, PREPARE_OPTIONS, 'prepare()');
-  const dModel = integer(options, 'dModel');
-  const heads = integer(options, 'heads', 1);
-  const dK = integer(options, 'dK', 0);
-  const dV = integer(options, 'dV', 0);
-  const [scaleMode, scaleDivisor] = scaleOption(options.scale);
-  const [maskMode] = maskOption(options.mask);
-  const weights = ['wq', 'wk', 'wv', 'wo'].map((field) => matrix(options, field, false));
-  const model = module._attn_prepared_new(dModel, heads, dK, dV, scaleMode, scaleDivisor, maskMode);
+  const sizes = [integer(options, 'dModel'), integer(options, 'heads', 1), integer(options, 'dK', 0), integer(options, 'dV', 0)];
+  const [scaleMode, scaleDivisor] = scaleOption(readOption(options, 'scale'));
+  const [maskMode, keep] = maskOption(readOption(options, 'mask'));
+  if (keep) throw fieldError(TypeError, 'mask', `a prepared model's mask must be 'none' or 'causal' (keep flags depend on n), got ${describe(options.mask)}`);
+  const weights = ['wq', 'wk', 'wv', 'wo'].map((field) => matrix(options, field, false)?.slice() ?? null);
+  return { sizes, scaleMode, scaleDivisor, maskMode, weights };
+}
+
+// The spec's model in `module`'s memory, checked by the core: its address, or an error thrown.
+function preparedIn(module, { sizes, scaleMode, scaleDivisor, maskMode, weights }) {
+  const model = module._attn_prepared_new(...sizes, scaleMode, scaleDivisor, maskMode);
   try {
     weights.forEach((values, which) => {
       if (!values) return;
@@ -450,18 +519,39 @@ function prepareModel(module, options) {
     module._attn_prepared_free(model);
     throw error;
   }
-  return new PreparedAttention(module, model, dModel, module._attn_prepared_d_out(model));
+  return model;
+}
+
+function prepareModel(runtime, options) {
+  const spec = preparedSpec(options);
+  return guarded(runtime, 'prepare()', (module) => {
+    const model = preparedIn(module, spec);
+    return new PreparedAttention(runtime, spec, model, module._attn_prepared_d_out(model));
+  });
 }
 
 class PreparedAttention {
-  #module;
+  #runtime;
+  #spec;
   #model;
+  #generation;
 
-  constructor(module, model, dModel, dOut) {
-    this.#module = module;
+  constructor(runtime, spec, model, dOut) {
+    this.#runtime = runtime;
+    this.#spec = spec;
     this.#model = model;
-    this.dModel = dModel;
+    this.#generation = runtime.generation;
+    this.dModel = spec.sizes[0];
     this.dOut = dOut;
+  }
+
+  // The model's address in the live instance: set up again when the engine was restarted since.
+  #modelIn(module) {
+    if (this.#generation !== this.#runtime.generation) {
+      this.#model = preparedIn(module, this.#spec);
+      this.#generation = this.#runtime.generation;
+    }
+    return this.#model;
   }
 
   /**
@@ -474,40 +564,46 @@ class PreparedAttention {
     checkOptions(options, RUN_OPTIONS, 'run()');
     const x = matrix(options, 'x', true);
     const n = integer(options, 'n');
-    const module = this.#module;
     if (x.length !== n * this.dModel) {
       throw fieldError(RangeError, 'x', `x has ${x.length} values; expected n × dModel = ${n} × ${this.dModel} = ${n * this.dModel}`);
     }
     const given = readOption(options, 'output');
-    if (given !== undefined) {
-      // a real Float32Array (a Proxy or a look-alike is not one), readable, of the right length
-      if (!ArrayBuffer.isView(given) || !(given instanceof Float32Array)) {
-        throw fieldError(TypeError, 'output', `output must be a Float32Array of n × dOut values, got ${describe(given)}`);
+    if (given !== undefined) checkOutput(given, n * this.dOut, n, this.dOut);
+    return guarded(this.#runtime, 'run()', (module) => {
+      const model = this.#modelIn(module);
+      const input = module._attn_prepared_input(model, n);
+      if (!input) throw fieldError(RangeError, 'n', `n (${n}) is above the cap of 4096 tokens`);
+      module.HEAPF32.set(x, input >> 2);
+      const status = module._attn_prepared_run(model);
+      if (status) raisePrepared(module, model, status);
+      const output = module._attn_prepared_output(model) >> 2;
+      if (given !== undefined) {
+        TYPED_SET.call(given, module.HEAPF32.subarray(output, output + n * this.dOut));
+        return { output: given, dOut: this.dOut };
       }
-      if (isDetached(TYPED_BUFFER.call(given))) {
-        throw fieldError(TypeError, 'output', 'output cannot be written: its ArrayBuffer was detached (transferred to a worker or another owner)');
-      }
-      if (typedLength(given) !== n * this.dOut) {
-        throw fieldError(RangeError, 'output', `output has ${typedLength(given)} values; expected n × dOut = ${n} × ${this.dOut} = ${n * this.dOut}`);
-      }
-    }
-    const input = module._attn_prepared_input(this.#model, n);
-    if (!input) throw fieldError(RangeError, 'n', `n (${n}) is above the cap of 4096 tokens`);
-    module.HEAPF32.set(x, input >> 2);
-    const status = module._attn_prepared_run(this.#model);
-    if (status) raisePrepared(module, this.#model, status);
-    const output = module._attn_prepared_output(this.#model) >> 2;
-    if (given !== undefined) {
-      Float32Array.prototype.set.call(given, module.HEAPF32.subarray(output, output + n * this.dOut));
-      return { output: given, dOut: this.dOut };
-    }
-    return { output: module.HEAPF32.slice(output, output + n * this.dOut), dOut: this.dOut };
+      return { output: module.HEAPF32.slice(output, output + n * this.dOut), dOut: this.dOut };
+    });
   }
 
   /** Frees the weights and buffers in WebAssembly memory; run() then throws. Safe to call twice. */
   dispose() {
-    if (this.#model !== 0) this.#module._attn_prepared_free(this.#model);
+    const model = this.#model;
     this.#model = 0;
+    // a model of an instance since replaced went with that instance's memory
+    if (model !== 0 && this.#generation === this.#runtime.generation && this.#runtime.module) this.#runtime.module._attn_prepared_free(model);
+  }
+}
+
+// run()'s `output`: a real Float32Array (a Proxy or a look-alike is not one), readable, of n × dOut.
+function checkOutput(given, count, n, dOut) {
+  if (!isTypedArray(given) || TYPED_KIND.call(given) !== 'Float32Array') {
+    throw fieldError(TypeError, 'output', `output must be a Float32Array of n × dOut values, got ${describe(given)}`);
+  }
+  if (isDetached(TYPED_BUFFER.call(given))) {
+    throw fieldError(TypeError, 'output', 'output cannot be written: its ArrayBuffer was detached (transferred to a worker or another owner)');
+  }
+  if (typedLength(given) !== count) {
+    throw fieldError(RangeError, 'output', `output has ${typedLength(given)} values; expected n × dOut = ${n} × ${dOut} = ${count}`);
   }
 }
 
@@ -537,31 +633,26 @@ export async function loadAttention({ simd = 'auto', learning = false, wasmBinar
   const useSimd = simd === 'auto' ? await simdSupported() : simd;
   const build = `${learning ? 'learn-' : ''}${useSimd ? 'simd' : 'scalar'}`;
   const wasmUrl = new URL(`attention-${build}.wasm`, baseUrl);
-  const moduleOptions = {};
+  // The module is compiled here, once (while the glue script loads): a restart after a trap makes
+  // a new instance of it (runtime.mjs).
+  let compiled;
   if (wasmBinary) {
-    moduleOptions.wasmBinary = wasmBinary;
+    compiled = WebAssembly.compile(wasmBinary);
   } else if (isNode) {
-    // Node's fetch() cannot read files: hand the module its bytes.
+    // Node's fetch() cannot read files
     const { readFile } = await import('node:fs/promises');
-    moduleOptions.wasmBinary = await readFile(wasmUrl);
-  } else if (typeof WebAssembly.compileStreaming === 'function') {
-    // Compile while the glue script loads, instead of after it: one round trip less before the
-    // first result. (A server that does not send .wasm as application/wasm makes this fail; the
-    // glue then fetches and compiles the file itself.)
-    const compiled = WebAssembly.compileStreaming(fetch(wasmUrl, { credentials: 'same-origin' }));
-    compiled.catch(() => {});
-    moduleOptions.instantiateWasm = (imports, receiveInstance) => {
-      compiled
-        .then((wasmModule) => WebAssembly.instantiate(wasmModule, imports).then((instance) => receiveInstance(instance, wasmModule)))
-        .catch(() => fetch(wasmUrl).then((r) => r.arrayBuffer()).then((bytes) => WebAssembly.instantiate(bytes, imports))
-          .then(({ instance, module }) => receiveInstance(instance, module)));
-      return {};
-    };
+    compiled = readFile(wasmUrl).then((bytes) => WebAssembly.compile(bytes));
+  } else {
+    const bytes = () => fetch(wasmUrl, { credentials: 'same-origin' }).then((r) => r.arrayBuffer()).then((b) => WebAssembly.compile(b));
+    // streaming needs the server to send application/wasm; otherwise the bytes are compiled as they are
+    compiled = typeof WebAssembly.compileStreaming === 'function'
+      ? WebAssembly.compileStreaming(fetch(wasmUrl, { credentials: 'same-origin' })).catch(bytes)
+      : bytes();
   }
-  const [{ default: createAttentionModule }, Trainer] = await Promise.all([
-    import(new URL(`attention-${build}.mjs`, baseUrl).href), learning ? trainerClass() : null]);
-  const module = await createAttentionModule(moduleOptions);
-  return new AttentionEngine(module, module._attn_has_simd() === 1, Trainer);
+  const [{ default: createAttentionModule }, Trainer, wasmModule] = await Promise.all([
+    import(new URL(`attention-${build}.mjs`, baseUrl).href), learning ? trainerClass() : null, compiled]);
+  const runtime = await Runtime.create(createAttentionModule, wasmModule);
+  return new AttentionEngine(runtime, runtime.module._attn_has_simd() === 1, Trainer);
 }
 
 /**
@@ -578,6 +669,7 @@ export async function loadAttentionFrom(builds, { simd = 'auto', learning = fals
   if (typeof build === 'function') build = await build();
   if (!build) throw fieldError(RangeError, 'learning', `these builds have no '${name}' engine (have: ${Object.keys(builds).join(', ')})`);
   const { createModule, wasmBinary } = build;
-  const [module, Trainer] = await Promise.all([createModule({ wasmBinary }), learning ? trainerClass() : null]);
-  return new AttentionEngine(module, module._attn_has_simd() === 1, Trainer);
+  const [wasmModule, Trainer] = await Promise.all([WebAssembly.compile(wasmBinary), learning ? trainerClass() : null]);
+  const runtime = await Runtime.create(createModule, wasmModule);
+  return new AttentionEngine(runtime, runtime.module._attn_has_simd() === 1, Trainer);
 }

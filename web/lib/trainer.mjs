@@ -4,11 +4,17 @@
 
 const TRAINER_OPTIONS = new Set(['model', 'loss', 'optimizer', 'train', 'seed', 'weights']);
 const MODEL_OPTIONS = new Set(['dModel', 'heads', 'dK', 'dV', 'wo', 'biases', 'positions', 'scale', 'mask', 'vocabulary']);
-const LOSS_KINDS = { attend: 0, classify: 1, regress: 2 };
-const OPTIMIZER_KINDS = { sgd: 0, adam: 1 };
+// Names are looked up in Maps: 'toString' or '__proto__' is an unknown kind, never a mode.
+const LOSS_KINDS = new Map([['attend', 0], ['classify', 1], ['regress', 2]]);
+const OPTIMIZER_KINDS = new Map([['sgd', 0], ['adam', 1]]);
 const OPTIMIZER_OPTIONS = new Set(['kind', 'learningRate', 'momentum', 'beta1', 'beta2', 'epsilon', 'weightDecay', 'clipNorm', 'batchSize']);
 const EXAMPLE_OPTIONS = new Set(['x', 'tokens', 'query', 'target', 'head']);
 const LOSS_HEAD = -2;  // an example without a head of its own takes the loss's (kLossHead in trainer.hpp)
+// Every whole number crosses into WebAssembly as a C++ int, which would wrap anything past 32 bits
+// (2³² + 1 steps ran 1 step): each is checked here as a JavaScript number, in its own range.
+const INT_MIN = -(2 ** 31);
+const INT_MAX = 2 ** 31 - 1;
+const MAX_STEPS = 1_000_000;  // the core's own cap (Trainer::step)
 
 // `api` carries attention.mjs's option helpers, so both files read options the same way.
 function object(api, value, field) {
@@ -27,13 +33,20 @@ function number(api, options, field, fallback, prefix) {
   return value;
 }
 
-function wholeNumber(api, value, field, fallback) {
+// A whole number from min to max (a C++ int's range unless narrower); the message quotes the value given.
+function wholeNumber(api, value, field, fallback, min = INT_MIN, max = INT_MAX) {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value)) {
     throw api.fieldError(TypeError, field, `${field} must be a whole number, got ${api.describe(value)}`);
   }
+  if (value < min || value > max) {
+    throw api.fieldError(RangeError, field, `${field} must be a whole number from ${min} to ${max}, got ${exactly(value)}`);
+  }
   return value;
 }
+
+// A number as given, all its digits: 2 ** 64 is 18446744073709551616, not 1.8446744073709552e+19.
+const exactly = (value) => (Number.isInteger(value) && Math.abs(value) < 1e300 ? BigInt(value).toString() : String(value));
 
 function boolean(api, value, field, fallback) {
   if (value === undefined) return fallback;
@@ -67,31 +80,31 @@ function modelSpec(api, model) {
     positionsMode: api.positionsOption(model.positions),
     scaleMode, scaleDivisor,
     maskMode: model.mask === 'causal' ? 1 : 0,
-    vocabulary: wholeNumber(api, model.vocabulary, 'model.vocabulary', 0),
+    vocabulary: wholeNumber(api, model.vocabulary, 'model.vocabulary', 0, 0),
   };
 }
 
 function lossSpec(api, loss) {
   object(api, loss, 'loss');
   known(api, loss, new Set(['kind', 'head', 'classes']), 'loss.');
-  if (!(loss.kind in LOSS_KINDS)) {
+  if (!LOSS_KINDS.has(loss.kind)) {
     throw api.fieldError(TypeError, 'loss.kind', `loss.kind must be 'attend', 'classify' or 'regress', got ${api.describe(loss.kind)}`);
   }
-  const head = loss.head === undefined || loss.head === 'mean' ? -1 : wholeNumber(api, loss.head, 'loss.head');
-  return { kind: loss.kind, kindCode: LOSS_KINDS[loss.kind], headIndex: head, classes: wholeNumber(api, loss.classes, 'loss.classes', 0) };
+  const head = loss.head === undefined || loss.head === 'mean' ? -1 : wholeNumber(api, loss.head, 'loss.head', undefined, -1);
+  return { kind: loss.kind, kindCode: LOSS_KINDS.get(loss.kind), headIndex: head, classes: wholeNumber(api, loss.classes, 'loss.classes', 0, 0) };
 }
 
 function optimizerSpec(api, optimizer = {}) {
   object(api, optimizer, 'optimizer');
   known(api, optimizer, OPTIMIZER_OPTIONS, 'optimizer.');
   const kind = optimizer.kind ?? 'adam';
-  if (!(kind in OPTIMIZER_KINDS)) throw api.fieldError(TypeError, 'optimizer.kind', `optimizer.kind must be 'adam' or 'sgd', got ${api.describe(kind)}`);
+  if (!OPTIMIZER_KINDS.has(kind)) throw api.fieldError(TypeError, 'optimizer.kind', `optimizer.kind must be 'adam' or 'sgd', got ${api.describe(kind)}`);
   const n = (field, fallback) => number(api, optimizer, field, fallback, 'optimizer.');
   return {
-    kindCode: OPTIMIZER_KINDS[kind],
+    kindCode: OPTIMIZER_KINDS.get(kind),
     learningRate: n('learningRate', 0.01), momentum: n('momentum', 0), beta1: n('beta1', 0.9), beta2: n('beta2', 0.999),
     epsilon: n('epsilon', 1e-8), weightDecay: n('weightDecay', 0), clipNorm: n('clipNorm', 0),
-    batchSize: wholeNumber(api, optimizer.batchSize, 'optimizer.batchSize', 0),
+    batchSize: wholeNumber(api, optimizer.batchSize, 'optimizer.batchSize', 0, 0),
   };
 }
 
@@ -109,8 +122,12 @@ function exampleList(api, examples, model, lossKind) {
       if (!Array.isArray(example.tokens) && !ArrayBuffer.isView(example.tokens)) {
         throw api.fieldError(TypeError, `${at}.tokens`, `${at}.tokens must be an array of token ids (the model has a vocabulary), got ${api.describe(example.tokens)}`);
       }
-      tokens = Int32Array.from(example.tokens, (id, j) => {
+      // Array.from reads a typed array through its iterator, by its true length
+      tokens = Int32Array.from(Array.from(example.tokens), (id, j) => {
         if (!Number.isInteger(id)) throw api.fieldError(TypeError, `${at}.tokens`, `${at}.tokens[${j}] must be a whole number, got ${api.describe(id)}`);
+        if (id < 0 || id >= model.vocabulary) {
+          throw api.fieldError(RangeError, `${at}.tokens`, `${at}.tokens[${j}] must be a token id from 0 to ${model.vocabulary - 1}, got ${exactly(id)}`);
+        }
         return id;
       });
       n = tokens.length;
@@ -134,18 +151,34 @@ function exampleList(api, examples, model, lossKind) {
   });
 }
 
+// What learns when `train` is not given (or empty): every parameter but the embedding table and
+// b_k. b_k adds q·b_k to every score in a query's row, the same for every key, and softmax ignores
+// a constant added to a row, so b_k's true gradient is exactly 0; trained, an optimiser turns the
+// float32 rounding in that 0 into steps of its own (Adam moved it by ±0.005 in 3 steps at lr 0.01).
+function defaultTrain(model, lossKind) {
+  const names = ['wq', 'wk', 'wv'];
+  if (model.outputProjection) names.push('wo');
+  if (model.biases) names.push('bq', 'bv', ...(model.outputProjection ? ['bo'] : []));
+  if (lossKind === 'classify') names.push('readout', 'readoutBias');
+  return names;
+}
+
 export class Trainer {
   #handle;
   #api;
   #model;
   #lossKind;
+  #runtime;
+  #generation;
 
-  constructor(module, api, options) {
+  // runtime: the engine's instance (runtime.mjs); a trainer lives in one instance's memory
+  constructor(runtime, api, options) {
     api.checkOptions(options, TRAINER_OPTIONS, 'createTrainer()');
     const model = modelSpec(api, options.model);
     const loss = lossSpec(api, options.loss ?? { kind: 'attend' });
     const optimizer = optimizerSpec(api, options.optimizer);
-    const train = options.train ?? [];
+    const given = options.train ?? [];
+    const train = Array.isArray(given) && given.length === 0 ? defaultTrain(model, loss.kind) : given;
     if (!Array.isArray(train) || train.some((name) => typeof name !== 'string')) {
       throw api.fieldError(TypeError, 'train', `train must be an array of parameter names, got ${api.describe(train)}`);
     }
@@ -153,13 +186,17 @@ export class Trainer {
     if (typeof seed !== 'number' || !Number.isSafeInteger(seed) || seed < 0) {
       throw api.fieldError(RangeError, 'seed', `seed must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}, got ${api.describe(seed)}`);
     }
-    const handle = new module.Trainer();
-    const error = handle.init({ model, loss, optimizer, train, seed });
-    if (error) {
-      handle.delete();
-      api.raise(error.error);
-    }
-    this.#handle = handle;
+    this.#handle = api.guarded(runtime, 'createTrainer()', (module) => {
+      const handle = new module.Trainer();
+      const error = handle.init({ model, loss, optimizer, train, seed });
+      if (error) {
+        handle.delete();
+        api.raise(error.error);
+      }
+      return handle;
+    });
+    this.#runtime = runtime;
+    this.#generation = runtime.generation;
     this.#api = api;
     this.#model = model;
     this.#lossKind = loss.kind;
@@ -175,13 +212,22 @@ export class Trainer {
 
   #live() {
     if (!this.#handle) throw this.#api.fieldError(Error, 'trainer', 'this trainer was disposed; create a new one');
+    if (this.#generation !== this.#runtime.generation) {
+      throw this.#api.fieldError(Error, 'trainer', 'this trainer was lost when the engine started again after a WebAssembly error; create a new one');
+    }
     return this.#handle;
+  }
+
+  // call(handle) on the live trainer; a WebAssembly trap restarts the engine (runtime.mjs)
+  #call(what, call) {
+    const handle = this.#live();
+    return this.#api.guarded(this.#runtime, what, () => call(handle));
   }
 
   /** The examples every step draws from (copied into WebAssembly memory). */
   setData(examples) {
     const list = exampleList(this.#api, examples, this.#model, this.#lossKind);
-    const error = this.#live().setData(list);
+    const error = this.#call('setData()', (handle) => handle.setData(list));
     if (error) this.#api.raise(error.error);
   }
 
@@ -191,8 +237,8 @@ export class Trainer {
    * carrying the losses of the steps taken before it; the weights stay at the last good step.
    */
   step(steps = 1) {
-    wholeNumber(this.#api, steps, 'steps');
-    const result = this.#live().step(steps);
+    wholeNumber(this.#api, steps, 'steps', undefined, 1, MAX_STEPS);
+    const result = this.#call('step()', (handle) => handle.step(steps));
     if (result.error) {
       const error = this.#api.fieldError(result.error.kind === 'type' ? TypeError : RangeError, result.error.field, result.error.message);
       error.losses = result.losses;
@@ -204,34 +250,36 @@ export class Trainer {
 
   /** Mean loss and accuracy (the share whose argmax is the target; NaN for regress) at the current weights. */
   evaluate(examples) {
-    const result = this.#live().evaluate(exampleList(this.#api, examples, this.#model, this.#lossKind));
+    const list = exampleList(this.#api, examples, this.#model, this.#lossKind);
+    const result = this.#call('evaluate()', (handle) => handle.evaluate(list));
     if (result.error) this.#api.raise(result.error);
     return result;
   }
 
   /** Every parameter by name, as Float32Array copies. */
   weights() {
-    return this.#live().weights();
+    return this.#call('weights()', (handle) => handle.weights());
   }
 
   /** Replaces the named parameters (same sizes), all or none; the optimiser's state starts over. */
   setWeights(weights) {
     object(this.#api, weights, 'weights');
-    const handle = this.#live();
+    this.#live();
     const names = Object.keys(weights);
     const values = names.map((name) => this.#api.matrix(weights, name, true, name));  // each read before any is set
-    const error = handle.setWeights(names, values);
+    const error = this.#call('setWeights()', (handle) => handle.setWeights(names, values));
     if (error) this.#api.raise(error.error);
   }
 
   /** Optimiser steps taken so far. */
   get steps() {
-    return this.#live().steps();
+    return this.#call('steps', (handle) => handle.steps());
   }
 
   /** Frees the trainer's WebAssembly memory; any later call throws. */
   dispose() {
-    if (this.#handle) this.#handle.delete();
+    // a trainer of an instance since replaced went with that instance's memory
+    if (this.#handle && this.#generation === this.#runtime.generation && this.#runtime.module) this.#handle.delete();
     this.#handle = null;
   }
 }

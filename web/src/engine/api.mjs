@@ -58,7 +58,9 @@ function run(engine, request) {
   try {
     const { weights: recipe, useWo, ...options } = request;
     const weights = weightsFor(engine, request);
-    const result = engine.attention({ ...options, ...weights, trace: true });
+    // the page's padding mask holds keep flags (state/request.mjs): named so to the engine
+    const mask = options.mask instanceof Uint8Array ? { keep: options.mask } : options.mask;
+    const result = engine.attention({ ...options, mask, ...weights, trace: true });
     // for the tables, identity projections are shown as the identity matrix they stand for
     if (recipe.mode === 'identity') Object.assign(weights, { wq: identity(options.dModel), wk: identity(options.dModel), wv: identity(options.dModel) });
     return { result, weights };
@@ -79,6 +81,6 @@ function varianceLab(engine, { dks, samples = 64, seed = 7 }) {
 function softmaxRow(engine, scores, factor) {
   const keep = Uint8Array.from(scores, (s) => (s === -Infinity ? 0 : 1));
   const context = Float32Array.from(scores, (s) => (s === -Infinity ? 0 : s));
-  const result = engine.attention({ x: [factor], n: 1, dModel: 1, context, m: scores.length, scale: 'none', mask: keep });
+  const result = engine.attention({ x: [factor], n: 1, dModel: 1, context, m: scores.length, scale: 'none', mask: { keep } });
   return result.heads[0].weights;
 }

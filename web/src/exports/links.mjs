@@ -1,6 +1,6 @@
 // The toolbar's link to this exact state and its embed snippets (the web component, an iframe).
 import { copyText, toggle } from './toolbar.mjs';
-import { stateToFragment } from '../state/index.mjs';
+import { stateToFragment, linkCarriesWeights } from '../state/index.mjs';
 import { componentSnippet } from '../state/snippets.mjs';
 
 // a page in another language than English says so in its links: ?lang=hi
@@ -20,7 +20,8 @@ export function wireLinks(toolbar) {
   const { $, root, links } = toolbar;
   $('copy-link').hidden = !links?.page;
   const pageLink = () => links.page + languageQuery(toolbar) + stateToFragment(toolbar.getState());
-  $('copy-link').addEventListener('click', () => copyText(toolbar, pageLink(), 'link'));
+  // weights too many for a link are left out of it, and the reader is told to save them as a file
+  $('copy-link').addEventListener('click', () => copyText(toolbar, pageLink(), linkCarriesWeights(toolbar.getState()) ? 'link' : 'linkSettingsOnly'));
   $('embed-toggle').hidden = !links?.component;
   toggle($('embed-toggle'), $('embed-panel'), () => fillEmbed(toolbar));
   for (const button of root.querySelectorAll('[data-copy]')) {

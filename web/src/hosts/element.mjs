@@ -31,6 +31,7 @@ export class AttentionLabElement extends HTMLElement {
 
   #app = null;
   #pending = false;
+  #relabelPending = false;
 
   connectedCallback() {
     if (this.#app) return;
@@ -62,9 +63,17 @@ export class AttentionLabElement extends HTMLElement {
   attributeChangedCallback(name) {
     if (!this.#app) return;
     if (name === 'lang') {
-      // the texts only: the state, the edits and the chosen token and head stay
-      this.#app.setLanguage(resolveLanguage(this.getAttribute('lang')).language);
-      this.#report(this.#stateFromAttributes().problems, parseViews(this.getAttribute('view')).unknown);
+      // the texts only: the state, the edits and the chosen token and head stay. A relabel redraws
+      // every text (about 40 ms), so changes in one go give one, on the next frame, in the last language.
+      if (this.#relabelPending) return;
+      this.#relabelPending = true;
+      const nextFrame = typeof requestAnimationFrame === 'function' ? requestAnimationFrame : (run) => setTimeout(run, 16);
+      nextFrame(() => {
+        this.#relabelPending = false;
+        if (!this.#app) return;
+        this.#app.setLanguage(resolveLanguage(this.getAttribute('lang')).language);
+        this.#report(this.#stateFromAttributes().problems, parseViews(this.getAttribute('view')).unknown);
+      });
       return;
     }
     if (name === 'theme' || name === 'compact') {

@@ -8,6 +8,7 @@
 // (tests/web/i18n.test.mjs). Code that must know asks hasMessage(key).
 import { EN } from './en.mjs';
 import { HI } from './hi.mjs';
+import { isolate } from '../shared/bidi.mjs';
 
 // Adding a language: a catalogue file like hi.mjs (its 'language.name' in its own script) and one
 // entry here; the menu, ?lang= and lang="…" then offer it.
@@ -49,7 +50,8 @@ export function message(key, values = {}, language = 'en') {
   const text = typeof template === 'string' ? template : pluralText(template, values, written);
   const fill = (value) => {
     if (Array.isArray(value)) return value.map(fill).join('; ');
-    return value !== null && typeof value === 'object' && typeof value.key === 'string' ? message(value.key, value.values, language) : String(value);
+    // user text in a slot (a token, a name, a value given) is isolated when it could turn the sentence around
+    return value !== null && typeof value === 'object' && typeof value.key === 'string' ? message(value.key, value.values, language) : isolate(value);
   };
   return text.replace(/\{(\w+)\}/g, (slot, name) => (Object.hasOwn(values, name) ? fill(values[name]) : slot));
 }

@@ -5,10 +5,13 @@ import { readWeightsFile } from './load.mjs';
 import { convertLayer } from './layouts.mjs';
 import { stateWithLayer } from './apply.mjs';
 import { say } from './status.mjs';
-import { linkCarriesWeights, ownValueCount } from '../state/index.mjs';
+import { linkCarriesWeights, ownValueCount, buildRequest } from '../state/index.mjs';
+import { settingsFromMetadata } from './settings.mjs';
+import { own } from '../shared/own.mjs';
+import { isolate } from '../shared/bidi.mjs';
 
 // a layer is named by its tensors' prefix in the file; the two names of ours are in the catalogue
-const labelOf = ({ t }, layer) => ({ '(top level)': t('layers.topLevel'), '(the layer)': t('layers.theLayer') }[layer.label] ?? layer.label);
+const labelOf = ({ t }, layer) => own({ '(top level)': t('layers.topLevel'), '(the layer)': t('layers.theLayer') }, layer.label, layer.label);
 
 export async function readFile(layers, file) {
   const { $, t } = layers;
@@ -18,14 +21,14 @@ export async function readFile(layers, file) {
   try {
     read = await readWeightsFile(file, file.name);
   } catch (error) {
-    read = { problem: `${file.name}: ${error.message}` };
+    read = { problem: `${isolate(file.name)}: ${error.message}` };
   }
   if (id !== layers.reads) return;
   if (read.problem) {
     say(layers, read.problem);  // the last good file and the lab stay as they were
     return;
   }
-  layers.loaded = { name: file.name, layers: read.layers };
+  layers.loaded = { name: file.name, layers: read.layers, metadata: read.metadata ?? {} };
   const layouts = [...new Set(read.layers.map((l) => t(`layers.layout.${l.kind}`)))].join(', ');
   say(layers, null, t('layers.found', { name: file.name, count: read.tensorCount, layouts }));
   $('layers-layer').replaceChildren(...read.layers.map((layer, i) => {
@@ -74,11 +77,24 @@ export function loadLayer(layers) {
     return;
   }
   $('layers-heads').removeAttribute('aria-invalid');
-  const state = stateWithLayer(layers.getState(), params);
+  // the lab's own files carry the settings they were saved with (scale, mask, positions)
+  const fromFile = layer.kind === 'lab' ? settingsFromMetadata(layers.loaded.metadata) : { changes: {}, read: [] };
+  const state = { ...stateWithLayer(layers.getState(), params), ...fromFile.changes };
+  // everything is checked before anything is replaced: a layer the lab cannot show (d_model 4096)
+  // gets a message, and the lab keeps the layer it had
+  const built = buildRequest(state);
+  if (built.problems) {
+    say(layers, t('layers.cannotShow', { label: labelOf(layers, layer), name: layers.loaded.name, problem: built.problems.map(({ key, values }) => ({ key, values })) }));
+    return;
+  }
   let status = t('layers.loaded', {
     label: labelOf(layers, layer), name: layers.loaded.name, dModel: params.dModel, heads: params.heads, dK: params.dK,
     causal: params.causal ? t('layers.causal') : '',
   });
+  if (fromFile.read.length) {
+    const settings = fromFile.read.map(({ setting, value }) => ({ key: `layers.setting.${setting}`, values: { value } }));
+    status += ` ${t('layers.settingsRead', { settings })}`;
+  }
   if (!linkCarriesWeights(state)) status += ` ${t('layers.tooLargeForLink', { count: ownValueCount(state).toLocaleString('en') })}`;
   say(layers, null, status);
   layers.useState(state, status);

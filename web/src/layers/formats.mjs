@@ -6,6 +6,10 @@
 //
 // A tensor, here: { dtype, shape: number[], data: Float32Array | Float64Array }.
 
+import { own } from '../shared/own.mjs';
+import { isolate } from '../shared/bidi.mjs';
+import { parseJson, JsonDepthError } from '../shared/json-depth.mjs';
+
 export class FileFormatError extends Error {
   constructor(message) {
     super(message);
@@ -49,6 +53,9 @@ export function decodeFloats(dtype, bytes, count) {
 }
 
 const product = (shape) => shape.reduce((a, b) => a * b, 1);
+// A shape: whole numbers, none above what one tensor may hold (so [2⁵³−1, 0], 0 values, is refused too:
+// its width would become the lab's d_model).
+const isShape = (shape) => Array.isArray(shape) && shape.every((s) => Number.isSafeInteger(s) && s >= 0 && s <= MAX_TENSOR_VALUES);
 
 // ---- safetensors
 
@@ -71,8 +78,9 @@ export function safetensorsHeaderLength(first8, fileSize) {
 export function parseSafetensorsHeader(headerBytes, fileSize) {
   let header;
   try {
-    header = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(headerBytes));
-  } catch {
+    header = parseJson(new TextDecoder('utf-8', { fatal: true }).decode(headerBytes));
+  } catch (error) {
+    if (error instanceof JsonDepthError) fail(`the header is JSON, but ${error.message}`);
     fail('the header is not valid JSON: this is not a safetensors file, or it is damaged');
   }
   if (header === null || typeof header !== 'object' || Array.isArray(header)) fail('the header is not a JSON object');
@@ -85,11 +93,12 @@ export function parseSafetensorsHeader(headerBytes, fileSize) {
   const entries = [];
   for (const [name, info] of Object.entries(header)) {
     if (name === '__metadata__') continue;
-    const at = `tensor "${name.slice(0, 80)}"`;
+    const at = `tensor "${isolate(name.slice(0, 80))}"`;
     if (info === null || typeof info !== 'object') fail(`${at} has no dtype, shape and data_offsets`);
     const { dtype, shape, data_offsets: offsets } = info;
-    if (!(dtype in DTYPE_BYTES)) fail(`${at} has dtype ${JSON.stringify(dtype)}, which safetensors does not define`);
-    if (!Array.isArray(shape) || !shape.every((s) => Number.isSafeInteger(s) && s >= 0)) fail(`${at} has shape ${JSON.stringify(shape)}; a shape is a list of whole numbers`);
+    const bytesPerValue = own(DTYPE_BYTES, dtype);
+    if (typeof dtype !== 'string' || bytesPerValue === undefined) fail(`${at} has dtype ${JSON.stringify(dtype)?.slice(0, 40)}, which safetensors does not define`);
+    if (!isShape(shape)) fail(`${at} has shape ${JSON.stringify(shape)?.slice(0, 80)}; a shape is a list of whole numbers from 0 to ${MAX_TENSOR_VALUES.toLocaleString('en')}`);
     const count = product(shape);
     if (count > MAX_TENSOR_VALUES) fail(`${at} claims ${count.toLocaleString('en')} values (shape ${JSON.stringify(shape)}); the lab takes at most ${MAX_TENSOR_VALUES.toLocaleString('en')} per tensor`);
     if (!Array.isArray(offsets) || offsets.length !== 2 || !offsets.every((o) => Number.isSafeInteger(o) && o >= 0) || offsets[1] < offsets[0]) {
@@ -97,15 +106,15 @@ export function parseSafetensorsHeader(headerBytes, fileSize) {
     }
     const [begin, end] = offsets;
     if (end > dataBytes) fail(`${at} ends at byte ${end} of the data, but the file holds only ${dataBytes} bytes of data: the file is truncated, or its header lies`);
-    if (end - begin !== count * DTYPE_BYTES[dtype]) {
-      fail(`${at} has shape ${JSON.stringify(shape)} of ${dtype} (${count * DTYPE_BYTES[dtype]} bytes) but data_offsets span ${end - begin} bytes`);
+    if (end - begin !== count * bytesPerValue) {
+      fail(`${at} has shape ${JSON.stringify(shape)} of ${dtype} (${count * bytesPerValue} bytes) but data_offsets span ${end - begin} bytes`);
     }
     entries.push({ name, dtype, shape, begin, end });
   }
   const ordered = [...entries].sort((a, b) => a.begin - b.begin || a.end - b.end);
   let next = 0;
   for (const e of ordered) {
-    if (e.begin !== next) fail(`tensor "${e.name.slice(0, 80)}" starts at byte ${e.begin} of the data where ${next} was expected: tensors overlap or leave a gap, so the offsets cannot be trusted`);
+    if (e.begin !== next) fail(`tensor "${isolate(e.name.slice(0, 80))}" starts at byte ${e.begin} of the data where ${next} was expected: tensors overlap or leave a gap, so the offsets cannot be trusted`);
     next = e.end;
   }
   if (next !== dataBytes) fail(`the tensors cover ${next} bytes of data but the file holds ${dataBytes}: the offsets and the file do not agree`);
@@ -116,7 +125,7 @@ export function parseSafetensorsHeader(headerBytes, fileSize) {
 export function readSafetensorsData(parsed, bytes) {
   const tensors = new Map();
   for (const e of parsed.entries) {
-    if (!FLOAT_DTYPES.includes(e.dtype)) fail(`tensor "${e.name.slice(0, 80)}" has dtype ${e.dtype}; the lab reads ${FLOAT_DTYPES.join(', ')}`);
+    if (!FLOAT_DTYPES.includes(e.dtype)) fail(`tensor "${isolate(e.name.slice(0, 80))}" has dtype ${e.dtype}; the lab reads ${FLOAT_DTYPES.join(', ')}`);
     const slice = bytes.subarray(parsed.dataStart + e.begin, parsed.dataStart + e.end);
     tensors.set(e.name, { dtype: e.dtype, shape: e.shape, data: decodeFloats(e.dtype, slice, product(e.shape)) });
   }
@@ -181,26 +190,54 @@ export function parseNpy(bytes, name = 'the array') {
   const fortran = /'fortran_order':\s*(True|False)/.exec(text)?.[1];
   const shapeText = /'shape':\s*\(([^)]*)\)/.exec(text)?.[1];
   if (descr === undefined || fortran === undefined || shapeText === undefined) fail(`${name}: the header does not give descr, fortran_order and shape`);
-  if (!(descr in NPY_DTYPES)) fail(`${name} has dtype ${descr}; the lab reads little-endian floats (<f2, <f4, <f8)`);
+  const dtype = own(NPY_DTYPES, descr);
+  if (dtype === undefined) fail(`${name} has dtype ${JSON.stringify(descr.slice(0, 40))}; the lab reads little-endian floats (<f2, <f4, <f8)`);
   if (fortran === 'True') fail(`${name} is stored in Fortran order; save it with np.ascontiguousarray first`);
   const shape = shapeText.split(',').map((s) => s.trim()).filter(Boolean).map(Number);
-  if (!shape.every((s) => Number.isSafeInteger(s) && s >= 0)) fail(`${name} has shape (${shapeText}), not whole numbers`);
+  if (!isShape(shape)) fail(`${name} has shape (${shapeText.slice(0, 80)}), not whole numbers from 0 to ${MAX_TENSOR_VALUES.toLocaleString('en')}`);
   const count = product(shape);
   if (count > MAX_TENSOR_VALUES) fail(`${name} has ${count.toLocaleString('en')} values; the lab takes at most ${MAX_TENSOR_VALUES.toLocaleString('en')}`);
-  const dtype = NPY_DTYPES[descr];
   const need = count * DTYPE_BYTES[dtype];
   const data = bytes.subarray(start + headerLength);
   if (data.byteLength !== need) fail(`${name} has shape (${shape.join(', ')}) of ${descr}: ${need} bytes of data expected, ${data.byteLength} found`);
   return { dtype, shape, data: decodeFloats(dtype, data, count) };
 }
 
-async function inflateRaw(bytes) {
-  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
+// What an .npz may inflate to, all entries together: the size of the largest file the lab reads
+// (a zip bomb of 1 MB that inflates to 1 GiB is refused, unread, or stopped at this point).
+export const MAX_INFLATED_BYTES = 256 << 20;
+
+/**
+ * A raw deflate stream inflated by the browser's own DecompressionStream, read chunk by chunk (each
+ * read a turn of its own, so the page keeps its timers and input), counting what comes out: it stops
+ * the moment the output passes `declared` bytes (the entry's size in the zip directory, already
+ * checked against the limit), so no more than that is ever held. Returns the bytes.
+ */
+async function inflateBounded(raw, declared, name) {
+  const out = new Uint8Array(declared);
+  let total = 0;
+  const reader = new Blob([raw]).stream().pipeThrough(new DecompressionStream('deflate-raw')).getReader();
+  for (;;) {
+    let chunk;
+    try {
+      chunk = await reader.read();
+    } catch {
+      fail(`the zip entry "${name}" could not be decompressed: the file is damaged`);
+    }
+    if (chunk.done) break;
+    if (total + chunk.value.length > declared) {
+      reader.cancel().catch(() => {});
+      fail(`the zip entry "${name}" inflates to more than the ${declared.toLocaleString('en')} bytes its directory declares: the file is damaged, or a zip bomb`);
+    }
+    out.set(chunk.value, total);
+    total += chunk.value.length;
+  }
+  return total === declared ? out : out.subarray(0, total);
 }
 
-/** The entries of a zip (stored or deflated), read from its central directory: Map name → bytes. */
-export async function readZip(bytes) {
+// The zip's directory: each entry's name, method, sizes and where its data lies, checked before any
+// is read: within the file, stored or deflated, no two sharing bytes, declared sizes within the limit.
+function zipDirectory(bytes) {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let end = -1;
   for (let i = bytes.byteLength - 22; i >= Math.max(0, bytes.byteLength - 22 - 65535); i--) {
@@ -209,35 +246,45 @@ export async function readZip(bytes) {
   if (end < 0) fail('the .npz is not a zip archive (no end-of-directory record): it is truncated or another kind of file');
   const count = view.getUint16(end + 10, true);
   let at = view.getUint32(end + 16, true);
-  const files = new Map();
+  const entries = [];
+  let declaredTotal = 0;
   for (let k = 0; k < count; k++) {
     if (at + 46 > bytes.byteLength || view.getUint32(at, true) !== 0x02014b50) fail('the zip directory is damaged');
     const method = view.getUint16(at + 10, true);
     const compressed = view.getUint32(at + 20, true);
     const size = view.getUint32(at + 24, true);
     const nameLength = view.getUint16(at + 28, true);
-    const extra = view.getUint16(at + 30, true);
-    const comment = view.getUint16(at + 32, true);
     const local = view.getUint32(at + 42, true);
     const name = new TextDecoder().decode(bytes.subarray(at + 46, at + 46 + nameLength));
-    if (compressed === 0xffffffff || size === 0xffffffff) fail(`"${name}" is a zip64 entry (over 4 GB); the lab does not read those`);
-    if (size > MAX_TENSOR_VALUES * 8 + 4096) fail(`"${name}" claims ${size.toLocaleString('en')} bytes uncompressed; the lab takes at most ${MAX_TENSOR_VALUES.toLocaleString('en')} values per array`);
-    if (local + 30 > bytes.byteLength || view.getUint32(local, true) !== 0x04034b50) fail(`the zip entry "${name}" points outside the file`);
+    const label = isolate(name.slice(0, 80));
+    if (compressed === 0xffffffff || size === 0xffffffff) fail(`"${label}" is a zip64 entry (over 4 GB); the lab does not read those`);
+    if (size > MAX_TENSOR_VALUES * 8 + 4096) fail(`"${label}" claims ${size.toLocaleString('en')} bytes uncompressed; the lab takes at most ${MAX_TENSOR_VALUES.toLocaleString('en')} values per array`);
+    declaredTotal += size;
+    if (declaredTotal > MAX_INFLATED_BYTES) {
+      fail(`its entries declare ${declaredTotal.toLocaleString('en')} bytes uncompressed up to "${label}"; the lab inflates at most ${MAX_INFLATED_BYTES.toLocaleString('en')} bytes from one .npz`);
+    }
+    if (method !== 0 && method !== 8) fail(`the zip entry "${label}" uses compression method ${method}; the lab reads stored and deflated entries`);
+    if (local + 30 > bytes.byteLength || view.getUint32(local, true) !== 0x04034b50) fail(`the zip entry "${label}" points outside the file`);
     const dataStart = local + 30 + view.getUint16(local + 26, true) + view.getUint16(local + 28, true);
-    if (dataStart + compressed > bytes.byteLength) fail(`the zip entry "${name}" runs past the end of the file: it is truncated`);
+    if (dataStart + compressed > bytes.byteLength) fail(`the zip entry "${label}" runs past the end of the file: it is truncated`);
+    entries.push({ name, label, method, size, begin: local, end: dataStart + compressed, dataStart, compressed });
+    at += 46 + nameLength + view.getUint16(at + 30, true) + view.getUint16(at + 32, true);
+  }
+  const ordered = [...entries].sort((a, b) => a.begin - b.begin);
+  ordered.forEach((e, i) => {
+    if (i > 0 && e.begin < ordered[i - 1].end) fail(`the zip entries "${ordered[i - 1].label}" and "${e.label}" share their data: the file is damaged, or a zip bomb`);
+  });
+  return entries;
+}
+
+/** The entries of a zip (stored or deflated), read from its central directory: Map name → bytes. */
+export async function readZip(bytes) {
+  const files = new Map();
+  for (const { name, label, method, size, dataStart, compressed } of zipDirectory(bytes)) {
     const raw = bytes.subarray(dataStart, dataStart + compressed);
-    let data;
-    if (method === 0) data = raw;
-    else if (method === 8) {
-      try {
-        data = await inflateRaw(raw);
-      } catch {
-        fail(`the zip entry "${name}" could not be decompressed: the file is damaged`);
-      }
-    } else fail(`the zip entry "${name}" uses compression method ${method}; the lab reads stored and deflated entries`);
-    if (data.byteLength !== size) fail(`the zip entry "${name}" holds ${data.byteLength} bytes where its directory says ${size}`);
+    const data = method === 0 ? raw : await inflateBounded(raw, size, label);
+    if (data.byteLength !== size) fail(`the zip entry "${label}" holds ${data.byteLength} bytes where its directory says ${size}`);
     files.set(name, data);
-    at += 46 + nameLength + extra + comment;
   }
   return files;
 }
@@ -247,7 +294,7 @@ export async function parseNpz(bytes) {
   const tensors = new Map();
   for (const [file, data] of await readZip(bytes)) {
     const name = file.replace(/\.npy$/, '');
-    tensors.set(name, parseNpy(data, `"${name}"`));
+    tensors.set(name, parseNpy(data, `"${isolate(name.slice(0, 80))}"`));
   }
   return { tensors, metadata: {} };
 }
@@ -271,7 +318,7 @@ function toTensor(value, at) {
     shape = nestedShape(value, at);
     flat = [value].flat(Infinity);
   }
-  if (!Array.isArray(shape) || !shape.every((s) => Number.isSafeInteger(s) && s >= 0)) fail(`${at} has shape ${JSON.stringify(shape)}`);
+  if (!isShape(shape)) fail(`${at} has shape ${JSON.stringify(shape)?.slice(0, 80)}; a shape is a list of whole numbers from 0 to ${MAX_TENSOR_VALUES.toLocaleString('en')}`);
   if (product(shape) > MAX_TENSOR_VALUES) fail(`${at} has more than ${MAX_TENSOR_VALUES.toLocaleString('en')} values`);
   if (flat.length !== product(shape)) fail(`${at} has ${flat.length} values; its shape ${JSON.stringify(shape)} needs ${product(shape)} (ragged arrays are not tensors)`);
   const data = new Float64Array(flat.length);
@@ -286,8 +333,9 @@ function toTensor(value, at) {
 export function parseTensorJson(text) {
   let value;
   try {
-    value = JSON.parse(text);
+    value = parseJson(text);
   } catch (e) {
+    if (e instanceof JsonDepthError) fail(`the file is JSON, but ${e.message}`);
     fail(`the file is not valid JSON (${String(e.message).slice(0, 80)})`);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) fail('the JSON is not an object of named tensors');
@@ -296,7 +344,7 @@ export function parseTensorJson(text) {
   const tensors = new Map();
   for (const [name, tensor] of Object.entries(source)) {
     if (name === '__metadata__' || name === 'format') continue;
-    tensors.set(name, toTensor(tensor, `"${name.slice(0, 80)}"`));
+    tensors.set(name, toTensor(tensor, `"${isolate(name.slice(0, 80))}"`));
   }
   return { tensors, metadata };
 }

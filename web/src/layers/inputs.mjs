@@ -3,6 +3,7 @@ import { parseInputs, inputsFromTensor, MAX_FILE_BYTES } from './load.mjs';
 import { parseNpy } from './formats.mjs';
 import { stateWithInputs } from './apply.mjs';
 import { say } from './status.mjs';
+import { isolate } from '../shared/bidi.mjs';
 
 /** result: parseInputs' { rows } or { problem }. */
 export function applyInputs(layers, result) {
@@ -22,7 +23,7 @@ export function applyPasted(layers) {
 
 export async function readInputsFile(layers, file) {
   const dModel = layers.getState().dModel;
-  if (file.size > MAX_FILE_BYTES) return applyInputs(layers, { problem: `${file.name} is larger than ${MAX_FILE_BYTES >> 20} MB` });
+  if (file.size > MAX_FILE_BYTES) return applyInputs(layers, { problem: `${isolate(file.name)} is larger than ${MAX_FILE_BYTES >> 20} MB` });
   const bytes = new Uint8Array(await file.arrayBuffer());
   if (bytes[0] === 0x93) {
     try {

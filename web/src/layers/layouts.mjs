@@ -6,6 +6,7 @@
 //   The lab's export:   wq, wk (heads, dModel, dK), wv (heads, dModel, dV), wo (heads·dV, dModel),
 //                       bq, bk (heads, dK), bv (heads, dV), bo (dModel); heads in the shapes.
 // The lab's layout (attention.mjs): wq is heads × dModel × dK, head-major, each block row-major.
+import { own } from '../shared/own.mjs';
 
 const at = (data, i) => data[i];
 
@@ -168,7 +169,7 @@ const HEAD_KEYS = ['heads', 'num_attention_heads', 'n_head', 'num_heads'];
  * (headsInferred false): 12 for width 768 (BERT-base, GPT-2), width / 64 when it divides, else 1.
  */
 export function findLayers(tensors, metadata = {}) {
-  const fromMetadata = HEAD_KEYS.map((k) => Number(metadata[k])).find((v) => Number.isInteger(v) && v > 0);
+  const fromMetadata = HEAD_KEYS.map((k) => Number(own(metadata, k))).find((v) => Number.isInteger(v) && v > 0);
   return LAYOUTS.flatMap((layout) => layout.find(tensors)).map((layer) => {
     const problem = layer.check();
     if (problem) return { ...layer, problem };
@@ -178,7 +179,7 @@ export function findLayers(tensors, metadata = {}) {
       heads = fromMetadata;
       headsInferred = true;
     }
-    if (!heads) heads = KNOWN_HEADS[layer.width] ?? (layer.width % 64 === 0 ? layer.width / 64 : 1);
+    if (!heads) heads = own(KNOWN_HEADS, layer.width) ?? (layer.width % 64 === 0 ? layer.width / 64 : 1);
     return { ...layer, problem: null, heads, headsInferred };
   });
 }

@@ -6,6 +6,8 @@ import {
   parseNpz, parseNpy, parseTensorJson, MAX_TENSOR_VALUES,
 } from './formats.mjs';
 import { findLayers } from './layouts.mjs';
+import { parseJson, JsonDepthError } from '../shared/json-depth.mjs';
+import { isolate } from '../shared/bidi.mjs';
 
 // Larger files are refused unread: one BERT-base layer's attention is 9.4 MB in F32, a whole
 // BERT-base checkpoint 440 MB. Export the layer you want (README: "Bring your own layer").
@@ -19,7 +21,7 @@ async function readTensors(blob, name) {
   const head = await bytesOf(blob, 0, 8);
   if (lower.endsWith('.npz') || (head[0] === 0x50 && head[1] === 0x4b)) return parseNpz(await bytesOf(blob, 0, blob.size));
   if (lower.endsWith('.npy') || head[0] === 0x93) {
-    const tensor = parseNpy(await bytesOf(blob, 0, blob.size), name);
+    const tensor = parseNpy(await bytesOf(blob, 0, blob.size), isolate(name));
     return { tensors: new Map([['x', tensor]]), metadata: {} };
   }
   if (lower.endsWith('.json') || head[0] === 0x7b || head[0] === 0x5b) return parseTensorJson(await blob.text());
@@ -33,7 +35,8 @@ async function readTensors(blob, name) {
  * Reads a weights file. Returns { layers, tensors, metadata } (layers as findLayers gives them, and
  * how many tensors the file held), or { problem } naming what is wrong. Nothing is changed either way.
  */
-export async function readWeightsFile(blob, name = blob.name ?? 'the file') {
+export async function readWeightsFile(blob, fileName = blob.name ?? 'the file') {
+  const name = isolate(fileName);  // the reader's file name, set into sentences
   if (blob.size > MAX_FILE_BYTES) {
     return { problem: `${name} is ${megabytes(blob.size)}; the lab reads files up to ${megabytes(MAX_FILE_BYTES)}. Save just the layer you want (see the README).` };
   }
@@ -46,7 +49,7 @@ export async function readWeightsFile(blob, name = blob.name ?? 'the file') {
   }
   const layers = findLayers(read.tensors, read.metadata);
   if (layers.length === 0) {
-    const sample = [...read.tensors.keys()].slice(0, 4).map((n) => `"${n.slice(0, 60)}"`).join(', ');
+    const sample = [...read.tensors.keys()].slice(0, 4).map((n) => `"${isolate(n.slice(0, 60))}"`).join(', ');
     return {
       problem: `${name}: none of its ${read.tensors.size} tensor names is an attention layer the lab knows (${sample}${read.tensors.size > 4 ? ', …' : ''}). ` +
         "It looks for BERT's attention.self.query.weight, GPT-2's attn.c_attn.weight, or the lab's own wq, wk, wv.",
@@ -71,8 +74,9 @@ export function parseInputs(text, dModel) {
   if (trimmed.startsWith('{')) {
     let data;
     try {
-      data = JSON.parse(trimmed);
-    } catch {
+      data = parseJson(trimmed);
+    } catch (error) {
+      if (error instanceof JsonDepthError) return { problem: `the inputs are JSON, but ${error.message}` };
       return { problem: 'the inputs start with { but are not valid JSON' };
     }
     rows = data.x ?? data.rows;
@@ -86,7 +90,7 @@ export function parseInputs(text, dModel) {
       tokens.push(label ?? '');
       const row = fields.map(Number);
       const bad = fields.findIndex((f) => !NUMBER.test(f));
-      if (bad >= 0) return { problem: `line ${i + 1}: "${fields[bad].slice(0, 20)}" is not a number` };
+      if (bad >= 0) return { problem: `line ${i + 1}: "${isolate(fields[bad].slice(0, 20))}" is not a number` };
       rows.push(row);
     }
   }

@@ -8,6 +8,8 @@
 // thousands separator and is refused as ambiguous. Commas mixed with points (1,234.5) are refused.
 // Refused with a message: '', text, '3e' (an exponent with no digits), a zero denominator, '42 %',
 // spaces inside a number, Infinity and NaN.
+// Digits: every Unicode decimal digit (Nd) reads as its value, so the digits a keyboard types count:
+// Devanagari ०.५, Arabic-Indic ٠٫٥ (with the Arabic decimal separator), full-width ０．５.
 
 const MAX_LENGTH = 60;
 const MINUS = /[\u2212\u2012\u2013\u2014\uFE63\uFF0D]/g;
@@ -19,6 +21,24 @@ const VULGAR = {
 const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 
 const problem = (key, text) => ({ problem: key, params: { text } });
+
+// Unicode lays every set of decimal digits out as ten consecutive code points, 0 to 9, and sets
+// follow each other in whole tens: a digit's value is its distance from the start of its run, mod 10.
+const DIGIT = /\p{Nd}/u;
+function digitValue(digit) {
+  const code = digit.codePointAt(0);
+  let start = code;
+  while (start > 0 && DIGIT.test(String.fromCodePoint(start - 1))) start--;
+  return (code - start) % 10;
+}
+// separators and signs of other scripts and of full width, as the ASCII ones they stand for
+const SEPARATORS = { '\u066B': '.', '\u066C': ',', '\uFF0E': '.', '\uFF0C': ',', '\uFF05': '%', '\uFF0F': '/', '\u066A': '%', '\uFF45': 'e', '\uFF25': 'E' };
+
+/** `text` with every decimal digit in ASCII, and the separators above as ASCII ones. */
+export function asciiDigits(text) {
+  return text.replace(/\p{Nd}/gu, (d) => (d >= '0' && d <= '9' ? d : String(digitValue(d))))
+    .replace(/[\u066A-\u066C\uFF05\uFF0C\uFF0E\uFF0F\uFF25\uFF45]/g, (c) => SEPARATORS[c]);
+}
 
 /** One decimal number (no slash): { value } or { problem, params }. */
 function readDecimal(part, original) {
@@ -48,7 +68,7 @@ export function parseAnswer(typed) {
   if (original === '') return { problem: 'answer.empty', params: {} };
   if (original.length > MAX_LENGTH) return { problem: 'answer.tooLong', params: {} };
   const shown = original.slice(0, 40);
-  let text = original.replace(MINUS, '-').replace(/\uFF0B/g, '+').replace(SLASH, '/')
+  let text = asciiDigits(original).replace(MINUS, '-').replace(/\uFF0B/g, '+').replace(SLASH, '/')
     .replace(/\s*\/\s*/g, '/').replace(/^([+-])\s+/, '$1');
   if (text.endsWith('%')) {
     const inner = parseAnswer(text.slice(0, -1));

@@ -4,13 +4,22 @@
 import { mulberry32 } from '../shared/stats.mjs';
 import { withCellEdit } from '../state/index.mjs';
 
+// Seeds are whole numbers from 0 to 2⁵³ − 1, what a link carries exactly (practice/spec.mjs).
+const SEED_RANGE = 2 ** 53;
+
+/** The seed after `seed` for "Try another": one more, and 0 after 2⁵³ − 1, so it stays a seed a link can carry. */
+export function nextSeed(seed) {
+  return Number.isSafeInteger(seed) && seed >= 0 ? (seed + 1) % SEED_RANGE : 0;
+}
+
 /**
  * state: the lab's state; view: what it shows (tokens, keyTokens, dModel, heads, dK, dV);
  * seed: a whole number. Returns the new state, with `practice.seed` set and the query token drawn (a teacher's
  * chosen cells stay: the sentence and sizes do not change).
  */
 export function withNewInputs(state, view, seed, { integer = false } = {}) {
-  const next = mulberry32(seed);
+  // every bit of the seed counts (a generator of 32 bits would give 2³² and 0 the same inputs)
+  const next = mulberry32((seed % 2 ** 32) ^ Math.floor(seed / 2 ** 32));
   const draw = integer ? () => (next() % 4) - 1 : () => Math.round(((next() / 4294967296) * 2 - 1) * 10) / 10;
   let out = { ...state, xEdits: {}, contextEdits: {} };
   view.tokens.forEach((token, row) => {

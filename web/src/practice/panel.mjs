@@ -1,7 +1,7 @@
 // The practice panel as the exercises go: its buttons (Try another, whole numbers, Copy summary),
 // the sentences above the steps, the progress and score, and what it draws after the lab's tables.
 import { practiceSettings } from './spec.mjs';
-import { withNewInputs } from './inputs.mjs';
+import { withNewInputs, nextSeed } from './inputs.mjs';
 import { showCardStatus } from './render.mjs';
 import { announce, results, statusAt } from './session.mjs';
 import { formatFull } from '../shared/format.mjs';
@@ -14,7 +14,7 @@ export function wirePanel(session) {
     const { view } = session;
     if (!view) return;
     const state = host.state();
-    const seed = practiceSettings(state.practice).seed + 1;
+    const seed = nextSeed(practiceSettings(state.practice).seed);
     host.replace(withNewInputs(state, view, seed, { integer: panel.integer.checked }));
     announce(session, t('practice.another', { seed }));
   });
@@ -54,7 +54,7 @@ export function showProgress(session, { report = true } = {}) {
 
 /** The sentences above the steps: the tolerance, and what was left out and why. */
 export function showNotes(session) {
-  const { panel, settings, view, exercises, skipped, keptOn } = session;
+  const { panel, settings, view, exercises, skipped, repeated, keptOn } = session;
   const { t } = session.host;
   const { relative, absolute } = settings.tolerance;
   panel.tolerance.textContent = t('practice.tolerance', { relative: formatFull(relative * 100), absolute: formatFull(absolute) });
@@ -62,6 +62,7 @@ export function showNotes(session) {
   if (!settings.hints) notes.push(t('practice.noHints'));
   if (!settings.cells && view.result.shape.scale === 1) notes.push(t('practice.scaleOff'));
   if (skipped) notes.push(t(exercises.length ? 'practice.skipped' : 'practice.noCells', { count: skipped }));
+  if (repeated) notes.push(t('practice.repeated', { count: repeated }));
   if (keptOn !== null) notes.push(t('practice.keptOn', { token: view.tokens[keptOn] }));
   panel.notes.textContent = notes.join(' ');
 }

@@ -77,7 +77,8 @@ function chooseExercises(session, state, keep = null) {
   }
   const fitting = cells.filter((cell) => cellFits(view, cell));
   const chosen = withoutOverlaps(buildExercises(view, fitting, settings.tolerance, f64));
-  session.skipped = cells.length - chosen.length;
+  session.skipped = cells.length - fitting.length;  // chosen cells this lab does not have
+  session.repeated = fitting.length - chosen.length;  // asked already by another chosen cell (kept once)
   return { chosen, selection };
 }
 

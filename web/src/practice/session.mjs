@@ -52,6 +52,7 @@ export function createSession(host, signal) {
     signature: '',
     chosenWith: '',     // the settings the exercises were chosen with
     skipped: 0,
+    repeated: 0,
     away: false,        // explore mode for a while: the exercises and their progress wait
     keptOn: null,       // the token the exercises stay on while another is chosen
     litFor: null,       // the exercise whose first hint's cells are lit

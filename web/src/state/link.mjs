@@ -6,6 +6,7 @@ import { presetById } from './presets.mjs';
 import { problemOf } from '../i18n/page.mjs';
 import { BASE, PAGE_LIMITS, PARAMETER_NAMES, isFloat32, presetState, ownValueCount } from './model.mjs';
 import { buildRequest } from './request.mjs';
+import { parseJson, JsonDepthError } from '../shared/json-depth.mjs';
 
 // Weights with more values than this are left out of links (a BERT-base layer has 2.4 million).
 export const LINK_MAX_WEIGHTS = 100_000;
@@ -56,14 +57,34 @@ function isEdits(v) {
   return entries.length <= MAX_EDITS && entries.every(([key, value]) => /^\d+:.*:\d+$/s.test(key) && isFloat32(value));
 }
 
-/** The state as a URL fragment: "#lab=" and the JSON, percent-encoded. A preset's own data is left out. */
+/**
+ * The state as a URL fragment: "#lab=" and the JSON, percent-encoded. A preset's own data is left out.
+ * Weights too many for a link (linkCarriesWeights) are left out too, and the link keeps the settings.
+ */
 export function stateToFragment(state) {
+  return linkOf(state).fragment;
+}
+
+// The fragment with everything, unless the reader's own numbers are too many or it would be longer
+// than a link may be (the page refuses to read more than MAX_LINK characters, and Chromium opens no
+// address over 2 MB): then the fragment with the settings only.
+function linkOf(state) {
+  if (ownValueCount(state) <= LINK_MAX_WEIGHTS) {
+    const fragment = fragmentOf(state, false);
+    if (fragment.length - 1 <= MAX_LINK) return { fragment, carriesWeights: true };
+  }
+  return { fragment: fragmentOf(state, true), carriesWeights: false };
+}
+
+const SIZES = ['dModel', 'heads', 'dK', 'dV'];
+
+function fragmentOf(state, tooLarge) {
   const preset = state.preset ? presetState(state.preset) : null;
   const out = {};
-  // a loaded layer too large for a link: the link keeps the settings (linkCarriesWeights says so)
-  const tooLarge = !linkCarriesWeights(state);
   for (const key of Object.keys(LINK_FIELDS)) {
     if (tooLarge && ['custom', 'inputs', 'embeddings', 'weightsMode'].includes(key)) continue;
+    // seeded random weights take the page's sizes only: a loaded layer's larger sizes stay out too
+    if (tooLarge && SIZES.includes(key) && !SIZES.every((size) => state[size] <= PAGE_LIMITS[size])) continue;
     // fields equal to the preset's (or the defaults') add nothing to the link
     const reference = preset ?? BASE;
     if (JSON.stringify(state[key]) !== JSON.stringify(reference[key])) out[key] = state[key];
@@ -73,9 +94,12 @@ export function stateToFragment(state) {
   return `#lab=${encodeURIComponent(JSON.stringify(out))}`;
 }
 
-/** False when the reader's own numbers are too many for a link (save them as a file instead). */
+/**
+ * False when the reader's own numbers are too many for a link, or make it longer than MAX_LINK
+ * characters (99,856 numbers wrote 2.28 MB): save them as a file instead.
+ */
 export function linkCarriesWeights(state) {
-  return ownValueCount(state) <= LINK_MAX_WEIGHTS;
+  return linkOf(state).carriesWeights;
 }
 
 /**
@@ -91,8 +115,9 @@ export function stateFromFragment(fragment) {
   if (!text.startsWith('lab=')) return problem('it does not start with "lab="');
   let data;
   try {
-    data = JSON.parse(decodeURIComponent(text.slice(4)));
-  } catch {
+    data = parseJson(decodeURIComponent(text.slice(4)));
+  } catch (error) {
+    if (error instanceof JsonDepthError) return problem(error.message);
     return problem('it is not valid JSON');
   }
   if (data === null || typeof data !== 'object' || Array.isArray(data)) return problem('it is not an object');
