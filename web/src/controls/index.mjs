@@ -50,19 +50,23 @@ export function createControls({ root, container, t }) {
 
   /** Every control shows the state, but the one being typed in (`except`, an id), which keeps its text. */
   function sync(state, except = null) {
+    // a field is written only when it shows something else: writing a value (the sentence's above
+    // all) makes the browser lay the form out again, on every edit of a cell
     const set = (id, value) => {
-      if (id !== except) $(id).value = value;
+      if (id !== except && $(id).value !== value) $(id).value = value;
     };
     set('preset', state.preset ?? '');
     set('sentence', state.sentence);
     set('contextSentence', state.contextSentence);
-    for (const radio of container.querySelectorAll('input[name="attention"]')) radio.checked = radio.value === state.attention;
+    for (const radio of container.querySelectorAll('input[name="attention"]')) {
+      if (radio.checked !== (radio.value === state.attention)) radio.checked = radio.value === state.attention;
+    }
     for (const name of [...SIZE_FIELDS, 'padTo', 'seed']) set(name, String(state[name]));
     set('scaleMode', state.scaleMode);
     set('scaleDivisor', String(state.scaleDivisor));
     set('maskMode', state.maskMode);
     set('weightsMode', state.weightsMode);
-    $('useWo').checked = state.useWo;
+    if ($('useWo').checked !== state.useWo) $('useWo').checked = state.useWo;
     set('positions', state.positions ?? 'none');
     showDependent(state);
   }
