@@ -3,22 +3,21 @@
 // the state, exports, a strict Content-Security-Policy, and axe-core's accessibility checks.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { openBrowser, renderEverySection } from './browser.mjs';
+import { hostSite } from './host-site.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const require = createRequire(import.meta.url);
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
 
 // A static site: the built folder under /lab/, beside host pages that embed it.
-const site = mkdtempSync(path.join(os.tmpdir(), 'attention-lab-site-'));
-cpSync(path.join(root, 'dist'), path.join(site, 'lab'), { recursive: true });
-cpSync(path.join(root, 'tests/e2e/fixtures'), site, { recursive: true });
+const hosting = hostSite();
+const site = hosting.dir;
 
 let browser;
 before(async () => {
@@ -26,7 +25,7 @@ before(async () => {
 });
 after(async () => {
   await browser?.close();
-  rmSync(site, { recursive: true, force: true });
+  hosting.remove();
 });
 
 async function openLab(url, options) {

@@ -4,17 +4,15 @@
 // let go of everything when removed.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { openBrowser, drawnSince } from './browser.mjs';
+import { hostSite } from './host-site.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const site = mkdtempSync(path.join(os.tmpdir(), 'attention-lab-hostile-'));
-cpSync(path.join(root, 'dist'), path.join(site, 'lab'), { recursive: true });
-cpSync(path.join(root, 'tests/e2e/fixtures'), site, { recursive: true });
+const hosting = hostSite();
+const site = hosting.dir;
 
 const FIRST_EXAMPLE_WEIGHTS = ['0.422', '0.155', '0.422', '1.000'];  // 002 'The cat sat', row 'The'
 const link = (data) => `#lab=${encodeURIComponent(JSON.stringify(data))}`;
@@ -26,7 +24,7 @@ before(async () => {
 });
 after(async () => {
   await browser?.close();
-  rmSync(site, { recursive: true, force: true });
+  hosting.remove();
 });
 
 async function openLab(url) {

@@ -4,19 +4,19 @@
 // snippet pasted into a page of the same site, or of another site with and without CORS headers.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { openBrowser } from './browser.mjs';
+import { hostSite } from './host-site.mjs';
 import { serve } from '../../scripts/serve.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-const site = mkdtempSync(path.join(os.tmpdir(), 'attention-lab-hosts-'));
-cpSync(path.join(root, 'dist'), path.join(site, 'lab'), { recursive: true });
-cpSync(path.join(root, 'tests/e2e/fixtures'), site, { recursive: true });
+const hosting = hostSite();
+const site = hosting.dir;
 // every view the lab's markup can show on its own
 const VIEW_NAMES = [...new Set([...readFileSync(path.join(root, 'web/app.html'), 'utf8').matchAll(/data-view="(\w+)"/g)].map((m) => m[1]))];
 
@@ -26,7 +26,7 @@ before(async () => {
 });
 after(async () => {
   await browser?.close();
-  rmSync(site, { recursive: true, force: true });
+  hosting.remove();
 });
 
 const drawn = (page, id) => page.waitForFunction((el) => document.getElementById(el)?.lab?.draws > 0, id);

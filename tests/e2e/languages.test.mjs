@@ -4,12 +4,11 @@
 // not exist, which shows English and says so.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 import { openBrowser, redrawn } from './browser.mjs';
+import { hostSite } from './host-site.mjs';
 import { message } from '../../web/src/messages.mjs';
 import { KEPT_IN_ENGLISH } from '../../web/src/messages.hi.mjs';
 import { MESSAGES as PRACTICE_MESSAGES, message as practiceMessage } from '../../web/src/practice/messages.mjs';
@@ -19,8 +18,6 @@ import { MESSAGES as PRACTICE_MESSAGES, message as practiceMessage } from '../..
 // practice view's check is a todo (it runs and reports, and does not fail the suite).
 const PRACTICE_HAS_HINDI = Object.hasOwn(PRACTICE_MESSAGES, 'hi');
 const NOT_CHECKED = PRACTICE_HAS_HINDI ? [] : ['.mode-switch', '[data-view="practice"]'];
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 // Latin-script words the Hindi page may show: the terms the Hindi catalogue keeps in English (its
 // KEPT_IN_ENGLISH, with the reason for each group), and on the page itself: each language's own name
@@ -67,10 +64,10 @@ function readerText(scope, notChecked = []) {
 }
 
 let browser;
-let site;
+// the built folder on its own (the host site's lab/, served at the root here), with a page of two labs
+const hosting = hostSite();
+const site = path.join(hosting.dir, 'lab');
 before(async () => {
-  site = mkdtempSync(path.join(os.tmpdir(), 'attention-lab-languages-'));
-  cpSync(path.join(root, 'dist'), site, { recursive: true });
   writeFileSync(path.join(site, 'two-languages.html'), `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Two labs, two languages</title>
 <script type="module" src="attention-lab.js"></script></head>
@@ -81,7 +78,7 @@ before(async () => {
 });
 after(async () => {
   await browser?.close();
-  rmSync(site, { recursive: true, force: true });
+  hosting.remove();
 });
 
 async function openPage(query, { viewport = { width: 1280, height: 800 } } = {}) {

@@ -6,21 +6,20 @@
 // component), a practice-mode component beside a normal one, and axe-core in practice mode.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { openBrowser, renderEverySection } from './browser.mjs';
+import { hostSite } from './host-site.mjs';
 import { referenceAttention } from '../web/reference.mjs';
 import { PRESETS } from '../../web/src/presets.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const require = createRequire(import.meta.url);
-const site = mkdtempSync(path.join(os.tmpdir(), 'attention-lab-practice-'));
-cpSync(path.join(root, 'dist'), path.join(site, 'lab'), { recursive: true });
-cpSync(path.join(root, 'tests/e2e/fixtures'), site, { recursive: true });
+const hosting = hostSite();
+const site = hosting.dir;
 
 let browser;
 let tab;
@@ -36,7 +35,7 @@ after(async () => {
     assert.deepEqual(tab.foreignRequests, [], 'no request left the origin');
   }
   await browser?.close();
-  rmSync(site, { recursive: true, force: true });
+  hosting.remove();
 });
 
 const linkTo = (state) => `#lab=${encodeURIComponent(JSON.stringify(state))}`;
