@@ -1,9 +1,8 @@
 // Biases, positions and engine.gradients() through the JavaScript API, both builds, against a
 // float64 forward written here and its central finite differences.
-import { describe, it, before } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { loadAttention } from '../../dist/lib/attention.mjs';
 import { forEachBuild } from './builds.mjs';
 import { randomSource, assertClose } from './reference.mjs';
 
@@ -16,9 +15,9 @@ const sinusoid = (pos, col, d) => {
 function forward64(p) {
   const { n, dModel: d, heads, dK, dV } = p;
   const m = p.context ? p.context.length / d : n;
-  const withPositions = (a, rows) => Float64Array.from(a, (value, i) => value + (p.positions === 'sinusoidal' ? sinusoid(Math.floor(i / d), i % d, d) : 0));
-  const x = withPositions(p.x, n);
-  const c = p.context ? withPositions(p.context, m) : x;
+  const withPositions = (a) => Float64Array.from(a, (value, i) => value + (p.positions === 'sinusoidal' ? sinusoid(Math.floor(i / d), i % d, d) : 0));
+  const x = withPositions(p.x);
+  const c = p.context ? withPositions(p.context) : x;
   const project = (a, rows, w, b, h, width) => {
     const y = new Float64Array(rows * width);
     for (let r = 0; r < rows; r++) {

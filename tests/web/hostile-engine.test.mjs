@@ -1,10 +1,9 @@
 // The engine against hostile callers: names that exist on every object, divisors at the float32
 // edges, results that would not be finite, huge and detached arrays. Each call either returns
 // finite numbers or throws an Error naming the field, and leaves memory and the stack as they were.
-import { describe, it, before } from 'node:test';
+import { it } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { loadAttention } from '../../dist/lib/attention.mjs';
 import { forEachBuild } from './builds.mjs';
 
 const catSat = { x: [1, 0, 1, 0, 0, 1, 0, 1, 1, 1, 1, 1], n: 3, dModel: 4 };  // 002, W = I

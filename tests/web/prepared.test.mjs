@@ -1,8 +1,7 @@
 // engine.prepare(): weights resident in WebAssembly memory, run() on x alone. Both builds, in Node.
-import { describe, it, before } from 'node:test';
+import { it } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { loadAttention } from '../../dist/lib/attention.mjs';
 import { forEachBuild } from './builds.mjs';
 import { referenceAttention, randomSource, assertClose } from './reference.mjs';
 

@@ -1,10 +1,9 @@
 // engine.createTrainer() through the JavaScript API, both builds: a task learned from the page's
 // own vocabulary, the same bits in both builds, memory freed by dispose, errors naming the field.
-import { describe, it, before } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 
-import { loadAttention } from '../../dist/lib/attention.mjs';
 import { forEachBuild } from './builds.mjs';
 
 const vocabulary = JSON.parse(readFileSync(new URL('../../web/data/vocabulary.json', import.meta.url), 'utf8')).words;
@@ -68,7 +67,7 @@ function learningTests({ engine, simd }) {
     classify.dispose();
 
     const regress = engine.createTrainer({ model: { dModel: 10, heads: 1, wo: false }, loss: { kind: 'regress' }, seed: 2 });
-    const target = (x) => x.map((value, i) => value * 0.5);
+    const target = (x) => x.map((value) => value * 0.5);
     regress.setData(train.map((e) => ({ x: e.x, target: target(e.x) })));
     const before = regress.evaluate(train.map((e) => ({ x: e.x, target: target(e.x) })));
     regress.step(100);
