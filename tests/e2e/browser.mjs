@@ -72,6 +72,16 @@ export async function openBrowser({ headers, dir, args = [] } = {}) {
 }
 
 /**
+ * The bytes of a finished download. (download.path() is there only in a Chromium this process
+ * launched; a stream works in the run's shared one too.)
+ */
+export async function downloadedBytes(download) {
+  const chunks = [];
+  for await (const chunk of await download.createReadStream()) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+/**
  * The usual set-up of a test file on the page: a browser, one tab on index.html once it has drawn,
  * and, when the file ends, the checks every page must pass (no console error, no request that left
  * the origin). `onReady(tab)` is called at the end of that same `before` hook, so the tab is there

@@ -58,6 +58,16 @@ describe('the page', () => {
     await tab.page.close();
   });
 
+  pageRaceAndFieldTests(() => tab);
+  pageRefusedValueTests(() => tab);
+});
+
+// answers that arrive late, and fields typed into
+function pageRaceAndFieldTests(currentTab) {
+  // the describe block's tab, opened by its before hook
+  let tab;
+  before(() => { tab = currentTab(); });
+
   it('an answer that arrives after a newer, invalid input never overwrites it', async () => {
     const draws = await tab.page.evaluate(() => globalThis.attentionLab.draws);
     // a valid size goes to the engine; before its answer is back, an invalid one is typed
@@ -98,6 +108,13 @@ describe('the page', () => {
     await drawnSince(tab.page, draws);
     assert.equal(await messages(tab.page), '');
   });
+}
+
+// values refused by name, and their messages
+function pageRefusedValueTests(currentTab) {
+  // the describe block's tab, opened by its before hook
+  let tab;
+  before(() => { tab = currentTab(); });
 
   it('a divisor outside float32 (1e-39) is refused, naming and marking the divisor', async () => {
     await tab.page.selectOption('#scaleMode', 'custom');
@@ -146,7 +163,7 @@ describe('the page', () => {
     assert.deepEqual(tab2.problems, []);
     await tab2.page.close();
   });
-});
+}
 
 describe('a link that parses but cannot be shown: a message and the first example, in every host', () => {
   const badLinks = [
@@ -238,6 +255,15 @@ describe('the component', () => {
     assert.equal(await tab.page.locator('#hostile [role="tab"]').count(), 3);
   });
 
+  componentLeakTests(() => tab);
+});
+
+// the component let go of once removed
+function componentLeakTests(currentTab) {
+  // the describe block's tab, opened by its before hook
+  let tab;
+  before(() => { tab = currentTab(); });
+
   it('50 components created and removed are collected: none alive, and the DOM node count within 5 % of its start', async () => {
     const session = await tab.page.context().newCDPSession(tab.page);
     const nodes = async () => {
@@ -290,4 +316,4 @@ describe('the component', () => {
     // fewer than at the start only means a lab from before was still held then
     assert.ok(end - start <= 0.05 * start, `DOM nodes: ${start} at the start, ${end} after 50 components (${live} components alive)`);
   });
-});
+}

@@ -192,7 +192,43 @@ describe('before the script has run', () => {
   });
 });
 
+// What practice mode's card k shows, and its blanks in the tables.
+function practiceCard(page, k) {
+  return page.evaluate((k) => {
+    const el = document.querySelector(`.exercise[data-index="${k}"]`);
+    const feedback = el.querySelector('.feedback');
+    return {
+      heading: el.querySelector('h3').textContent,
+      verdict: feedback.dataset.verdict ?? '',
+      feedback: feedback.textContent,
+      hints: [...el.querySelectorAll('.hints > li')].map((li) => li.textContent),
+      hintButton: el.querySelector('.hint-button').textContent,
+      values: [...document.querySelectorAll(`.practice-input[data-exercise="${k}"]`)].map((input) => input.value),
+      labels: [...document.querySelectorAll(`.practice-input[data-exercise="${k}"]`)].map((input) => input.getAttribute('aria-label')),
+      // each blank is in its table's cell, not only on the card
+      inTable: [...document.querySelectorAll(`.practice-input[data-exercise="${k}"]`)].every((input) => input.closest('td[data-matrix]') !== null),
+    };
+  }, k);
+}
+
 describe('the language menu', () => {
+  menuOnThePageTests();
+  menuInPracticeTests();
+  it('is on the full page only: the iframe embed and the component choose with ?lang= and lang', async () => {
+    const tab = await browser.newPage();
+    await tab.page.goto(`${browser.url}embed.html?lang=hi`);
+    await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
+    assert.equal(await tab.page.evaluate(() => document.documentElement.lang), 'hi');
+    assert.equal(await tab.page.isVisible('#language'), false);
+    assert.equal(await tab.page.textContent('#steps-title'), message('section.steps', {}, 'hi'));
+    await assertHindi(tab.page, 'embed.html?lang=hi');
+    assert.deepEqual(tab.problems, []);
+    await tab.page.close();
+  });
+});
+
+// the menu on the full page: the lab's texts and edits
+function menuOnThePageTests() {
   it('switches the texts and keeps the edits, the chosen token and head, and the scroll; the link carries lang', async () => {
     const tab = await openPage('#lab=' + encodeURIComponent(JSON.stringify({ preset: 'telescope' })));
     const { page } = tab;
@@ -257,27 +293,16 @@ describe('the language menu', () => {
     assert.deepEqual(tab.problems, []);
     await page.close();
   });
+}
 
+// the menu in practice mode
+function menuInPracticeTests() {
   it('practice mode follows it: panel, cards, verdicts and hints change language; answers, hints taken and progress stay', async () => {
     const tab = await openPage('#lab=' + encodeURIComponent(JSON.stringify({ preset: 'cat-sat', practice: {} })));
     const { page } = tab;
     await page.waitForSelector('.practice-input[data-exercise="0"]');
     const truth = (k) => page.evaluate((k) => globalThis.attentionLab.practice.exercises[k].blanks[0].truth, k);
-    const card = (k) => page.evaluate((k) => {
-      const el = document.querySelector(`.exercise[data-index="${k}"]`);
-      const feedback = el.querySelector('.feedback');
-      return {
-        heading: el.querySelector('h3').textContent,
-        verdict: feedback.dataset.verdict ?? '',
-        feedback: feedback.textContent,
-        hints: [...el.querySelectorAll('.hints > li')].map((li) => li.textContent),
-        hintButton: el.querySelector('.hint-button').textContent,
-        values: [...document.querySelectorAll(`.practice-input[data-exercise="${k}"]`)].map((input) => input.value),
-        labels: [...document.querySelectorAll(`.practice-input[data-exercise="${k}"]`)].map((input) => input.getAttribute('aria-label')),
-        // each blank is in its table's cell, not only on the card
-        inTable: [...document.querySelectorAll(`.practice-input[data-exercise="${k}"]`)].every((input) => input.closest('td[data-matrix]') !== null),
-      };
-    }, k);
+    const card = (k) => practiceCard(page, k);
     const enter = async (k, text) => {
       const input = page.locator(`.practice-input[data-exercise="${k}"]`).last();
       await input.fill(String(text));
@@ -340,19 +365,7 @@ describe('the language menu', () => {
     assert.deepEqual(tab.problems, []);
     await page.close();
   });
-
-  it('is on the full page only: the iframe embed and the component choose with ?lang= and lang', async () => {
-    const tab = await browser.newPage();
-    await tab.page.goto(`${browser.url}embed.html?lang=hi`);
-    await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
-    assert.equal(await tab.page.evaluate(() => document.documentElement.lang), 'hi');
-    assert.equal(await tab.page.isVisible('#language'), false);
-    assert.equal(await tab.page.textContent('#steps-title'), message('section.steps', {}, 'hi'));
-    await assertHindi(tab.page, 'embed.html?lang=hi');
-    assert.deepEqual(tab.problems, []);
-    await tab.page.close();
-  });
-});
+}
 
 describe('two components, two languages', () => {
   let tab;

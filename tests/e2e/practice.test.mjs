@@ -66,13 +66,16 @@ async function reference(page, labId = null) {
 const allowance = (target) => Math.max(0.01 * Math.abs(target), 0.005);
 const near = (values, targets) => values.every((value, k) => Math.abs(value - targets[k]) <= allowance(targets[k]));
 
+// What the scores are divided by.
+const divisorOf = (scale, dK) => (scale === 'sqrt_dk' ? Math.sqrt(dK) : scale === 'none' ? 1 : scale);
+
 // The true values of an exercise's blanks and the values of its typical mistakes (one per blank),
 // from the reference's traces: { truths, mistakes: [[key, values]] (those not already correct), all }.
 function truthAndMistakes({ inputs, expected }, { matrix, head, row: i, col }, blanks) {
   const { n, m, dModel, dK, dV, x, wq, wo, heads } = inputs;
   const h = expected.heads[head];
   const sum = (count, term) => { let s = 0; for (let t = 0; t < count; t++) s += term(t); return s; };
-  const divisor = inputs.scale === 'sqrt_dk' ? Math.sqrt(dK) : inputs.scale === 'none' ? 1 : inputs.scale;
+  const divisor = divisorOf(inputs.scale, dK);
   const live = (r) => Array.from({ length: m }, (_, j) => j).filter((j) => h.scaled[r * m + j] !== -Infinity);
   const softmaxAt = (row, r, j) => Math.exp(row[j]) / live(r).reduce((a, c) => a + Math.exp(row[c]), 0);
   const columnSoftmax = (j) => Math.exp(h.scaled[i * m + j]) / sum(n, (r) => (h.scaled[r * m + j] === -Infinity ? 0 : Math.exp(h.scaled[r * m + j])));
@@ -190,6 +193,9 @@ function giveAways({ inputs }, { matrix, head: h, row: i, col }) {
   return keys;
 }
 
+// The head part of a cell's table: none for the concatenation and the output, shared by the heads.
+const tableHead = (cell) => (cell.matrix === 'concat' || cell.matrix === 'output' ? '' : cell.head);
+
 // Cells showing a number a blank would accept: anywhere in its own table, and where its number is
 // carried on (q: its token's K and V rows; z: the concatenation, and the output without W_O, else
 // its token's output row; a concatenation entry: the output likewise), written here from the
@@ -207,7 +213,7 @@ function lookalikeKeys({ inputs, expected }, blanks, truths, slack = 1) {
   blanks.forEach((blank, k) => {
     const truth = truths[k];
     if (Math.abs(truth) <= allowance(truth)) return;
-    const home = `${blank.matrix}:${blank.matrix === 'concat' || blank.matrix === 'output' ? '' : blank.head}`;
+    const home = `${blank.matrix}:${tableHead(blank)}`;
     // q: the token's K and V rows; z: all of the concatenation, and of the output without W_O (its token's row with it)
     const whole = !inputs.wo;
     const rowsOf = { q: ['k', 'v'], z: whole ? [] : ['output'], concat: whole ? [] : ['output'] }[blank.matrix] ?? [];
