@@ -106,9 +106,8 @@ count eslint
 stage_time lint
 
 echo "== 4. JavaScript in Node and in headless Chromium (node:test, one shared Chromium)"
-# two test files at a time (TEST_CONCURRENCY to change it): the browser tests wait on Chromium much of
-# the time, so two of them keep a 2-core machine busy (tests/e2e: 5 min 19 s at 2, against 11 min 56 s
-# one at a time with a Chromium per file, on the same loaded machine)
+# two test files at a time (TEST_CONCURRENCY=1 for one): the browser tests wait on Chromium much of
+# the time, so two of them keep a 2-core machine busy (measured in the commit that chose 2)
 node scripts/test-session.mjs node --test --test-concurrency="${TEST_CONCURRENCY:-2}" --test-reporter=tap tests/web/ tests/e2e/ >"$log" 2>&1
 grep -E "^not ok|^# (tests|pass|fail)" "$log"
 grep -q "^not ok" "$log" && grep -B2 -A25 "^    not ok\|^not ok" "$log" | head -80
