@@ -86,52 +86,74 @@ export async function runSuite({ engine, contenders, sizes, runs, log = () => {}
     const [n, d, h] = size;
     const problem = makeProblem(engine, size);
     const reference = engine.attention({ x: problem.x, n, dModel: d, heads: h, wq: problem.wq, wk: problem.wk, wv: problem.wv, wo: problem.wo, trace: false }).output;
-    const entries = [];
-    for (const contender of contenders) {
-      if (contender.skip?.(size)) continue;
-      const handle = await contender.prepare(problem);
-      for (const trace of contender.traces) {
-        const output = await contender.run(handle, trace);
-        const difference = maxRelativeDifference(output, reference);
-        if (!(difference < 1e-3)) throw new Error(`${contender.name} at (${size}) differs from the engine by ${difference} (relative to the largest output)`);
-        const call = contender.async ? () => contender.run(handle, trace) : null;
-        const syncCall = contender.async ? null : () => contender.run(handle, trace);
-        entries.push({ contender, handle, trace, difference, call, syncCall, times: [] });
-      }
-    }
-    // warm-up (V8 tiers hot code up to its optimising compiler) and a batch size per entry
-    for (const entry of entries) {
-      const slow = entry.contender.slow?.(size);
-      const warmStart = performance.now();
-      let calls = 0;
-      while (calls < (slow ? 1 : 5) || (!slow && performance.now() - warmStart < 300)) {
-        await sample(entry, 1);
-        calls++;
-      }
-      entry.batch = Math.max(1, Math.ceil(5 / Math.max((performance.now() - warmStart) / calls, 1e-3)));
-    }
-    for (let round = 0; round < runs; round++) {
-      for (let i = 0; i < entries.length; i++) {
-        const entry = entries[(i + round) % entries.length];
-        const cpuBefore = cpuMs();
-        entry.times.push(await sample(entry, entry.batch) / entry.batch);
-        if (cpuBefore !== null) (entry.cpuTimes ??= []).push((cpuMs() - cpuBefore) / entry.batch);
-      }
-    }
-    for (const entry of entries) {
-      const times = entry.times.slice().sort((a, b) => a - b);
-      const median = medianOf(times);
-      const row = { size, contender: entry.contender.name, trace: entry.trace, median, min: times[0], max: times.at(-1), runs, batch: entry.batch,
-        gflops: flops(n, d) / median / 1e6, check: entry.difference, path: entry.contender.path };
-      // Node: the process's CPU time per call as well, which leaves out the time other jobs of a
-      // shared machine hold the core (the wall-clock median counts it)
-      if (entry.cpuTimes) row.cpuMedian = medianOf(entry.cpuTimes.slice().sort((a, b) => a - b));
+    const entries = await checkedEntries(contenders, size, problem, reference);
+    await warmUp(entries, size);
+    await timeInRounds(entries, runs);
+    for (const row of rowsOf(entries, size, runs)) {
       rows.push(row);
       log(row);
     }
     for (const contender of contenders) if (!contender.skip?.(size)) contender.release?.(entries.find((e) => e.contender === contender)?.handle);
   }
   return rows;
+}
+
+// One entry per contender and trace at `size`, each output checked against the engine's first.
+async function checkedEntries(contenders, size, problem, reference) {
+  const entries = [];
+  for (const contender of contenders) {
+    if (contender.skip?.(size)) continue;
+    const handle = await contender.prepare(problem);
+    for (const trace of contender.traces) {
+      const output = await contender.run(handle, trace);
+      const difference = maxRelativeDifference(output, reference);
+      if (!(difference < 1e-3)) throw new Error(`${contender.name} at (${size}) differs from the engine by ${difference} (relative to the largest output)`);
+      const call = contender.async ? () => contender.run(handle, trace) : null;
+      const syncCall = contender.async ? null : () => contender.run(handle, trace);
+      entries.push({ contender, handle, trace, difference, call, syncCall, times: [] });
+    }
+  }
+  return entries;
+}
+
+// Warm-up (V8 tiers hot code up to its optimising compiler) and a batch size per entry.
+async function warmUp(entries, size) {
+  for (const entry of entries) {
+    const slow = entry.contender.slow?.(size);
+    const warmStart = performance.now();
+    let calls = 0;
+    while (calls < (slow ? 1 : 5) || (!slow && performance.now() - warmStart < 300)) {
+      await sample(entry, 1);
+      calls++;
+    }
+    entry.batch = Math.max(1, Math.ceil(5 / Math.max((performance.now() - warmStart) / calls, 1e-3)));
+  }
+}
+
+// The timed samples, round by round, each round starting at the next entry.
+async function timeInRounds(entries, runs) {
+  for (let round = 0; round < runs; round++) {
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[(i + round) % entries.length];
+      const cpuBefore = cpuMs();
+      entry.times.push(await sample(entry, entry.batch) / entry.batch);
+      if (cpuBefore !== null) (entry.cpuTimes ??= []).push((cpuMs() - cpuBefore) / entry.batch);
+    }
+  }
+}
+
+function rowsOf(entries, size, runs) {
+  const [n, d] = size;
+  return entries.map((entry) => {
+    const times = entry.times.slice().sort((a, b) => a - b);
+    const median = medianOf(times);
+    const row = { size, contender: entry.contender.name, trace: entry.trace, median, min: times[0], max: times.at(-1), runs, batch: entry.batch,
+      gflops: flops(n, d) / median / 1e6, check: entry.difference, path: entry.contender.path };
+    // Node: the process's CPU time per call as well, which leaves out the time other jobs of a
+    // shared machine hold the core (the wall-clock median counts it)
+    if (entry.cpuTimes) row.cpuMedian = medianOf(entry.cpuTimes.slice().sort((a, b) => a - b));
+    return row;
+  });
 }
 
 function medianOf(sorted) {

@@ -63,114 +63,148 @@ function tfContender(tf, d, h, data, initial) {
 // ---- plain JavaScript: loops over each sentence, forward then backward, then Adam
 
 function plainContender(d, h, data, initial) {
-  const dK = d / h, n = TOKENS, width = h * dK;
+  const dK = d / h;
+  const dims = { d, h, dK, n: TOKENS, width: h * dK };
   const params = ['wq', 'wk', 'wv', 'wo'].map((name) => ({ value: Float32Array.from(initial[name]),
     grad: new Float32Array(initial[name].length), m: new Float32Array(initial[name].length), v: new Float32Array(initial[name].length) }));
   const [wq, wk, wv, wo] = params;
   let t = 0;
-  const project = (x, w, head) => {  // (n, dK) = x (n, d) · w[head] (d, dK)
-    const y = new Float32Array(n * dK);
-    for (let i = 0; i < n; i++)
-      for (let c = 0; c < dK; c++) {
-        let s = 0;
-        for (let k = 0; k < d; k++) s += x[i * d + k] * w[head * d * dK + k * dK + c];
-        y[i * dK + c] = s;
-      }
-    return y;
-  };
   const step = () => {
     for (const p of params) p.grad.fill(0);
-    let total = 0;
-    const scale = 1 / Math.sqrt(dK);
+    const loss = { total: 0 };
     for (const { x, target } of data) {
-      const concat = new Float32Array(n * width), heads = [];
-      for (let head = 0; head < h; head++) {
-        const q = project(x, wq.value, head), k = project(x, wk.value, head), v = project(x, wv.value, head);
-        const a = new Float32Array(n * n);
-        for (let i = 0; i < n; i++) {
-          let max = -Infinity;
-          for (let j = 0; j < n; j++) {
-            let s = 0;
-            for (let c = 0; c < dK; c++) s += q[i * dK + c] * k[j * dK + c];
-            a[i * n + j] = s * scale;
-            max = Math.max(max, a[i * n + j]);
-          }
-          let sum = 0;
-          for (let j = 0; j < n; j++) sum += a[i * n + j] = Math.exp(a[i * n + j] - max);
-          for (let j = 0; j < n; j++) a[i * n + j] /= sum;
-          for (let c = 0; c < dK; c++) {
-            let s = 0;
-            for (let j = 0; j < n; j++) s += a[i * n + j] * v[j * dK + c];
-            concat[i * width + head * dK + c] = s;
-          }
-        }
-        heads.push({ q, k, v, a });
-      }
-      // output, loss and d_output = 2 (output − target) / (n·d) / batch
-      const dOut = new Float32Array(n * d);
-      for (let i = 0; i < n; i++)
-        for (let c = 0; c < d; c++) {
-          let s = 0;
-          for (let k = 0; k < width; k++) s += concat[i * width + k] * wo.value[k * d + c];
-          const err = s - target[i * d + c];
-          total += err * err;
-          dOut[i * d + c] = (2 * err) / (n * d * BATCH);
-        }
-      // backward: wo, then per head z → a, v → scores → q, k → the projections
-      const dConcat = new Float32Array(n * width);
-      for (let i = 0; i < n; i++)
-        for (let k = 0; k < width; k++) {
-          let s = 0;
-          for (let c = 0; c < d; c++) {
-            s += dOut[i * d + c] * wo.value[k * d + c];
-            wo.grad[k * d + c] += concat[i * width + k] * dOut[i * d + c];
-          }
-          dConcat[i * width + k] = s;
-        }
-      for (let head = 0; head < h; head++) {
-        const { q, k, v, a } = heads[head];
-        const dq = new Float32Array(n * dK), dk = new Float32Array(n * dK), dv = new Float32Array(n * dK);
-        for (let i = 0; i < n; i++) {
-          const dA = new Float32Array(n);
-          let dot = 0;
-          for (let j = 0; j < n; j++) {
-            let s = 0;
-            for (let c = 0; c < dK; c++) {
-              s += dConcat[i * width + head * dK + c] * v[j * dK + c];
-              dv[j * dK + c] += a[i * n + j] * dConcat[i * width + head * dK + c];
-            }
-            dA[j] = s;
-            dot += s * a[i * n + j];
-          }
-          for (let j = 0; j < n; j++) {
-            const dS = a[i * n + j] * (dA[j] - dot) * scale;
-            for (let c = 0; c < dK; c++) {
-              dq[i * dK + c] += dS * k[j * dK + c];
-              dk[j * dK + c] += dS * q[i * dK + c];
-            }
-          }
-        }
-        for (const [w, dy] of [[wq, dq], [wk, dk], [wv, dv]])
-          for (let r = 0; r < d; r++)
-            for (let c = 0; c < dK; c++) {
-              let s = 0;
-              for (let i = 0; i < n; i++) s += x[i * d + r] * dy[i * dK + c];
-              w.grad[head * d * dK + r * dK + c] += s;
-            }
-      }
+      const { concat, heads } = plainForwardHeads(dims, x, wq, wk, wv);
+      const dOut = plainOutputGradient(dims, concat, wo, target, loss);
+      plainBackward(dims, x, { concat, heads, dOut }, { wq, wk, wv, wo });
     }
     t += 1;
-    const c1 = 1 - ADAM.beta1 ** t, c2 = 1 - ADAM.beta2 ** t;
-    for (const p of params)
-      for (let i = 0; i < p.value.length; i++) {
-        const g = p.grad[i];
-        p.m[i] = ADAM.beta1 * p.m[i] + (1 - ADAM.beta1) * g;
-        p.v[i] = ADAM.beta2 * p.v[i] + (1 - ADAM.beta2) * g * g;
-        p.value[i] -= (ADAM.learningRate * (p.m[i] / c1)) / (Math.sqrt(p.v[i] / c2) + ADAM.epsilon);
-      }
-    return total / (n * d * BATCH);
+    plainAdam(params, t);
+    return loss.total / (dims.n * d * BATCH);
   };
   return { name: 'plain JS', step, dispose: () => {} };
+}
+
+// (n, dK) = x (n, d) · w[head] (d, dK)
+function plainProject({ d, dK, n }, x, w, head) {
+  const y = new Float32Array(n * dK);
+  for (let i = 0; i < n; i++)
+    for (let c = 0; c < dK; c++) {
+      let s = 0;
+      for (let k = 0; k < d; k++) s += x[i * d + k] * w[head * d * dK + k * dK + c];
+      y[i * dK + c] = s;
+    }
+  return y;
+}
+
+// Each head's q, k, v and weights a, and the heads' outputs side by side (concat, (n, width)).
+function plainForwardHeads(dims, x, wq, wk, wv) {
+  const { h, dK, n, width } = dims;
+  const scale = 1 / Math.sqrt(dK);
+  const concat = new Float32Array(n * width), heads = [];
+  for (let head = 0; head < h; head++) {
+    const q = plainProject(dims, x, wq.value, head), k = plainProject(dims, x, wk.value, head), v = plainProject(dims, x, wv.value, head);
+    const a = new Float32Array(n * n);
+    for (let i = 0; i < n; i++) {
+      let max = -Infinity;
+      for (let j = 0; j < n; j++) {
+        let s = 0;
+        for (let c = 0; c < dK; c++) s += q[i * dK + c] * k[j * dK + c];
+        a[i * n + j] = s * scale;
+        max = Math.max(max, a[i * n + j]);
+      }
+      let sum = 0;
+      for (let j = 0; j < n; j++) sum += a[i * n + j] = Math.exp(a[i * n + j] - max);
+      for (let j = 0; j < n; j++) a[i * n + j] /= sum;
+      for (let c = 0; c < dK; c++) {
+        let s = 0;
+        for (let j = 0; j < n; j++) s += a[i * n + j] * v[j * dK + c];
+        concat[i * width + head * dK + c] = s;
+      }
+    }
+    heads.push({ q, k, v, a });
+  }
+  return { concat, heads };
+}
+
+// Output, loss (added to loss.total) and d_output = 2 (output − target) / (n·d) / batch.
+function plainOutputGradient({ d, n, width }, concat, wo, target, loss) {
+  const dOut = new Float32Array(n * d);
+  for (let i = 0; i < n; i++)
+    for (let c = 0; c < d; c++) {
+      let s = 0;
+      for (let k = 0; k < width; k++) s += concat[i * width + k] * wo.value[k * d + c];
+      const err = s - target[i * d + c];
+      loss.total += err * err;
+      dOut[i * d + c] = (2 * err) / (n * d * BATCH);
+    }
+  return dOut;
+}
+
+// Backward: wo, then per head z → a, v → scores → q, k → the projections (gradients added to .grad).
+function plainBackward(dims, x, { concat, heads, dOut }, { wq, wk, wv, wo }) {
+  const { d, h, n, width } = dims;
+  const dConcat = new Float32Array(n * width);
+  for (let i = 0; i < n; i++)
+    for (let k = 0; k < width; k++) {
+      let s = 0;
+      for (let c = 0; c < d; c++) {
+        s += dOut[i * d + c] * wo.value[k * d + c];
+        wo.grad[k * d + c] += concat[i * width + k] * dOut[i * d + c];
+      }
+      dConcat[i * width + k] = s;
+    }
+  for (let head = 0; head < h; head++) {
+    const { dq, dk, dv } = plainHeadBackward(dims, heads[head], dConcat, head);
+    for (const [w, dy] of [[wq, dq], [wk, dk], [wv, dv]]) plainProjectionBackward(dims, x, w, dy, head);
+  }
+}
+
+// One head: from its slice of d_concat to dq, dk, dv.
+function plainHeadBackward({ dK, n, width }, { q, k, v, a }, dConcat, head) {
+  const scale = 1 / Math.sqrt(dK);
+  const dq = new Float32Array(n * dK), dk = new Float32Array(n * dK), dv = new Float32Array(n * dK);
+  for (let i = 0; i < n; i++) {
+    const dA = new Float32Array(n);
+    let dot = 0;
+    for (let j = 0; j < n; j++) {
+      let s = 0;
+      for (let c = 0; c < dK; c++) {
+        s += dConcat[i * width + head * dK + c] * v[j * dK + c];
+        dv[j * dK + c] += a[i * n + j] * dConcat[i * width + head * dK + c];
+      }
+      dA[j] = s;
+      dot += s * a[i * n + j];
+    }
+    for (let j = 0; j < n; j++) {
+      const dS = a[i * n + j] * (dA[j] - dot) * scale;
+      for (let c = 0; c < dK; c++) {
+        dq[i * dK + c] += dS * k[j * dK + c];
+        dk[j * dK + c] += dS * q[i * dK + c];
+      }
+    }
+  }
+  return { dq, dk, dv };
+}
+
+// w.grad[head] += xᵀ · dy
+function plainProjectionBackward({ d, dK, n }, x, w, dy, head) {
+  for (let r = 0; r < d; r++)
+    for (let c = 0; c < dK; c++) {
+      let s = 0;
+      for (let i = 0; i < n; i++) s += x[i * d + r] * dy[i * dK + c];
+      w.grad[head * d * dK + r * dK + c] += s;
+    }
+}
+
+function plainAdam(params, t) {
+  const c1 = 1 - ADAM.beta1 ** t, c2 = 1 - ADAM.beta2 ** t;
+  for (const p of params)
+    for (let i = 0; i < p.value.length; i++) {
+      const g = p.grad[i];
+      p.m[i] = ADAM.beta1 * p.m[i] + (1 - ADAM.beta1) * g;
+      p.v[i] = ADAM.beta2 * p.v[i] + (1 - ADAM.beta2) * g * g;
+      p.value[i] -= (ADAM.learningRate * (p.m[i] / c1)) / (Math.sqrt(p.v[i] / c2) + ADAM.epsilon);
+    }
 }
 
 // ---- the run

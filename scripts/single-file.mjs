@@ -23,7 +23,7 @@ const single = page
   .replace(early, () => `<script>\n${earlyCode}</script>`)
   .replace(script, () => `<script type="module">\n${js}</script>`)
   .replace('  <link rel="icon" href="favicon.svg" type="image/svg+xml">\n', '')
-  .replace(/  <link rel="modulepreload"[^>]*>\n/g, '')
+  .replace(/ {2}<link rel="modulepreload"[^>]*>\n/g, '')
   .replace('<title>Attention Lab: self-attention step by step</title>', '<title>Attention Lab (single file): self-attention step by step</title>');
 writeFileSync(dist('attention-lab.html'), single);
 console.log(`single file: dist/attention-lab.html (${(single.length / 1024).toFixed(0)} KB)`);

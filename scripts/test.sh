@@ -3,12 +3,24 @@
 #   1. the native core: doctest suites through CTest;
 #   2. the same suites compiled to WebAssembly, SIMD and scalar builds, run under Node (this is
 #      where the SIMD kernels run);
-#   3. the JavaScript API of dist/lib in Node (node:test), both builds.
-# The last line is the total over all suites: "total: N passed, N failed".
+#   3. ESLint over the JavaScript (eslint.config.js says which folders): each problem is a failure;
+#   4. the JavaScript in Node and in headless Chromium (node:test): tests/web and tests/e2e, with one
+#      Chromium and one server of each test site shared by every file (scripts/test-session.mjs).
+# Each stage prints its wall time; the last line is the total over all suites: "total: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
+SECONDS=0
+stage_start=0
+# Prints the wall time of the stage that just ended.
+stage_time() {
+  echo "   ($1: $((SECONDS - stage_start)) s)"
+  stage_times+=("$1 $((SECONDS - stage_start)) s")
+  stage_start=$SECONDS
+}
+stage_times=()
 bash scripts/setup.sh || exit 1
 export NODE_PATH="${NODE_PATH:-/usr/share/nodejs}"
+stage_time setup
 
 jobs=$(nproc 2>/dev/null || echo 2)
 passed=0
@@ -38,6 +50,12 @@ count() {
       fail=$(grep -E '^# fail [0-9]+' "$log" | tail -1 | awk '{print $3}')
       [ -n "$pass" ] || { failed=$((failed + 1)); return; }
       passed=$((passed + pass)); failed=$((failed + fail)) ;;
+    eslint)  # "lint: 0 problems in 64 files": one pass when there are none, else one failure per problem
+      local problems
+      line=$(grep -E '^lint: [0-9]+ problems? in [0-9]+ files$' "$log" | tail -1)
+      [ -n "$line" ] || { failed=$((failed + 1)); return; }
+      problems=$(sed -E 's/^lint: ([0-9]+).*/\1/' <<<"$line")
+      if [ "$problems" -eq 0 ]; then passed=$((passed + 1)); else failed=$((failed + problems)); fi ;;
   esac
 }
 
@@ -51,6 +69,7 @@ else
   cmake --build build/native 2>&1 | tail -40
   failed=$((failed + 1))
 fi
+stage_time native
 
 echo "== 2. core suites compiled to WebAssembly, run under Node"
 if bash scripts/build.sh >/dev/null && cmake --build build/wasm -j"$jobs" --target core_tests_simd core_tests_scalar >/dev/null; then
@@ -67,13 +86,35 @@ else
   cmake --build build/wasm 2>&1 | grep -E "error" | head -20
   failed=$((failed + 1))
 fi
+stage_time wasm
 
-echo "== 3. JavaScript API in Node and in headless Chromium (node:test)"
-node --test --test-reporter=tap tests/web/ tests/e2e/ >"$log" 2>&1
+echo "== 3. lint (ESLint)"
+# one line per problem (path:line:column rule message), then the summary line count() reads
+npx eslint --format json 2>&1 | node -e '
+  let text = ""; process.stdin.on("data", (d) => { text += d; }).on("end", () => {
+    let report;
+    try { report = JSON.parse(text); } catch { console.log(text.slice(0, 2000)); return; }
+    let problems = 0;
+    for (const file of report) for (const m of file.messages) {
+      problems++;
+      console.log(`${require("path").relative(".", file.filePath)}:${m.line}:${m.column} ${m.ruleId ?? ""} ${m.message}`);
+    }
+    console.log(`lint: ${problems} problem${problems === 1 ? "" : "s"} in ${report.length} files`);
+  });' >"$log"
+tail -40 "$log"
+count eslint
+stage_time lint
+
+echo "== 4. JavaScript in Node and in headless Chromium (node:test, one shared Chromium)"
+# two test files at a time (TEST_CONCURRENCY=1 for one): the browser tests wait on Chromium much of
+# the time, so two of them keep a 2-core machine busy (measured in the commit that chose 2)
+node scripts/test-session.mjs node --test --test-concurrency="${TEST_CONCURRENCY:-2}" --test-reporter=tap tests/web/ tests/e2e/ >"$log" 2>&1
 grep -E "^not ok|^# (tests|pass|fail)" "$log"
 grep -q "^not ok" "$log" && grep -B2 -A25 "^    not ok\|^not ok" "$log" | head -80
 count node
+stage_time "node+e2e"
 
 echo
+echo "stage times: $(IFS=,; echo "${stage_times[*]}" | sed 's/,/, /g'); all $SECONDS s"
 echo "total: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,16 +1,45 @@
 // Shared set-up for the browser tests: dist/ served on 127.0.0.1, Debian's Chromium driven by
 // playwright-core, and a record of every request that tried to leave the page's origin.
+//
+// Under `npm test` (scripts/test-session.mjs) one Chromium and the sites are shared by every test
+// file of the run: openBrowser connects to that Chromium (each page in a browser context of its
+// own, all of them cleared by close()) and uses the run's server for a site it serves. Run alone
+// (`node --test tests/e2e/page.test.mjs`), a file launches its own Chromium and server, as before.
 import { chromium } from 'playwright-core';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 import { serve } from '../../scripts/serve.mjs';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
   '--disable-sync', '--no-first-run', '--disable-quic'];
+// The shared Chromium's flags: every flag a test file asks for (hostile.test.mjs forces garbage
+// collections with the page's gc()), so that no file needs a Chromium of its own.
+export const SHARED_FLAGS = [...FLAGS, '--js-flags=--expose-gc'];
+
+// What the run shares, set by scripts/test-session.mjs: the Chromium's endpoint, and the URL of each
+// folder served ({ [folder]: url }).
+const SHARED_BROWSER = process.env.ATTENTION_LAB_BROWSER_WS;
+const SHARED_SITES = JSON.parse(process.env.ATTENTION_LAB_SITES || '{}');
+
+/** The run's Chromium when it has every flag asked for (a new connection: close() clears its contexts), else a new one. */
+function connectOrLaunch(args) {
+  if (SHARED_BROWSER && args.every((flag) => SHARED_FLAGS.includes(flag))) return chromium.connect(SHARED_BROWSER);
+  return chromium.launch({ executablePath: CHROMIUM, args: [...FLAGS, ...args], headless: true });
+}
+
+/** The run's server of `dir` when there is one and no header is asked for, else a new server. */
+async function siteFor({ dir = path.join(root, 'dist'), headers }) {
+  const shared = SHARED_SITES[path.resolve(dir)];
+  if (shared && !headers) return { url: shared, close: async () => {} };
+  return serve({ port: 0, headers, dir });
+}
 
 export async function openBrowser({ headers, dir, args = [] } = {}) {
-  const site = await serve({ port: 0, headers, ...(dir ? { dir } : {}) });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: [...FLAGS, ...args], headless: true });
+  const site = await siteFor({ dir, headers });
+  const browser = await connectOrLaunch(args);
   const origin = new URL(site.url).origin;
 
   async function newPage({ offline = false } = {}) {
@@ -40,6 +69,16 @@ export async function openBrowser({ headers, dir, args = [] } = {}) {
       await site.close();
     },
   };
+}
+
+/**
+ * The bytes of a finished download. (download.path() is there only in a Chromium this process
+ * launched; a stream works in the run's shared one too.)
+ */
+export async function downloadedBytes(download) {
+  const chunks = [];
+  for await (const chunk of await download.createReadStream()) chunks.push(chunk);
+  return Buffer.concat(chunks);
 }
 
 /**

@@ -3,22 +3,20 @@
 // the state, exports, a strict Content-Security-Policy, and axe-core's accessibility checks.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-import { openBrowser, renderEverySection } from './browser.mjs';
+import { downloadedBytes, openBrowser, renderEverySection } from './browser.mjs';
+import { hostSite } from './host-site.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const require = createRequire(import.meta.url);
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
 
 // A static site: the built folder under /lab/, beside host pages that embed it.
-const site = mkdtempSync(path.join(os.tmpdir(), 'attention-lab-site-'));
-cpSync(path.join(root, 'dist'), path.join(site, 'lab'), { recursive: true });
-cpSync(path.join(root, 'tests/e2e/fixtures'), site, { recursive: true });
+const hosting = hostSite();
+const site = hosting.dir;
 
 let browser;
 before(async () => {
@@ -26,7 +24,7 @@ before(async () => {
 });
 after(async () => {
   await browser?.close();
-  rmSync(site, { recursive: true, force: true });
+  hosting.remove();
 });
 
 async function openLab(url, options) {
@@ -205,36 +203,38 @@ describe('links carry the state', () => {
   }
 });
 
+// The exports tests' tab (opened by their before hook) and the readers they share.
+let tab;
+
+async function exported(table, format) {
+  await tab.page.selectOption('#export-table', table);
+  await tab.page.selectOption('#export-format', format);
+  return tab.page.textContent('#export-preview');
+}
+
+// The page's table as numbers, to compare each export with.
+async function shown(slot) {
+  return tab.page.$$eval(`[data-slot="${slot}"] tbody tr`, (rows) => rows.map((tr) => ({
+    label: tr.cells[0].textContent,
+    values: Array.from(tr.cells).slice(1).filter((c) => !c.classList.contains('row-sum')).map((c) => (c.textContent === '−∞' ? -Infinity : Number(c.textContent))),
+  })));
+}
+const csvRows = (lines) => lines.map((line) => { const [label, ...v] = line.split(','); return { label, values: v.map((t) => (t === '−∞' ? -Infinity : Number(t))) }; });
+const close = (a, b) => (a === -Infinity ? b === -Infinity : Math.abs(a - b) <= 0.0006);
+function assertSame(parsed, table, what) {
+  assert.equal(parsed.length, table.length, `${what}: rows`);
+  parsed.forEach((row, r) => {
+    assert.equal(row.label, table[r].label, `${what}: row label`);
+    row.values.forEach((v, c) => assert.ok(close(table[r].values[c], v), `${what} [${r}][${c}]: ${v} vs ${table[r].values[c]}`));
+  });
+}
+
 describe('exports', () => {
-  let tab;
   before(async () => {
     tab = await openLab(`${browser.url}lab/index.html#lab=%7B%22preset%22%3A%22animal-it%22%7D`);
     await tab.page.click('#export-toggle');
   });
   after(async () => tab.page.close());
-
-  async function exported(table, format) {
-    await tab.page.selectOption('#export-table', table);
-    await tab.page.selectOption('#export-format', format);
-    return tab.page.textContent('#export-preview');
-  }
-
-  // The page's table as numbers, to compare each export with.
-  async function shown(slot) {
-    return tab.page.$$eval(`[data-slot="${slot}"] tbody tr`, (rows) => rows.map((tr) => ({
-      label: tr.cells[0].textContent,
-      values: Array.from(tr.cells).slice(1).filter((c) => !c.classList.contains('row-sum')).map((c) => (c.textContent === '−∞' ? -Infinity : Number(c.textContent))),
-    })));
-  }
-  const csvRows = (lines) => lines.map((line) => { const [label, ...v] = line.split(','); return { label, values: v.map((t) => (t === '−∞' ? -Infinity : Number(t))) }; });
-  const close = (a, b) => (a === -Infinity ? b === -Infinity : Math.abs(a - b) <= 0.0006);
-  function assertSame(parsed, table, what) {
-    assert.equal(parsed.length, table.length, `${what}: rows`);
-    parsed.forEach((row, r) => {
-      assert.equal(row.label, table[r].label, `${what}: row label`);
-      row.values.forEach((v, c) => assert.ok(close(table[r].values[c], v), `${what} [${r}][${c}]: ${v} vs ${table[r].values[c]}`));
-    });
-  }
 
   it('CSV, JSON, Markdown and LaTeX parse back to the table, with labels and settings', async () => {
     const table = await shown('head-0-scores');
@@ -280,7 +280,7 @@ describe('exports', () => {
   it('downloads: a table file, the heatmap as SVG and PNG, the token lines as SVG', async () => {
     const download = async (button) => {
       const [file] = await Promise.all([tab.page.waitForEvent('download'), tab.page.click(button)]);
-      return { name: file.suggestedFilename(), bytes: readFileSync(await file.path()) };
+      return { name: file.suggestedFilename(), bytes: await downloadedBytes(file) };
     };
     await tab.page.selectOption('#export-format', 'csv');
     const csv = await download('#export-download');
@@ -406,6 +406,7 @@ function cellContrastOffScreen() {
         for (const bg of beneath(text)) {
           const fg = over(parse(getComputedStyle(text).color), bg);
           const r = ratio(fg, bg);
+          // eslint-disable-next-line no-restricted-syntax -- the cell's markup read for the message, never written
           if (r < worst.ratio) worst = { ratio: r, where: `${section.dataset.view}: ${cell.outerHTML.slice(0, 80)}`, fg: `rgb(${fg.slice(0, 3).map(Math.round)})`, bg: `rgb(${bg.slice(0, 3).map(Math.round)})` };
         }
       }

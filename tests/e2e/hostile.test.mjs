@@ -4,17 +4,15 @@
 // let go of everything when removed.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { openBrowser, drawnSince } from './browser.mjs';
+import { hostSite } from './host-site.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const site = mkdtempSync(path.join(os.tmpdir(), 'attention-lab-hostile-'));
-cpSync(path.join(root, 'dist'), path.join(site, 'lab'), { recursive: true });
-cpSync(path.join(root, 'tests/e2e/fixtures'), site, { recursive: true });
+const hosting = hostSite();
+const site = hosting.dir;
 
 const FIRST_EXAMPLE_WEIGHTS = ['0.422', '0.155', '0.422', '1.000'];  // 002 'The cat sat', row 'The'
 const link = (data) => `#lab=${encodeURIComponent(JSON.stringify(data))}`;
@@ -26,7 +24,7 @@ before(async () => {
 });
 after(async () => {
   await browser?.close();
-  rmSync(site, { recursive: true, force: true });
+  hosting.remove();
 });
 
 async function openLab(url) {
@@ -59,6 +57,16 @@ describe('the page', () => {
     assert.deepEqual(tab.problems, [], 'no console or page errors');
     await tab.page.close();
   });
+
+  pageRaceAndFieldTests(() => tab);
+  pageRefusedValueTests(() => tab);
+});
+
+// answers that arrive late, and fields typed into
+function pageRaceAndFieldTests(currentTab) {
+  // the describe block's tab, opened by its before hook
+  let tab;
+  before(() => { tab = currentTab(); });
 
   it('an answer that arrives after a newer, invalid input never overwrites it', async () => {
     const draws = await tab.page.evaluate(() => globalThis.attentionLab.draws);
@@ -100,6 +108,13 @@ describe('the page', () => {
     await drawnSince(tab.page, draws);
     assert.equal(await messages(tab.page), '');
   });
+}
+
+// values refused by name, and their messages
+function pageRefusedValueTests(currentTab) {
+  // the describe block's tab, opened by its before hook
+  let tab;
+  before(() => { tab = currentTab(); });
 
   it('a divisor outside float32 (1e-39) is refused, naming and marking the divisor', async () => {
     await tab.page.selectOption('#scaleMode', 'custom');
@@ -148,7 +163,7 @@ describe('the page', () => {
     assert.deepEqual(tab2.problems, []);
     await tab2.page.close();
   });
-});
+}
 
 describe('a link that parses but cannot be shown: a message and the first example, in every host', () => {
   const badLinks = [
@@ -240,6 +255,15 @@ describe('the component', () => {
     assert.equal(await tab.page.locator('#hostile [role="tab"]').count(), 3);
   });
 
+  componentLeakTests(() => tab);
+});
+
+// the component let go of once removed
+function componentLeakTests(currentTab) {
+  // the describe block's tab, opened by its before hook
+  let tab;
+  before(() => { tab = currentTab(); });
+
   it('50 components created and removed are collected: none alive, and the DOM node count within 5 % of its start', async () => {
     const session = await tab.page.context().newCDPSession(tab.page);
     const nodes = async () => {
@@ -292,4 +316,4 @@ describe('the component', () => {
     // fewer than at the start only means a lab from before was still held then
     assert.ok(end - start <= 0.05 * start, `DOM nodes: ${start} at the start, ${end} after 50 components (${live} components alive)`);
   });
-});
+}

@@ -4,19 +4,19 @@
 // snippet pasted into a page of the same site, or of another site with and without CORS headers.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { openBrowser } from './browser.mjs';
+import { hostSite } from './host-site.mjs';
 import { serve } from '../../scripts/serve.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-const site = mkdtempSync(path.join(os.tmpdir(), 'attention-lab-hosts-'));
-cpSync(path.join(root, 'dist'), path.join(site, 'lab'), { recursive: true });
-cpSync(path.join(root, 'tests/e2e/fixtures'), site, { recursive: true });
+const hosting = hostSite();
+const site = hosting.dir;
 // every view the lab's markup can show on its own
 const VIEW_NAMES = [...new Set([...readFileSync(path.join(root, 'web/app.html'), 'utf8').matchAll(/data-view="(\w+)"/g)].map((m) => m[1]))];
 
@@ -26,7 +26,7 @@ before(async () => {
 });
 after(async () => {
   await browser?.close();
-  rmSync(site, { recursive: true, force: true });
+  hosting.remove();
 });
 
 const drawn = (page, id) => page.waitForFunction((el) => document.getElementById(el)?.lab?.draws > 0, id);
@@ -120,11 +120,18 @@ describe('a host page with a 10 px root font and narrow columns', () => {
   });
 });
 
-describe('themes, compact, no timing line', () => {
-  const background = (page, selector) => page.$eval(selector, (el) => getComputedStyle(el).backgroundColor);
-  const LIGHT = 'rgb(251, 251, 250)';
-  const DARK = 'rgb(21, 21, 23)';
+// the lab's light and dark backgrounds, as the themes tests read them
+const background = (page, selector) => page.$eval(selector, (el) => getComputedStyle(el).backgroundColor);
+const LIGHT = 'rgb(251, 251, 250)';
+const DARK = 'rgb(21, 21, 23)';
 
+describe('themes, compact, no timing line', () => {
+  themeTests();
+  compactTests();
+});
+
+// the themes of the component, the embed and the full page
+function themeTests() {
   it('the component is light by default even for a dark-mode reader; theme="auto" follows the reader, theme="dark" forces dark', async () => {
     const tab = await browser.newPage();
     await tab.page.goto(`${browser.url}narrow.html`);
@@ -184,7 +191,10 @@ describe('themes, compact, no timing line', () => {
     assert.equal(await background(tab.page, 'body'), DARK);
     await tab.page.close();
   });
+}
 
+// what each host leaves out
+function compactTests() {
   it('no timing line in the component or the iframe (the full page keeps it); compact drops the notes and hints', async () => {
     const tab = await browser.newPage();
     await tab.page.goto(`${browser.url}narrow.html`);
@@ -221,7 +231,7 @@ describe('themes, compact, no timing line', () => {
     assert.match(await full.page.textContent('#engine-status'), /^Computed in/);
     await full.page.close();
   });
-});
+}
 
 describe('the iframe on a course platform', () => {
   it('posts its content height, as its own message and as lti.frameResize, and the frame follows it down and up', async () => {
@@ -273,6 +283,15 @@ describe('the iframe on a course platform', () => {
   });
 });
 
+// The lab of a pasted snippet, once drawn: its state and output.
+const openSnippet = async (page) => {
+  await page.waitForFunction(() => document.querySelector('attention-lab')?.lab?.draws > 0);
+  return page.evaluate(() => {
+    const { lab } = document.querySelector('attention-lab');
+    return { state: lab.state, output: Array.from(lab.view.result.output) };
+  });
+};
+
 describe("the Embed button's component snippet", () => {
   let snippet;
   let original;
@@ -295,14 +314,6 @@ describe("the Embed button's component snippet", () => {
     assert.match(await tab.page.textContent('#embed-panel'), /Access-Control-Allow-Origin/);
     await tab.page.close();
   });
-
-  const openSnippet = async (page) => {
-    await page.waitForFunction(() => document.querySelector('attention-lab')?.lab?.draws > 0);
-    return page.evaluate(() => {
-      const { lab } = document.querySelector('attention-lab');
-      return { state: lab.state, output: Array.from(lab.view.result.output) };
-    });
-  };
 
   it('loads the script by its path on this site and carries the edits, the chosen token and the head', async () => {
     assert.match(snippet, /^<script type="module" src="\/lab\/attention-lab\.js"><\/script>\n<attention-lab state="lab=[^"]+"><\/attention-lab>$/);

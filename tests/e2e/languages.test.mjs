@@ -4,20 +4,17 @@
 // not exist, which shows English and says so.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 import { openBrowser, redrawn } from './browser.mjs';
+import { hostSite } from './host-site.mjs';
 import { message } from '../../web/src/i18n/index.mjs';
 import { KEPT_IN_ENGLISH } from '../../web/src/i18n/hi.mjs';
 
 // Parts of the page left out of the Hindi checks: none (practice mode's sentences are in the one
 // catalogue, i18n/hi.mjs, with the rest).
 const NOT_CHECKED = [];
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 // Latin-script words the Hindi page may show: the terms the Hindi catalogue keeps in English (its
 // KEPT_IN_ENGLISH, with the reason for each group), and on the page itself: each language's own name
@@ -64,10 +61,10 @@ function readerText(scope, notChecked = []) {
 }
 
 let browser;
-let site;
+// the built folder on its own (the host site's lab/, served at the root here), with a page of two labs
+const hosting = hostSite();
+const site = path.join(hosting.dir, 'lab');
 before(async () => {
-  site = mkdtempSync(path.join(os.tmpdir(), 'attention-lab-languages-'));
-  cpSync(path.join(root, 'dist'), site, { recursive: true });
   writeFileSync(path.join(site, 'two-languages.html'), `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Two labs, two languages</title>
 <script type="module" src="attention-lab.js"></script></head>
@@ -78,7 +75,7 @@ before(async () => {
 });
 after(async () => {
   await browser?.close();
-  rmSync(site, { recursive: true, force: true });
+  hosting.remove();
 });
 
 async function openPage(query, { viewport = { width: 1280, height: 800 } } = {}) {
@@ -192,7 +189,43 @@ describe('before the script has run', () => {
   });
 });
 
+// What practice mode's card k shows, and its blanks in the tables.
+function practiceCard(page, k) {
+  return page.evaluate((k) => {
+    const el = document.querySelector(`.exercise[data-index="${k}"]`);
+    const feedback = el.querySelector('.feedback');
+    return {
+      heading: el.querySelector('h3').textContent,
+      verdict: feedback.dataset.verdict ?? '',
+      feedback: feedback.textContent,
+      hints: [...el.querySelectorAll('.hints > li')].map((li) => li.textContent),
+      hintButton: el.querySelector('.hint-button').textContent,
+      values: [...document.querySelectorAll(`.practice-input[data-exercise="${k}"]`)].map((input) => input.value),
+      labels: [...document.querySelectorAll(`.practice-input[data-exercise="${k}"]`)].map((input) => input.getAttribute('aria-label')),
+      // each blank is in its table's cell, not only on the card
+      inTable: [...document.querySelectorAll(`.practice-input[data-exercise="${k}"]`)].every((input) => input.closest('td[data-matrix]') !== null),
+    };
+  }, k);
+}
+
 describe('the language menu', () => {
+  menuOnThePageTests();
+  menuInPracticeTests();
+  it('is on the full page only: the iframe embed and the component choose with ?lang= and lang', async () => {
+    const tab = await browser.newPage();
+    await tab.page.goto(`${browser.url}embed.html?lang=hi`);
+    await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
+    assert.equal(await tab.page.evaluate(() => document.documentElement.lang), 'hi');
+    assert.equal(await tab.page.isVisible('#language'), false);
+    assert.equal(await tab.page.textContent('#steps-title'), message('section.steps', {}, 'hi'));
+    await assertHindi(tab.page, 'embed.html?lang=hi');
+    assert.deepEqual(tab.problems, []);
+    await tab.page.close();
+  });
+});
+
+// the menu on the full page: the lab's texts and edits
+function menuOnThePageTests() {
   it('switches the texts and keeps the edits, the chosen token and head, and the scroll; the link carries lang', async () => {
     const tab = await openPage('#lab=' + encodeURIComponent(JSON.stringify({ preset: 'telescope' })));
     const { page } = tab;
@@ -257,27 +290,16 @@ describe('the language menu', () => {
     assert.deepEqual(tab.problems, []);
     await page.close();
   });
+}
 
+// the menu in practice mode
+function menuInPracticeTests() {
   it('practice mode follows it: panel, cards, verdicts and hints change language; answers, hints taken and progress stay', async () => {
     const tab = await openPage('#lab=' + encodeURIComponent(JSON.stringify({ preset: 'cat-sat', practice: {} })));
     const { page } = tab;
     await page.waitForSelector('.practice-input[data-exercise="0"]');
     const truth = (k) => page.evaluate((k) => globalThis.attentionLab.practice.exercises[k].blanks[0].truth, k);
-    const card = (k) => page.evaluate((k) => {
-      const el = document.querySelector(`.exercise[data-index="${k}"]`);
-      const feedback = el.querySelector('.feedback');
-      return {
-        heading: el.querySelector('h3').textContent,
-        verdict: feedback.dataset.verdict ?? '',
-        feedback: feedback.textContent,
-        hints: [...el.querySelectorAll('.hints > li')].map((li) => li.textContent),
-        hintButton: el.querySelector('.hint-button').textContent,
-        values: [...document.querySelectorAll(`.practice-input[data-exercise="${k}"]`)].map((input) => input.value),
-        labels: [...document.querySelectorAll(`.practice-input[data-exercise="${k}"]`)].map((input) => input.getAttribute('aria-label')),
-        // each blank is in its table's cell, not only on the card
-        inTable: [...document.querySelectorAll(`.practice-input[data-exercise="${k}"]`)].every((input) => input.closest('td[data-matrix]') !== null),
-      };
-    }, k);
+    const card = (k) => practiceCard(page, k);
     const enter = async (k, text) => {
       const input = page.locator(`.practice-input[data-exercise="${k}"]`).last();
       await input.fill(String(text));
@@ -340,19 +362,7 @@ describe('the language menu', () => {
     assert.deepEqual(tab.problems, []);
     await page.close();
   });
-
-  it('is on the full page only: the iframe embed and the component choose with ?lang= and lang', async () => {
-    const tab = await browser.newPage();
-    await tab.page.goto(`${browser.url}embed.html?lang=hi`);
-    await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
-    assert.equal(await tab.page.evaluate(() => document.documentElement.lang), 'hi');
-    assert.equal(await tab.page.isVisible('#language'), false);
-    assert.equal(await tab.page.textContent('#steps-title'), message('section.steps', {}, 'hi'));
-    await assertHindi(tab.page, 'embed.html?lang=hi');
-    assert.deepEqual(tab.problems, []);
-    await tab.page.close();
-  });
-});
+}
 
 describe('two components, two languages', () => {
   let tab;

@@ -108,6 +108,12 @@ describe('the component and identity weights', () => {
 });
 
 describe("each example proves the notes' point", () => {
+  contextTests();
+  scalingAndHeadsTests();
+});
+
+// the examples where context decides: which bank, what 'it' is
+function contextTests() {
   for (const [id, wins, loses, winsWord, otherWord] of [['money-bank', 'finance', 'nature', 'money', 'grows'], ['river-bank', 'nature', 'finance', 'river', 'flows']]) {
     it(`${id}: 'bank' leans to ${wins} in its weights row and after attention; the plot opens on finance × nature, every point labelled (001)`, async () => {
       await choosePreset(id);
@@ -157,7 +163,10 @@ describe("each example proves the notes' point", () => {
     assert.ok(values[columns.indexOf('animal')] > 0.5);
     assert.match(await tab.page.textContent('#notes'), /second layer/);
   });
+}
 
+// the examples on scaling and on heads
+function scalingAndHeadsTests() {
   it('action: unit-variance inputs at d_k = 64; without ÷ 8 the weights are nearly one-hot, with it they are not (004)', async () => {
     await choosePreset('action');
     const variances = await tab.page.evaluate(() => {
@@ -218,7 +227,7 @@ describe("each example proves the notes' point", () => {
     const notes = await tab.page.textContent('#notes');
     for (const text of ['7.071', '7.09', '22.627', '22.69', '1.8e-7', '0.2 and 0.8']) assert.ok(notes.includes(text), text);
   });
-});
+}
 
 describe('edits to an example', () => {
   it('changing d_k says "modified from", dims the notes that no longer hold, and says the hand-set weights were replaced', async () => {

@@ -78,6 +78,11 @@ describe('the SCORM 1.2 package', () => {
     assert.ok(!inZip.some((name) => name.endsWith('.map')), 'no source maps');
   });
 
+  unpackedPageTests(unpacked);
+});
+
+// the unpacked page, from disk and in a stand-in platform
+function unpackedPageTests(unpacked) {
   it('opens from disk with every network request blocked, and works without a platform', async () => {
     const tab = await browser.newPage({ offline: true });
     await tab.page.goto(pathToFileURL(path.join(unpacked, 'attention-lab.html')).href);
@@ -134,7 +139,7 @@ describe('the SCORM 1.2 package', () => {
     assert.deepEqual(tab.problems, []);
     await tab.page.close();
   });
-});
+}
 
 describe('the npm package', () => {
   const consumer = path.join(scratch, 'consumer');

@@ -6,21 +6,20 @@
 // component), a practice-mode component beside a normal one, and axe-core in practice mode.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { openBrowser, renderEverySection } from './browser.mjs';
+import { hostSite } from './host-site.mjs';
 import { referenceAttention } from '../web/reference.mjs';
 import { PRESETS } from '../../web/src/state/presets.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const require = createRequire(import.meta.url);
-const site = mkdtempSync(path.join(os.tmpdir(), 'attention-lab-practice-'));
-cpSync(path.join(root, 'dist'), path.join(site, 'lab'), { recursive: true });
-cpSync(path.join(root, 'tests/e2e/fixtures'), site, { recursive: true });
+const hosting = hostSite();
+const site = hosting.dir;
 
 let browser;
 let tab;
@@ -36,7 +35,7 @@ after(async () => {
     assert.deepEqual(tab.foreignRequests, [], 'no request left the origin');
   }
   await browser?.close();
-  rmSync(site, { recursive: true, force: true });
+  hosting.remove();
 });
 
 const linkTo = (state) => `#lab=${encodeURIComponent(JSON.stringify(state))}`;
@@ -67,13 +66,16 @@ async function reference(page, labId = null) {
 const allowance = (target) => Math.max(0.01 * Math.abs(target), 0.005);
 const near = (values, targets) => values.every((value, k) => Math.abs(value - targets[k]) <= allowance(targets[k]));
 
+// What the scores are divided by.
+const divisorOf = (scale, dK) => (scale === 'sqrt_dk' ? Math.sqrt(dK) : scale === 'none' ? 1 : scale);
+
 // The true values of an exercise's blanks and the values of its typical mistakes (one per blank),
 // from the reference's traces: { truths, mistakes: [[key, values]] (those not already correct), all }.
 function truthAndMistakes({ inputs, expected }, { matrix, head, row: i, col }, blanks) {
   const { n, m, dModel, dK, dV, x, wq, wo, heads } = inputs;
   const h = expected.heads[head];
   const sum = (count, term) => { let s = 0; for (let t = 0; t < count; t++) s += term(t); return s; };
-  const divisor = inputs.scale === 'sqrt_dk' ? Math.sqrt(dK) : inputs.scale === 'none' ? 1 : inputs.scale;
+  const divisor = divisorOf(inputs.scale, dK);
   const live = (r) => Array.from({ length: m }, (_, j) => j).filter((j) => h.scaled[r * m + j] !== -Infinity);
   const softmaxAt = (row, r, j) => Math.exp(row[j]) / live(r).reduce((a, c) => a + Math.exp(row[c]), 0);
   const columnSoftmax = (j) => Math.exp(h.scaled[i * m + j]) / sum(n, (r) => (h.scaled[r * m + j] === -Infinity ? 0 : Math.exp(h.scaled[r * m + j])));
@@ -191,6 +193,9 @@ function giveAways({ inputs }, { matrix, head: h, row: i, col }) {
   return keys;
 }
 
+// The head part of a cell's table: none for the concatenation and the output, shared by the heads.
+const tableHead = (cell) => (cell.matrix === 'concat' || cell.matrix === 'output' ? '' : cell.head);
+
 // Cells showing a number a blank would accept: anywhere in its own table, and where its number is
 // carried on (q: its token's K and V rows; z: the concatenation, and the output without W_O, else
 // its token's output row; a concatenation entry: the output likewise), written here from the
@@ -208,7 +213,7 @@ function lookalikeKeys({ inputs, expected }, blanks, truths, slack = 1) {
   blanks.forEach((blank, k) => {
     const truth = truths[k];
     if (Math.abs(truth) <= allowance(truth)) return;
-    const home = `${blank.matrix}:${blank.matrix === 'concat' || blank.matrix === 'output' ? '' : blank.head}`;
+    const home = `${blank.matrix}:${tableHead(blank)}`;
     // q: the token's K and V rows; z: all of the concatenation, and of the output without W_O (its token's row with it)
     const whole = !inputs.wo;
     const rowsOf = { q: ['k', 'v'], z: whole ? [] : ['output'], concat: whole ? [] : ['output'] }[blank.matrix] ?? [];
@@ -278,132 +283,165 @@ describe('every preset, every exercise', () => {
       let namedMistakes = 0;
       let blindCount = 0;
       for (const [index, cell] of ref.inputs.cells.entries()) {
-        const card = tab.page.locator(`.exercise[data-index="${index}"]`);
-        const inputs = tab.page.locator(`.practice-input[data-exercise="${index}"]`);
-        const what = `${preset.id} ${cell.matrix}[${cell.head}][${cell.row}][${cell.col}]`;
-        assert.equal(await card.getAttribute('data-status'), 'open', `${what}: open once the ones before are answered`);
-        if (index + 1 < kinds.length) {
-          assert.equal(await tab.page.locator(`.exercise[data-index="${index + 1}"]`).getAttribute('data-status'), 'locked');
-          assert.equal(await tab.page.locator(`.practice-input[data-exercise="${index + 1}"]`).first().isDisabled(), true, 'the next blank waits');
-        }
-        // the blanks are inputs in the lab's own tables, in their cells
-        const blanks = ref.inputs.blanks[index];
-        const places = await inputs.evaluateAll((list) => list.map((input) => {
-          const td = input.closest('td[data-matrix]');
-          return `${td.dataset.matrix}:${td.dataset.head ?? ''}:${td.dataset.row}:${td.dataset.col}`;
-        }));
-        const table = (b) => (b.matrix === 'concat' || b.matrix === 'output' ? '' : b.head);
-        assert.deepEqual(places, blanks.map((b) => `${b.matrix}:${table(b)}:${b.row}:${b.col}`), `${what}: blanks in place`);
-        if (cell.matrix === 'softmax') {
-          const scaled = ref.expected.heads[cell.head].scaled;
-          const unmasked = Array.from({ length: ref.inputs.m }, (_, j) => scaled[cell.row * ref.inputs.m + j]).filter((s) => s !== -Infinity).length;
-          assert.equal(blanks.length, unmasked, `${what}: a blank for every weight of the row that is not masked`);
-        }
-
-        // nothing on screen gives it away: the cells its formulas say, and a number near a blank
-        // that the blank would accept (unless the exercise is made from it)
-        const { truths, mistakes } = truthAndMistakes(ref, cell, blanks);
-        const shown = await shownCells(tab.page);
-        for (const key of giveAways(ref, cell)) {
-          if (!(key in shown)) continue;
-          assert.ok(shown[key] === '?' || shown[key] === 'input', `${what}: ${key} shows '${shown[key]}' before it is answered`);
-        }
-        const sourceKeys = new Set(await tab.page.evaluate((k) => globalThis.attentionLab.practice.exercises[k].sourceCells
-          .map(({ matrix, head, row, col }) => `${matrix}:${matrix === 'concat' || matrix === 'output' ? '' : head ?? ''}:${row}:${col}`), index));
-        for (const key of lookalikeKeys(ref, blanks, truths, 0.99)) {
-          if (!(key in shown) || sourceKeys.has(key)) continue;
-          assert.ok(shown[key] === '?' || shown[key] === 'input', `${what}: ${key} shows '${shown[key]}', which the blank would accept`);
-        }
-
-        // the page offers exactly the mistakes that can be told from the true value
-        const offered = await tab.page.evaluate((k) => globalThis.attentionLab.practice.exercises[k].mistakes.map((m) => m.key), index);
-        assert.deepEqual([...offered].sort(), mistakes.map(([key]) => key.split('#')[0]).sort(), `${what}: mistakes offered`);
-        // and says which cannot be told apart here (the same value as the truth or as another mistake)
-        const blind = blindOf(ref, cell, blanks);
-        const listed = await tab.page.evaluate((k) => globalThis.attentionLab.practice.exercises[k].blind.map((m) => m.key), index);
-        assert.deepEqual([...new Set(listed)].sort(), [...new Set(blind.map(([key]) => key.split('#')[0]))].sort(), `${what}: mistakes that cannot be told apart`);
-        const blindNote = await card.locator('.blind').textContent();
-        assert.equal(Boolean(blindNote), blind.length > 0, `${what}: the card says so only when there are some`);
-        blindCount += blind.length;
-
-        const outside = await answer(index, truths.map((truth) => wrongValue(truth, mistakes.map(([key, values]) => [key, values[0]]))));
-        assert.equal(outside.verdict, 'wrong', `${what}: outside the tolerance`);
-        assert.match(outside.text, /^Not quite/);
-        for (const [key, values] of mistakes) {
-          const got = await answer(index, values.map(String));
-          assert.equal(got.verdict, 'mistake', `${what}: ${key} (${values}) typed`);
-          assert.ok(got.mistakes.includes(key.split('#')[0]), `${what}: ${key} named, got ${got.mistakes}`);
-          namedMistakes++;
-        }
-        if (truths.length > 1) {
-          // one weight of the row wrong: the row is not right, and the card says how many are
-          const partly = await answer(index, truths.map((truth, k) => (k === 0 ? wrongValue(truth, []) : truth)));
-          assert.equal(partly.verdict, 'wrong');
-          assert.match(partly.text, new RegExp(`${truths.length - 1} of ${truths.length} weights are right`));
-          assert.equal(await inputs.first().getAttribute('aria-invalid'), 'true');
-          assert.equal(await inputs.nth(1).getAttribute('aria-invalid'), 'false');
-        }
-
-        const hintButton = card.locator('.hint-button');
-        for (let level = 1; level <= 3; level++) {
-          await hintButton.click();
-          const levels = await card.locator('.hints > li').evaluateAll((items) => items.map((li) => Number(li.dataset.level)));
-          assert.deepEqual(levels, Array.from({ length: level }, (_, l) => l + 1), `${what}: hints in order`);
-          if (level === 1) {
-            // hint 1 lights its own source cells in the tables themselves (a closed block of parameters aside)
-            const lit = await tab.page.locator('td.practice-source').evaluateAll((tds) => tds.filter((td) => td.getClientRects().length)
-              .map(({ dataset: { matrix, head = '', row, col } }) => `${matrix}:${head}:${row}:${col}`));
-            const sources = await tab.page.evaluate((k) => globalThis.attentionLab.practice.exercises[k].sourceCells
-              .map(({ matrix, head, row, col }) => `${matrix}:${head ?? ''}:${row}:${col}`), index);
-            const shownSources = sources.filter((key) => lit.includes(key) && !/^(wq|wo):/.test(key));
-            assert.ok(shownSources.length >= 1, `${what}: hint 1 highlights its own source cells in the tables on screen (${sources.slice(0, 3)}…)`);
-          }
-        }
-        const hints = await card.locator('.hints > li').allTextContents();
-        assert.match(hints[0], /comes from the highlighted cells/);
-        assert.match(hints[1], /=/, `${what}: hint 2 is a formula`);
-        assert.ok(await card.locator('.hints > li[data-level="3"] .explain-lines li').count() >= 1, `${what}: hint 3 is the arithmetic`);
-
-        const inside = await answer(index, truths.map((truth) => String(truth + 0.9 * allowance(truth))));
-        assert.equal(inside.verdict, 'correct', `${what}: inside the tolerance (true ${truths})`);
-        // answered: the value stays, with nothing left to check; a wrong value typed over it changes nothing
-        assert.equal(await inputs.first().evaluate((input) => input.readOnly), true, `${what}: read-only once right`);
-        assert.equal(await card.locator('[data-role="check"]').isHidden(), true);
-        assert.equal(await card.locator('.reveal-button').isHidden(), true);
-        assert.equal(await card.locator('.hint-button').isHidden(), true, `${what}: no more hints once answered`);
-        await inputs.last().press('Enter');
-        assert.equal(await card.locator('.feedback').getAttribute('data-verdict'), 'correct', `${what}: still correct`);
-        const revealed = (await inputs.evaluateAll((list) => list.map((input) => Number(input.value))));
-        revealed.forEach((value, k) => assert.ok(Math.abs(value - truths[k]) <= 1e-5 * Math.max(1, Math.abs(truths[k])), `${what}: shows the true value (${value} vs ${truths[k]})`));
-        // once answered, what it hid shows its numbers (unless a later exercise still hides it)
-        const after = await shownCells(tab.page);
-        const stillHidden = new Set(ref.inputs.cells.slice(index + 1).flatMap((later, k) => [...giveAways(ref, later),
-          ...lookalikeKeys(ref, ref.inputs.blanks[index + 1 + k], truthAndMistakes(ref, later, ref.inputs.blanks[index + 1 + k]).truths, 1.01)]));
-        for (const key of giveAways(ref, cell)) {
-          if (key in after && !stillHidden.has(key)) assert.ok(after[key] === 'input' || /^[-−]?\d|∞/.test(after[key]), `${what}: ${key} shows its number once answered, got '${after[key]}'`);
-        }
+        const exercise = await openExercise({ preset, ref, kinds, index, cell });
+        await assertNothingGivenAway(exercise);
+        blindCount += await assertMistakesOffered(exercise);
+        namedMistakes += await assertVerdicts(exercise);
+        await assertHintsInOrder(exercise);
+        await assertAnswered(exercise);
       }
       assert.ok(namedMistakes >= 3, `${preset.id}: ${namedMistakes} mistakes named`);
       // the generator chose a query, head, key and columns where as few typical mistakes as can be
       // give the true value or another's (none, unless every choice has some: W = I makes q = k)
       assert.equal(blindCount, fewestBlind(ref), `${preset.id}: the fewest mistakes that cannot be told apart`);
-      const results = await tab.page.evaluate(() => globalThis.attentionLab.practice.results);
-      assert.equal(results.correct, kinds.length);
-      assert.equal(results.hints, 3 * kinds.length);
-      assert.equal(await tab.page.locator('[data-role="score"]').textContent(), `${kinds.length}/${kinds.length} correct, ${3 * kinds.length} hints`);
-      assert.equal(await tab.page.locator('.practice progress').evaluate((p) => p.value), kinds.length);
-      // the same exercises afresh (the page loaded again), each answered with its true value (to 8 digits) at the first try
-      await tab.page.reload();
-      await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0 && globalThis.attentionLab.idle);
-      for (const [index, cell] of ref.inputs.cells.entries()) {
-        const { truths } = truthAndMistakes(ref, cell, ref.inputs.blanks[index]);
-        const exact = await answer(index, truths.map((truth) => truth.toPrecision(8)));
-        assert.equal(exact.verdict, 'correct', `${preset.id} ${cell.matrix}: the true value ${truths}`);
-      }
-      assert.equal((await tab.page.evaluate(() => globalThis.attentionLab.practice.results)).correct, kinds.length);
+      await assertResultsThenFirstTries(preset, ref, kinds);
     });
   }
 });
+
+// One exercise of the walk through a preset: open once the ones before are answered, its blanks
+// in their cells; its card, inputs, name in messages, blanks, true values and typical mistakes.
+async function openExercise({ preset, ref, kinds, index, cell }) {
+  const card = tab.page.locator(`.exercise[data-index="${index}"]`);
+  const inputs = tab.page.locator(`.practice-input[data-exercise="${index}"]`);
+  const what = `${preset.id} ${cell.matrix}[${cell.head}][${cell.row}][${cell.col}]`;
+  assert.equal(await card.getAttribute('data-status'), 'open', `${what}: open once the ones before are answered`);
+  if (index + 1 < kinds.length) {
+    assert.equal(await tab.page.locator(`.exercise[data-index="${index + 1}"]`).getAttribute('data-status'), 'locked');
+    assert.equal(await tab.page.locator(`.practice-input[data-exercise="${index + 1}"]`).first().isDisabled(), true, 'the next blank waits');
+  }
+  // the blanks are inputs in the lab's own tables, in their cells
+  const blanks = ref.inputs.blanks[index];
+  const places = await inputs.evaluateAll((list) => list.map((input) => {
+    const td = input.closest('td[data-matrix]');
+    return `${td.dataset.matrix}:${td.dataset.head ?? ''}:${td.dataset.row}:${td.dataset.col}`;
+  }));
+  const table = (b) => (b.matrix === 'concat' || b.matrix === 'output' ? '' : b.head);
+  assert.deepEqual(places, blanks.map((b) => `${b.matrix}:${table(b)}:${b.row}:${b.col}`), `${what}: blanks in place`);
+  if (cell.matrix === 'softmax') {
+    const scaled = ref.expected.heads[cell.head].scaled;
+    const unmasked = Array.from({ length: ref.inputs.m }, (_, j) => scaled[cell.row * ref.inputs.m + j]).filter((s) => s !== -Infinity).length;
+    assert.equal(blanks.length, unmasked, `${what}: a blank for every weight of the row that is not masked`);
+  }
+  const { truths, mistakes } = truthAndMistakes(ref, cell, blanks);
+  return { ref, cell, index, blanks, card, inputs, what, truths, mistakes };
+}
+
+async function assertNothingGivenAway({ ref, cell, index, blanks, what, truths }) {
+  // nothing on screen gives it away: the cells its formulas say, and a number near a blank
+  // that the blank would accept (unless the exercise is made from it)
+  const shown = await shownCells(tab.page);
+  for (const key of giveAways(ref, cell)) {
+    if (!(key in shown)) continue;
+    assert.ok(shown[key] === '?' || shown[key] === 'input', `${what}: ${key} shows '${shown[key]}' before it is answered`);
+  }
+  const sourceKeys = new Set(await tab.page.evaluate((k) => globalThis.attentionLab.practice.exercises[k].sourceCells
+    .map(({ matrix, head, row, col }) => `${matrix}:${matrix === 'concat' || matrix === 'output' ? '' : head ?? ''}:${row}:${col}`), index));
+  for (const key of lookalikeKeys(ref, blanks, truths, 0.99)) {
+    if (!(key in shown) || sourceKeys.has(key)) continue;
+    assert.ok(shown[key] === '?' || shown[key] === 'input', `${what}: ${key} shows '${shown[key]}', which the blank would accept`);
+  }
+}
+
+// The page offers the mistakes that can be told apart, and names those that cannot; returns how many cannot.
+async function assertMistakesOffered({ ref, cell, index, blanks, card, what, mistakes }) {
+  // the page offers exactly the mistakes that can be told from the true value
+  const offered = await tab.page.evaluate((k) => globalThis.attentionLab.practice.exercises[k].mistakes.map((m) => m.key), index);
+  assert.deepEqual([...offered].sort(), mistakes.map(([key]) => key.split('#')[0]).sort(), `${what}: mistakes offered`);
+  // and says which cannot be told apart here (the same value as the truth or as another mistake)
+  const blind = blindOf(ref, cell, blanks);
+  const listed = await tab.page.evaluate((k) => globalThis.attentionLab.practice.exercises[k].blind.map((m) => m.key), index);
+  assert.deepEqual([...new Set(listed)].sort(), [...new Set(blind.map(([key]) => key.split('#')[0]))].sort(), `${what}: mistakes that cannot be told apart`);
+  const blindNote = await card.locator('.blind').textContent();
+  assert.equal(Boolean(blindNote), blind.length > 0, `${what}: the card says so only when there are some`);
+  return blind.length;
+}
+
+// Outside the tolerance refused, each typical mistake named, a row partly right counted; returns the mistakes named.
+async function assertVerdicts({ index, inputs, what, truths, mistakes }) {
+  let named = 0;
+  const outside = await answer(index, truths.map((truth) => wrongValue(truth, mistakes.map(([key, values]) => [key, values[0]]))));
+  assert.equal(outside.verdict, 'wrong', `${what}: outside the tolerance`);
+  assert.match(outside.text, /^Not quite/);
+  for (const [key, values] of mistakes) {
+    const got = await answer(index, values.map(String));
+    assert.equal(got.verdict, 'mistake', `${what}: ${key} (${values}) typed`);
+    assert.ok(got.mistakes.includes(key.split('#')[0]), `${what}: ${key} named, got ${got.mistakes}`);
+    named++;
+  }
+  if (truths.length > 1) {
+    // one weight of the row wrong: the row is not right, and the card says how many are
+    const partly = await answer(index, truths.map((truth, k) => (k === 0 ? wrongValue(truth, []) : truth)));
+    assert.equal(partly.verdict, 'wrong');
+    assert.match(partly.text, new RegExp(`${truths.length - 1} of ${truths.length} weights are right`));
+    assert.equal(await inputs.first().getAttribute('aria-invalid'), 'true');
+    assert.equal(await inputs.nth(1).getAttribute('aria-invalid'), 'false');
+  }
+  return named;
+}
+
+// The three hints come in order; the first lights its own source cells.
+async function assertHintsInOrder({ index, card, what }) {
+  const hintButton = card.locator('.hint-button');
+  for (let level = 1; level <= 3; level++) {
+    await hintButton.click();
+    const levels = await card.locator('.hints > li').evaluateAll((items) => items.map((li) => Number(li.dataset.level)));
+    assert.deepEqual(levels, Array.from({ length: level }, (_, l) => l + 1), `${what}: hints in order`);
+    if (level === 1) {
+      // hint 1 lights its own source cells in the tables themselves (a closed block of parameters aside)
+      const lit = await tab.page.locator('td.practice-source').evaluateAll((tds) => tds.filter((td) => td.getClientRects().length)
+        .map(({ dataset: { matrix, head = '', row, col } }) => `${matrix}:${head}:${row}:${col}`));
+      const sources = await tab.page.evaluate((k) => globalThis.attentionLab.practice.exercises[k].sourceCells
+        .map(({ matrix, head, row, col }) => `${matrix}:${head ?? ''}:${row}:${col}`), index);
+      const shownSources = sources.filter((key) => lit.includes(key) && !/^(wq|wo):/.test(key));
+      assert.ok(shownSources.length >= 1, `${what}: hint 1 highlights its own source cells in the tables on screen (${sources.slice(0, 3)}…)`);
+    }
+  }
+  const hints = await card.locator('.hints > li').allTextContents();
+  assert.match(hints[0], /comes from the highlighted cells/);
+  assert.match(hints[1], /=/, `${what}: hint 2 is a formula`);
+  assert.ok(await card.locator('.hints > li[data-level="3"] .explain-lines li').count() >= 1, `${what}: hint 3 is the arithmetic`);
+}
+
+// Inside the tolerance accepted; answered, the blank keeps its value and what it hid shows its numbers.
+async function assertAnswered({ ref, cell, index, card, inputs, what, truths }) {
+  const inside = await answer(index, truths.map((truth) => String(truth + 0.9 * allowance(truth))));
+  assert.equal(inside.verdict, 'correct', `${what}: inside the tolerance (true ${truths})`);
+  // answered: the value stays, with nothing left to check; a wrong value typed over it changes nothing
+  assert.equal(await inputs.first().evaluate((input) => input.readOnly), true, `${what}: read-only once right`);
+  assert.equal(await card.locator('[data-role="check"]').isHidden(), true);
+  assert.equal(await card.locator('.reveal-button').isHidden(), true);
+  assert.equal(await card.locator('.hint-button').isHidden(), true, `${what}: no more hints once answered`);
+  await inputs.last().press('Enter');
+  assert.equal(await card.locator('.feedback').getAttribute('data-verdict'), 'correct', `${what}: still correct`);
+  const revealed = (await inputs.evaluateAll((list) => list.map((input) => Number(input.value))));
+  revealed.forEach((value, k) => assert.ok(Math.abs(value - truths[k]) <= 1e-5 * Math.max(1, Math.abs(truths[k])), `${what}: shows the true value (${value} vs ${truths[k]})`));
+  // once answered, what it hid shows its numbers (unless a later exercise still hides it)
+  const after = await shownCells(tab.page);
+  const stillHidden = new Set(ref.inputs.cells.slice(index + 1).flatMap((later, k) => [...giveAways(ref, later),
+    ...lookalikeKeys(ref, ref.inputs.blanks[index + 1 + k], truthAndMistakes(ref, later, ref.inputs.blanks[index + 1 + k]).truths, 1.01)]));
+  for (const key of giveAways(ref, cell)) {
+    if (key in after && !stillHidden.has(key)) assert.ok(after[key] === 'input' || /^[-−]?\d|∞/.test(after[key]), `${what}: ${key} shows its number once answered, got '${after[key]}'`);
+  }
+}
+
+// The score after the walk, then the same exercises afresh, each right at the first try.
+async function assertResultsThenFirstTries(preset, ref, kinds) {
+  const results = await tab.page.evaluate(() => globalThis.attentionLab.practice.results);
+  assert.equal(results.correct, kinds.length);
+  assert.equal(results.hints, 3 * kinds.length);
+  assert.equal(await tab.page.locator('[data-role="score"]').textContent(), `${kinds.length}/${kinds.length} correct, ${3 * kinds.length} hints`);
+  assert.equal(await tab.page.locator('.practice progress').evaluate((p) => p.value), kinds.length);
+  // the same exercises afresh (the page loaded again), each answered with its true value (to 8 digits) at the first try
+  await tab.page.reload();
+  await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0 && globalThis.attentionLab.idle);
+  for (const [index, cell] of ref.inputs.cells.entries()) {
+    const { truths } = truthAndMistakes(ref, cell, ref.inputs.blanks[index]);
+    const exact = await answer(index, truths.map((truth) => truth.toPrecision(8)));
+    assert.equal(exact.verdict, 'correct', `${preset.id} ${cell.matrix}: the true value ${truths}`);
+  }
+  assert.equal((await tab.page.evaluate(() => globalThis.attentionLab.practice.results)).correct, kinds.length);
+}
 
 describe('answers that are not numbers', () => {
   it('get a message about the format, never a verdict; fractions and the Unicode minus are read', async () => {
@@ -445,6 +483,12 @@ describe('answers that are not numbers', () => {
 });
 
 describe('Make an exercise', () => {
+  writtenLinkTests();
+  otherMakeExerciseTests();
+});
+
+// the link, iframe and component snippet written, opened
+function writtenLinkTests() {
   it('writes a link, an iframe and a component snippet that open exactly that exercise', async () => {
     await openPractice(tab.page, linkTo({ preset: 'kids-lions', practice: {} }));
     await tab.page.click('[data-role="teacher"]');
@@ -510,7 +554,10 @@ describe('Make an exercise', () => {
     assert.match(bad, /Tolerance, relative \(%\) must be a number from 0 to 100; got 'lots'/);
     assert.equal(await tab.page.locator('.teacher-outputs').isHidden(), true, 'no stale link beside the message');
   });
+}
 
+// links written on another head's tab or the reader's own sentence, unknown keys, the mode switch
+function otherMakeExerciseTests() {
   it("a link written while another head's tab is open opens on the tab of its blanks", async () => {
     await openPractice(tab.page, linkTo({ preset: 'telescope', practice: {} }));
     await tab.page.click('#tab-1');  // Head 2 on screen
@@ -587,14 +634,15 @@ describe('Make an exercise', () => {
     assert.equal(await tab.page.locator('[data-view="steps"]').isHidden(), true);
     assert.equal(await tab.page.locator('.mode-switch [data-mode="practice"]').getAttribute('aria-pressed'), 'true');
   });
-});
+}
+
+// what the student has done: the lab's practice state and draws, and the cells lit
+const state = () => tab.page.evaluate(() => ({ results: globalThis.attentionLab.practice.results, ids: globalThis.attentionLab.practice.exercises.map((e) => e.id) }));
+const draws = () => tab.page.evaluate(() => globalThis.attentionLab.draws);
+const drawn = (n) => tab.page.waitForFunction((k) => globalThis.attentionLab.draws > k && globalThis.attentionLab.idle, n);
+const litKeys = () => tab.page.locator('td.practice-source').evaluateAll((tds) => tds.map(({ dataset: { matrix, head = '', row, col } }) => `${matrix}:${head}:${row}:${col}`));
 
 describe('what the student has done stays, and only what helps is shown', () => {
-  const state = () => tab.page.evaluate(() => ({ results: globalThis.attentionLab.practice.results, ids: globalThis.attentionLab.practice.exercises.map((e) => e.id) }));
-  const draws = () => tab.page.evaluate(() => globalThis.attentionLab.draws);
-  const drawn = (n) => tab.page.waitForFunction((k) => globalThis.attentionLab.draws > k && globalThis.attentionLab.idle, n);
-  const litKeys = () => tab.page.locator('td.practice-source').evaluateAll((tds) => tds.map(({ dataset: { matrix, head = '', row, col } }) => `${matrix}:${head}:${row}:${col}`));
-
   it('another query token chosen after an answer keeps the exercises and says so; before any, they follow it', async () => {
     await tab.page.reload();
     await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
@@ -672,6 +720,12 @@ describe('what the student has done stays, and only what helps is shown', () => 
 });
 
 describe('getting around', () => {
+  openingAndFocusTests();
+  explainAndOptionsTests();
+});
+
+// how practice mode opens, and where a step takes the focus
+function openingAndFocusTests() {
   it('index.html?mode=practice opens practice mode, and the address keeps the mode in its fragment only', async () => {
     const opened = await browser.newPage();
     await opened.page.goto(`${browser.url}lab/index.html?mode=practice`);
@@ -717,7 +771,10 @@ describe('getting around', () => {
     for (const col of keys) assert.ok(lines.some((line) => line.startsWith(`'${tokens[col]}': `)), `a line for '${tokens[col]}'`);
     assert.doesNotMatch(await tab.page.locator('[data-role="announce"]').textContent(), /\.;/);
   });
+}
 
+// explain this number, the whole-number box, and answers that would be 0
+function explainAndOptionsTests() {
   it("explain this number says why it will not show a hidden number, or one whose arithmetic prints it", async () => {
     await openPractice(tab.page, linkTo({ preset: 'money-bank-scaling', practice: {} }));
     const panel = () => tab.page.locator('#explain').textContent();
@@ -794,9 +851,15 @@ describe('getting around', () => {
     await tab.page.click('[data-role="teacher"]');
     assert.ok(found, 'telescope has a query whose q entries and score with some key are all 0 in head 1');
   });
-});
+}
 
 describe('components and accessibility', () => {
+  keyboardAndComponentTests();
+  platformAndAxeTests();
+});
+
+// by keyboard alone, and as a component beside a normal one
+function keyboardAndComponentTests() {
   it('works by keyboard alone, Tab reaches the blanks in exercise order, and fits 375 px', async () => {
     const page = await browser.browser.newPage({ viewport: { width: 375, height: 800 } });
     await page.goto(`${browser.url}lab/embed.html?mode=practice`);
@@ -872,7 +935,10 @@ describe('components and accessibility', () => {
     assert.deepEqual(host.problems, []);
     await host.page.close();
   });
+}
 
+// in a platform's SCORM launch page, and axe-core in practice mode
+function platformAndAxeTests() {
   it('in the SCORM launch page, practice results reach the platform as a score out of 100', async () => {
     // the launch page as `npm run pack` writes it (the single file with scorm-api.js), in a stand-in platform
     const page = readFileSync(path.join(root, 'dist/attention-lab.html'), 'utf8');
@@ -933,4 +999,4 @@ describe('components and accessibility', () => {
       await page.close();
     });
   }
-});
+}

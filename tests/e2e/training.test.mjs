@@ -4,9 +4,8 @@
 // a bad one is refused and changes nothing, and the lab's own .safetensors export reads back bit for bit.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 
-import { useLabPage } from './browser.mjs';
+import { downloadedBytes, useLabPage } from './browser.mjs';
 
 const lab = useLabPage({ before, after, assert });
 const page = () => lab.tab.page;
@@ -36,6 +35,12 @@ async function chooseTask(id) {
 }
 
 describe('the Train section', () => {
+  firstTaskTests();
+  otherTrainingTests();
+});
+
+// task 1, and its weights used in the lab
+function firstTaskTests() {
   it("task 1, who is 'it'?: ≥ 95 % held-out accuracy from the default seed; the pictures show it", async () => {
     await page().locator('section[data-view="train"]').scrollIntoViewIfNeeded();
     await page().waitForFunction(() => globalThis.attentionLab.training.run !== null, null, { timeout: 20_000 });
@@ -92,7 +97,10 @@ describe('the Train section', () => {
     assert.equal(view.tokens[1], view.top, `'it' looks at '${view.top}' in ${view.tokens.join(' ')}`);
     await second.close();
   });
+}
 
+// task 3, the embed, and a bad learning rate
+function otherTrainingTests() {
   it('task 3, look one word back: stuck without positions, learned with sinusoidal ones', async () => {
     await chooseTask('one-back');
     assert.equal(await page().inputValue('#train-positions'), 'none');
@@ -135,7 +143,7 @@ describe('the Train section', () => {
     await page().dispatchEvent('#train-rate', 'change');
     await page().waitForFunction(() => globalThis.attentionLab.training.run?.snapshot.steps === 0 && !document.querySelector('#train-messages p'));
   });
-});
+}
 
 // ---- bring your own layer
 
@@ -167,6 +175,12 @@ describe('bring your own layer', () => {
   bert['encoder.layer.0.attention.output.dense.weight'] = { shape: [d, d], data: values(d * d, 9) };
   bert['encoder.layer.0.attention.output.dense.bias'] = { shape: [d], data: values(d, 11) };
 
+  layerFileTests({ bert, d });
+  savedAndPastedTests({ bert, d, values });
+});
+
+// a truncated file and a BERT layer
+function layerFileTests({ bert, d }) {
   it('a truncated file: a message naming the problem, and the lab unchanged', async () => {
     const before = await page().evaluate(() => JSON.stringify(globalThis.attentionLab.state));
     const file = safetensors(bert);
@@ -208,10 +222,13 @@ describe('bring your own layer', () => {
     assert.match(await page().textContent('#explain-lines'), new RegExp(`Then the bias b_q of this column is added: ${String(b).slice(0, 6).replace('.', '\\.')}`));
     await page().keyboard.press('Escape');
   });
+}
 
+// saved, dropped and pasted
+function savedAndPastedTests({ bert, d, values }) {
   it("Save as .safetensors: the lab's weights read back bit for bit", async () => {
     const [download] = await Promise.all([page().waitForEvent('download'), page().click('#layers-save-safetensors')]);
-    const bytes = readFileSync(await download.path());
+    const bytes = await downloadedBytes(download);
     const length = Number(bytes.readBigUInt64LE(0));
     assert.equal(length % 8, 0);
     const header = JSON.parse(bytes.subarray(8, 8 + length).toString());
@@ -259,4 +276,4 @@ describe('bring your own layer', () => {
     assert.match(await page().textContent('#layers-messages'), /row 1 has 3 numbers; the layer's d_model is 16/);
     assert.deepEqual(await page().evaluate(() => globalThis.attentionLab.view.tokens), ['CLS', 'hello', 'ing']);
   });
-});
+}

@@ -1,9 +1,9 @@
 // Biases, positions and engine.gradients() through the JavaScript API, both builds, against a
 // float64 forward written here and its central finite differences.
-import { describe, it, before } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { loadAttention } from '../../dist/lib/attention.mjs';
+import { forEachBuild } from './builds.mjs';
 import { randomSource, assertClose } from './reference.mjs';
 
 const sinusoid = (pos, col, d) => {
@@ -15,9 +15,9 @@ const sinusoid = (pos, col, d) => {
 function forward64(p) {
   const { n, dModel: d, heads, dK, dV } = p;
   const m = p.context ? p.context.length / d : n;
-  const withPositions = (a, rows) => Float64Array.from(a, (value, i) => value + (p.positions === 'sinusoidal' ? sinusoid(Math.floor(i / d), i % d, d) : 0));
-  const x = withPositions(p.x, n);
-  const c = p.context ? withPositions(p.context, m) : x;
+  const withPositions = (a) => Float64Array.from(a, (value, i) => value + (p.positions === 'sinusoidal' ? sinusoid(Math.floor(i / d), i % d, d) : 0));
+  const x = withPositions(p.x);
+  const c = p.context ? withPositions(p.context) : x;
   const project = (a, rows, w, b, h, width) => {
     const y = new Float64Array(rows * width);
     for (let r = 0; r < rows; r++) {
@@ -83,93 +83,95 @@ function randomProblem(random, { cross, wo, biases, positions, mask }) {
   return { p, m, dOut: wo ? dModel : heads * dV };
 }
 
-for (const simd of [true, false]) {
-  describe(`${simd ? 'SIMD' : 'scalar'} build: biases, positions, gradients`, () => {
-    let engine;
-    before(async () => {
-      engine = await loadAttention({ simd, learning: true });
-    });
+forEachBuild((build) => `${build} build: biases, positions, gradients`, { learning: true }, (build) => {
+  forwardAndGradientTests(build);
+  badInputTests(build);
+});
 
-    it('biases and sinusoidal positions match the float64 forward; the trace returns what was added', () => {
-      const random = randomSource(14);
-      for (let trial = 0; trial < 12; trial++) {
-        const { p, m } = randomProblem(random, { cross: trial % 2 === 1, wo: trial % 3 !== 0, biases: true,
-          positions: trial % 4 < 2 ? 'sinusoidal' : 'none', mask: trial % 5 === 0 ? 'causal' : 'none' });
-        const r = engine.attention(p);
-        assertClose(`output, trial ${trial}`, r.output, forward64(p).output, { atol: 1e-4, rtol: 1e-4 });
-        if (p.positions === 'sinusoidal') {
-          assertClose('positions.x', r.positions.x, Array.from({ length: p.n * p.dModel }, (_, i) => sinusoid(Math.floor(i / p.dModel), i % p.dModel, p.dModel)),
-            { atol: 1e-7, rtol: 1e-6 });
-          assert.equal(r.positions.context?.length, p.context ? m * p.dModel : undefined);
-        } else {
-          assert.equal(r.positions, undefined);
-        }
+// biases, positions and gradients against the float64 forward
+function forwardAndGradientTests({ engine }) {
+  it('biases and sinusoidal positions match the float64 forward; the trace returns what was added', () => {
+    const random = randomSource(14);
+    for (let trial = 0; trial < 12; trial++) {
+      const { p, m } = randomProblem(random, { cross: trial % 2 === 1, wo: trial % 3 !== 0, biases: true,
+        positions: trial % 4 < 2 ? 'sinusoidal' : 'none', mask: trial % 5 === 0 ? 'causal' : 'none' });
+      const r = engine.attention(p);
+      assertClose(`output, trial ${trial}`, r.output, forward64(p).output, { atol: 1e-4, rtol: 1e-4 });
+      if (p.positions === 'sinusoidal') {
+        assertClose('positions.x', r.positions.x, Array.from({ length: p.n * p.dModel }, (_, i) => sinusoid(Math.floor(i / p.dModel), i % p.dModel, p.dModel)),
+          { atol: 1e-7, rtol: 1e-6 });
+        assert.equal(r.positions.context?.length, p.context ? m * p.dModel : undefined);
+      } else {
+        assert.equal(r.positions, undefined);
       }
-    });
+    }
+  });
 
-    it('gradients() against central differences of the float64 forward', () => {
-      const random = randomSource(1414);
-      for (let trial = 0; trial < 16; trial++) {
-        const { p, m, dOut } = randomProblem(random, { cross: trial % 2 === 1, wo: trial % 4 < 2, biases: trial % 3 !== 2,
-          positions: trial % 5 < 2 ? 'sinusoidal' : 'none', mask: trial % 3 === 0 ? 'causal' : 'none' });
-        const dOutput = random.matrix(p.n * dOut);
-        const dWeights = trial % 2 === 0 ? random.matrix(p.heads * p.n * m) : undefined;
-        const got = engine.gradients({ ...p, dOutput, dWeights });
-        assertClose('output', got.output, forward64(p).output, { atol: 1e-4, rtol: 1e-4 });
-        const objective = (q) => {
-          const { output, weights } = forward64(q);
-          let loss = 0;
-          output.forEach((value, i) => { loss += value * dOutput[i]; });
-          if (dWeights) weights.forEach((w, h) => w.forEach((value, i) => { loss += value * dWeights[h * p.n * m + i]; }));
-          return loss;
-        };
-        for (const name of ['x', 'context', 'wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo']) {
-          if (!p[name]) {
-            assert.equal(got[name], undefined, `${name} is absent, so is its gradient`);
-            continue;
-          }
-          const numeric = Array.from(p[name], (_, i) => {
-            const step = 1e-6;
-            const up = Float64Array.from(p[name]), down = Float64Array.from(p[name]);
-            up[i] += step;
-            down[i] -= step;
-            return (objective({ ...p, [name]: up }) - objective({ ...p, [name]: down })) / (2 * step);
-          });
-          let diff = 0, norm = 0;
-          numeric.forEach((want, i) => { diff += (got[name][i] - want) ** 2; norm += want ** 2; });
-          const error = Math.sqrt(diff) / Math.max(Math.sqrt(norm), 1e-2);
-          assert.ok(error <= 1e-3, `trial ${trial}, ${name}: norm-wise relative error ${error}`);
+  it('gradients() against central differences of the float64 forward', () => {
+    const random = randomSource(1414);
+    for (let trial = 0; trial < 16; trial++) {
+      const { p, m, dOut } = randomProblem(random, { cross: trial % 2 === 1, wo: trial % 4 < 2, biases: trial % 3 !== 2,
+        positions: trial % 5 < 2 ? 'sinusoidal' : 'none', mask: trial % 3 === 0 ? 'causal' : 'none' });
+      const dOutput = random.matrix(p.n * dOut);
+      const dWeights = trial % 2 === 0 ? random.matrix(p.heads * p.n * m) : undefined;
+      const got = engine.gradients({ ...p, dOutput, dWeights });
+      assertClose('output', got.output, forward64(p).output, { atol: 1e-4, rtol: 1e-4 });
+      const objective = (q) => {
+        const { output, weights } = forward64(q);
+        let loss = 0;
+        output.forEach((value, i) => { loss += value * dOutput[i]; });
+        if (dWeights) weights.forEach((w, h) => w.forEach((value, i) => { loss += value * dWeights[h * p.n * m + i]; }));
+        return loss;
+      };
+      for (const name of ['x', 'context', 'wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo']) {
+        if (!p[name]) {
+          assert.equal(got[name], undefined, `${name} is absent, so is its gradient`);
+          continue;
         }
-      }
-    });
-
-    describe('bad input names the field, and the engine stays usable', () => {
-      const base = { x: [1, 0, 0, 1], n: 2, dModel: 2, wq: [1, 0, 0, 1], wk: [1, 0, 0, 1], wv: [1, 0, 0, 1], wo: [1, 0, 0, 1] };
-      const cases = [
-        ['dOutput of the wrong length', () => engine.gradients({ ...base, dOutput: [1, 2, 3] }), RangeError, 'dOutput',
-          /dOutput has 3 values; expected n × dOut = 2 × 2 = 4/],
-        ['dOutput missing', () => engine.gradients(base), TypeError, 'dOutput', /dOutput is required/],
-        ['dOutput holding NaN', () => engine.gradients({ ...base, dOutput: [1, NaN, 0, 0] }), RangeError, 'dOutput', /dOutput\[1\] is NaN/],
-        ['dWeights of the wrong length', () => engine.gradients({ ...base, dOutput: [0, 0, 0, 0], dWeights: [1] }), RangeError, 'dWeights',
-          /expected heads × n × m = 1 × 2 × 2 = 4/],
-        ['bq of the wrong size', () => engine.attention({ ...base, bq: [1] }), RangeError, 'bq', /bq has 1 values; expected heads × dK = 1 × 2 = 2/],
-        ['bo without wo', () => engine.attention({ ...base, wo: undefined, bo: [1, 1] }), RangeError, 'bo', /wo is omitted/],
-        ['positions a bad word', () => engine.attention({ ...base, positions: 'learned' }), TypeError, 'positions',
-          /positions must be 'none' or 'sinusoidal'/],
-        ['a misspelt gradient option', () => engine.gradients({ ...base, dOuptut: [0, 0, 0, 0] }), TypeError, 'dOuptut', /unknown option/],
-      ];
-      for (const [what, call, Kind, field, pattern] of cases) {
-        it(what, () => {
-          assert.throws(call, (error) => {
-            assert.ok(error instanceof Kind, `${error.constructor.name}: ${error.message}`);
-            assert.equal(error.field, field);
-            assert.match(error.message, pattern);
-            return true;
-          });
-          const r = engine.gradients({ ...base, dOutput: [1, 0, 0, 0] });
-          assert.equal(r.wq.length, 4, 'the engine still answers after the error');
+        const numeric = Array.from(p[name], (_, i) => {
+          const step = 1e-6;
+          const up = Float64Array.from(p[name]), down = Float64Array.from(p[name]);
+          up[i] += step;
+          down[i] -= step;
+          return (objective({ ...p, [name]: up }) - objective({ ...p, [name]: down })) / (2 * step);
         });
+        let diff = 0, norm = 0;
+        numeric.forEach((want, i) => { diff += (got[name][i] - want) ** 2; norm += want ** 2; });
+        const error = Math.sqrt(diff) / Math.max(Math.sqrt(norm), 1e-2);
+        assert.ok(error <= 1e-3, `trial ${trial}, ${name}: norm-wise relative error ${error}`);
       }
-    });
+    }
+  });
+}
+
+// bad input to gradients()
+function badInputTests({ engine }) {
+  describe('bad input names the field, and the engine stays usable', () => {
+    const base = { x: [1, 0, 0, 1], n: 2, dModel: 2, wq: [1, 0, 0, 1], wk: [1, 0, 0, 1], wv: [1, 0, 0, 1], wo: [1, 0, 0, 1] };
+    const cases = [
+      ['dOutput of the wrong length', () => engine.gradients({ ...base, dOutput: [1, 2, 3] }), RangeError, 'dOutput',
+        /dOutput has 3 values; expected n × dOut = 2 × 2 = 4/],
+      ['dOutput missing', () => engine.gradients(base), TypeError, 'dOutput', /dOutput is required/],
+      ['dOutput holding NaN', () => engine.gradients({ ...base, dOutput: [1, NaN, 0, 0] }), RangeError, 'dOutput', /dOutput\[1\] is NaN/],
+      ['dWeights of the wrong length', () => engine.gradients({ ...base, dOutput: [0, 0, 0, 0], dWeights: [1] }), RangeError, 'dWeights',
+        /expected heads × n × m = 1 × 2 × 2 = 4/],
+      ['bq of the wrong size', () => engine.attention({ ...base, bq: [1] }), RangeError, 'bq', /bq has 1 values; expected heads × dK = 1 × 2 = 2/],
+      ['bo without wo', () => engine.attention({ ...base, wo: undefined, bo: [1, 1] }), RangeError, 'bo', /wo is omitted/],
+      ['positions a bad word', () => engine.attention({ ...base, positions: 'learned' }), TypeError, 'positions',
+        /positions must be 'none' or 'sinusoidal'/],
+      ['a misspelt gradient option', () => engine.gradients({ ...base, dOuptut: [0, 0, 0, 0] }), TypeError, 'dOuptut', /unknown option/],
+    ];
+    for (const [what, call, Kind, field, pattern] of cases) {
+      it(what, () => {
+        assert.throws(call, (error) => {
+          assert.ok(error instanceof Kind, `${error.constructor.name}: ${error.message}`);
+          assert.equal(error.field, field);
+          assert.match(error.message, pattern);
+          return true;
+        });
+        const r = engine.gradients({ ...base, dOutput: [1, 0, 0, 0] });
+        assert.equal(r.wq.length, 4, 'the engine still answers after the error');
+      });
+    }
   });
 }

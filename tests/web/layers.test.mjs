@@ -159,6 +159,12 @@ function assertClose(actual, expected, what) {
 }
 
 describe('bring your own layer: safetensors in the layouts of BERT and GPT-2', () => {
+  layoutAndFormatTests();
+  ownExportTests();
+});
+
+// BERT and GPT-2 files against the float64 reference; the writer and F16 against known bytes
+function layoutAndFormatTests() {
   it('a BERT file with two layers: the chosen layer, 2 heads, biases and W_O, equals the float64 reference', async () => {
     const next = random(5);
     const dModel = 8, heads = 2, n = 5;
@@ -230,7 +236,10 @@ describe('bring your own layer: safetensors in the layouts of BERT and GPT-2', (
     const bits = new Uint8Array(new Uint16Array([0x3c00, 0xc000, 0x7bff, 0x0001, 0x7c00, 0x3555]).buffer);
     assert.deepEqual(Array.from(decodeFloats('F16', bits, 6)), [1, -2, 65504, 2 ** -24, Infinity, Math.fround(0.333251953125)]);
   });
+}
 
+// the lab's own export read back, and .npz files
+function ownExportTests() {
   it("the lab's own export reads back bit for bit, as safetensors and as JSON, and PyTorch's rules hold", async () => {
     const next = random(3);
     const dModel = 6, heads = 2, d = 3;
@@ -302,7 +311,7 @@ describe('bring your own layer: safetensors in the layouts of BERT and GPT-2', (
     const cut = await readWeightsFile(blob(zip.subarray(0, zip.length - 30)), 'cut.npz');
     assert.match(cut.problem, /cut\.npz: .*(zip|truncated|damaged)/);
   });
-});
+}
 
 describe('bad files: a message saying what is wrong, then a good load works', () => {
   const next = random(11);

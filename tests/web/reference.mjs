@@ -26,40 +26,50 @@ export function referenceAttention({ x, n, dModel, context, m, heads = 1, dK, dV
   const traces = [];
   for (let h = 0; h < heads; h++) {
     const q = project(x, n, wq, h, dK), k = project(c, m, wk, h, dK), v = project(c, m, wv, h, dV);
-    const scores = new Float64Array(n * m), scaled = new Float64Array(n * m), weights = new Float64Array(n * m);
-    const z = new Float64Array(n * dV);
+    const trace = attendOneHead({ q, k, v, n, m, dK, dV, divisor, keeps });
     for (let i = 0; i < n; i++) {
-      let best = -Infinity;
-      for (let j = 0; j < m; j++) {
-        let dot = 0;
-        for (let t = 0; t < dK; t++) dot += q[i * dK + t] * k[j * dK + t];
-        scores[i * m + j] = dot;
-        scaled[i * m + j] = keeps(i, j) ? dot / divisor : -Infinity;
-        best = Math.max(best, scaled[i * m + j]);
-      }
-      let total = 0;
-      for (let j = 0; j < m; j++) total += (weights[i * m + j] = best === -Infinity ? 0 : Math.exp(scaled[i * m + j] - best));
-      for (let j = 0; j < m; j++) {
-        if (total > 0) weights[i * m + j] /= total;
-        for (let t = 0; t < dV; t++) z[i * dV + t] += weights[i * m + j] * v[j * dV + t];
-      }
-      for (let t = 0; t < dV; t++) concat[i * heads * dV + h * dV + t] = z[i * dV + t];
+      for (let t = 0; t < dV; t++) concat[i * heads * dV + h * dV + t] = trace.z[i * dV + t];
     }
-    traces.push({ q, k, v, scores, scaled, weights, z });
+    traces.push(trace);
   }
-  let output = concat;
-  if (wo) {
-    const width = heads * dV;
-    output = new Float64Array(n * dModel);
-    for (let i = 0; i < n; i++) {
-      for (let col = 0; col < dModel; col++) {
-        let sum = 0;
-        for (let t = 0; t < width; t++) sum += concat[i * width + t] * wo[t * dModel + col];
-        output[i * dModel + col] = sum;
-      }
-    }
-  }
+  const output = wo ? outputProjection(concat, wo, n, dModel, heads * dV) : concat;
   return { output, concat, heads: traces };
+}
+
+// One head: scores q·kᵀ, scaled and masked, softmax weights per row, and z = weights · v.
+function attendOneHead({ q, k, v, n, m, dK, dV, divisor, keeps }) {
+  const scores = new Float64Array(n * m), scaled = new Float64Array(n * m), weights = new Float64Array(n * m);
+  const z = new Float64Array(n * dV);
+  for (let i = 0; i < n; i++) {
+    let best = -Infinity;
+    for (let j = 0; j < m; j++) {
+      let dot = 0;
+      for (let t = 0; t < dK; t++) dot += q[i * dK + t] * k[j * dK + t];
+      scores[i * m + j] = dot;
+      scaled[i * m + j] = keeps(i, j) ? dot / divisor : -Infinity;
+      best = Math.max(best, scaled[i * m + j]);
+    }
+    let total = 0;
+    for (let j = 0; j < m; j++) total += (weights[i * m + j] = best === -Infinity ? 0 : Math.exp(scaled[i * m + j] - best));
+    for (let j = 0; j < m; j++) {
+      if (total > 0) weights[i * m + j] /= total;
+      for (let t = 0; t < dV; t++) z[i * dV + t] += weights[i * m + j] * v[j * dV + t];
+    }
+  }
+  return { q, k, v, scores, scaled, weights, z };
+}
+
+// output (n, dModel) = concat (n, width) · wo (width, dModel)
+function outputProjection(concat, wo, n, dModel, width) {
+  const output = new Float64Array(n * dModel);
+  for (let i = 0; i < n; i++) {
+    for (let col = 0; col < dModel; col++) {
+      let sum = 0;
+      for (let t = 0; t < width; t++) sum += concat[i * width + t] * wo[t * dModel + col];
+      output[i * dModel + col] = sum;
+    }
+  }
+  return output;
 }
 
 // mulberry32: a small seeded generator, so every run draws the same problems.
