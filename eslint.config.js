@@ -5,7 +5,7 @@ import globals from 'globals';
 
 // The folders linted. web/ is left out while its code is being split into feature folders (issue
 // 21); add 'web' here when that lands and the rules below hold there too.
-export const LINTED = ['scripts', 'bench', 'tests'];
+export const LINTED = ['web', 'scripts', 'bench', 'tests'];
 
 // Markup from a string is parsed as HTML: the page builds its DOM from elements and text nodes, so
 // a label or a loaded file name can never become markup.
@@ -41,6 +41,9 @@ export default [
       // ESLint's own default limit: the code outside web/ meets it after splitting six functions,
       // and web/ has six functions above it (26 to 47), each one that issue 21 splits anyway
       complexity: ['error', 20],
+      // a name left out of a rest object ({ weights, ...options }) is how the code drops a field;
+      // a catch's error may go unused where the failure itself is the answer
+      'no-unused-vars': ['error', { ignoreRestSiblings: true, caughtErrors: 'none' }],
       'no-restricted-syntax': ['error', ...NO_HTML_STRINGS],
     },
   },

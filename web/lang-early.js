@@ -6,7 +6,7 @@
   try {
     var asked = new URLSearchParams(location.search).get('lang');
     if (asked && asked !== 'en') document.documentElement.setAttribute('data-texts-pending', '');
-  } catch (error) {
+  } catch (ignored) {
     // an old browser without URLSearchParams: the words show in English first, as before
   }
 })();

@@ -18,7 +18,7 @@
     for (var depth = 0; win && depth < 8; depth++) {
       try {
         if (win.API && typeof win.API.LMSInitialize === 'function') return win.API;
-      } catch (error) {
+      } catch (ignored) {
         // another origin
       }
       if (win.parent === win) break;
@@ -41,7 +41,7 @@
     var args = Array.prototype.slice.call(arguments, 1);
     try {
       return String(api[name].apply(api, args.length ? args : ['']));
-    } catch (error) {
+    } catch (ignored) {
       return 'false';
     }
   }

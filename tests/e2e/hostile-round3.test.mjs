@@ -4,12 +4,12 @@
 // lang changes relabel once per frame; the engine on the page survives a WebAssembly trap.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { openBrowser, drawnSince } from './browser.mjs';
+import { openBrowser, drawnSince, downloadedBytes } from './browser.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const site = mkdtempSync(path.join(os.tmpdir(), 'attention-lab-round3-'));
@@ -62,7 +62,34 @@ async function loadFile(page, name, buffer) {
     document.querySelector('#layers-messages').textContent.includes(name), name);
 }
 
-describe('issue 28 on the page: layers and links', () => {
+// Saved with sinusoidal positions, divisor 7 and a causal mask, the lab's own file loads back with all three.
+async function roundTripSettings(page) {
+  await loadFile(page, 'small.safetensors', safetensors(labLayer(6), { format: 'attention-lab', heads: '1' }));
+  let draws = await page.evaluate(() => globalThis.attentionLab.draws);
+  await page.click('#layers-load');
+  await drawnSince(page, draws);
+  draws = await page.evaluate(() => globalThis.attentionLab.draws);
+  await page.evaluate(() => globalThis.attentionLab.setState({ ...globalThis.attentionLab.state, positions: 'sinusoidal', scaleMode: 'custom', scaleDivisor: 7, maskMode: 'causal' }));
+  await drawnSince(page, draws);
+  const saved = await page.evaluate(() => Array.from(globalThis.attentionLab.result.output));
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#layers-save-safetensors')]);
+  const bytes = await downloadedBytes(download);
+  draws = await page.evaluate(() => globalThis.attentionLab.draws);
+  await page.evaluate(() => globalThis.attentionLab.setState({ ...globalThis.attentionLab.state, positions: 'none', scaleMode: 'sqrt_dk', maskMode: 'none' }));
+  await drawnSince(page, draws);
+  await loadFile(page, 'again.safetensors', bytes);
+  draws = await page.evaluate(() => globalThis.attentionLab.draws);
+  await page.click('#layers-load');
+  await drawnSince(page, draws);
+  const back = await page.evaluate(() => globalThis.attentionLab.state);
+  assert.deepEqual([back.positions, back.scaleMode, back.scaleDivisor, back.maskMode], ['sinusoidal', 'custom', 7, 'causal']);
+  assert.deepEqual(await page.evaluate(() => Array.from(globalThis.attentionLab.result.output)), saved);
+  assert.match(await page.textContent('#status'), /Settings from the file: scores divided by 7; mask causal; positions sinusoidal\./);
+}
+
+describe('issue 28 on the page: layers and links', layersAndLinks);
+
+function layersAndLinks() {
   let tab;
   before(async () => {
     tab = await openLab(`${browser.url}lab/index.html`);
@@ -108,30 +135,7 @@ describe('issue 28 on the page: layers and links', () => {
     assert.equal(await state(), before);
   });
 
-  it("the lab's own .safetensors round-trips positions, divisor and mask, and the status says they came from the file", async () => {
-    const page = tab.page;
-    await loadFile(page, 'small.safetensors', safetensors(labLayer(6), { format: 'attention-lab', heads: '1' }));
-    let draws = await page.evaluate(() => globalThis.attentionLab.draws);
-    await page.click('#layers-load');
-    await drawnSince(page, draws);
-    draws = await page.evaluate(() => globalThis.attentionLab.draws);
-    await page.evaluate(() => globalThis.attentionLab.setState({ ...globalThis.attentionLab.state, positions: 'sinusoidal', scaleMode: 'custom', scaleDivisor: 7, maskMode: 'causal' }));
-    await drawnSince(page, draws);
-    const saved = await page.evaluate(() => Array.from(globalThis.attentionLab.result.output));
-    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#layers-save-safetensors')]);
-    const bytes = readFileSync(await download.path());
-    draws = await page.evaluate(() => globalThis.attentionLab.draws);
-    await page.evaluate(() => globalThis.attentionLab.setState({ ...globalThis.attentionLab.state, positions: 'none', scaleMode: 'sqrt_dk', maskMode: 'none' }));
-    await drawnSince(page, draws);
-    await loadFile(page, 'again.safetensors', bytes);
-    draws = await page.evaluate(() => globalThis.attentionLab.draws);
-    await page.click('#layers-load');
-    await drawnSince(page, draws);
-    const back = JSON.parse(await state());
-    assert.deepEqual([back.positions, back.scaleMode, back.scaleDivisor, back.maskMode], ['sinusoidal', 'custom', 7, 'causal']);
-    assert.deepEqual(await page.evaluate(() => Array.from(globalThis.attentionLab.result.output)), saved);
-    assert.match(await page.textContent('#status'), /Settings from the file: scores divided by 7; mask causal; positions sinusoidal\./);
-  });
+  it("the lab's own .safetensors round-trips positions, divisor and mask, and the status says they came from the file", () => roundTripSettings(tab.page));
 
   it('a layer of 99,856 numbers: the address stays under 2 MB and Copy link says the link keeps the settings only', async () => {
     const page = tab.page;
@@ -149,7 +153,7 @@ describe('issue 28 on the page: layers and links', () => {
     assert.equal(await again.page.textContent('#messages'), '');
     await again.page.close();
   });
-});
+}
 
 describe('issue 28 on the page: practice', () => {
   it('in the Hindi lab, ०.५ is read as a number, and an answer with U+202E is echoed inside an isolate', async () => {

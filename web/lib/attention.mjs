@@ -54,7 +54,7 @@ function checkOptions(options, allowed, what) {
   try {
     keys = Object.keys(options);
   } catch (error) {
-    throw new TypeError(`${what}: the options could not be read: ${error?.message ?? String(error)}`);
+    throw new TypeError(`${what}: the options could not be read: ${error?.message ?? String(error)}`, { cause: error });
   }
   for (const key of keys) {
     if (!allowed.has(key)) throw fieldError(TypeError, key, `unknown option '${key}' (known: ${[...allowed].join(', ')})`);

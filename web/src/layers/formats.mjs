@@ -75,7 +75,8 @@ export function safetensorsHeaderLength(first8, fileSize) {
  * the data and matching shape × dtype size, tensors contiguous and covering all the data (as the
  * format requires). Returns { entries: [{ name, dtype, shape, begin, end }], metadata, dataStart }.
  */
-export function parseSafetensorsHeader(headerBytes, fileSize) {
+// The header's JSON, refused when it is not an object (or nests too deeply).
+function headerJson(headerBytes) {
   let header;
   try {
     header = parseJson(new TextDecoder('utf-8', { fatal: true }).decode(headerBytes));
@@ -84,33 +85,36 @@ export function parseSafetensorsHeader(headerBytes, fileSize) {
     fail('the header is not valid JSON: this is not a safetensors file, or it is damaged');
   }
   if (header === null || typeof header !== 'object' || Array.isArray(header)) fail('the header is not a JSON object');
-  const dataStart = 8 + headerBytes.byteLength;
-  const dataBytes = fileSize - dataStart;
   const metadata = header.__metadata__ ?? {};
   if (typeof metadata !== 'object' || Array.isArray(metadata) || Object.values(metadata).some((v) => typeof v !== 'string')) {
     fail('__metadata__ must map strings to strings');
   }
-  const entries = [];
-  for (const [name, info] of Object.entries(header)) {
-    if (name === '__metadata__') continue;
-    const at = `tensor "${isolate(name.slice(0, 80))}"`;
-    if (info === null || typeof info !== 'object') fail(`${at} has no dtype, shape and data_offsets`);
-    const { dtype, shape, data_offsets: offsets } = info;
-    const bytesPerValue = own(DTYPE_BYTES, dtype);
-    if (typeof dtype !== 'string' || bytesPerValue === undefined) fail(`${at} has dtype ${JSON.stringify(dtype)?.slice(0, 40)}, which safetensors does not define`);
-    if (!isShape(shape)) fail(`${at} has shape ${JSON.stringify(shape)?.slice(0, 80)}; a shape is a list of whole numbers from 0 to ${MAX_TENSOR_VALUES.toLocaleString('en')}`);
-    const count = product(shape);
-    if (count > MAX_TENSOR_VALUES) fail(`${at} claims ${count.toLocaleString('en')} values (shape ${JSON.stringify(shape)}); the lab takes at most ${MAX_TENSOR_VALUES.toLocaleString('en')} per tensor`);
-    if (!Array.isArray(offsets) || offsets.length !== 2 || !offsets.every((o) => Number.isSafeInteger(o) && o >= 0) || offsets[1] < offsets[0]) {
-      fail(`${at} has data_offsets ${JSON.stringify(offsets)}; expected [begin, end] with begin ≤ end`);
-    }
-    const [begin, end] = offsets;
-    if (end > dataBytes) fail(`${at} ends at byte ${end} of the data, but the file holds only ${dataBytes} bytes of data: the file is truncated, or its header lies`);
-    if (end - begin !== count * bytesPerValue) {
-      fail(`${at} has shape ${JSON.stringify(shape)} of ${dtype} (${count * bytesPerValue} bytes) but data_offsets span ${end - begin} bytes`);
-    }
-    entries.push({ name, dtype, shape, begin, end });
+  return { header, metadata };
+}
+
+// One tensor's entry, every field checked against what safetensors defines and the data the file holds.
+function tensorEntry(name, info, dataBytes) {
+  const at = `tensor "${isolate(name.slice(0, 80))}"`;
+  if (info === null || typeof info !== 'object') fail(`${at} has no dtype, shape and data_offsets`);
+  const { dtype, shape, data_offsets: offsets } = info;
+  const bytesPerValue = own(DTYPE_BYTES, dtype);
+  if (typeof dtype !== 'string' || bytesPerValue === undefined) fail(`${at} has dtype ${JSON.stringify(dtype)?.slice(0, 40)}, which safetensors does not define`);
+  if (!isShape(shape)) fail(`${at} has shape ${JSON.stringify(shape)?.slice(0, 80)}; a shape is a list of whole numbers from 0 to ${MAX_TENSOR_VALUES.toLocaleString('en')}`);
+  const count = product(shape);
+  if (count > MAX_TENSOR_VALUES) fail(`${at} claims ${count.toLocaleString('en')} values (shape ${JSON.stringify(shape)}); the lab takes at most ${MAX_TENSOR_VALUES.toLocaleString('en')} per tensor`);
+  if (!Array.isArray(offsets) || offsets.length !== 2 || !offsets.every((o) => Number.isSafeInteger(o) && o >= 0) || offsets[1] < offsets[0]) {
+    fail(`${at} has data_offsets ${JSON.stringify(offsets)}; expected [begin, end] with begin ≤ end`);
   }
+  const [begin, end] = offsets;
+  if (end > dataBytes) fail(`${at} ends at byte ${end} of the data, but the file holds only ${dataBytes} bytes of data: the file is truncated, or its header lies`);
+  if (end - begin !== count * bytesPerValue) {
+    fail(`${at} has shape ${JSON.stringify(shape)} of ${dtype} (${count * bytesPerValue} bytes) but data_offsets span ${end - begin} bytes`);
+  }
+  return { name, dtype, shape, begin, end };
+}
+
+// The tensors tile the data exactly: no overlap, no gap, nothing left over.
+function checkTiling(entries, dataBytes) {
   const ordered = [...entries].sort((a, b) => a.begin - b.begin || a.end - b.end);
   let next = 0;
   for (const e of ordered) {
@@ -118,6 +122,14 @@ export function parseSafetensorsHeader(headerBytes, fileSize) {
     next = e.end;
   }
   if (next !== dataBytes) fail(`the tensors cover ${next} bytes of data but the file holds ${dataBytes}: the offsets and the file do not agree`);
+}
+
+export function parseSafetensorsHeader(headerBytes, fileSize) {
+  const { header, metadata } = headerJson(headerBytes);
+  const dataStart = 8 + headerBytes.byteLength;
+  const dataBytes = fileSize - dataStart;
+  const entries = Object.entries(header).filter(([name]) => name !== '__metadata__').map(([name, info]) => tensorEntry(name, info, dataBytes));
+  checkTiling(entries, dataBytes);
   return { entries, metadata, dataStart };
 }
 
