@@ -4,14 +4,14 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { parseAnswer, asciiDigits } from '../../web/src/practice/answer.mjs';
-import { nextSeed, withNewInputs } from '../../web/src/practice/inputs.mjs';
-import { checkPractice } from '../../web/src/practice/spec.mjs';
-import { message } from '../../web/src/i18n/index.mjs';
-import { isolate } from '../../web/src/shared/bidi.mjs';
-import { defaultState, buildRequest, stateToFragment, stateFromFragment, linkCarriesWeights } from '../../web/src/state/index.mjs';
-import { settingsFromMetadata } from '../../web/src/layers/settings.mjs';
-import { readWeightsFile } from '../../web/src/layers/load.mjs';
+import { parseAnswer, asciiDigits } from '../../../../web/src/practice/answer.mjs';
+import { nextSeed, withNewInputs } from '../../../../web/src/practice/inputs.mjs';
+import { checkPractice } from '../../../../web/src/practice/spec.mjs';
+import { message } from '../../../../web/src/i18n/index.mjs';
+import { isolate } from '../../../../web/src/shared/bidi.mjs';
+import { defaultState, buildRequest, stateToFragment, stateFromFragment, linkCarriesWeights } from '../../../../web/src/state/index.mjs';
+import { settingsFromMetadata } from '../../../../web/src/layers/settings.mjs';
+import { readWeightsFile } from '../../../../web/src/layers/load.mjs';
 
 describe('issue 28: practice reads every Unicode decimal digit', () => {
   // [typed, value]: the digits of each script written out by hand (Unicode's code charts)

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { forEachBuild } from './builds.mjs';
-import { randomSource, assertClose } from './reference.mjs';
+import { randomSource, assertClose } from '../reference.mjs';
 
 const sinusoid = (pos, col, d) => {
   const angle = pos / 10000 ** ((2 * Math.floor(col / 2)) / d);

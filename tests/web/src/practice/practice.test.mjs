@@ -4,16 +4,16 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { parseAnswer } from '../../web/src/practice/answer.mjs';
-import { allowance, judge, judgeBlanks, DEFAULT_TOLERANCE } from '../../web/src/practice/check.mjs';
-import { planBlanks, concealedBy, cellKey } from '../../web/src/practice/blanks.mjs';
-import { defaultCells, buildExercises, cellFits, KINDS } from '../../web/src/practice/exercises.mjs';
-import { checkPractice, practiceSettings, practiceAfterPresetChange } from '../../web/src/practice/spec.mjs';
-import { withNewInputs } from '../../web/src/practice/inputs.mjs';
-import { message, hasMessage } from '../../web/src/i18n/index.mjs';
-import { EN } from '../../web/src/i18n/en.mjs';
-import { HI } from '../../web/src/i18n/hi.mjs';
-import { translator } from '../../web/src/i18n/page.mjs';
+import { parseAnswer } from '../../../../web/src/practice/answer.mjs';
+import { allowance, judge, judgeBlanks, DEFAULT_TOLERANCE } from '../../../../web/src/practice/check.mjs';
+import { planBlanks, concealedBy, cellKey } from '../../../../web/src/practice/blanks.mjs';
+import { defaultCells, buildExercises, cellFits, KINDS } from '../../../../web/src/practice/exercises.mjs';
+import { checkPractice, practiceSettings, practiceAfterPresetChange } from '../../../../web/src/practice/spec.mjs';
+import { withNewInputs } from '../../../../web/src/practice/inputs.mjs';
+import { message, hasMessage } from '../../../../web/src/i18n/index.mjs';
+import { EN } from '../../../../web/src/i18n/en.mjs';
+import { HI } from '../../../../web/src/i18n/hi.mjs';
+import { translator } from '../../../../web/src/i18n/page.mjs';
 
 // Practice's message references ({ key, params }) name keys of the catalogue's 'practice.' namespace
 // without that prefix; said here as the page says them, and refused when the catalogue lacks the key
@@ -22,8 +22,8 @@ function practiceText(key, params = {}, language = 'en') {
   assert.ok(hasMessage(`practice.${key}`), `no message "practice.${key}"`);
   return message(`practice.${key}`, params, language);
 }
-import { presetState, buildRequest, stateToFragment, stateFromFragment, columnsOf } from '../../web/src/state/index.mjs';
-import { referenceAttention } from './reference.mjs';
+import { presetState, buildRequest, stateToFragment, stateFromFragment, columnsOf } from '../../../../web/src/state/index.mjs';
+import { referenceAttention } from '../../reference.mjs';
 
 // A lab view as app.mjs builds it, with the engine's result replaced by the independent float64
 // reference rounded to float32 (the engine's precision).
@@ -229,7 +229,7 @@ describe('practice: the blanks in the tables', () => {
     assert.deepEqual(plan.get(`weights:0:7:${view.m}`), { hidden: true });
   });
   it('a teacher choosing one weight and its row gets the row', async () => {
-    const { cellsFromChoices } = await import('../../web/src/practice/teacher.mjs');
+    const { cellsFromChoices } = await import('../../../../web/src/practice/teacher.mjs');
     assert.deepEqual(cellsFromChoices(view, { kinds: ['weights', 'softmax'], query: 7, key: 2, head: 0, column: 0 }), [{ matrix: 'softmax', head: 0, row: 7, col: 0 }]);
   });
   it('the plan: blanks stay blanks; what an answered exercise hid is shown', () => {
@@ -249,7 +249,7 @@ describe('practice: the blanks in the tables', () => {
 
 describe('practice: a value in a sentence', () => {
   it('a float32 neighbour of a short decimal is followed by it; other values are as they are', async () => {
-    const { withNearest } = await import('../../web/src/practice/exercises.mjs');
+    const { withNearest } = await import('../../../../web/src/practice/exercises.mjs');
     assert.equal(withNearest('6.2999997'), '6.2999997 (≈ 6.3)');   // 2.1 × 3 in float32
     assert.equal(withNearest('0.77000004'), '0.77000004 (≈ 0.77)');  // the notes' 003 score
     assert.equal(withNearest('0.42231882'), '0.42231882');
@@ -500,7 +500,7 @@ describe('practice: plural forms', () => {
 
 describe('practice: progress', () => {
   it('counts right answers once, hints up to three, reveals as not correct, and opens cards in order', async () => {
-    const { createProgress } = await import('../../web/src/practice/progress.mjs');
+    const { createProgress } = await import('../../../../web/src/practice/progress.mjs');
     const progress = createProgress();
     progress.reset(['a', 'b', 'c']);
     assert.deepEqual(progress.unlocked(), [['a', true], ['b', false], ['c', false]]);

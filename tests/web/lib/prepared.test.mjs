@@ -3,7 +3,7 @@ import { it } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { forEachBuild } from './builds.mjs';
-import { referenceAttention, randomSource, assertClose } from './reference.mjs';
+import { referenceAttention, randomSource, assertClose } from '../reference.mjs';
 
 forEachBuild((build) => `prepared model, ${build} build`, {}, (build) => {
   sameNumbersTests(build);

@@ -5,12 +5,12 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { deflateRawSync } from 'node:zlib';
 
-import { parseSafetensors, parseNpy, parseNpz, parseTensorJson, readZip, MAX_INFLATED_BYTES } from '../../web/src/layers/formats.mjs';
-import { readWeightsFile, parseInputs } from '../../web/src/layers/load.mjs';
-import { findLayers } from '../../web/src/layers/layouts.mjs';
-import { stateFromFragment } from '../../web/src/state/index.mjs';
-import { own, hasOwnName } from '../../web/src/shared/own.mjs';
-import { jsonDepth, MAX_JSON_DEPTH } from '../../web/src/shared/json-depth.mjs';
+import { parseSafetensors, parseNpy, parseNpz, parseTensorJson, readZip, MAX_INFLATED_BYTES } from '../../../../web/src/layers/formats.mjs';
+import { readWeightsFile, parseInputs } from '../../../../web/src/layers/load.mjs';
+import { findLayers } from '../../../../web/src/layers/layouts.mjs';
+import { stateFromFragment } from '../../../../web/src/state/index.mjs';
+import { own, hasOwnName } from '../../../../web/src/shared/own.mjs';
+import { jsonDepth, MAX_JSON_DEPTH } from '../../../../web/src/shared/json-depth.mjs';
 
 const OBJECT_NAMES = ['toString', '__proto__', 'constructor', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', '__defineGetter__'];
 

@@ -6,13 +6,13 @@
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { loadAttention } from '../../dist/lib/attention.mjs';
-import { createEngineApi } from '../../web/src/engine/api.mjs';
-import { defaultState, buildRequest } from '../../web/src/state/index.mjs';
-import { readWeightsFile, parseInputs, MAX_FILE_BYTES } from '../../web/src/layers/load.mjs';
-import { convertLayer } from '../../web/src/layers/layouts.mjs';
-import { stateWithLayer, saveSafetensors, saveJson } from '../../web/src/layers/apply.mjs';
-import { parseSafetensors, parseTensorJson, parseNpz, decodeFloats, writeSafetensors } from '../../web/src/layers/formats.mjs';
+import { loadAttention } from '../../../../dist/lib/attention.mjs';
+import { createEngineApi } from '../../../../web/src/engine/api.mjs';
+import { defaultState, buildRequest } from '../../../../web/src/state/index.mjs';
+import { readWeightsFile, parseInputs, MAX_FILE_BYTES } from '../../../../web/src/layers/load.mjs';
+import { convertLayer } from '../../../../web/src/layers/layouts.mjs';
+import { stateWithLayer, saveSafetensors, saveJson } from '../../../../web/src/layers/apply.mjs';
+import { parseSafetensors, parseTensorJson, parseNpz, decodeFloats, writeSafetensors } from '../../../../web/src/layers/formats.mjs';
 
 // ---- the test's own safetensors writer (independent of formats.mjs), and a seeded generator
 

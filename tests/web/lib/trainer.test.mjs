@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 
 import { forEachBuild } from './builds.mjs';
 
-const vocabulary = JSON.parse(readFileSync(new URL('../../web/data/vocabulary.json', import.meta.url), 'utf8')).words;
+const vocabulary = JSON.parse(readFileSync(new URL('../../../web/data/vocabulary.json', import.meta.url), 'utf8')).words;
 const embed = (sentence) => Float32Array.from(sentence.split(' ').flatMap((word) => {
   assert.ok(vocabulary[word], `'${word}' is in the vocabulary`);
   return vocabulary[word];

@@ -6,8 +6,8 @@ import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 
-import { loadAttention, loadAttentionFrom } from '../../dist/lib/attention.mjs';
-import createSimd from '../../dist/lib/attention-learn-simd.mjs';
+import { loadAttention, loadAttentionFrom } from '../../../dist/lib/attention.mjs';
+import createSimd from '../../../dist/lib/attention-learn-simd.mjs';
 
 const catSat = { x: [1, 0, 1, 0, 0, 1, 0, 1, 1, 1, 1, 1], n: 3, dModel: 4 };  // 002, W = I
 
@@ -182,7 +182,7 @@ function trappingBuilds() {
     });
     return ready;
   };
-  const wasmBinary = readFileSync(new URL('../../dist/lib/attention-learn-simd.wasm', import.meta.url));
+  const wasmBinary = readFileSync(new URL('../../../dist/lib/attention-learn-simd.wasm', import.meta.url));
   return { armed, builds: { 'learn-simd': { createModule, wasmBinary } } };
 }
 

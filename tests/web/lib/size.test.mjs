@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 
-const lib = new URL('../../dist/lib/', import.meta.url);
+const lib = new URL('../../../dist/lib/', import.meta.url);
 const bytes = (name) => readFileSync(new URL(name, lib));
 const gzipped = (name) => gzipSync(bytes(name), { level: 9 }).length;
 const BUDGET = 40 * 1024;

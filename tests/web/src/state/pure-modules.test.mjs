@@ -2,12 +2,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { tokenize, MAX_TOKENS } from '../../web/src/state/tokenize.mjs';
-import { embed, embedAll, columnNames, isKnown, FEATURES } from '../../web/src/state/vocabulary.mjs';
-import { formatCell, formatFull, parseNumber, formatVector } from '../../web/src/shared/format.mjs';
-import { weightColour, luminance } from '../../web/src/shared/colour.mjs';
-import { PRESETS } from '../../web/src/state/presets.mjs';
-import { presetState, buildRequest, tokensOf, withCellEdit, defaultState } from '../../web/src/state/index.mjs';
+import { tokenize, MAX_TOKENS } from '../../../../web/src/state/tokenize.mjs';
+import { embed, embedAll, columnNames, isKnown, FEATURES } from '../../../../web/src/state/vocabulary.mjs';
+import { formatCell, formatFull, parseNumber, formatVector } from '../../../../web/src/shared/format.mjs';
+import { weightColour, luminance } from '../../../../web/src/shared/colour.mjs';
+import { PRESETS } from '../../../../web/src/state/presets.mjs';
+import { presetState, buildRequest, tokensOf, withCellEdit, defaultState } from '../../../../web/src/state/index.mjs';
 
 describe('tokenize', () => {
   it('splits words and punctuation and keeps inner apostrophes', () => {
@@ -149,7 +149,7 @@ describe('presets and requests', () => {
 });
 
 describe('stats', async () => {
-  const { entropyBits, variance, normalDraws } = await import('../../web/src/shared/stats.mjs');
+  const { entropyBits, variance, normalDraws } = await import('../../../../web/src/shared/stats.mjs');
   it('entropy: 0 for one-hot, log2(m) for uniform', () => {
     assert.equal(entropyBits([1, 0, 0]), 0);
     assert.ok(Math.abs(entropyBits([0.25, 0.25, 0.25, 0.25]) - 2) < 1e-12);
@@ -167,7 +167,7 @@ describe('stats', async () => {
 });
 
 describe('links', async () => {
-  const { stateToFragment, stateFromFragment } = await import('../../web/src/state/index.mjs');
+  const { stateToFragment, stateFromFragment } = await import('../../../../web/src/state/index.mjs');
   it('a state survives the round trip through a fragment', () => {
     let state = withCellEdit({ ...presetState('kids-lions'), seed: 9, selectedHead: 'all' }, 'x', 2, 'were', 3, -1.5);
     state = { ...state, custom: { ...state.custom, wq: state.custom.wq.map((v, i) => (i === 4 ? 7 : v)) } };
@@ -192,7 +192,7 @@ describe('links', async () => {
 });
 
 describe('export formats', async () => {
-  const { exportTable, latexText } = await import('../../web/src/exports/formats.mjs');
+  const { exportTable, latexText } = await import('../../../../web/src/exports/formats.mjs');
   const table = { caption: 'Weights', rowLabels: ['a,b', 'x|y'], columnLabels: ['p', '#q'], values: Float32Array.from([0.5, -Infinity, 0.25, 1]) };
   const settings = { sentence: 'a,b x|y' };
   it('CSV quotes what needs quoting, one setting a line, and writes −∞', () => {

@@ -3,12 +3,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { walkSteps, STAGES, cellSelector } from '../../web/src/walk/steps.mjs';
-import { presetState, buildRequest, withCellEdit, withSettingChange, withWeightEdit, modifiedAspects } from '../../web/src/state/index.mjs';
-import { explainCell } from '../../web/src/shared/explain-cell.mjs';
-import { tableLabels } from '../../web/src/shared/labels.mjs';
-import { message } from '../../web/src/i18n/index.mjs';
-import { referenceAttention } from './reference.mjs';
+import { walkSteps, STAGES, cellSelector } from '../../../../web/src/walk/steps.mjs';
+import { presetState, buildRequest, withCellEdit, withSettingChange, withWeightEdit, modifiedAspects } from '../../../../web/src/state/index.mjs';
+import { explainCell } from '../../../../web/src/shared/explain-cell.mjs';
+import { tableLabels } from '../../../../web/src/shared/labels.mjs';
+import { message } from '../../../../web/src/i18n/index.mjs';
+import { referenceAttention } from '../../reference.mjs';
 
 // A shown computation as the page builds it, with the float64 reference as the engine.
 function viewOf(state) {

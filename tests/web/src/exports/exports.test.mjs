@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import MarkdownIt from 'markdown-it';
 
-import { exportTable, latexText, markdownText, csvField, PRECISIONS } from '../../web/src/exports/formats.mjs';
+import { exportTable, latexText, markdownText, csvField, PRECISIONS } from '../../../../web/src/exports/formats.mjs';
 
 // Texts an attacker would type as a sentence, a token or a label.
 const HOSTILE = [

@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { forwardWork, PAGE_WORK_LIMIT } from '../../web/src/engine/compute.mjs';
+import { forwardWork, PAGE_WORK_LIMIT } from '../../../../web/src/engine/compute.mjs';
 
 describe('forwardWork', () => {
   it('counts the multiply-adds of self-attention at 12 tokens, d_model 64, 8 heads of 8, with W_O', () => {
@@ -58,7 +58,7 @@ describe('bindLifetime: a removed lab is not held by answers still on their way'
   }
 
   it('without it the lab stays (the control), with it the lab is collected', async () => {
-    const { bindLifetime } = await import('../../web/src/engine/lifetime.mjs');
+    const { bindLifetime } = await import('../../../../web/src/engine/lifetime.mjs');
     const held = startLab(slow, new AbortController());
     const controller = new AbortController();
     const freed = startLab(bindLifetime(slow, controller.signal), controller);
@@ -68,7 +68,7 @@ describe('bindLifetime: a removed lab is not held by answers still on their way'
   });
 
   it('answers and errors pass through while the lab lives; calls after the end are still sent', async () => {
-    const { bindLifetime } = await import('../../web/src/engine/lifetime.mjs');
+    const { bindLifetime } = await import('../../../../web/src/engine/lifetime.mjs');
     const sent = [];
     const engine = {
       ready: Promise.resolve({ simd: true }),

@@ -4,10 +4,10 @@
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { loadAttention } from '../../dist/lib/attention.mjs';
-import { TASKS, taskById, vocabularyOf } from '../../web/src/training/tasks.mjs';
-import { createTrainingSession } from '../../web/src/engine/training-session.mjs';
-import { embed } from '../../web/src/state/vocabulary.mjs';
+import { loadAttention } from '../../../../dist/lib/attention.mjs';
+import { TASKS, taskById, vocabularyOf } from '../../../../web/src/training/tasks.mjs';
+import { createTrainingSession } from '../../../../web/src/engine/training-session.mjs';
+import { embed } from '../../../../web/src/state/vocabulary.mjs';
 
 let engine;
 before(async () => {

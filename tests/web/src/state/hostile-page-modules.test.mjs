@@ -3,8 +3,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { tokenize, MAX_TOKENS, MAX_CHARS } from '../../web/src/state/tokenize.mjs';
-import { stateFromFragment, buildRequest, defaultState } from '../../web/src/state/index.mjs';
+import { tokenize, MAX_TOKENS, MAX_CHARS } from '../../../../web/src/state/tokenize.mjs';
+import { stateFromFragment, buildRequest, defaultState } from '../../../../web/src/state/index.mjs';
 
 const link = (data) => `#lab=${encodeURIComponent(typeof data === 'string' ? data : JSON.stringify(data))}`;
 

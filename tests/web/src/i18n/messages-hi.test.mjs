@@ -3,8 +3,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { EN } from '../../web/src/i18n/en.mjs';
-import { HI, KEPT_IN_ENGLISH } from '../../web/src/i18n/hi.mjs';
+import { EN } from '../../../../web/src/i18n/en.mjs';
+import { HI, KEPT_IN_ENGLISH } from '../../../../web/src/i18n/hi.mjs';
 
 // The keys whose Hindi is the English itself, and why. Nothing else may be left as it is.
 const SAME_AS_ENGLISH = {

@@ -7,11 +7,11 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
-import { loadAttention } from '../../dist/lib/attention.mjs';
+import { loadAttention } from '../../../dist/lib/attention.mjs';
 import { forEachBuild } from './builds.mjs';
-import { referenceAttention, randomSource, assertClose } from './reference.mjs';
+import { referenceAttention, randomSource, assertClose } from '../reference.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
 const catSat = { x: [1, 0, 1, 0, 0, 1, 0, 1, 1, 1, 1, 1], n: 3, dModel: 4 };  // 002, W = I
 

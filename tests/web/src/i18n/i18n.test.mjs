@@ -4,18 +4,18 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { resolveLanguage, problemOf, addressWithLanguage } from '../../web/src/i18n/page.mjs';
+import { resolveLanguage, problemOf, addressWithLanguage } from '../../../../web/src/i18n/page.mjs';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { message, hasMessage, LANGUAGES } from '../../web/src/i18n/index.mjs';
-import { EN } from '../../web/src/i18n/en.mjs';
-import { HI } from '../../web/src/i18n/hi.mjs';
-import { PRESETS } from '../../web/src/state/presets.mjs';
-import { buildRequest, defaultState, stateFromFragment } from '../../web/src/state/index.mjs';
+import { message, hasMessage, LANGUAGES } from '../../../../web/src/i18n/index.mjs';
+import { EN } from '../../../../web/src/i18n/en.mjs';
+import { HI } from '../../../../web/src/i18n/hi.mjs';
+import { PRESETS } from '../../../../web/src/state/presets.mjs';
+import { buildRequest, defaultState, stateFromFragment } from '../../../../web/src/state/index.mjs';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 function* walkFiles(folder) {
   for (const entry of readdirSync(folder, { withFileTypes: true })) {
     const full = path.join(folder, entry.name);

@@ -3,7 +3,7 @@ import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 
-import { remToPx, BASE_FONT_PX } from '../../web/src/hosts/component-style.mjs';
+import { remToPx, BASE_FONT_PX } from '../../../../web/src/hosts/component-style.mjs';
 
 it('turns every rem length into px at the base size, and leaves everything else alone', () => {
   assert.equal(remToPx('h2 { font-size: 1.15rem; margin: 1.6rem 0 .5rem; }', 16), 'h2 { font-size: 18.4px; margin: 25.6px 0 8px; }');
@@ -12,7 +12,7 @@ it('turns every rem length into px at the base size, and leaves everything else 
 });
 
 it('leaves no rem in the real stylesheet, and the base size matches :host in styles.css', () => {
-  const css = readFileSync(new URL('../../web/styles.css', import.meta.url), 'utf8');
+  const css = readFileSync(new URL('../../../../web/styles.css', import.meta.url), 'utf8');
   assert.ok(/\drem\b/.test(css), 'the page sheet does use rem');
   assert.doesNotMatch(remToPx(css), /\drem\b/);
   assert.match(css, new RegExp(`:host \\{ font-size: ${BASE_FONT_PX}px;`));
