@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "splitmix64.hpp"
 #include "trainer_state.hpp"
 #include "validate.hpp"
 
@@ -18,22 +19,6 @@ namespace attn {
 namespace {
 
 std::string str(long long value) { return std::to_string(value); }
-
-// splitmix64, as in init.cpp: exact integer arithmetic, the same numbers everywhere.
-std::uint64_t splitmix64(std::uint64_t* state) {
-  std::uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-// Uniform on [-limit, limit), rounded once to float.
-void fill_uniform(std::uint64_t* state, double limit, std::vector<float>* out) {
-  for (float& value : *out) {
-    const double u = static_cast<double>(splitmix64(state) >> 40) * 0x1.0p-24;
-    value = static_cast<float>((2.0 * u - 1.0) * limit);
-  }
-}
 
 bool finite(const std::vector<float>& values) { return all_finite(values.data(), values.size()); }
 
