@@ -171,7 +171,7 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
   static std::vector<float> x_strips, context_strips, concat_buffer;
   x_strips.clear();
   context_strips.clear();
-  const bool strips = config.arithmetic == Arithmetic::Fast && ops::packs_panels();
+  const bool strips = config.arithmetic == Arithmetic::Fast && ops::packed_is_fastest();
   if (strips && (packed || n >= kStripsFromRows)) ops::pack_strips(x, d, n, d, &x_strips);
   if (strips && context != x && (packed || m >= kStripsFromRows)) ops::pack_strips(context, d, m, d, &context_strips);
   const std::vector<float>& kv_strips = context == x ? x_strips : context_strips;
@@ -185,7 +185,7 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
   static std::vector<float> k_panels, v_panels, row_max, inv_sum;
   const int query_block = std::max(64, kScoresBlockValues / m / 4 * 4);
   const bool by_blocks = !trace && config.mask_mode == MaskMode::None && config.arithmetic == Arithmetic::Fast &&
-                         ops::packs_panels();
+                         ops::packed_is_fastest();
   if (by_blocks) {  // a block's rows' maxima and 1 / sums
     row_max.resize(static_cast<std::size_t>(std::min(n, query_block)));
     inv_sum.resize(row_max.size());

@@ -24,10 +24,11 @@ Status prepare_model(const Config& config, const Inputs& weights, Shape* shape, 
   Inputs checked = weights;
   checked.x = View<float>(zeros);
   if (Status s = validate(one_token, checked, /*trace=*/false, shape); !s.ok()) return s;
-  // each head's block packed on its own, as project() reads it
+  // each head's block packed on its own, as project() reads it; only where the packed products are
+  // the build's fastest, so that elsewhere a run keeps attention_forward's products and bits
   const auto pack = [&](const View<float>& w, int blocks, int inner, int width) {
     std::vector<float> out;
-    if (!w.present) return out;
+    if (!w.present || !ops::packed_is_fastest()) return out;
     for (int b = 0; b < blocks; ++b) {
       const std::vector<float> panels =
           ops::pack_panels(w.data + static_cast<std::size_t>(b) * inner * width, width, inner, width);

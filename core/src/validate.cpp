@@ -4,10 +4,10 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <string>
 
 #include "attention/attention.hpp"
+#include "ops.hpp"
 #include "validate.hpp"
 
 namespace attn {
@@ -74,26 +74,7 @@ Status check_identity(const char* field, const char* width_name, int width, cons
 
 }  // namespace
 
-// A float is NaN or ±Infinity exactly when its exponent bits are all ones. Testing the bits with
-// integer arithmetic, four at a time and without a branch per value, keeps this check a small
-// fraction of a call even for megabytes of weights.
-bool all_finite(const float* values, std::size_t count) {
-  constexpr std::uint32_t kExponent = 0x7f800000u;
-  std::uint32_t any_special = 0;
-  std::size_t i = 0;
-  for (; i + 4 <= count; i += 4) {
-    std::uint32_t bits[4];
-    std::memcpy(bits, values + i, sizeof bits);
-    any_special |= ((bits[0] & kExponent) == kExponent) | ((bits[1] & kExponent) == kExponent) |
-                   ((bits[2] & kExponent) == kExponent) | ((bits[3] & kExponent) == kExponent);
-  }
-  for (; i < count; ++i) {
-    std::uint32_t bits;
-    std::memcpy(&bits, values + i, sizeof bits);
-    any_special |= (bits & kExponent) == kExponent;
-  }
-  return any_special == 0;
-}
+bool all_finite(const float* values, std::size_t count) { return ops::all_finite(values, count); }
 
 Status validate_model_sizes(int d_model, int heads, int d_k_given, int d_v_given, int* d_k, int* d_v) {
   if (Status s = check_count("dModel", d_model, kMaxWidth, "values per token"); !s.ok()) return s;

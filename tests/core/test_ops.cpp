@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -129,4 +130,67 @@ TEST_CASE("the forward's checks: all_finite and largest_magnitude at every lengt
       }
     }
   }
+}
+
+// The packed products compute on every build (the scalar kernels where there is no SIMD), even where
+// the forward pass prefers Eigen's: each against float64, and matmul_packed_row_scaled against
+// matmul_packed of a scaled beforehand, bit for bit (the scaling rounds once, either way).
+TEST_CASE("packed products on every build: matmul_packed, matmul_strips, matmul_packed_row_scaled") {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+  int failures = 0;
+  for (int rows : {1, 2, 3, 4, 5, 9, 32, 33, 35}) {  // from 33 rows matmul_packed packs a into strips
+    for (int inner : {1, 2, 3, 5, 8, 9, 13}) {
+      for (int cols : {1, 3, 7, 8, 9, 17}) {
+        const int lda = inner + 2, ldb = cols + 1, ldc = cols + 3;
+        std::vector<float> a(static_cast<std::size_t>(rows) * lda), b(static_cast<std::size_t>(inner) * ldb);
+        std::vector<float> b_transposed(static_cast<std::size_t>(cols) * inner), row_scale(rows);
+        for (float& v : a) v = unit(rng);
+        for (float& v : b) v = unit(rng);
+        for (float& v : row_scale) v = unit(rng) + 1.5f;
+        for (int k = 0; k < inner; ++k) {
+          for (int j = 0; j < cols; ++j) b_transposed[static_cast<std::size_t>(j) * inner + k] = b[k * ldb + j];
+        }
+        std::vector<float> scaled_a = a, strips, panels_t;
+        for (int i = 0; i < rows; ++i) {
+          for (int k = 0; k < inner; ++k) scaled_a[i * lda + k] *= row_scale[i];
+        }
+        const std::vector<float> panels = attn::ops::pack_panels(b.data(), ldb, inner, cols);
+        attn::ops::pack_strips(a.data(), lda, rows, inner, &strips);
+        attn::ops::pack_panels_into(b_transposed.data(), inner, inner, cols, /*b_transposed=*/true, &panels_t);
+        const std::vector<float> empty = [&] {
+          std::vector<float> c(static_cast<std::size_t>(rows) * ldc, kSentinel);
+          for (int i = 0; i < rows; ++i)
+            for (int j = 0; j < cols; ++j) c[i * ldc + j] = std::numeric_limits<float>::quiet_NaN();
+          return c;
+        }();
+        std::vector<float> packed = empty, from_strips = empty, transposed = empty, row_scaled = empty,
+                           prescaled = empty;
+        attn::ops::matmul_packed(a.data(), lda, panels.data(), packed.data(), ldc, rows, inner, cols);
+        attn::ops::matmul_strips(strips.data(), panels.data(), from_strips.data(), ldc, rows, inner, cols);
+        attn::ops::matmul_strips(strips.data(), panels_t.data(), transposed.data(), ldc, rows, inner, cols);
+        attn::ops::matmul_packed(scaled_a.data(), lda, panels.data(), prescaled.data(), ldc, rows, inner, cols);
+        std::vector<float> a_copy = a;  // scaled in place below 33 rows
+        attn::ops::matmul_packed_row_scaled(a_copy.data(), lda, row_scale.data(), panels.data(), row_scaled.data(), ldc,
+                                            rows, inner, cols);
+        const bool ok = std::memcmp(row_scaled.data(), prescaled.data(), prescaled.size() * sizeof(float)) == 0;
+        for (int i = 0; i < rows; ++i) {
+          for (int j = 0; j < ldc; ++j) {
+            const std::size_t at = static_cast<std::size_t>(i) * ldc + j;
+            const double want = j < cols ? reference(Layout::Plain, a, lda, b, ldb, i, j, inner) : kSentinel;
+            const double tolerance = j < cols ? std::max(1e-5, 1e-5 * std::fabs(want)) : 0;
+            for (const std::vector<float>* got : {&packed, &from_strips, &transposed}) {
+              if (std::fabs((*got)[at] - want) <= tolerance || failures++ >= 5) continue;
+              FAIL_CHECK("c[", i, "][", j, "] = ", (*got)[at], ", reference ", want, " rows=", rows, " inner=", inner,
+                         " cols=", cols);
+            }
+          }
+        }
+        if (!ok && failures++ < 5) {
+          FAIL_CHECK("matmul_packed_row_scaled differs from a scaled first, rows=", rows, " inner=", inner, " cols=", cols);
+        }
+      }
+    }
+  }
+  CHECK(failures == 0);
 }
