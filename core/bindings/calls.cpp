@@ -35,6 +35,9 @@ struct Output {
 };
 
 attn::Status last_error;  // the last failed call's, read by attn_error_* and then cleared
+// The engine's forward passes work here: once a size has been seen, a call allocates only its
+// Output. One per engine (a module instance), whose calls never overlap.
+attn::Workspace workspace;
 
 template <typename T>
 attn::View<T> view_of(Array which) {
@@ -90,7 +93,8 @@ EMSCRIPTEN_KEEPALIVE int attn_check() {
 // context, and q, k, v, scores, scaled, weights, z of each head), or null on an error.
 EMSCRIPTEN_KEEPALIVE Output* attn_attention() {
   auto* out = new Output;
-  if (report(attn::attention_forward(config_of_request(), inputs_of_request(), request[kTrace] != 0, &out->result))) {
+  if (report(attn::attention_forward(config_of_request(), inputs_of_request(), request[kTrace] != 0, &out->result,
+                                     &workspace))) {
     delete out;
     return nullptr;
   }
@@ -134,7 +138,7 @@ EMSCRIPTEN_KEEPALIVE Output* attn_gradients() {
   auto* out = new Output;
   const attn::Config config = config_of_request();
   const attn::Inputs inputs = inputs_of_request();
-  attn::Status status = attn::attention_forward(config, inputs, /*trace=*/true, &out->result);
+  attn::Status status = attn::attention_forward(config, inputs, /*trace=*/true, &out->result, &workspace);
   if (status.ok()) {
     out->gradients = attn::zero_gradients(out->result.shape, inputs);
     status = attn::attention_backward(config, inputs, out->result, view_of<float>(kDOutput), view_of<float>(kDWeights),

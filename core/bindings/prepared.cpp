@@ -19,6 +19,7 @@ struct PreparedModel {
   bool present[4] = {};
   std::vector<float> x;
   attn::Result result;
+  attn::Workspace workspace;      // its runs' buffers: two prepared models share nothing
   attn::Status status;            // the last error, for attn_prepared_error_*
 };
 
@@ -80,7 +81,7 @@ EMSCRIPTEN_KEEPALIVE float* attn_prepared_input(PreparedModel* model, int n) {
 
 EMSCRIPTEN_KEEPALIVE int attn_prepared_run(PreparedModel* model) {
   return report(model, attn::attention_forward_prepared(model->config, inputs_of(*model), model->shape, model->packed,
-                                                        &model->result));
+                                                        &model->result, &model->workspace));
 }
 
 EMSCRIPTEN_KEEPALIVE const float* attn_prepared_output(PreparedModel* model) { return model->result.output.data(); }

@@ -26,26 +26,25 @@ constexpr float kMaskedScore = -std::numeric_limits<float>::infinity();
 // (identity); b_h (width) only when the bias is given. `packed`: w's heads as packed panels (a
 // prepared model), or empty; `a_strips`: a packed into strips once for every head (ops::pack_strips),
 // or empty (then w_h goes through ops.matmul, whose arithmetic the caller chose).
-void project(const Ops& ops, const float* a, const std::vector<float>& a_strips, int rows, int d_model,
+void project(const Ops& ops, Workspace& ws, const float* a, const std::vector<float>& a_strips, int rows, int d_model,
              const View<float>& w, const std::vector<float>& packed, const View<float>& b, int head, int width,
              float* y) {
   if (!w.present) {
     std::copy(a, a + static_cast<std::size_t>(rows) * d_model, y);
   } else if (packed.empty() && !a_strips.empty()) {  // w_h packed here, a once per call
-    static std::vector<float> w_panels;
     ops::pack_panels_into(w.data + static_cast<std::size_t>(head) * d_model * width, width, d_model, width, false,
-                          &w_panels);
-    ops::matmul_strips(a_strips.data(), w_panels.data(), y, width, rows, d_model, width);
+                          &ws.w_panels);
+    ops::matmul_strips(a_strips.data(), ws.w_panels.data(), y, width, rows, d_model, width);
   } else if (!packed.empty()) {
     const std::size_t block = packed.size() / (w.size / (static_cast<std::size_t>(d_model) * width));
     if (!a_strips.empty()) {
       ops::matmul_strips(a_strips.data(), packed.data() + head * block, y, width, rows, d_model, width);
     } else {
-      ops::matmul_packed(a, d_model, packed.data() + head * block, y, width, rows, d_model, width);
+      ops::matmul_packed(a, d_model, packed.data() + head * block, y, width, rows, d_model, width, &ws.products);
     }
   } else {
     const float* w_h = w.data + static_cast<std::size_t>(head) * d_model * width;
-    ops.matmul(a, d_model, w_h, width, y, width, rows, d_model, width);
+    ops.matmul(a, d_model, w_h, width, y, width, rows, d_model, width, &ws.products);
   }
   if (b.present) add_row_to_each(b.data + static_cast<std::size_t>(head) * width, rows, width, y);
 }
@@ -134,26 +133,26 @@ Status check_data(const Inputs& inputs) {
 
 }  // namespace
 
-Status attention_forward(const Config& config, const Inputs& inputs, bool trace, Result* result) {
+Status attention_forward(const Config& config, const Inputs& inputs, bool trace, Result* result, Workspace* workspace) {
   Shape shape{};
   if (Status s = check_data(inputs); !s.ok()) return s;
   if (Status s = validate(config, inputs, trace, &shape); !s.ok()) return s;
-  return forward_checked(config, inputs, shape, nullptr, trace, result);
+  Workspace own;
+  return forward_checked(config, inputs, shape, nullptr, trace, result, workspace ? *workspace : own);
 }
 
 Status forward_checked(const Config& config, const Inputs& inputs, const Shape& shape, const PackedWeights* packed,
-                       bool trace, Result* result) {
-  static const PackedWeights kNotPacked;
-  const PackedWeights& panels = packed ? *packed : kNotPacked;
+                       bool trace, Result* result, Workspace& ws) {
+  const PackedWeights not_packed;
+  const PackedWeights& panels = packed ? *packed : not_packed;
   const int n = shape.n, m = shape.m, d = shape.d_model, d_k = shape.d_k, d_v = shape.d_v;
   const int concat_width = shape.heads * d_v;
   const Ops& ops = ops_for(config.arithmetic);
 
   // The output's buffer comes from the result a previous call replaced (kept here): a prepared model
   // run again and again alternates between two buffers, with no allocation or zero-fill per run.
-  static std::vector<float> spare_output;
   Result out;
-  out.output = std::move(spare_output);
+  out.output = std::move(ws.spare_output);
   out.shape = shape;
   // pass 0: positions, added to x and to the context (each by its own positions)
   PositionedInputs positioned = with_positions(config, inputs, shape);
@@ -168,21 +167,21 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
   // into the gemm's strips for every head's projections.
   // Without a prepared model, only on the fast arithmetic and from as many rows as ops.matmul would
   // pack a itself (the same kernel either way, so the same bits).
-  static std::vector<float> x_strips, context_strips, concat_buffer;
+  std::vector<float>& x_strips = ws.x_strips;
+  std::vector<float>& context_strips = ws.context_strips;
   x_strips.clear();
   context_strips.clear();
   const bool strips = config.arithmetic == Arithmetic::Fast && ops::packed_is_fastest();
   if (strips && (packed || n >= kStripsFromRows)) ops::pack_strips(x, d, n, d, &x_strips);
   if (strips && context != x && (packed || m >= kStripsFromRows)) ops::pack_strips(context, d, m, d, &context_strips);
   const std::vector<float>& kv_strips = context == x ? x_strips : context_strips;
-  std::vector<float>& concat = concat_buffer;  // every element is written by the heads' z
+  std::vector<float>& concat = ws.concat;  // every element is written by the heads' z
   concat.resize(static_cast<std::size_t>(n) * concat_width);
   // Without the trace one set of buffers is reused by every head.
-  static HeadTrace scratch;
   bool z_overflows = false;
   // Without the trace and a mask, on the fast arithmetic, with the gemm's packing: passes 2 to 5 by
   // blocks of queries (below; one block when a head's scores fit in one), the softmax in two passes.
-  static std::vector<float> k_panels, v_panels, row_max, inv_sum;
+  std::vector<float>&k_panels = ws.k_panels, &v_panels = ws.v_panels, &row_max = ws.row_max, &inv_sum = ws.inv_sum;
   const int query_block = std::max(64, kScoresBlockValues / m / 4 * 4);
   const bool by_blocks = !trace && config.mask_mode == MaskMode::None && config.arithmetic == Arithmetic::Fast &&
                          ops::packed_is_fastest();
@@ -193,16 +192,16 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
   if (trace) out.heads.resize(shape.heads);
 
   for (int h = 0; h < shape.heads; ++h) {
-    HeadTrace& head = trace ? out.heads[h] : scratch;
+    HeadTrace& head = trace ? out.heads[h] : ws.head;
     head.q.resize(static_cast<std::size_t>(n) * d_k);
     head.k.resize(static_cast<std::size_t>(m) * d_k);
     head.v.resize(static_cast<std::size_t>(m) * d_v);
     head.scores.resize(static_cast<std::size_t>(n) * m);
 
     // pass 1: projections
-    project(ops, x, x_strips, n, d, inputs.wq, panels.wq, inputs.bq, h, d_k, head.q.data());
-    project(ops, context, kv_strips, m, d, inputs.wk, panels.wk, inputs.bk, h, d_k, head.k.data());
-    project(ops, context, kv_strips, m, d, inputs.wv, panels.wv, inputs.bv, h, d_v, head.v.data());
+    project(ops, ws, x, x_strips, n, d, inputs.wq, panels.wq, inputs.bq, h, d_k, head.q.data());
+    project(ops, ws, context, kv_strips, m, d, inputs.wk, panels.wk, inputs.bk, h, d_k, head.k.data());
+    project(ops, ws, context, kv_strips, m, d, inputs.wv, panels.wv, inputs.bv, h, d_v, head.v.data());
     // q, k and v are checked through what they feed: a ±inf or NaN in q or k makes its row or column
     // of the scores non-finite, one in v its column of z (the weights are finite and ≥ 0). So they
     // are scanned only when a later check of this head fails, to name them as the first cause.
@@ -230,9 +229,9 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
       // pass 2: raw scores q·kᵀ
       const float* q_block = head.q.data() + static_cast<std::size_t>(first) * d_k;
       if (by_blocks) {
-        ops::matmul_packed(q_block, d_k, k_panels.data(), scores, m, rows, d_k, m);
+        ops::matmul_packed(q_block, d_k, k_panels.data(), scores, m, rows, d_k, m, &ws.products);
       } else {
-        ops.matmul_transb(q_block, d_k, head.k.data(), d_k, scores, m, rows, d_k, m);
+        ops.matmul_transb(q_block, d_k, head.k.data(), d_k, scores, m, rows, d_k, m, &ws.products);
       }
       // without a mask every score is kept: one pass for both checks (NaN or ±inf in, non-finite out),
       // which by blocks also finds each row's max for the softmax
@@ -255,7 +254,8 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
         // found above, and each row's 1 / sum applied as the weights are packed for z = weights·v.
         // The same operations on the same values as below, so the same bits.
         ops::softmax_exp_rows(scores, rows, m, static_cast<float>(shape.scale), row_max.data(), inv_sum.data());
-        ops::matmul_packed_row_scaled(scores, m, inv_sum.data(), v_panels.data(), z_block, concat_width, rows, m, d_v);
+        ops::matmul_packed_row_scaled(scores, m, inv_sum.data(), v_panels.data(), z_block, concat_width, rows, m, d_v,
+                                      &ws.products);
       } else {
         // passes 3 and 4: scale, mask and softmax, fused in one row pass. With the trace `scaled`
         // keeps the scaled and masked scores on their own (the same product, so the same bits).
@@ -269,7 +269,7 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
         ops.softmax_scaled_rows(weights, rows, m, static_cast<float>(shape.scale), config.mask_mode == MaskMode::Causal,
                                 config.mask_mode == MaskMode::Keep ? inputs.keep.data : nullptr);
         // pass 5: z = weights·v, written straight into this head's columns of the concatenation
-        ops.matmul(weights, m, head.v.data(), d_v, z_block, concat_width, rows, m, d_v);
+        ops.matmul(weights, m, head.v.data(), d_v, z_block, concat_width, rows, m, d_v, &ws.products);
       }
       if (!rows_finite(z_block, rows, d_v, concat_width)) {
         if (Status s = first_cause(Status::Ok()); !s.ok()) return s;
@@ -291,9 +291,10 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
   if (inputs.wo.present) {
     out.output.resize(static_cast<std::size_t>(n) * d);
     if (panels.wo.empty()) {
-      ops.matmul(concat.data(), concat_width, inputs.wo.data, d, out.output.data(), d, n, concat_width, d);
+      ops.matmul(concat.data(), concat_width, inputs.wo.data, d, out.output.data(), d, n, concat_width, d, &ws.products);
     } else {
-      ops::matmul_packed(concat.data(), concat_width, panels.wo.data(), out.output.data(), d, n, concat_width, d);
+      ops::matmul_packed(concat.data(), concat_width, panels.wo.data(), out.output.data(), d, n, concat_width, d,
+                         &ws.products);
     }
     if (inputs.bo.present) add_row_to_each(inputs.bo.data, n, d, out.output.data());
     if (!all_finite(out.output)) return overflow("the output concat·wo");
@@ -302,7 +303,7 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
     if (trace) out.concat = concat;
     out.output.swap(concat);  // the buffer it had is the concatenation's next time
   }
-  spare_output = std::move(result->output);
+  ws.spare_output = std::move(result->output);
   *result = std::move(out);
   return Status::Ok();
 }

@@ -54,6 +54,7 @@ bool sized_like(const std::vector<float>& gradient, const View<float>& input) {
 // Each only when its buffer is there (dw, db not empty; da not null).
 struct ProjectionBackward {
   const Ops& ops;
+  ProductScratch* products;
   int d_model;
   std::vector<float>& scratch;
 
@@ -62,14 +63,14 @@ struct ProjectionBackward {
     const std::size_t block = static_cast<std::size_t>(d_model) * width;
     if (w.present && !dw.empty()) {
       scratch.resize(block);
-      ops.matmul_transa(a, d_model, dy, width, scratch.data(), width, d_model, rows, width);
+      ops.matmul_transa(a, d_model, dy, width, scratch.data(), width, d_model, rows, width, products);
       add_into(dw.data() + head * block, scratch.data(), block);
     }
     if (b.present && !db.empty()) add_column_sums(dy, width, rows, width, db.data() + static_cast<std::size_t>(head) * width);
     if (da == nullptr) return;
     if (w.present) {
       scratch.resize(static_cast<std::size_t>(rows) * d_model);
-      ops.matmul_transb(dy, width, w.data + head * block, width, scratch.data(), d_model, rows, width, d_model);
+      ops.matmul_transb(dy, width, w.data + head * block, width, scratch.data(), d_model, rows, width, d_model, products);
       add_into(da, scratch.data(), static_cast<std::size_t>(rows) * d_model);
     } else {
       add_into(da, dy, static_cast<std::size_t>(rows) * d_model);  // identity: width == d_model
@@ -161,7 +162,8 @@ Status attention_backward_checked(const Config& config, const Inputs& inputs, co
   const bool want_v = !g.wv.empty() || !g.bv.empty() || d_context != nullptr;
 
   std::vector<float> scratch;
-  ProjectionBackward project_backward{ops, d, scratch};
+  ProductScratch products;  // this call's own: the backward pass keeps nothing between calls
+  ProjectionBackward project_backward{ops, &products, d, scratch};
 
   // backward pass 6: output = concat·wo + bo
   std::vector<float> d_concat_storage;
@@ -169,11 +171,11 @@ Status attention_backward_checked(const Config& config, const Inputs& inputs, co
   if (inputs.wo.present) {
     d_concat_storage.resize(static_cast<std::size_t>(n) * concat_width);
     ops.matmul_transb(d_output.data, d, inputs.wo.data, d, d_concat_storage.data(), concat_width, n, d,
-                      concat_width);
+                      concat_width, &products);
     d_concat = d_concat_storage.data();
     if (!g.wo.empty()) {
       scratch.resize(static_cast<std::size_t>(concat_width) * d);
-      ops.matmul_transa(forward.concat.data(), concat_width, d_output.data, d, scratch.data(), d, concat_width, n, d);
+      ops.matmul_transa(forward.concat.data(), concat_width, d_output.data, d, scratch.data(), d, concat_width, n, d, &products);
       add_into(g.wo.data(), scratch.data(), scratch.size());
     }
     if (inputs.bo.present && !g.bo.empty()) add_column_sums(d_output.data, d, n, d, g.bo.data());
@@ -186,9 +188,9 @@ Status attention_backward_checked(const Config& config, const Inputs& inputs, co
     const HeadTrace& head = forward.heads[h];
     // backward pass 5: z = weights·v, read from this head's columns of d_concat
     const float* dz = d_concat + static_cast<std::size_t>(h) * d_v;
-    if (want_v) ops.matmul_transa(head.weights.data(), m, dz, concat_width, dv.data(), d_v, m, n, d_v);
+    if (want_v) ops.matmul_transa(head.weights.data(), m, dz, concat_width, dv.data(), d_v, m, n, d_v, &products);
     if (want_q || want_k) {
-      ops.matmul_transb(dz, concat_width, head.v.data(), d_v, d_attention.data(), m, n, d_v, m);
+      ops.matmul_transb(dz, concat_width, head.v.data(), d_v, d_attention.data(), m, n, d_v, m, &products);
       if (d_weights.present) add_into(d_attention.data(), d_weights.data + h * nm, nm);
 
       // backward pass 4: softmax, dS = A ⊙ (dA − rowsum(dA ⊙ A)). Masked keys have A = 0, so they get
@@ -203,8 +205,8 @@ Status attention_backward_checked(const Config& config, const Inputs& inputs, co
       }
 
       // backward pass 2: scores = q·kᵀ
-      if (want_q) ops.matmul(d_attention.data(), m, head.k.data(), d_k, dq.data(), d_k, n, m, d_k);
-      if (want_k) ops.matmul_transa(d_attention.data(), m, head.q.data(), d_k, dk.data(), d_k, m, n, d_k);
+      if (want_q) ops.matmul(d_attention.data(), m, head.k.data(), d_k, dq.data(), d_k, n, m, d_k, &products);
+      if (want_k) ops.matmul_transa(d_attention.data(), m, head.q.data(), d_k, dk.data(), d_k, m, n, d_k, &products);
     }
 
     // backward pass 1: the projections q, k, v (with their biases)

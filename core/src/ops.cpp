@@ -38,32 +38,28 @@ constexpr kernels::RowMaximaKernel kRowMaxima = best(kernels::kRowMaximaKernels)
 // costs about what the shorter kernel loop saves.
 constexpr int kStripsFromRows = 33;
 
-// Packed panels of b, kept between calls: it only grows, so repeated calls reach a steady heap.
-float* panel_scratch(int inner, int cols) {
-  static std::vector<float> panels;
-  const std::size_t needed = kernels::packed_size(inner, cols);
-  if (panels.size() < needed) panels.resize(needed);
-  return panels.data();
+// The caller's scratch, grown to fit and never shrunk: a caller that keeps it reaches a steady heap.
+float* grown(std::vector<float>* buffer, std::size_t needed) {
+  if (buffer->size() < needed) buffer->resize(needed);
+  return buffer->data();
 }
 
-// a's strips, kept between calls as the panels are
-float* strip_scratch(int rows, int inner) {
-  static std::vector<float> strips;
-  const std::size_t needed = kernels::strips_size(rows, inner, kPpmm.mr);
-  if (strips.size() < needed) strips.resize(needed);
-  return strips.data();
+float* panel_scratch(ProductScratch* scratch, int inner, int cols) {
+  return grown(&scratch->panels, kernels::packed_size(inner, cols));
+}
+
+float* strip_scratch(ProductScratch* scratch, int rows, int inner) {
+  return grown(&scratch->strips, kernels::strips_size(rows, inner, kPpmm.mr));
 }
 
 // aᵀ (rows, inner) copied out of a (inner, rows), for the gemm driver, which reads a row-major.
-float* transposed_scratch(const float* a, int lda, int rows, int inner) {
-  static std::vector<float> transposed;
-  const std::size_t needed = static_cast<std::size_t>(rows) * inner;
-  if (transposed.size() < needed) transposed.resize(needed);
+float* transposed_scratch(ProductScratch* scratch, const float* a, int lda, int rows, int inner) {
+  float* transposed = grown(&scratch->transposed, static_cast<std::size_t>(rows) * inner);
   for (int k = 0; k < inner; ++k) {
     const float* a_k = a + static_cast<std::size_t>(k) * lda;
     for (int r = 0; r < rows; ++r) transposed[static_cast<std::size_t>(r) * inner + k] = a_k[r];
   }
-  return transposed.data();
+  return transposed;
 }
 
 #if !defined(__wasm_simd128__)
@@ -74,30 +70,34 @@ using Strided = Eigen::Map<RowMajor, Eigen::Unaligned, Eigen::OuterStride<>>;
 
 }  // namespace
 
-void matmul(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner, int cols) {
+void matmul(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner, int cols,
+            ProductScratch* scratch) {
 #if defined(__wasm_simd128__)
   if (rows >= kStripsFromRows) {
-    kernels::gemm_f32_strips(kPpmm, rows, inner, cols, a, lda, b, ldb, false, c, ldc, strip_scratch(rows, inner),
-                             panel_scratch(inner, cols));
+    kernels::gemm_f32_strips(kPpmm, rows, inner, cols, a, lda, b, ldb, false, c, ldc, strip_scratch(scratch, rows, inner),
+                             panel_scratch(scratch, inner, cols));
     return;
   }
-  kernels::gemm_f32(kGemm, rows, inner, cols, a, lda, b, ldb, false, c, ldc, panel_scratch(inner, cols));
+  kernels::gemm_f32(kGemm, rows, inner, cols, a, lda, b, ldb, false, c, ldc, panel_scratch(scratch, inner, cols));
 #else
+  (void)scratch;  // Eigen's products keep their own
   Strided(c, rows, cols, Eigen::OuterStride<>(ldc)).noalias() =
       ConstStrided(a, rows, inner, Eigen::OuterStride<>(lda)) * ConstStrided(b, inner, cols, Eigen::OuterStride<>(ldb));
 #endif
 }
 
 void matmul_transb(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner,
-                   int cols) {
+                   int cols,
+            ProductScratch* scratch) {
 #if defined(__wasm_simd128__)
   if (rows >= kStripsFromRows) {
-    kernels::gemm_f32_strips(kPpmm, rows, inner, cols, a, lda, b, ldb, true, c, ldc, strip_scratch(rows, inner),
-                             panel_scratch(inner, cols));
+    kernels::gemm_f32_strips(kPpmm, rows, inner, cols, a, lda, b, ldb, true, c, ldc, strip_scratch(scratch, rows, inner),
+                             panel_scratch(scratch, inner, cols));
     return;
   }
-  kernels::gemm_f32(kGemm, rows, inner, cols, a, lda, b, ldb, true, c, ldc, panel_scratch(inner, cols));
+  kernels::gemm_f32(kGemm, rows, inner, cols, a, lda, b, ldb, true, c, ldc, panel_scratch(scratch, inner, cols));
 #else
+  (void)scratch;  // Eigen's products keep their own
   Strided(c, rows, cols, Eigen::OuterStride<>(ldc)).noalias() =
       ConstStrided(a, rows, inner, Eigen::OuterStride<>(lda)) *
       ConstStrided(b, cols, inner, Eigen::OuterStride<>(ldb)).transpose();
@@ -105,11 +105,13 @@ void matmul_transb(const float* a, int lda, const float* b, int ldb, float* c, i
 }
 
 void matmul_transa(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner,
-                   int cols) {
+                   int cols,
+            ProductScratch* scratch) {
 #if defined(__wasm_simd128__)
-  kernels::gemm_f32(kGemm, rows, inner, cols, transposed_scratch(a, lda, rows, inner), inner, b, ldb, false, c, ldc,
-                    panel_scratch(inner, cols));
+  kernels::gemm_f32(kGemm, rows, inner, cols, transposed_scratch(scratch, a, lda, rows, inner), inner, b, ldb, false, c, ldc,
+                    panel_scratch(scratch, inner, cols));
 #else
+  (void)scratch;  // Eigen's products keep their own
   Strided(c, rows, cols, Eigen::OuterStride<>(ldc)).noalias() =
       ConstStrided(a, inner, rows, Eigen::OuterStride<>(lda)).transpose() *
       ConstStrided(b, inner, cols, Eigen::OuterStride<>(ldb));
@@ -122,9 +124,10 @@ std::vector<float> pack_panels(const float* b, int ldb, int inner, int cols) {
   return panels;
 }
 
-void matmul_packed(const float* a, int lda, const float* panels, float* c, int ldc, int rows, int inner, int cols) {
+void matmul_packed(const float* a, int lda, const float* panels, float* c, int ldc, int rows, int inner, int cols,
+                   ProductScratch* scratch) {
   if (rows >= kStripsFromRows) {
-    float* strips = strip_scratch(rows, inner);
+    float* strips = strip_scratch(scratch, rows, inner);
     kernels::pack_strips(rows, inner, a, lda, kPpmm.mr, strips);
     kernels::ppmm_f32(kPpmm, rows, inner, cols, strips, panels, c, ldc);
     return;
@@ -173,9 +176,9 @@ void softmax_exp_rows(float* x, int rows, int cols, float scale, const float* ro
 }
 
 void matmul_packed_row_scaled(float* a, int lda, const float* row_scale, const float* panels, float* c, int ldc, int rows,
-                              int inner, int cols) {
+                              int inner, int cols, ProductScratch* scratch) {
   if (rows >= kStripsFromRows) {
-    float* strips = strip_scratch(rows, inner);
+    float* strips = strip_scratch(scratch, rows, inner);
     kernels::pack_strips(rows, inner, a, lda, kPpmm.mr, strips, row_scale);
     kernels::ppmm_f32(kPpmm, rows, inner, cols, strips, panels, c, ldc);
     return;
@@ -201,19 +204,22 @@ void softmax_scaled_rows(float* x, int rows, int cols, float scale, bool causal,
 
 namespace portable {
 
-void matmul(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner, int cols) {
-  kernels::gemm_f32(kGemm, rows, inner, cols, a, lda, b, ldb, false, c, ldc, panel_scratch(inner, cols));
+void matmul(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner, int cols,
+            ProductScratch* scratch) {
+  kernels::gemm_f32(kGemm, rows, inner, cols, a, lda, b, ldb, false, c, ldc, panel_scratch(scratch, inner, cols));
 }
 
 void matmul_transb(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner,
-                   int cols) {
-  kernels::gemm_f32(kGemm, rows, inner, cols, a, lda, b, ldb, true, c, ldc, panel_scratch(inner, cols));
+                   int cols,
+            ProductScratch* scratch) {
+  kernels::gemm_f32(kGemm, rows, inner, cols, a, lda, b, ldb, true, c, ldc, panel_scratch(scratch, inner, cols));
 }
 
 void matmul_transa(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner,
-                   int cols) {
-  kernels::gemm_f32(kGemm, rows, inner, cols, transposed_scratch(a, lda, rows, inner), inner, b, ldb, false, c, ldc,
-                    panel_scratch(inner, cols));
+                   int cols,
+            ProductScratch* scratch) {
+  kernels::gemm_f32(kGemm, rows, inner, cols, transposed_scratch(scratch, a, lda, rows, inner), inner, b, ldb, false, c, ldc,
+                    panel_scratch(scratch, inner, cols));
 }
 
 // Three passes as in softmax_f32: max; exp (four lanes at a time with SIMD, the same bits) and a

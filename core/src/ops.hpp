@@ -1,26 +1,30 @@
 // The dense building blocks of the forward pass; ops.cpp picks their implementation for the build.
 // Every op computes on every build; packed_is_fastest() says which products a build prefers.
 // All matrices are row-major with a leading dimension (ld) in elements, so a head's columns inside
-// a wider matrix are addressed without copies.
+// a wider matrix are addressed without copies. The products work in the caller's `scratch`
+// (ProductScratch, attention.hpp): no op keeps state of its own.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
+#include "attention/attention.hpp"
+
 namespace attn::ops {
 
 // c (rows, cols) = a (rows, inner) · b (inner, cols)
-void matmul(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner, int cols);
+void matmul(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner, int cols,
+            ProductScratch* scratch);
 
 // c (rows, cols) = a (rows, inner) · bᵀ, with b stored as (cols, inner)
 void matmul_transb(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner,
-                   int cols);
+                   int cols, ProductScratch* scratch);
 
 // c (rows, cols) = aᵀ · b, with a stored as (inner, rows) and b as (inner, cols): the weight
 // gradients xᵀ·dq and the value gradient weightsᵀ·dz.
 void matmul_transa(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner,
-                   int cols);
+                   int cols, ProductScratch* scratch);
 
 // The packed products run on the build's best gemm kernels: the SIMD ones, or the scalar ones, which
 // are slower than Eigen's products. packed_is_fastest() is true where packing pays (the SIMD build),
@@ -30,7 +34,8 @@ bool packed_is_fastest();
 // b (inner, cols) in the gemm's panel layout, for a b used many times (a prepared model's weights).
 // matmul_packed takes such panels.
 std::vector<float> pack_panels(const float* b, int ldb, int inner, int cols);
-void matmul_packed(const float* a, int lda, const float* panels, float* c, int ldc, int rows, int inner, int cols);
+void matmul_packed(const float* a, int lda, const float* panels, float* c, int ldc, int rows, int inner, int cols,
+                   ProductScratch* scratch);
 
 // a (rows, inner) in the gemm's strip layout, for an a used against many packed b (x against every
 // head's weights): `strips` is resized to fit (it keeps its capacity between calls). matmul_strips
@@ -60,7 +65,7 @@ float largest_magnitude(const float* values, std::size_t count);
 float row_maxima(const float* values, int rows, int cols, float* row_max);
 void softmax_exp_rows(float* x, int rows, int cols, float scale, const float* row_max, float* inv_sum);
 void matmul_packed_row_scaled(float* a, int lda, const float* row_scale, const float* panels, float* c, int ldc, int rows,
-                              int inner, int cols);
+                              int inner, int cols, ProductScratch* scratch);
 
 // In place over (rows, cols): each row becomes its softmax. A row that is all -inf (every key masked)
 // becomes all zero instead of NaN.
@@ -76,11 +81,12 @@ void softmax_scaled_rows(float* x, int rows, int cols, float scale, bool causal,
 // multiply and per add) and a softmax whose exp is one polynomial written with + and × only.
 // Slower natively than Eigen; used where results must match across builds (the trainer).
 namespace portable {
-void matmul(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner, int cols);
+void matmul(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner, int cols,
+            ProductScratch* scratch);
 void matmul_transb(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner,
-                   int cols);
+                   int cols, ProductScratch* scratch);
 void matmul_transa(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner,
-                   int cols);
+                   int cols, ProductScratch* scratch);
 void softmax_rows(float* x, int ld, int rows, int cols);
 void softmax_scaled_rows(float* x, int rows, int cols, float scale, bool causal, const std::uint8_t* keep);
 }  // namespace portable

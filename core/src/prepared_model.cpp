@@ -44,7 +44,7 @@ Status prepare_model(const Config& config, const Inputs& weights, Shape* shape, 
 }
 
 Status attention_forward_prepared(const Config& config, const Inputs& inputs, const Shape& prepared,
-                                  const PackedWeights& packed, Result* result) {
+                                  const PackedWeights& packed, Result* result, Workspace* workspace) {
   const int n = static_cast<int>(inputs.x.size / static_cast<std::size_t>(prepared.d_model));
   if (n < 1 || n > kMaxTokens || inputs.x.size != static_cast<std::size_t>(n) * prepared.d_model) {
     return Status::Range("x", "x has " + std::to_string(inputs.x.size) + " values; expected n × dModel with n from 1 to " +
@@ -58,7 +58,8 @@ Status attention_forward_prepared(const Config& config, const Inputs& inputs, co
   }
   Shape shape = prepared;
   shape.n = shape.m = n;
-  return forward_checked(config, inputs, shape, &packed, /*trace=*/false, result);
+  Workspace own;
+  return forward_checked(config, inputs, shape, &packed, /*trace=*/false, result, workspace ? *workspace : own);
 }
 
 }  // namespace attn

@@ -16,7 +16,7 @@ namespace {
 
 constexpr float kSentinel = -12345.0f;
 
-using Product = void (*)(const float*, int, const float*, int, float*, int, int, int, int);
+using Product = void (*)(const float*, int, const float*, int, float*, int, int, int, int, attn::ProductScratch*);
 
 enum class Layout { Plain, TransposedB, TransposedA };
 
@@ -48,7 +48,8 @@ void check_product(const char* name, Product product, Layout layout) {
         std::vector<float> c(static_cast<std::size_t>(rows) * ldc, kSentinel);
         for (int i = 0; i < rows; ++i)
           for (int j = 0; j < cols; ++j) c[i * ldc + j] = std::numeric_limits<float>::quiet_NaN();
-        product(a.data(), lda, b.data(), ldb, c.data(), ldc, rows, inner, cols);
+        attn::ProductScratch scratch;
+        product(a.data(), lda, b.data(), ldb, c.data(), ldc, rows, inner, cols, &scratch);
         for (int i = 0; i < rows; ++i) {
           for (int j = 0; j < ldc; ++j) {
             const float got = c[i * ldc + j];
@@ -166,13 +167,14 @@ TEST_CASE("packed products on every build: matmul_packed, matmul_strips, matmul_
         }();
         std::vector<float> packed = empty, from_strips = empty, transposed = empty, row_scaled = empty,
                            prescaled = empty;
-        attn::ops::matmul_packed(a.data(), lda, panels.data(), packed.data(), ldc, rows, inner, cols);
+        attn::ProductScratch scratch;
+        attn::ops::matmul_packed(a.data(), lda, panels.data(), packed.data(), ldc, rows, inner, cols, &scratch);
         attn::ops::matmul_strips(strips.data(), panels.data(), from_strips.data(), ldc, rows, inner, cols);
         attn::ops::matmul_strips(strips.data(), panels_t.data(), transposed.data(), ldc, rows, inner, cols);
-        attn::ops::matmul_packed(scaled_a.data(), lda, panels.data(), prescaled.data(), ldc, rows, inner, cols);
+        attn::ops::matmul_packed(scaled_a.data(), lda, panels.data(), prescaled.data(), ldc, rows, inner, cols, &scratch);
         std::vector<float> a_copy = a;  // scaled in place below 33 rows
         attn::ops::matmul_packed_row_scaled(a_copy.data(), lda, row_scale.data(), panels.data(), row_scaled.data(), ldc,
-                                            rows, inner, cols);
+                                            rows, inner, cols, &scratch);
         const bool ok = std::memcmp(row_scaled.data(), prescaled.data(), prescaled.size() * sizeof(float)) == 0;
         for (int i = 0; i < rows; ++i) {
           for (int j = 0; j < ldc; ++j) {

@@ -111,12 +111,36 @@ struct Result {
   std::vector<float> positions_context;  // (m, d_model) added to the context; cross-attention only
 };
 
+// The dense products' scratch (core/src/ops.hpp): b packed into panels, a into strips, aᵀ copied
+// out. Each buffer grows to the largest product it has served and stays so.
+struct ProductScratch {
+  std::vector<float> panels, strips, transposed;
+};
+
+// The buffers a forward pass works in, owned by the caller as llm.c's activations are: kept call
+// after call, so that once a size has been seen a call allocates and zero-fills nothing. There is no
+// hidden state in the core: a workspace serves one call at a time, and calls that may overlap (two
+// engines, two prepared models, two threads) each pass their own. What it holds between calls means
+// nothing to the caller.
+struct Workspace {
+  ProductScratch products;
+  std::vector<float> x_strips, context_strips;  // x and the context packed once for every head's projections
+  std::vector<float> w_panels;                  // one head's weights packed (a model not prepared)
+  std::vector<float> k_panels, v_panels;        // a head's k and v packed once for every block of queries
+  std::vector<float> row_max, inv_sum;          // a block's row maxima and 1 / sums
+  std::vector<float> concat;                    // (n, h·d_v)
+  HeadTrace head;                               // one head's buffers, reused by every head without the trace
+  std::vector<float> spare_output;              // the output buffer the caller's previous result gave back
+};
+
 // Checks every argument before any work and derives the shape. Errors name the field and the values.
 Status validate(const Config& config, const Inputs& inputs, bool trace, Shape* shape);
 
 // The forward pass. With trace, every intermediate is kept; without, only output (and the shape),
-// and at most one head's (n, m) matrix exists at a time.
-Status attention_forward(const Config& config, const Inputs& inputs, bool trace, Result* result);
+// and at most one head's (n, m) matrix exists at a time. `workspace`: the caller's buffers, or null
+// for buffers of this call alone.
+Status attention_forward(const Config& config, const Inputs& inputs, bool trace, Result* result,
+                         Workspace* workspace = nullptr);
 
 // The gradient of L = Σ d_output ⊙ output + Σ d_weights ⊙ weights with respect to every input
 // present. Each vector must be sized like its input and zeroed (or holding earlier gradients) by
@@ -153,7 +177,7 @@ struct PackedWeights {
 };
 Status prepare_model(const Config& config, const Inputs& weights, Shape* shape, PackedWeights* packed);
 Status attention_forward_prepared(const Config& config, const Inputs& inputs, const Shape& prepared,
-                                  const PackedWeights& packed, Result* result);
+                                  const PackedWeights& packed, Result* result, Workspace* workspace = nullptr);
 
 struct Weights {
   std::vector<float> wq, wk, wv, wo;
