@@ -24,28 +24,8 @@ bool finite(const std::vector<float>& values) { return all_finite(values.data(),
 
 std::string loss_text(double loss) { return std::isnan(loss) ? "NaN" : "∞"; }
 
-}  // namespace
-
-Trainer::Trainer(std::unique_ptr<State> state) : state_(std::move(state)) {}
-Trainer::~Trainer() = default;
-
-Status Trainer::create(const TrainerSpec& spec, std::unique_ptr<Trainer>* trainer) {
-  auto state = std::make_unique<State>();
-  state->spec = spec;
-  const TrainerModel& model = spec.model;
-  Shape& shape = state->shape;
-  int d_k = 0, d_v = 0;
-  if (Status s = validate_model_sizes(model.d_model, model.heads, model.d_k, model.d_v, &d_k, &d_v); !s.ok()) return s;
-  shape.d_model = model.d_model;
-  shape.heads = model.heads;
-  shape.d_k = d_k;
-  shape.d_v = d_v;
-  shape.d_out = model.output_projection ? model.d_model : model.heads * d_v;
-  shape.self = true;
-  shape.scale = model.scale_mode == ScaleMode::SqrtDk ? std::sqrt(static_cast<double>(d_k))
-                : model.scale_mode == ScaleMode::None ? 1.0
-                                                      : model.scale_divisor;
-  state->layer.configure(shape, model);
+// The model's modes and vocabulary (its sizes are validate_model_sizes').
+Status check_model(const TrainerModel& model) {
   if (model.scale_mode != ScaleMode::SqrtDk && model.scale_mode != ScaleMode::None &&
       model.scale_mode != ScaleMode::Divisor) {
     return Status::Range("scale", "scale must be 'sqrt_dk', 'none' or a number");
@@ -64,6 +44,11 @@ Status Trainer::create(const TrainerSpec& spec, std::unique_ptr<Trainer>* traine
     return Status::Range("vocabulary", "vocabulary must be from 0 to " + str(kMaxTokens * 64) + ", got " +
                                            str(model.vocabulary));
   }
+  return Status::Ok();
+}
+
+Status check_loss_and_optimizer(const TrainerSpec& spec) {
+  const TrainerModel& model = spec.model;
   const TrainerLoss& loss = spec.loss;
   if (loss.kind == LossKind::Attend && (loss.head < -1 || loss.head >= model.heads)) {
     return Status::Range("loss.head", "loss.head must be 'mean' or a head from 0 to " + str(model.heads - 1) +
@@ -87,9 +72,16 @@ Status Trainer::create(const TrainerSpec& spec, std::unique_ptr<Trainer>* traine
   for (const Check& c : checks) {
     if (!c.ok) return Status::Range(c.field, std::string(c.field) + " must be " + c.rule + ", got " + format_number(c.value));
   }
+  return Status::Ok();
+}
 
-  // The parameters, in a fixed order; weights from init_weights(seed), biases zero, the embedding
-  // table and the read-out from the same seed's continuation.
+// The parameters, in a fixed order; weights from init_weights(seed), biases zero, the embedding
+// table and the read-out from the same seed's continuation.
+Status add_parameters(const TrainerSpec& spec, Trainer::State* state) {
+  const TrainerModel& model = spec.model;
+  const TrainerLoss& loss = spec.loss;
+  const Shape& shape = state->shape;
+  const int d_k = shape.d_k, d_v = shape.d_v;
   Weights initial;
   if (Status s = init_weights(model.d_model, model.heads, d_k, d_v, spec.seed, &initial); !s.ok()) return s;
   auto add = [&](const char* name, std::vector<float> value) {
@@ -120,7 +112,12 @@ Status Trainer::create(const TrainerSpec& spec, std::unique_ptr<Trainer>* traine
     add("readout", std::move(readout));
     add("readoutBias", std::vector<float>(loss.classes));
   }
+  return Status::Ok();
+}
 
+// Which parameters learn: those named in spec.train, else all but the embeddings; each gets its
+// gradient and the optimizer's moments.
+Status mark_trained(const TrainerSpec& spec, Trainer::State* state) {
   for (const std::string& name : spec.train) {
     Parameter* p = state->find(name);
     if (p == nullptr) {
@@ -136,8 +133,37 @@ Status Trainer::create(const TrainerSpec& spec, std::unique_ptr<Trainer>* traine
   for (Parameter& p : state->parameters) {
     p.gradient.assign(p.value.size(), 0.0f);
     p.moment1.assign(p.value.size(), 0.0f);
-    if (o.kind == OptimizerKind::Adam) p.moment2.assign(p.value.size(), 0.0f);
+    if (spec.optimizer.kind == OptimizerKind::Adam) p.moment2.assign(p.value.size(), 0.0f);
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Trainer::Trainer(std::unique_ptr<State> state) : state_(std::move(state)) {}
+Trainer::~Trainer() = default;
+
+Status Trainer::create(const TrainerSpec& spec, std::unique_ptr<Trainer>* trainer) {
+  auto state = std::make_unique<State>();
+  state->spec = spec;
+  const TrainerModel& model = spec.model;
+  Shape& shape = state->shape;
+  int d_k = 0, d_v = 0;
+  if (Status s = validate_model_sizes(model.d_model, model.heads, model.d_k, model.d_v, &d_k, &d_v); !s.ok()) return s;
+  shape.d_model = model.d_model;
+  shape.heads = model.heads;
+  shape.d_k = d_k;
+  shape.d_v = d_v;
+  shape.d_out = model.output_projection ? model.d_model : model.heads * d_v;
+  shape.self = true;
+  shape.scale = model.scale_mode == ScaleMode::SqrtDk ? std::sqrt(static_cast<double>(d_k))
+                : model.scale_mode == ScaleMode::None ? 1.0
+                                                      : model.scale_divisor;
+  state->layer.configure(shape, model);
+  if (Status s = check_model(model); !s.ok()) return s;
+  if (Status s = check_loss_and_optimizer(spec); !s.ok()) return s;
+  if (Status s = add_parameters(spec, state.get()); !s.ok()) return s;
+  if (Status s = mark_trained(spec, state.get()); !s.ok()) return s;
   trainer->reset(new Trainer(std::move(state)));
   return Status::Ok();
 }
