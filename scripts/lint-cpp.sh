@@ -14,8 +14,9 @@ echo "lint-cpp: clang-format: ${#files[@]} files as .clang-format lays them out"
 
 cmake -S . -B build/lint -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
 config='{CheckOptions: [{key: readability-function-size.LineThreshold, value: 80}]}'
-tidy=(clang-tidy --quiet --checks='-*,readability-function-size' --config="$config"
-      --header-filter='/(core|tests/core)/')
+# --system-headers: doctest's TEST_CASE is a macro from a system header, whose function clang-tidy
+# would otherwise not report; findings are then kept only where they are in this repository's files.
+tidy=(clang-tidy --quiet --checks='-*,readability-function-size' --config="$config" --system-headers)
 jobs=$(nproc 2>/dev/null || echo 2)
 mapfile -t native < <(git ls-files 'core/*.cpp' 'tests/core/*.cpp' | grep -v '^core/bindings/')
 mapfile -t bindings < <(git ls-files 'core/bindings/*.cpp')
@@ -23,14 +24,14 @@ report=$(mktemp)
 trap 'rm -f "$report"' EXIT
 # Natively every file must parse: a compile error fails the lint as a long function does.
 native_ok=true
-printf '%s\n' "${native[@]}" | xargs -P "$jobs" -n 4 "${tidy[@]}" --warnings-as-errors='*' -p build/lint \
-  >>"$report" 2>&1 || native_ok=false
+printf '%s\n' "${native[@]}" | xargs -P "$jobs" -n 4 "${tidy[@]}" -p build/lint >>"$report" 2>&1 || native_ok=false
 # Emscripten's headers do not all parse for the host; the functions of the bindings still do, so only
 # the size findings are read from this run.
 "${tidy[@]}" "${bindings[@]}" -- -std=c++17 -Icore/include -Icore/src -isystem /usr/include/eigen3 \
   -isystem /usr/share/emscripten/system/include -DATTN_LEARNING=1 >>"$report" 2>/dev/null || true
-if grep -q 'readability-function-size' "$report"; then
-  grep -A1 'readability-function-size' "$report" | grep -v '^--$' | sort -u >&2
+ours="^$PWD/(core|tests/core)/[^:]+:[0-9]+:[0-9]+: (warning|error): .*readability-function-size"
+if grep -Eq "$ours" "$report"; then
+  grep -E "$ours" "$report" | sort -u >&2
   echo "lint-cpp: functions above 80 lines (split them)" >&2
   exit 1
 fi

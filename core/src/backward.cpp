@@ -78,6 +78,20 @@ struct ProjectionBackward {
   }
 };
 
+// backward pass 4: softmax, dS = A ⊙ (dA − rowsum(dA ⊙ A)), in place over d_attention (n, m), from
+// the weights A (n, m). Masked keys have A = 0, so they get no gradient, and a fully masked row (all
+// zero) gets none at all.
+// backward pass 3: scaled = scores / scale, so dScores = dS / scale; the mask's -inf is a constant.
+void softmax_backward(const float* weights, int n, int m, float inverse_scale, float* d_attention) {
+  for (int i = 0; i < n; ++i) {
+    const float* weights_i = weights + static_cast<std::size_t>(i) * m;
+    float* d_i = d_attention + static_cast<std::size_t>(i) * m;
+    float row_dot = 0.0f;
+    for (int j = 0; j < m; ++j) row_dot += d_i[j] * weights_i[j];
+    for (int j = 0; j < m; ++j) d_i[j] = weights_i[j] * (d_i[j] - row_dot) * inverse_scale;
+  }
+}
+
 }  // namespace
 
 Gradients zero_gradients(const Shape& shape, const Inputs& inputs) {
@@ -193,16 +207,8 @@ Status attention_backward_checked(const Config& config, const Inputs& inputs, co
       ops.matmul_transb(dz, concat_width, head.v.data(), d_v, d_attention.data(), m, n, d_v, m, &products);
       if (d_weights.present) add_into(d_attention.data(), d_weights.data + h * nm, nm);
 
-      // backward pass 4: softmax, dS = A ⊙ (dA − rowsum(dA ⊙ A)). Masked keys have A = 0, so they get
-      // no gradient, and a fully masked row (all zero) gets none at all.
-      // backward pass 3: scaled = scores / scale; the mask's -inf is a constant.
-      for (int i = 0; i < n; ++i) {
-        const float* weights_i = head.weights.data() + static_cast<std::size_t>(i) * m;
-        float* d_i = d_attention.data() + static_cast<std::size_t>(i) * m;
-        float row_dot = 0.0f;
-        for (int j = 0; j < m; ++j) row_dot += d_i[j] * weights_i[j];
-        for (int j = 0; j < m; ++j) d_i[j] = weights_i[j] * (d_i[j] - row_dot) * inverse_scale;
-      }
+      // backward passes 4 and 3: softmax and the scaling
+      softmax_backward(head.weights.data(), n, m, inverse_scale, d_attention.data());
 
       // backward pass 2: scores = q·kᵀ
       if (want_q) ops.matmul(d_attention.data(), m, head.k.data(), d_k, dq.data(), d_k, n, m, d_k, &products);

@@ -141,12 +141,76 @@ std::uint64_t checksum(const attn::Trainer& trainer) {
   return hash;
 }
 
+
+struct GradientSetup {
+  attn::LossKind kind;
+  int head, classes, vocabulary;
+  bool wo, biases, positions, causal;
+};
+
+// d_model 5, 2 heads of 3, the setup's loss and parts, SGD at rate 1.
+attn::TrainerSpec sgd_spec(const GradientSetup& setup, std::uint64_t seed) {
+  attn::TrainerSpec spec;
+  spec.model.d_model = 5;
+  spec.model.heads = 2;
+  spec.model.d_k = 3;
+  spec.model.d_v = 3;
+  spec.model.output_projection = setup.wo;
+  spec.model.biases = setup.biases;
+  spec.model.positions = setup.positions ? attn::PositionMode::Sinusoidal : attn::PositionMode::None;
+  spec.model.mask_mode = setup.causal ? attn::MaskMode::Causal : attn::MaskMode::None;
+  spec.model.vocabulary = setup.vocabulary;
+  spec.loss.kind = setup.kind;
+  spec.loss.head = setup.head;
+  spec.loss.classes = setup.classes;
+  spec.optimizer.kind = attn::OptimizerKind::Sgd;
+  spec.optimizer.learning_rate = 1;
+  spec.seed = seed;
+  return spec;
+}
+
+// Biases start at zero; random ones make their gradients' paths matter.
+void randomise_biases(std::mt19937_64& rng, const std::vector<std::string>& names, attn::Trainer* trainer) {
+  for (const std::string& name : names) {
+    if (name[0] == 'b' || name == "readoutBias") {
+      CHECK(trainer->set_parameter(name, random_floats(rng, trainer->parameter(name)->size(), 0.5f)).ok());
+    }
+  }
+}
+
+// The step one SGD update of rate 1 made to parameter `name` (w1 = w0 − 1·g, so the gradient) against
+// the central finite difference of the float64 reference loss: the norm-wise relative error. Adds
+// the finite-difference gradient's squares into norm_squared.
+double gradient_error(const attn::TrainerSpec& spec, const std::vector<attn::Example>& examples, Parameters& before,
+                      const Parameters& after, const std::string& name, double* norm_squared) {
+  std::vector<double>& values = before[name];
+  std::vector<double> numeric(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const double saved = values[i];
+    values[i] = saved + 1e-6;
+    const double up = reference_loss(spec, before, examples);
+    values[i] = saved - 1e-6;
+    const double down = reference_loss(spec, before, examples);
+    values[i] = saved;
+    numeric[i] = (up - down) / 2e-6;
+    *norm_squared += numeric[i] * numeric[i];
+  }
+  double diff = 0, norm = 0;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const double step = values[i] - after.at(name)[i];
+    diff += (step - numeric[i]) * (step - numeric[i]);
+    norm += numeric[i] * numeric[i];
+  }
+  return std::sqrt(diff) / std::max(std::sqrt(norm), 1e-2);
+}
+
 }  // namespace
 
-TEST_CASE("each loss's gradient: one SGD step of rate 1 moves every trained parameter by minus the finite-difference gradient") {
+TEST_CASE(
+    "each loss's gradient: one SGD step of rate 1 moves every trained parameter by minus the finite-difference "
+    "gradient") {
   std::mt19937_64 rng(2024);
-  struct Setup { attn::LossKind kind; int head, classes, vocabulary; bool wo, biases, positions, causal; };
-  const Setup setups[] = {
+  const GradientSetup setups[] = {
       {attn::LossKind::Attend, -1, 0, 0, true, true, false, false},
       {attn::LossKind::Attend, 1, 0, 0, false, true, true, true},
       {attn::LossKind::Attend, -1, 0, 7, true, false, true, false},
@@ -155,39 +219,15 @@ TEST_CASE("each loss's gradient: one SGD step of rate 1 moves every trained para
       {attn::LossKind::Regress, -1, 0, 0, true, true, false, false},
       {attn::LossKind::Regress, -1, 0, 5, false, true, true, true},
   };
-  for (const Setup& setup : setups) {
-    attn::TrainerSpec spec;
-    spec.model.d_model = 5;
-    spec.model.heads = 2;
-    spec.model.d_k = 3;
-    spec.model.d_v = 3;
-    spec.model.output_projection = setup.wo;
-    spec.model.biases = setup.biases;
-    spec.model.positions = setup.positions ? attn::PositionMode::Sinusoidal : attn::PositionMode::None;
-    spec.model.mask_mode = setup.causal ? attn::MaskMode::Causal : attn::MaskMode::None;
-    spec.model.vocabulary = setup.vocabulary;
-    spec.loss.kind = setup.kind;
-    spec.loss.head = setup.head;
-    spec.loss.classes = setup.classes;
-    spec.optimizer.kind = attn::OptimizerKind::Sgd;
-    spec.optimizer.learning_rate = 1;
-    spec.seed = rng();
+  for (const GradientSetup& setup : setups) {
+    const attn::TrainerSpec spec = sgd_spec(setup, rng());
     auto trainer = make(spec);
     std::vector<std::string> names = trainer->parameter_names();
-    // Biases start at zero; random ones make their gradients' paths matter.
-    for (const std::string& name : names) {
-      if (name[0] == 'b' || name == "readoutBias") {
-        CHECK(trainer->set_parameter(name, random_floats(rng, trainer->parameter(name)->size(), 0.5f)).ok());
-      }
-    }
+    randomise_biases(rng, names, trainer.get());
     attn::TrainerSpec all = spec;
     all.train = names;  // every parameter learns, the embeddings too
     trainer = make(all);
-    for (const std::string& name : names) {
-      if (name[0] == 'b' || name == "readoutBias") {
-        CHECK(trainer->set_parameter(name, random_floats(rng, trainer->parameter(name)->size(), 0.5f)).ok());
-      }
-    }
+    randomise_biases(rng, names, trainer.get());
     const int d_out = setup.wo ? 5 : 6;
     const std::vector<attn::Example> examples = random_examples(rng, spec, 3, d_out);
     REQUIRE(trainer->set_data(examples).ok());
@@ -196,29 +236,12 @@ TEST_CASE("each loss's gradient: one SGD step of rate 1 moves every trained para
     const attn::Status s = trainer->step(1, &report);
     REQUIRE_MESSAGE(s.ok(), s.message);
     const Parameters after = parameters_of(*trainer);
-    INFO("loss " << int(setup.kind) << " head " << setup.head << " vocabulary " << setup.vocabulary << " wo " << setup.wo);
+    INFO("loss " << int(setup.kind) << " head " << setup.head << " vocabulary " << setup.vocabulary << " wo "
+                 << setup.wo);
     CHECK(report.losses[0] == doctest::Approx(reference_loss(spec, before, examples)).epsilon(1e-5));
     double norm_squared = 0;
     for (const std::string& name : names) {
-      std::vector<double>& values = before[name];
-      std::vector<double> numeric(values.size());
-      for (std::size_t i = 0; i < values.size(); ++i) {
-        const double saved = values[i];
-        values[i] = saved + 1e-6;
-        const double up = reference_loss(spec, before, examples);
-        values[i] = saved - 1e-6;
-        const double down = reference_loss(spec, before, examples);
-        values[i] = saved;
-        numeric[i] = (up - down) / 2e-6;
-        norm_squared += numeric[i] * numeric[i];
-      }
-      double diff = 0, norm = 0;
-      for (std::size_t i = 0; i < values.size(); ++i) {
-        const double step = values[i] - after.at(name)[i];  // = gradient, since w1 = w0 − 1·g
-        diff += (step - numeric[i]) * (step - numeric[i]);
-        norm += numeric[i] * numeric[i];
-      }
-      const double error = std::sqrt(diff) / std::max(std::sqrt(norm), 1e-2);
+      const double error = gradient_error(spec, examples, before, after, name, &norm_squared);
       CHECK_MESSAGE(error <= 1e-3, name << ": norm-wise relative error " << error);
     }
     CHECK(report.gradient_norms[0] == doctest::Approx(std::sqrt(norm_squared)).epsilon(1e-3));
