@@ -43,7 +43,8 @@ template <typename T>
 attn::View<T> view_of(Array which) {
   const double address = request[kArraySlots + 2 * which], length = request[kArraySlots + 2 * which + 1];
   if (length < 0) return {};
-  return attn::View<T>(reinterpret_cast<const T*>(static_cast<std::uintptr_t>(address)), static_cast<std::size_t>(length));
+  return attn::View<T>(reinterpret_cast<const T*>(static_cast<std::uintptr_t>(address)),
+                       static_cast<std::size_t>(length));
 }
 
 attn::Config config_of_request() {
@@ -100,12 +101,13 @@ EMSCRIPTEN_KEEPALIVE Output* attn_attention() {
   }
   const attn::Result& r = out->result;
   const attn::Shape& s = r.shape;
-  const double shape[] = {double(s.n), double(s.m), double(s.d_model), double(s.heads), double(s.d_k), double(s.d_v),
-                          double(s.d_out), s.scale, s.self ? 1.0 : 0.0};
+  const double shape[] = {double(s.n),   double(s.m),     double(s.d_model), double(s.heads),   double(s.d_k),
+                          double(s.d_v), double(s.d_out), s.scale,           s.self ? 1.0 : 0.0};
   std::copy(shape, shape + 9, out->shape);
   out->arrays = {&r.output, &r.concat, &r.positions_x, &r.positions_context};
   for (const attn::HeadTrace& head : r.heads) {
-    out->arrays.insert(out->arrays.end(), {&head.q, &head.k, &head.v, &head.scores, &head.scaled, &head.weights, &head.z});
+    out->arrays.insert(out->arrays.end(),
+                       {&head.q, &head.k, &head.v, &head.scores, &head.scaled, &head.weights, &head.z});
   }
   return out;
 }

@@ -19,8 +19,8 @@ struct PreparedModel {
   bool present[4] = {};
   std::vector<float> x;
   attn::Result result;
-  attn::Workspace workspace;      // its runs' buffers: two prepared models share nothing
-  attn::Status status;            // the last error, for attn_prepared_error_*
+  attn::Workspace workspace;  // its runs' buffers: two prepared models share nothing
+  attn::Status status;        // the last error, for attn_prepared_error_*
 };
 
 attn::Inputs inputs_of(const PreparedModel& model) {
@@ -86,7 +86,9 @@ EMSCRIPTEN_KEEPALIVE int attn_prepared_run(PreparedModel* model) {
 
 EMSCRIPTEN_KEEPALIVE const float* attn_prepared_output(PreparedModel* model) { return model->result.output.data(); }
 EMSCRIPTEN_KEEPALIVE const char* attn_prepared_error_field(PreparedModel* model) { return model->status.field.c_str(); }
-EMSCRIPTEN_KEEPALIVE const char* attn_prepared_error_message(PreparedModel* model) { return model->status.message.c_str(); }
+EMSCRIPTEN_KEEPALIVE const char* attn_prepared_error_message(PreparedModel* model) {
+  return model->status.message.c_str();
+}
 EMSCRIPTEN_KEEPALIVE void attn_prepared_free(PreparedModel* model) { delete model; }
 
 }  // extern "C"

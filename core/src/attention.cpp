@@ -84,7 +84,8 @@ bool scaled_overflows(const Config& config, const Inputs& inputs, const Shape& s
   for (int i = 0; i < n; ++i) {
     const float* scores_i = scores + static_cast<std::size_t>(i) * m;
     const int visible = config.mask_mode == MaskMode::Causal ? std::min(i + 1, m) : m;
-    const std::uint8_t* keep_i = config.mask_mode == MaskMode::Keep ? inputs.keep.data + static_cast<std::size_t>(i) * m : nullptr;
+    const std::uint8_t* keep_i =
+        config.mask_mode == MaskMode::Keep ? inputs.keep.data + static_cast<std::size_t>(i) * m : nullptr;
     for (int j = 0; j < visible; ++j) {
       if (!keep_i || keep_i[j]) largest = std::max(largest, std::fabs(scores_i[j]));
     }
@@ -130,7 +131,6 @@ Status check_data(const Inputs& inputs) {
   }
   return Status::Ok();
 }
-
 
 // What every pass of one call reads: the arguments, x and the context as the projections see them,
 // and the buffers the call works in.
@@ -263,8 +263,8 @@ Status attend_head_by_blocks(const Call& call, int h, HeadTrace& head, float* z_
     // 1 / sum applied as the weights are packed for z = weights·v
     float* z_block = z_in_concat + static_cast<std::size_t>(first) * concat_width;
     ops::softmax_exp_rows(scores, rows, m, static_cast<float>(s.scale), ws.row_max.data(), ws.inv_sum.data());
-    ops::matmul_packed_row_scaled(scores, m, ws.inv_sum.data(), ws.v_panels.data(), z_block, concat_width, rows, m,
-                                  d_v, &ws.products);
+    ops::matmul_packed_row_scaled(scores, m, ws.inv_sum.data(), ws.v_panels.data(), z_block, concat_width, rows, m, d_v,
+                                  &ws.products);
     if (Status status = check_z(head, h, s.heads, z_block, rows, d_v, concat_width, z_overflows); !status.ok()) {
       return status;
     }
@@ -341,10 +341,16 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
     if (!shape.self) out.positions_context = sinusoidal_positions(shape.m, shape.d_model);
   }
   pack_inputs(config, shape, packed != nullptr, positioned, ws);
-  const Call call{config, inputs, shape, packed ? *packed : not_packed, ops_for(config.arithmetic), ws,
-                  positioned.x, positioned.context};
-  const bool by_blocks = !trace && config.mask_mode == MaskMode::None && config.arithmetic == Arithmetic::Fast &&
-                         ops::packed_is_fastest();
+  const Call call{config,
+                  inputs,
+                  shape,
+                  packed ? *packed : not_packed,
+                  ops_for(config.arithmetic),
+                  ws,
+                  positioned.x,
+                  positioned.context};
+  const bool by_blocks =
+      !trace && config.mask_mode == MaskMode::None && config.arithmetic == Arithmetic::Fast && ops::packed_is_fastest();
 
   ws.concat.resize(static_cast<std::size_t>(n) * concat_width);  // every element is written by the heads' z
   if (trace) out.heads.resize(shape.heads);

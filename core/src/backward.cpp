@@ -66,11 +66,13 @@ struct ProjectionBackward {
       ops.matmul_transa(a, d_model, dy, width, scratch.data(), width, d_model, rows, width, products);
       add_into(dw.data() + head * block, scratch.data(), block);
     }
-    if (b.present && !db.empty()) add_column_sums(dy, width, rows, width, db.data() + static_cast<std::size_t>(head) * width);
+    if (b.present && !db.empty())
+      add_column_sums(dy, width, rows, width, db.data() + static_cast<std::size_t>(head) * width);
     if (da == nullptr) return;
     if (w.present) {
       scratch.resize(static_cast<std::size_t>(rows) * d_model);
-      ops.matmul_transb(dy, width, w.data + head * block, width, scratch.data(), d_model, rows, width, d_model, products);
+      ops.matmul_transb(dy, width, w.data + head * block, width, scratch.data(), d_model, rows, width, d_model,
+                        products);
       add_into(da, scratch.data(), static_cast<std::size_t>(rows) * d_model);
     } else {
       add_into(da, dy, static_cast<std::size_t>(rows) * d_model);  // identity: width == d_model
@@ -140,8 +142,9 @@ Status attention_backward(const Config& config, const Inputs& inputs, const Resu
   const int n = shape.n, d = shape.d_model;
   if (forward.heads.size() != static_cast<std::size_t>(shape.heads) ||
       forward.concat.size() != static_cast<std::size_t>(n) * shape.heads * shape.d_v) {
-    return Status::Range("trace", "the backward pass needs the forward's trace for the same request: run "
-                                  "attention_forward with trace on");
+    return Status::Range("trace",
+                         "the backward pass needs the forward's trace for the same request: run "
+                         "attention_forward with trace on");
   }
   const Gradients& g = *gradients;
   const bool buffers_ready = (g.x.empty() || g.x.size() == static_cast<std::size_t>(n) * d) &&
@@ -151,8 +154,9 @@ Status attention_backward(const Config& config, const Inputs& inputs, const Resu
                              sized_like(g.bq, inputs.bq) && sized_like(g.bk, inputs.bk) &&
                              sized_like(g.bv, inputs.bv) && sized_like(g.bo, inputs.bo);
   if (!buffers_ready) {
-    return Status::Range("gradients", "the gradient buffers are not sized like the inputs; start from "
-                                      "zero_gradients()");
+    return Status::Range("gradients",
+                         "the gradient buffers are not sized like the inputs; start from "
+                         "zero_gradients()");
   }
   return attention_backward_checked(config, inputs, shape, forward, d_output, d_weights, gradients);
 }
@@ -184,12 +188,13 @@ Status attention_backward_checked(const Config& config, const Inputs& inputs, co
   const float* d_concat = d_output.data;
   if (inputs.wo.present) {
     d_concat_storage.resize(static_cast<std::size_t>(n) * concat_width);
-    ops.matmul_transb(d_output.data, d, inputs.wo.data, d, d_concat_storage.data(), concat_width, n, d,
-                      concat_width, &products);
+    ops.matmul_transb(d_output.data, d, inputs.wo.data, d, d_concat_storage.data(), concat_width, n, d, concat_width,
+                      &products);
     d_concat = d_concat_storage.data();
     if (!g.wo.empty()) {
       scratch.resize(static_cast<std::size_t>(concat_width) * d);
-      ops.matmul_transa(forward.concat.data(), concat_width, d_output.data, d, scratch.data(), d, concat_width, n, d, &products);
+      ops.matmul_transa(forward.concat.data(), concat_width, d_output.data, d, scratch.data(), d, concat_width, n, d,
+                        &products);
       add_into(g.wo.data(), scratch.data(), scratch.size());
     }
     if (inputs.bo.present && !g.bo.empty()) add_column_sums(d_output.data, d, n, d, g.bo.data());
@@ -221,10 +226,12 @@ Status attention_backward_checked(const Config& config, const Inputs& inputs, co
     if (want_v) project_backward(positioned.context, m, inputs.wv, inputs.bv, h, d_v, dv.data(), g.wv, g.bv, d_context);
   }
 
-  for (const std::vector<float>* gradient : {&g.x, &g.context, &g.wq, &g.wk, &g.wv, &g.wo, &g.bq, &g.bk, &g.bv, &g.bo}) {
+  for (const std::vector<float>* gradient :
+       {&g.x, &g.context, &g.wq, &g.wk, &g.wv, &g.wo, &g.bq, &g.bk, &g.bv, &g.bo}) {
     if (!all_finite(gradient->data(), gradient->size())) {
-      return Status::Range("dOutput", "the gradients overflow float32; dOutput, dWeights or the inputs are too large "
-                                      "in magnitude");
+      return Status::Range("dOutput",
+                           "the gradients overflow float32; dOutput, dWeights or the inputs are too large "
+                           "in magnitude");
     }
   }
   return Status::Ok();

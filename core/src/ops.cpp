@@ -74,8 +74,8 @@ void matmul(const float* a, int lda, const float* b, int ldb, float* c, int ldc,
             ProductScratch* scratch) {
 #if defined(__wasm_simd128__)
   if (rows >= kStripsFromRows) {
-    kernels::gemm_f32_strips(kPpmm, rows, inner, cols, a, lda, b, ldb, false, c, ldc, strip_scratch(scratch, rows, inner),
-                             panel_scratch(scratch, inner, cols));
+    kernels::gemm_f32_strips(kPpmm, rows, inner, cols, a, lda, b, ldb, false, c, ldc,
+                             strip_scratch(scratch, rows, inner), panel_scratch(scratch, inner, cols));
     return;
   }
   kernels::gemm_f32(kGemm, rows, inner, cols, a, lda, b, ldb, false, c, ldc, panel_scratch(scratch, inner, cols));
@@ -86,13 +86,12 @@ void matmul(const float* a, int lda, const float* b, int ldb, float* c, int ldc,
 #endif
 }
 
-void matmul_transb(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner,
-                   int cols,
-            ProductScratch* scratch) {
+void matmul_transb(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner, int cols,
+                   ProductScratch* scratch) {
 #if defined(__wasm_simd128__)
   if (rows >= kStripsFromRows) {
-    kernels::gemm_f32_strips(kPpmm, rows, inner, cols, a, lda, b, ldb, true, c, ldc, strip_scratch(scratch, rows, inner),
-                             panel_scratch(scratch, inner, cols));
+    kernels::gemm_f32_strips(kPpmm, rows, inner, cols, a, lda, b, ldb, true, c, ldc,
+                             strip_scratch(scratch, rows, inner), panel_scratch(scratch, inner, cols));
     return;
   }
   kernels::gemm_f32(kGemm, rows, inner, cols, a, lda, b, ldb, true, c, ldc, panel_scratch(scratch, inner, cols));
@@ -104,12 +103,11 @@ void matmul_transb(const float* a, int lda, const float* b, int ldb, float* c, i
 #endif
 }
 
-void matmul_transa(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner,
-                   int cols,
-            ProductScratch* scratch) {
+void matmul_transa(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner, int cols,
+                   ProductScratch* scratch) {
 #if defined(__wasm_simd128__)
-  kernels::gemm_f32(kGemm, rows, inner, cols, transposed_scratch(scratch, a, lda, rows, inner), inner, b, ldb, false, c, ldc,
-                    panel_scratch(scratch, inner, cols));
+  kernels::gemm_f32(kGemm, rows, inner, cols, transposed_scratch(scratch, a, lda, rows, inner), inner, b, ldb, false, c,
+                    ldc, panel_scratch(scratch, inner, cols));
 #else
   (void)scratch;  // Eigen's products keep their own
   Strided(c, rows, cols, Eigen::OuterStride<>(ldc)).noalias() =
@@ -175,8 +173,8 @@ void softmax_exp_rows(float* x, int rows, int cols, float scale, const float* ro
   }
 }
 
-void matmul_packed_row_scaled(float* a, int lda, const float* row_scale, const float* panels, float* c, int ldc, int rows,
-                              int inner, int cols, ProductScratch* scratch) {
+void matmul_packed_row_scaled(float* a, int lda, const float* row_scale, const float* panels, float* c, int ldc,
+                              int rows, int inner, int cols, ProductScratch* scratch) {
   if (rows >= kStripsFromRows) {
     float* strips = strip_scratch(scratch, rows, inner);
     kernels::pack_strips(rows, inner, a, lda, kPpmm.mr, strips, row_scale);
@@ -209,17 +207,15 @@ void matmul(const float* a, int lda, const float* b, int ldb, float* c, int ldc,
   kernels::gemm_f32(kGemm, rows, inner, cols, a, lda, b, ldb, false, c, ldc, panel_scratch(scratch, inner, cols));
 }
 
-void matmul_transb(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner,
-                   int cols,
-            ProductScratch* scratch) {
+void matmul_transb(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner, int cols,
+                   ProductScratch* scratch) {
   kernels::gemm_f32(kGemm, rows, inner, cols, a, lda, b, ldb, true, c, ldc, panel_scratch(scratch, inner, cols));
 }
 
-void matmul_transa(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner,
-                   int cols,
-            ProductScratch* scratch) {
-  kernels::gemm_f32(kGemm, rows, inner, cols, transposed_scratch(scratch, a, lda, rows, inner), inner, b, ldb, false, c, ldc,
-                    panel_scratch(scratch, inner, cols));
+void matmul_transa(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner, int cols,
+                   ProductScratch* scratch) {
+  kernels::gemm_f32(kGemm, rows, inner, cols, transposed_scratch(scratch, a, lda, rows, inner), inner, b, ldb, false, c,
+                    ldc, panel_scratch(scratch, inner, cols));
 }
 
 // Three passes as in softmax_f32: max; exp (four lanes at a time with SIMD, the same bits) and a

@@ -18,13 +18,13 @@ void matmul(const float* a, int lda, const float* b, int ldb, float* c, int ldc,
             ProductScratch* scratch);
 
 // c (rows, cols) = a (rows, inner) · bᵀ, with b stored as (cols, inner)
-void matmul_transb(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner,
-                   int cols, ProductScratch* scratch);
+void matmul_transb(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner, int cols,
+                   ProductScratch* scratch);
 
 // c (rows, cols) = aᵀ · b, with a stored as (inner, rows) and b as (inner, cols): the weight
 // gradients xᵀ·dq and the value gradient weightsᵀ·dz.
-void matmul_transa(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner,
-                   int cols, ProductScratch* scratch);
+void matmul_transa(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner, int cols,
+                   ProductScratch* scratch);
 
 // The packed products run on the build's best gemm kernels: the SIMD ones, or the scalar ones, which
 // are slower than Eigen's products. packed_is_fastest() is true where packing pays (the SIMD build),
@@ -64,8 +64,8 @@ float largest_magnitude(const float* values, std::size_t count);
 //   multiplication made while a is packed into strips (in place on a for fewer than 33 rows).
 float row_maxima(const float* values, int rows, int cols, float* row_max);
 void softmax_exp_rows(float* x, int rows, int cols, float scale, const float* row_max, float* inv_sum);
-void matmul_packed_row_scaled(float* a, int lda, const float* row_scale, const float* panels, float* c, int ldc, int rows,
-                              int inner, int cols, ProductScratch* scratch);
+void matmul_packed_row_scaled(float* a, int lda, const float* row_scale, const float* panels, float* c, int ldc,
+                              int rows, int inner, int cols, ProductScratch* scratch);
 
 // In place over (rows, cols): each row becomes its softmax. A row that is all -inf (every key masked)
 // becomes all zero instead of NaN.
@@ -83,10 +83,10 @@ void softmax_scaled_rows(float* x, int rows, int cols, float scale, bool causal,
 namespace portable {
 void matmul(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner, int cols,
             ProductScratch* scratch);
-void matmul_transb(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner,
-                   int cols, ProductScratch* scratch);
-void matmul_transa(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner,
-                   int cols, ProductScratch* scratch);
+void matmul_transb(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner, int cols,
+                   ProductScratch* scratch);
+void matmul_transa(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner, int cols,
+                   ProductScratch* scratch);
 void softmax_rows(float* x, int ld, int rows, int cols);
 void softmax_scaled_rows(float* x, int rows, int cols, float scale, bool causal, const std::uint8_t* keep);
 }  // namespace portable

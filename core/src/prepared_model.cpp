@@ -12,7 +12,8 @@
 namespace attn {
 
 Status prepare_model(const Config& config, const Inputs& weights, Shape* shape, PackedWeights* packed) {
-  if (weights.context.present) return Status::Type("context", "a prepared model is self-attention: context is not taken");
+  if (weights.context.present)
+    return Status::Type("context", "a prepared model is self-attention: context is not taken");
   if (config.mask_mode == MaskMode::Keep) {
     return Status::Type("mask", "a prepared model takes mask 'none' or 'causal'; a keep-matrix depends on n");
   }
@@ -47,8 +48,9 @@ Status attention_forward_prepared(const Config& config, const Inputs& inputs, co
                                   const PackedWeights& packed, Result* result, Workspace* workspace) {
   const int n = static_cast<int>(inputs.x.size / static_cast<std::size_t>(prepared.d_model));
   if (n < 1 || n > kMaxTokens || inputs.x.size != static_cast<std::size_t>(n) * prepared.d_model) {
-    return Status::Range("x", "x has " + std::to_string(inputs.x.size) + " values; expected n × dModel with n from 1 to " +
-                                  std::to_string(kMaxTokens) + " and dModel = " + std::to_string(prepared.d_model));
+    return Status::Range("x", "x has " + std::to_string(inputs.x.size) +
+                                  " values; expected n × dModel with n from 1 to " + std::to_string(kMaxTokens) +
+                                  " and dModel = " + std::to_string(prepared.d_model));
   }
   if (!ops::all_finite(inputs.x.data, inputs.x.size)) {
     Config checked = config;  // let validate() name the first bad value

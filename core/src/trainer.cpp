@@ -41,8 +41,8 @@ Status check_model(const TrainerModel& model) {
                                       format_number(model.scale_divisor));
   }
   if (model.vocabulary < 0 || model.vocabulary > kMaxTokens * 64) {
-    return Status::Range("vocabulary", "vocabulary must be from 0 to " + str(kMaxTokens * 64) + ", got " +
-                                           str(model.vocabulary));
+    return Status::Range("vocabulary",
+                         "vocabulary must be from 0 to " + str(kMaxTokens * 64) + ", got " + str(model.vocabulary));
   }
   return Status::Ok();
 }
@@ -55,22 +55,32 @@ Status check_loss_and_optimizer(const TrainerSpec& spec) {
                                           ", got " + str(loss.head));
   }
   if (loss.kind == LossKind::Classify && (loss.classes < 2 || loss.classes > kMaxWidth)) {
-    return Status::Range("loss.classes", "loss.classes must be from 2 to " + str(kMaxWidth) + ", got " +
-                                             str(loss.classes));
+    return Status::Range("loss.classes",
+                         "loss.classes must be from 2 to " + str(kMaxWidth) + ", got " + str(loss.classes));
   }
   const OptimizerSettings& o = spec.optimizer;
-  struct Check { const char* field; double value; bool ok; const char* rule; };
+  struct Check {
+    const char* field;
+    double value;
+    bool ok;
+    const char* rule;
+  };
   const Check checks[] = {
-      {"optimizer.learningRate", o.learning_rate, std::isfinite(o.learning_rate) && o.learning_rate > 0, "a number above 0"},
+      {"optimizer.learningRate", o.learning_rate, std::isfinite(o.learning_rate) && o.learning_rate > 0,
+       "a number above 0"},
       {"optimizer.momentum", o.momentum, o.momentum >= 0 && o.momentum < 1, "from 0 up to (not including) 1"},
       {"optimizer.beta1", o.beta1, o.beta1 >= 0 && o.beta1 < 1, "from 0 up to (not including) 1"},
       {"optimizer.beta2", o.beta2, o.beta2 >= 0 && o.beta2 < 1, "from 0 up to (not including) 1"},
       {"optimizer.epsilon", o.epsilon, std::isfinite(o.epsilon) && o.epsilon > 0, "a number above 0"},
-      {"optimizer.weightDecay", o.weight_decay, std::isfinite(o.weight_decay) && o.weight_decay >= 0, "a number from 0"},
-      {"optimizer.clipNorm", o.clip_norm, std::isfinite(o.clip_norm) && o.clip_norm >= 0, "a number from 0 (0: no clipping)"},
-      {"optimizer.batchSize", static_cast<double>(o.batch_size), o.batch_size >= 0, "a whole number from 0 (0: every example)"}};
+      {"optimizer.weightDecay", o.weight_decay, std::isfinite(o.weight_decay) && o.weight_decay >= 0,
+       "a number from 0"},
+      {"optimizer.clipNorm", o.clip_norm, std::isfinite(o.clip_norm) && o.clip_norm >= 0,
+       "a number from 0 (0: no clipping)"},
+      {"optimizer.batchSize", static_cast<double>(o.batch_size), o.batch_size >= 0,
+       "a whole number from 0 (0: every example)"}};
   for (const Check& c : checks) {
-    if (!c.ok) return Status::Range(c.field, std::string(c.field) + " must be " + c.rule + ", got " + format_number(c.value));
+    if (!c.ok)
+      return Status::Range(c.field, std::string(c.field) + " must be " + c.rule + ", got " + format_number(c.value));
   }
   return Status::Ok();
 }
@@ -123,7 +133,8 @@ Status mark_trained(const TrainerSpec& spec, Trainer::State* state) {
     if (p == nullptr) {
       std::string known;
       for (const Parameter& q : state->parameters) known += (known.empty() ? "" : ", ") + q.name;
-      return Status::Range("train", "train names '" + name + "', which this model does not have (it has " + known + ")");
+      return Status::Range("train",
+                           "train names '" + name + "', which this model does not have (it has " + known + ")");
     }
     p->trained = true;
   }
@@ -283,8 +294,9 @@ Status Trainer::step(int steps, StepReport* report) {
         --s.steps;
         return refuse(bad);
       }
-      return Status::Range("examples", "the loss is " + loss_text(s.ahead.loss) + " at the current weights (after step " +
-                                           str(s.steps) + "); the examples' or the weights' values are too large in "
+      return Status::Range("examples", "the loss is " + loss_text(s.ahead.loss) +
+                                           " at the current weights (after step " + str(s.steps) +
+                                           "); the examples' or the weights' values are too large in "
                                            "magnitude");
     }
     const double loss = s.ahead.loss;

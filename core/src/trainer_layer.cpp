@@ -51,7 +51,8 @@ void heads_to_columns(const float* heads_major, int heads, int d_model, int widt
 }
 
 // The inverse of heads_to_columns, adding: heads_major += the columns.
-void add_columns_to_heads(const float* matrix, int ld, int offset, int heads, int d_model, int width, float* heads_major) {
+void add_columns_to_heads(const float* matrix, int ld, int offset, int heads, int d_model, int width,
+                          float* heads_major) {
   for (int h = 0; h < heads; ++h)
     for (int r = 0; r < d_model; ++r)
       add_into(heads_major + (static_cast<std::size_t>(h) * d_model + r) * width,
@@ -88,8 +89,10 @@ void BatchedLayer::begin(const std::vector<int>& lengths, bool want_d_weights) {
   concat_.resize(rows * v_width_);
   if (has_wo_) output_.resize(rows * shape_.d_model);
   d_output_.assign(rows * shape_.d_out, 0.0f);
-  if (want_d_weights) d_weights_.assign(weights_at_.back(), 0.0f);
-  else d_weights_.clear();
+  if (want_d_weights)
+    d_weights_.assign(weights_at_.back(), 0.0f);
+  else
+    d_weights_.clear();
   if (positions_ && positions_table_.size() < static_cast<std::size_t>(longest) * shape_.d_model) {
     positions_table_ = sinusoidal_positions(longest, shape_.d_model);
   }
@@ -165,7 +168,8 @@ void BatchedLayer::backward(const LayerParameters& p, const LayerGradients& g) {
     d_concat = d_concat_.data();
     if (g.wo != nullptr) {
       dwo_.resize(static_cast<std::size_t>(v_width_) * d);
-      portable::matmul_transa(concat_.data(), v_width_, d_output_.data(), d, dwo_.data(), d, v_width_, rows, d, &products_);
+      portable::matmul_transa(concat_.data(), v_width_, d_output_.data(), d, dwo_.data(), d, v_width_, rows, d,
+                              &products_);
       add_into(g.wo, dwo_.data(), dwo_.size());
     }
     if (g.bo != nullptr) add_column_sums(d_output_.data(), d, rows, d, g.bo);
@@ -185,9 +189,12 @@ void BatchedLayer::backward(const LayerParameters& p, const LayerGradients& g) {
       const float* weights_h = weights_.data() + weights_at_[i] + h * nn;
       const float* dz = d_concat + static_cast<std::size_t>(first_[i]) * v_width_ + h * d_v;
       // backward pass 5: z = weights·v
-      if (want_v) portable::matmul_transa(weights_h, n, dz, v_width_, d_qkv_i + 2 * q_width_ + h * d_v, width_, n, n, d_v, &products_);
+      if (want_v)
+        portable::matmul_transa(weights_h, n, dz, v_width_, d_qkv_i + 2 * q_width_ + h * d_v, width_, n, n, d_v,
+                                &products_);
       if (!want_q && !want_k) continue;
-      portable::matmul_transb(dz, v_width_, qkv_i + 2 * q_width_ + h * d_v, width_, d_attention_.data(), n, n, d_v, n, &products_);
+      portable::matmul_transb(dz, v_width_, qkv_i + 2 * q_width_ + h * d_v, width_, d_attention_.data(), n, n, d_v, n,
+                              &products_);
       if (!d_weights_.empty()) add_into(d_attention_.data(), d_weights_.data() + weights_at_[i] + h * nn, nn);
 
       // backward pass 4: softmax, dS = A ⊙ (dA − rowsum(dA ⊙ A)); masked keys (A = 0) get none.
@@ -201,8 +208,12 @@ void BatchedLayer::backward(const LayerParameters& p, const LayerGradients& g) {
       }
 
       // backward pass 2: scores = q·kᵀ
-      if (want_q) portable::matmul(d_attention_.data(), n, qkv_i + q_width_ + h * d_k, width_, d_qkv_i + h * d_k, width_, n, n, d_k, &products_);
-      if (want_k) portable::matmul_transa(d_attention_.data(), n, qkv_i + h * d_k, width_, d_qkv_i + q_width_ + h * d_k, width_, n, n, d_k, &products_);
+      if (want_q)
+        portable::matmul(d_attention_.data(), n, qkv_i + q_width_ + h * d_k, width_, d_qkv_i + h * d_k, width_, n, n,
+                         d_k, &products_);
+      if (want_k)
+        portable::matmul_transa(d_attention_.data(), n, qkv_i + h * d_k, width_, d_qkv_i + q_width_ + h * d_k, width_,
+                                n, n, d_k, &products_);
     }
   }
 
@@ -219,7 +230,8 @@ void BatchedLayer::backward(const LayerParameters& p, const LayerGradients& g) {
   if (g.bk != nullptr) add_column_sums(d_qkv_.data() + q_width_, width_, rows, q_width_, g.bk);
   if (g.bv != nullptr) add_column_sums(d_qkv_.data() + 2 * q_width_, width_, rows, v_width_, g.bv);
   // pass 0 adds a constant: the positions pass the gradient on unchanged
-  if (g.dx != nullptr) portable::matmul_transb(d_qkv_.data(), width_, w_qkv_.data(), width_, g.dx, d, rows, width_, d, &products_);
+  if (g.dx != nullptr)
+    portable::matmul_transb(d_qkv_.data(), width_, w_qkv_.data(), width_, g.dx, d, rows, width_, d, &products_);
 }
 
 }  // namespace attn

@@ -23,13 +23,11 @@ namespace {
 
 std::string str(long long value) { return std::to_string(value); }
 
-
-
 Status check_count(const char* field, int value, int cap, const char* cap_what) {
   if (value < 1) return Status::Range(field, std::string(field) + " must be at least 1, got " + str(value));
   if (value > cap) {
-    return Status::Range(field, std::string(field) + " (" + str(value) + ") is above the cap of " + str(cap) +
-                                    " " + cap_what);
+    return Status::Range(field,
+                         std::string(field) + " (" + str(value) + ") is above the cap of " + str(cap) + " " + cap_what);
   }
   return Status::Ok();
 }
@@ -83,8 +81,8 @@ Status validate_model_sizes(int d_model, int heads, int d_k_given, int d_v_given
   if (d_v_given < 0) return Status::Range("dV", "dV must be at least 1, got " + str(d_v_given));
   if (d_k_given == 0) {
     if (d_model % heads != 0) {
-      return Status::Range("dModel", "dModel (" + str(d_model) + ") is not divisible by heads (" + str(heads) +
-                                         "); give dK explicitly");
+      return Status::Range(
+          "dModel", "dModel (" + str(d_model) + ") is not divisible by heads (" + str(heads) + "); give dK explicitly");
     }
     d_k_given = d_model / heads;
   }
@@ -139,11 +137,17 @@ Status check_inputs_and_weights(const Inputs& inputs, const Shape& shape) {
     if (Status s = check_matrix("context", inputs.context, 1, shape.m, shape.d_model, m_text); !s.ok()) return s;
   }
 
-  const std::string hdk = "heads × dModel × dK = " + str(shape.heads) + " × " + str(shape.d_model) + " × " +
-                          str(shape.d_k);
-  const std::string hdv = "heads × dModel × dV = " + str(shape.heads) + " × " + str(shape.d_model) + " × " +
-                          str(shape.d_v);
-  struct Projection { const char* field; const View<float>& values; const char* width_name; int width; const std::string& text; };
+  const std::string hdk =
+      "heads × dModel × dK = " + str(shape.heads) + " × " + str(shape.d_model) + " × " + str(shape.d_k);
+  const std::string hdv =
+      "heads × dModel × dV = " + str(shape.heads) + " × " + str(shape.d_model) + " × " + str(shape.d_v);
+  struct Projection {
+    const char* field;
+    const View<float>& values;
+    const char* width_name;
+    int width;
+    const std::string& text;
+  };
   const Projection projections[] = {{"wq", inputs.wq, "dK", shape.d_k, hdk},
                                     {"wk", inputs.wk, "dK", shape.d_k, hdk},
                                     {"wv", inputs.wv, "dV", shape.d_v, hdv}};
@@ -164,7 +168,12 @@ Status check_inputs_and_weights(const Inputs& inputs, const Shape& shape) {
 Status check_biases(const Inputs& inputs, const Shape& shape) {
   const std::string bk_text = "heads × dK = " + str(shape.heads) + " × " + str(shape.d_k);
   const std::string bv_text = "heads × dV = " + str(shape.heads) + " × " + str(shape.d_v);
-  struct Bias { const char* field; const View<float>& values; int width; const std::string& text; };
+  struct Bias {
+    const char* field;
+    const View<float>& values;
+    int width;
+    const std::string& text;
+  };
   const Bias biases[] = {{"bq", inputs.bq, shape.d_k, bk_text},
                          {"bk", inputs.bk, shape.d_k, bk_text},
                          {"bv", inputs.bv, shape.d_v, bv_text}};
@@ -197,19 +206,20 @@ Status check_scale(const Config& config, Shape* shape) {
       if (!std::isfinite(config.scale_divisor) || !(config.scale_divisor >= FLT_MIN) ||
           config.scale_divisor > FLT_MAX) {
         return Status::Range("scale", "scale must be 'sqrt_dk', 'none' or a number from " + format_number(FLT_MIN) +
-                                      " to " + format_number(FLT_MAX) + " (float32) to divide the scores by, got " +
-                                      format_number(config.scale_divisor));
+                                          " to " + format_number(FLT_MAX) + " (float32) to divide the scores by, got " +
+                                          format_number(config.scale_divisor));
       }
       shape->scale = config.scale_divisor;
       return Status::Ok();
   }
   return Status::Range("scale", "scale mode " + str(static_cast<int>(config.scale_mode)) +
-                                " is unknown; the modes are 0 (sqrt_dk), 1 (none) and 2 (a divisor)");
+                                    " is unknown; the modes are 0 (sqrt_dk), 1 (none) and 2 (a divisor)");
 }
 
 // The mask mode (unknown ones refused, as the scale's) and the keep-mask it may need.
 Status check_mask(const Config& config, const Inputs& inputs, const Shape& shape) {
-  if (config.mask_mode != MaskMode::None && config.mask_mode != MaskMode::Causal && config.mask_mode != MaskMode::Keep) {
+  if (config.mask_mode != MaskMode::None && config.mask_mode != MaskMode::Causal &&
+      config.mask_mode != MaskMode::Keep) {
     return Status::Range("mask", "mask mode " + str(static_cast<int>(config.mask_mode)) +
                                      " is unknown; the modes are 0 (none), 1 (causal) and 2 (a keep-mask)");
   }
@@ -225,8 +235,8 @@ Status check_mask(const Config& config, const Inputs& inputs, const Shape& shape
   }
   for (std::size_t i = 0; inputs.keep.data != nullptr && i < inputs.keep.size; ++i) {
     if (inputs.keep.data[i] > 1) {
-      return Status::Range("mask", "mask[" + str(i) + "] is " + str(inputs.keep.data[i]) +
-                                       "; a keep-mask holds 1 (keep) or 0 (masked)");
+      return Status::Range(
+          "mask", "mask[" + str(i) + "] is " + str(inputs.keep.data[i]) + "; a keep-mask holds 1 (keep) or 0 (masked)");
     }
   }
   return Status::Ok();
@@ -247,8 +257,8 @@ Status validate(const Config& config, const Inputs& inputs, bool trace, Shape* s
   if (trace) {
     const unsigned long long trace_values = 1ull * shape.heads * shape.n * shape.m;
     if (trace_values > kMaxMatrixValues) {
-      return Status::Range("trace", "the trace would hold heads × n × m = " + str(shape.heads) + " × " +
-                                        str(shape.n) + " × " + str(shape.m) + " = " + str(trace_values) +
+      return Status::Range("trace", "the trace would hold heads × n × m = " + str(shape.heads) + " × " + str(shape.n) +
+                                        " × " + str(shape.m) + " = " + str(trace_values) +
                                         " weights, above the cap of " + str(kMaxMatrixValues) +
                                         "; turn the trace off or use fewer tokens");
     }

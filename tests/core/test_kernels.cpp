@@ -66,8 +66,8 @@ TEST_CASE("gemm micro-kernels: every mr, nc and kc from 1 to 9, offset and strid
               }
               double want = 0;
               for (int k = 0; k < kc; ++k) want += double(a[r * lda + k]) * panel[k * ldp + j];
-              CHECK_MESSAGE(close(got, want, 1e-5, 1e-5), "c[", r, "][", j, "] mr=", mr, " nc=", nc, " kc=", kc,
-                            ": ", got, " vs ", want);
+              CHECK_MESSAGE(close(got, want, 1e-5, 1e-5), "c[", r, "][", j, "] mr=", mr, " nc=", nc, " kc=", kc, ": ",
+                            got, " vs ", want);
             }
           }
         }
@@ -76,7 +76,8 @@ TEST_CASE("gemm micro-kernels: every mr, nc and kc from 1 to 9, offset and strid
   }
 }
 
-TEST_CASE("gemm driver: rows 1 to 13, 32 to 35 and 61 to 65, inner 1 to 9, cols 1 to 17, plain and transposed b, strided c") {
+TEST_CASE(
+    "gemm driver: rows 1 to 13, 32 to 35 and 61 to 65, inner 1 to 9, cols 1 to 17, plain and transposed b, strided c") {
   std::mt19937 rng(2);
   for (const GemmEntry& kernel : kGemmKernels) {
     INFO(kernel.name);
@@ -96,8 +97,7 @@ TEST_CASE("gemm driver: rows 1 to 13, 32 to 35 and 61 to 65, inner 1 to 9, cols 
               for (int j = 0; j < cols; ++j) c[i * ldc + j] = kNaN;
             }
             std::vector<float> panels(packed_size(inner, cols), kNaN);
-            gemm_f32(kernel, rows, inner, cols, a.data(), lda, b.data(), ldb, transposed, c.data(), ldc,
-                     panels.data());
+            gemm_f32(kernel, rows, inner, cols, a.data(), lda, b.data(), ldb, transposed, c.data(), ldc, panels.data());
             for (int i = 0; i < rows; ++i) {
               for (int j = 0; j < ldc; ++j) {
                 const float got = c[i * ldc + j];
@@ -212,8 +212,8 @@ TEST_CASE("fused scaled softmax kernels: within 1e-6 of float64 at every length,
             for (int j = 0; j < cols; ++j) {
               const double want = row_max == -inf || j >= visible ? 0.0 : std::exp(scaled[j] - row_max) / total;
               if (!(std::fabs(row[j] - want) <= 1e-6) && failures++ < 5) {
-                FAIL_CHECK("cols=", cols, " visible=", visible, " scale=", scale, " masking=", masking, " j=", j,
-                           ": ", row[j], " vs ", want);
+                FAIL_CHECK("cols=", cols, " visible=", visible, " scale=", scale, " masking=", masking, " j=", j, ": ",
+                           row[j], " vs ", want);
               }
             }
           }
@@ -282,8 +282,8 @@ TEST_CASE("ppmm micro-kernels: every mr, nc and kc from 1 to 9 on a pre-packed s
               }
               double want = 0;
               for (int k = 0; k < kc; ++k) want += double(strip[k * kernel.mr + r]) * panel[k * kGemmNr + j];
-              CHECK_MESSAGE(close(got, want, 1e-5, 1e-5), "c[", r, "][", j, "] mr=", mr, " nc=", nc, " kc=", kc,
-                            ": ", got, " vs ", want);
+              CHECK_MESSAGE(close(got, want, 1e-5, 1e-5), "c[", r, "][", j, "] mr=", mr, " nc=", nc, " kc=", kc, ": ",
+                            got, " vs ", want);
             }
           }
         }
@@ -292,7 +292,8 @@ TEST_CASE("ppmm micro-kernels: every mr, nc and kc from 1 to 9 on a pre-packed s
   }
 }
 
-TEST_CASE("gemm driver on strips: the bits of gemm_f32 at every remainder, plain and transposed b, pre-packed a and b") {
+TEST_CASE(
+    "gemm driver on strips: the bits of gemm_f32 at every remainder, plain and transposed b, pre-packed a and b") {
   std::mt19937 rng(7);
   // each strip kernel against the gemm kernel of its instruction set (the same order of operations)
   for (std::size_t i = 0; i < std::size(kPpmmKernels); ++i) {
@@ -384,7 +385,8 @@ TEST_CASE("softmax_exp_scaled kernels: the scalar twin's values, and times 1 / s
             FAIL_CHECK("row[", j, "] cols=", cols, " scale=", scale, ": ", got[1 + j], " vs the twin's ", twin[1 + j]);
           }
           if (!close(double(got[1 + j]) * inv_sum, softmax, 1e-7, 1e-5) && failures++ < 5) {
-            FAIL_CHECK("row[", j, "] · 1/sum, cols=", cols, " scale=", scale, ": ", got[1 + j] * inv_sum, " vs ", softmax);
+            FAIL_CHECK("row[", j, "] · 1/sum, cols=", cols, " scale=", scale, ": ", got[1 + j] * inv_sum, " vs ",
+                       softmax);
           }
         }
       }

@@ -21,8 +21,8 @@ using Product = void (*)(const float*, int, const float*, int, float*, int, int,
 enum class Layout { Plain, TransposedB, TransposedA };
 
 // c[i][j] = Σ_k a(i, k) · b(k, j), with a and b read in the layout's storage order
-double reference(Layout layout, const std::vector<float>& a, int lda, const std::vector<float>& b, int ldb, int i, int j,
-                 int inner) {
+double reference(Layout layout, const std::vector<float>& a, int lda, const std::vector<float>& b, int ldb, int i,
+                 int j, int inner) {
   double sum = 0;
   for (int k = 0; k < inner; ++k) {
     const double a_ik = layout == Layout::TransposedA ? a[k * lda + i] : a[i * lda + k];
@@ -39,8 +39,10 @@ void check_product(const char* name, Product product, Layout layout) {
     for (int inner : {1, 2, 3, 4, 5, 7, 8, 9, 13}) {
       for (int cols : {1, 2, 3, 7, 8, 9, 16, 17}) {
         // storage shapes, each row 2 wider than needed (a strided view)
-        const int a_rows = layout == Layout::TransposedA ? inner : rows, a_cols = layout == Layout::TransposedA ? rows : inner;
-        const int b_rows = layout == Layout::TransposedB ? cols : inner, b_cols = layout == Layout::TransposedB ? inner : cols;
+        const int a_rows = layout == Layout::TransposedA ? inner : rows,
+                  a_cols = layout == Layout::TransposedA ? rows : inner;
+        const int b_rows = layout == Layout::TransposedB ? cols : inner,
+                  b_cols = layout == Layout::TransposedB ? inner : cols;
         const int lda = a_cols + 2, ldb = b_cols + 2, ldc = cols + 3;
         std::vector<float> a(static_cast<std::size_t>(a_rows) * lda), b(static_cast<std::size_t>(b_rows) * ldb);
         for (float& v : a) v = unit(rng);
@@ -59,8 +61,8 @@ void check_product(const char* name, Product product, Layout layout) {
             }
             const double want = reference(layout, a, lda, b, ldb, i, j, inner);
             CHECK_MESSAGE(std::fabs(got - want) <= std::max(1e-5, 1e-5 * std::fabs(want)),
-                          name << " rows=" << rows << " inner=" << inner << " cols=" << cols << " at [" << i << "][" << j
-                               << "]: got " << got << ", reference " << want);
+                          name << " rows=" << rows << " inner=" << inner << " cols=" << cols << " at [" << i << "]["
+                               << j << "]: got " << got << ", reference " << want);
           }
         }
       }
@@ -93,8 +95,8 @@ TEST_CASE("portable softmax: float64 softmax within 1e-6, all -inf rows to zero,
     for (float v : row) total += std::exp(double(v) - top);
     for (int j = 0; j < cols; ++j) {
       const double want = std::exp(double(row[j]) - top) / total;
-      CHECK_MESSAGE(std::fabs(got[j] - want) <= std::max(1e-9, 1e-6 * want), "cols=" << cols << " j=" << j << ": got "
-                                                                                      << got[j] << ", want " << want);
+      CHECK_MESSAGE(std::fabs(got[j] - want) <= std::max(1e-9, 1e-6 * want),
+                    "cols=" << cols << " j=" << j << ": got " << got[j] << ", want " << want);
     }
   }
   std::vector<float> masked(5, -std::numeric_limits<float>::infinity());
@@ -104,7 +106,8 @@ TEST_CASE("portable softmax: float64 softmax within 1e-6, all -inf rows to zero,
 
 TEST_CASE("the forward's checks: all_finite and largest_magnitude at every length and position") {
   constexpr float kInf = std::numeric_limits<float>::infinity();
-  const float specials[] = {kInf, -kInf, std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::quiet_NaN()};
+  const float specials[] = {kInf, -kInf, std::numeric_limits<float>::quiet_NaN(),
+                            -std::numeric_limits<float>::quiet_NaN()};
   for (int count = 1; count <= 19; ++count) {
     std::vector<float> values(count);
     for (int i = 0; i < count; ++i) values[i] = (i % 3 - 1) * 0.5f * static_cast<float>(i + 1);  // negatives, zeros
@@ -171,7 +174,8 @@ TEST_CASE("packed products on every build: matmul_packed, matmul_strips, matmul_
         attn::ops::matmul_packed(a.data(), lda, panels.data(), packed.data(), ldc, rows, inner, cols, &scratch);
         attn::ops::matmul_strips(strips.data(), panels.data(), from_strips.data(), ldc, rows, inner, cols);
         attn::ops::matmul_strips(strips.data(), panels_t.data(), transposed.data(), ldc, rows, inner, cols);
-        attn::ops::matmul_packed(scaled_a.data(), lda, panels.data(), prescaled.data(), ldc, rows, inner, cols, &scratch);
+        attn::ops::matmul_packed(scaled_a.data(), lda, panels.data(), prescaled.data(), ldc, rows, inner, cols,
+                                 &scratch);
         std::vector<float> a_copy = a;  // scaled in place below 33 rows
         attn::ops::matmul_packed_row_scaled(a_copy.data(), lda, row_scale.data(), panels.data(), row_scaled.data(), ldc,
                                             rows, inner, cols, &scratch);
@@ -189,7 +193,8 @@ TEST_CASE("packed products on every build: matmul_packed, matmul_strips, matmul_
           }
         }
         if (!ok && failures++ < 5) {
-          FAIL_CHECK("matmul_packed_row_scaled differs from a scaled first, rows=", rows, " inner=", inner, " cols=", cols);
+          FAIL_CHECK("matmul_packed_row_scaled differs from a scaled first, rows=", rows, " inner=", inner,
+                     " cols=", cols);
         }
       }
     }

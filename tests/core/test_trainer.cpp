@@ -41,7 +41,8 @@ std::vector<double> get(const Parameters& p, const char* name) {
 
 // The batch-mean loss from the float64 reference forward (reference.cpp), written from the loss
 // definitions in trainer.hpp.
-double reference_loss(const attn::TrainerSpec& spec, const Parameters& params, const std::vector<attn::Example>& examples) {
+double reference_loss(const attn::TrainerSpec& spec, const Parameters& params,
+                      const std::vector<attn::Example>& examples) {
   const attn::TrainerModel& model = spec.model;
   const int d = model.d_model, heads = model.heads;
   const int d_k = model.d_k ? model.d_k : d / heads, d_v = model.d_v ? model.d_v : d_k;
@@ -140,7 +141,6 @@ std::uint64_t checksum(const attn::Trainer& trainer) {
   }
   return hash;
 }
-
 
 struct GradientSetup {
   attn::LossKind kind;
@@ -391,9 +391,12 @@ TEST_CASE("a step whose loss becomes infinite is refused, and the weights stay a
   INFO(s.message);
   // the loss, a gradient or a weight at the failed step's weights: whichever was not finite first
   const std::string said = s.message;
-  const std::string tail = " at step " + std::to_string(good + 1) + "; the weights are those of step " + std::to_string(good);
-  CHECK((said == "learning rate too large: the loss became ∞" + tail || said == "learning rate too large: the loss became NaN" + tail ||
-         said == "learning rate too large: the gradients became ∞" + tail || said == "learning rate too large: a weight became ∞" + tail));
+  const std::string tail =
+      " at step " + std::to_string(good + 1) + "; the weights are those of step " + std::to_string(good);
+  CHECK((said == "learning rate too large: the loss became ∞" + tail ||
+         said == "learning rate too large: the loss became NaN" + tail ||
+         said == "learning rate too large: the gradients became ∞" + tail ||
+         said == "learning rate too large: a weight became ∞" + tail));
   CHECK(report.losses.size() == static_cast<std::size_t>(good));
   for (double loss : report.losses) CHECK(std::isfinite(loss));
   // The same seed, stopped at the last good step, has the same weights bit for bit.
@@ -407,7 +410,8 @@ TEST_CASE("a step whose loss becomes infinite is refused, and the weights stay a
   }
 }
 
-TEST_CASE("a step call is judged by the weights it leaves: the last update is refused when the loss at it is not finite") {
+TEST_CASE(
+    "a step call is judged by the weights it leaves: the last update is refused when the loss at it is not finite") {
   // An Adam step moves each weight by about the learning rate, so 1e30 leaves finite weights whose
   // scores overflow: before, the call succeeded and only the next one found out.
   for (const attn::OptimizerKind kind : {attn::OptimizerKind::Adam, attn::OptimizerKind::Sgd}) {
@@ -482,10 +486,11 @@ std::vector<float> embed(const std::string& word, std::initializer_list<Feature>
 // the animal (row 1). A second template puts the place first, so position cannot stand in.
 attn::Example it_sentence(const std::string& animal, const std::string& place, bool place_first) {
   const std::vector<std::pair<std::string, std::vector<float>>> words = {
-      {"the", embed("the", {})}, {"didn't", embed("didn't", {Action})}, {"cross", embed("cross", {Action})},
-      {"because", embed("because", {})}, {"it", embed("it", {Pronoun})}, {"was", embed("was", {Action})},
-      {"too", embed("too", {})}, {"tired", embed("tired", {Feeling})}, {"near", embed("near", {})},
-      {"stopped", embed("stopped", {Action})}};
+      {"the", embed("the", {})},           {"didn't", embed("didn't", {Action})},
+      {"cross", embed("cross", {Action})}, {"because", embed("because", {})},
+      {"it", embed("it", {Pronoun})},      {"was", embed("was", {Action})},
+      {"too", embed("too", {})},           {"tired", embed("tired", {Feeling})},
+      {"near", embed("near", {})},         {"stopped", embed("stopped", {Action})}};
   auto word = [&](const std::string& w) {
     for (const auto& [name, vector] : words)
       if (name == w) return vector;
@@ -495,13 +500,13 @@ attn::Example it_sentence(const std::string& animal, const std::string& place, b
   std::vector<std::vector<float>> rows;
   attn::Example e;
   if (!place_first) {  // The A didn't cross the P because it was too tired
-    rows = {word("the"), a, word("didn't"), word("cross"), word("the"), p, word("because"), word("it"), word("was"),
-            word("too"), word("tired")};
+    rows = {word("the"),     a,          word("didn't"), word("cross"), word("the"),  p,
+            word("because"), word("it"), word("was"),    word("too"),   word("tired")};
     e.target = 1;
     e.query = 7;
   } else {  // Near the P the A stopped because it was too tired
-    rows = {word("near"), word("the"), p, word("the"), a, word("stopped"), word("because"), word("it"), word("was"),
-            word("too"), word("tired")};
+    rows = {word("near"), word("the"), p,           word("the"),  a, word("stopped"), word("because"),
+            word("it"),   word("was"), word("too"), word("tired")};
     e.target = 4;
     e.query = 7;
   }
@@ -738,7 +743,8 @@ TEST_CASE("a batch too large for one pass of the layer runs in chunks: its gradi
   }
   CHECK(batch_loss == doctest::Approx(mean_loss).epsilon(1e-9));
   for (const auto& entry : mean) {
-    const std::string& name = entry.first;  // a plain name: INFO captures it, which clang 14 refuses for a structured binding
+    const std::string& name =
+        entry.first;  // a plain name: INFO captures it, which clang 14 refuses for a structured binding
     const std::vector<double>& values = entry.second;
     double diff = 0, norm = 0;
     for (std::size_t i = 0; i < values.size(); ++i) {

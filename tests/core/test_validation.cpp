@@ -180,7 +180,8 @@ TEST_CASE("a result that would not be finite fails the call, naming the cause") 
       attn::Result result;
       const attn::Status status = attn::attention_forward(config, inputs, trace, &result);
       CHECK(status.field == "scale");
-      CHECK(status.message.find("the scores of head 1 of 1 divided by scale (0.01) overflow float32") != std::string::npos);
+      CHECK(status.message.find("the scores of head 1 of 1 divided by scale (0.01) overflow float32") !=
+            std::string::npos);
       CHECK(result.output.empty());
     }
   }
@@ -255,8 +256,9 @@ TEST_CASE("format_number spells numbers as printf's %.9g does, without printf") 
   CHECK(attn::format_number(123456788.5) == "123456788");  // a tie rounds to the even digit
   CHECK(attn::format_number(123456789.5) == "123456790");
   CHECK(attn::format_number(999999999.5) == "1e+09");
-  std::vector<double> values = {0.0, -0.0, 1, -1, 8, 1e-39, 1e39, 1.7e308, DBL_MAX, DBL_MIN, 5e-324, 0.0001,
-                                0.00001, 99999.99995, 123456789, 1234567890, 0.3, 2.0 / 3, 1e-4 * (1 - 1e-16)};
+  std::vector<double> values = {
+      0.0,    -0.0,   1,       -1,          8,         1e-39,      1e39, 1.7e308, DBL_MAX,           DBL_MIN,
+      5e-324, 0.0001, 0.00001, 99999.99995, 123456789, 1234567890, 0.3,  2.0 / 3, 1e-4 * (1 - 1e-16)};
   std::mt19937_64 rng(11);
   for (int i = 0; i < 20000; ++i) {
     const std::uint64_t bits = rng();

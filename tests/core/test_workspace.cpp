@@ -60,7 +60,8 @@ TEST_CASE("two forward passes interleaved on two workspaces: each the float64 re
     result_b = run(b, &workspace_b);
     ref::check_close("output of a", result_a.output, want_a.output, result_a.shape.d_out, 1e-4, 1e-4);
     ref::check_close("output of b", result_b.output, want_b.output, result_b.shape.d_out, 1e-4, 1e-4);
-    ref::check_close("weights of b, head 2", result_b.heads[1].weights, want_b.heads[1].weights, b.problem.m, 1e-4, 1e-4);
+    ref::check_close("weights of b, head 2", result_b.heads[1].weights, want_b.heads[1].weights, b.problem.m, 1e-4,
+                     1e-4);
     CHECK(same_bits(result_a.output, fresh_a.output));
     CHECK(same_bits(result_b.output, fresh_b.output));
   }
@@ -81,9 +82,8 @@ TEST_CASE("two threads, each with its own workspace, run forward passes at the s
     attn::Workspace workspace;
     for (int call = 0; call < 200; ++call) {
       attn::Result result;
-      const attn::Status status =
-          attn::attention_forward(cases[which].config, ref::inputs_of(cases[which].problem), cases[which].trace,
-                                  &result, &workspace);
+      const attn::Status status = attn::attention_forward(cases[which].config, ref::inputs_of(cases[which].problem),
+                                                          cases[which].trace, &result, &workspace);
       if (!status.ok() || !same_bits(result.output, fresh[which].output)) ++wrong[which];
     }
   };

@@ -14,8 +14,8 @@ namespace attn::kernels {
 // packed; b's own row stride when b's columns are used in place), zero-padded past nc when packed.
 // Rows of a are lda apart, rows of c ldc apart. Reads exactly a[r·lda + 0..kc-1] and
 // panel[k·ldp + 0..7], writes exactly c[r·ldc + 0..nc-1] for r < mr: no buffer needs padding.
-using GemmMicroKernel = void (*)(int mr, int nc, int kc, const float* a, int lda, const float* panel, int ldp,
-                                 float* c, int ldc);
+using GemmMicroKernel = void (*)(int mr, int nc, int kc, const float* a, int lda, const float* panel, int ldp, float* c,
+                                 int ldc);
 constexpr int kGemmNr = 8;
 
 #define ATTN_GEMM_KERNEL(name) \
@@ -133,8 +133,8 @@ void gemm_f32(const GemmEntry& kernel, int rows, int inner, int cols, const floa
 std::size_t strips_size(int rows, int inner, int mr);
 // With row_scale, row r of a is packed multiplied by row_scale[r] (one rounding, as a pass over a would).
 void pack_strips(int rows, int inner, const float* a, int lda, int mr, float* strips, const float* row_scale = nullptr);
-void ppmm_f32(const PpmmEntry& kernel, int rows, int inner, int cols, const float* strips, const float* panels, float* c,
-              int ldc);
+void ppmm_f32(const PpmmEntry& kernel, int rows, int inner, int cols, const float* strips, const float* panels,
+              float* c, int ldc);
 void gemm_f32_strips(const PpmmEntry& kernel, int rows, int inner, int cols, const float* a, int lda, const float* b,
                      int ldb, bool b_transposed, float* c, int ldc, float* strips, float* panels);
 

@@ -83,7 +83,7 @@ namespace {
 // -87.68 and -87.34 the result is 2^-126·e^r, about 1e-38, where a float has no normal value below.
 inline v128_t exp_nonpositive(v128_t x) {
   x = wasm_f32x4_pmax(wasm_f32x4_splat(-88.02969193f), x);  // pmax(a, b) = a < b ? b : a
-  const v128_t magic = wasm_f32x4_splat(12582912.0f);  // 1.5·2^23
+  const v128_t magic = wasm_f32x4_splat(12582912.0f);       // 1.5·2^23
   const v128_t shifted = wasm_f32x4_add(wasm_f32x4_mul(x, wasm_f32x4_splat(1.44269504088896341f)), magic);
   const v128_t n = wasm_f32x4_sub(shifted, magic);
   // r = x - n·ln2, with ln2 split in two so that n·ln2_hi is exact
