@@ -35,12 +35,16 @@ struct Output {
 };
 
 attn::Status last_error;  // the last failed call's, read by attn_error_* and then cleared
+// The engine's forward passes work here: once a size has been seen, a call allocates only its
+// Output. One per engine (a module instance), whose calls never overlap.
+attn::Workspace workspace;
 
 template <typename T>
 attn::View<T> view_of(Array which) {
   const double address = request[kArraySlots + 2 * which], length = request[kArraySlots + 2 * which + 1];
   if (length < 0) return {};
-  return attn::View<T>(reinterpret_cast<const T*>(static_cast<std::uintptr_t>(address)), static_cast<std::size_t>(length));
+  return attn::View<T>(reinterpret_cast<const T*>(static_cast<std::uintptr_t>(address)),
+                       static_cast<std::size_t>(length));
 }
 
 attn::Config config_of_request() {
@@ -90,18 +94,20 @@ EMSCRIPTEN_KEEPALIVE int attn_check() {
 // context, and q, k, v, scores, scaled, weights, z of each head), or null on an error.
 EMSCRIPTEN_KEEPALIVE Output* attn_attention() {
   auto* out = new Output;
-  if (report(attn::attention_forward(config_of_request(), inputs_of_request(), request[kTrace] != 0, &out->result))) {
+  if (report(attn::attention_forward(config_of_request(), inputs_of_request(), request[kTrace] != 0, &out->result,
+                                     &workspace))) {
     delete out;
     return nullptr;
   }
   const attn::Result& r = out->result;
   const attn::Shape& s = r.shape;
-  const double shape[] = {double(s.n), double(s.m), double(s.d_model), double(s.heads), double(s.d_k), double(s.d_v),
-                          double(s.d_out), s.scale, s.self ? 1.0 : 0.0};
+  const double shape[] = {double(s.n),   double(s.m),     double(s.d_model), double(s.heads),   double(s.d_k),
+                          double(s.d_v), double(s.d_out), s.scale,           s.self ? 1.0 : 0.0};
   std::copy(shape, shape + 9, out->shape);
   out->arrays = {&r.output, &r.concat, &r.positions_x, &r.positions_context};
   for (const attn::HeadTrace& head : r.heads) {
-    out->arrays.insert(out->arrays.end(), {&head.q, &head.k, &head.v, &head.scores, &head.scaled, &head.weights, &head.z});
+    out->arrays.insert(out->arrays.end(),
+                       {&head.q, &head.k, &head.v, &head.scores, &head.scaled, &head.weights, &head.z});
   }
   return out;
 }
@@ -134,7 +140,7 @@ EMSCRIPTEN_KEEPALIVE Output* attn_gradients() {
   auto* out = new Output;
   const attn::Config config = config_of_request();
   const attn::Inputs inputs = inputs_of_request();
-  attn::Status status = attn::attention_forward(config, inputs, /*trace=*/true, &out->result);
+  attn::Status status = attn::attention_forward(config, inputs, /*trace=*/true, &out->result, &workspace);
   if (status.ok()) {
     out->gradients = attn::zero_gradients(out->result.shape, inputs);
     status = attn::attention_backward(config, inputs, out->result, view_of<float>(kDOutput), view_of<float>(kDWeights),

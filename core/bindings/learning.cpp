@@ -95,7 +95,8 @@ class TrainerHandle {
 
   val weights() const {
     val out = val::object();
-    for (const std::string& name : trainer_->parameter_names()) out.set(name, copy_out("Float32Array", *trainer_->parameter(name)));
+    for (const std::string& name : trainer_->parameter_names())
+      out.set(name, copy_out("Float32Array", *trainer_->parameter(name)));
     return out;
   }
 

@@ -19,7 +19,8 @@ struct PreparedModel {
   bool present[4] = {};
   std::vector<float> x;
   attn::Result result;
-  attn::Status status;            // the last error, for attn_prepared_error_*
+  attn::Workspace workspace;  // its runs' buffers: two prepared models share nothing
+  attn::Status status;        // the last error, for attn_prepared_error_*
 };
 
 attn::Inputs inputs_of(const PreparedModel& model) {
@@ -80,12 +81,14 @@ EMSCRIPTEN_KEEPALIVE float* attn_prepared_input(PreparedModel* model, int n) {
 
 EMSCRIPTEN_KEEPALIVE int attn_prepared_run(PreparedModel* model) {
   return report(model, attn::attention_forward_prepared(model->config, inputs_of(*model), model->shape, model->packed,
-                                                        &model->result));
+                                                        &model->result, &model->workspace));
 }
 
 EMSCRIPTEN_KEEPALIVE const float* attn_prepared_output(PreparedModel* model) { return model->result.output.data(); }
 EMSCRIPTEN_KEEPALIVE const char* attn_prepared_error_field(PreparedModel* model) { return model->status.field.c_str(); }
-EMSCRIPTEN_KEEPALIVE const char* attn_prepared_error_message(PreparedModel* model) { return model->status.message.c_str(); }
+EMSCRIPTEN_KEEPALIVE const char* attn_prepared_error_message(PreparedModel* model) {
+  return model->status.message.c_str();
+}
 EMSCRIPTEN_KEEPALIVE void attn_prepared_free(PreparedModel* model) { delete model; }
 
 }  // extern "C"

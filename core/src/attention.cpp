@@ -26,26 +26,25 @@ constexpr float kMaskedScore = -std::numeric_limits<float>::infinity();
 // (identity); b_h (width) only when the bias is given. `packed`: w's heads as packed panels (a
 // prepared model), or empty; `a_strips`: a packed into strips once for every head (ops::pack_strips),
 // or empty (then w_h goes through ops.matmul, whose arithmetic the caller chose).
-void project(const Ops& ops, const float* a, const std::vector<float>& a_strips, int rows, int d_model,
+void project(const Ops& ops, Workspace& ws, const float* a, const std::vector<float>& a_strips, int rows, int d_model,
              const View<float>& w, const std::vector<float>& packed, const View<float>& b, int head, int width,
              float* y) {
   if (!w.present) {
     std::copy(a, a + static_cast<std::size_t>(rows) * d_model, y);
   } else if (packed.empty() && !a_strips.empty()) {  // w_h packed here, a once per call
-    static std::vector<float> w_panels;
     ops::pack_panels_into(w.data + static_cast<std::size_t>(head) * d_model * width, width, d_model, width, false,
-                          &w_panels);
-    ops::matmul_strips(a_strips.data(), w_panels.data(), y, width, rows, d_model, width);
+                          &ws.w_panels);
+    ops::matmul_strips(a_strips.data(), ws.w_panels.data(), y, width, rows, d_model, width);
   } else if (!packed.empty()) {
     const std::size_t block = packed.size() / (w.size / (static_cast<std::size_t>(d_model) * width));
     if (!a_strips.empty()) {
       ops::matmul_strips(a_strips.data(), packed.data() + head * block, y, width, rows, d_model, width);
     } else {
-      ops::matmul_packed(a, d_model, packed.data() + head * block, y, width, rows, d_model, width);
+      ops::matmul_packed(a, d_model, packed.data() + head * block, y, width, rows, d_model, width, &ws.products);
     }
   } else {
     const float* w_h = w.data + static_cast<std::size_t>(head) * d_model * width;
-    ops.matmul(a, d_model, w_h, width, y, width, rows, d_model, width);
+    ops.matmul(a, d_model, w_h, width, y, width, rows, d_model, width, &ws.products);
   }
   if (b.present) add_row_to_each(b.data + static_cast<std::size_t>(head) * width, rows, width, y);
 }
@@ -85,7 +84,8 @@ bool scaled_overflows(const Config& config, const Inputs& inputs, const Shape& s
   for (int i = 0; i < n; ++i) {
     const float* scores_i = scores + static_cast<std::size_t>(i) * m;
     const int visible = config.mask_mode == MaskMode::Causal ? std::min(i + 1, m) : m;
-    const std::uint8_t* keep_i = config.mask_mode == MaskMode::Keep ? inputs.keep.data + static_cast<std::size_t>(i) * m : nullptr;
+    const std::uint8_t* keep_i =
+        config.mask_mode == MaskMode::Keep ? inputs.keep.data + static_cast<std::size_t>(i) * m : nullptr;
     for (int j = 0; j < visible; ++j) {
       if (!keep_i || keep_i[j]) largest = std::max(largest, std::fabs(scores_i[j]));
     }
@@ -132,150 +132,236 @@ Status check_data(const Inputs& inputs) {
   return Status::Ok();
 }
 
+// What every pass of one call reads: the arguments, x and the context as the projections see them,
+// and the buffers the call works in.
+struct Call {
+  const Config& config;
+  const Inputs& inputs;
+  const Shape& shape;
+  const PackedWeights& packed;  // a prepared model's weights, or empty vectors
+  const Ops& ops;
+  Workspace& ws;
+  const float* x;        // (n, d_model), with positions when asked
+  const float* context;  // (m, d_model), with its positions; x for self-attention
+};
+
+// pass 1 of head h: q = x·wq_h + bq_h (n, d_k), k = context·wk_h + bk_h (m, d_k),
+// v = context·wv_h + bv_h (m, d_v)
+void project_head(const Call& call, int h, HeadTrace* head) {
+  const Shape& s = call.shape;
+  const Inputs& in = call.inputs;
+  const std::vector<float>& x_strips = call.ws.x_strips;
+  const std::vector<float>& kv_strips = call.context == call.x ? x_strips : call.ws.context_strips;
+  head->q.resize(static_cast<std::size_t>(s.n) * s.d_k);
+  head->k.resize(static_cast<std::size_t>(s.m) * s.d_k);
+  head->v.resize(static_cast<std::size_t>(s.m) * s.d_v);
+  project(call.ops, call.ws, call.x, x_strips, s.n, s.d_model, in.wq, call.packed.wq, in.bq, h, s.d_k, head->q.data());
+  project(call.ops, call.ws, call.context, kv_strips, s.m, s.d_model, in.wk, call.packed.wk, in.bk, h, s.d_k,
+          head->k.data());
+  project(call.ops, call.ws, call.context, kv_strips, s.m, s.d_model, in.wv, call.packed.wv, in.bv, h, s.d_v,
+          head->v.data());
+}
+
+// q, k and v are checked through what they feed: a ±inf or NaN in q or k makes its row or column of
+// the scores non-finite, one in v its column of z (the weights are finite and ≥ 0). So they are
+// scanned only when a later check of head h fails, to name them as the first cause.
+Status first_cause(const HeadTrace& head, int h, int heads, Status later) {
+  if (!all_finite(head.q) || !all_finite(head.k) || !all_finite(head.v)) {
+    return overflow("the projections q, k, v of " + head_name(h, heads));
+  }
+  return later;
+}
+
+// The checks of pass 2's scores (rows, m) of head h: every score finite, and every kept score divided
+// by the scale finite (a tiny divisor overflows it). `largest`: their largest magnitude when a pass
+// has found it (no mask: every score is kept, so one pass serves both checks), NaN when not.
+Status check_scores(const Call& call, const HeadTrace& head, int h, const float* scores, int rows, float largest) {
+  const Shape& s = call.shape;
+  const bool checked = std::isfinite(largest);
+  if (!checked && !ops::all_finite(scores, static_cast<std::size_t>(rows) * s.m)) {
+    return first_cause(head, h, s.heads, overflow("the scores q·kᵀ of " + head_name(h, s.heads)));
+  }
+  if (checked ? !std::isfinite(largest * (1.0f / static_cast<float>(s.scale)))
+              : scaled_overflows(call.config, call.inputs, s, scores)) {  // masks run in one block
+    return first_cause(head, h, s.heads,
+                       Status::Range("scale", "the scores of " + head_name(h, s.heads) + " divided by scale (" +
+                                                  format_number(s.scale) + ") overflow float32; use a larger divisor"));
+  }
+  return Status::Ok();
+}
+
+// pass 5's z (rows, d_v) of head h, ld apart in the concatenation. A non-finite z is reported after
+// every head (as the check of the whole concatenation was), unless q, k or v is its first cause.
+Status check_z(const HeadTrace& head, int h, int heads, const float* z, int rows, int d_v, int ld, bool* z_overflows) {
+  if (rows_finite(z, rows, d_v, ld)) return Status::Ok();
+  *z_overflows = true;
+  return first_cause(head, h, heads, Status::Ok());
+}
+
+// Passes 2 to 5 of head h as the notes write them, over all n queries at once, on the ops of the
+// chosen arithmetic: what the trace keeps, and without it every masked or portable call.
+//   q (n, d_k)  k (m, d_k)  v (m, d_v)  scores, scaled, weights (n, m)  z (n, d_v) in the concatenation
+Status attend_head(const Call& call, int h, bool trace, HeadTrace& head, float* z_in_concat, bool* z_overflows) {
+  const Config& config = call.config;
+  const Shape& s = call.shape;
+  const int n = s.n, m = s.m, concat_width = s.heads * s.d_v;
+
+  // pass 2: raw scores q·kᵀ
+  head.scores.resize(static_cast<std::size_t>(n) * m);
+  call.ops.matmul_transb(head.q.data(), s.d_k, head.k.data(), s.d_k, head.scores.data(), m, n, s.d_k, m,
+                         &call.ws.products);
+  const float largest = config.mask_mode == MaskMode::None
+                            ? ops::largest_magnitude(head.scores.data(), head.scores.size())
+                            : std::numeric_limits<float>::quiet_NaN();
+  if (Status status = check_scores(call, head, h, head.scores.data(), n, largest); !status.ok()) return status;
+
+  // passes 3 and 4: scale, mask and softmax, fused in one row pass. With the trace `scaled` keeps the
+  // scaled and masked scores on their own (the same product, so the same bits).
+  float* weights = head.scores.data();
+  if (trace) {
+    head.scaled.resize(head.scores.size());
+    scale_and_mask(config, call.inputs, s, head.scores.data(), head.scaled.data());
+    head.weights = head.scores;
+    weights = head.weights.data();
+  }
+  call.ops.softmax_scaled_rows(weights, n, m, static_cast<float>(s.scale), config.mask_mode == MaskMode::Causal,
+                               config.mask_mode == MaskMode::Keep ? call.inputs.keep.data : nullptr);
+
+  // pass 5: z = weights·v, written straight into this head's columns of the concatenation
+  call.ops.matmul(weights, m, head.v.data(), s.d_v, z_in_concat, concat_width, n, m, s.d_v, &call.ws.products);
+  return check_z(head, h, s.heads, z_in_concat, n, s.d_v, concat_width, z_overflows);
+}
+
+// Passes 2 to 5 of head h by blocks of queries: the fast path, with no trace and no mask, on the fast
+// arithmetic where the packed products are the fastest. A block's scores stay in cache from their
+// product through the checks and the softmax to the weighted sum (the whole head's n × m would not),
+// k and v are packed once for every block, and the softmax makes two passes over the scores where
+// attend_head's makes four (check, scale and max, exp, normalise). The same operations on the same
+// values as attend_head's, so the same bits.
+//   a block of rows queries: scores (rows, m)  row_max, inv_sum (rows)  z (rows, d_v) in the concatenation
+Status attend_head_by_blocks(const Call& call, int h, HeadTrace& head, float* z_in_concat, bool* z_overflows) {
+  const Shape& s = call.shape;
+  Workspace& ws = call.ws;
+  const int n = s.n, m = s.m, d_k = s.d_k, d_v = s.d_v, concat_width = s.heads * d_v;
+  const int query_block = std::min(n, std::max(64, kScoresBlockValues / m / 4 * 4));
+  head.scores.resize(static_cast<std::size_t>(query_block) * m);
+  ws.row_max.resize(query_block);
+  ws.inv_sum.resize(query_block);
+  ops::pack_panels_into(head.k.data(), d_k, d_k, m, /*b_transposed=*/true, &ws.k_panels);
+  ops::pack_panels_into(head.v.data(), d_v, m, d_v, /*b_transposed=*/false, &ws.v_panels);
+
+  for (int first = 0; first < n; first += query_block) {
+    const int rows = std::min(query_block, n - first);
+    float* scores = head.scores.data();
+    // pass 2: raw scores q·kᵀ; one pass over them finds both checks' answer and each row's max
+    const float* q_block = head.q.data() + static_cast<std::size_t>(first) * d_k;
+    ops::matmul_packed(q_block, d_k, ws.k_panels.data(), scores, m, rows, d_k, m, &ws.products);
+    const float largest = ops::row_maxima(scores, rows, m, ws.row_max.data());
+    if (Status status = check_scores(call, head, h, scores, rows, largest); !status.ok()) return status;
+
+    // passes 3 to 5: exp of the scaled scores in one pass from the maxima found above, and each row's
+    // 1 / sum applied as the weights are packed for z = weights·v
+    float* z_block = z_in_concat + static_cast<std::size_t>(first) * concat_width;
+    ops::softmax_exp_rows(scores, rows, m, static_cast<float>(s.scale), ws.row_max.data(), ws.inv_sum.data());
+    ops::matmul_packed_row_scaled(scores, m, ws.inv_sum.data(), ws.v_panels.data(), z_block, concat_width, rows, m, d_v,
+                                  &ws.products);
+    if (Status status = check_z(head, h, s.heads, z_block, rows, d_v, concat_width, z_overflows); !status.ok()) {
+      return status;
+    }
+  }
+  return Status::Ok();
+}
+
+// The output projection: output (n, d_model) = concat (n, h·d_v) · wo (h·d_v, d_model) + bo, or,
+// with wo omitted, the concatenation itself (n, h·d_v).
+Status project_output(const Call& call, bool trace, Result* out) {
+  const Shape& s = call.shape;
+  const int n = s.n, d = s.d_model, concat_width = s.heads * s.d_v;
+  std::vector<float>& concat = call.ws.concat;
+  if (!call.inputs.wo.present) {
+    if (trace) out->concat = concat;
+    out->output.swap(concat);  // the buffer it had is the concatenation's next time
+    return Status::Ok();
+  }
+  out->output.resize(static_cast<std::size_t>(n) * d);
+  if (call.packed.wo.empty()) {
+    call.ops.matmul(concat.data(), concat_width, call.inputs.wo.data, d, out->output.data(), d, n, concat_width, d,
+                    &call.ws.products);
+  } else {
+    ops::matmul_packed(concat.data(), concat_width, call.packed.wo.data(), out->output.data(), d, n, concat_width, d,
+                       &call.ws.products);
+  }
+  if (call.inputs.bo.present) add_row_to_each(call.inputs.bo.data, n, d, out->output.data());
+  if (!all_finite(out->output)) return overflow("the output concat·wo");
+  if (trace) out->concat = std::move(concat);
+  return Status::Ok();
+}
+
+// x and the context packed once into the gemm's strips for every head's projections: always for a
+// prepared model; otherwise only on the fast arithmetic and from as many rows as ops.matmul would
+// pack a itself (the same kernel either way, so the same bits).
+void pack_inputs(const Config& config, const Shape& shape, bool prepared, const PositionedInputs& in, Workspace& ws) {
+  ws.x_strips.clear();
+  ws.context_strips.clear();
+  if (config.arithmetic != Arithmetic::Fast || !ops::packed_is_fastest()) return;
+  const int d = shape.d_model;
+  if (prepared || shape.n >= kStripsFromRows) ops::pack_strips(in.x, d, shape.n, d, &ws.x_strips);
+  if (in.context != in.x && (prepared || shape.m >= kStripsFromRows)) {
+    ops::pack_strips(in.context, d, shape.m, d, &ws.context_strips);
+  }
+}
+
 }  // namespace
 
-Status attention_forward(const Config& config, const Inputs& inputs, bool trace, Result* result) {
+Status attention_forward(const Config& config, const Inputs& inputs, bool trace, Result* result, Workspace* workspace) {
   Shape shape{};
   if (Status s = check_data(inputs); !s.ok()) return s;
   if (Status s = validate(config, inputs, trace, &shape); !s.ok()) return s;
-  return forward_checked(config, inputs, shape, nullptr, trace, result);
+  Workspace own;
+  return forward_checked(config, inputs, shape, nullptr, trace, result, workspace ? *workspace : own);
 }
 
+// pass 0 (positions), then per head pass 1 (the projections) and passes 2 to 5, the traced forward's
+// (attend_head) or the fast path's (attend_head_by_blocks), then the output projection.
 Status forward_checked(const Config& config, const Inputs& inputs, const Shape& shape, const PackedWeights* packed,
-                       bool trace, Result* result) {
-  static const PackedWeights kNotPacked;
-  const PackedWeights& panels = packed ? *packed : kNotPacked;
-  const int n = shape.n, m = shape.m, d = shape.d_model, d_k = shape.d_k, d_v = shape.d_v;
-  const int concat_width = shape.heads * d_v;
-  const Ops& ops = ops_for(config.arithmetic);
-
-  // The output's buffer comes from the result a previous call replaced (kept here): a prepared model
-  // run again and again alternates between two buffers, with no allocation or zero-fill per run.
-  static std::vector<float> spare_output;
+                       bool trace, Result* result, Workspace& ws) {
+  const PackedWeights not_packed;
+  const int n = shape.n, d_v = shape.d_v, concat_width = shape.heads * d_v;
+  // The output's buffer comes from the result a previous call replaced (kept in the workspace): a
+  // prepared model run again and again alternates between two buffers, with no allocation or
+  // zero-fill per run.
   Result out;
-  out.output = std::move(spare_output);
+  out.output = std::move(ws.spare_output);
   out.shape = shape;
+
   // pass 0: positions, added to x and to the context (each by its own positions)
-  PositionedInputs positioned = with_positions(config, inputs, shape);
-  const float* x = positioned.x;
-  const float* context = positioned.context;
+  const PositionedInputs positioned = with_positions(config, inputs, shape);
   if (trace && config.positions != PositionMode::None) {
-    out.positions_x = sinusoidal_positions(n, d);
-    if (!shape.self) out.positions_context = sinusoidal_positions(m, d);
+    out.positions_x = sinusoidal_positions(n, shape.d_model);
+    if (!shape.self) out.positions_context = sinusoidal_positions(shape.m, shape.d_model);
   }
-  // Buffers kept between calls (they only grow, as the gemm's scratch does): no allocation or
-  // zero-fill per call once a size has been seen. a prepared model's x (and context) packed once
-  // into the gemm's strips for every head's projections.
-  // Without a prepared model, only on the fast arithmetic and from as many rows as ops.matmul would
-  // pack a itself (the same kernel either way, so the same bits).
-  static std::vector<float> x_strips, context_strips, concat_buffer;
-  x_strips.clear();
-  context_strips.clear();
-  const bool strips = config.arithmetic == Arithmetic::Fast && ops::packs_panels();
-  if (strips && (packed || n >= kStripsFromRows)) ops::pack_strips(x, d, n, d, &x_strips);
-  if (strips && context != x && (packed || m >= kStripsFromRows)) ops::pack_strips(context, d, m, d, &context_strips);
-  const std::vector<float>& kv_strips = context == x ? x_strips : context_strips;
-  std::vector<float>& concat = concat_buffer;  // every element is written by the heads' z
-  concat.resize(static_cast<std::size_t>(n) * concat_width);
-  // Without the trace one set of buffers is reused by every head.
-  static HeadTrace scratch;
-  bool z_overflows = false;
-  // Without the trace and a mask, on the fast arithmetic, with the gemm's packing: passes 2 to 5 by
-  // blocks of queries (below; one block when a head's scores fit in one), the softmax in two passes.
-  static std::vector<float> k_panels, v_panels, row_max, inv_sum;
-  const int query_block = std::max(64, kScoresBlockValues / m / 4 * 4);
-  const bool by_blocks = !trace && config.mask_mode == MaskMode::None && config.arithmetic == Arithmetic::Fast &&
-                         ops::packs_panels();
-  if (by_blocks) {  // a block's rows' maxima and 1 / sums
-    row_max.resize(static_cast<std::size_t>(std::min(n, query_block)));
-    inv_sum.resize(row_max.size());
-  }
+  pack_inputs(config, shape, packed != nullptr, positioned, ws);
+  const Call call{config,
+                  inputs,
+                  shape,
+                  packed ? *packed : not_packed,
+                  ops_for(config.arithmetic),
+                  ws,
+                  positioned.x,
+                  positioned.context};
+  const bool by_blocks =
+      !trace && config.mask_mode == MaskMode::None && config.arithmetic == Arithmetic::Fast && ops::packed_is_fastest();
+
+  ws.concat.resize(static_cast<std::size_t>(n) * concat_width);  // every element is written by the heads' z
   if (trace) out.heads.resize(shape.heads);
-
+  bool z_overflows = false;
   for (int h = 0; h < shape.heads; ++h) {
-    HeadTrace& head = trace ? out.heads[h] : scratch;
-    head.q.resize(static_cast<std::size_t>(n) * d_k);
-    head.k.resize(static_cast<std::size_t>(m) * d_k);
-    head.v.resize(static_cast<std::size_t>(m) * d_v);
-    head.scores.resize(static_cast<std::size_t>(n) * m);
-
-    // pass 1: projections
-    project(ops, x, x_strips, n, d, inputs.wq, panels.wq, inputs.bq, h, d_k, head.q.data());
-    project(ops, context, kv_strips, m, d, inputs.wk, panels.wk, inputs.bk, h, d_k, head.k.data());
-    project(ops, context, kv_strips, m, d, inputs.wv, panels.wv, inputs.bv, h, d_v, head.v.data());
-    // q, k and v are checked through what they feed: a ±inf or NaN in q or k makes its row or column
-    // of the scores non-finite, one in v its column of z (the weights are finite and ≥ 0). So they
-    // are scanned only when a later check of this head fails, to name them as the first cause.
-    const auto first_cause = [&](Status later) {
-      if (!all_finite(head.q) || !all_finite(head.k) || !all_finite(head.v)) {
-        return overflow("the projections q, k, v of " + head_name(h, shape.heads));
-      }
-      return later;
-    };
-
-    // Passes 2 to 5 by blocks of queries when by_blocks, else in one block of all n: a block's scores
-    // stay in cache from their product through the checks and the softmax to the weighted sum (the
-    // whole head's n × m would not), with k and v packed once for every block. The same products,
-    // so the same bits either way.
-    float* z_in_concat = concat.data() + static_cast<std::size_t>(h) * d_v;
-    if (by_blocks) {
-      ops::pack_panels_into(head.k.data(), d_k, d_k, m, /*b_transposed=*/true, &k_panels);
-      ops::pack_panels_into(head.v.data(), d_v, m, d_v, /*b_transposed=*/false, &v_panels);
-    }
-    for (int first = 0; first < n; first += by_blocks ? query_block : n) {
-      const int rows = by_blocks ? std::min(query_block, n - first) : n;
-      float* scores = head.scores.data();
-      const std::size_t count = static_cast<std::size_t>(rows) * m;
-
-      // pass 2: raw scores q·kᵀ
-      const float* q_block = head.q.data() + static_cast<std::size_t>(first) * d_k;
-      if (by_blocks) {
-        ops::matmul_packed(q_block, d_k, k_panels.data(), scores, m, rows, d_k, m);
-      } else {
-        ops.matmul_transb(q_block, d_k, head.k.data(), d_k, scores, m, rows, d_k, m);
-      }
-      // without a mask every score is kept: one pass for both checks (NaN or ±inf in, non-finite out),
-      // which by blocks also finds each row's max for the softmax
-      const float largest = by_blocks                          ? ops::row_maxima(scores, rows, m, row_max.data())
-                            : config.mask_mode == MaskMode::None ? ops::largest_magnitude(scores, count)
-                                                                 : std::numeric_limits<float>::quiet_NaN();
-      const bool checked = std::isfinite(largest);
-      if (!checked && !ops::all_finite(scores, count)) {
-        return first_cause(overflow("the scores q·kᵀ of " + head_name(h, shape.heads)));
-      }
-      if (checked ? !std::isfinite(largest * (1.0f / static_cast<float>(shape.scale)))
-                  : scaled_overflows(config, inputs, shape, scores)) {  // masks run in one block
-        return first_cause(Status::Range("scale", "the scores of " + head_name(h, shape.heads) + " divided by scale (" +
-                                                      format_number(shape.scale) + ") overflow float32; use a larger divisor"));
-      }
-
-      float* z_block = z_in_concat + static_cast<std::size_t>(first) * concat_width;
-      if (by_blocks) {
-        // passes 3 to 5 with no mask and no trace: exp of the scaled scores in one pass from the maxima
-        // found above, and each row's 1 / sum applied as the weights are packed for z = weights·v.
-        // The same operations on the same values as below, so the same bits.
-        ops::softmax_exp_rows(scores, rows, m, static_cast<float>(shape.scale), row_max.data(), inv_sum.data());
-        ops::matmul_packed_row_scaled(scores, m, inv_sum.data(), v_panels.data(), z_block, concat_width, rows, m, d_v);
-      } else {
-        // passes 3 and 4: scale, mask and softmax, fused in one row pass. With the trace `scaled`
-        // keeps the scaled and masked scores on their own (the same product, so the same bits).
-        float* weights = scores;
-        if (trace) {
-          head.scaled.resize(head.scores.size());
-          scale_and_mask(config, inputs, shape, head.scores.data(), head.scaled.data());
-          head.weights = head.scores;
-          weights = head.weights.data();
-        }
-        ops.softmax_scaled_rows(weights, rows, m, static_cast<float>(shape.scale), config.mask_mode == MaskMode::Causal,
-                                config.mask_mode == MaskMode::Keep ? inputs.keep.data : nullptr);
-        // pass 5: z = weights·v, written straight into this head's columns of the concatenation
-        ops.matmul(weights, m, head.v.data(), d_v, z_block, concat_width, rows, m, d_v);
-      }
-      if (!rows_finite(z_block, rows, d_v, concat_width)) {
-        if (Status s = first_cause(Status::Ok()); !s.ok()) return s;
-        z_overflows = true;  // reported after every head, as the check of the whole concatenation was
-      }
-    }
+    HeadTrace& head = trace ? out.heads[h] : ws.head;  // without the trace every head reuses one set
+    float* z_in_concat = ws.concat.data() + static_cast<std::size_t>(h) * d_v;
+    project_head(call, h, &head);
+    const Status status = by_blocks ? attend_head_by_blocks(call, h, head, z_in_concat, &z_overflows)
+                                    : attend_head(call, h, trace, head, z_in_concat, &z_overflows);
+    if (!status.ok()) return status;
     if (trace) {
       head.z.resize(static_cast<std::size_t>(n) * d_v);
       for (int i = 0; i < n; ++i) {
@@ -284,25 +370,10 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
       }
     }
   }
-
   // every array handed back is finite, or the call fails: z can overflow when v is near the float32 limit
   if (z_overflows) return overflow("the weighted values z (weights·v)");
-
-  if (inputs.wo.present) {
-    out.output.resize(static_cast<std::size_t>(n) * d);
-    if (panels.wo.empty()) {
-      ops.matmul(concat.data(), concat_width, inputs.wo.data, d, out.output.data(), d, n, concat_width, d);
-    } else {
-      ops::matmul_packed(concat.data(), concat_width, panels.wo.data(), out.output.data(), d, n, concat_width, d);
-    }
-    if (inputs.bo.present) add_row_to_each(inputs.bo.data, n, d, out.output.data());
-    if (!all_finite(out.output)) return overflow("the output concat·wo");
-    if (trace) out.concat = std::move(concat);
-  } else {
-    if (trace) out.concat = concat;
-    out.output.swap(concat);  // the buffer it had is the concatenation's next time
-  }
-  spare_output = std::move(result->output);
+  if (Status s = project_output(call, trace, &out); !s.ok()) return s;
+  ws.spare_output = std::move(result->output);
   *result = std::move(out);
   return Status::Ok();
 }

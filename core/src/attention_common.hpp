@@ -12,9 +12,9 @@ namespace attn {
 
 // One set of dense operations; see Arithmetic.
 struct Ops {
-  void (*matmul)(const float*, int, const float*, int, float*, int, int, int, int);
-  void (*matmul_transb)(const float*, int, const float*, int, float*, int, int, int, int);
-  void (*matmul_transa)(const float*, int, const float*, int, float*, int, int, int, int);
+  using Product = void (*)(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner,
+                           int cols, ProductScratch* scratch);
+  Product matmul, matmul_transb, matmul_transa;
   void (*softmax_rows)(float*, int, int, int);
   void (*softmax_scaled_rows)(float*, int, int, float, bool, const std::uint8_t*);
 };

@@ -54,6 +54,7 @@ bool sized_like(const std::vector<float>& gradient, const View<float>& input) {
 // Each only when its buffer is there (dw, db not empty; da not null).
 struct ProjectionBackward {
   const Ops& ops;
+  ProductScratch* products;
   int d_model;
   std::vector<float>& scratch;
 
@@ -62,20 +63,36 @@ struct ProjectionBackward {
     const std::size_t block = static_cast<std::size_t>(d_model) * width;
     if (w.present && !dw.empty()) {
       scratch.resize(block);
-      ops.matmul_transa(a, d_model, dy, width, scratch.data(), width, d_model, rows, width);
+      ops.matmul_transa(a, d_model, dy, width, scratch.data(), width, d_model, rows, width, products);
       add_into(dw.data() + head * block, scratch.data(), block);
     }
-    if (b.present && !db.empty()) add_column_sums(dy, width, rows, width, db.data() + static_cast<std::size_t>(head) * width);
+    if (b.present && !db.empty())
+      add_column_sums(dy, width, rows, width, db.data() + static_cast<std::size_t>(head) * width);
     if (da == nullptr) return;
     if (w.present) {
       scratch.resize(static_cast<std::size_t>(rows) * d_model);
-      ops.matmul_transb(dy, width, w.data + head * block, width, scratch.data(), d_model, rows, width, d_model);
+      ops.matmul_transb(dy, width, w.data + head * block, width, scratch.data(), d_model, rows, width, d_model,
+                        products);
       add_into(da, scratch.data(), static_cast<std::size_t>(rows) * d_model);
     } else {
       add_into(da, dy, static_cast<std::size_t>(rows) * d_model);  // identity: width == d_model
     }
   }
 };
+
+// backward pass 4: softmax, dS = A ⊙ (dA − rowsum(dA ⊙ A)), in place over d_attention (n, m), from
+// the weights A (n, m). Masked keys have A = 0, so they get no gradient, and a fully masked row (all
+// zero) gets none at all.
+// backward pass 3: scaled = scores / scale, so dScores = dS / scale; the mask's -inf is a constant.
+void softmax_backward(const float* weights, int n, int m, float inverse_scale, float* d_attention) {
+  for (int i = 0; i < n; ++i) {
+    const float* weights_i = weights + static_cast<std::size_t>(i) * m;
+    float* d_i = d_attention + static_cast<std::size_t>(i) * m;
+    float row_dot = 0.0f;
+    for (int j = 0; j < m; ++j) row_dot += d_i[j] * weights_i[j];
+    for (int j = 0; j < m; ++j) d_i[j] = weights_i[j] * (d_i[j] - row_dot) * inverse_scale;
+  }
+}
 
 }  // namespace
 
@@ -125,8 +142,9 @@ Status attention_backward(const Config& config, const Inputs& inputs, const Resu
   const int n = shape.n, d = shape.d_model;
   if (forward.heads.size() != static_cast<std::size_t>(shape.heads) ||
       forward.concat.size() != static_cast<std::size_t>(n) * shape.heads * shape.d_v) {
-    return Status::Range("trace", "the backward pass needs the forward's trace for the same request: run "
-                                  "attention_forward with trace on");
+    return Status::Range("trace",
+                         "the backward pass needs the forward's trace for the same request: run "
+                         "attention_forward with trace on");
   }
   const Gradients& g = *gradients;
   const bool buffers_ready = (g.x.empty() || g.x.size() == static_cast<std::size_t>(n) * d) &&
@@ -136,8 +154,9 @@ Status attention_backward(const Config& config, const Inputs& inputs, const Resu
                              sized_like(g.bq, inputs.bq) && sized_like(g.bk, inputs.bk) &&
                              sized_like(g.bv, inputs.bv) && sized_like(g.bo, inputs.bo);
   if (!buffers_ready) {
-    return Status::Range("gradients", "the gradient buffers are not sized like the inputs; start from "
-                                      "zero_gradients()");
+    return Status::Range("gradients",
+                         "the gradient buffers are not sized like the inputs; start from "
+                         "zero_gradients()");
   }
   return attention_backward_checked(config, inputs, shape, forward, d_output, d_weights, gradients);
 }
@@ -161,19 +180,21 @@ Status attention_backward_checked(const Config& config, const Inputs& inputs, co
   const bool want_v = !g.wv.empty() || !g.bv.empty() || d_context != nullptr;
 
   std::vector<float> scratch;
-  ProjectionBackward project_backward{ops, d, scratch};
+  ProductScratch products;  // this call's own: the backward pass keeps nothing between calls
+  ProjectionBackward project_backward{ops, &products, d, scratch};
 
   // backward pass 6: output = concat·wo + bo
   std::vector<float> d_concat_storage;
   const float* d_concat = d_output.data;
   if (inputs.wo.present) {
     d_concat_storage.resize(static_cast<std::size_t>(n) * concat_width);
-    ops.matmul_transb(d_output.data, d, inputs.wo.data, d, d_concat_storage.data(), concat_width, n, d,
-                      concat_width);
+    ops.matmul_transb(d_output.data, d, inputs.wo.data, d, d_concat_storage.data(), concat_width, n, d, concat_width,
+                      &products);
     d_concat = d_concat_storage.data();
     if (!g.wo.empty()) {
       scratch.resize(static_cast<std::size_t>(concat_width) * d);
-      ops.matmul_transa(forward.concat.data(), concat_width, d_output.data, d, scratch.data(), d, concat_width, n, d);
+      ops.matmul_transa(forward.concat.data(), concat_width, d_output.data, d, scratch.data(), d, concat_width, n, d,
+                        &products);
       add_into(g.wo.data(), scratch.data(), scratch.size());
     }
     if (inputs.bo.present && !g.bo.empty()) add_column_sums(d_output.data, d, n, d, g.bo.data());
@@ -186,25 +207,17 @@ Status attention_backward_checked(const Config& config, const Inputs& inputs, co
     const HeadTrace& head = forward.heads[h];
     // backward pass 5: z = weights·v, read from this head's columns of d_concat
     const float* dz = d_concat + static_cast<std::size_t>(h) * d_v;
-    if (want_v) ops.matmul_transa(head.weights.data(), m, dz, concat_width, dv.data(), d_v, m, n, d_v);
+    if (want_v) ops.matmul_transa(head.weights.data(), m, dz, concat_width, dv.data(), d_v, m, n, d_v, &products);
     if (want_q || want_k) {
-      ops.matmul_transb(dz, concat_width, head.v.data(), d_v, d_attention.data(), m, n, d_v, m);
+      ops.matmul_transb(dz, concat_width, head.v.data(), d_v, d_attention.data(), m, n, d_v, m, &products);
       if (d_weights.present) add_into(d_attention.data(), d_weights.data + h * nm, nm);
 
-      // backward pass 4: softmax, dS = A ⊙ (dA − rowsum(dA ⊙ A)). Masked keys have A = 0, so they get
-      // no gradient, and a fully masked row (all zero) gets none at all.
-      // backward pass 3: scaled = scores / scale; the mask's -inf is a constant.
-      for (int i = 0; i < n; ++i) {
-        const float* weights_i = head.weights.data() + static_cast<std::size_t>(i) * m;
-        float* d_i = d_attention.data() + static_cast<std::size_t>(i) * m;
-        float row_dot = 0.0f;
-        for (int j = 0; j < m; ++j) row_dot += d_i[j] * weights_i[j];
-        for (int j = 0; j < m; ++j) d_i[j] = weights_i[j] * (d_i[j] - row_dot) * inverse_scale;
-      }
+      // backward passes 4 and 3: softmax and the scaling
+      softmax_backward(head.weights.data(), n, m, inverse_scale, d_attention.data());
 
       // backward pass 2: scores = q·kᵀ
-      if (want_q) ops.matmul(d_attention.data(), m, head.k.data(), d_k, dq.data(), d_k, n, m, d_k);
-      if (want_k) ops.matmul_transa(d_attention.data(), m, head.q.data(), d_k, dk.data(), d_k, m, n, d_k);
+      if (want_q) ops.matmul(d_attention.data(), m, head.k.data(), d_k, dq.data(), d_k, n, m, d_k, &products);
+      if (want_k) ops.matmul_transa(d_attention.data(), m, head.q.data(), d_k, dk.data(), d_k, m, n, d_k, &products);
     }
 
     // backward pass 1: the projections q, k, v (with their biases)
@@ -213,10 +226,12 @@ Status attention_backward_checked(const Config& config, const Inputs& inputs, co
     if (want_v) project_backward(positioned.context, m, inputs.wv, inputs.bv, h, d_v, dv.data(), g.wv, g.bv, d_context);
   }
 
-  for (const std::vector<float>* gradient : {&g.x, &g.context, &g.wq, &g.wk, &g.wv, &g.wo, &g.bq, &g.bk, &g.bv, &g.bo}) {
+  for (const std::vector<float>* gradient :
+       {&g.x, &g.context, &g.wq, &g.wk, &g.wv, &g.wo, &g.bq, &g.bk, &g.bv, &g.bo}) {
     if (!all_finite(gradient->data(), gradient->size())) {
-      return Status::Range("dOutput", "the gradients overflow float32; dOutput, dWeights or the inputs are too large "
-                                      "in magnitude");
+      return Status::Range("dOutput",
+                           "the gradients overflow float32; dOutput, dWeights or the inputs are too large "
+                           "in magnitude");
     }
   }
   return Status::Ok();

@@ -16,7 +16,8 @@ namespace {
 // double), or 2^1074 times 10 (the smallest one's denominator as the digits are drawn), fit in it.
 class BigInt {
  public:
-  explicit BigInt(std::uint64_t value) : limbs_{static_cast<std::uint32_t>(value), static_cast<std::uint32_t>(value >> 32)} {}
+  explicit BigInt(std::uint64_t value)
+      : limbs_{static_cast<std::uint32_t>(value), static_cast<std::uint32_t>(value >> 32)} {}
 
   void multiply(std::uint32_t factor) {
     std::uint64_t carry = 0;

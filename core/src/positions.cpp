@@ -24,8 +24,10 @@ double exp_nonpositive(double t) {
   const double k = std::nearbyint(t * kInvLn2);
   const double hi = t - k * kLn2Hi, lo = k * kLn2Lo, r = hi - lo;
   const double r2 = r * r;
-  const double c = r - r2 * (1.66666666666666019037e-01 + r2 * (-2.77777777770155933842e-03 +
-                   r2 * (6.61375632143793436117e-05 + r2 * (-1.65339022054652515390e-06 + r2 * 4.13813679705723846039e-08))));
+  const double c = r - r2 * (1.66666666666666019037e-01 +
+                             r2 * (-2.77777777770155933842e-03 +
+                                   r2 * (6.61375632143793436117e-05 +
+                                         r2 * (-1.65339022054652515390e-06 + r2 * 4.13813679705723846039e-08))));
   const double e_r = 1 - ((lo - (r * c) / (2 - c)) - hi);
   const std::uint64_t two_to_k_bits = static_cast<std::uint64_t>(1023 + static_cast<int>(k)) << 52;
   double two_to_k;
@@ -36,13 +38,18 @@ double exp_nonpositive(double t) {
 // sin r and cos r for |r| <= π/4 (fdlibm's k_sin.c and k_cos.c, without the tail of r).
 double sin_kernel(double r) {
   const double z = r * r;
-  return r + z * r * (-1.66666666666666324348e-01 + z * (8.33333333332248946124e-03 + z * (-1.98412698298579493134e-04 +
-             z * (2.75573137070700676789e-06 + z * (-2.50507602534068634195e-08 + z * 1.58969099521155010221e-10)))));
+  return r + z * r *
+                 (-1.66666666666666324348e-01 +
+                  z * (8.33333333332248946124e-03 +
+                       z * (-1.98412698298579493134e-04 +
+                            z * (2.75573137070700676789e-06 +
+                                 z * (-2.50507602534068634195e-08 + z * 1.58969099521155010221e-10)))));
 }
 double cos_kernel(double r) {
   const double z = r * r, w = z * z;
-  const double poly = z * (4.16666666666666019037e-02 + z * (-1.38888888888741095749e-03 + z * 2.48015872894767294178e-05)) +
-                      w * w * (-2.75573143513906633035e-07 + z * (2.08757232129817482790e-09 + z * -1.13596475577881948265e-11));
+  const double poly =
+      z * (4.16666666666666019037e-02 + z * (-1.38888888888741095749e-03 + z * 2.48015872894767294178e-05)) +
+      w * w * (-2.75573143513906633035e-07 + z * (2.08757232129817482790e-09 + z * -1.13596475577881948265e-11));
   const double half_z = 0.5 * z, one_minus = 1 - half_z;
   return one_minus + (((1 - one_minus) - half_z) + z * poly);
 }
@@ -75,7 +82,8 @@ std::vector<float> sinusoidal_positions(int rows, int d_model) {
     const int even = c - c % 2;
     const double inverse_wavelength = exp_nonpositive(-static_cast<double>(even) / d_model * kLn10000);
     for (int pos = 0; pos < rows; ++pos) {
-      pe[static_cast<std::size_t>(pos) * d_model + c] = static_cast<float>(sin_or_cos(pos * inverse_wavelength, c % 2 == 1));
+      pe[static_cast<std::size_t>(pos) * d_model + c] =
+          static_cast<float>(sin_or_cos(pos * inverse_wavelength, c % 2 == 1));
     }
   }
   return pe;

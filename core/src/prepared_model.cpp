@@ -12,7 +12,8 @@
 namespace attn {
 
 Status prepare_model(const Config& config, const Inputs& weights, Shape* shape, PackedWeights* packed) {
-  if (weights.context.present) return Status::Type("context", "a prepared model is self-attention: context is not taken");
+  if (weights.context.present)
+    return Status::Type("context", "a prepared model is self-attention: context is not taken");
   if (config.mask_mode == MaskMode::Keep) {
     return Status::Type("mask", "a prepared model takes mask 'none' or 'causal'; a keep-matrix depends on n");
   }
@@ -24,10 +25,11 @@ Status prepare_model(const Config& config, const Inputs& weights, Shape* shape, 
   Inputs checked = weights;
   checked.x = View<float>(zeros);
   if (Status s = validate(one_token, checked, /*trace=*/false, shape); !s.ok()) return s;
-  // each head's block packed on its own, as project() reads it
+  // each head's block packed on its own, as project() reads it; only where the packed products are
+  // the build's fastest, so that elsewhere a run keeps attention_forward's products and bits
   const auto pack = [&](const View<float>& w, int blocks, int inner, int width) {
     std::vector<float> out;
-    if (!w.present) return out;
+    if (!w.present || !ops::packed_is_fastest()) return out;
     for (int b = 0; b < blocks; ++b) {
       const std::vector<float> panels =
           ops::pack_panels(w.data + static_cast<std::size_t>(b) * inner * width, width, inner, width);
@@ -43,11 +45,12 @@ Status prepare_model(const Config& config, const Inputs& weights, Shape* shape, 
 }
 
 Status attention_forward_prepared(const Config& config, const Inputs& inputs, const Shape& prepared,
-                                  const PackedWeights& packed, Result* result) {
+                                  const PackedWeights& packed, Result* result, Workspace* workspace) {
   const int n = static_cast<int>(inputs.x.size / static_cast<std::size_t>(prepared.d_model));
   if (n < 1 || n > kMaxTokens || inputs.x.size != static_cast<std::size_t>(n) * prepared.d_model) {
-    return Status::Range("x", "x has " + std::to_string(inputs.x.size) + " values; expected n × dModel with n from 1 to " +
-                                  std::to_string(kMaxTokens) + " and dModel = " + std::to_string(prepared.d_model));
+    return Status::Range("x", "x has " + std::to_string(inputs.x.size) +
+                                  " values; expected n × dModel with n from 1 to " + std::to_string(kMaxTokens) +
+                                  " and dModel = " + std::to_string(prepared.d_model));
   }
   if (!ops::all_finite(inputs.x.data, inputs.x.size)) {
     Config checked = config;  // let validate() name the first bad value
@@ -57,7 +60,8 @@ Status attention_forward_prepared(const Config& config, const Inputs& inputs, co
   }
   Shape shape = prepared;
   shape.n = shape.m = n;
-  return forward_checked(config, inputs, shape, &packed, /*trace=*/false, result);
+  Workspace own;
+  return forward_checked(config, inputs, shape, &packed, /*trace=*/false, result, workspace ? *workspace : own);
 }
 
 }  // namespace attn

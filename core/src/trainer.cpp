@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "splitmix64.hpp"
 #include "trainer_state.hpp"
 #include "validate.hpp"
 
@@ -19,48 +20,12 @@ namespace {
 
 std::string str(long long value) { return std::to_string(value); }
 
-// splitmix64, as in init.cpp: exact integer arithmetic, the same numbers everywhere.
-std::uint64_t splitmix64(std::uint64_t* state) {
-  std::uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-// Uniform on [-limit, limit), rounded once to float.
-void fill_uniform(std::uint64_t* state, double limit, std::vector<float>* out) {
-  for (float& value : *out) {
-    const double u = static_cast<double>(splitmix64(state) >> 40) * 0x1.0p-24;
-    value = static_cast<float>((2.0 * u - 1.0) * limit);
-  }
-}
-
 bool finite(const std::vector<float>& values) { return all_finite(values.data(), values.size()); }
 
 std::string loss_text(double loss) { return std::isnan(loss) ? "NaN" : "∞"; }
 
-}  // namespace
-
-Trainer::Trainer(std::unique_ptr<State> state) : state_(std::move(state)) {}
-Trainer::~Trainer() = default;
-
-Status Trainer::create(const TrainerSpec& spec, std::unique_ptr<Trainer>* trainer) {
-  auto state = std::make_unique<State>();
-  state->spec = spec;
-  const TrainerModel& model = spec.model;
-  Shape& shape = state->shape;
-  int d_k = 0, d_v = 0;
-  if (Status s = validate_model_sizes(model.d_model, model.heads, model.d_k, model.d_v, &d_k, &d_v); !s.ok()) return s;
-  shape.d_model = model.d_model;
-  shape.heads = model.heads;
-  shape.d_k = d_k;
-  shape.d_v = d_v;
-  shape.d_out = model.output_projection ? model.d_model : model.heads * d_v;
-  shape.self = true;
-  shape.scale = model.scale_mode == ScaleMode::SqrtDk ? std::sqrt(static_cast<double>(d_k))
-                : model.scale_mode == ScaleMode::None ? 1.0
-                                                      : model.scale_divisor;
-  state->layer.configure(shape, model);
+// The model's modes and vocabulary (its sizes are validate_model_sizes').
+Status check_model(const TrainerModel& model) {
   if (model.scale_mode != ScaleMode::SqrtDk && model.scale_mode != ScaleMode::None &&
       model.scale_mode != ScaleMode::Divisor) {
     return Status::Range("scale", "scale must be 'sqrt_dk', 'none' or a number");
@@ -76,35 +41,57 @@ Status Trainer::create(const TrainerSpec& spec, std::unique_ptr<Trainer>* traine
                                       format_number(model.scale_divisor));
   }
   if (model.vocabulary < 0 || model.vocabulary > kMaxTokens * 64) {
-    return Status::Range("vocabulary", "vocabulary must be from 0 to " + str(kMaxTokens * 64) + ", got " +
-                                           str(model.vocabulary));
+    return Status::Range("vocabulary",
+                         "vocabulary must be from 0 to " + str(kMaxTokens * 64) + ", got " + str(model.vocabulary));
   }
+  return Status::Ok();
+}
+
+Status check_loss_and_optimizer(const TrainerSpec& spec) {
+  const TrainerModel& model = spec.model;
   const TrainerLoss& loss = spec.loss;
   if (loss.kind == LossKind::Attend && (loss.head < -1 || loss.head >= model.heads)) {
     return Status::Range("loss.head", "loss.head must be 'mean' or a head from 0 to " + str(model.heads - 1) +
                                           ", got " + str(loss.head));
   }
   if (loss.kind == LossKind::Classify && (loss.classes < 2 || loss.classes > kMaxWidth)) {
-    return Status::Range("loss.classes", "loss.classes must be from 2 to " + str(kMaxWidth) + ", got " +
-                                             str(loss.classes));
+    return Status::Range("loss.classes",
+                         "loss.classes must be from 2 to " + str(kMaxWidth) + ", got " + str(loss.classes));
   }
   const OptimizerSettings& o = spec.optimizer;
-  struct Check { const char* field; double value; bool ok; const char* rule; };
+  struct Check {
+    const char* field;
+    double value;
+    bool ok;
+    const char* rule;
+  };
   const Check checks[] = {
-      {"optimizer.learningRate", o.learning_rate, std::isfinite(o.learning_rate) && o.learning_rate > 0, "a number above 0"},
+      {"optimizer.learningRate", o.learning_rate, std::isfinite(o.learning_rate) && o.learning_rate > 0,
+       "a number above 0"},
       {"optimizer.momentum", o.momentum, o.momentum >= 0 && o.momentum < 1, "from 0 up to (not including) 1"},
       {"optimizer.beta1", o.beta1, o.beta1 >= 0 && o.beta1 < 1, "from 0 up to (not including) 1"},
       {"optimizer.beta2", o.beta2, o.beta2 >= 0 && o.beta2 < 1, "from 0 up to (not including) 1"},
       {"optimizer.epsilon", o.epsilon, std::isfinite(o.epsilon) && o.epsilon > 0, "a number above 0"},
-      {"optimizer.weightDecay", o.weight_decay, std::isfinite(o.weight_decay) && o.weight_decay >= 0, "a number from 0"},
-      {"optimizer.clipNorm", o.clip_norm, std::isfinite(o.clip_norm) && o.clip_norm >= 0, "a number from 0 (0: no clipping)"},
-      {"optimizer.batchSize", static_cast<double>(o.batch_size), o.batch_size >= 0, "a whole number from 0 (0: every example)"}};
+      {"optimizer.weightDecay", o.weight_decay, std::isfinite(o.weight_decay) && o.weight_decay >= 0,
+       "a number from 0"},
+      {"optimizer.clipNorm", o.clip_norm, std::isfinite(o.clip_norm) && o.clip_norm >= 0,
+       "a number from 0 (0: no clipping)"},
+      {"optimizer.batchSize", static_cast<double>(o.batch_size), o.batch_size >= 0,
+       "a whole number from 0 (0: every example)"}};
   for (const Check& c : checks) {
-    if (!c.ok) return Status::Range(c.field, std::string(c.field) + " must be " + c.rule + ", got " + format_number(c.value));
+    if (!c.ok)
+      return Status::Range(c.field, std::string(c.field) + " must be " + c.rule + ", got " + format_number(c.value));
   }
+  return Status::Ok();
+}
 
-  // The parameters, in a fixed order; weights from init_weights(seed), biases zero, the embedding
-  // table and the read-out from the same seed's continuation.
+// The parameters, in a fixed order; weights from init_weights(seed), biases zero, the embedding
+// table and the read-out from the same seed's continuation.
+Status add_parameters(const TrainerSpec& spec, Trainer::State* state) {
+  const TrainerModel& model = spec.model;
+  const TrainerLoss& loss = spec.loss;
+  const Shape& shape = state->shape;
+  const int d_k = shape.d_k, d_v = shape.d_v;
   Weights initial;
   if (Status s = init_weights(model.d_model, model.heads, d_k, d_v, spec.seed, &initial); !s.ok()) return s;
   auto add = [&](const char* name, std::vector<float> value) {
@@ -135,13 +122,19 @@ Status Trainer::create(const TrainerSpec& spec, std::unique_ptr<Trainer>* traine
     add("readout", std::move(readout));
     add("readoutBias", std::vector<float>(loss.classes));
   }
+  return Status::Ok();
+}
 
+// Which parameters learn: those named in spec.train, else all but the embeddings; each gets its
+// gradient and the optimizer's moments.
+Status mark_trained(const TrainerSpec& spec, Trainer::State* state) {
   for (const std::string& name : spec.train) {
     Parameter* p = state->find(name);
     if (p == nullptr) {
       std::string known;
       for (const Parameter& q : state->parameters) known += (known.empty() ? "" : ", ") + q.name;
-      return Status::Range("train", "train names '" + name + "', which this model does not have (it has " + known + ")");
+      return Status::Range("train",
+                           "train names '" + name + "', which this model does not have (it has " + known + ")");
     }
     p->trained = true;
   }
@@ -151,8 +144,37 @@ Status Trainer::create(const TrainerSpec& spec, std::unique_ptr<Trainer>* traine
   for (Parameter& p : state->parameters) {
     p.gradient.assign(p.value.size(), 0.0f);
     p.moment1.assign(p.value.size(), 0.0f);
-    if (o.kind == OptimizerKind::Adam) p.moment2.assign(p.value.size(), 0.0f);
+    if (spec.optimizer.kind == OptimizerKind::Adam) p.moment2.assign(p.value.size(), 0.0f);
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Trainer::Trainer(std::unique_ptr<State> state) : state_(std::move(state)) {}
+Trainer::~Trainer() = default;
+
+Status Trainer::create(const TrainerSpec& spec, std::unique_ptr<Trainer>* trainer) {
+  auto state = std::make_unique<State>();
+  state->spec = spec;
+  const TrainerModel& model = spec.model;
+  Shape& shape = state->shape;
+  int d_k = 0, d_v = 0;
+  if (Status s = validate_model_sizes(model.d_model, model.heads, model.d_k, model.d_v, &d_k, &d_v); !s.ok()) return s;
+  shape.d_model = model.d_model;
+  shape.heads = model.heads;
+  shape.d_k = d_k;
+  shape.d_v = d_v;
+  shape.d_out = model.output_projection ? model.d_model : model.heads * d_v;
+  shape.self = true;
+  shape.scale = model.scale_mode == ScaleMode::SqrtDk ? std::sqrt(static_cast<double>(d_k))
+                : model.scale_mode == ScaleMode::None ? 1.0
+                                                      : model.scale_divisor;
+  state->layer.configure(shape, model);
+  if (Status s = check_model(model); !s.ok()) return s;
+  if (Status s = check_loss_and_optimizer(spec); !s.ok()) return s;
+  if (Status s = add_parameters(spec, state.get()); !s.ok()) return s;
+  if (Status s = mark_trained(spec, state.get()); !s.ok()) return s;
   trainer->reset(new Trainer(std::move(state)));
   return Status::Ok();
 }
@@ -272,8 +294,9 @@ Status Trainer::step(int steps, StepReport* report) {
         --s.steps;
         return refuse(bad);
       }
-      return Status::Range("examples", "the loss is " + loss_text(s.ahead.loss) + " at the current weights (after step " +
-                                           str(s.steps) + "); the examples' or the weights' values are too large in "
+      return Status::Range("examples", "the loss is " + loss_text(s.ahead.loss) +
+                                           " at the current weights (after step " + str(s.steps) +
+                                           "); the examples' or the weights' values are too large in "
                                            "magnitude");
     }
     const double loss = s.ahead.loss;

@@ -51,7 +51,8 @@ void heads_to_columns(const float* heads_major, int heads, int d_model, int widt
 }
 
 // The inverse of heads_to_columns, adding: heads_major += the columns.
-void add_columns_to_heads(const float* matrix, int ld, int offset, int heads, int d_model, int width, float* heads_major) {
+void add_columns_to_heads(const float* matrix, int ld, int offset, int heads, int d_model, int width,
+                          float* heads_major) {
   for (int h = 0; h < heads; ++h)
     for (int r = 0; r < d_model; ++r)
       add_into(heads_major + (static_cast<std::size_t>(h) * d_model + r) * width,
@@ -88,8 +89,10 @@ void BatchedLayer::begin(const std::vector<int>& lengths, bool want_d_weights) {
   concat_.resize(rows * v_width_);
   if (has_wo_) output_.resize(rows * shape_.d_model);
   d_output_.assign(rows * shape_.d_out, 0.0f);
-  if (want_d_weights) d_weights_.assign(weights_at_.back(), 0.0f);
-  else d_weights_.clear();
+  if (want_d_weights)
+    d_weights_.assign(weights_at_.back(), 0.0f);
+  else
+    d_weights_.clear();
   if (positions_ && positions_table_.size() < static_cast<std::size_t>(longest) * shape_.d_model) {
     positions_table_ = sinusoidal_positions(longest, shape_.d_model);
   }
@@ -114,7 +117,7 @@ bool BatchedLayer::forward(const LayerParameters& p) {
   heads_to_columns(p.wq, heads, d, d_k, w_qkv_.data(), width_, 0);
   heads_to_columns(p.wk, heads, d, d_k, w_qkv_.data(), width_, q_width_);
   heads_to_columns(p.wv, heads, d, d_v, w_qkv_.data(), width_, 2 * q_width_);
-  portable::matmul(x_.data(), d, w_qkv_.data(), width_, qkv_.data(), width_, rows, d, width_);
+  portable::matmul(x_.data(), d, w_qkv_.data(), width_, qkv_.data(), width_, rows, d, width_, &products_);
   if (p.bq != nullptr) {
     b_qkv_.resize(width_);
     std::copy_n(p.bq, q_width_, b_qkv_.begin());
@@ -134,10 +137,10 @@ bool BatchedLayer::forward(const LayerParameters& p) {
       const float* k_h = qkv_i + q_width_ + h * d_k;
       const float* v_h = qkv_i + 2 * q_width_ + h * d_v;
       float* weights_h = weights_.data() + weights_at_[i] + static_cast<std::size_t>(h) * n * n;
-      portable::matmul_transb(q_h, width_, k_h, width_, weights_h, n, n, d_k, n);
+      portable::matmul_transb(q_h, width_, k_h, width_, weights_h, n, n, d_k, n, &products_);
       portable::softmax_scaled_rows(weights_h, n, n, scale, causal_, nullptr);
       float* z_in_concat = concat_.data() + static_cast<std::size_t>(first_[i]) * v_width_ + h * d_v;
-      portable::matmul(weights_h, n, v_h, width_, z_in_concat, v_width_, n, n, d_v);
+      portable::matmul(weights_h, n, v_h, width_, z_in_concat, v_width_, n, n, d_v, &products_);
     }
   }
   // scores beyond float32 (or divided past it) leave NaN in the weights, and so in concat
@@ -145,7 +148,7 @@ bool BatchedLayer::forward(const LayerParameters& p) {
 
   // pass 6: output = concat·wo + bo
   if (!has_wo_) return true;
-  portable::matmul(concat_.data(), v_width_, p.wo, d, output_.data(), d, rows, v_width_, d);
+  portable::matmul(concat_.data(), v_width_, p.wo, d, output_.data(), d, rows, v_width_, d, &products_);
   if (p.bo != nullptr) add_row_to_each(p.bo, rows, d, output_.data());
   return finite(output_);
 }
@@ -161,11 +164,12 @@ void BatchedLayer::backward(const LayerParameters& p, const LayerGradients& g) {
   const float* d_concat = d_output_.data();
   if (has_wo_) {
     d_concat_.resize(static_cast<std::size_t>(rows) * v_width_);
-    portable::matmul_transb(d_output_.data(), d, p.wo, d, d_concat_.data(), v_width_, rows, d, v_width_);
+    portable::matmul_transb(d_output_.data(), d, p.wo, d, d_concat_.data(), v_width_, rows, d, v_width_, &products_);
     d_concat = d_concat_.data();
     if (g.wo != nullptr) {
       dwo_.resize(static_cast<std::size_t>(v_width_) * d);
-      portable::matmul_transa(concat_.data(), v_width_, d_output_.data(), d, dwo_.data(), d, v_width_, rows, d);
+      portable::matmul_transa(concat_.data(), v_width_, d_output_.data(), d, dwo_.data(), d, v_width_, rows, d,
+                              &products_);
       add_into(g.wo, dwo_.data(), dwo_.size());
     }
     if (g.bo != nullptr) add_column_sums(d_output_.data(), d, rows, d, g.bo);
@@ -185,9 +189,12 @@ void BatchedLayer::backward(const LayerParameters& p, const LayerGradients& g) {
       const float* weights_h = weights_.data() + weights_at_[i] + h * nn;
       const float* dz = d_concat + static_cast<std::size_t>(first_[i]) * v_width_ + h * d_v;
       // backward pass 5: z = weights·v
-      if (want_v) portable::matmul_transa(weights_h, n, dz, v_width_, d_qkv_i + 2 * q_width_ + h * d_v, width_, n, n, d_v);
+      if (want_v)
+        portable::matmul_transa(weights_h, n, dz, v_width_, d_qkv_i + 2 * q_width_ + h * d_v, width_, n, n, d_v,
+                                &products_);
       if (!want_q && !want_k) continue;
-      portable::matmul_transb(dz, v_width_, qkv_i + 2 * q_width_ + h * d_v, width_, d_attention_.data(), n, n, d_v, n);
+      portable::matmul_transb(dz, v_width_, qkv_i + 2 * q_width_ + h * d_v, width_, d_attention_.data(), n, n, d_v, n,
+                              &products_);
       if (!d_weights_.empty()) add_into(d_attention_.data(), d_weights_.data() + weights_at_[i] + h * nn, nn);
 
       // backward pass 4: softmax, dS = A ⊙ (dA − rowsum(dA ⊙ A)); masked keys (A = 0) get none.
@@ -201,8 +208,12 @@ void BatchedLayer::backward(const LayerParameters& p, const LayerGradients& g) {
       }
 
       // backward pass 2: scores = q·kᵀ
-      if (want_q) portable::matmul(d_attention_.data(), n, qkv_i + q_width_ + h * d_k, width_, d_qkv_i + h * d_k, width_, n, n, d_k);
-      if (want_k) portable::matmul_transa(d_attention_.data(), n, qkv_i + h * d_k, width_, d_qkv_i + q_width_ + h * d_k, width_, n, n, d_k);
+      if (want_q)
+        portable::matmul(d_attention_.data(), n, qkv_i + q_width_ + h * d_k, width_, d_qkv_i + h * d_k, width_, n, n,
+                         d_k, &products_);
+      if (want_k)
+        portable::matmul_transa(d_attention_.data(), n, qkv_i + h * d_k, width_, d_qkv_i + q_width_ + h * d_k, width_,
+                                n, n, d_k, &products_);
     }
   }
 
@@ -210,7 +221,7 @@ void BatchedLayer::backward(const LayerParameters& p, const LayerGradients& g) {
   // biases' column sums; dx = d_qkv·w_qkvᵀ
   if (g.wq != nullptr || g.wk != nullptr || g.wv != nullptr) {
     dw_qkv_.resize(static_cast<std::size_t>(d) * width_);
-    portable::matmul_transa(x_.data(), d, d_qkv_.data(), width_, dw_qkv_.data(), width_, d, rows, width_);
+    portable::matmul_transa(x_.data(), d, d_qkv_.data(), width_, dw_qkv_.data(), width_, d, rows, width_, &products_);
     if (g.wq != nullptr) add_columns_to_heads(dw_qkv_.data(), width_, 0, heads, d, d_k, g.wq);
     if (g.wk != nullptr) add_columns_to_heads(dw_qkv_.data(), width_, q_width_, heads, d, d_k, g.wk);
     if (g.wv != nullptr) add_columns_to_heads(dw_qkv_.data(), width_, 2 * q_width_, heads, d, d_v, g.wv);
@@ -219,7 +230,8 @@ void BatchedLayer::backward(const LayerParameters& p, const LayerGradients& g) {
   if (g.bk != nullptr) add_column_sums(d_qkv_.data() + q_width_, width_, rows, q_width_, g.bk);
   if (g.bv != nullptr) add_column_sums(d_qkv_.data() + 2 * q_width_, width_, rows, v_width_, g.bv);
   // pass 0 adds a constant: the positions pass the gradient on unchanged
-  if (g.dx != nullptr) portable::matmul_transb(d_qkv_.data(), width_, w_qkv_.data(), width_, g.dx, d, rows, width_, d);
+  if (g.dx != nullptr)
+    portable::matmul_transb(d_qkv_.data(), width_, w_qkv_.data(), width_, g.dx, d, rows, width_, d, &products_);
 }
 
 }  // namespace attn

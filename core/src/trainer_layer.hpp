@@ -66,6 +66,7 @@ class BatchedLayer {
   std::vector<float> positions_table_;  // (rows, d_model), grown to the longest sentence seen
   std::vector<float> x_, w_qkv_, b_qkv_, qkv_, weights_, concat_, output_, d_output_, d_weights_;
   std::vector<float> d_concat_, d_qkv_, d_attention_, dw_qkv_, dwo_;
+  ProductScratch products_;  // the portable products' scratch
 };
 
 }  // namespace attn

@@ -40,8 +40,8 @@ Status Trainer::State::check_examples(const std::vector<Example>& list) const {
       }
       for (std::size_t j = 0; j < e.x.size(); ++j) {
         if (!std::isfinite(e.x[j])) {
-          return Status::Range(at + "x", at + "x[" + str(j) + "] is " + format_number(e.x[j]) +
-                                             "; every value must be a finite number");
+          return Status::Range(
+              at + "x", at + "x[" + str(j) + "] is " + format_number(e.x[j]) + "; every value must be a finite number");
         }
       }
     } else {
@@ -56,8 +56,8 @@ Status Trainer::State::check_examples(const std::vector<Example>& list) const {
       }
     }
     if (spec.loss.kind != LossKind::Regress && (e.query < 0 || e.query >= e.n)) {
-      return Status::Range(at + "query", at + "query (" + str(e.query) + ") is outside the sentence of " + str(e.n) +
-                                             " tokens");
+      return Status::Range(at + "query",
+                           at + "query (" + str(e.query) + ") is outside the sentence of " + str(e.n) + " tokens");
     }
     if (spec.loss.kind == LossKind::Attend) {
       if (e.head != kLossHead && (e.head < -1 || e.head >= shape.heads)) {
@@ -65,12 +65,12 @@ Status Trainer::State::check_examples(const std::vector<Example>& list) const {
                                               ", got " + str(e.head));
       }
       if (e.target < 0 || e.target >= e.n) {
-        return Status::Range(at + "target", at + "target (" + str(e.target) + ") is outside the sentence of " +
-                                                str(e.n) + " tokens");
+        return Status::Range(at + "target",
+                             at + "target (" + str(e.target) + ") is outside the sentence of " + str(e.n) + " tokens");
       }
       if (spec.model.mask_mode == MaskMode::Causal && e.target > e.query) {
-        return Status::Range(at + "target", at + "target (" + str(e.target) + ") comes after query (" +
-                                                str(e.query) + "), which the causal mask hides from it");
+        return Status::Range(at + "target", at + "target (" + str(e.target) + ") comes after query (" + str(e.query) +
+                                                "), which the causal mask hides from it");
       }
     } else if (spec.loss.kind == LossKind::Classify) {
       if (e.target < 0 || e.target >= spec.loss.classes) {
@@ -143,7 +143,8 @@ void Trainer::State::run_examples(const std::vector<Example>& list, const std::v
       if (table == nullptr) {
         std::copy(e.x.begin(), e.x.end(), x_s);
       } else {
-        for (int t = 0; t < e.n; ++t) std::copy_n(table->value.begin() + static_cast<std::size_t>(e.tokens[t]) * d, d, x_s + t * d);
+        for (int t = 0; t < e.n; ++t)
+          std::copy_n(table->value.begin() + static_cast<std::size_t>(e.tokens[t]) * d, d, x_s + t * d);
       }
     }
     if (!layer.forward(p)) {  // the weights have grown past float32
@@ -203,7 +204,8 @@ void Trainer::State::example_loss(const Example& e, int sentence, float weight, 
         // dL/dA_h[query][target] = -share / p[target]; nothing else in the row.
         float* d_weights = layer.d_weights_of(sentence);
         const float d_target = static_cast<float>(-share / std::max(p[e.target], 1e-30)) * weight;
-        for (int h = first; h < last; ++h) d_weights[h * nn + static_cast<std::size_t>(e.query) * n + e.target] = d_target;
+        for (int h = first; h < last; ++h)
+          d_weights[h * nn + static_cast<std::size_t>(e.query) * n + e.target] = d_target;
       }
       break;
     }

@@ -95,5 +95,4 @@ struct Trainer::State {
   }
 };
 
-
 }  // namespace attn

@@ -4,10 +4,10 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <string>
 
 #include "attention/attention.hpp"
+#include "ops.hpp"
 #include "validate.hpp"
 
 namespace attn {
@@ -23,13 +23,11 @@ namespace {
 
 std::string str(long long value) { return std::to_string(value); }
 
-
-
 Status check_count(const char* field, int value, int cap, const char* cap_what) {
   if (value < 1) return Status::Range(field, std::string(field) + " must be at least 1, got " + str(value));
   if (value > cap) {
-    return Status::Range(field, std::string(field) + " (" + str(value) + ") is above the cap of " + str(cap) +
-                                    " " + cap_what);
+    return Status::Range(field,
+                         std::string(field) + " (" + str(value) + ") is above the cap of " + str(cap) + " " + cap_what);
   }
   return Status::Ok();
 }
@@ -74,26 +72,7 @@ Status check_identity(const char* field, const char* width_name, int width, cons
 
 }  // namespace
 
-// A float is NaN or ±Infinity exactly when its exponent bits are all ones. Testing the bits with
-// integer arithmetic, four at a time and without a branch per value, keeps this check a small
-// fraction of a call even for megabytes of weights.
-bool all_finite(const float* values, std::size_t count) {
-  constexpr std::uint32_t kExponent = 0x7f800000u;
-  std::uint32_t any_special = 0;
-  std::size_t i = 0;
-  for (; i + 4 <= count; i += 4) {
-    std::uint32_t bits[4];
-    std::memcpy(bits, values + i, sizeof bits);
-    any_special |= ((bits[0] & kExponent) == kExponent) | ((bits[1] & kExponent) == kExponent) |
-                   ((bits[2] & kExponent) == kExponent) | ((bits[3] & kExponent) == kExponent);
-  }
-  for (; i < count; ++i) {
-    std::uint32_t bits;
-    std::memcpy(&bits, values + i, sizeof bits);
-    any_special |= (bits & kExponent) == kExponent;
-  }
-  return any_special == 0;
-}
+bool all_finite(const float* values, std::size_t count) { return ops::all_finite(values, count); }
 
 Status validate_model_sizes(int d_model, int heads, int d_k_given, int d_v_given, int* d_k, int* d_v) {
   if (Status s = check_count("dModel", d_model, kMaxWidth, "values per token"); !s.ok()) return s;
@@ -102,8 +81,8 @@ Status validate_model_sizes(int d_model, int heads, int d_k_given, int d_v_given
   if (d_v_given < 0) return Status::Range("dV", "dV must be at least 1, got " + str(d_v_given));
   if (d_k_given == 0) {
     if (d_model % heads != 0) {
-      return Status::Range("dModel", "dModel (" + str(d_model) + ") is not divisible by heads (" + str(heads) +
-                                         "); give dK explicitly");
+      return Status::Range(
+          "dModel", "dModel (" + str(d_model) + ") is not divisible by heads (" + str(heads) + "); give dK explicitly");
     }
     d_k_given = d_model / heads;
   }
@@ -121,29 +100,35 @@ Status validate_model_sizes(int d_model, int heads, int d_k_given, int d_v_given
   return Status::Ok();
 }
 
-Status validate(const Config& config, const Inputs& inputs, bool trace, Shape* shape_out) {
-  Shape shape{};
+namespace {
+
+// n and m (m = n for self-attention), then the model's sizes with their defaults applied.
+Status check_sizes(const Config& config, const Inputs& inputs, Shape* shape) {
   if (Status s = check_count("n", config.n, kMaxTokens, "tokens"); !s.ok()) return s;
-  shape.n = config.n;
-  shape.self = !inputs.context.present;
-  if (shape.self) {
+  shape->n = config.n;
+  shape->self = !inputs.context.present;
+  if (shape->self) {
     if (config.m != 0 && config.m != config.n) {
       return Status::Range("m", "m (" + str(config.m) + ") differs from n (" + str(config.n) +
                                     ") but no context was given; m is the number of context rows");
     }
-    shape.m = config.n;
+    shape->m = config.n;
   } else {
     if (Status s = check_count("m", config.m, kMaxTokens, "tokens"); !s.ok()) return s;
-    shape.m = config.m;
+    shape->m = config.m;
   }
-  if (Status s = validate_model_sizes(config.d_model, config.heads, config.d_k, config.d_v, &shape.d_k, &shape.d_v);
+  if (Status s = validate_model_sizes(config.d_model, config.heads, config.d_k, config.d_v, &shape->d_k, &shape->d_v);
       !s.ok()) {
     return s;
   }
-  shape.d_model = config.d_model;
-  shape.heads = config.heads;
-  shape.d_out = inputs.wo.present ? shape.d_model : shape.heads * shape.d_v;
+  shape->d_model = config.d_model;
+  shape->heads = config.heads;
+  shape->d_out = inputs.wo.present ? shape->d_model : shape->heads * shape->d_v;
+  return Status::Ok();
+}
 
+// x, the context, and the weights wq, wk, wv (or the identity in their place) and wo.
+Status check_inputs_and_weights(const Inputs& inputs, const Shape& shape) {
   const std::string n_text = "n × dModel = " + str(shape.n) + " × " + str(shape.d_model);
   if (!inputs.x.present) return Status::Type("x", "x is required: n × dModel numbers");
   if (Status s = check_matrix("x", inputs.x, 1, shape.n, shape.d_model, n_text); !s.ok()) return s;
@@ -152,11 +137,17 @@ Status validate(const Config& config, const Inputs& inputs, bool trace, Shape* s
     if (Status s = check_matrix("context", inputs.context, 1, shape.m, shape.d_model, m_text); !s.ok()) return s;
   }
 
-  const std::string hdk = "heads × dModel × dK = " + str(shape.heads) + " × " + str(shape.d_model) + " × " +
-                          str(shape.d_k);
-  const std::string hdv = "heads × dModel × dV = " + str(shape.heads) + " × " + str(shape.d_model) + " × " +
-                          str(shape.d_v);
-  struct Projection { const char* field; const View<float>& values; const char* width_name; int width; const std::string& text; };
+  const std::string hdk =
+      "heads × dModel × dK = " + str(shape.heads) + " × " + str(shape.d_model) + " × " + str(shape.d_k);
+  const std::string hdv =
+      "heads × dModel × dV = " + str(shape.heads) + " × " + str(shape.d_model) + " × " + str(shape.d_v);
+  struct Projection {
+    const char* field;
+    const View<float>& values;
+    const char* width_name;
+    int width;
+    const std::string& text;
+  };
   const Projection projections[] = {{"wq", inputs.wq, "dK", shape.d_k, hdk},
                                     {"wk", inputs.wk, "dK", shape.d_k, hdk},
                                     {"wv", inputs.wv, "dV", shape.d_v, hdv}};
@@ -171,10 +162,18 @@ Status validate(const Config& config, const Inputs& inputs, bool trace, Shape* s
       return s;
     }
   }
+  return Status::Ok();
+}
 
+Status check_biases(const Inputs& inputs, const Shape& shape) {
   const std::string bk_text = "heads × dK = " + str(shape.heads) + " × " + str(shape.d_k);
   const std::string bv_text = "heads × dV = " + str(shape.heads) + " × " + str(shape.d_v);
-  struct Bias { const char* field; const View<float>& values; int width; const std::string& text; };
+  struct Bias {
+    const char* field;
+    const View<float>& values;
+    int width;
+    const std::string& text;
+  };
   const Bias biases[] = {{"bq", inputs.bq, shape.d_k, bk_text},
                          {"bk", inputs.bk, shape.d_k, bk_text},
                          {"bv", inputs.bv, shape.d_v, bv_text}};
@@ -190,15 +189,16 @@ Status validate(const Config& config, const Inputs& inputs, bool trace, Shape* s
       return s;
     }
   }
-  if (config.positions != PositionMode::None && config.positions != PositionMode::Sinusoidal) {
-    return Status::Range("positions", "positions must be 'none' or 'sinusoidal'");
-  }
+  return Status::Ok();
+}
 
-  // An enum read from a caller (the binding casts plain integers) may hold any value: refuse the
-  // unknown ones here, so no later switch meets a mode it does not handle.
+// The scale the scores are divided by, from the scale mode. An enum read from a caller (the binding
+// casts plain integers) may hold any value: the unknown ones are refused here, so no later switch
+// meets a mode it does not handle.
+Status check_scale(const Config& config, Shape* shape) {
   switch (config.scale_mode) {
-    case ScaleMode::SqrtDk: shape.scale = std::sqrt(static_cast<double>(shape.d_k)); break;
-    case ScaleMode::None: shape.scale = 1; break;
+    case ScaleMode::SqrtDk: shape->scale = std::sqrt(static_cast<double>(shape->d_k)); return Status::Ok();
+    case ScaleMode::None: shape->scale = 1; return Status::Ok();
     case ScaleMode::Divisor:
       // The scores are divided in float32: a divisor below the smallest normal float32 (1e-39, 5e-324)
       // or above the largest (1e39) is itself subnormal, zero or infinite there, and the weights
@@ -206,42 +206,59 @@ Status validate(const Config& config, const Inputs& inputs, bool trace, Shape* s
       if (!std::isfinite(config.scale_divisor) || !(config.scale_divisor >= FLT_MIN) ||
           config.scale_divisor > FLT_MAX) {
         return Status::Range("scale", "scale must be 'sqrt_dk', 'none' or a number from " + format_number(FLT_MIN) +
-                                      " to " + format_number(FLT_MAX) + " (float32) to divide the scores by, got " +
-                                      format_number(config.scale_divisor));
+                                          " to " + format_number(FLT_MAX) + " (float32) to divide the scores by, got " +
+                                          format_number(config.scale_divisor));
       }
-      shape.scale = config.scale_divisor;
-      break;
-    default:
-      return Status::Range("scale", "scale mode " + str(static_cast<int>(config.scale_mode)) +
-                                    " is unknown; the modes are 0 (sqrt_dk), 1 (none) and 2 (a divisor)");
+      shape->scale = config.scale_divisor;
+      return Status::Ok();
   }
-  if (config.mask_mode != MaskMode::None && config.mask_mode != MaskMode::Causal && config.mask_mode != MaskMode::Keep) {
+  return Status::Range("scale", "scale mode " + str(static_cast<int>(config.scale_mode)) +
+                                    " is unknown; the modes are 0 (sqrt_dk), 1 (none) and 2 (a divisor)");
+}
+
+// The mask mode (unknown ones refused, as the scale's) and the keep-mask it may need.
+Status check_mask(const Config& config, const Inputs& inputs, const Shape& shape) {
+  if (config.mask_mode != MaskMode::None && config.mask_mode != MaskMode::Causal &&
+      config.mask_mode != MaskMode::Keep) {
     return Status::Range("mask", "mask mode " + str(static_cast<int>(config.mask_mode)) +
                                      " is unknown; the modes are 0 (none), 1 (causal) and 2 (a keep-mask)");
   }
-
-  if (config.mask_mode == MaskMode::Keep) {
-    const unsigned long long expected = 1ull * shape.n * shape.m;
-    if (!inputs.keep.present || inputs.keep.size != expected) {
-      return Status::Range("mask", "mask has " + str(inputs.keep.present ? inputs.keep.size : 0) +
-                                       " values; expected n × m = " + str(shape.n) + " × " + str(shape.m) + " = " +
-                                       str(expected));
-    }
-    for (std::size_t i = 0; inputs.keep.data != nullptr && i < inputs.keep.size; ++i) {
-      if (inputs.keep.data[i] > 1) {
-        return Status::Range("mask", "mask[" + str(i) + "] is " + str(inputs.keep.data[i]) +
-                                         "; a keep-mask holds 1 (keep) or 0 (masked)");
-      }
-    }
-  } else if (inputs.keep.present) {
-    return Status::Range("mask", "a keep-mask was given but the mask mode is not 'keep'");
+  if (config.mask_mode != MaskMode::Keep) {
+    if (inputs.keep.present) return Status::Range("mask", "a keep-mask was given but the mask mode is not 'keep'");
+    return Status::Ok();
   }
+  const unsigned long long expected = 1ull * shape.n * shape.m;
+  if (!inputs.keep.present || inputs.keep.size != expected) {
+    return Status::Range("mask", "mask has " + str(inputs.keep.present ? inputs.keep.size : 0) +
+                                     " values; expected n × m = " + str(shape.n) + " × " + str(shape.m) + " = " +
+                                     str(expected));
+  }
+  for (std::size_t i = 0; inputs.keep.data != nullptr && i < inputs.keep.size; ++i) {
+    if (inputs.keep.data[i] > 1) {
+      return Status::Range(
+          "mask", "mask[" + str(i) + "] is " + str(inputs.keep.data[i]) + "; a keep-mask holds 1 (keep) or 0 (masked)");
+    }
+  }
+  return Status::Ok();
+}
 
+}  // namespace
+
+Status validate(const Config& config, const Inputs& inputs, bool trace, Shape* shape_out) {
+  Shape shape{};
+  if (Status s = check_sizes(config, inputs, &shape); !s.ok()) return s;
+  if (Status s = check_inputs_and_weights(inputs, shape); !s.ok()) return s;
+  if (Status s = check_biases(inputs, shape); !s.ok()) return s;
+  if (config.positions != PositionMode::None && config.positions != PositionMode::Sinusoidal) {
+    return Status::Range("positions", "positions must be 'none' or 'sinusoidal'");
+  }
+  if (Status s = check_scale(config, &shape); !s.ok()) return s;
+  if (Status s = check_mask(config, inputs, shape); !s.ok()) return s;
   if (trace) {
     const unsigned long long trace_values = 1ull * shape.heads * shape.n * shape.m;
     if (trace_values > kMaxMatrixValues) {
-      return Status::Range("trace", "the trace would hold heads × n × m = " + str(shape.heads) + " × " +
-                                        str(shape.n) + " × " + str(shape.m) + " = " + str(trace_values) +
+      return Status::Range("trace", "the trace would hold heads × n × m = " + str(shape.heads) + " × " + str(shape.n) +
+                                        " × " + str(shape.m) + " = " + str(trace_values) +
                                         " weights, above the cap of " + str(kMaxMatrixValues) +
                                         "; turn the trace off or use fewer tokens");
     }

@@ -12,7 +12,7 @@ namespace attn {
 // as JavaScript does; without printf (format_number.cpp).
 std::string format_number(double value);
 
-// True when no value is NaN or ±Infinity (a bit test, cheap enough for every intermediate).
+// True when no value is NaN or ±Infinity: ops::all_finite, a bit test cheap enough for every intermediate.
 bool all_finite(const float* values, std::size_t count);
 
 // dModel, heads, dK and dV with their defaults applied (0 means "not given"): dK = dModel / heads, dV = dK.

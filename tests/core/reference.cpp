@@ -138,7 +138,7 @@ attn::Config config_of(const Problem& p) {
                                           : attn::ScaleMode::Divisor;
   c.scale_divisor = p.divisor;
   c.positions = p.positions ? attn::PositionMode::Sinusoidal : attn::PositionMode::None;
-  c.mask_mode = p.mask == Mask::None ? attn::MaskMode::None
+  c.mask_mode = p.mask == Mask::None     ? attn::MaskMode::None
                 : p.mask == Mask::Causal ? attn::MaskMode::Causal
                                          : attn::MaskMode::Keep;
   return c;

@@ -74,9 +74,11 @@ TEST_CASE("random problems against the float64 reference") {
 }
 
 TEST_CASE("edge sizes: one token, one key, one dimension, 70 tokens, d_model 256 with 8 heads") {
-  struct Sizes { int n, m, d_model, heads, d_k, d_v; };
-  const Sizes sizes[] = {{1, 1, 1, 1, 1, 1}, {1, 70, 3, 1, 1, 5}, {70, 1, 5, 2, 3, 1},
-                         {70, 70, 256, 8, 32, 32}, {2, 3, 256, 1, 255, 1}};
+  struct Sizes {
+    int n, m, d_model, heads, d_k, d_v;
+  };
+  const Sizes sizes[] = {
+      {1, 1, 1, 1, 1, 1}, {1, 70, 3, 1, 1, 5}, {70, 1, 5, 2, 3, 1}, {70, 70, 256, 8, 32, 32}, {2, 3, 256, 1, 255, 1}};
   std::uint64_t seed = 7;
   for (const Sizes& s : sizes) {
     for (int cross = 0; cross <= 1; ++cross) {
@@ -103,13 +105,16 @@ TEST_CASE("long sequences without a mask: the trace-free pass by blocks of queri
   // block of 12 rows; 700 queries on 200 keys, blocks of 324 and a last of 52; 340 on 203 keys, a block
   // of 320 and a last of 20 (under 33 rows: normalised in place, not while packing), with keys not a
   // multiple of 4 or 8 (the row passes' tails); every scaling
-  struct Sizes { int n, m, cross; ref::Scale scale; };
+  struct Sizes {
+    int n, m, cross;
+    ref::Scale scale;
+  };
   std::uint64_t seed = 41;
   for (const Sizes& s : {Sizes{1100, 1100, 0, ref::Scale::SqrtDk}, Sizes{700, 200, 1, ref::Scale::SqrtDk},
                          Sizes{300, 300, 0, ref::Scale::SqrtDk}, Sizes{340, 203, 1, ref::Scale::Divisor},
                          Sizes{400, 397, 0, ref::Scale::None}}) {
-    const ref::Problem p = ref::random_problem(seed++, s.n, s.m, 8, 2, 4, 3, s.cross, /*with_wo=*/true, s.scale,
-                                               ref::Mask::None);
+    const ref::Problem p =
+        ref::random_problem(seed++, s.n, s.m, 8, 2, 4, 3, s.cross, /*with_wo=*/true, s.scale, ref::Mask::None);
     compare(p, "n=" + std::to_string(s.n) + " m=" + std::to_string(p.m));
   }
 }

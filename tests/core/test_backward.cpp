@@ -198,8 +198,8 @@ TEST_CASE("gradients accumulate with += into the caller's buffers") {
   attn::Result forward;
   const attn::Gradients once = core_gradients(c, &forward);
   attn::Gradients twice = once;
-  const attn::Status s = attn::attention_backward(ref::config_of(c.problem), ref::inputs_of(c.problem), forward,
-                                                  c.d_output, {}, &twice);
+  const attn::Status s =
+      attn::attention_backward(ref::config_of(c.problem), ref::inputs_of(c.problem), forward, c.d_output, {}, &twice);
   REQUIRE(s.ok());
   for (std::size_t i = 0; i < once.wq.size(); ++i) CHECK(twice.wq[i] == 2.0f * once.wq[i]);
   // x sums several paths, so the second pass rounds differently: close, not identical

@@ -34,7 +34,8 @@ TEST_CASE("biases and positions: random problems against the float64 reference")
     const int d_k = pick(1, 9) | 1, d_v = pick(1, 9) | 1;
     const bool cross = trial % 2 == 1, with_wo = trial % 4 < 2, positions = trial % 3 != 0;
     const ref::Mask mask = trial % 3 == 0 ? ref::Mask::None : trial % 3 == 1 ? ref::Mask::Causal : ref::Mask::Keep;
-    ref::Problem p = ref::random_problem(rng(), n, m, d_model, heads, d_k, d_v, cross, with_wo, ref::Scale::SqrtDk, mask);
+    ref::Problem p =
+        ref::random_problem(rng(), n, m, d_model, heads, d_k, d_v, cross, with_wo, ref::Scale::SqrtDk, mask);
     if (trial % 5 != 4) ref::add_biases(&p, rng());
     p.positions = positions;
     std::ostringstream label;
@@ -66,8 +67,18 @@ TEST_CASE("biases and positions: random problems against the float64 reference")
 TEST_CASE("the sinusoid's first values, from the paper's formula by hand") {
   const std::vector<float> pe = attn::sinusoidal_positions(3, 4);
   // pos 0: sin 0, cos 0, sin 0, cos 0; pos 1: sin 1, cos 1, sin 0.01, cos 0.01 (10000^(2/4) = 100)
-  const double want[] = {0, 1, 0, 1, std::sin(1.0), std::cos(1.0), std::sin(0.01), std::cos(0.01),
-                         std::sin(2.0), std::cos(2.0), std::sin(0.02), std::cos(0.02)};
+  const double want[] = {0,
+                         1,
+                         0,
+                         1,
+                         std::sin(1.0),
+                         std::cos(1.0),
+                         std::sin(0.01),
+                         std::cos(0.01),
+                         std::sin(2.0),
+                         std::cos(2.0),
+                         std::sin(0.02),
+                         std::cos(0.02)};
   for (int i = 0; i < 12; ++i) CHECK(pe[i] == doctest::Approx(want[i]).epsilon(1e-7));
 }
 
@@ -112,12 +123,15 @@ TEST_CASE("permutation equivariance: exact without positions, broken by sinusoid
     double largest = 0;
     for (int i = 0; i < n; ++i)
       for (int c = 0; c < d_model; ++c)
-        largest = std::max(largest, double(std::fabs(moved.output[i * d_model + c] - base.output[order[i] * d_model + c])));
+        largest =
+            std::max(largest, double(std::fabs(moved.output[i * d_model + c] - base.output[order[i] * d_model + c])));
     INFO("positions=" << positions << " largest difference " << largest);
     // Without positions only float rounding (the order of a sum) can differ; with them, row i of the
     // permuted input gets position i's encoding, not its original position's.
-    if (positions) CHECK(largest > 0.05);
-    else CHECK(largest < 1e-5);
+    if (positions)
+      CHECK(largest > 0.05);
+    else
+      CHECK(largest < 1e-5);
   }
 }
 

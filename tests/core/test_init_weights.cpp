@@ -25,9 +25,14 @@ TEST_CASE("shapes, ranges and spread follow Xavier/Glorot uniform") {
   CHECK(w.wk.size() == 4u * 64 * 16);
   CHECK(w.wv.size() == 4u * 64 * 8);
   CHECK(w.wo.size() == 4u * 8 * 64);
-  struct Tensor { const std::vector<float>& values; double limit; };
-  const Tensor tensors[] = {{w.wq, std::sqrt(6.0 / (64 + 16))}, {w.wk, std::sqrt(6.0 / (64 + 16))},
-                            {w.wv, std::sqrt(6.0 / (64 + 8))}, {w.wo, std::sqrt(6.0 / (32 + 64))}};
+  struct Tensor {
+    const std::vector<float>& values;
+    double limit;
+  };
+  const Tensor tensors[] = {{w.wq, std::sqrt(6.0 / (64 + 16))},
+                            {w.wk, std::sqrt(6.0 / (64 + 16))},
+                            {w.wv, std::sqrt(6.0 / (64 + 8))},
+                            {w.wo, std::sqrt(6.0 / (32 + 64))}};
   for (const Tensor& t : tensors) {
     double sum = 0, squares = 0;
     for (float value : t.values) {

@@ -78,8 +78,8 @@ TEST_CASE("softmax is shift invariant: adding t to every score of a row leaves t
 
 TEST_CASE("causal mask: -inf and zero weight above the diagonal, for self- and cross-attention") {
   for (int cross = 0; cross <= 1; ++cross) {
-    const ref::Problem p = ref::random_problem(11, 7, 4, 12, 3, 4, 4, cross, true, ref::Scale::SqrtDk,
-                                               ref::Mask::Causal);
+    const ref::Problem p =
+        ref::random_problem(11, 7, 4, 12, 3, 4, 4, cross, true, ref::Scale::SqrtDk, ref::Mask::Causal);
     const attn::Result r = run(p);
     for (const attn::HeadTrace& head : r.heads) {
       for (int i = 0; i < p.n; ++i) {

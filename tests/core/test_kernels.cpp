@@ -4,6 +4,7 @@
 // scalar kernels exist; the WebAssembly test builds run the SIMD ones through the same lists.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -11,6 +12,7 @@
 #include <limits>
 #include <random>
 #include <sstream>
+#include <string>
 #include <vector>
 
 #include "kernels/kernels.hpp"
@@ -64,8 +66,8 @@ TEST_CASE("gemm micro-kernels: every mr, nc and kc from 1 to 9, offset and strid
               }
               double want = 0;
               for (int k = 0; k < kc; ++k) want += double(a[r * lda + k]) * panel[k * ldp + j];
-              CHECK_MESSAGE(close(got, want, 1e-5, 1e-5), "c[", r, "][", j, "] mr=", mr, " nc=", nc, " kc=", kc,
-                            ": ", got, " vs ", want);
+              CHECK_MESSAGE(close(got, want, 1e-5, 1e-5), "c[", r, "][", j, "] mr=", mr, " nc=", nc, " kc=", kc, ": ",
+                            got, " vs ", want);
             }
           }
         }
@@ -74,7 +76,8 @@ TEST_CASE("gemm micro-kernels: every mr, nc and kc from 1 to 9, offset and strid
   }
 }
 
-TEST_CASE("gemm driver: rows 1 to 13, 32 to 35 and 61 to 65, inner 1 to 9, cols 1 to 17, plain and transposed b, strided c") {
+TEST_CASE(
+    "gemm driver: rows 1 to 13, 32 to 35 and 61 to 65, inner 1 to 9, cols 1 to 17, plain and transposed b, strided c") {
   std::mt19937 rng(2);
   for (const GemmEntry& kernel : kGemmKernels) {
     INFO(kernel.name);
@@ -94,8 +97,7 @@ TEST_CASE("gemm driver: rows 1 to 13, 32 to 35 and 61 to 65, inner 1 to 9, cols 
               for (int j = 0; j < cols; ++j) c[i * ldc + j] = kNaN;
             }
             std::vector<float> panels(packed_size(inner, cols), kNaN);
-            gemm_f32(kernel, rows, inner, cols, a.data(), lda, b.data(), ldb, transposed, c.data(), ldc,
-                     panels.data());
+            gemm_f32(kernel, rows, inner, cols, a.data(), lda, b.data(), ldb, transposed, c.data(), ldc, panels.data());
             for (int i = 0; i < rows; ++i) {
               for (int j = 0; j < ldc; ++j) {
                 const float got = c[i * ldc + j];
@@ -210,8 +212,8 @@ TEST_CASE("fused scaled softmax kernels: within 1e-6 of float64 at every length,
             for (int j = 0; j < cols; ++j) {
               const double want = row_max == -inf || j >= visible ? 0.0 : std::exp(scaled[j] - row_max) / total;
               if (!(std::fabs(row[j] - want) <= 1e-6) && failures++ < 5) {
-                FAIL_CHECK("cols=", cols, " visible=", visible, " scale=", scale, " masking=", masking, " j=", j,
-                           ": ", row[j], " vs ", want);
+                FAIL_CHECK("cols=", cols, " visible=", visible, " scale=", scale, " masking=", masking, " j=", j, ": ",
+                           row[j], " vs ", want);
               }
             }
           }
@@ -280,8 +282,8 @@ TEST_CASE("ppmm micro-kernels: every mr, nc and kc from 1 to 9 on a pre-packed s
               }
               double want = 0;
               for (int k = 0; k < kc; ++k) want += double(strip[k * kernel.mr + r]) * panel[k * kGemmNr + j];
-              CHECK_MESSAGE(close(got, want, 1e-5, 1e-5), "c[", r, "][", j, "] mr=", mr, " nc=", nc, " kc=", kc,
-                            ": ", got, " vs ", want);
+              CHECK_MESSAGE(close(got, want, 1e-5, 1e-5), "c[", r, "][", j, "] mr=", mr, " nc=", nc, " kc=", kc, ": ",
+                            got, " vs ", want);
             }
           }
         }
@@ -290,7 +292,8 @@ TEST_CASE("ppmm micro-kernels: every mr, nc and kc from 1 to 9 on a pre-packed s
   }
 }
 
-TEST_CASE("gemm driver on strips: the bits of gemm_f32 at every remainder, plain and transposed b, pre-packed a and b") {
+TEST_CASE(
+    "gemm driver on strips: the bits of gemm_f32 at every remainder, plain and transposed b, pre-packed a and b") {
   std::mt19937 rng(7);
   // each strip kernel against the gemm kernel of its instruction set (the same order of operations)
   for (std::size_t i = 0; i < std::size(kPpmmKernels); ++i) {
@@ -329,6 +332,161 @@ TEST_CASE("gemm driver on strips: the bits of gemm_f32 at every remainder, plain
             if (!same && failures++ < 5) {
               FAIL_CHECK("rows=", rows, " inner=", inner, " cols=", cols, " transposed=", transposed);
             }
+          }
+        }
+      }
+    }
+    CHECK(failures == 0);
+  }
+}
+
+// ---- the kernels of the forward's fast path and checks, each against its scalar twin (and the
+// scalar twin against float64), at every length from 1 to 2·8+1 (two chains of four lanes) and a few
+// longer, inside sentinels so that a write past either end fails
+
+namespace {
+
+// A row of `cols` values from -spread to spread inside one sentinel on each side.
+std::vector<float> row_in_sentinels(std::mt19937& rng, int cols, float spread) {
+  std::vector<float> buffer(cols + 2, kSentinel);
+  for (int j = 0; j < cols; ++j) buffer[1 + j] = std::uniform_real_distribution<float>(-spread, spread)(rng);
+  return buffer;
+}
+
+const int kAwkwardLengths[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 64, 100};
+
+}  // namespace
+
+TEST_CASE("softmax_exp_scaled kernels: the scalar twin's values, and times 1 / sum float64's softmax") {
+  std::mt19937 rng(8);
+  for (const auto& kernel : kSoftmaxExpScaledKernels) {
+    INFO(kernel.name);
+    int failures = 0;
+    for (int cols : kAwkwardLengths) {
+      for (float scale : {1.0f, 0.5f, 8.0f}) {
+        std::vector<float> got = row_in_sentinels(rng, cols, 50.0f);
+        std::vector<float> twin = got;
+        const std::vector<float> input(got.begin() + 1, got.end() - 1);
+        const float raw_max = *std::max_element(input.begin(), input.end());
+        // float64 softmax of x · (1 / scale), the product rounded in float as the kernels round it
+        const float inv_scale = 1.0f / scale;
+        double total = 0;
+        for (float x : input) total += std::exp(double(x * inv_scale) - double(raw_max * inv_scale));
+        const float inv_sum = kernel.fn(cols, got.data() + 1, scale, raw_max);
+        const float twin_inv_sum = softmax_exp_scaled_f32__scalar(cols, twin.data() + 1, scale, raw_max);
+        CHECK(got.front() == kSentinel);
+        CHECK(got.back() == kSentinel);
+        if (!close(inv_sum, twin_inv_sum, 0.0, 1e-5) && failures++ < 5) {
+          FAIL_CHECK("1 / sum, cols=", cols, " scale=", scale, ": ", inv_sum, " vs ", twin_inv_sum);
+        }
+        for (int j = 0; j < cols; ++j) {
+          const double softmax = std::exp(double(input[j] * inv_scale) - double(raw_max * inv_scale)) / total;
+          if (!close(got[1 + j], twin[1 + j], 1e-7, 1e-5) && failures++ < 5) {
+            FAIL_CHECK("row[", j, "] cols=", cols, " scale=", scale, ": ", got[1 + j], " vs the twin's ", twin[1 + j]);
+          }
+          if (!close(double(got[1 + j]) * inv_sum, softmax, 1e-7, 1e-5) && failures++ < 5) {
+            FAIL_CHECK("row[", j, "] · 1/sum, cols=", cols, " scale=", scale, ": ", got[1 + j] * inv_sum, " vs ",
+                       softmax);
+          }
+        }
+      }
+    }
+    CHECK(failures == 0);
+  }
+}
+
+TEST_CASE("exp_minus_max kernels: the scalar twin's bits (the portable softmax's promise), float64 exp within 1e-6") {
+  std::mt19937 rng(9);
+  const float inf = std::numeric_limits<float>::infinity();
+  for (const auto& kernel : kExpMinusMaxKernels) {
+    INFO(kernel.name);
+    int failures = 0;
+    for (int cols : kAwkwardLengths) {
+      for (float spread : {1.0f, 60.0f, 120.0f}) {  // 120: below the exp's underflow at -87.3
+        std::vector<float> got = row_in_sentinels(rng, cols, spread);
+        if (cols > 2) got[2] = -inf;  // a masked key
+        std::vector<float> twin = got;
+        const std::vector<float> input(got.begin() + 1, got.end() - 1);
+        const float row_max = *std::max_element(input.begin(), input.end());
+        kernel.fn(cols, got.data() + 1, row_max);
+        exp_minus_max_f32__scalar(cols, twin.data() + 1, row_max);
+        CHECK(got.front() == kSentinel);
+        CHECK(got.back() == kSentinel);
+        for (int j = 0; j < cols; ++j) {
+          const double want = std::exp(double(input[j] - row_max));  // the difference rounded as the kernels round it
+          const bool same_bits = std::memcmp(&got[1 + j], &twin[1 + j], sizeof(float)) == 0;
+          if ((!same_bits || !close(got[1 + j], want, 1e-37, 1e-6)) && failures++ < 5) {
+            FAIL_CHECK("row[", j, "] cols=", cols, " spread=", spread, ": ", got[1 + j], ", twin ", twin[1 + j],
+                       ", float64 ", want);
+          }
+        }
+      }
+    }
+    CHECK(failures == 0);
+  }
+}
+
+TEST_CASE("all_finite and max_magnitude kernels: every length, a special value at every position") {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float specials[] = {inf, -inf, kNaN, -kNaN};
+  for (std::size_t k = 0; k < std::size(kAllFiniteKernels); ++k) {
+    const auto& finite = kAllFiniteKernels[k];
+    const auto& magnitude = kMaxMagnitudeKernels[k];
+    INFO(finite.name, ", ", magnitude.name);
+    for (int count = 0; count <= 19; ++count) {
+      // one float in (unaligned), with a NaN just past the end that neither may read
+      std::vector<float> buffer(count + 2, kNaN);
+      float* values = buffer.data() + 1;
+      double want = 0;
+      for (int i = 0; i < count; ++i) {
+        values[i] = (i % 3 - 1) * 0.5f * static_cast<float>(i + 1);  // negatives and zeros
+        want = std::max(want, std::fabs(double(values[i])));
+      }
+      CHECK_MESSAGE(finite.fn(count, values), "count=", count);
+      CHECK_MESSAGE(magnitude.fn(count, values) == want, "count=", count);
+      if (count == 0) continue;
+      values[count - 1] = -std::numeric_limits<float>::max();  // the largest finite float is finite
+      CHECK_MESSAGE(finite.fn(count, values), "count=", count);
+      CHECK_MESSAGE(magnitude.fn(count, values) == std::numeric_limits<float>::max(), "count=", count);
+      for (int at = 0; at < count; ++at) {
+        for (const float special : specials) {
+          const float kept = values[at];
+          values[at] = special;
+          const float largest = magnitude.fn(count, values);
+          CHECK_MESSAGE(!finite.fn(count, values), "count=", count, " at=", at, " value=", special);
+          CHECK_MESSAGE((std::isnan(special) ? std::isnan(largest) : largest == inf), "count=", count, " at=", at,
+                        " value=", special, ": ", largest);
+          values[at] = kept;
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("row_maxima kernels: each row's max and the largest magnitude, at every rows × cols, with specials") {
+  std::mt19937 rng(10);
+  for (const auto& kernel : kRowMaximaKernels) {
+    INFO(kernel.name);
+    int failures = 0;
+    for (int rows : {1, 2, 3, 5}) {
+      for (int cols : kAwkwardLengths) {
+        for (int special = 0; special <= 2; ++special) {  // none; +inf; NaN, at the last value
+          std::vector<float> values = random_values(rng, static_cast<std::size_t>(rows) * cols);
+          if (special) values.back() = special == 1 ? std::numeric_limits<float>::infinity() : kNaN;
+          std::vector<float> row_max(rows + 2, kNaN);  // NaN inside, so an unwritten maximum fails
+          row_max.front() = row_max.back() = kSentinel;
+          const float largest = kernel.fn(rows, cols, values.data(), row_max.data() + 1);
+          double want_largest = 0;
+          for (float v : values) want_largest = std::max(want_largest, std::fabs(double(v)));
+          const bool largest_ok = special == 2 ? std::isnan(largest) : largest == want_largest;
+          bool rows_ok = row_max.front() == kSentinel && row_max.back() == kSentinel;
+          for (int i = 0; i < rows && special == 0; ++i) {
+            const float want = *std::max_element(values.begin() + i * cols, values.begin() + (i + 1) * cols);
+            rows_ok = rows_ok && row_max[1 + i] == want;
+          }
+          if ((!largest_ok || !rows_ok) && failures++ < 5) {
+            FAIL_CHECK("rows=", rows, " cols=", cols, " special=", special, ": largest ", largest, " vs ", want_largest,
+                       std::string(rows_ok ? "" : "; a row max is wrong or a sentinel overwritten"));
           }
         }
       }

@@ -87,7 +87,8 @@ TEST_CASE("000: S21 = 10, S22 = 32 over sqrt(2) are 7.0711 and 22.6274 (the note
   check_row(run(config, inputs).heads.at(0).scaled, 2, 0, {7.0711, 22.6274}, 5e-5);
 }
 
-TEST_CASE("003: the scores of 'it' against every key of 'The animal didn't cross the street because it was too tired'") {
+TEST_CASE(
+    "003: the scores of 'it' against every key of 'The animal didn't cross the street because it was too tired'") {
   // Queries and keys are given directly: q_it as x, the keys as the context, identity projections.
   const std::vector<float> q_it = {0.6f, 0.5f, 0.4f};
   const std::vector<float> keys = {

@@ -23,7 +23,9 @@ std::vector<float> random_values(std::mt19937& rng, std::size_t count, float sca
 
 TEST_CASE("a prepared model gives attention_forward's bits at every n, with and without W_O, both masks") {
   std::mt19937 rng(31);
-  struct Sizes { int d_model, heads, d_k, d_v; };
+  struct Sizes {
+    int d_model, heads, d_k, d_v;
+  };
   for (const Sizes& sizes : {Sizes{8, 2, 4, 4}, Sizes{24, 3, 5, 7}, Sizes{40, 2, 20, 16}}) {
     for (const bool with_wo : {false, true}) {
       for (const attn::MaskMode mask : {attn::MaskMode::None, attn::MaskMode::Causal}) {

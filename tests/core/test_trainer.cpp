@@ -41,7 +41,8 @@ std::vector<double> get(const Parameters& p, const char* name) {
 
 // The batch-mean loss from the float64 reference forward (reference.cpp), written from the loss
 // definitions in trainer.hpp.
-double reference_loss(const attn::TrainerSpec& spec, const Parameters& params, const std::vector<attn::Example>& examples) {
+double reference_loss(const attn::TrainerSpec& spec, const Parameters& params,
+                      const std::vector<attn::Example>& examples) {
   const attn::TrainerModel& model = spec.model;
   const int d = model.d_model, heads = model.heads;
   const int d_k = model.d_k ? model.d_k : d / heads, d_v = model.d_v ? model.d_v : d_k;
@@ -141,12 +142,75 @@ std::uint64_t checksum(const attn::Trainer& trainer) {
   return hash;
 }
 
+struct GradientSetup {
+  attn::LossKind kind;
+  int head, classes, vocabulary;
+  bool wo, biases, positions, causal;
+};
+
+// d_model 5, 2 heads of 3, the setup's loss and parts, SGD at rate 1.
+attn::TrainerSpec sgd_spec(const GradientSetup& setup, std::uint64_t seed) {
+  attn::TrainerSpec spec;
+  spec.model.d_model = 5;
+  spec.model.heads = 2;
+  spec.model.d_k = 3;
+  spec.model.d_v = 3;
+  spec.model.output_projection = setup.wo;
+  spec.model.biases = setup.biases;
+  spec.model.positions = setup.positions ? attn::PositionMode::Sinusoidal : attn::PositionMode::None;
+  spec.model.mask_mode = setup.causal ? attn::MaskMode::Causal : attn::MaskMode::None;
+  spec.model.vocabulary = setup.vocabulary;
+  spec.loss.kind = setup.kind;
+  spec.loss.head = setup.head;
+  spec.loss.classes = setup.classes;
+  spec.optimizer.kind = attn::OptimizerKind::Sgd;
+  spec.optimizer.learning_rate = 1;
+  spec.seed = seed;
+  return spec;
+}
+
+// Biases start at zero; random ones make their gradients' paths matter.
+void randomise_biases(std::mt19937_64& rng, const std::vector<std::string>& names, attn::Trainer* trainer) {
+  for (const std::string& name : names) {
+    if (name[0] == 'b' || name == "readoutBias") {
+      CHECK(trainer->set_parameter(name, random_floats(rng, trainer->parameter(name)->size(), 0.5f)).ok());
+    }
+  }
+}
+
+// The step one SGD update of rate 1 made to parameter `name` (w1 = w0 − 1·g, so the gradient) against
+// the central finite difference of the float64 reference loss: the norm-wise relative error. Adds
+// the finite-difference gradient's squares into norm_squared.
+double gradient_error(const attn::TrainerSpec& spec, const std::vector<attn::Example>& examples, Parameters& before,
+                      const Parameters& after, const std::string& name, double* norm_squared) {
+  std::vector<double>& values = before[name];
+  std::vector<double> numeric(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const double saved = values[i];
+    values[i] = saved + 1e-6;
+    const double up = reference_loss(spec, before, examples);
+    values[i] = saved - 1e-6;
+    const double down = reference_loss(spec, before, examples);
+    values[i] = saved;
+    numeric[i] = (up - down) / 2e-6;
+    *norm_squared += numeric[i] * numeric[i];
+  }
+  double diff = 0, norm = 0;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const double step = values[i] - after.at(name)[i];
+    diff += (step - numeric[i]) * (step - numeric[i]);
+    norm += numeric[i] * numeric[i];
+  }
+  return std::sqrt(diff) / std::max(std::sqrt(norm), 1e-2);
+}
+
 }  // namespace
 
-TEST_CASE("each loss's gradient: one SGD step of rate 1 moves every trained parameter by minus the finite-difference gradient") {
+TEST_CASE(
+    "each loss's gradient: one SGD step of rate 1 moves every trained parameter by minus the finite-difference "
+    "gradient") {
   std::mt19937_64 rng(2024);
-  struct Setup { attn::LossKind kind; int head, classes, vocabulary; bool wo, biases, positions, causal; };
-  const Setup setups[] = {
+  const GradientSetup setups[] = {
       {attn::LossKind::Attend, -1, 0, 0, true, true, false, false},
       {attn::LossKind::Attend, 1, 0, 0, false, true, true, true},
       {attn::LossKind::Attend, -1, 0, 7, true, false, true, false},
@@ -155,39 +219,15 @@ TEST_CASE("each loss's gradient: one SGD step of rate 1 moves every trained para
       {attn::LossKind::Regress, -1, 0, 0, true, true, false, false},
       {attn::LossKind::Regress, -1, 0, 5, false, true, true, true},
   };
-  for (const Setup& setup : setups) {
-    attn::TrainerSpec spec;
-    spec.model.d_model = 5;
-    spec.model.heads = 2;
-    spec.model.d_k = 3;
-    spec.model.d_v = 3;
-    spec.model.output_projection = setup.wo;
-    spec.model.biases = setup.biases;
-    spec.model.positions = setup.positions ? attn::PositionMode::Sinusoidal : attn::PositionMode::None;
-    spec.model.mask_mode = setup.causal ? attn::MaskMode::Causal : attn::MaskMode::None;
-    spec.model.vocabulary = setup.vocabulary;
-    spec.loss.kind = setup.kind;
-    spec.loss.head = setup.head;
-    spec.loss.classes = setup.classes;
-    spec.optimizer.kind = attn::OptimizerKind::Sgd;
-    spec.optimizer.learning_rate = 1;
-    spec.seed = rng();
+  for (const GradientSetup& setup : setups) {
+    const attn::TrainerSpec spec = sgd_spec(setup, rng());
     auto trainer = make(spec);
     std::vector<std::string> names = trainer->parameter_names();
-    // Biases start at zero; random ones make their gradients' paths matter.
-    for (const std::string& name : names) {
-      if (name[0] == 'b' || name == "readoutBias") {
-        CHECK(trainer->set_parameter(name, random_floats(rng, trainer->parameter(name)->size(), 0.5f)).ok());
-      }
-    }
+    randomise_biases(rng, names, trainer.get());
     attn::TrainerSpec all = spec;
     all.train = names;  // every parameter learns, the embeddings too
     trainer = make(all);
-    for (const std::string& name : names) {
-      if (name[0] == 'b' || name == "readoutBias") {
-        CHECK(trainer->set_parameter(name, random_floats(rng, trainer->parameter(name)->size(), 0.5f)).ok());
-      }
-    }
+    randomise_biases(rng, names, trainer.get());
     const int d_out = setup.wo ? 5 : 6;
     const std::vector<attn::Example> examples = random_examples(rng, spec, 3, d_out);
     REQUIRE(trainer->set_data(examples).ok());
@@ -196,29 +236,12 @@ TEST_CASE("each loss's gradient: one SGD step of rate 1 moves every trained para
     const attn::Status s = trainer->step(1, &report);
     REQUIRE_MESSAGE(s.ok(), s.message);
     const Parameters after = parameters_of(*trainer);
-    INFO("loss " << int(setup.kind) << " head " << setup.head << " vocabulary " << setup.vocabulary << " wo " << setup.wo);
+    INFO("loss " << int(setup.kind) << " head " << setup.head << " vocabulary " << setup.vocabulary << " wo "
+                 << setup.wo);
     CHECK(report.losses[0] == doctest::Approx(reference_loss(spec, before, examples)).epsilon(1e-5));
     double norm_squared = 0;
     for (const std::string& name : names) {
-      std::vector<double>& values = before[name];
-      std::vector<double> numeric(values.size());
-      for (std::size_t i = 0; i < values.size(); ++i) {
-        const double saved = values[i];
-        values[i] = saved + 1e-6;
-        const double up = reference_loss(spec, before, examples);
-        values[i] = saved - 1e-6;
-        const double down = reference_loss(spec, before, examples);
-        values[i] = saved;
-        numeric[i] = (up - down) / 2e-6;
-        norm_squared += numeric[i] * numeric[i];
-      }
-      double diff = 0, norm = 0;
-      for (std::size_t i = 0; i < values.size(); ++i) {
-        const double step = values[i] - after.at(name)[i];  // = gradient, since w1 = w0 − 1·g
-        diff += (step - numeric[i]) * (step - numeric[i]);
-        norm += numeric[i] * numeric[i];
-      }
-      const double error = std::sqrt(diff) / std::max(std::sqrt(norm), 1e-2);
+      const double error = gradient_error(spec, examples, before, after, name, &norm_squared);
       CHECK_MESSAGE(error <= 1e-3, name << ": norm-wise relative error " << error);
     }
     CHECK(report.gradient_norms[0] == doctest::Approx(std::sqrt(norm_squared)).epsilon(1e-3));
@@ -368,9 +391,12 @@ TEST_CASE("a step whose loss becomes infinite is refused, and the weights stay a
   INFO(s.message);
   // the loss, a gradient or a weight at the failed step's weights: whichever was not finite first
   const std::string said = s.message;
-  const std::string tail = " at step " + std::to_string(good + 1) + "; the weights are those of step " + std::to_string(good);
-  CHECK((said == "learning rate too large: the loss became ∞" + tail || said == "learning rate too large: the loss became NaN" + tail ||
-         said == "learning rate too large: the gradients became ∞" + tail || said == "learning rate too large: a weight became ∞" + tail));
+  const std::string tail =
+      " at step " + std::to_string(good + 1) + "; the weights are those of step " + std::to_string(good);
+  CHECK((said == "learning rate too large: the loss became ∞" + tail ||
+         said == "learning rate too large: the loss became NaN" + tail ||
+         said == "learning rate too large: the gradients became ∞" + tail ||
+         said == "learning rate too large: a weight became ∞" + tail));
   CHECK(report.losses.size() == static_cast<std::size_t>(good));
   for (double loss : report.losses) CHECK(std::isfinite(loss));
   // The same seed, stopped at the last good step, has the same weights bit for bit.
@@ -384,7 +410,8 @@ TEST_CASE("a step whose loss becomes infinite is refused, and the weights stay a
   }
 }
 
-TEST_CASE("a step call is judged by the weights it leaves: the last update is refused when the loss at it is not finite") {
+TEST_CASE(
+    "a step call is judged by the weights it leaves: the last update is refused when the loss at it is not finite") {
   // An Adam step moves each weight by about the learning rate, so 1e30 leaves finite weights whose
   // scores overflow: before, the call succeeded and only the next one found out.
   for (const attn::OptimizerKind kind : {attn::OptimizerKind::Adam, attn::OptimizerKind::Sgd}) {
@@ -459,10 +486,11 @@ std::vector<float> embed(const std::string& word, std::initializer_list<Feature>
 // the animal (row 1). A second template puts the place first, so position cannot stand in.
 attn::Example it_sentence(const std::string& animal, const std::string& place, bool place_first) {
   const std::vector<std::pair<std::string, std::vector<float>>> words = {
-      {"the", embed("the", {})}, {"didn't", embed("didn't", {Action})}, {"cross", embed("cross", {Action})},
-      {"because", embed("because", {})}, {"it", embed("it", {Pronoun})}, {"was", embed("was", {Action})},
-      {"too", embed("too", {})}, {"tired", embed("tired", {Feeling})}, {"near", embed("near", {})},
-      {"stopped", embed("stopped", {Action})}};
+      {"the", embed("the", {})},           {"didn't", embed("didn't", {Action})},
+      {"cross", embed("cross", {Action})}, {"because", embed("because", {})},
+      {"it", embed("it", {Pronoun})},      {"was", embed("was", {Action})},
+      {"too", embed("too", {})},           {"tired", embed("tired", {Feeling})},
+      {"near", embed("near", {})},         {"stopped", embed("stopped", {Action})}};
   auto word = [&](const std::string& w) {
     for (const auto& [name, vector] : words)
       if (name == w) return vector;
@@ -472,13 +500,13 @@ attn::Example it_sentence(const std::string& animal, const std::string& place, b
   std::vector<std::vector<float>> rows;
   attn::Example e;
   if (!place_first) {  // The A didn't cross the P because it was too tired
-    rows = {word("the"), a, word("didn't"), word("cross"), word("the"), p, word("because"), word("it"), word("was"),
-            word("too"), word("tired")};
+    rows = {word("the"),     a,          word("didn't"), word("cross"), word("the"),  p,
+            word("because"), word("it"), word("was"),    word("too"),   word("tired")};
     e.target = 1;
     e.query = 7;
   } else {  // Near the P the A stopped because it was too tired
-    rows = {word("near"), word("the"), p, word("the"), a, word("stopped"), word("because"), word("it"), word("was"),
-            word("too"), word("tired")};
+    rows = {word("near"), word("the"), p,           word("the"),  a, word("stopped"), word("because"),
+            word("it"),   word("was"), word("too"), word("tired")};
     e.target = 4;
     e.query = 7;
   }
@@ -715,7 +743,8 @@ TEST_CASE("a batch too large for one pass of the layer runs in chunks: its gradi
   }
   CHECK(batch_loss == doctest::Approx(mean_loss).epsilon(1e-9));
   for (const auto& entry : mean) {
-    const std::string& name = entry.first;  // a plain name: INFO captures it, which clang 14 refuses for a structured binding
+    const std::string& name =
+        entry.first;  // a plain name: INFO captures it, which clang 14 refuses for a structured binding
     const std::vector<double>& values = entry.second;
     double diff = 0, norm = 0;
     for (std::size_t i = 0; i < values.size(); ++i) {

@@ -17,10 +17,10 @@
 namespace attn {
 
 // Size caps, so that a hostile or mistaken request is refused before any allocation.
-constexpr int kMaxTokens = 4096;                       // n and m
-constexpr int kMaxWidth = 4096;                        // d_model, d_k, d_v
+constexpr int kMaxTokens = 4096;  // n and m
+constexpr int kMaxWidth = 4096;   // d_model, d_k, d_v
 constexpr int kMaxHeads = 64;
-constexpr std::size_t kMaxMatrixValues = 1u << 24;     // any one weight tensor, or h·n·m of a trace
+constexpr std::size_t kMaxMatrixValues = 1u << 24;  // any one weight tensor, or h·n·m of a trace
 
 enum class ErrorKind { None, Range, Type };
 
@@ -61,11 +61,11 @@ enum class Arithmetic { Fast, Portable };
 
 struct Config {
   int n = 0;
-  int m = 0;                 // 0: self-attention, m = n and the context is x
+  int m = 0;  // 0: self-attention, m = n and the context is x
   int d_model = 0;
   int heads = 1;
-  int d_k = 0;               // 0: d_model / heads
-  int d_v = 0;               // 0: d_k
+  int d_k = 0;  // 0: d_model / heads
+  int d_v = 0;  // 0: d_k
   ScaleMode scale_mode = ScaleMode::SqrtDk;
   double scale_divisor = 1;  // used with ScaleMode::Divisor
   MaskMode mask_mode = MaskMode::None;
@@ -74,22 +74,22 @@ struct Config {
 };
 
 struct Inputs {
-  View<float> x;             // (n, d_model)
-  View<float> context;       // (m, d_model); omitted: x (self-attention)
-  View<float> wq, wk;        // (h, d_model, d_k); omitted: identity, needs h = 1 and d_k = d_model
-  View<float> wv;            // (h, d_model, d_v); omitted: identity, needs h = 1 and d_v = d_model
-  View<float> wo;            // (h·d_v, d_model); omitted: the output is the concatenation
-  View<float> bq, bk;        // (h, d_k); omitted: zero. Added after the projection.
-  View<float> bv;            // (h, d_v); omitted: zero
-  View<float> bo;            // (d_model); omitted: zero; needs wo
-  View<std::uint8_t> keep;   // (n, m), 1 keep and 0 masked; only with MaskMode::Keep
+  View<float> x;            // (n, d_model)
+  View<float> context;      // (m, d_model); omitted: x (self-attention)
+  View<float> wq, wk;       // (h, d_model, d_k); omitted: identity, needs h = 1 and d_k = d_model
+  View<float> wv;           // (h, d_model, d_v); omitted: identity, needs h = 1 and d_v = d_model
+  View<float> wo;           // (h·d_v, d_model); omitted: the output is the concatenation
+  View<float> bq, bk;       // (h, d_k); omitted: zero. Added after the projection.
+  View<float> bv;           // (h, d_v); omitted: zero
+  View<float> bo;           // (d_model); omitted: zero; needs wo
+  View<std::uint8_t> keep;  // (n, m), 1 keep and 0 masked; only with MaskMode::Keep
 };
 
 // The model after defaults are applied; produced by validate().
 struct Shape {
   int n, m, d_model, heads, d_k, d_v, d_out;
-  bool self;                 // the context is x
-  double scale;              // the scores are divided by this
+  bool self;     // the context is x
+  double scale;  // the scores are divided by this
 };
 
 struct HeadTrace {
@@ -104,19 +104,43 @@ struct HeadTrace {
 
 struct Result {
   Shape shape{};
-  std::vector<float> output;     // (n, d_out): concat·wo, or concat when wo is omitted
-  std::vector<float> concat;     // (n, h·d_v); only with the trace
-  std::vector<HeadTrace> heads;  // h entries with the trace, none without
+  std::vector<float> output;             // (n, d_out): concat·wo, or concat when wo is omitted
+  std::vector<float> concat;             // (n, h·d_v); only with the trace
+  std::vector<HeadTrace> heads;          // h entries with the trace, none without
   std::vector<float> positions_x;        // (n, d_model) added to x; only with the trace and positions
   std::vector<float> positions_context;  // (m, d_model) added to the context; cross-attention only
+};
+
+// The dense products' scratch (core/src/ops.hpp): b packed into panels, a into strips, aᵀ copied
+// out. Each buffer grows to the largest product it has served and stays so.
+struct ProductScratch {
+  std::vector<float> panels, strips, transposed;
+};
+
+// The buffers a forward pass works in, owned by the caller as llm.c's activations are: kept call
+// after call, so that once a size has been seen a call allocates and zero-fills nothing. There is no
+// hidden state in the core: a workspace serves one call at a time, and calls that may overlap (two
+// engines, two prepared models, two threads) each pass their own. What it holds between calls means
+// nothing to the caller.
+struct Workspace {
+  ProductScratch products;
+  std::vector<float> x_strips, context_strips;  // x and the context packed once for every head's projections
+  std::vector<float> w_panels;                  // one head's weights packed (a model not prepared)
+  std::vector<float> k_panels, v_panels;        // a head's k and v packed once for every block of queries
+  std::vector<float> row_max, inv_sum;          // a block's row maxima and 1 / sums
+  std::vector<float> concat;                    // (n, h·d_v)
+  HeadTrace head;                               // one head's buffers, reused by every head without the trace
+  std::vector<float> spare_output;              // the output buffer the caller's previous result gave back
 };
 
 // Checks every argument before any work and derives the shape. Errors name the field and the values.
 Status validate(const Config& config, const Inputs& inputs, bool trace, Shape* shape);
 
 // The forward pass. With trace, every intermediate is kept; without, only output (and the shape),
-// and at most one head's (n, m) matrix exists at a time.
-Status attention_forward(const Config& config, const Inputs& inputs, bool trace, Result* result);
+// and at most one head's (n, m) matrix exists at a time. `workspace`: the caller's buffers, or null
+// for buffers of this call alone.
+Status attention_forward(const Config& config, const Inputs& inputs, bool trace, Result* result,
+                         Workspace* workspace = nullptr);
 
 // The gradient of L = Σ d_output ⊙ output + Σ d_weights ⊙ weights with respect to every input
 // present. Each vector must be sized like its input and zeroed (or holding earlier gradients) by
@@ -136,8 +160,8 @@ Status validate_backward(const Config& config, const Inputs& inputs, View<float>
 
 // The backward pass. `forward` is attention_forward's result for the same config and inputs, with
 // the trace. d_output: (n, d_out), required. d_weights: (h, n, m), optional.
-Status attention_backward(const Config& config, const Inputs& inputs, const Result& forward,
-                          View<float> d_output, View<float> d_weights, Gradients* gradients);
+Status attention_backward(const Config& config, const Inputs& inputs, const Result& forward, View<float> d_output,
+                          View<float> d_weights, Gradients* gradients);
 
 // The sinusoidal encoding of positions 0..rows-1: (rows, d_model), added to a row per position.
 std::vector<float> sinusoidal_positions(int rows, int d_model);
@@ -153,7 +177,7 @@ struct PackedWeights {
 };
 Status prepare_model(const Config& config, const Inputs& weights, Shape* shape, PackedWeights* packed);
 Status attention_forward_prepared(const Config& config, const Inputs& inputs, const Shape& prepared,
-                                  const PackedWeights& packed, Result* result);
+                                  const PackedWeights& packed, Result* result, Workspace* workspace = nullptr);
 
 struct Weights {
   std::vector<float> wq, wk, wv, wo;

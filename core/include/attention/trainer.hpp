@@ -45,19 +45,19 @@ struct TrainerLoss {
 struct OptimizerSettings {
   OptimizerKind kind = OptimizerKind::Adam;
   double learning_rate = 0.01;
-  double momentum = 0;                                 // SGD: velocity = momentum·velocity + g; w −= lr·velocity
-  double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8;   // Adam (Kingma and Ba), bias-corrected
-  double weight_decay = 0;                             // decoupled: w −= lr·weight_decay·w, before the update
-  double clip_norm = 0;                                // > 0: gradients scaled so that their global norm ≤ clip_norm
-  int batch_size = 0;                                  // 0: every example each step; else a seeded sample
+  double momentum = 0;                                // SGD: velocity = momentum·velocity + g; w −= lr·velocity
+  double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8;  // Adam (Kingma and Ba), bias-corrected
+  double weight_decay = 0;                            // decoupled: w −= lr·weight_decay·w, before the update
+  double clip_norm = 0;                               // > 0: gradients scaled so that their global norm ≤ clip_norm
+  int batch_size = 0;                                 // 0: every example each step; else a seeded sample
 };
 
 struct TrainerSpec {
   TrainerModel model;
   TrainerLoss loss;
   OptimizerSettings optimizer;
-  std::uint64_t seed = 0;            // initial weights (init_weights) and batch samples
-  std::vector<std::string> train;    // names of the parameters that learn; empty: all but embeddings
+  std::uint64_t seed = 0;          // initial weights (init_weights) and batch samples
+  std::vector<std::string> train;  // names of the parameters that learn; empty: all but embeddings
 };
 
 // Example::head when the example takes the head its loss names.

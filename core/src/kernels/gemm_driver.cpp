@@ -81,7 +81,8 @@ void pack_strips(int rows, int inner, const float* a, int lda, int mr, float* st
       const float* a_1 = a_0 + lda;
       const float* a_2 = a_1 + lda;
       const float* a_3 = a_2 + lda;
-      const float s_0 = scale_of(first), s_1 = scale_of(first + 1), s_2 = scale_of(first + 2), s_3 = scale_of(first + 3);
+      const float s_0 = scale_of(first), s_1 = scale_of(first + 1), s_2 = scale_of(first + 2),
+                  s_3 = scale_of(first + 3);
       const v128_t s0 = wasm_f32x4_splat(s_0), s1 = wasm_f32x4_splat(s_1);
       const v128_t s2 = wasm_f32x4_splat(s_2), s3 = wasm_f32x4_splat(s_3);
       int k = 0;
@@ -115,8 +116,8 @@ void pack_strips(int rows, int inner, const float* a, int lda, int mr, float* st
 }
 
 // c in tiles as compute() walks them: a block of strips stays in cache across the panels
-void ppmm_f32(const PpmmEntry& kernel, int rows, int inner, int cols, const float* strips, const float* panels, float* c,
-              int ldc) {
+void ppmm_f32(const PpmmEntry& kernel, int rows, int inner, int cols, const float* strips, const float* panels,
+              float* c, int ldc) {
   assert(rows >= 1 && inner >= 1 && cols >= 1);
   const int row_block = kRowBlock / kernel.mr * kernel.mr;
   for (int block = 0; block < rows; block += row_block) {
@@ -141,9 +142,7 @@ void gemm_f32_strips(const PpmmEntry& kernel, int rows, int inner, int cols, con
   ppmm_f32(kernel, rows, inner, cols, strips, panels, c, ldc);
 }
 
-std::size_t packed_size(int inner, int cols) {
-  return static_cast<std::size_t>(panel_count(cols)) * kGemmNr * inner;
-}
+std::size_t packed_size(int inner, int cols) { return static_cast<std::size_t>(panel_count(cols)) * kGemmNr * inner; }
 
 void pack_panels(int inner, int cols, const float* b, int ldb, float* panels) {
   pack_all(inner, cols, b, ldb, false, panels);
@@ -161,7 +160,9 @@ void gemm_f32(const GemmEntry& kernel, int rows, int inner, int cols, const floa
   // is one contiguous run that stays in L1 while every row block of a streams past it.
   const bool few_rows = rows <= kPackAboveRows;
   const auto in_place = [&](int p) { return few_rows && !b_transposed && (p + 1) * kGemmNr <= cols; };
-  const auto panel_at = [&](int p) { return in_place(p) ? b + p * kGemmNr : panels + static_cast<std::size_t>(p) * kGemmNr * inner; };
+  const auto panel_at = [&](int p) {
+    return in_place(p) ? b + p * kGemmNr : panels + static_cast<std::size_t>(p) * kGemmNr * inner;
+  };
   const auto panel_stride = [&](int p) { return in_place(p) ? ldb : kGemmNr; };
   pack(inner, cols, b, ldb, b_transposed, panels, in_place);
   compute(kernel, rows, inner, cols, a, lda, c, ldc, panel_at, panel_stride);
@@ -170,8 +171,9 @@ void gemm_f32(const GemmEntry& kernel, int rows, int inner, int cols, const floa
 void gemm_f32_prepacked(const GemmEntry& kernel, int rows, int inner, int cols, const float* a, int lda,
                         const float* panels, float* c, int ldc) {
   assert(rows >= 1 && inner >= 1 && cols >= 1);
-  compute(kernel, rows, inner, cols, a, lda, c, ldc,
-          [&](int p) { return panels + static_cast<std::size_t>(p) * kGemmNr * inner; }, [](int) { return kGemmNr; });
+  compute(
+      kernel, rows, inner, cols, a, lda, c, ldc,
+      [&](int p) { return panels + static_cast<std::size_t>(p) * kGemmNr * inner; }, [](int) { return kGemmNr; });
 }
 
 }  // namespace attn::kernels

@@ -4,7 +4,6 @@
 
 #include "kernels/kernels.hpp"
 
-
 namespace attn::kernels {
 
 namespace {
@@ -29,6 +28,5 @@ void gemm_f32_4x8__scalar(int mr, int nc, int kc, const float* a, int lda, const
     for (int j = 0; j < nc; ++j) c[r * ldc + j] = acc[r][j];
   }
 }
-
 
 }  // namespace attn::kernels

@@ -60,7 +60,7 @@ void gemm_loadsplat(int mr, int nc, int kc, const float* a, int lda, const float
 }  // namespace
 
 void gemm_f32_4x8__wasmsimd_loadsplat(int mr, int nc, int kc, const float* a, int lda, const float* panel, int ldp,
-                                     float* c, int ldc) {
+                                      float* c, int ldc) {
   gemm_loadsplat<4>(mr, nc, kc, a, lda, panel, ldp, c, ldc);
 }
 

@@ -14,8 +14,8 @@ namespace attn::kernels {
 // packed; b's own row stride when b's columns are used in place), zero-padded past nc when packed.
 // Rows of a are lda apart, rows of c ldc apart. Reads exactly a[r·lda + 0..kc-1] and
 // panel[k·ldp + 0..7], writes exactly c[r·ldc + 0..nc-1] for r < mr: no buffer needs padding.
-using GemmMicroKernel = void (*)(int mr, int nc, int kc, const float* a, int lda, const float* panel, int ldp,
-                                 float* c, int ldc);
+using GemmMicroKernel = void (*)(int mr, int nc, int kc, const float* a, int lda, const float* panel, int ldp, float* c,
+                                 int ldc);
 constexpr int kGemmNr = 8;
 
 #define ATTN_GEMM_KERNEL(name) \
@@ -66,10 +66,46 @@ using ScaledSoftmaxKernel = void (*)(int cols, int visible, const std::uint8_t* 
 void softmax_scaled_f32__scalar(int cols, int visible, const std::uint8_t* keep, float scale, float* row);
 #if defined(__wasm_simd128__)
 void softmax_scaled_f32__wasmsimd(int cols, int visible, const std::uint8_t* keep, float scale, float* row);
+#endif
+
 // The same row with every key visible, its normalisation left to the caller, in one pass over the raw
 // scores whose max (raw_max) is known and finite: row_j = exp(row_j · (1 / scale) − max), and returns
-// 1 / Σ row_j. row_j · (the result) is then, bit for bit, softmax_scaled_f32__wasmsimd's row_j.
+// 1 / Σ row_j. row_j · (the result) is then, bit for bit, the fused kernel's row_j of the same
+// instruction set. Reads and writes exactly row[0..cols-1].
+using SoftmaxExpScaledKernel = float (*)(int cols, float* row, float scale, float raw_max);
+
+float softmax_exp_scaled_f32__scalar(int cols, float* row, float scale, float raw_max);
+#if defined(__wasm_simd128__)
 float softmax_exp_scaled_f32__wasmsimd(int cols, float* row, float scale, float raw_max);
+#endif
+
+// The portable softmax's exp (ops::portable): row_j = exp(row_j − row_max) for row_j ≤ row_max, the
+// same bits from both versions (one polynomial written with + and ×). Reads and writes exactly
+// row[0..cols-1].
+using ExpMinusMaxKernel = void (*)(int cols, float* row, float row_max);
+
+void exp_minus_max_f32__scalar(int cols, float* row, float row_max);
+#if defined(__wasm_simd128__)
+void exp_minus_max_f32__wasmsimd(int cols, float* row, float row_max);
+#endif
+
+// The forward's checks of what a pass wrote (reduce_f32.cpp), the same answers from both versions:
+//   all_finite: no value of values[0..count-1] is ±inf or NaN;
+//   max_magnitude: the largest |value|, NaN when some value is NaN (so that one pass answers both
+//   "all finite?" and "how large?");
+//   row_maxima: max_magnitude of the (rows, cols) values (packed), and each row's max into row_max.
+// Read exactly the values given; row_maxima writes exactly row_max[0..rows-1].
+using AllFiniteKernel = bool (*)(std::size_t count, const float* values);
+using MaxMagnitudeKernel = float (*)(std::size_t count, const float* values);
+using RowMaximaKernel = float (*)(int rows, int cols, const float* values, float* row_max);
+
+bool all_finite_f32__scalar(std::size_t count, const float* values);
+float max_magnitude_f32__scalar(std::size_t count, const float* values);
+float row_maxima_f32__scalar(int rows, int cols, const float* values, float* row_max);
+#if defined(__wasm_simd128__)
+bool all_finite_f32__wasmsimd(std::size_t count, const float* values);
+float max_magnitude_f32__wasmsimd(std::size_t count, const float* values);
+float row_maxima_f32__wasmsimd(int rows, int cols, const float* values, float* row_max);
 #endif
 
 // The panel gemm driver around a micro-kernel:
@@ -97,19 +133,19 @@ void gemm_f32(const GemmEntry& kernel, int rows, int inner, int cols, const floa
 std::size_t strips_size(int rows, int inner, int mr);
 // With row_scale, row r of a is packed multiplied by row_scale[r] (one rounding, as a pass over a would).
 void pack_strips(int rows, int inner, const float* a, int lda, int mr, float* strips, const float* row_scale = nullptr);
-void ppmm_f32(const PpmmEntry& kernel, int rows, int inner, int cols, const float* strips, const float* panels, float* c,
-              int ldc);
+void ppmm_f32(const PpmmEntry& kernel, int rows, int inner, int cols, const float* strips, const float* panels,
+              float* c, int ldc);
 void gemm_f32_strips(const PpmmEntry& kernel, int rows, int inner, int cols, const float* a, int lda, const float* b,
                      int ldb, bool b_transposed, float* c, int ldc, float* strips, float* panels);
 
-struct SoftmaxEntry {
+// A list's entry for the kernels that have no tile height.
+template <typename Kernel>
+struct Entry {
   const char* name;
-  SoftmaxKernel fn;
+  Kernel fn;
 };
-struct ScaledSoftmaxEntry {
-  const char* name;
-  ScaledSoftmaxKernel fn;
-};
+using SoftmaxEntry = Entry<SoftmaxKernel>;
+using ScaledSoftmaxEntry = Entry<ScaledSoftmaxKernel>;
 
 // Best last: dispatch takes the last entry the build has.
 inline constexpr GemmEntry kGemmKernels[] = {
@@ -134,6 +170,36 @@ inline constexpr ScaledSoftmaxEntry kScaledSoftmaxKernels[] = {
     {"softmax_scaled_f32__scalar", softmax_scaled_f32__scalar},
 #if defined(__wasm_simd128__)
     {"softmax_scaled_f32__wasmsimd", softmax_scaled_f32__wasmsimd},
+#endif
+};
+inline constexpr Entry<SoftmaxExpScaledKernel> kSoftmaxExpScaledKernels[] = {
+    {"softmax_exp_scaled_f32__scalar", softmax_exp_scaled_f32__scalar},
+#if defined(__wasm_simd128__)
+    {"softmax_exp_scaled_f32__wasmsimd", softmax_exp_scaled_f32__wasmsimd},
+#endif
+};
+inline constexpr Entry<ExpMinusMaxKernel> kExpMinusMaxKernels[] = {
+    {"exp_minus_max_f32__scalar", exp_minus_max_f32__scalar},
+#if defined(__wasm_simd128__)
+    {"exp_minus_max_f32__wasmsimd", exp_minus_max_f32__wasmsimd},
+#endif
+};
+inline constexpr Entry<AllFiniteKernel> kAllFiniteKernels[] = {
+    {"all_finite_f32__scalar", all_finite_f32__scalar},
+#if defined(__wasm_simd128__)
+    {"all_finite_f32__wasmsimd", all_finite_f32__wasmsimd},
+#endif
+};
+inline constexpr Entry<MaxMagnitudeKernel> kMaxMagnitudeKernels[] = {
+    {"max_magnitude_f32__scalar", max_magnitude_f32__scalar},
+#if defined(__wasm_simd128__)
+    {"max_magnitude_f32__wasmsimd", max_magnitude_f32__wasmsimd},
+#endif
+};
+inline constexpr Entry<RowMaximaKernel> kRowMaximaKernels[] = {
+    {"row_maxima_f32__scalar", row_maxima_f32__scalar},
+#if defined(__wasm_simd128__)
+    {"row_maxima_f32__wasmsimd", row_maxima_f32__wasmsimd},
 #endif
 };
 

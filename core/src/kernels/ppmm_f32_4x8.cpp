@@ -35,8 +35,7 @@ void ppmm_f32_4x8__scalar(int mr, int nc, int kc, const float* strip, const floa
 
 #if defined(__wasm_simd128__)
 
-void ppmm_f32_4x8__wasmsimd_splat(int mr, int nc, int kc, const float* strip, const float* panel, float* c,
-                                  int ldc) {
+void ppmm_f32_4x8__wasmsimd_splat(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc) {
   assert(mr >= 1 && mr <= kMr);
   assert(nc >= 1 && nc <= kGemmNr);
   assert(kc >= 1);

@@ -53,6 +53,21 @@ void softmax_scaled_f32__scalar(int cols, int visible, const std::uint8_t* keep,
   for (int j = 0; j < visible; ++j) row[j] *= inv_sum;
 }
 
+// softmax_scaled_f32__scalar's passes 2 and 3 with every key visible, the row's max known: the same
+// products and the same left-to-right sum, so row_j · (the result) is that kernel's row_j.
+float softmax_exp_scaled_f32__scalar(int cols, float* row, float scale, float raw_max) {
+  assert(cols >= 1);
+  const float inv_scale = 1.0f / scale;
+  // x ↦ x · inv_scale rounds monotonically (inv_scale > 0): the max of the scaled row is the scaled max
+  const float row_max = raw_max * inv_scale;
+  float sum = 0.0f;
+  for (int j = 0; j < cols; ++j) {
+    row[j] = std::exp(row[j] * inv_scale - row_max);
+    sum += row[j];
+  }
+  return 1.0f / sum;
+}
+
 #if defined(__wasm_simd128__)
 
 namespace {
@@ -68,7 +83,7 @@ namespace {
 // -87.68 and -87.34 the result is 2^-126·e^r, about 1e-38, where a float has no normal value below.
 inline v128_t exp_nonpositive(v128_t x) {
   x = wasm_f32x4_pmax(wasm_f32x4_splat(-88.02969193f), x);  // pmax(a, b) = a < b ? b : a
-  const v128_t magic = wasm_f32x4_splat(12582912.0f);  // 1.5·2^23
+  const v128_t magic = wasm_f32x4_splat(12582912.0f);       // 1.5·2^23
   const v128_t shifted = wasm_f32x4_add(wasm_f32x4_mul(x, wasm_f32x4_splat(1.44269504088896341f)), magic);
   const v128_t n = wasm_f32x4_sub(shifted, magic);
   // r = x - n·ln2, with ln2 split in two so that n·ln2_hi is exact
