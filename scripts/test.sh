@@ -3,7 +3,8 @@
 #   1. the native core: doctest suites through CTest;
 #   2. the same suites compiled to WebAssembly, SIMD and scalar builds, run under Node (this is
 #      where the SIMD kernels run);
-#   3. ESLint over the JavaScript (eslint.config.js says which folders): each problem is a failure;
+#   3. lint: ESLint over the JavaScript (eslint.config.js says which folders), each problem a failure;
+#      and the C++ (scripts/lint-cpp.sh: clang-format's layout, no function above 80 lines), one check;
 #   4. the JavaScript in Node and in headless Chromium (node:test): tests/web and tests/e2e, with one
 #      Chromium and one server of each test site shared by every file (scripts/test-session.mjs).
 # Each stage prints its wall time; the last line is the total over all suites: "total: N passed, N failed".
@@ -88,7 +89,7 @@ else
 fi
 stage_time wasm
 
-echo "== 3. lint (ESLint)"
+echo "== 3. lint (ESLint; clang-format and clang-tidy)"
 # one line per problem (path:line:column rule message), then the summary line count() reads
 npx eslint --format json 2>&1 | node -e '
   let text = ""; process.stdin.on("data", (d) => { text += d; }).on("end", () => {
@@ -103,6 +104,13 @@ npx eslint --format json 2>&1 | node -e '
   });' >"$log"
 tail -40 "$log"
 count eslint
+echo "-- C++ (clang-format, functions of at most 80 lines)"
+if bash scripts/lint-cpp.sh >"$log" 2>&1; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1))
+fi
+tail -20 "$log"
 stage_time lint
 
 echo "== 4. JavaScript in Node and in headless Chromium (node:test, one shared Chromium)"
