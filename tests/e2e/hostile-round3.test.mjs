@@ -9,7 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { safetensors } from './safetensors.mjs';
 import { openBrowser, drawnSince, downloadedBytes } from './browser.mjs';
+import { message } from '../../web/src/i18n/index.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const site = mkdtempSync(path.join(os.tmpdir(), 'attention-lab-round3-'));
@@ -33,33 +35,19 @@ async function openLab(url) {
   return tab;
 }
 
-// The test's own safetensors writer (F32, the header padded to 8 bytes)
-function safetensors(tensors, metadata = null) {
-  const header = metadata ? { __metadata__: metadata } : {};
-  let offset = 0;
-  const chunks = [];
-  for (const [name, { shape, data }] of Object.entries(tensors)) {
-    const buffer = Buffer.from(Float32Array.from(data).buffer);
-    header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + buffer.length] };
-    offset += buffer.length;
-    chunks.push(buffer);
-  }
-  let json = Buffer.from(JSON.stringify(header));
-  json = Buffer.concat([json, Buffer.alloc((8 - (json.length % 8)) % 8, 0x20)]);
-  const length = Buffer.alloc(8);
-  length.writeBigUInt64LE(BigInt(json.length));
-  return Buffer.concat([length, json, ...chunks]);
-}
 const values = (n, k) => Array.from({ length: n }, (_, i) => Math.fround(Math.sin(i * 0.37 + k) * 0.5));
 const labLayer = (d, dK = d) => ({
   wq: { shape: [1, d, dK], data: values(d * dK, 1) }, wk: { shape: [1, d, dK], data: values(d * dK, 2) },
   wv: { shape: [1, d, dK], data: values(d * dK, 3) }, wo: { shape: [dK, d], data: values(dK * d, 4) },
 });
 
+// Picks a file and waits until it is read: the status or a message names it, and no longer as being read.
 async function loadFile(page, name, buffer) {
   await page.setInputFiles('#layers-file', { name, mimeType: 'application/octet-stream', buffer });
-  await page.waitForFunction((name) => document.querySelector('#layers-status').textContent.includes(name) ||
-    document.querySelector('#layers-messages').textContent.includes(name), name);
+  await page.waitForFunction(({ name, reading }) => {
+    const status = document.querySelector('#layers-status').textContent;
+    return (status.includes(name) && status !== reading) || document.querySelector('#layers-messages').textContent.includes(name);
+  }, { name, reading: message('layers.reading', { name }) });
 }
 
 // Saved with sinusoidal positions, divisor 7 and a causal mask, the lab's own file loads back with all three.

@@ -42,10 +42,11 @@ function strongest(weights, token, m) {
 async function checkHead(head) {
   const { v, expected } = await reference();
   const keys = strongest(expected.heads[head].weights, v.token, v.m);
-  const text = await tab.page.textContent('#summary');
-  const [, query, shown, weight, shownHead] = /'\u2068(.*?)\u2069' attends (?:most|equally) to (.*) \(weight ([0-9.]+)(?: each)?\) in head (\d+)/.exec(text) ?? [];
+  // isolates (U+2068 … U+2069) wrap a token only where it holds right-to-left text: read without them
+  const text = (await tab.page.textContent('#summary')).replace(/[\u2068\u2069]/g, '');
+  const [, query, shown, weight, shownHead] = /'(.*?)' attends (?:most|equally) to (.*) \(weight ([0-9.]+)(?: each)?\) in head (\d+)/.exec(text) ?? [];
   assert.equal(query, v.tokens[v.token], text);
-  const shownKeys = [...shown.matchAll(/'\u2068(.*?)\u2069'/g)].map((match) => match[1]);
+  const shownKeys = [...shown.matchAll(/'(.*?)'/g)].map((match) => match[1]);
   assert.deepEqual(shownKeys, keys.map((key) => v.keyTokens[key]), `${text}: the reference's strongest keys`);
   assert.ok(Math.abs(Number(weight) - expected.heads[head].weights[v.token * v.m + keys[0]]) <= 5e-5, `${text}: weight`);
   assert.equal(Number(shownHead), head + 1);
@@ -75,5 +76,16 @@ describe('the strongest link, under the step table', () => {
     const numbers = (text) => text.match(/\d+(\.\d+)?/g).sort();
     assert.deepEqual(numbers(hindi), numbers(english));
     await tab.page.evaluate(() => globalThis.attentionLab.setLanguage('en'));
+  });
+
+  it('a right-to-left token is isolated in the sentence, a left-to-right one is not', async () => {
+    await lab.redrawn(() => tab.page.fill('#sentence', 'שלום cat'));
+    await lab.redrawn(() => tab.page.click('#tokens button[data-index="0"]'));
+    const text = await tab.page.textContent('#summary');
+    assert.match(text, /'\u2068שלום\u2069' attends/);
+    await checkHead(0);
+    await lab.redrawn(() => tab.page.click('#tokens button[data-index="1"]'));
+    assert.match(await tab.page.textContent('#summary'), /^Strongest link: 'cat' attends|^Strongest links: 'cat' attends/);
+    await checkHead(0);
   });
 });

@@ -6,6 +6,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { downloadedBytes, useLabPage } from './browser.mjs';
+import { safetensors } from './safetensors.mjs';
 
 const lab = useLabPage({ before, after, assert });
 const page = () => lab.tab.page;
@@ -147,22 +148,6 @@ function otherTrainingTests() {
 
 // ---- bring your own layer
 
-function safetensors(tensors) {
-  const header = {};
-  let offset = 0;
-  const chunks = [];
-  for (const [name, { shape, data }] of Object.entries(tensors)) {
-    const buffer = Buffer.from(Float32Array.from(data).buffer);
-    header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + buffer.length] };
-    offset += buffer.length;
-    chunks.push(buffer);
-  }
-  let json = Buffer.from(JSON.stringify(header));
-  json = Buffer.concat([json, Buffer.alloc((8 - (json.length % 8)) % 8, 0x20)]);
-  const length = Buffer.alloc(8);
-  length.writeBigUInt64LE(BigInt(json.length));
-  return Buffer.concat([length, json, ...chunks]);
-}
 
 describe('bring your own layer', () => {
   const d = 16;

@@ -155,7 +155,7 @@ export const EN = {
   'caption.rowSum': 'Σ row',
   'caption.editable': '(editable)',
   'caption.cell': '{table}, row {row}, column {col}',
-  'summary.strongest': "Strongest link: '{query}' attends most to {key} (weight {weight}) in head {head}.",
+  'summary.strongest': "Strongest link: '{query}' attends most to '{key}' (weight {weight}) in head {head}.",
   'summary.tied': "Strongest links: '{query}' attends equally to {keys} (weight {weight} each) in head {head}.",
   'steps.caption': "Query '{token}' (row {row}), head {head}: q = {q}",
   'steps.token': 'token',

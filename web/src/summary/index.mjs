@@ -3,9 +3,7 @@
 // The smallest complete feature: docs/contributing.md builds it step by step.
 import { selectionIn } from '../shared/selection.mjs';
 import { formatCell } from '../shared/format.mjs';
-
-// A token inside a sentence is isolated (U+2068 … U+2069), so a right-to-left word cannot reorder it.
-const isolated = (text) => `\u2068${text}\u2069`;
+import { isolate } from '../shared/bidi.mjs';
 
 /** The keys with the largest weight in the query's row of one head (several when they tie), and that weight. */
 export function strongestLinks(view, token, head) {
@@ -18,9 +16,10 @@ function sentence(ctx, state, view) {
   const { token, head } = selectionIn(state, view);
   const shownHead = head === 'all' ? 0 : head;
   const { keys, weight } = strongestLinks(view, token, shownHead);
-  const names = keys.map((key) => `'${isolated(view.keyTokens[key])}'`);
-  const values = { query: isolated(view.tokens[token]), weight: formatCell(weight, 4), head: shownHead + 1 };
-  if (names.length === 1) return ctx.t('summary.strongest', { ...values, key: names[0] });
+  // tokens go in as slots: message() isolates one that could turn the sentence around (right-to-left text)
+  const names = keys.map((key) => `'${isolate(view.keyTokens[key])}'`);
+  const values = { query: view.tokens[token], weight: formatCell(weight, 4), head: shownHead + 1 };
+  if (names.length === 1) return ctx.t('summary.strongest', { ...values, key: view.keyTokens[keys[0]] });
   return ctx.t('summary.tied', { ...values, keys: names.join(', ') });
 }
 
