@@ -1,5 +1,5 @@
 // The settings form of a lab: filled from the state, read back into changes. DOM only; what a
-// change means for the state is decided in state.mjs (withSettingChange).
+// change means for the state is decided in state/ (withSettingChange, state/model.mjs; actions.mjs).
 import { PRESETS } from '../state/presets.mjs';
 import { parseNumber } from '../shared/format.mjs';
 

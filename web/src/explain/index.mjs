@@ -32,22 +32,6 @@ function createPanel({ root, container, getView, t, guard, render }) {
 }
 
 /**
- * page: the renderers (its renderExplanation draws the panel when it has one); getView: the
- * computation on screen, or null; guard(cell): null, or a sentence said instead of the arithmetic
- * (practice mode: a number that would give an answer away, or whose arithmetic would).
- */
-export function createExplainPanel({ root, container, page, getView, t, guard = () => null }) {
-  const render = page?.renderExplanation ?? ((explanation) => renderExplanation(root, explanation));
-  const panel = createPanel({ root, container, getView, t, guard, render });
-  return {
-    /** After a redraw: mark the selected cell again and explain its new value. */
-    redraw: () => redraw(panel),
-    /** Forget the selection (a new example: its cells are other numbers). */
-    reset: () => forget(panel),
-  };
-}
-
-/**
  * The feature contract (tools/CONTRACT.md). draw() marks the selected cell again and explains its
  * value: call it after the tables are drawn. Extras: reset() forgets the selection (a new state),
  * redraw() is draw() without arguments, setGuard(fn) sets practice mode's guard (cell) → a

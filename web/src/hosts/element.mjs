@@ -107,7 +107,7 @@ export class AttentionLabElement extends HTMLElement {
     return this.#app?.result ?? null;
   }
 
-  /** The lab: { state, result, view, draws, setState, … } (see app.mjs). */
+  /** The lab: { state, result, view, draws, setState, … } (lab/api.mjs). */
   get lab() {
     return this.#app;
   }

@@ -137,7 +137,7 @@ export const EN = {
   'explain.panel': 'Explain this number',
   'explain.close': 'Close',
 
-  // ---- tables (render/page.mjs, render/matrix.mjs, render/steps.mjs)
+  // ---- tables (tables/, shared/matrix.mjs)
   'caption.x': 'X: {n} tokens × d_model {dModel}',
   'caption.xQueries': 'X: {n} tokens × d_model {dModel} (queries)',
   'caption.context': 'C: {n} context tokens × d_model {dModel} (keys and values)',
@@ -161,7 +161,7 @@ export const EN = {
   'steps.token': 'token',
   'steps.sum': "z = Σ softmax · v  (output of head {head} for '{token}')",
 
-  // ---- problems with the settings (state.mjs) and with a link or an attribute
+  // ---- problems with the settings (state/request.mjs) and with a link or an attribute
   'problem.wholeNumber': '{field} must be a whole number of at least 1, got {value}',
   'problem.aboveLimit': "{field} ({value}) is above this page's limit of {limit}",
   'problem.tooManyTokens': 'The text has more than {max} tokens; this page takes at most {max}',

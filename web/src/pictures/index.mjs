@@ -6,7 +6,6 @@
 import { listenHeatmaps, drawLegend, drawHeatmaps } from './heatmaps.mjs';
 import { listenLines, drawLineHeadChoices, labelLineHeads, drawTokenLines } from './lines.mjs';
 import { listenPlot, drawEmbeddingPlot } from './plot.mjs';
-import { createScaling } from '../scaling/index.mjs';
 import { presetById } from '../state/presets.mjs';
 import { selectionIn } from '../shared/selection.mjs';
 
@@ -41,31 +40,6 @@ function restyle(pics) {
   if (!pics.view) return;
   drawLegend(pics);
   drawHeatmaps(pics);
-}
-
-/**
- * The pictures and the scaling lab together, as the lab used them before each was mounted on its
- * own (mount below, scaling/index.mjs): kept until the lab's controller mounts both.
- * t(key, values): the lab's language, read whenever a text is drawn.
- */
-export function createViews({ root, compute, selectHead, signal, t }) {
-  const pics = createPictures({ root, selectHead, signal, t });
-  const scaling = createScaling({ root, compute, t });
-  return {
-    /** Redraws every picture for a new computation, head and query token. */
-    draw(nextView, head, token, plot = null) {
-      drawPictures(pics, nextView, head, plot);
-      scaling.draw(nextView, head, token);
-    },
-    restyle: () => restyle(pics),
-    /** Draws the texts again in the lab's language now (the numbers stay). */
-    relabel() {
-      scaling.relabel();
-      if (pics.view) drawLegend(pics);
-    },
-    /** The scaling lab: computed once, when the engine is ready. */
-    runLab: () => scaling.runLab(),
-  };
 }
 
 /**

@@ -1,6 +1,6 @@
 // The exercises: which cells to blank, and for each its true value (float64, from the live
 // matrices), the values its typical mistakes give, the cells it is made from, and its hints.
-// Pure: takes the lab's view (see app.mjs) and plain cell addresses; texts are message keys.
+// Pure: takes the lab's view (lab/run.mjs: viewOf) and plain cell addresses; texts are message keys.
 //   cell: { matrix, head, row, col } with matrix one of KINDS; for scores, scaled and weights
 //         `col` is the key's index, for q, z, concat and output a column; 'softmax' is the whole
 //         row of weights of query `row` (col 0), one blank per key that is not masked.

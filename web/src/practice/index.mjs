@@ -17,7 +17,6 @@
 // element dispatches
 //   attention-lab:practice  (bubbling, composed)  detail { correct, total, hints, done, attempts, summary }
 // for a host that reports a score (an LMS, a SCORM wrapper).
-import { message } from '../i18n/index.mjs';
 import { cellKey } from './blanks.mjs';
 import { sourceCellsOf } from './exercises.mjs';
 import { createSession, results, statusAt } from './session.mjs';
@@ -71,47 +70,6 @@ export function mount(ctx) {
       session.modeSwitch.replaceChildren();
       session.panel.title.parentElement?.replaceChildren();
     },
-  };
-}
-
-/**
- * The way the lab mounted practice before mount(ctx), kept while the lab moves to it:
- * container: the lab's element, holding .mode-switch and [data-view="practice"] (app.html);
- * embedded: inside a host page; links: { page, embed, component } or null;
- * getState / setState: the lab's state (setState recomputes); setOverlay(fn | null): gives the
- * page's tables the overlay that draws the blanks (page.setOverlay); redraw(): draws the tables
- * again (after an answer reveals what it hid); lang: the language.
- * Returns { prepare(view, state), draw(view, state), views(shown, state), setLanguage(code), explainGuard(cell), results, exercises }.
- */
-export function mountPractice({ container, root, embedded, links, getState, setState, setOverlay, redraw = () => {}, lang = 'en' }) {
-  let language = lang;
-  const session = createSession({
-    root, container, embedded, links, setOverlay,
-    t: (key, values) => message(key, values, language),
-    language: () => language,
-    state: getState,
-    replace: setState,
-    select({ head }) {
-      if (head !== undefined) getState().selectedHead = head;
-      redraw();
-    },
-  });
-  wirePanel(session);
-  return {
-    // the selection moves in place, as the lab's state was changed before mount(ctx)
-    prepare(view, state) {
-      const selection = prepare(session, view, state);
-      if (selection) Object.assign(state, { selectedToken: selection.token, selectedHead: selection.head });
-    },
-    draw: (view, state) => drawPanel(session, state),
-    views: (shown, state) => viewsFor(session, shown, state),
-    explainGuard: (cell) => explainGuard(session, cell),
-    setLanguage(code) {
-      language = code;
-      relabel(session);
-    },
-    get results() { return results(session); },
-    get exercises() { return session.exercises; },
   };
 }
 

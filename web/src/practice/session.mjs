@@ -3,7 +3,7 @@
 // The functions of this folder take the session as their first argument; none keeps state of its own.
 //
 // session.host is the lab as practice sees it (index.mjs builds it from mount()'s ctx, or from
-// mountPractice()'s options):
+// mount(ctx)'s context):
 //   root, container, embedded, links
 //   t(key, values)    a message in the lab's language now;  language(): its code
 //   state()           the lab's state now (never changed in place)

@@ -37,11 +37,6 @@ function rendererApi(page) {
   };
 }
 
-/** The renderers bound to one lab's root (a document or a shadow root), writing text through `t(key, values)`. */
-export function createPage(root, t) {
-  return rendererApi({ root, $: (id) => root.getElementById(id), t, overlay: null });
-}
-
 // One section's drawing from the state and the view; tables: { api, t, openBlocks, replacedWeights }.
 const SECTION_DRAWERS = {
   notes: ({ api, t, replacedWeights }, state) => api.renderNotes({
@@ -67,7 +62,7 @@ const SECTION_DRAWERS = {
  * The feature contract (tools/CONTRACT.md). draw(state, view, sections = TABLE_SECTIONS) draws the
  * named sections (the lab may draw those out of view a frame later); relabel() draws them again in
  * the lab's language. The tables keep which parameter blocks are open (the toggle of #weights).
- * Extras: every renderer of createPage (setOverlay, renderStatus, … for ctx.services), and
+ * Extras: every renderer of the tables (setOverlay, renderStatus, … for ctx.services), and
  * setReplacedWeights({ key, values } | null): why hand-set parameters were replaced, said in the notes.
  */
 export function mount(ctx) {

@@ -112,7 +112,7 @@ function twoReadings(dModel, half) {
 /**
  * The tasks. Each: { id, model (trainer model options), loss, train (parameters that learn by
  * default), optimizer, steps (a budget for the tests), build(dModel) → { train, heldOut } }.
- * Sentences are templated; messages.mjs has each task's title and explanation under its id.
+ * Sentences are templated; i18n/en.mjs has each task's title and explanation under its id.
  */
 export const TASKS = [
   {

@@ -71,17 +71,6 @@ function relabel(walker) {
   if (!walker.walk) showPanel(walker);
 }
 
-export function createLearn({ root, container, focus, t }) {
-  const walker = createWalker({ root, container, focus, t });
-  return {
-    /** After each redraw of the lab: keep the walk on the numbers now shown. */
-    draw: (view, state) => follow(walker, view, state),
-    relabel: () => relabel(walker),
-    /** The walk's position, for tests: { index, count, stage } or null. */
-    get position() { return positionOf(walker); },
-  };
-}
-
 /**
  * The feature contract (tools/CONTRACT.md). The walk chooses the token and head it shows with a
  * 'select' action (none when the lab shows them already). Extra: position, for tests.

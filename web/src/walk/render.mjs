@@ -1,4 +1,4 @@
-// The guided walk's drawing: the formula strip and the walk panel. DOM only; learn/index.mjs
+// The guided walk's drawing: the formula strip and the walk panel. DOM only; walk/index.mjs
 // decides what they show. Their fixed texts carry data-text keys (i18n.mjs applyTexts); the
 // changing ones are set through `t(key, values)`, the lab's language.
 import { STAGES } from './steps.mjs';
