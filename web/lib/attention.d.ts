@@ -31,7 +31,7 @@ export interface AttentionOptions {
   /**
    * 'none' (default), 'causal', or n × m flags with their convention named: { keep } (1 or true: the
    * query may look at that key) or { masked } (1 or true: hidden, as PyTorch's boolean attn_mask).
-   * An unnamed Uint8Array or array of 0 and 1 is read as keep flags; an unnamed array of booleans is refused.
+   * An unnamed array of flags (a Uint8Array, 0 and 1, booleans) is refused with a message naming both.
    */
   mask?: 'none' | 'causal' | { keep: Uint8Array | ArrayLike<0 | 1 | boolean> } | { masked: Uint8Array | ArrayLike<0 | 1 | boolean> }
     | Uint8Array | ArrayLike<0 | 1>;

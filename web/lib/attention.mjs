@@ -185,19 +185,15 @@ function scaleOption(value) {
 
 // A mask: 'none', 'causal', or a matrix of n × m flags whose convention is named:
 // { keep } (1 or true: the query may look at that key, the engine's own convention) or { masked }
-// (1 or true: hidden, as PyTorch's boolean attn_mask). An unnamed Uint8Array or array of 0 and 1 is
-// read as keep flags, as documented from the start; an unnamed array of true and false is refused,
-// because the two conventions a reader may come from read it opposite ways.
+// (1 or true: hidden, as PyTorch's boolean attn_mask). An unnamed array of flags (typed or not) is
+// refused, with the two names to choose from: the conventions a reader may come from read the same
+// flags opposite ways, and a mask silently inverted computes without a word.
 function maskOption(value) {
   if (value === undefined) return [MASK_MODES.get('none'), null];
   if (typeof value === 'string' && MASK_MODES.has(value)) return [MASK_MODES.get(value), null];
-  if (isTypedArray(value) && TYPED_KIND.call(value) === 'Uint8Array') return [MASK_KEEP, maskFlags(value, 'mask', false)];
-  if (Array.isArray(value)) {
-    if (value.some((cell) => typeof cell === 'boolean')) {
-      throw fieldError(TypeError, 'mask', `mask is an array of true and false without its convention: give { keep: [...] } ` +
-        '(true: the query may look at that key) or { masked: [...] } (true: hidden, as in PyTorch\'s boolean attn_mask)');
-    }
-    return [MASK_KEEP, maskFlags(value, 'mask', false)];
+  if (isTypedArray(value) || Array.isArray(value)) {
+    throw fieldError(TypeError, 'mask', `mask is an array of flags without its convention: give { keep: [...] } ` +
+      '(1 or true: the query may look at that key) or { masked: [...] } (1 or true: hidden, as in PyTorch\'s boolean attn_mask)');
   }
   const named = value !== null && typeof value === 'object' && !isTypedArray(value) ? Object.keys(value) : [];
   if (named.length === 1 && (named[0] === 'keep' || named[0] === 'masked')) {

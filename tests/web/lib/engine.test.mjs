@@ -62,13 +62,13 @@ function notesAndReferenceTests({ engine, simd }) {
             if (cross) Object.assign(problem, { context: random.matrix(m * dModel), m });
             if (withWo) problem.wo = random.matrix(heads * dV * dModel, 1 / Math.sqrt(heads * dV));
             if (maskKind === 'keep') {
-              problem.mask = Uint8Array.from({ length: n * m }, (_, i) => (i < m ? 0 : random.next() < 0.75 ? 1 : 0));
+              problem.mask = { keep: Uint8Array.from({ length: n * m }, (_, i) => (i < m ? 0 : random.next() < 0.75 ? 1 : 0)) };
             } else {
               problem.mask = maskKind;
             }
             const label = JSON.stringify({ n, m, dModel, heads, dK, dV, scale, maskKind, cross, withWo });
             const got = engine.attention(problem);
-            const want = referenceAttention(problem);
+            const want = referenceAttention({ ...problem, mask: problem.mask.keep ?? problem.mask });
             for (let h = 0; h < heads; h++) {
               for (const key of ['q', 'k', 'v', 'scores', 'scaled', 'weights', 'z']) {
                 assertClose(`${label} head ${h} ${key}`, got.heads[h][key], want.heads[h][key]);
@@ -119,8 +119,9 @@ function resultsAndErrorsTests({ engine }) {
       ['scale a word', { ...catSat, scale: 'sqrt' }, TypeError, 'scale', /scale must be 'sqrt_dk', 'none' or a number/],
       ['scale negative', { ...catSat, scale: -2 }, RangeError, 'scale', /got -2/],
       ['mask a word', { ...catSat, mask: 'upper' }, TypeError, 'mask', /mask must be 'none', 'causal'/],
-      ['mask of the wrong size', { ...catSat, mask: new Uint8Array(4) }, RangeError, 'mask', /mask has 4 values; expected n × m = 3 × 3 = 9/],
-      ['mask with a 2', { ...catSat, mask: [1, 1, 1, 1, 2, 1, 1, 1, 1] }, TypeError, 'mask', /mask\[4\] must be 1 \(keep\) or 0/],
+      ['mask of the wrong size', { ...catSat, mask: { keep: new Uint8Array(4) } }, RangeError, 'mask', /mask has 4 values; expected n × m = 3 × 3 = 9/],
+      ['mask with a 2', { ...catSat, mask: { keep: [1, 1, 1, 1, 2, 1, 1, 1, 1] } }, TypeError, 'mask', /mask\.keep\[4\] must be 1 \(keep\) or 0/],
+      ['mask unnamed', { ...catSat, mask: new Uint8Array(9).fill(1) }, TypeError, 'mask', /without its convention: give \{ keep: \[\.\.\.\] \}/],
       ['context not a multiple of dModel', { ...catSat, context: [1, 2, 3] }, RangeError, 'context', /not a multiple of dModel \(4\)/],
       ['trace a string', { ...catSat, trace: 'yes' }, TypeError, 'trace', /trace must be true or false/],
       ['a misspelt option', { ...catSat, hedas: 2 }, TypeError, 'hedas', /unknown option 'hedas'/],

@@ -64,7 +64,7 @@ function refusedInputTests({ engine }) {
   });
 
   it('scores that overflow when divided are refused naming scale (1e38 ÷ 0.01)', () => {
-    for (const mask of ['none', 'causal', new Uint8Array([1])]) {
+    for (const mask of ['none', 'causal', { keep: new Uint8Array([1]) }]) {
       assertFieldError(() => engine.attention({ x: [1e19], n: 1, dModel: 1, scale: 0.01, mask }), 'scale', /overflow float32/);
       assertFieldError(() => engine.attention({ x: [1e19], n: 1, dModel: 1, scale: 0.01, mask, trace: false }), 'scale', /overflow float32/);
     }

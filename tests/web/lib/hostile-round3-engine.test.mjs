@@ -141,9 +141,9 @@ describe('issue 28: typed arrays are read by their true length, whatever `length
     Object.defineProperty(own, 'length', { value: 2 });
     assert.deepEqual(Array.from(engine.attention({ ...catSat, x: own }).output), Array.from(plain.output));
     const keep = [1, 1, 0, 1, 1, 1, 0, 0, 1];
-    const r = engine.attention({ ...catSat, mask: liar(Uint8Array, keep, 3) });
+    const r = engine.attention({ ...catSat, mask: { keep: liar(Uint8Array, keep, 3) } });
     close(r.heads[0].weights, catSatWeights(keep), 'a lying mask');
-    fails(() => engine.attention({ ...catSat, mask: liar(Uint8Array, Array(4096).fill(1), 9) }), RangeError, 'mask', /4096/);
+    fails(() => engine.attention({ ...catSat, mask: { keep: liar(Uint8Array, Array(4096).fill(1), 9) } }), RangeError, 'mask', /4096/);
   });
 
   it("the trainer copies examples and weights by their true length (embind's copy would trust `length`)", () => {
@@ -238,8 +238,10 @@ describe('issue 28: a mask names its convention', () => {
     engine = await loadAttention({ learning: true });
   });
 
-  it('an unnamed array of true and false is refused, saying to use { keep } or { masked }', () => {
-    for (const mask of [[true, false, true, true, true, true, false, false, true], Array(9).fill(false), [1, 1, 1, 1, 1, 1, 1, 1, true]]) {
+  it('an unnamed array of flags (booleans, 0 and 1, any typed array) is refused, saying to use { keep } or { masked }', () => {
+    const unnamed = [[true, false, true, true, true, true, false, false, true], Array(9).fill(false), [1, 1, 1, 1, 1, 1, 1, 1, true],
+      [1, 0, 1, 1, 1, 0, 0, 1, 1], Uint8Array.from([1, 0, 1, 1, 1, 0, 0, 1, 1]), new Float32Array(9).fill(1), new Int32Array(9)];
+    for (const mask of unnamed) {
       fails(() => engine.attention({ ...catSat, mask }), TypeError, 'mask', /\{ keep: \[\.\.\.\] \}.*\{ masked: \[\.\.\.\] \}/);
     }
   });
@@ -249,7 +251,7 @@ describe('issue 28: a mask names its convention', () => {
     const expected = catSatWeights(keep);
     const hidden = keep.map((k) => 1 - k);
     for (const mask of [{ keep }, { keep: keep.map(Boolean) }, { keep: Uint8Array.from(keep) }, { masked: hidden },
-      { masked: hidden.map(Boolean) }, { masked: Uint8Array.from(hidden) }, Uint8Array.from(keep)]) {
+      { masked: hidden.map(Boolean) }, { masked: Uint8Array.from(hidden) }]) {
       close(engine.attention({ ...catSat, mask }).heads[0].weights, expected, JSON.stringify(mask));
     }
     // PyTorch's causal boolean mask (True above the diagonal: hidden) is the engine's 'causal'

@@ -98,7 +98,7 @@ function outputsAndErrorsTests({ engine, simd }) {
     expectError(() => engine.prepare({ dModel: 4, wq: w, wk: w, wv: new Float32Array(15) }), RangeError, 'wv', /wv has 15 values; expected/);
     expectError(() => engine.prepare({ dModel: 4, wq: w, wk: w, wv: w, wo: [1, 2, 'a'] }), TypeError, 'wo', /wo\[2\] is not a number/);
     expectError(() => engine.prepare({ dModel: 4, wq: Float32Array.from(w).fill(NaN), wk: w, wv: w }), RangeError, 'wq', /finite/);
-    expectError(() => engine.prepare({ dModel: 4, mask: new Uint8Array(4) }), TypeError, 'mask', /'none' or 'causal'/);
+    expectError(() => engine.prepare({ dModel: 4, mask: { keep: new Uint8Array(4) } }), TypeError, 'mask', /'none' or 'causal'/);
     expectError(() => engine.prepare({ dModel: 4, context: w }), TypeError, 'context', /unknown option 'context'/);
     expectError(() => engine.prepare({ dModel: 4, scale: -1 }), RangeError, 'scale', /got -1/);
     const model = engine.prepare({ dModel: 4, wq: w, wk: w, wv: w });
