@@ -22,7 +22,8 @@ const single = page
   .replace(stylesheet, () => `<style>\n${css}</style>`)
   .replace(early, () => `<script>\n${earlyCode}</script>`)
   .replace(script, () => `<script type="module">\n${js}</script>`)
-  .replace('  <link rel="icon" href="favicon.svg" type="image/svg+xml">\n', '')
+  // the icon inside too (a data: address): a page served with no icon link is asked /favicon.ico
+  .replace('href="favicon.svg"', () => `href="data:image/svg+xml,${encodeURIComponent(readFileSync(dist('favicon.svg'), 'utf8'))}"`)
   .replace(/ {2}<link rel="modulepreload"[^>]*>\n/g, '')
   .replace('<title>Attention Lab: self-attention step by step</title>', '<title>Attention Lab (single file): self-attention step by step</title>');
 writeFileSync(dist('attention-lab.html'), single);

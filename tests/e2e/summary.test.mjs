@@ -32,11 +32,11 @@ async function choosePreset(id) {
   if (current !== id) await lab.redrawn(() => tab.page.selectOption('#preset', id));
 }
 
-// The keys whose float64 weight is the row's largest (several when they tie within float32's precision).
+// The keys whose float64 weight reads as the row's largest at 4 decimals (several when they tie as shown).
 function strongest(weights, token, m) {
   const row = Array.from(weights.slice(token * m, (token + 1) * m));
-  const most = Math.max(...row);
-  return row.map((w, key) => (most - w <= 1e-6 ? key : -1)).filter((key) => key >= 0);
+  const most = Math.max(...row).toFixed(4);
+  return row.map((w, key) => (w.toFixed(4) === most ? key : -1)).filter((key) => key >= 0);
 }
 
 async function checkHead(head) {
@@ -76,6 +76,15 @@ describe('the strongest link, under the step table', () => {
     const numbers = (text) => text.match(/\d+(\.\d+)?/g).sort();
     assert.deepEqual(numbers(hindi), numbers(english));
     await tab.page.evaluate(() => globalThis.attentionLab.setLanguage('en'));
+  });
+
+  it('weights that read the same at 4 decimals are named as a tie (sat\'s e1 typed as 1.00001)', async () => {
+    await choosePreset('cat-sat');
+    await lab.redrawn(() => tab.page.click('#tokens button[data-index="0"]'));
+    await lab.redrawn(() => tab.page.fill('#x-table td[data-row="2"][data-col="0"] input', '1.00001'));
+    assert.match(await tab.page.textContent('#summary'), /attends equally to 'The', 'sat' \(weight 0\.4223 each\)/);
+    await checkHead(0);
+    await lab.redrawn(() => tab.page.selectOption('#preset', 'animal-it'));
   });
 
   it('a right-to-left token is isolated in the sentence, a left-to-right one is not', async () => {

@@ -2,6 +2,7 @@
 // change means for the state is decided in state/ (withSettingChange, state/model.mjs; actions.mjs).
 import { PRESETS } from '../state/presets.mjs';
 import { parseNumber } from '../shared/format.mjs';
+import { ownWeights } from '../state/model.mjs';
 
 export const SIZE_FIELDS = ['dModel', 'heads', 'dK', 'dV'];
 const HINTED = ['attention', 'dModel', 'heads', 'dK', 'dV', 'maskMode', 'useWo'];
@@ -96,11 +97,13 @@ export function readControl(target) {
 }
 
 
-// An input in the form: a preset chosen, or a setting changed (typed words replace given rows of X).
-function actionOf(controls, target) {
+// An input in the form: a preset chosen, or a setting changed (typed words replace given rows of X;
+// "edited by hand" chosen makes the parameters on screen the reader's own, as typing in one does).
+function actionOf(controls, target, { state, view }) {
   if (target.id === 'preset') return { type: 'preset', id: target.value };
   const change = controls.read(target);
   if (target.id === 'sentence') change.inputs = null;
+  if (change.weightsMode === 'custom' && !state.custom && view) change.custom = ownWeights(view.weights);
   return { type: 'settings', change, field: target.id };
 }
 
@@ -114,7 +117,7 @@ export function mount(ctx) {
   controls.addHints();
   controls.sync(ctx.store.state);
   const form = ctx.root.getElementById('controls');
-  form.addEventListener('input', (event) => ctx.store.dispatch(actionOf(controls, event.target)));
+  form.addEventListener('input', (event) => ctx.store.dispatch(actionOf(controls, event.target, ctx.store)));
   form.addEventListener('submit', (event) => event.preventDefault());
   return {
     /** After each new state: `action` is what made it (the field it came from keeps its text). */

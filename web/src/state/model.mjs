@@ -113,17 +113,19 @@ export function withSettingChange(state, change) {
   return { state: changed, replaced };
 }
 
+/** The matrices as the engine used them (`weights` of a computation), as hand-set parameters. */
+export function ownWeights(weights) {
+  const own = {};
+  for (const name of ['wq', 'wk', 'wv', 'wo']) own[name] = weights[name] ? Array.from(weights[name]) : null;
+  return own;
+}
+
 /**
  * The state with one parameter typed. Editing any weight makes the shown matrices (`weights`, as
  * the engine used them) the reader's own, then changes the one cell.
  */
 export function withWeightEdit(state, weights, { matrix, head, row, col }, value) {
-  let next = state;
-  if (state.weightsMode !== 'custom') {
-    const own = {};
-    for (const name of ['wq', 'wk', 'wv', 'wo']) own[name] = weights[name] ? Array.from(weights[name]) : null;
-    next = { ...state, weightsMode: 'custom', custom: own };
-  }
+  const next = state.weightsMode === 'custom' ? state : { ...state, weightsMode: 'custom', custom: ownWeights(weights) };
   const width = { wq: next.dK, wk: next.dK, wv: next.dV, wo: next.dModel }[matrix];
   const index = matrix === 'wo' ? row * width + col : (head * next.dModel + row) * width + col;
   const values = [...next.custom[matrix]];

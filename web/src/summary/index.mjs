@@ -5,11 +5,16 @@ import { selectionIn } from '../shared/selection.mjs';
 import { formatCell } from '../shared/format.mjs';
 import { isolate } from '../shared/bidi.mjs';
 
-/** The keys with the largest weight in the query's row of one head (several when they tie), and that weight. */
+/**
+ * The keys with the largest weight in the query's row of one head, and that weight. Keys whose weight
+ * reads the same as the largest at the tables' 4 decimals tie: a sentence naming one winner between
+ * two cells that show 0.4223 would tell the reader something the table does not.
+ */
 export function strongestLinks(view, token, head) {
   const row = view.result.heads[head].weights.subarray(token * view.m, (token + 1) * view.m);
   const weight = Math.max(...row);
-  return { keys: [...row.keys()].filter((key) => row[key] === weight), weight };
+  const shown = formatCell(weight, 4);
+  return { keys: [...row.keys()].filter((key) => formatCell(row[key], 4) === shown), weight };
 }
 
 function sentence(ctx, state, view) {
