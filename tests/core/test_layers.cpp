@@ -1,0 +1,440 @@
+// The layers of a transformer block (layers.hpp): each forward against a float64 reference written
+// here, each backward against central finite differences of that reference (and, loosely, of the
+// float32 forward itself), at awkward sizes; argument checks; and RMSNorm against a real Hugging Face
+// Llama (../shared/models/llama/).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "attention/layers.hpp"
+#include "model_files.hpp"
+
+namespace {
+
+using Vec = std::vector<double>;
+using Floats = std::vector<float>;
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+Floats random_floats(std::mt19937& rng, std::size_t count, double scale = 1.0, double away_from_zero = 0.0) {
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  Floats values(count);
+  for (float& value : values) {
+    double u = uniform(rng);
+    u = u < 0 ? u - away_from_zero : u + away_from_zero;
+    value = static_cast<float>(scale * u);
+  }
+  return values;
+}
+
+Vec to_f64(const Floats& values) { return Vec(values.begin(), values.end()); }
+
+// ‖got − want‖ / max(‖want‖, floor)
+double relative_error(const Floats& got, const Vec& want, double floor = 1e-2) {
+  double diff = 0, norm = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    diff += (got[i] - want[i]) * (got[i] - want[i]);
+    norm += want[i] * want[i];
+  }
+  return std::sqrt(diff) / std::max(std::sqrt(norm), floor);
+}
+
+double dot(const Vec& a, const Vec& b) {
+  double sum = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) sum += a[i] * b[i];
+  return sum;
+}
+
+// A layer under test: its differentiable inputs, a float64 reference forward, the code's forward,
+// and the code's backward adding d(Σ dout ⊙ out)/d(input k) into grads[k].
+struct LayerCase {
+  std::string name;
+  std::vector<Floats> inputs;
+  std::vector<std::string> input_names;
+  std::function<Vec(const std::vector<Vec>&)> reference;
+  std::function<Floats(const std::vector<Floats>&)> forward;
+  std::function<void(const std::vector<Floats>&, const Floats& dout, std::vector<Floats>& grads)> backward;
+};
+
+struct Worst {
+  double forward = 0, backward64 = 0, backward32 = 0;
+};
+
+// Central differences of L = Σ dout ⊙ f(inputs), input by input.
+std::vector<Vec> numeric_gradients(const std::vector<Vec>& inputs, const Vec& dout,
+                                   const std::function<double(const std::vector<Vec>&)>& loss, double step) {
+  std::vector<Vec> grads;
+  std::vector<Vec> shifted = inputs;
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    Vec grad(inputs[k].size());
+    for (std::size_t i = 0; i < inputs[k].size(); ++i) {
+      shifted[k][i] = inputs[k][i] + step;
+      const double up = loss(shifted);
+      shifted[k][i] = inputs[k][i] - step;
+      const double down = loss(shifted);
+      shifted[k][i] = inputs[k][i];
+      grad[i] = (up - down) / (2 * step);
+    }
+    grads.push_back(grad);
+  }
+  (void)dout;
+  return grads;
+}
+
+void check_case(const LayerCase& c, std::mt19937& rng, Worst* worst) {
+  INFO(c.name);
+  std::vector<Vec> inputs64;
+  for (const Floats& input : c.inputs) inputs64.push_back(to_f64(input));
+  // forward: every output written (the code's buffers start as NaN), and equal to the reference
+  const Floats out = c.forward(c.inputs);
+  const Vec want = c.reference(inputs64);
+  REQUIRE(out.size() == want.size());
+  CHECK(std::all_of(out.begin(), out.end(), [](float v) { return std::isfinite(v); }));
+  const double forward_error = relative_error(out, want, 1e-12);
+  CHECK(forward_error <= 1e-5);
+  worst->forward = std::max(worst->forward, forward_error);
+  // backward: into buffers holding 0.25 already, which it must add to
+  const Floats dout = random_floats(rng, out.size());
+  const Vec dout64 = to_f64(dout);
+  std::vector<Floats> grads;
+  for (const Floats& input : c.inputs) grads.emplace_back(input.size(), 0.25f);
+  c.backward(c.inputs, dout, grads);
+  for (Floats& grad : grads)
+    for (float& g : grad) g -= 0.25f;
+  const auto loss64 = [&](const std::vector<Vec>& x) { return dot(dout64, c.reference(x)); };
+  const auto loss32 = [&](const std::vector<Vec>& x) {
+    std::vector<Floats> x32;
+    for (const Vec& v : x) x32.emplace_back(v.begin(), v.end());
+    return dot(dout64, to_f64(c.forward(x32)));
+  };
+  const std::vector<Vec> numeric64 = numeric_gradients(inputs64, dout64, loss64, 1e-5);
+  const std::vector<Vec> numeric32 = numeric_gradients(inputs64, dout64, loss32, 3e-3);
+  for (std::size_t k = 0; k < grads.size(); ++k) {
+    INFO("gradient of " << c.input_names[k]);
+    const double error64 = relative_error(grads[k], numeric64[k]);
+    const double error32 = relative_error(grads[k], numeric32[k]);
+    CHECK(error64 <= 1e-4);
+    CHECK(error32 <= 2e-3);
+    worst->backward64 = std::max(worst->backward64, error64);
+    worst->backward32 = std::max(worst->backward32, error32);
+  }
+}
+
+void report(const char* what, const Worst& worst) {
+  MESSAGE(std::string(what) << ": largest relative error, forward against float64 " << worst.forward
+                            << "; backward against float64 differences " << worst.backward64
+                            << ", against float32 differences of the forward " << worst.backward32);
+}
+
+attn::Span span(Floats& values) { return attn::Span(values); }
+attn::View<float> view(const Floats& values) { return attn::View<float>(values); }
+
+// ---- float64 references ----------------------------------------------------------------------------
+
+Vec ref_layernorm(const Vec& x, const Vec& weight, const Vec& bias, int n, int d, double eps) {
+  Vec out(x.size());
+  for (int i = 0; i < n; ++i) {
+    double mean = 0, variance = 0;
+    for (int j = 0; j < d; ++j) mean += x[i * d + j] / d;
+    for (int j = 0; j < d; ++j) variance += (x[i * d + j] - mean) * (x[i * d + j] - mean) / d;
+    for (int j = 0; j < d; ++j)
+      out[i * d + j] = (x[i * d + j] - mean) / std::sqrt(variance + eps) * weight[j] + bias[j];
+  }
+  return out;
+}
+
+Vec ref_rmsnorm(const Vec& x, const Vec& weight, int n, int d, double eps) {
+  Vec out(x.size());
+  for (int i = 0; i < n; ++i) {
+    double mean_square = 0;
+    for (int j = 0; j < d; ++j) mean_square += x[i * d + j] * x[i * d + j] / d;
+    for (int j = 0; j < d; ++j) out[i * d + j] = x[i * d + j] / std::sqrt(mean_square + eps) * weight[j];
+  }
+  return out;
+}
+
+double ref_activation(double x, attn::Activation activation) {
+  const double pi = 3.14159265358979323846;
+  switch (activation) {
+    case attn::Activation::GeluErf: return x * 0.5 * std::erfc(-x / std::sqrt(2.0));  // x · Φ(x)
+    case attn::Activation::GeluTanh:
+      return 0.5 * x * (1 + std::tanh(std::sqrt(2 / pi) * (x + 0.044715 * std::pow(x, 3))));
+    case attn::Activation::Relu: return std::max(x, 0.0);
+    case attn::Activation::Silu: return x / (1 + std::exp(-x));
+  }
+  return 0;
+}
+
+// (rows, inner) · (inner, cols), plus an optional bias of cols
+Vec ref_matmul(const Vec& a, const Vec& b, const Vec* bias, int rows, int inner, int cols) {
+  Vec out(static_cast<std::size_t>(rows) * cols);
+  for (int i = 0; i < rows; ++i) {
+    for (int j = 0; j < cols; ++j) {
+      double sum = bias ? (*bias)[j] : 0.0;
+      for (int k = 0; k < inner; ++k) sum += a[i * inner + k] * b[k * cols + j];
+      out[i * cols + j] = sum;
+    }
+  }
+  return out;
+}
+
+Vec ref_rope(const Vec& x, const attn::Rope& rope) {
+  Vec out = x;
+  const int half = rope.rotary_dims / 2;
+  for (int i = 0; i < rope.n; ++i) {
+    for (int h = 0; h < rope.heads; ++h) {
+      const int base = (i * rope.heads + h) * rope.d_head;
+      for (int j = 0; j < half; ++j) {
+        const double frequency = 1.0 / std::pow(rope.theta, static_cast<double>(2 * j) / rope.rotary_dims);
+        const double angle = (rope.first_position + i) * frequency;
+        // rotate_half: (x1, x2) → (−x2, x1); out = x · cos + rotate_half(x) · sin
+        out[base + j] = x[base + j] * std::cos(angle) - x[base + j + half] * std::sin(angle);
+        out[base + j + half] = x[base + j + half] * std::cos(angle) + x[base + j] * std::sin(angle);
+      }
+    }
+  }
+  return out;
+}
+
+const char* activation_name(attn::Activation activation) {
+  switch (activation) {
+    case attn::Activation::GeluErf: return "gelu (erf)";
+    case attn::Activation::GeluTanh: return "gelu (tanh)";
+    case attn::Activation::Relu: return "relu";
+    case attn::Activation::Silu: return "silu";
+  }
+  return "";
+}
+
+const attn::Activation kActivations[] = {attn::Activation::GeluErf, attn::Activation::GeluTanh, attn::Activation::Relu,
+                                         attn::Activation::Silu};
+
+}  // namespace
+
+TEST_CASE("layernorm_forward and layernorm_backward against float64 and its finite differences") {
+  std::mt19937 rng(2201);
+  Worst worst;
+  for (auto shape : {std::pair{1, 1}, std::pair{3, 5}, std::pair{7, 13}, std::pair{2, 33}}) {
+    const int n = shape.first, d = shape.second;  // named: a lambda cannot capture a structured binding
+    const float eps = 1e-5f;
+    LayerCase c;
+    c.name = "layernorm n=" + std::to_string(n) + " d=" + std::to_string(d);
+    c.inputs = {random_floats(rng, n * d, 2.0), random_floats(rng, d, 1.5), random_floats(rng, d)};
+    c.input_names = {"x", "weight", "bias"};
+    c.reference = [=](const std::vector<Vec>& in) { return ref_layernorm(in[0], in[1], in[2], n, d, eps); };
+    c.forward = [=](const std::vector<Floats>& in) {
+      Floats out(n * d, kNaN), mean(n, kNaN), rstd(n, kNaN);
+      REQUIRE(
+          attn::layernorm_forward(span(out), span(mean), span(rstd), view(in[0]), view(in[1]), view(in[2]), n, d, eps)
+              .ok());
+      return out;
+    };
+    c.backward = [=](const std::vector<Floats>& in, const Floats& dout, std::vector<Floats>& grads) {
+      Floats out(n * d), mean(n), rstd(n);
+      REQUIRE(
+          attn::layernorm_forward(span(out), span(mean), span(rstd), view(in[0]), view(in[1]), view(in[2]), n, d, eps)
+              .ok());
+      REQUIRE(attn::layernorm_backward(span(grads[0]), span(grads[1]), span(grads[2]), view(dout), view(in[0]),
+                                       view(in[1]), view(mean), view(rstd), n, d)
+                  .ok());
+    };
+    check_case(c, rng, &worst);
+  }
+  report("layernorm", worst);
+}
+
+TEST_CASE("rmsnorm_forward and rmsnorm_backward against float64 and its finite differences") {
+  std::mt19937 rng(2202);
+  Worst worst;
+  for (auto shape : {std::pair{1, 1}, std::pair{3, 5}, std::pair{7, 13}, std::pair{2, 33}}) {
+    const int n = shape.first, d = shape.second;  // named: a lambda cannot capture a structured binding
+    const float eps = 1e-6f;
+    LayerCase c;
+    c.name = "rmsnorm n=" + std::to_string(n) + " d=" + std::to_string(d);
+    c.inputs = {random_floats(rng, n * d, 2.0, 0.05), random_floats(rng, d, 1.5)};
+    c.input_names = {"x", "weight"};
+    c.reference = [=](const std::vector<Vec>& in) { return ref_rmsnorm(in[0], in[1], n, d, eps); };
+    c.forward = [=](const std::vector<Floats>& in) {
+      Floats out(n * d, kNaN), rstd(n, kNaN);
+      REQUIRE(attn::rmsnorm_forward(span(out), span(rstd), view(in[0]), view(in[1]), n, d, eps).ok());
+      return out;
+    };
+    c.backward = [=](const std::vector<Floats>& in, const Floats& dout, std::vector<Floats>& grads) {
+      Floats out(n * d), rstd(n);
+      REQUIRE(attn::rmsnorm_forward(span(out), span(rstd), view(in[0]), view(in[1]), n, d, eps).ok());
+      REQUIRE(
+          attn::rmsnorm_backward(span(grads[0]), span(grads[1]), view(dout), view(in[0]), view(in[1]), view(rstd), n, d)
+              .ok());
+    };
+    check_case(c, rng, &worst);
+  }
+  report("rmsnorm", worst);
+}
+
+TEST_CASE("activation_forward and activation_backward: GELU (erf, tanh), ReLU, SiLU") {
+  std::mt19937 rng(2203);
+  Worst worst;
+  for (attn::Activation activation : kActivations) {
+    LayerCase c;
+    c.name = activation_name(activation);
+    // away from ReLU's kink at 0 by more than the float32 difference step
+    c.inputs = {random_floats(rng, 37, 4.0, 0.02)};
+    c.input_names = {"x"};
+    c.reference = [=](const std::vector<Vec>& in) {
+      Vec out(in[0].size());
+      for (std::size_t i = 0; i < out.size(); ++i) out[i] = ref_activation(in[0][i], activation);
+      return out;
+    };
+    c.forward = [=](const std::vector<Floats>& in) {
+      Floats out(in[0].size(), kNaN);
+      REQUIRE(attn::activation_forward(span(out), view(in[0]), activation).ok());
+      return out;
+    };
+    c.backward = [=](const std::vector<Floats>& in, const Floats& dout, std::vector<Floats>& grads) {
+      REQUIRE(attn::activation_backward(span(grads[0]), view(dout), view(in[0]), activation).ok());
+    };
+    check_case(c, rng, &worst);
+  }
+  report("activations", worst);
+}
+
+namespace {
+
+LayerCase mlp_case(std::mt19937& rng, int n, int d, int f, attn::Activation activation, bool biases) {
+  LayerCase c;
+  c.name = std::string("mlp ") + activation_name(activation) + (biases ? " with biases" : " without biases") +
+           " n=" + std::to_string(n) + " d=" + std::to_string(d) + " f=" + std::to_string(f);
+  c.input_names = {"x", "w1", "w2"};
+  if (biases) c.input_names.insert(c.input_names.end(), {"b1", "b2"});
+  // drawn again until no hidden value is within 0.05 of ReLU's kink, which a difference step would cross
+  for (bool near_kink = true; near_kink;) {
+    c.inputs = {random_floats(rng, n * d), random_floats(rng, d * f, 0.8), random_floats(rng, d * f, 0.8)};
+    if (biases) c.inputs.insert(c.inputs.end(), {random_floats(rng, f, 0.5), random_floats(rng, d, 0.5)});
+    const Vec b1 = biases ? to_f64(c.inputs[3]) : Vec();
+    const Vec pre = ref_matmul(to_f64(c.inputs[0]), to_f64(c.inputs[1]), biases ? &b1 : nullptr, n, d, f);
+    near_kink = std::any_of(pre.begin(), pre.end(), [](double v) { return std::abs(v) < 0.05; });
+  }
+  c.reference = [=](const std::vector<Vec>& in) {
+    Vec hidden = ref_matmul(in[0], in[1], biases ? &in[3] : nullptr, n, d, f);
+    for (double& value : hidden) value = ref_activation(value, activation);
+    return ref_matmul(hidden, in[2], biases ? &in[4] : nullptr, n, f, d);
+  };
+  const auto run_forward = [=](const std::vector<Floats>& in, Floats& out, Floats& pre, Floats& hidden) {
+    const attn::View<float> b1 = biases ? view(in[3]) : attn::View<float>();
+    const attn::View<float> b2 = biases ? view(in[4]) : attn::View<float>();
+    REQUIRE(attn::mlp_forward(span(out), span(pre), span(hidden), view(in[0]), view(in[1]), b1, view(in[2]), b2, n, d,
+                              f, activation)
+                .ok());
+  };
+  c.forward = [=](const std::vector<Floats>& in) {
+    Floats out(n * d, kNaN), pre(n * f, kNaN), hidden(n * f, kNaN);
+    run_forward(in, out, pre, hidden);
+    return out;
+  };
+  c.backward = [=](const std::vector<Floats>& in, const Floats& dout, std::vector<Floats>& grads) {
+    Floats out(n * d), pre(n * f), hidden(n * f);
+    run_forward(in, out, pre, hidden);
+    attn::MlpGradients g{span(grads[0]), span(grads[1]), {}, span(grads[2]), {}};
+    if (biases) g.b1 = span(grads[3]), g.b2 = span(grads[4]);
+    REQUIRE(attn::mlp_backward(g, view(dout), view(in[0]), view(in[1]), view(in[2]), view(pre), view(hidden), n, d, f,
+                               activation)
+                .ok());
+  };
+  return c;
+}
+
+LayerCase swiglu_case(std::mt19937& rng, int n, int d, int f) {
+  LayerCase c;
+  c.name = "swiglu n=" + std::to_string(n) + " d=" + std::to_string(d) + " f=" + std::to_string(f);
+  c.inputs = {random_floats(rng, n * d), random_floats(rng, d * f, 0.8), random_floats(rng, d * f, 0.8),
+              random_floats(rng, d * f, 0.8)};
+  c.input_names = {"x", "wGate", "wUp", "wDown"};
+  c.reference = [=](const std::vector<Vec>& in) {
+    const Vec gate = ref_matmul(in[0], in[1], nullptr, n, d, f);
+    const Vec up = ref_matmul(in[0], in[2], nullptr, n, d, f);
+    Vec hidden(gate.size());
+    for (std::size_t i = 0; i < hidden.size(); ++i) hidden[i] = gate[i] / (1 + std::exp(-gate[i])) * up[i];
+    return ref_matmul(hidden, in[3], nullptr, n, f, d);
+  };
+  const auto run_forward = [=](const std::vector<Floats>& in, Floats& out, Floats& gate, Floats& up) {
+    Floats hidden(n * f, kNaN);
+    REQUIRE(attn::swiglu_forward(span(out), span(gate), span(up), span(hidden), view(in[0]), view(in[1]), view(in[2]),
+                                 view(in[3]), n, d, f)
+                .ok());
+  };
+  c.forward = [=](const std::vector<Floats>& in) {
+    Floats out(n * d, kNaN), gate(n * f, kNaN), up(n * f, kNaN);
+    run_forward(in, out, gate, up);
+    return out;
+  };
+  c.backward = [=](const std::vector<Floats>& in, const Floats& dout, std::vector<Floats>& grads) {
+    Floats out(n * d), gate(n * f), up(n * f);
+    run_forward(in, out, gate, up);
+    const attn::SwigluGradients g{span(grads[0]), span(grads[1]), span(grads[2]), span(grads[3])};
+    REQUIRE(attn::swiglu_backward(g, view(dout), view(in[0]), view(in[1]), view(in[2]), view(in[3]), view(gate),
+                                  view(up), n, d, f)
+                .ok());
+  };
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("mlp_forward and mlp_backward, every activation, with and without biases") {
+  std::mt19937 rng(2204);
+  Worst worst;
+  for (attn::Activation activation : kActivations) {
+    for (bool biases : {true, false}) {
+      check_case(mlp_case(rng, 1, 3, 2, activation, biases), rng, &worst);
+      check_case(mlp_case(rng, 5, 7, 11, activation, biases), rng, &worst);
+    }
+  }
+  report("mlp", worst);
+}
+
+TEST_CASE("swiglu_forward and swiglu_backward") {
+  std::mt19937 rng(2205);
+  Worst worst;
+  check_case(swiglu_case(rng, 1, 1, 1), rng, &worst);
+  check_case(swiglu_case(rng, 3, 5, 2), rng, &worst);
+  check_case(swiglu_case(rng, 6, 7, 13), rng, &worst);
+  report("swiglu", worst);
+}
+
+TEST_CASE("rope_apply and rope_backward: rotate-half, partial rotation, positions from an offset") {
+  std::mt19937 rng(2206);
+  Worst worst;
+  attn::Rope shapes[3];
+  shapes[0] = {5, 3, 6, 4, 2, 10000};  // n, heads, d_head, rotary_dims, first_position, theta
+  shapes[1] = {3, 2, 8, 8, 0, 10000};
+  shapes[2] = {4, 1, 10, 2, 7, 500};
+  for (const attn::Rope& rope : shapes) {
+    const int count = rope.n * rope.heads * rope.d_head;
+    LayerCase c;
+    c.name = "rope heads=" + std::to_string(rope.heads) + " dHead=" + std::to_string(rope.d_head) +
+             " rotaryDims=" + std::to_string(rope.rotary_dims);
+    c.inputs = {random_floats(rng, count, 2.0)};
+    c.input_names = {"x"};
+    c.reference = [=](const std::vector<Vec>& in) { return ref_rope(in[0], rope); };
+    c.forward = [=](const std::vector<Floats>& in) {
+      Floats out(count, kNaN);
+      REQUIRE(attn::rope_apply(span(out), view(in[0]), rope).ok());
+      return out;
+    };
+    c.backward = [=](const std::vector<Floats>&, const Floats& dout, std::vector<Floats>& grads) {
+      REQUIRE(attn::rope_backward(span(grads[0]), view(dout), rope).ok());
+    };
+    check_case(c, rng, &worst);
+    // the backward is the inverse rotation: it takes the rotated x back to x
+    const Floats rotated = c.forward(c.inputs);
+    Floats back(count, 0.0f);
+    REQUIRE(attn::rope_backward(span(back), view(rotated), rope).ok());
+    CHECK(relative_error(back, to_f64(c.inputs[0]), 1e-12) <= 1e-6);
+  }
+  report("rope", worst);
+}
