@@ -438,3 +438,101 @@ TEST_CASE("rope_apply and rope_backward: rotate-half, partial rotation, position
   }
   report("rope", worst);
 }
+
+TEST_CASE("layers refuse bad arguments, naming the field, and write nothing") {
+  Floats x(6, 1.0f), weight(3, 1.0f), bias(3, 0.0f), out(6, kNaN), mean(2, kNaN), rstd(2, kNaN);
+  const auto layernorm = [&](float eps) {
+    return attn::layernorm_forward(span(out), span(mean), span(rstd), view(x), view(weight), view(bias), 2, 3, eps);
+  };
+  attn::Status s = layernorm(0.0f);
+  CHECK(s.field == "eps");
+  CHECK(s.message == "eps is 0; it must be a finite number above 0");
+  CHECK(layernorm(kNaN).field == "eps");
+  weight.push_back(1.0f);
+  s = layernorm(1e-5f);
+  CHECK(s.field == "weight");
+  CHECK(s.message == "weight has 4 values; expected d = 3");
+  weight.pop_back();
+  x[4] = kNaN;
+  s = attn::rmsnorm_forward(span(out), span(rstd), view(x), view(weight), 2, 3, 1e-6f);
+  CHECK(s.field == "x");
+  CHECK(s.message == "x[4] is NaN; every value must be a finite number");
+  x[4] = 1.0f;
+  Floats short_rstd(1);
+  s = attn::rmsnorm_forward(span(out), span(short_rstd), view(x), view(weight), 2, 3, 1e-6f);
+  CHECK(s.field == "rstd");
+  CHECK(s.message == "rstd has 1 values; expected n = 2");
+  CHECK(attn::rmsnorm_forward(span(out), span(rstd), view(x), view(weight), 0, 3, 1e-6f).field == "n");
+  CHECK(std::all_of(out.begin(), out.end(), [](float v) { return std::isnan(v); }));  // nothing written
+
+  // the MLP: a bias of the wrong length, a missing weight, a gradient for a bias that is absent
+  Floats w1(3 * 2, 0.5f), b1(3, 0.0f), w2(2 * 3, 0.5f), pre(4, kNaN), hidden(4, kNaN);
+  s = attn::mlp_forward(span(out), span(pre), span(hidden), view(x), view(w1), view(b1), view(w2), {}, 2, 3, 2,
+                        attn::Activation::Relu);
+  CHECK(s.field == "b1");
+  CHECK(s.message == "b1 has 3 values; expected f = 2");
+  s = attn::mlp_forward(span(out), span(pre), span(hidden), view(x), {}, {}, view(w2), {}, 2, 3, 2,
+                        attn::Activation::Relu);
+  CHECK(s.field == "w1");
+  CHECK(s.message == "w1 is missing; expected d × f = 6 values");
+  Floats dout(6, 1.0f), db2(4);
+  attn::MlpGradients grads;
+  grads.b2 = span(db2);
+  s = attn::mlp_backward(grads, view(dout), view(x), view(w1), view(w2), view(pre), view(hidden), 2, 3, 2,
+                         attn::Activation::Relu);
+  CHECK(s.field == "hiddenPre");  // the saved activations hold NaN: never written by a forward
+  std::fill(pre.begin(), pre.end(), 0.0f);
+  std::fill(hidden.begin(), hidden.end(), 0.0f);
+  s = attn::mlp_backward(grads, view(dout), view(x), view(w1), view(w2), view(pre), view(hidden), 2, 3, 2,
+                         attn::Activation::Relu);
+  CHECK(s.field == "dB2");
+  CHECK(s.message == "dB2 has 4 values; expected d = 3, or empty when not wanted");
+
+  // RoPE: an odd rotated width, a theta that rotates nothing
+  attn::Rope rope{2, 1, 3, 3, 0, 10000};
+  s = attn::rope_apply(span(out), view(x), rope);
+  CHECK(s.field == "rotaryDims");
+  CHECK(s.message == "rotaryDims is 3; it must be even, at least 2 and at most dHead (3)");
+  rope.rotary_dims = 2;
+  rope.theta = 1;
+  CHECK(attn::rope_apply(span(out), view(x), rope).field == "theta");
+  CHECK(std::all_of(out.begin(), out.end(), [](float v) { return std::isnan(v); }));
+}
+
+// ---- Against a real Hugging Face model -------------------------------------------------------------
+
+TEST_CASE("rmsnorm_forward reproduces Hugging Face Llama's first input_layernorm") {
+  const std::string folder = std::string(ATTN_MODELS_DIR) + "/llama";
+  if (!model_files::file_exists(folder + "/reference.json")) {
+    MESSAGE("skipped: no model folder at " << folder << " (this build cannot read it, or ../shared/models is absent)");
+    return;
+  }
+  using model_files::read_json;
+  const model_files::Json config = read_json(folder + "/config.json");
+  const model_files::Json reference = read_json(folder + "/reference.json");
+  const int d = static_cast<int>(config["hidden_size"].number);
+  const float eps = static_cast<float>(config["rms_norm_eps"].number);
+  std::vector<long long> shape;
+  const Floats weight =
+      model_files::read_f32_tensor(folder + "/model.safetensors", "model.layers.0.input_layernorm.weight", &shape);
+  REQUIRE(shape == std::vector<long long>{d});
+  const Vec embeddings = reference["hidden_states"][0].numbers();
+  const Vec want = reference["layers"][0]["input"].numbers();
+  REQUIRE(embeddings.size() % d == 0);
+  REQUIRE(want.size() == embeddings.size());
+  const int n = static_cast<int>(embeddings.size() / d);
+  const Floats x(embeddings.begin(), embeddings.end());
+  Floats out(x.size(), kNaN), rstd(n, kNaN);
+  REQUIRE(attn::rmsnorm_forward(span(out), span(rstd), view(x), view(weight), n, d, eps).ok());
+  double worst_row = 0;  // norm-wise, row by row
+  for (int i = 0; i < n; ++i) {
+    const Floats got_row(out.begin() + i * d, out.begin() + (i + 1) * d);
+    const Vec want_row(want.begin() + i * d, want.begin() + (i + 1) * d);
+    worst_row = std::max(worst_row, relative_error(got_row, want_row, 1e-12));
+  }
+  const double whole = relative_error(out, want, 1e-12);
+  CHECK(whole <= 1e-4);
+  CHECK(worst_row <= 1e-4);
+  MESSAGE("llama layers[0].input (n = " << n << ", d = " << d << ", eps = " << eps << "): relative error " << whole
+                                        << " over the matrix, at most " << worst_row << " in a row");
+}
