@@ -501,38 +501,172 @@ TEST_CASE("layers refuse bad arguments, naming the field, and write nothing") {
 
 // ---- Against a real Hugging Face model -------------------------------------------------------------
 
-TEST_CASE("rmsnorm_forward reproduces Hugging Face Llama's first input_layernorm") {
-  const std::string folder = std::string(ATTN_MODELS_DIR) + "/llama";
-  if (!model_files::file_exists(folder + "/reference.json")) {
-    MESSAGE("skipped: no model folder at " << folder << " (this build cannot read it, or ../shared/models is absent)");
-    return;
+namespace {
+
+// One of ../shared/models/: its config, its reference numbers and its tensors.
+struct ModelFolder {
+  std::string path;
+  model_files::Json config, reference;
+
+  Floats tensor(const std::string& name) const {
+    return model_files::read_f32_tensor(path + "/model.safetensors", name);
   }
-  using model_files::read_json;
-  const model_files::Json config = read_json(folder + "/config.json");
-  const model_files::Json reference = read_json(folder + "/reference.json");
-  const int d = static_cast<int>(config["hidden_size"].number);
-  const float eps = static_cast<float>(config["rms_norm_eps"].number);
-  std::vector<long long> shape;
-  const Floats weight =
-      model_files::read_f32_tensor(folder + "/model.safetensors", "model.layers.0.input_layernorm.weight", &shape);
-  REQUIRE(shape == std::vector<long long>{d});
-  const Vec embeddings = reference["hidden_states"][0].numbers();
-  const Vec want = reference["layers"][0]["input"].numbers();
-  REQUIRE(embeddings.size() % d == 0);
-  REQUIRE(want.size() == embeddings.size());
-  const int n = static_cast<int>(embeddings.size() / d);
-  const Floats x(embeddings.begin(), embeddings.end());
-  Floats out(x.size(), kNaN), rstd(n, kNaN);
-  REQUIRE(attn::rmsnorm_forward(span(out), span(rstd), view(x), view(weight), n, d, eps).ok());
-  double worst_row = 0;  // norm-wise, row by row
+  Vec numbers(const char* list, int index) const { return reference[list][static_cast<std::size_t>(index)].numbers(); }
+  Vec layer_numbers(int layer, const char* what) const {
+    return reference["layers"][static_cast<std::size_t>(layer)][what].numbers();
+  }
+};
+
+// False, with a message, where the folder cannot be read (absent, or a build without the host's files).
+bool open_model(const char* name, ModelFolder* model) {
+  model->path = std::string(ATTN_MODELS_DIR) + "/" + name;
+  if (!model_files::file_exists(model->path + "/reference.json")) {
+    MESSAGE("skipped: no model folder at " << model->path);
+    return false;
+  }
+  model->config = model_files::read_json(model->path + "/config.json");
+  model->reference = model_files::read_json(model->path + "/reference.json");
+  return true;
+}
+
+// nn.Linear's weight (out, in) as layers.hpp takes it: (in, out).
+Floats transposed(const Floats& weight, int out_features, int in_features) {
+  Floats result(weight.size());
+  for (int o = 0; o < out_features; ++o)
+    for (int i = 0; i < in_features; ++i) result[i * out_features + o] = weight[o * in_features + i];
+  return result;
+}
+
+Floats add(const Floats& a, const Floats& b) {
+  Floats sum(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) sum[i] = a[i] + b[i];
+  return sum;
+}
+
+// Norm-wise relative error over the matrix and row by row, both at most 1e-4.
+void check_against_model(const std::string& what, const Floats& got, const Vec& want, int n, int d) {
+  REQUIRE(got.size() == want.size());
+  double worst_row = 0;
   for (int i = 0; i < n; ++i) {
-    const Floats got_row(out.begin() + i * d, out.begin() + (i + 1) * d);
+    const Floats got_row(got.begin() + i * d, got.begin() + (i + 1) * d);
     const Vec want_row(want.begin() + i * d, want.begin() + (i + 1) * d);
     worst_row = std::max(worst_row, relative_error(got_row, want_row, 1e-12));
   }
-  const double whole = relative_error(out, want, 1e-12);
+  const double whole = relative_error(got, want, 1e-12);
   CHECK(whole <= 1e-4);
   CHECK(worst_row <= 1e-4);
-  MESSAGE("llama layers[0].input (n = " << n << ", d = " << d << ", eps = " << eps << "): relative error " << whole
-                                        << " over the matrix, at most " << worst_row << " in a row");
+  MESSAGE(what << " (n = " << n << ", d = " << d << "): relative error " << whole << " over the matrix, at most "
+               << worst_row << " in a row");
+}
+
+Floats layernorm(const Floats& x, const Floats& weight, const Floats& bias, int n, int d, float eps) {
+  Floats out(x.size(), kNaN), mean(n), rstd(n);
+  REQUIRE(
+      attn::layernorm_forward(span(out), span(mean), span(rstd), view(x), view(weight), view(bias), n, d, eps).ok());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("rmsnorm_forward reproduces Hugging Face Llama's first input_layernorm: layers[0].input") {
+  ModelFolder model;
+  if (!open_model("llama", &model)) return;
+  const int d = static_cast<int>(model.config["hidden_size"].number);
+  const float eps = static_cast<float>(model.config["rms_norm_eps"].number);
+  const Vec embeddings = model.numbers("hidden_states", 0);
+  const int n = static_cast<int>(embeddings.size() / d);
+  const Floats x(embeddings.begin(), embeddings.end());
+  const Floats weight = model.tensor("model.layers.0.input_layernorm.weight");
+  REQUIRE(weight.size() == static_cast<std::size_t>(d));
+  Floats out(x.size(), kNaN), rstd(n, kNaN);
+  REQUIRE(attn::rmsnorm_forward(span(out), span(rstd), view(x), view(weight), n, d, eps).ok());
+  check_against_model("llama layers[0].input", out, model.layer_numbers(0, "input"), n, d);
+}
+
+TEST_CASE("Hugging Face Llama's first block after attention: RMSNorm, SwiGLU, residual = hidden_states[1]") {
+  ModelFolder model;
+  if (!open_model("llama", &model)) return;
+  const int d = static_cast<int>(model.config["hidden_size"].number);
+  const int f = static_cast<int>(model.config["intermediate_size"].number);
+  const float eps = static_cast<float>(model.config["rms_norm_eps"].number);
+  const Vec embeddings = model.numbers("hidden_states", 0), attention_out = model.layer_numbers(0, "output");
+  const int n = static_cast<int>(embeddings.size() / d);
+  // the residual stream after attention, then its norm, the MLP, and the second residual addition
+  const Floats residual =
+      add(Floats(embeddings.begin(), embeddings.end()), Floats(attention_out.begin(), attention_out.end()));
+  const Floats norm_weight = model.tensor("model.layers.0.post_attention_layernorm.weight");
+  Floats normed(n * d, kNaN), rstd(n);
+  REQUIRE(attn::rmsnorm_forward(span(normed), span(rstd), view(residual), view(norm_weight), n, d, eps).ok());
+  const Floats w_gate = transposed(model.tensor("model.layers.0.mlp.gate_proj.weight"), f, d);
+  const Floats w_up = transposed(model.tensor("model.layers.0.mlp.up_proj.weight"), f, d);
+  const Floats w_down = transposed(model.tensor("model.layers.0.mlp.down_proj.weight"), d, f);
+  Floats mlp_out(n * d, kNaN), gate(n * f), up(n * f), hidden(n * f);
+  REQUIRE(attn::swiglu_forward(span(mlp_out), span(gate), span(up), span(hidden), view(normed), view(w_gate),
+                               view(w_up), view(w_down), n, d, f)
+              .ok());
+  check_against_model("llama hidden_states[1]", add(residual, mlp_out), model.numbers("hidden_states", 1), n, d);
+}
+
+TEST_CASE(
+    "Hugging Face GPT-2's first block after attention: LayerNorm, MLP with gelu_new, residual = hidden_states[1]") {
+  ModelFolder model;
+  if (!open_model("gpt2", &model)) return;
+  const int d = static_cast<int>(model.config["n_embd"].number);
+  const int f = 4 * d;  // n_inner is null: GPT-2's MLP is 4 · d wide
+  const float eps = static_cast<float>(model.config["layer_norm_epsilon"].number);
+  const Vec embeddings = model.numbers("hidden_states", 0), attention_out = model.layer_numbers(0, "output");
+  const int n = static_cast<int>(embeddings.size() / d);
+  const Floats residual =
+      add(Floats(embeddings.begin(), embeddings.end()), Floats(attention_out.begin(), attention_out.end()));
+  const Floats normed = layernorm(residual, model.tensor("transformer.h.0.ln_2.weight"),
+                                  model.tensor("transformer.h.0.ln_2.bias"), n, d, eps);
+  // Conv1D keeps its weight (in, out) already
+  const Floats w1 = model.tensor("transformer.h.0.mlp.c_fc.weight"), b1 = model.tensor("transformer.h.0.mlp.c_fc.bias");
+  const Floats w2 = model.tensor("transformer.h.0.mlp.c_proj.weight"),
+               b2 = model.tensor("transformer.h.0.mlp.c_proj.bias");
+  REQUIRE(w1.size() == static_cast<std::size_t>(d) * f);
+  Floats mlp_out(n * d, kNaN), pre(n * f), hidden(n * f);
+  REQUIRE(attn::mlp_forward(span(mlp_out), span(pre), span(hidden), view(normed), view(w1), view(b1), view(w2),
+                            view(b2), n, d, f, attn::Activation::GeluTanh)
+              .ok());
+  check_against_model("gpt2 hidden_states[1]", add(residual, mlp_out), model.numbers("hidden_states", 1), n, d);
+}
+
+TEST_CASE(
+    "Hugging Face BERT: the embeddings' LayerNorm = hidden_states[0]; the first block's post-LN tail = "
+    "hidden_states[1]") {
+  ModelFolder model;
+  if (!open_model("bert", &model)) return;
+  const int d = static_cast<int>(model.config["hidden_size"].number);
+  const int f = static_cast<int>(model.config["intermediate_size"].number);
+  const float eps = static_cast<float>(model.config["layer_norm_eps"].number);
+  const Vec ids = model.reference["ids"].numbers();
+  const int n = static_cast<int>(ids.size());
+  // the raw embeddings: word + position + token type 0 (one sentence)
+  const Floats words = model.tensor("bert.embeddings.word_embeddings.weight");
+  const Floats positions = model.tensor("bert.embeddings.position_embeddings.weight");
+  const Floats types = model.tensor("bert.embeddings.token_type_embeddings.weight");
+  Floats raw(n * d);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < d; ++j)
+      raw[i * d + j] = words[static_cast<int>(ids[i]) * d + j] + positions[i * d + j] + types[j];
+  const Floats embedded = layernorm(raw, model.tensor("bert.embeddings.LayerNorm.weight"),
+                                    model.tensor("bert.embeddings.LayerNorm.bias"), n, d, eps);
+  check_against_model("bert hidden_states[0]", embedded, model.numbers("hidden_states", 0), n, d);
+  // post-LN: LayerNorm(x + attention), then LayerNorm(that + MLP(that)), the MLP with exact GELU
+  const std::string layer = "bert.encoder.layer.0.";
+  const Vec attention_out = model.layer_numbers(0, "output");
+  const Floats attended = layernorm(add(embedded, Floats(attention_out.begin(), attention_out.end())),
+                                    model.tensor(layer + "attention.output.LayerNorm.weight"),
+                                    model.tensor(layer + "attention.output.LayerNorm.bias"), n, d, eps);
+  const Floats w1 = transposed(model.tensor(layer + "intermediate.dense.weight"), f, d);
+  const Floats w2 = transposed(model.tensor(layer + "output.dense.weight"), d, f);
+  Floats mlp_out(n * d, kNaN), pre(n * f), hidden(n * f);
+  REQUIRE(attn::mlp_forward(span(mlp_out), span(pre), span(hidden), view(attended), view(w1),
+                            view(model.tensor(layer + "intermediate.dense.bias")), view(w2),
+                            view(model.tensor(layer + "output.dense.bias")), n, d, f, attn::Activation::GeluErf)
+              .ok());
+  const Floats block_out = layernorm(add(attended, mlp_out), model.tensor(layer + "output.LayerNorm.weight"),
+                                     model.tensor(layer + "output.LayerNorm.bias"), n, d, eps);
+  check_against_model("bert hidden_states[1]", block_out, model.numbers("hidden_states", 1), n, d);
 }
