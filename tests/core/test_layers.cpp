@@ -670,3 +670,65 @@ TEST_CASE(
                                      model.tensor(layer + "output.LayerNorm.bias"), n, d, eps);
   check_against_model("bert hidden_states[1]", block_out, model.numbers("hidden_states", 1), n, d);
 }
+
+namespace {
+
+// Llama's causal attention weights from rotated q and k (grouped: query head h reads key head
+// h / (heads / kv_heads)), in float64: heads × n × n.
+Vec causal_probs(const Floats& q, const Floats& k, int n, int heads, int kv_heads, int d_head) {
+  Vec probs(static_cast<std::size_t>(heads) * n * n, 0.0);
+  for (int h = 0; h < heads; ++h) {
+    const int g = h / (heads / kv_heads);
+    for (int i = 0; i < n; ++i) {
+      Vec scores(i + 1);
+      double largest = -1e300, sum = 0;
+      for (int j = 0; j <= i; ++j) {
+        double score = 0;
+        for (int c = 0; c < d_head; ++c)
+          score += double(q[(i * heads + h) * d_head + c]) * k[(j * kv_heads + g) * d_head + c];
+        scores[j] = score / std::sqrt(double(d_head));
+        largest = std::max(largest, scores[j]);
+      }
+      for (int j = 0; j <= i; ++j) sum += std::exp(scores[j] - largest);
+      for (int j = 0; j <= i; ++j) probs[(h * n + i) * n + j] = std::exp(scores[j] - largest) / sum;
+    }
+  }
+  return probs;
+}
+
+// x · weightᵀ for nn.Linear's (out, in) weight, rounded to float32 as the model's q and k are.
+Floats linear(const Floats& x, const Floats& weight, int n, int in_features, int out_features) {
+  const Vec product = ref_matmul(to_f64(x), to_f64(transposed(weight, out_features, in_features)), nullptr, n,
+                                 in_features, out_features);
+  return Floats(product.begin(), product.end());
+}
+
+}  // namespace
+
+TEST_CASE("rope_apply reproduces Hugging Face Llama's attention weights (layers[0].probs, grouped heads)") {
+  ModelFolder model;
+  if (!open_model("llama", &model)) return;
+  const int d = static_cast<int>(model.config["hidden_size"].number);
+  const int heads = static_cast<int>(model.config["num_attention_heads"].number);
+  const int kv_heads = static_cast<int>(model.config["num_key_value_heads"].number);
+  const int d_head = static_cast<int>(model.config["head_dim"].number);
+  // transformers 5 keeps theta in rope_parameters, transformers 4 at the top level
+  const double theta = model.config.has("rope_parameters") ? model.config["rope_parameters"]["rope_theta"].number
+                                                           : model.config["rope_theta"].number;
+  const Vec input = model.layer_numbers(0, "input");
+  const int n = static_cast<int>(input.size() / d);
+  const Floats x(input.begin(), input.end());
+  const Floats q = linear(x, model.tensor("model.layers.0.self_attn.q_proj.weight"), n, d, heads * d_head);
+  const Floats k = linear(x, model.tensor("model.layers.0.self_attn.k_proj.weight"), n, d, kv_heads * d_head);
+  Floats q_rotated(q.size(), kNaN), k_rotated(k.size(), kNaN);
+  REQUIRE(attn::rope_apply(span(q_rotated), view(q), attn::Rope{n, heads, d_head, d_head, 0, theta}).ok());
+  REQUIRE(attn::rope_apply(span(k_rotated), view(k), attn::Rope{n, kv_heads, d_head, d_head, 0, theta}).ok());
+  const Vec want = model.layer_numbers(0, "probs");
+  const Vec got = causal_probs(q_rotated, k_rotated, n, heads, kv_heads, d_head);
+  check_against_model("llama layers[0].probs, rows of heads × n", Floats(got.begin(), got.end()), want, heads * n, n);
+  // without the rotation the weights are far off: the check above sees RoPE
+  const Vec unrotated = causal_probs(q, k, n, heads, kv_heads, d_head);
+  const double error_unrotated = relative_error(Floats(unrotated.begin(), unrotated.end()), want, 1e-12);
+  CHECK(error_unrotated > 1e-2);
+  MESSAGE("without rope_apply the same weights are off by " << error_unrotated);
+}

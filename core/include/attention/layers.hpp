@@ -60,7 +60,8 @@ Status activation_backward(Span dx, View<float> dout, View<float> x, Activation 
 //   out, x: (n, d)   hidden_pre, hidden: (n, f), saved for the backward (before and after act)
 Status mlp_forward(Span out, Span hidden_pre, Span hidden, View<float> x, View<float> w1, View<float> b1,
                    View<float> w2, View<float> b2, int n, int d, int f, Activation activation);
-// db1 and db2 must be empty when their bias is absent.
+// Each gradient sized like its input, or empty when not wanted. The biases' gradients do not depend on
+// the biases' values, so b1 and b2 may be asked for even when the forward ran without them.
 struct MlpGradients {
   Span x, w1, b1, w2, b2;
 };
