@@ -82,7 +82,6 @@ export function createApp(container, { compute, initialState = null, views = nul
   const lifetime = new AbortController();  // ends every listener outside the lab's own tree (destroy)
   const lab = { language: LANGUAGES.includes(lang) ? lang : 'en', shown: views, replaced: null };
   const t = (key, values) => message(key, values, lab.language);
-  t.language = () => lab.language;
   container.lang = lab.language;
   applyTexts(container, t);
   const store = createStore(initialState ?? defaultState());
@@ -135,7 +134,7 @@ export function createApp(container, { compute, initialState = null, views = nul
     if (!LANGUAGES.includes(code) || code === lab.language) return;
     lab.language = code;
     if (onLanguage) root.getElementById('language').value = code;
-    relabelLab({ container, t, features, redraw: () => { showEngine(); if (runner.view) redraw(); }, after: () => problems.show() });
+    relabelLab({ container, t, language: code, features, redraw: () => { showEngine(); if (runner.view) redraw(); }, after: () => problems.show() });
   };
   fillLanguageMenu(root, { current: lab.language, onLanguage, choose: setLanguage });
   applyViews();

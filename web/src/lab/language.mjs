@@ -18,8 +18,8 @@ function keepTypedWrong(container) {
 }
 
 /** Shows every text of the lab in `lab.language` now (features relabel, the tables redraw). */
-export function relabelLab({ container, t, features, redraw, after }) {
-  container.lang = t.language();
+export function relabelLab({ container, t, language, features, redraw, after }) {
+  container.lang = language;
   applyTexts(container, t);
   const restore = keepTypedWrong(container);
   // drawn parts that keep what they drew while it is unchanged: draw them again

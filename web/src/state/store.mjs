@@ -2,7 +2,7 @@
 // dispatch() and a new state comes out of reduce(); nothing changes a state in place. What is
 // derived from the state (the engine's request, the aspects a reader modified) is a computed
 // signal, worked out when read and kept until the state changes.
-import { signal, computed, effect } from '@preact/signals-core';
+import { signal, computed } from '@preact/signals-core';
 import { reduce } from './actions.mjs';
 import { buildRequest } from './request.mjs';
 import { modifiedAspects } from './model.mjs';
@@ -30,10 +30,6 @@ export function createStore(initial) {
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
-    },
-    /** Runs `fn(state)` now and after every change of what it reads (an effect); returns its disposer. */
-    watch(fn) {
-      return effect(() => fn(current.value));
     },
   };
 }
