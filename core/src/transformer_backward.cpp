@@ -247,10 +247,6 @@ Status check_backward(const Stack& stack, const StackInputs& inputs, const Stack
                       View<float> d_output, const StackGradients& gradients) {
   if (Status s = validate_stack(stack, inputs); !s.ok()) return s;
   const std::size_t n = inputs.ids.size, d = static_cast<std::size_t>(stack.d_model);
-  if (trace.n != static_cast<int>(n) || trace.layers.size() != stack.layers.size() || trace.output.size() != n * d ||
-      trace.logits.size() != (stack.unembedding == Unembedding::None ? 0 : n * stack.vocab)) {
-    return Status::Range("trace", "the backward pass needs stack_forward's trace for the same stack and ids");
-  }
   if (!d_logits.present && !d_output.present) {
     return Status::Type("dLogits", "dLogits and dOutput are both missing; give at least one");
   }
@@ -268,6 +264,10 @@ Status check_backward(const Stack& stack, const StackInputs& inputs, const Stack
     if (!all_finite(values.data, values.size)) {
       return Status::Range(field, std::string(field) + " holds a value that is not a finite number");
     }
+  }
+  if (trace.n != static_cast<int>(n) || trace.layers.size() != stack.layers.size() || trace.output.size() != n * d ||
+      trace.logits.size() != (stack.unembedding == Unembedding::None ? 0 : n * stack.vocab)) {
+    return Status::Range("trace", "the backward pass needs stack_forward's trace for the same stack and ids");
   }
   if (gradients_sized(gradients, zero_stack_gradients(stack))) return Status::Ok();
   return Status::Range("gradients",
