@@ -1,8 +1,8 @@
-// Multi-head attention forward.
-//   x: (n, d_model)  context: (m, d_model)  wq, wk: (h, d_model, d_k)  wv: (h, d_model, d_v)
+// Multi-head attention forward, with grouped key/value heads, rotary positions and a sliding window.
+//   x: (n, d_model)  context: (m, d_model)  wq: (h, d_model, d_k)  wk: (g, d_model, d_k)  wv: (g, d_model, d_v)
 //   per head: q (n, d_k)  k (m, d_k)  v (m, d_v)  scores, scaled, weights (n, m)  z (n, d_v)
 //   concat: (n, h·d_v)  wo: (h·d_v, d_model)  output: (n, d_out)
-//   biases bq, bk: (h, d_k)  bv: (h, d_v)  bo: (d_model); positions: (n or m, d_model)
+//   biases bq: (h, d_k)  bk: (g, d_k)  bv: (g, d_v)  bo: (d_model); positions: (n or m, d_model)
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -49,17 +49,27 @@ void project(const Ops& ops, Workspace& ws, const float* a, const std::vector<fl
   if (b.present) add_row_to_each(b.data + static_cast<std::size_t>(head) * width, rows, width, y);
 }
 
+// The mask as the softmax applies it: the mask mode alone, or with a sliding window the keys both it and
+// the window keep (visible_keys), as a keep-mask.
+struct Mask {
+  MaskMode mode;
+  const std::uint8_t* keep;  // (n, m) with MaskMode::Keep, else null
+};
+Mask mask_of(const Config& config, const Inputs& inputs, const std::vector<std::uint8_t>& visible) {
+  if (config.window > 0) return {MaskMode::Keep, visible.data()};
+  return {config.mask_mode, config.mask_mode == MaskMode::Keep ? inputs.keep.data : nullptr};
+}
+
 // scaled_ij = scores_ij · (1 / scale), or -inf where the mask drops key j for query i: the trace's
 // `scaled`, the same bits as the fused softmax pass computes. One loop per mask mode, so the inner
 // loop has no branch on the mode.
-void scale_and_mask(const Config& config, const Inputs& inputs, const Shape& shape, const float* scores,
-                    float* scaled) {
+void scale_and_mask(const Mask& mask, const Shape& shape, const float* scores, float* scaled) {
   const float inv_scale = 1.0f / static_cast<float>(shape.scale);
   const int n = shape.n, m = shape.m;
   for (int i = 0; i < n; ++i) {
     const float* scores_i = scores + static_cast<std::size_t>(i) * m;
     float* scaled_i = scaled + static_cast<std::size_t>(i) * m;
-    switch (config.mask_mode) {
+    switch (mask.mode) {
       case MaskMode::None:
         for (int j = 0; j < m; ++j) scaled_i[j] = scores_i[j] * inv_scale;
         break;
@@ -67,7 +77,7 @@ void scale_and_mask(const Config& config, const Inputs& inputs, const Shape& sha
         for (int j = 0; j < m; ++j) scaled_i[j] = j <= i ? scores_i[j] * inv_scale : kMaskedScore;
         break;
       case MaskMode::Keep: {
-        const std::uint8_t* keep_i = inputs.keep.data + static_cast<std::size_t>(i) * m;
+        const std::uint8_t* keep_i = mask.keep + static_cast<std::size_t>(i) * m;
         for (int j = 0; j < m; ++j) scaled_i[j] = keep_i[j] ? scores_i[j] * inv_scale : kMaskedScore;
         break;
       }
@@ -77,15 +87,14 @@ void scale_and_mask(const Config& config, const Inputs& inputs, const Shape& sha
 
 // True when some kept score times 1/scale is beyond float32 (finite scores, a tiny divisor): the fused
 // softmax would see ±∞ and give NaN. Checked on the largest kept |score| of the head, one pass.
-bool scaled_overflows(const Config& config, const Inputs& inputs, const Shape& shape, const float* scores) {
+bool scaled_overflows(const Mask& mask, const Shape& shape, const float* scores) {
   const float inv_scale = 1.0f / static_cast<float>(shape.scale);
   const int n = shape.n, m = shape.m;
   float largest = 0;
   for (int i = 0; i < n; ++i) {
     const float* scores_i = scores + static_cast<std::size_t>(i) * m;
-    const int visible = config.mask_mode == MaskMode::Causal ? std::min(i + 1, m) : m;
-    const std::uint8_t* keep_i =
-        config.mask_mode == MaskMode::Keep ? inputs.keep.data + static_cast<std::size_t>(i) * m : nullptr;
+    const int visible = mask.mode == MaskMode::Causal ? std::min(i + 1, m) : m;
+    const std::uint8_t* keep_i = mask.mode == MaskMode::Keep ? mask.keep + static_cast<std::size_t>(i) * m : nullptr;
     for (int j = 0; j < visible; ++j) {
       if (!keep_i || keep_i[j]) largest = std::max(largest, std::fabs(scores_i[j]));
     }
@@ -143,22 +152,45 @@ struct Call {
   Workspace& ws;
   const float* x;        // (n, d_model), with positions when asked
   const float* context;  // (m, d_model), with its positions; x for self-attention
+  Mask mask;             // the mask mode, with the sliding window when there is one
 };
 
-// pass 1 of head h: q = x·wq_h + bq_h (n, d_k), k = context·wk_h + bk_h (m, d_k),
-// v = context·wv_h + bv_h (m, d_v)
-void project_head(const Call& call, int h, HeadTrace* head) {
+// Rotary positions on a projection y (rows, width) of a head: its rows rotated in place by the tables of
+// the call (ws.rotary_cos, ws.rotary_sin), after a copy of y before the rotation when the trace keeps it.
+void rotate_projection(const Call& call, std::vector<float>& y, int rows, int width, std::vector<float>* unrotated) {
+  const int dims = call.config.rotary.dims;
+  if (dims == 0) return;
+  if (unrotated) *unrotated = y;
+  rotate_rows(y.data(), rows, width, dims, call.ws.rotary_cos.data(), call.ws.rotary_sin.data(), false);
+}
+
+// pass 1 of head h: q = x·wq_h + bq_h (n, d_k), and of its key/value head g: k = context·wk_g + bk_g
+// (m, d_k), v = context·wv_g + bv_g (m, d_v); then q and k rotated (rotary positions). `previous`: the
+// buffers of head h − 1 (the trace's, or without the trace the same buffers as `head`): when they hold
+// g's k and v already (grouped heads), those are copied or kept rather than projected again.
+void project_head(const Call& call, int h, bool trace, HeadTrace* head, const HeadTrace* previous) {
   const Shape& s = call.shape;
   const Inputs& in = call.inputs;
   const std::vector<float>& x_strips = call.ws.x_strips;
   const std::vector<float>& kv_strips = call.context == call.x ? x_strips : call.ws.context_strips;
   head->q.resize(static_cast<std::size_t>(s.n) * s.d_k);
+  project(call.ops, call.ws, call.x, x_strips, s.n, s.d_model, in.wq, call.packed.wq, in.bq, h, s.d_k, head->q.data());
+  rotate_projection(call, head->q, s.n, s.d_k, trace ? &head->q_unrotated : nullptr);
+  const int g = kv_head_of(s, h);
+  if (previous != nullptr && kv_head_of(s, h - 1) == g) {
+    if (previous != head) {
+      head->k = previous->k;
+      head->v = previous->v;
+      head->k_unrotated = previous->k_unrotated;
+    }
+    return;
+  }
   head->k.resize(static_cast<std::size_t>(s.m) * s.d_k);
   head->v.resize(static_cast<std::size_t>(s.m) * s.d_v);
-  project(call.ops, call.ws, call.x, x_strips, s.n, s.d_model, in.wq, call.packed.wq, in.bq, h, s.d_k, head->q.data());
-  project(call.ops, call.ws, call.context, kv_strips, s.m, s.d_model, in.wk, call.packed.wk, in.bk, h, s.d_k,
+  project(call.ops, call.ws, call.context, kv_strips, s.m, s.d_model, in.wk, call.packed.wk, in.bk, g, s.d_k,
           head->k.data());
-  project(call.ops, call.ws, call.context, kv_strips, s.m, s.d_model, in.wv, call.packed.wv, in.bv, h, s.d_v,
+  rotate_projection(call, head->k, s.m, s.d_k, trace ? &head->k_unrotated : nullptr);
+  project(call.ops, call.ws, call.context, kv_strips, s.m, s.d_model, in.wv, call.packed.wv, in.bv, g, s.d_v,
           head->v.data());
 }
 
@@ -182,7 +214,7 @@ Status check_scores(const Call& call, const HeadTrace& head, int h, const float*
     return first_cause(head, h, s.heads, overflow("the scores q·kᵀ of " + head_name(h, s.heads)));
   }
   if (checked ? !std::isfinite(largest * (1.0f / static_cast<float>(s.scale)))
-              : scaled_overflows(call.config, call.inputs, s, scores)) {  // masks run in one block
+              : scaled_overflows(call.mask, s, scores)) {  // masks run in one block
     return first_cause(head, h, s.heads,
                        Status::Range("scale", "the scores of " + head_name(h, s.heads) + " divided by scale (" +
                                                   format_number(s.scale) + ") overflow float32; use a larger divisor"));
@@ -202,7 +234,6 @@ Status check_z(const HeadTrace& head, int h, int heads, const float* z, int rows
 // chosen arithmetic: what the trace keeps, and without it every masked or portable call.
 //   q (n, d_k)  k (m, d_k)  v (m, d_v)  scores, scaled, weights (n, m)  z (n, d_v) in the concatenation
 Status attend_head(const Call& call, int h, bool trace, HeadTrace& head, float* z_in_concat, bool* z_overflows) {
-  const Config& config = call.config;
   const Shape& s = call.shape;
   const int n = s.n, m = s.m, concat_width = s.heads * s.d_v;
 
@@ -210,7 +241,7 @@ Status attend_head(const Call& call, int h, bool trace, HeadTrace& head, float* 
   head.scores.resize(static_cast<std::size_t>(n) * m);
   call.ops.matmul_transb(head.q.data(), s.d_k, head.k.data(), s.d_k, head.scores.data(), m, n, s.d_k, m,
                          &call.ws.products);
-  const float largest = config.mask_mode == MaskMode::None
+  const float largest = call.mask.mode == MaskMode::None
                             ? ops::largest_magnitude(head.scores.data(), head.scores.size())
                             : std::numeric_limits<float>::quiet_NaN();
   if (Status status = check_scores(call, head, h, head.scores.data(), n, largest); !status.ok()) return status;
@@ -220,12 +251,12 @@ Status attend_head(const Call& call, int h, bool trace, HeadTrace& head, float* 
   float* weights = head.scores.data();
   if (trace) {
     head.scaled.resize(head.scores.size());
-    scale_and_mask(config, call.inputs, s, head.scores.data(), head.scaled.data());
+    scale_and_mask(call.mask, s, head.scores.data(), head.scaled.data());
     head.weights = head.scores;
     weights = head.weights.data();
   }
-  call.ops.softmax_scaled_rows(weights, n, m, static_cast<float>(s.scale), config.mask_mode == MaskMode::Causal,
-                               config.mask_mode == MaskMode::Keep ? call.inputs.keep.data : nullptr);
+  call.ops.softmax_scaled_rows(weights, n, m, static_cast<float>(s.scale), call.mask.mode == MaskMode::Causal,
+                               call.mask.keep);
 
   // pass 5: z = weights·v, written straight into this head's columns of the concatenation
   call.ops.matmul(weights, m, head.v.data(), s.d_v, z_in_concat, concat_width, n, m, s.d_v, &call.ws.products);
@@ -341,6 +372,11 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
     if (!shape.self) out.positions_context = sinusoidal_positions(shape.m, shape.d_model);
   }
   pack_inputs(config, shape, packed != nullptr, positioned, ws);
+  // the rotation's angles for every row of x and of the context, and the window's visible keys
+  if (config.rotary.dims > 0) {
+    rotary_tables(config.rotary, std::max(n, shape.m), &ws.rotary_cos, &ws.rotary_sin);
+  }
+  visible_keys(config, inputs, shape, &ws.visible);
   const Call call{config,
                   inputs,
                   shape,
@@ -348,9 +384,10 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
                   ops_for(config.arithmetic),
                   ws,
                   positioned.x,
-                  positioned.context};
+                  positioned.context,
+                  mask_of(config, inputs, ws.visible)};
   const bool by_blocks =
-      !trace && config.mask_mode == MaskMode::None && config.arithmetic == Arithmetic::Fast && ops::packed_is_fastest();
+      !trace && call.mask.mode == MaskMode::None && config.arithmetic == Arithmetic::Fast && ops::packed_is_fastest();
 
   ws.concat.resize(static_cast<std::size_t>(n) * concat_width);  // every element is written by the heads' z
   if (trace) out.heads.resize(shape.heads);
@@ -358,7 +395,7 @@ Status forward_checked(const Config& config, const Inputs& inputs, const Shape& 
   for (int h = 0; h < shape.heads; ++h) {
     HeadTrace& head = trace ? out.heads[h] : ws.head;  // without the trace every head reuses one set
     float* z_in_concat = ws.concat.data() + static_cast<std::size_t>(h) * d_v;
-    project_head(call, h, &head);
+    project_head(call, h, trace, &head, h == 0 ? nullptr : trace ? &out.heads[h - 1] : &ws.head);
     const Status status = by_blocks ? attend_head_by_blocks(call, h, head, z_in_concat, &z_overflows)
                                     : attend_head(call, h, trace, head, z_in_concat, &z_overflows);
     if (!status.ok()) return status;

@@ -1,5 +1,7 @@
 #include "attention_common.hpp"
 
+#include <cmath>
+
 namespace attn {
 
 namespace {
@@ -28,6 +30,53 @@ PositionedInputs with_positions(const Config& config, const Inputs& inputs, cons
     out.context = out.context_storage.data();
   }
   return out;
+}
+
+void rotary_tables(const Rotary& rotary, int rows, std::vector<double>* cos, std::vector<double>* sin) {
+  const int half = rotary.dims / 2;
+  cos->resize(static_cast<std::size_t>(rows) * half);
+  sin->resize(cos->size());
+  for (int r = 0; r < rows; ++r) {
+    const double position = static_cast<double>(rotary.first_position) + r;
+    for (int c = 0; c < half; ++c) {
+      const double angle = position * std::pow(rotary.theta, -2.0 * c / rotary.dims);
+      (*cos)[static_cast<std::size_t>(r) * half + c] = std::cos(angle);
+      (*sin)[static_cast<std::size_t>(r) * half + c] = std::sin(angle);
+    }
+  }
+}
+
+void rotate_rows(float* y, int rows, int width, int dims, const double* cos, const double* sin, bool inverse) {
+  const int half = dims / 2;
+  for (int r = 0; r < rows; ++r) {
+    float* y_r = y + static_cast<std::size_t>(r) * width;
+    const double* cos_r = cos + static_cast<std::size_t>(r) * half;
+    const double* sin_r = sin + static_cast<std::size_t>(r) * half;
+    for (int c = 0; c < half; ++c) {
+      const double first = y_r[c], second = y_r[c + half];
+      const double s = inverse ? -sin_r[c] : sin_r[c];
+      y_r[c] = static_cast<float>(first * cos_r[c] - second * s);
+      y_r[c + half] = static_cast<float>(second * cos_r[c] + first * s);
+    }
+  }
+}
+
+void visible_keys(const Config& config, const Inputs& inputs, const Shape& shape, std::vector<std::uint8_t>* visible) {
+  if (config.window <= 0) {
+    visible->clear();
+    return;
+  }
+  const int n = shape.n, m = shape.m;
+  visible->resize(static_cast<std::size_t>(n) * m);
+  for (int i = 0; i < n; ++i) {
+    std::uint8_t* row = visible->data() + static_cast<std::size_t>(i) * m;
+    const std::uint8_t* keep_i =
+        config.mask_mode == MaskMode::Keep ? inputs.keep.data + static_cast<std::size_t>(i) * m : nullptr;
+    for (int j = 0; j < m; ++j) {
+      const bool masked = (config.mask_mode == MaskMode::Causal && j > i) || (keep_i != nullptr && keep_i[j] == 0);
+      row[j] = !masked && static_cast<long long>(i) - j < config.window ? 1 : 0;
+    }
+  }
 }
 
 }  // namespace attn

@@ -37,6 +37,21 @@ struct PositionedInputs {
 };
 PositionedInputs with_positions(const Config& config, const Inputs& inputs, const Shape& shape);
 
+// The key/value head query head h reads (grouped-query attention).
+inline int kv_head_of(const Shape& shape, int h) { return h / (shape.heads / shape.kv_heads); }
+
+// Each row's rotation angles for RoPE: row r at position rotary.first_position + r, pair c < dims/2 turned
+// by position · theta^(−2c/dims). cos and sin (rows, dims/2), in float64 as layers.cpp's rope_apply.
+void rotary_tables(const Rotary& rotary, int rows, std::vector<double>* cos, std::vector<double>* sin);
+// y (rows, width), in place: the first `dims` features of row r rotated in pairs (c, c + dims/2) by row
+// r's angles (rotate-half), or by minus them (`inverse`: the transpose, for the backward pass).
+void rotate_rows(float* y, int rows, int width, int dims, const double* cos, const double* sin, bool inverse);
+
+// The keys each query sees when a sliding window is on: (n, m), 1 where key j is visible to query i,
+// the mask mode's (causal j <= i, or the keep-mask) AND the window's (i − j < window). Empty when
+// window is 0 (the mask mode alone decides).
+void visible_keys(const Config& config, const Inputs& inputs, const Shape& shape, std::vector<std::uint8_t>* visible);
+
 // attention_backward without its argument checks, for a caller that has made them already and has
 // the forward's `shape` (attention_backward itself; the trainer runs its own batched layer,
 // trainer_layer.cpp).

@@ -1,9 +1,10 @@
 // Multi-head attention backward, beside attention_forward (attention.cpp): the forward's passes
-// undone in reverse order, from the forward's trace. Every gradient is added with += into buffers
+// undone in reverse order, from the forward's trace; through grouped key/value heads (g of them) and
+// the rotary positions. Every gradient is added with += into buffers
 // the caller sized and zeroed (zero_gradients), so that a trainer can sum over examples in place.
 //   d_output: (n, d_out)  d_concat: (n, h·d_v)
 //   per head: dz (n, d_v)  d_weights, d_scaled, d_scores (n, m)  dq (n, d_k)  dk (m, d_k)  dv (m, d_v)
-//   dx: (n, d_model)  d_context: (m, d_model)  dwq, dwk: (h, d_model, d_k)  dwv: (h, d_model, d_v)
+//   dx: (n, d_model)  d_context: (m, d_model)  dwq: (h, d_model, d_k)  dwk: (g, d_model, d_k)  dwv: (g, d_model, d_v)
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -161,10 +162,60 @@ Status attention_backward(const Config& config, const Inputs& inputs, const Resu
   return attention_backward_checked(config, inputs, shape, forward, d_output, d_weights, gradients);
 }
 
+namespace {
+
+// What the backward passes of one call share.
+struct BackwardCall {
+  const Inputs& inputs;
+  const Shape& shape;
+  const Ops& ops;
+  ProductScratch* products;
+  std::vector<float>& scratch;
+  bool want_q, want_k, want_v;  // which of q, k and v need a gradient at all
+};
+
+// backward pass 6: output = concat·wo + bo. Returns d_concat (n, h·d_v): d_output itself when wo is
+// omitted, else `storage` holding d_output·woᵀ.
+const float* output_backward(const BackwardCall& c, const Result& forward, View<float> d_output, Gradients& g,
+                             std::vector<float>& storage) {
+  const int n = c.shape.n, d = c.shape.d_model, concat_width = c.shape.heads * c.shape.d_v;
+  if (!c.inputs.wo.present) return d_output.data;
+  storage.resize(static_cast<std::size_t>(n) * concat_width);
+  c.ops.matmul_transb(d_output.data, d, c.inputs.wo.data, d, storage.data(), concat_width, n, d, concat_width,
+                      c.products);
+  if (!g.wo.empty()) {
+    c.scratch.resize(static_cast<std::size_t>(concat_width) * d);
+    c.ops.matmul_transa(forward.concat.data(), concat_width, d_output.data, d, c.scratch.data(), d, concat_width, n, d,
+                        c.products);
+    add_into(g.wo.data(), c.scratch.data(), c.scratch.size());
+  }
+  if (c.inputs.bo.present && !g.bo.empty()) add_column_sums(d_output.data, d, n, d, g.bo.data());
+  return storage.data();
+}
+
+// backward passes 5 to 2 of head h, from dz (its columns of d_concat, row stride h·d_v) to dq and dk
+// (of the rotated q and k when rotary.dims > 0) and dv. d_weights_h: dWeights' (n, m) of the head, or null.
+void attend_head_backward(const BackwardCall& c, const HeadTrace& head, const float* dz, const float* d_weights_h,
+                          std::vector<float>& d_attention, std::vector<float>& dq, std::vector<float>& dk,
+                          std::vector<float>& dv) {
+  const int n = c.shape.n, m = c.shape.m, d_k = c.shape.d_k, d_v = c.shape.d_v, concat_width = c.shape.heads * d_v;
+  // backward pass 5: z = weights·v
+  if (c.want_v) c.ops.matmul_transa(head.weights.data(), m, dz, concat_width, dv.data(), d_v, m, n, d_v, c.products);
+  if (!c.want_q && !c.want_k) return;
+  c.ops.matmul_transb(dz, concat_width, head.v.data(), d_v, d_attention.data(), m, n, d_v, m, c.products);
+  if (d_weights_h) add_into(d_attention.data(), d_weights_h, d_attention.size());
+  // backward passes 4 and 3: softmax and the scaling
+  softmax_backward(head.weights.data(), n, m, static_cast<float>(1.0 / c.shape.scale), d_attention.data());
+  // backward pass 2: scores = q·kᵀ
+  if (c.want_q) c.ops.matmul(d_attention.data(), m, head.k.data(), d_k, dq.data(), d_k, n, m, d_k, c.products);
+  if (c.want_k) c.ops.matmul_transa(d_attention.data(), m, head.q.data(), d_k, dk.data(), d_k, m, n, d_k, c.products);
+}
+
+}  // namespace
+
 Status attention_backward_checked(const Config& config, const Inputs& inputs, const Shape& shape, const Result& forward,
                                   View<float> d_output, View<float> d_weights, Gradients* gradients) {
   const int n = shape.n, m = shape.m, d = shape.d_model, d_k = shape.d_k, d_v = shape.d_v, heads = shape.heads;
-  const int concat_width = heads * d_v;
   const std::size_t nm = static_cast<std::size_t>(n) * m;
   Gradients& g = *gradients;
   const Ops& ops = ops_for(config.arithmetic);
@@ -174,56 +225,57 @@ Status attention_backward_checked(const Config& config, const Inputs& inputs, co
   // constant), so the projections' input gradients go straight into dx and d_context.
   float* dx = g.x.empty() ? nullptr : g.x.data();
   float* d_context = shape.self ? dx : g.context.empty() ? nullptr : g.context.data();
-  // Which of q, k and v need a gradient at all.
-  const bool want_q = !g.wq.empty() || !g.bq.empty() || dx != nullptr;
-  const bool want_k = !g.wk.empty() || !g.bk.empty() || d_context != nullptr;
-  const bool want_v = !g.wv.empty() || !g.bv.empty() || d_context != nullptr;
-
   std::vector<float> scratch;
   ProductScratch products;  // this call's own: the backward pass keeps nothing between calls
+  const BackwardCall call{inputs,
+                          shape,
+                          ops,
+                          &products,
+                          scratch,
+                          !g.wq.empty() || !g.bq.empty() || dx != nullptr,
+                          !g.wk.empty() || !g.bk.empty() || d_context != nullptr,
+                          !g.wv.empty() || !g.bv.empty() || d_context != nullptr};
   ProjectionBackward project_backward{ops, &products, d, scratch};
 
-  // backward pass 6: output = concat·wo + bo
   std::vector<float> d_concat_storage;
-  const float* d_concat = d_output.data;
-  if (inputs.wo.present) {
-    d_concat_storage.resize(static_cast<std::size_t>(n) * concat_width);
-    ops.matmul_transb(d_output.data, d, inputs.wo.data, d, d_concat_storage.data(), concat_width, n, d, concat_width,
-                      &products);
-    d_concat = d_concat_storage.data();
-    if (!g.wo.empty()) {
-      scratch.resize(static_cast<std::size_t>(concat_width) * d);
-      ops.matmul_transa(forward.concat.data(), concat_width, d_output.data, d, scratch.data(), d, concat_width, n, d,
-                        &products);
-      add_into(g.wo.data(), scratch.data(), scratch.size());
-    }
-    if (inputs.bo.present && !g.bo.empty()) add_column_sums(d_output.data, d, n, d, g.bo.data());
-  }
+  const float* d_concat = output_backward(call, forward, d_output, g, d_concat_storage);
 
   std::vector<float> d_attention(nm), dq(static_cast<std::size_t>(n) * d_k), dk(static_cast<std::size_t>(m) * d_k),
       dv(static_cast<std::size_t>(m) * d_v);
-  const float inverse_scale = static_cast<float>(1.0 / shape.scale);
+  // grouped heads: a key/value head's dk and dv summed over the query heads that share it
+  const int group = heads / shape.kv_heads;
+  std::vector<float> dk_group(group > 1 ? dk.size() : 0), dv_group(group > 1 ? dv.size() : 0);
+  // rotary positions: the rotation's transpose takes dq and dk back to the projections
+  const int dims = config.rotary.dims;
+  std::vector<double> rotary_cos, rotary_sin;
+  if (dims > 0) rotary_tables(config.rotary, std::max(n, m), &rotary_cos, &rotary_sin);
   for (int h = 0; h < heads; ++h) {
-    const HeadTrace& head = forward.heads[h];
-    // backward pass 5: z = weights·v, read from this head's columns of d_concat
-    const float* dz = d_concat + static_cast<std::size_t>(h) * d_v;
-    if (want_v) ops.matmul_transa(head.weights.data(), m, dz, concat_width, dv.data(), d_v, m, n, d_v, &products);
-    if (want_q || want_k) {
-      ops.matmul_transb(dz, concat_width, head.v.data(), d_v, d_attention.data(), m, n, d_v, m, &products);
-      if (d_weights.present) add_into(d_attention.data(), d_weights.data + h * nm, nm);
+    attend_head_backward(call, forward.heads[h], d_concat + static_cast<std::size_t>(h) * d_v,
+                         d_weights.present ? d_weights.data + h * nm : nullptr, d_attention, dq, dk, dv);
 
-      // backward passes 4 and 3: softmax and the scaling
-      softmax_backward(head.weights.data(), n, m, inverse_scale, d_attention.data());
+    // backward pass 1b: the rotation of q (k's below, once for its group), then pass 1: q's projection
+    if (call.want_q && dims > 0) rotate_rows(dq.data(), n, d_k, dims, rotary_cos.data(), rotary_sin.data(), true);
+    if (call.want_q) project_backward(positioned.x, n, inputs.wq, inputs.bq, h, d_k, dq.data(), g.wq, g.bq, dx);
 
-      // backward pass 2: scores = q·kᵀ
-      if (want_q) ops.matmul(d_attention.data(), m, head.k.data(), d_k, dq.data(), d_k, n, m, d_k, &products);
-      if (want_k) ops.matmul_transa(d_attention.data(), m, head.q.data(), d_k, dk.data(), d_k, m, n, d_k, &products);
+    // k and v: this head's share added to its group's; at the group's last head, through the
+    // rotation of k and the projections of key/value head kv
+    if (group > 1) {
+      if (h % group == 0) {
+        std::fill(dk_group.begin(), dk_group.end(), 0.0f);
+        std::fill(dv_group.begin(), dv_group.end(), 0.0f);
+      }
+      if (call.want_k) add_into(dk_group.data(), dk.data(), dk.size());
+      if (call.want_v) add_into(dv_group.data(), dv.data(), dv.size());
+      if (h % group != group - 1) continue;
     }
-
-    // backward pass 1: the projections q, k, v (with their biases)
-    if (want_q) project_backward(positioned.x, n, inputs.wq, inputs.bq, h, d_k, dq.data(), g.wq, g.bq, dx);
-    if (want_k) project_backward(positioned.context, m, inputs.wk, inputs.bk, h, d_k, dk.data(), g.wk, g.bk, d_context);
-    if (want_v) project_backward(positioned.context, m, inputs.wv, inputs.bv, h, d_v, dv.data(), g.wv, g.bv, d_context);
+    const int kv = kv_head_of(shape, h);
+    float* dk_kv = group > 1 ? dk_group.data() : dk.data();
+    float* dv_kv = group > 1 ? dv_group.data() : dv.data();
+    if (call.want_k && dims > 0) rotate_rows(dk_kv, m, d_k, dims, rotary_cos.data(), rotary_sin.data(), true);
+    if (call.want_k)
+      project_backward(positioned.context, m, inputs.wk, inputs.bk, kv, d_k, dk_kv, g.wk, g.bk, d_context);
+    if (call.want_v)
+      project_backward(positioned.context, m, inputs.wv, inputs.bv, kv, d_v, dv_kv, g.wv, g.bv, d_context);
   }
 
   for (const std::vector<float>* gradient :

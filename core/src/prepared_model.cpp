@@ -1,6 +1,7 @@
 // A model run many times: its weights checked once (prepare_model) and packed into the gemm's
 // panels, then only x checked per run (attention_forward_prepared). Self-attention; mask 'none'
-// or 'causal'. The forward pass itself is attention.cpp's.
+// or 'causal', with or without a sliding window; grouped key/value heads and rotary positions as
+// attention_forward has them. The forward pass itself is attention.cpp's.
 #include <string>
 #include <vector>
 
@@ -38,8 +39,8 @@ Status prepare_model(const Config& config, const Inputs& weights, Shape* shape, 
     return out;
   };
   *packed = PackedWeights{pack(weights.wq, shape->heads, shape->d_model, shape->d_k),
-                          pack(weights.wk, shape->heads, shape->d_model, shape->d_k),
-                          pack(weights.wv, shape->heads, shape->d_model, shape->d_v),
+                          pack(weights.wk, shape->kv_heads, shape->d_model, shape->d_k),
+                          pack(weights.wv, shape->kv_heads, shape->d_model, shape->d_v),
                           pack(weights.wo, 1, shape->heads * shape->d_v, shape->d_model)};
   return Status::Ok();
 }

@@ -123,6 +123,13 @@ Status check_sizes(const Config& config, const Inputs& inputs, Shape* shape) {
   }
   shape->d_model = config.d_model;
   shape->heads = config.heads;
+  if (config.kv_heads < 0 || config.kv_heads > config.heads ||
+      (config.kv_heads > 0 && config.heads % config.kv_heads != 0)) {
+    return Status::Range("kvHeads", "kvHeads (" + str(config.kv_heads) + ") must divide heads (" + str(config.heads) +
+                                        "): each key/value head serves heads / kvHeads query heads; 1 is "
+                                        "multi-query attention, heads (or 0) the usual multi-head attention");
+  }
+  shape->kv_heads = config.kv_heads == 0 ? config.heads : config.kv_heads;
   shape->d_out = inputs.wo.present ? shape->d_model : shape->heads * shape->d_v;
   return Status::Ok();
 }
@@ -139,20 +146,26 @@ Status check_inputs_and_weights(const Inputs& inputs, const Shape& shape) {
 
   const std::string hdk =
       "heads × dModel × dK = " + str(shape.heads) + " × " + str(shape.d_model) + " × " + str(shape.d_k);
-  const std::string hdv =
-      "heads × dModel × dV = " + str(shape.heads) + " × " + str(shape.d_model) + " × " + str(shape.d_v);
+  // wk and wv hold the key/value heads: kvHeads blocks (kvHeads = heads unless given)
+  const bool grouped = shape.kv_heads != shape.heads;
+  const std::string kv_blocks = grouped ? "kvHeads" : "heads";
+  const std::string gdk =
+      kv_blocks + " × dModel × dK = " + str(shape.kv_heads) + " × " + str(shape.d_model) + " × " + str(shape.d_k);
+  const std::string gdv =
+      kv_blocks + " × dModel × dV = " + str(shape.kv_heads) + " × " + str(shape.d_model) + " × " + str(shape.d_v);
   struct Projection {
     const char* field;
     const View<float>& values;
+    int blocks;
     const char* width_name;
     int width;
     const std::string& text;
   };
-  const Projection projections[] = {{"wq", inputs.wq, "dK", shape.d_k, hdk},
-                                    {"wk", inputs.wk, "dK", shape.d_k, hdk},
-                                    {"wv", inputs.wv, "dV", shape.d_v, hdv}};
+  const Projection projections[] = {{"wq", inputs.wq, shape.heads, "dK", shape.d_k, hdk},
+                                    {"wk", inputs.wk, shape.kv_heads, "dK", shape.d_k, gdk},
+                                    {"wv", inputs.wv, shape.kv_heads, "dV", shape.d_v, gdv}};
   for (const Projection& p : projections) {
-    Status s = p.values.present ? check_matrix(p.field, p.values, shape.heads, shape.d_model, p.width, p.text)
+    Status s = p.values.present ? check_matrix(p.field, p.values, p.blocks, shape.d_model, p.width, p.text)
                                 : check_identity(p.field, p.width_name, p.width, shape);
     if (!s.ok()) return s;
   }
@@ -166,20 +179,23 @@ Status check_inputs_and_weights(const Inputs& inputs, const Shape& shape) {
 }
 
 Status check_biases(const Inputs& inputs, const Shape& shape) {
-  const std::string bk_text = "heads × dK = " + str(shape.heads) + " × " + str(shape.d_k);
-  const std::string bv_text = "heads × dV = " + str(shape.heads) + " × " + str(shape.d_v);
+  const std::string bq_text = "heads × dK = " + str(shape.heads) + " × " + str(shape.d_k);
+  const std::string kv_blocks = shape.kv_heads != shape.heads ? "kvHeads" : "heads";
+  const std::string bk_text = kv_blocks + " × dK = " + str(shape.kv_heads) + " × " + str(shape.d_k);
+  const std::string bv_text = kv_blocks + " × dV = " + str(shape.kv_heads) + " × " + str(shape.d_v);
   struct Bias {
     const char* field;
     const View<float>& values;
+    int blocks;
     int width;
     const std::string& text;
   };
-  const Bias biases[] = {{"bq", inputs.bq, shape.d_k, bk_text},
-                         {"bk", inputs.bk, shape.d_k, bk_text},
-                         {"bv", inputs.bv, shape.d_v, bv_text}};
+  const Bias biases[] = {{"bq", inputs.bq, shape.heads, shape.d_k, bq_text},
+                         {"bk", inputs.bk, shape.kv_heads, shape.d_k, bk_text},
+                         {"bv", inputs.bv, shape.kv_heads, shape.d_v, bv_text}};
   for (const Bias& b : biases) {
     if (!b.values.present) continue;
-    if (Status s = check_matrix(b.field, b.values, 1, shape.heads, b.width, b.text); !s.ok()) return s;
+    if (Status s = check_matrix(b.field, b.values, 1, b.blocks, b.width, b.text); !s.ok()) return s;
   }
   if (inputs.bo.present) {
     if (!inputs.wo.present) {
@@ -242,6 +258,28 @@ Status check_mask(const Config& config, const Inputs& inputs, const Shape& shape
   return Status::Ok();
 }
 
+// The rotation (rotary.dims, rotary.theta, rotary.firstPosition) and the sliding window.
+Status check_rotary_and_window(const Config& config, const Shape& shape) {
+  const Rotary& r = config.rotary;
+  if (r.dims < 0 || r.dims % 2 != 0 || r.dims > shape.d_k) {
+    return Status::Range("rotary.dims", "rotary.dims is " + str(r.dims) +
+                                            "; it must be even, from 0 (no rotation) to dK (" + str(shape.d_k) + ")");
+  }
+  if (!std::isfinite(r.theta) || !(r.theta > 0)) {
+    return Status::Range("rotary.theta",
+                         "rotary.theta is " + format_number(r.theta) + "; it must be a finite number above 0");
+  }
+  if (r.first_position < 0 || r.first_position > kMaxPosition) {
+    return Status::Range("rotary.firstPosition", "rotary.firstPosition is " + str(r.first_position) +
+                                                     "; it must be a whole number from 0 to " + str(kMaxPosition));
+  }
+  if (config.window < 0) {
+    return Status::Range("window", "window is " + str(config.window) +
+                                       "; it must be 0 (no sliding window) or the number of keys a query sees");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status validate(const Config& config, const Inputs& inputs, bool trace, Shape* shape_out) {
@@ -254,6 +292,7 @@ Status validate(const Config& config, const Inputs& inputs, bool trace, Shape* s
   }
   if (Status s = check_scale(config, &shape); !s.ok()) return s;
   if (Status s = check_mask(config, inputs, shape); !s.ok()) return s;
+  if (Status s = check_rotary_and_window(config, shape); !s.ok()) return s;
   if (trace) {
     const unsigned long long trace_values = 1ull * shape.heads * shape.n * shape.m;
     if (trace_values > kMaxMatrixValues) {

@@ -44,9 +44,27 @@ Matrix with_positions(const Matrix& a, int rows, int d) {
 }
 
 bool kept(const Problem& p, int i, int j) {
+  if (p.window > 0 && i - j >= p.window) return false;  // outside the sliding window
   if (p.mask == Mask::Causal) return j <= i;
   if (p.mask == Mask::Keep) return p.keep[static_cast<std::size_t>(i) * p.m + j] != 0;
   return true;
+}
+
+// RoPE, rotate-half, from the definition: in each row r (at position first_position + r), the pair
+// (t, t + dims/2) of the first dims columns turns by the angle position / theta^(2t/dims).
+Matrix rotated(const Problem& p, const Matrix& a, int rows, int width) {
+  Matrix out = a;
+  const int half = p.rotary_dims / 2;
+  for (int r = 0; r < rows; ++r) {
+    for (int t = 0; t < half; ++t) {
+      const double angle = (p.first_position + r) / std::pow(p.theta, 2.0 * t / p.rotary_dims);
+      const double x1 = a[static_cast<std::size_t>(r) * width + t],
+                   x2 = a[static_cast<std::size_t>(r) * width + t + half];
+      out[static_cast<std::size_t>(r) * width + t] = x1 * std::cos(angle) - x2 * std::sin(angle);
+      out[static_cast<std::size_t>(r) * width + t + half] = x2 * std::cos(angle) + x1 * std::sin(angle);
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -80,9 +98,13 @@ Expected forward(const Problem& p, const Values& values) {
   e.concat.assign(static_cast<std::size_t>(p.n) * width, 0.0);
   for (int h = 0; h < p.heads; ++h) {
     Head hd;
-    hd.q = project(x, p.n, p.d_model, values.wq, values.bq, h, p.d_k);
-    hd.k = project(c, p.m, p.d_model, values.wk, values.bk, h, p.d_k);
-    hd.v = project(c, p.m, p.d_model, values.wv, values.bv, h, p.d_v);
+    const int kv_heads = p.kv_heads == 0 ? p.heads : p.kv_heads;
+    const int g = h * kv_heads / p.heads;  // query heads h of group g: g·heads/kv_heads … (g+1)·heads/kv_heads − 1
+    hd.q_unrotated = project(x, p.n, p.d_model, values.wq, values.bq, h, p.d_k);
+    hd.k_unrotated = project(c, p.m, p.d_model, values.wk, values.bk, g, p.d_k);
+    hd.v = project(c, p.m, p.d_model, values.wv, values.bv, g, p.d_v);
+    hd.q = rotated(p, hd.q_unrotated, p.n, p.d_k);
+    hd.k = rotated(p, hd.k_unrotated, p.m, p.d_k);
     hd.scores.assign(static_cast<std::size_t>(p.n) * p.m, 0.0);
     hd.scaled = hd.weights = hd.scores;
     hd.z.assign(static_cast<std::size_t>(p.n) * p.d_v, 0.0);
@@ -141,6 +163,11 @@ attn::Config config_of(const Problem& p) {
   c.mask_mode = p.mask == Mask::None     ? attn::MaskMode::None
                 : p.mask == Mask::Causal ? attn::MaskMode::Causal
                                          : attn::MaskMode::Keep;
+  c.kv_heads = p.kv_heads;
+  c.rotary.dims = p.rotary_dims;
+  c.rotary.theta = p.theta;
+  c.rotary.first_position = p.first_position;
+  c.window = p.window;
   return c;
 }
 
@@ -224,6 +251,22 @@ void add_biases(Problem* p, std::uint64_t seed) {
   p->bk = fill(std::size_t(p->heads) * p->d_k);
   p->bv = fill(std::size_t(p->heads) * p->d_v);
   if (!p->wo.empty()) p->bo = fill(std::size_t(p->d_model));
+}
+
+void group_heads(Problem* p, int kv_heads, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+  auto fill = [&](std::size_t count, float spread) {
+    std::vector<float> v(count);
+    for (float& x : v) x = unit(rng) * spread;
+    return v;
+  };
+  p->kv_heads = kv_heads;
+  const float spread = 1.7f / std::sqrt(float(p->d_model));
+  if (!p->wk.empty()) p->wk = fill(std::size_t(kv_heads) * p->d_model * p->d_k, spread);
+  if (!p->wv.empty()) p->wv = fill(std::size_t(kv_heads) * p->d_model * p->d_v, spread);
+  if (!p->bk.empty()) p->bk = fill(std::size_t(kv_heads) * p->d_k, 0.5f);
+  if (!p->bv.empty()) p->bv = fill(std::size_t(kv_heads) * p->d_v, 0.5f);
 }
 
 }  // namespace ref

@@ -21,6 +21,11 @@ struct Problem {
   double divisor = 1;
   Mask mask = Mask::None;
   bool positions = false;  // sinusoidal positions added to x and the context
+  int kv_heads = 0;        // key/value heads (wk, wv, bk, bv hold this many blocks); 0: heads
+  int rotary_dims = 0;     // RoPE (rotate-half) on the first rotary_dims features of q and k; 0: none
+  double theta = 10000;
+  int first_position = 0;  // position of row 0
+  int window = 0;          // sliding window: key j visible to query i only when i - j < window; 0: none
   std::vector<float> x, context, wq, wk, wv, wo;
   std::vector<float> bq, bk, bv, bo;  // empty: omitted (zero)
   std::vector<std::uint8_t> keep;
@@ -34,6 +39,7 @@ Values values_of(const Problem& p);
 
 struct Head {
   std::vector<double> q, k, v, scores, scaled, weights, z;
+  std::vector<double> q_unrotated, k_unrotated;  // before RoPE (q and k are after it)
 };
 
 struct Expected {
@@ -63,5 +69,7 @@ Problem random_problem(std::uint64_t seed, int n, int m, int d_model, int heads,
                        bool with_wo, Scale scale, Mask mask);
 // Adds random biases bq, bk, bv and (with wo) bo.
 void add_biases(Problem* p, std::uint64_t seed);
+// Groups the key/value heads: wk, wv (and bk, bv when present) redrawn with kv_heads blocks.
+void group_heads(Problem* p, int kv_heads, std::uint64_t seed);
 
 }  // namespace ref

@@ -2,8 +2,26 @@
 //
 // Letters used throughout the core:
 //   n queries (rows of x), m keys/values (rows of the context), d_model width of a token vector,
-//   h heads, d_k query/key width per head, d_v value width per head, d_out width of the output.
-// Storage is float32, row-major. Weight tensors are head-major: wq is h blocks of (d_model, d_k).
+//   h heads, g key/value heads (grouped-query attention; g = h unless kv_heads is given),
+//   d_k query/key width per head, d_v value width per head, d_out width of the output.
+// Storage is float32, row-major. Weight tensors are head-major: wq is h blocks of (d_model, d_k),
+// wk is g blocks of (d_model, d_k).
+//
+// As real models have it (Llama, Mistral, Qwen2), besides the biases and masks:
+//   - grouped-query attention: g = kv_heads key/value heads, g dividing h; query head i reads key/value
+//     head i / (h / g) (query heads 0 … h/g − 1 share key/value head 0, and so on). g = 1 is multi-query
+//     attention, g = h the usual multi-head attention (the same bits as without kv_heads).
+//   - rotary positions (RoPE, Su et al. 2021), the rotate-half convention of GPT-NeoX and Llama (as
+//     layers.hpp's rope_apply): after the projection and its bias, the first r = rotary.dims features of
+//     every head's q and k are rotated in pairs (c, c + r/2), c < r/2, by the angle
+//     position · theta^(−2c/r), row i of x (and of the context) being at position first_position + i:
+//       q'_c = q_c cos − q_{c+r/2} sin,   q'_{c+r/2} = q_{c+r/2} cos + q_c sin;  the rest copied.
+//   - a sliding window (Mistral, Qwen2), on top of the mask mode: with window = w > 0, key j is visible
+//     to query i only when i − j < w, rows counted from 0 (transformers' masking_utils:
+//     sliding_window_overlay keeps kv_idx > q_idx − sliding_window, and Mistral's and Qwen2's sliding
+//     mask is that AND the causal mask kv_idx <= q_idx). So with mask 'causal' query i sees keys
+//     i − w + 1 … i (w keys, itself included); with mask 'none' it also sees every later key; with a
+//     keep-mask, the keys both the mask and the window keep.
 //
 // Nothing here aborts or throws: every entry point returns a Status, and a failed call leaves the
 // result untouched.
@@ -59,6 +77,13 @@ enum class PositionMode { None, Sinusoidal };
 // the trainer's "same seed, same weights" promise.
 enum class Arithmetic { Fast, Portable };
 
+// RoPE, rotate-half convention (GPT-NeoX, Llama), as layers.hpp's Rope.
+struct Rotary {
+  int dims = 0;  // rotated features per head (even, <= d_k); 0: no rotation
+  double theta = 10000;
+  int first_position = 0;  // position of row 0 of x (and of the context); the KV-cache lessons use it
+};
+
 struct Config {
   int n = 0;
   int m = 0;  // 0: self-attention, m = n and the context is x
@@ -71,16 +96,24 @@ struct Config {
   MaskMode mask_mode = MaskMode::None;
   PositionMode positions = PositionMode::None;
   Arithmetic arithmetic = Arithmetic::Fast;
+  int kv_heads = 0;  // 0: heads. Must divide heads. Query head i uses key/value head i / (heads / kv_heads)
+  Rotary rotary;     // applied to q and k of every head after projection and bias, before the scores
+  int window = 0;    // 0: none. Key j is visible to query i only when i − j < window (see the top)
 };
+
+// Positions beyond this are refused (rotary.firstPosition): angles stay exact enough in float64.
+constexpr int kMaxPosition = 1 << 24;
 
 struct Inputs {
   View<float> x;            // (n, d_model)
   View<float> context;      // (m, d_model); omitted: x (self-attention)
-  View<float> wq, wk;       // (h, d_model, d_k); omitted: identity, needs h = 1 and d_k = d_model
-  View<float> wv;           // (h, d_model, d_v); omitted: identity, needs h = 1 and d_v = d_model
+  View<float> wq;           // (h, d_model, d_k); omitted: identity, needs h = 1 and d_k = d_model
+  View<float> wk;           // (g, d_model, d_k); omitted: identity, as wq
+  View<float> wv;           // (g, d_model, d_v); omitted: identity, needs h = 1 and d_v = d_model
   View<float> wo;           // (h·d_v, d_model); omitted: the output is the concatenation
-  View<float> bq, bk;       // (h, d_k); omitted: zero. Added after the projection.
-  View<float> bv;           // (h, d_v); omitted: zero
+  View<float> bq;           // (h, d_k); omitted: zero. Added after the projection.
+  View<float> bk;           // (g, d_k); omitted: zero
+  View<float> bv;           // (g, d_v); omitted: zero
   View<float> bo;           // (d_model); omitted: zero; needs wo
   View<std::uint8_t> keep;  // (n, m), 1 keep and 0 masked; only with MaskMode::Keep
 };
@@ -90,16 +123,19 @@ struct Shape {
   int n, m, d_model, heads, d_k, d_v, d_out;
   bool self;     // the context is x
   double scale;  // the scores are divided by this
+  int kv_heads;  // g: key/value heads, dividing heads
 };
 
+// heads[h].k and .v are those of h's key/value head (the same for the heads of a group).
 struct HeadTrace {
-  std::vector<float> q;        // (n, d_k)
-  std::vector<float> k;        // (m, d_k)
-  std::vector<float> v;        // (m, d_v)
-  std::vector<float> scores;   // (n, m)  q·kᵀ
-  std::vector<float> scaled;   // (n, m)  scores / scale, -inf where masked
-  std::vector<float> weights;  // (n, m)  row softmax of scaled; a fully masked row is all zero
-  std::vector<float> z;        // (n, d_v) weights·v
+  std::vector<float> q;                         // (n, d_k), rotated when rotary.dims > 0
+  std::vector<float> k;                         // (m, d_k), rotated when rotary.dims > 0
+  std::vector<float> v;                         // (m, d_v)
+  std::vector<float> scores;                    // (n, m)  q·kᵀ
+  std::vector<float> scaled;                    // (n, m)  scores / scale, -inf where masked
+  std::vector<float> weights;                   // (n, m)  row softmax of scaled; a fully masked row is all zero
+  std::vector<float> z;                         // (n, d_v) weights·v
+  std::vector<float> q_unrotated, k_unrotated;  // q and k before the rotation; only with rotary.dims > 0
 };
 
 struct Result {
@@ -128,6 +164,8 @@ struct Workspace {
   std::vector<float> w_panels;                  // one head's weights packed (a model not prepared)
   std::vector<float> k_panels, v_panels;        // a head's k and v packed once for every block of queries
   std::vector<float> row_max, inv_sum;          // a block's row maxima and 1 / sums
+  std::vector<std::uint8_t> visible;            // (n, m) the keep-mask and the window combined (window > 0)
+  std::vector<double> rotary_cos, rotary_sin;   // (rows, rotary.dims / 2) each row's angles
   std::vector<float> concat;                    // (n, h·d_v)
   HeadTrace head;                               // one head's buffers, reused by every head without the trace
   std::vector<float> spare_output;              // the output buffer the caller's previous result gave back
@@ -150,6 +188,8 @@ struct Gradients {
   std::vector<float> x, context, wq, wk, wv, wo, bq, bk, bv, bo;
 };
 
+// wk, bk, wv, bv's gradients are sized like their (g, …) inputs: a key/value head's gradient sums those of
+// the query heads that share it.
 // Gradients sized like the inputs present and zeroed, ready for attention_backward.
 Gradients zero_gradients(const Shape& shape, const Inputs& inputs);
 
@@ -166,7 +206,8 @@ Status attention_backward(const Config& config, const Inputs& inputs, const Resu
 // The sinusoidal encoding of positions 0..rows-1: (rows, d_model), added to a row per position.
 std::vector<float> sinusoidal_positions(int rows, int d_model);
 
-// A model run many times (self-attention, mask 'none' or 'causal'): prepare_model checks the
+// A model run many times (self-attention, mask 'none' or 'causal'; kv_heads, rotary and window as
+// attention_forward takes them): prepare_model checks the
 // config and the weights once, as validate() would on a one-token x, and derives the shape;
 // attention_forward_prepared then checks only x (n = x.size / d_model, finite) and runs the
 // trace-free forward pass: the same code, so the same bits as attention_forward.
