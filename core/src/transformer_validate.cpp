@@ -101,7 +101,9 @@ Status check_attention(const Stack& stack, const Block& block, const StackInputs
   x_size.present = true;
   Shape shape{};
   if (Status s = validate(config, block_inputs(block, x_size, inputs), true, &shape); !s.ok()) {
-    return prefixed(path, s);
+    // the stack's rotary settings are named as the stack's
+    const bool stack_rotary = stack.positions == PositionKind::Rotary && s.field.rfind("rotary.", 0) == 0;
+    return stack_rotary ? s : prefixed(path, s);
   }
   if (shape.d_out == stack.d_model) return Status::Ok();
   return Status::Range(path + "wo", path + "wo: the attention's output is " + str(shape.d_out) +
@@ -156,6 +158,10 @@ Status check_sizes(const Stack& stack, const StackInputs& inputs) {
 }
 
 Status check_positions(const Stack& stack, int n) {
+  if (stack.positions == PositionKind::Rotary && stack.rotary.dims <= 0) {
+    return Status::Range("rotary.dims", "rotary.dims is " + str(stack.rotary.dims) +
+                                            "; rotary positions need an even number of rotated features above 0");
+  }
   if (stack.positions != PositionKind::Learned) {
     return check_absent("positionTable", stack.position_table.present, "positions are not 'learned'");
   }
@@ -226,6 +232,7 @@ Config block_config(const Stack& stack, const Block& block, int n) {
   config.n = n;
   config.m = 0;
   config.d_model = stack.d_model;
+  if (stack.positions == PositionKind::Rotary) config.rotary = stack.rotary;
   return config;
 }
 

@@ -39,7 +39,8 @@ struct Spec {
   bool embedding_norm = false, final_norm = true;
   Unembedding unembedding = Unembedding::Tied;
   bool unembedding_bias = false;
-  int kv_heads = 0, rotary_dims = 0, window = 0;
+  int kv_heads = 0, rotary_dims = 0, window = 0;  // rotary_dims > 0 with positions Rotary
+  double theta = 10000;
   // drawn
   int vocab = 0, d = 0, heads = 0, d_k = 0, f = 0, n = 0, layers = 0;
 };
@@ -115,11 +116,11 @@ Vec mlp64(const Spec& spec, const Params& p, int l, const Vec& x) {
 }
 
 // Rotate-half RoPE on one head's (n, d_k) rows, in place.
-void rotate64(Vec& rows, int n, int d_k, int dims) {
+void rotate64(Vec& rows, int n, int d_k, int dims, double theta) {
   const int half = dims / 2;
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < half; ++j) {
-      const double angle = i * std::pow(10000.0, -2.0 * j / dims);
+      const double angle = i * std::pow(theta, -2.0 * j / dims);
       const double a = rows[i * d_k + j], b = rows[i * d_k + j + half];
       rows[i * d_k + j] = a * std::cos(angle) - b * std::sin(angle);
       rows[i * d_k + j + half] = b * std::cos(angle) + a * std::sin(angle);
@@ -149,8 +150,8 @@ Vec attention64(const Spec& spec, const Params& p, int l, const Vec& x) {
     Vec k = project64(x, p, at(l, "attention.wk"), at(l, "attention.bk"), g, n, d, d_k);
     const Vec v = project64(x, p, at(l, "attention.wv"), at(l, "attention.bv"), g, n, d, d_k);
     if (spec.rotary_dims > 0) {
-      rotate64(q, n, d_k, spec.rotary_dims);
-      rotate64(k, n, d_k, spec.rotary_dims);
+      rotate64(q, n, d_k, spec.rotary_dims, spec.theta);
+      rotate64(k, n, d_k, spec.rotary_dims, spec.theta);
     }
     for (int i = 0; i < n; ++i) {
       Vec weights(n, 0.0);
@@ -301,12 +302,10 @@ attn::Norm norm_of(const Spec& spec, const Weights& w, const std::string& name) 
   return norm;
 }
 
-// Grouped-query attention, rotary positions and the sliding window: none before the merge of attn-modern.
+// Grouped-query attention and the sliding window, each block's (rotary positions are the stack's).
 void set_modern(const Spec& spec, attn::Config* config) {
-  REQUIRE(spec.kv_heads == 0);
-  REQUIRE(spec.rotary_dims == 0);
-  REQUIRE(spec.window == 0);
-  (void)config;
+  config->kv_heads = spec.kv_heads;
+  config->window = spec.window;
 }
 
 attn::Block block_of(const Spec& spec, const Weights& w, int l) {
@@ -349,6 +348,8 @@ attn::Stack stack_of(const Spec& spec, const Weights& w) {
   stack.tokens = view(w, "tokens");
   stack.positions = spec.positions;
   stack.position_table = view(w, "positionTable");
+  stack.rotary.dims = spec.rotary_dims;
+  stack.rotary.theta = spec.theta;
   stack.token_types = spec.token_types;
   stack.type_table = view(w, "typeTable");
   stack.embedding_norm = norm_of(spec, w, "embeddingNorm");
@@ -555,6 +556,32 @@ TEST_CASE("stack_forward and stack_backward against float64 and its finite diffe
   no_mlp.mlp = MlpKind::None;
   no_mlp.norm = NormKind::None;
   specs.push_back(no_mlp);
+  Spec llama_rope = spec_named("Llama: RMSNorm, SwiGLU, grouped-query attention (2 of 4 heads), RoPE, own unembedding");
+  llama_rope.norm = NormKind::RmsNorm;
+  llama_rope.mlp = MlpKind::SwiGlu;
+  llama_rope.attention_bias = llama_rope.mlp_bias = false;
+  llama_rope.positions = PositionKind::Rotary;
+  llama_rope.rotary_dims = 2;  // with d_k 2, 4 or 6: whole or partial rotation
+  llama_rope.kv_heads = 2;
+  llama_rope.unembedding = Unembedding::Own;
+  specs.push_back(llama_rope);
+  Spec qwen2 = spec_named("Qwen2 with a window: q, k, v biases, multi-query (1 of 2 heads), RoPE theta 50, window 2");
+  qwen2.norm = NormKind::RmsNorm;
+  qwen2.mlp = MlpKind::SwiGlu;
+  qwen2.mlp_bias = false;
+  qwen2.positions = PositionKind::Rotary;
+  qwen2.rotary_dims = 4;
+  qwen2.theta = 50;
+  qwen2.kv_heads = 1;
+  qwen2.window = 2;
+  qwen2.unembedding = Unembedding::Own;
+  specs.push_back(qwen2);
+  Spec windowed = spec_named("post-LN, no mask, window 3, grouped heads (3 of 6), learned positions");
+  windowed.arrangement = Arrangement::PostNorm;
+  windowed.causal = false;
+  windowed.window = 3;
+  windowed.kv_heads = 3;
+  specs.push_back(windowed);
   Worst worst;
   for (const Spec& spec : specs) {
     check_spec(spec, rng, true, &worst);
@@ -684,6 +711,24 @@ TEST_CASE("stack_forward refuses 10,000 layers, bad options, and names the block
   options.layers[0].weights.wo = attn::View<float>();
   options.layers[0].weights.bo = attn::View<float>();
   refused(options, b.inputs(), "layers[0].attention.wo");
+  // grouped heads that do not divide the heads; rotary positions with an odd or no rotated width
+  options = stack;
+  options.layers[1].attention.kv_heads = 3;
+  refused(options, b.inputs(), "layers[1].attention.kvHeads");
+  options = stack;
+  options.positions = PositionKind::Rotary;
+  options.position_table = attn::View<float>();
+  refused(options, b.inputs(), "rotary.dims");
+  options.rotary.dims = 1;
+  refused(options, b.inputs(), "rotary.dims");
+  options.rotary.dims = 2;
+  options.rotary.theta = std::numeric_limits<double>::quiet_NaN();
+  refused(options, b.inputs(), "rotary.theta");
+  options.rotary.theta = 10000;
+  REQUIRE(attn::validate_stack(options, b.inputs()).ok());
+  options = stack;
+  options.layers[0].attention.window = -1;
+  refused(options, b.inputs(), "layers[0].attention.window");
   options = stack;
   options.unembedding = Unembedding::None;
   options.unembedding_bias = attn::View<float>(b.weights.at("tokens"));

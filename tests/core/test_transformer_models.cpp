@@ -84,6 +84,14 @@ attn::Norm layer_norm(Model& model, const std::string& prefix, float eps) {
   return norm;
 }
 
+attn::Norm rms_norm(Model& model, const std::string& name, float eps) {
+  attn::Norm norm;
+  norm.kind = attn::NormKind::RmsNorm;
+  norm.eps = eps;
+  norm.weight = model.weight(name);
+  return norm;
+}
+
 double relative_error(const Floats& got, const Vec& want) {
   double diff = 0, norm = 0;
   for (std::size_t i = 0; i < want.size(); ++i) {
@@ -239,4 +247,75 @@ TEST_CASE("a BERT stack reproduces Hugging Face's BertModel: embeddings, post-LN
     stack.layers.push_back(block);
   }
   check_stack_against(model, stack, false);
+}
+
+namespace {
+
+// Llama and Qwen2 (LlamaForCausalLM, Qwen2ForCausalLM): RMSNorm, grouped-query attention with rotary
+// positions, SwiGLU, an own lm_head; Qwen2 adds biases on q, k and v.
+attn::Stack llama_like_stack(Model& model, bool qkv_bias) {
+  const int d = model.number("hidden_size"), heads = model.number("num_attention_heads");
+  const int kv_heads = model.number("num_key_value_heads");
+  const int d_k = model.config.has("head_dim") ? model.number("head_dim") : d / heads;  // Qwen2's config omits it
+  const int f = model.number("intermediate_size");
+  const float eps = static_cast<float>(model.config["rms_norm_eps"].number);
+  // transformers 5 keeps theta in rope_parameters, transformers 4 at the top level
+  const double theta = model.config.has("rope_parameters") ? model.config["rope_parameters"]["rope_theta"].number
+                                                           : model.config["rope_theta"].number;
+  attn::Stack stack;
+  stack.vocab = model.number("vocab_size");
+  stack.d_model = d;
+  stack.tokens = model.weight("model.embed_tokens.weight");
+  stack.positions = attn::PositionKind::Rotary;
+  stack.rotary.dims = d_k;
+  stack.rotary.theta = theta;
+  for (int l = 0; l < model.number("num_hidden_layers"); ++l) {
+    const std::string p = "model.layers." + std::to_string(l) + ".";
+    attn::Block block;
+    block.arrangement = attn::Arrangement::PreNorm;
+    block.attention.heads = heads;
+    block.attention.kv_heads = kv_heads;
+    block.attention.d_k = d_k;
+    block.attention.mask_mode = attn::MaskMode::Causal;
+    const std::string a = p + "self_attn.";
+    block.weights.wq = model.keep(head_major(model.tensor(a + "q_proj.weight"), true, d, heads * d_k, 0, heads, d_k));
+    block.weights.wk =
+        model.keep(head_major(model.tensor(a + "k_proj.weight"), true, d, kv_heads * d_k, 0, kv_heads, d_k));
+    block.weights.wv =
+        model.keep(head_major(model.tensor(a + "v_proj.weight"), true, d, kv_heads * d_k, 0, kv_heads, d_k));
+    block.weights.wo = model.keep(transposed(model.tensor(a + "o_proj.weight"), d, heads * d_k));
+    if (qkv_bias) {
+      block.weights.bq = model.weight(a + "q_proj.bias");
+      block.weights.bk = model.weight(a + "k_proj.bias");
+      block.weights.bv = model.weight(a + "v_proj.bias");
+    }
+    block.norm1 = rms_norm(model, p + "input_layernorm.weight", eps);
+    block.norm2 = rms_norm(model, p + "post_attention_layernorm.weight", eps);
+    block.mlp.kind = attn::MlpKind::SwiGlu;
+    block.mlp.hidden = f;
+    block.mlp.w_gate = model.keep(transposed(model.tensor(p + "mlp.gate_proj.weight"), f, d));
+    block.mlp.w_up = model.keep(transposed(model.tensor(p + "mlp.up_proj.weight"), f, d));
+    block.mlp.w_down = model.keep(transposed(model.tensor(p + "mlp.down_proj.weight"), d, f));
+    stack.layers.push_back(block);
+  }
+  stack.final_norm = rms_norm(model, "model.norm.weight", eps);
+  const bool tied = model.config.has("tie_word_embeddings") && model.config["tie_word_embeddings"].number != 0;
+  stack.unembedding = tied ? attn::Unembedding::Tied : attn::Unembedding::Own;
+  if (!tied) stack.unembedding_weight = model.keep(transposed(model.tensor("lm_head.weight"), stack.vocab, d));
+  return stack;
+}
+
+}  // namespace
+
+TEST_CASE("a Llama stack reproduces Hugging Face's LlamaForCausalLM: RoPE, grouped-query attention, SwiGLU") {
+  Model model;
+  if (!open_model("llama", &model)) return;
+  check_stack_against(model, llama_like_stack(model, false), true);
+}
+
+TEST_CASE("a Qwen2 stack reproduces Hugging Face's Qwen2ForCausalLM: as Llama, with q, k and v biases") {
+  Model model;
+  if (!open_model("qwen2", &model)) return;
+  CHECK(model.config["use_sliding_window"].number == 0);  // so no window: every layer attends in full
+  check_stack_against(model, llama_like_stack(model, true), true);
 }

@@ -70,6 +70,7 @@ struct Stack {
   View<float> tokens;  // (V, d)
   PositionKind positions = PositionKind::None;
   View<float> position_table;  // (max_positions, d), Learned only; n ≤ max_positions
+  Rotary rotary;               // Rotary only: set on every block's attention (dims > 0), in place of its own
   int token_types = 0;         // 0: none
   View<float> type_table;      // (token_types, d)
   Norm embedding_norm;         // BERT's embeddings.LayerNorm; None elsewhere
