@@ -162,6 +162,10 @@ Status check_positions(const Stack& stack, int n) {
     return Status::Range("rotary.dims", "rotary.dims is " + str(stack.rotary.dims) +
                                             "; rotary positions need an even number of rotated features above 0");
   }
+  if (stack.positions != PositionKind::Rotary && stack.rotary.dims != 0) {
+    return Status::Range("rotary.dims", "rotary.dims is " + str(stack.rotary.dims) +
+                                            "; the stack's rotary settings need positions 'rotary'");
+  }
   if (stack.positions != PositionKind::Learned) {
     return check_absent("positionTable", stack.position_table.present, "positions are not 'learned'");
   }

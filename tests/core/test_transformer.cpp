@@ -437,6 +437,32 @@ struct Worst {
   double forward = 0, gradient = 0;
 };
 
+// The trace's buffers mean what transformer.hpp says: each residual is its two terms' sum, the MLP's
+// hidden values are its activation of the pre-activations, the stream out of one block is the next's
+// input, and the final norm reads the last block's output.
+void check_trace(const Spec& spec, const attn::StackTrace& trace) {
+  for (std::size_t l = 0; l < trace.layers.size(); ++l) {
+    INFO("layers[" << l << "]");
+    const attn::BlockTrace& b = trace.layers[l];
+    CHECK(b.input == (l == 0 ? trace.embeddings : trace.layers[l - 1].output));
+    for (std::size_t i = 0; i < b.input.size(); ++i) {
+      CHECK(b.attended[i] == b.input[i] + b.attention.output[i]);
+      if (spec.mlp != MlpKind::None && spec.arrangement != Arrangement::AttentionOnly) {
+        CHECK(b.summed[i] == b.middle[i] + b.mlp_out[i]);
+      }
+    }
+    const bool pre = spec.arrangement == Arrangement::PreNorm;
+    CHECK(b.middle == (spec.arrangement == Arrangement::PostNorm ? b.norm1.out : b.attended));
+    CHECK(b.output == (pre || spec.mlp == MlpKind::None ? b.summed : b.norm2.out));
+    for (std::size_t i = 0; i < b.mlp_hidden.size(); ++i) {
+      const double want = spec.mlp == MlpKind::SwiGlu ? act64(b.mlp_pre[i], Activation::Silu) * b.mlp_up[i]
+                                                      : act64(b.mlp_pre[i], spec.activation);
+      CHECK(std::abs(b.mlp_hidden[i] - want) <= 1e-6 * (1 + std::abs(want)));
+    }
+  }
+  CHECK(trace.output == (spec.final_norm ? trace.final_norm.out : trace.layers.back().output));
+}
+
 void check_spec(Spec spec, std::mt19937& rng, bool with_d_output, Worst* worst) {
   draw_sizes(&spec, rng);
   INFO(spec.name << ": vocab " << spec.vocab << ", d " << spec.d << ", heads " << spec.heads << ", d_k " << spec.d_k
@@ -460,6 +486,7 @@ void check_spec(Spec spec, std::mt19937& rng, bool with_d_output, Worst* worst) 
   const Vec want = stack64(spec, params, ids, types);
   Floats got = trace.output;
   got.insert(got.end(), trace.logits.begin(), trace.logits.end());
+  check_trace(spec, trace);
   const double forward_error = relative_error(got, want, 1e-6);
   CHECK(forward_error <= 1e-5);
   worst->forward = std::max(worst->forward, forward_error);
@@ -726,6 +753,8 @@ TEST_CASE("stack_forward refuses 10,000 layers, bad options, and names the block
   refused(options, b.inputs(), "rotary.theta");
   options.rotary.theta = 10000;
   REQUIRE(attn::validate_stack(options, b.inputs()).ok());
+  options.positions = PositionKind::None;  // rotary settings that nothing would use
+  refused(options, b.inputs(), "rotary.dims");
   options = stack;
   options.layers[0].attention.window = -1;
   refused(options, b.inputs(), "layers[0].attention.window");
