@@ -233,6 +233,70 @@ export interface PreparedAttention {
   dispose(): void;
 }
 
+/** A norm of a transformer block (docs/api.md#transformer-stacks); omitted or null: none. */
+export interface NormOptions {
+  kind?: 'layernorm' | 'rmsnorm';  // default 'layernorm'
+  eps?: number;                     // default 1e-5
+  weight: Float32Array | number[];  // dModel
+  bias?: Float32Array | number[];   // dModel, layernorm only
+}
+
+/** A block's MLP, weights (in, out); omitted or null: none. */
+export interface MlpOptions {
+  kind?: 'plain' | 'swiglu';                            // default 'plain'
+  activation?: 'gelu' | 'gelu-tanh' | 'relu' | 'silu';  // plain only; default 'gelu' (erf)
+  hidden: number;
+  w1?: Float32Array | number[]; b1?: Float32Array | number[];  // dModel × hidden, hidden
+  w2?: Float32Array | number[]; b2?: Float32Array | number[];  // hidden × dModel, dModel
+  wGate?: Float32Array | number[]; wUp?: Float32Array | number[]; wDown?: Float32Array | number[];
+}
+
+export interface BlockOptions {
+  arrangement?: 'pre' | 'post' | 'attention-only';  // default 'pre'
+  attention?: {
+    heads?: number; kvHeads?: number; dK?: number; dV?: number; scale?: 'sqrt_dk' | 'none' | number;
+    mask?: 'none' | 'causal'; window?: number;
+    wq?: Float32Array | number[]; wk?: Float32Array | number[]; wv?: Float32Array | number[]; wo?: Float32Array | number[];
+    bq?: Float32Array | number[]; bk?: Float32Array | number[]; bv?: Float32Array | number[]; bo?: Float32Array | number[];
+  };
+  norm1?: NormOptions | null;
+  norm2?: NormOptions | null;
+  mlp?: MlpOptions | null;
+}
+
+export interface TransformerOptions {
+  ids: Int32Array | number[];
+  vocab: number;
+  dModel: number;
+  tokens: Float32Array | number[];  // vocab × dModel
+  positions?: 'none' | 'learned' | 'sinusoidal' | 'rotary';
+  positionTable?: Float32Array | number[];  // maxPositions × dModel, learned only
+  rotary?: { dims?: number; theta?: number; firstPosition?: number };  // rotary only
+  tokenTypes?: number; typeTable?: Float32Array | number[]; typeIds?: Int32Array | number[];
+  embeddingNorm?: NormOptions | null;
+  layers?: BlockOptions[];  // at most 1024
+  finalNorm?: NormOptions | null;
+  unembedding?: 'none' | 'tied' | 'own';
+  unembeddingWeight?: Float32Array | number[];  // dModel × vocab, own only
+  unembeddingBias?: Float32Array | number[];    // vocab
+  heads?: boolean;  // default true: every head's trace
+}
+
+export interface NormTrace { output: Float32Array; mean: Float32Array; rstd: Float32Array }
+
+export interface BlockTrace {
+  input: Float32Array; norm1: NormTrace;
+  attention: { output: Float32Array; concat: Float32Array; heads: Array<Record<string, Float32Array>> };
+  attended: Float32Array; middle: Float32Array; norm2: NormTrace;
+  mlpPre: Float32Array; mlpUp: Float32Array; mlpHidden: Float32Array; mlpOut: Float32Array;
+  summed: Float32Array; output: Float32Array;
+}
+
+export interface TransformerResult {
+  n: number; embedded: Float32Array; embeddingNorm: NormTrace; embeddings: Float32Array;
+  layers: BlockTrace[]; finalNorm: NormTrace; output: Float32Array; logits: Float32Array;
+}
+
 export interface AttentionEngine {
   /** learning: loaded with { learning: true }, so gradients() and createTrainer() work. */
   readonly info: { readonly version: string; readonly simd: boolean; readonly learning: boolean };
@@ -246,6 +310,11 @@ export interface AttentionEngine {
   initWeights(options: InitWeightsOptions): Weights;
   /** One attention layer that learns inside WebAssembly. Learning engine only, as gradients(). */
   createTrainer(options: TrainerOptions): Trainer;
+  /** A stack of transformer blocks with every block's trace. Learning engine only, as gradients(). */
+  transformer(options: TransformerOptions): TransformerResult;
+  /** Its gradients for every weight present, by the request's names, given dLogits (n × vocab) and/or dOutput (n × dModel). */
+  transformerGradients(options: TransformerOptions & { dLogits?: Float32Array | number[]; dOutput?: Float32Array | number[] }):
+    { trace: TransformerResult; gradients: Record<string, unknown> };
   /** For many calls with the same weights: checks them once and keeps them in WebAssembly memory. */
   prepare(options: PrepareOptions): PreparedAttention;
   /** WebAssembly memory: the heap's size, the bytes allocated in it, and the stack pointer (steady between calls). */

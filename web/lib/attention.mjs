@@ -3,7 +3,7 @@
 //   import { loadAttention } from './lib/attention.mjs';
 //   const engine = await loadAttention();            // { simd: 'auto' | true | false }
 //   const r = engine.attention({ x, n, dModel, heads, wq, wk, wv, wo, mask, scale, trace });
-//   const learner = await loadAttention({ learning: true });   // + gradients() and createTrainer()
+//   const learner = await loadAttention({ learning: true });   // + gradients(), createTrainer(), transformer()
 //
 // This file checks JavaScript types, applies defaults and turns the core's errors into exceptions.
 // Value checks (sizes, finiteness, caps) happen once, in the core, so their messages are the same
@@ -434,13 +434,17 @@ function notLearning(what) {
 class AttentionEngine {
   #runtime;
   #Trainer;
+  #stack;
 
-  // runtime: runtime.mjs's Runtime (the instance, replaced after a trap). Trainer: trainer.mjs's
-  // class, on a learning engine only (imported with it: the page's engine does not download it).
-  constructor(runtime, simd, Trainer = null) {
+  // runtime: runtime.mjs's Runtime (the instance, replaced after a trap). learningParts: trainer.mjs's
+  // Trainer class and transformer.mjs, on a learning engine only (imported with it: the page's
+  // engine does not download them).
+  constructor(runtime, simd, learningParts = null) {
     const module = runtime.module;
+    const Trainer = learningParts?.Trainer ?? null;
     this.#runtime = runtime;
     this.#Trainer = Trainer;
+    this.#stack = learningParts?.stack ?? null;
     // A build without the backward pass has no gradients export (see CMakeLists.txt).
     this.info = Object.freeze({ version: VERSION, simd, learning: typeof module._attn_gradients === 'function' && Trainer !== null });
   }
@@ -481,6 +485,18 @@ class AttentionEngine {
   createTrainer(options) {
     if (!this.info.learning) throw notLearning('createTrainer()');
     return new this.#Trainer(this.#runtime, { ...TRAINER_API, guarded }, options);
+  }
+
+  /** A stack of transformer blocks, forward, with every block's trace (transformer.mjs, docs/api.md). */
+  transformer(options) {
+    if (!this.info.learning) throw notLearning('transformer()');
+    return this.#stack.transformer(this.#runtime, { ...TRAINER_API, guarded }, options);
+  }
+
+  /** The stack's gradients with respect to every weight, given dLogits and/or dOutput, and its trace. */
+  transformerGradients(options) {
+    if (!this.info.learning) throw notLearning('transformerGradients()');
+    return this.#stack.transformerGradients(this.#runtime, { ...TRAINER_API, guarded }, options);
   }
 
   /**
@@ -646,8 +662,12 @@ function checkOutput(given, count, n, dOut) {
 
 const isNode = typeof process === 'object' && process.versions != null && process.versions.node != null;
 
-// The trainer's JavaScript side, fetched with a learning engine only (a chunk of its own in dist/lib).
-const trainerClass = async () => (await import('./trainer.mjs')).Trainer;
+// The trainer's and the stack's JavaScript sides, fetched with a learning engine only (chunks of their
+// own in dist/lib).
+const trainerClass = async () => {
+  const [{ Trainer }, stack] = await Promise.all([import('./trainer.mjs'), import('./transformer.mjs')]);
+  return { Trainer, stack };
+};
 
 function checkLoadOptions(simd, learning) {
   if (simd !== 'auto' && typeof simd !== 'boolean') {
@@ -686,10 +706,10 @@ export async function loadAttention({ simd = 'auto', learning = false, wasmBinar
       ? WebAssembly.compileStreaming(fetch(wasmUrl, { credentials: 'same-origin' })).catch(bytes)
       : bytes();
   }
-  const [{ default: createAttentionModule }, Trainer, wasmModule] = await Promise.all([
+  const [{ default: createAttentionModule }, learningParts, wasmModule] = await Promise.all([
     import(new URL(`attention-${build}.mjs`, baseUrl).href), learning ? trainerClass() : null, compiled]);
   const runtime = await Runtime.create(createAttentionModule, wasmModule);
-  return new AttentionEngine(runtime, runtime.module._attn_has_simd() === 1, Trainer);
+  return new AttentionEngine(runtime, runtime.module._attn_has_simd() === 1, learningParts);
 }
 
 /**
@@ -706,7 +726,7 @@ export async function loadAttentionFrom(builds, { simd = 'auto', learning = fals
   if (typeof build === 'function') build = await build();
   if (!build) throw fieldError(RangeError, 'learning', `these builds have no '${name}' engine (have: ${Object.keys(builds).join(', ')})`);
   const { createModule, wasmBinary } = build;
-  const [wasmModule, Trainer] = await Promise.all([WebAssembly.compile(wasmBinary), learning ? trainerClass() : null]);
+  const [wasmModule, learningParts] = await Promise.all([WebAssembly.compile(wasmBinary), learning ? trainerClass() : null]);
   const runtime = await Runtime.create(createModule, wasmModule);
-  return new AttentionEngine(runtime, runtime.module._attn_has_simd() === 1, Trainer);
+  return new AttentionEngine(runtime, runtime.module._attn_has_simd() === 1, learningParts);
 }

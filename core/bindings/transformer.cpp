@@ -1,0 +1,264 @@
+// The stack's binding (learning engines): engine.transformer() and engine.transformerGradients() in
+// web/lib/transformer.mjs. The request arrives type-checked, with defaults applied and names turned
+// into codes; the core checks sizes and values. Convert, call, copy out.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "attention/transformer.hpp"
+#include "errors.hpp"
+
+using emscripten::val;
+
+namespace {
+
+using attn_bindings::error_of;
+
+bool absent(const val& value) { return value.isNull() || value.isUndefined(); }
+
+template <typename T>
+val copy_out(const char* type, const std::vector<T>& values) {
+  return val::global(type).new_(emscripten::typed_memory_view(values.size(), values.data()));
+}
+
+// The request's arrays copied into WebAssembly memory, and the stack viewing them.
+struct Request {
+  std::deque<std::vector<float>> floats;
+  std::vector<std::int32_t> ids, type_ids;
+  std::vector<std::uint8_t> keep;
+  attn::Stack stack;
+  attn::StackInputs inputs;
+
+  attn::View<float> take(const val& array) {
+    if (absent(array)) return {};
+    floats.push_back(emscripten::convertJSArrayToNumberVector<float>(array));
+    return attn::View<float>(floats.back());
+  }
+
+  attn::Norm norm(const val& spec) {
+    attn::Norm n;
+    n.kind = static_cast<attn::NormKind>(spec["kindCode"].as<int>());
+    n.eps = spec["eps"].as<float>();
+    n.weight = take(spec["weight"]);
+    n.bias = take(spec["bias"]);
+    return n;
+  }
+
+  void attention(const val& spec, attn::Block* block) {
+    attn::Config& c = block->attention;
+    c.heads = spec["heads"].as<int>();
+    c.kv_heads = spec["kvHeads"].as<int>();
+    c.d_k = spec["dK"].as<int>();
+    c.d_v = spec["dV"].as<int>();
+    c.scale_mode = static_cast<attn::ScaleMode>(spec["scaleMode"].as<int>());
+    c.scale_divisor = spec["scaleDivisor"].as<double>();
+    c.mask_mode = static_cast<attn::MaskMode>(spec["maskMode"].as<int>());
+    c.window = spec["window"].as<int>();
+    attn::Inputs& w = block->weights;
+    w.wq = take(spec["wq"]);
+    w.wk = take(spec["wk"]);
+    w.wv = take(spec["wv"]);
+    w.wo = take(spec["wo"]);
+    w.bq = take(spec["bq"]);
+    w.bk = take(spec["bk"]);
+    w.bv = take(spec["bv"]);
+    w.bo = take(spec["bo"]);
+  }
+
+  attn::Block block(const val& spec) {
+    attn::Block b;
+    b.arrangement = static_cast<attn::Arrangement>(spec["arrangementCode"].as<int>());
+    attention(spec["attention"], &b);
+    b.norm1 = norm(spec["norm1"]);
+    b.norm2 = norm(spec["norm2"]);
+    const val mlp = spec["mlp"];
+    b.mlp.kind = static_cast<attn::MlpKind>(mlp["kindCode"].as<int>());
+    b.mlp.activation = static_cast<attn::Activation>(mlp["activationCode"].as<int>());
+    b.mlp.hidden = mlp["hidden"].as<int>();
+    b.mlp.w1 = take(mlp["w1"]);
+    b.mlp.b1 = take(mlp["b1"]);
+    b.mlp.w2 = take(mlp["w2"]);
+    b.mlp.b2 = take(mlp["b2"]);
+    b.mlp.w_gate = take(mlp["wGate"]);
+    b.mlp.w_up = take(mlp["wUp"]);
+    b.mlp.w_down = take(mlp["wDown"]);
+    return b;
+  }
+
+  explicit Request(const val& r) {
+    attn::Stack& s = stack;
+    s.vocab = r["vocab"].as<int>();
+    s.d_model = r["dModel"].as<int>();
+    s.tokens = take(r["tokens"]);
+    s.positions = static_cast<attn::PositionKind>(r["positionsCode"].as<int>());
+    s.position_table = take(r["positionTable"]);
+    s.rotary.dims = r["rotary"]["dims"].as<int>();
+    s.rotary.theta = r["rotary"]["theta"].as<double>();
+    s.rotary.first_position = r["rotary"]["firstPosition"].as<int>();
+    s.token_types = r["tokenTypes"].as<int>();
+    s.type_table = take(r["typeTable"]);
+    s.embedding_norm = norm(r["embeddingNorm"]);
+    const val layers = r["layers"];
+    for (unsigned l = 0; l < layers["length"].as<unsigned>(); ++l) s.layers.push_back(block(layers[l]));
+    s.final_norm = norm(r["finalNorm"]);
+    s.unembedding = static_cast<attn::Unembedding>(r["unembeddingCode"].as<int>());
+    s.unembedding_weight = take(r["unembeddingWeight"]);
+    s.unembedding_bias = take(r["unembeddingBias"]);
+    ids = emscripten::convertJSArrayToNumberVector<std::int32_t>(r["ids"]);
+    inputs.ids = attn::View<std::int32_t>(ids);
+    if (!absent(r["typeIds"])) {
+      type_ids = emscripten::convertJSArrayToNumberVector<std::int32_t>(r["typeIds"]);
+      inputs.type_ids = attn::View<std::int32_t>(type_ids);
+    }
+    if (!absent(r["keep"])) {
+      keep = emscripten::convertJSArrayToNumberVector<std::uint8_t>(r["keep"]);
+      inputs.keep = attn::View<std::uint8_t>(keep);
+    }
+  }
+};
+
+val f32(const std::vector<float>& values) { return copy_out("Float32Array", values); }
+
+val head_out(const attn::HeadTrace& head) {
+  val out = val::object();
+  out.set("q", f32(head.q));
+  out.set("k", f32(head.k));
+  out.set("v", f32(head.v));
+  out.set("scores", f32(head.scores));
+  out.set("scaled", f32(head.scaled));
+  out.set("weights", f32(head.weights));
+  out.set("z", f32(head.z));
+  if (!head.q_unrotated.empty()) {
+    out.set("qUnrotated", f32(head.q_unrotated));
+    out.set("kUnrotated", f32(head.k_unrotated));
+  }
+  return out;
+}
+
+val norm_out(const attn::NormTrace& norm) {
+  val out = val::object();
+  out.set("output", f32(norm.out));
+  out.set("mean", f32(norm.mean));
+  out.set("rstd", f32(norm.rstd));
+  return out;
+}
+
+val block_out(const attn::BlockTrace& block, bool heads) {
+  val out = val::object();
+  out.set("input", f32(block.input));
+  out.set("norm1", norm_out(block.norm1));
+  val attention = val::object();
+  attention.set("output", f32(block.attention.output));
+  attention.set("concat", f32(block.attention.concat));
+  val head_list = val::array();
+  if (heads)
+    for (const attn::HeadTrace& head : block.attention.heads) head_list.call<void>("push", head_out(head));
+  attention.set("heads", head_list);
+  out.set("attention", attention);
+  out.set("attended", f32(block.attended));
+  out.set("middle", f32(block.middle));
+  out.set("norm2", norm_out(block.norm2));
+  out.set("mlpPre", f32(block.mlp_pre));
+  out.set("mlpUp", f32(block.mlp_up));
+  out.set("mlpHidden", f32(block.mlp_hidden));
+  out.set("mlpOut", f32(block.mlp_out));
+  out.set("summed", f32(block.summed));
+  out.set("output", f32(block.output));
+  return out;
+}
+
+val trace_out(const attn::StackTrace& trace, bool heads) {
+  val out = val::object();
+  out.set("n", trace.n);
+  out.set("embedded", f32(trace.embedded));
+  out.set("embeddingNorm", norm_out(trace.embedding_norm));
+  out.set("embeddings", f32(trace.embeddings));
+  val layers = val::array();
+  for (const attn::BlockTrace& block : trace.layers) layers.call<void>("push", block_out(block, heads));
+  out.set("layers", layers);
+  out.set("finalNorm", norm_out(trace.final_norm));
+  out.set("output", f32(trace.output));
+  out.set("logits", f32(trace.logits));
+  return out;
+}
+
+// The gradients present, by the request's names; empty ones left out.
+void set_present(val& out, const char* name, const std::vector<float>& values) {
+  if (!values.empty()) out.set(name, f32(values));
+}
+
+val norm_gradients(const attn::NormGradients& g) {
+  val out = val::object();
+  set_present(out, "weight", g.weight);
+  set_present(out, "bias", g.bias);
+  return out;
+}
+
+val block_gradients(const attn::BlockGradients& g) {
+  val out = val::object(), attention = val::object(), mlp = val::object();
+  const attn::Gradients& a = g.attention;
+  const std::pair<const char*, const std::vector<float>*> in_attention[] = {{"wq", &a.wq}, {"wk", &a.wk}, {"wv", &a.wv},
+                                                                            {"wo", &a.wo}, {"bq", &a.bq}, {"bk", &a.bk},
+                                                                            {"bv", &a.bv}, {"bo", &a.bo}};
+  for (const auto& entry : in_attention) set_present(attention, entry.first, *entry.second);
+  const std::pair<const char*, const std::vector<float>*> in_mlp[] = {
+      {"w1", &g.w1},        {"b1", &g.b1},    {"w2", &g.w2},       {"b2", &g.b2},
+      {"wGate", &g.w_gate}, {"wUp", &g.w_up}, {"wDown", &g.w_down}};
+  for (const auto& entry : in_mlp) set_present(mlp, entry.first, *entry.second);
+  out.set("attention", attention);
+  out.set("norm1", norm_gradients(g.norm1));
+  out.set("norm2", norm_gradients(g.norm2));
+  out.set("mlp", mlp);
+  return out;
+}
+
+val gradients_out(const attn::StackGradients& g) {
+  val out = val::object();
+  set_present(out, "tokens", g.tokens);
+  set_present(out, "positionTable", g.position_table);
+  set_present(out, "typeTable", g.type_table);
+  out.set("embeddingNorm", norm_gradients(g.embedding_norm));
+  val layers = val::array();
+  for (const attn::BlockGradients& block : g.layers) layers.call<void>("push", block_gradients(block));
+  out.set("layers", layers);
+  out.set("finalNorm", norm_gradients(g.final_norm));
+  set_present(out, "unembeddingWeight", g.unembedding_weight);
+  set_present(out, "unembeddingBias", g.unembedding_bias);
+  return out;
+}
+
+// { trace } or { error }
+val transformer_forward(const val& request) {
+  const Request r(request);
+  attn::StackTrace trace;
+  const attn::Status status = attn::stack_forward(r.stack, r.inputs, &trace);
+  if (!status.ok()) return error_of(status);
+  return trace_out(trace, request["heads"].as<bool>());
+}
+
+// { trace, gradients } or { error }
+val transformer_gradients(const val& request) {
+  Request r(request);
+  const attn::View<float> d_logits = r.take(request["dLogits"]), d_output = r.take(request["dOutput"]);
+  attn::StackTrace trace;
+  if (attn::Status s = attn::stack_forward(r.stack, r.inputs, &trace); !s.ok()) return error_of(s);
+  attn::StackGradients gradients = attn::zero_stack_gradients(r.stack);
+  if (attn::Status s = attn::stack_backward(r.stack, r.inputs, trace, d_logits, d_output, &gradients); !s.ok()) {
+    return error_of(s);
+  }
+  val out = val::object();
+  out.set("trace", trace_out(trace, request["heads"].as<bool>()));
+  out.set("gradients", gradients_out(gradients));
+  return out;
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attention_lab_transformer) {
+  emscripten::function("transformerForward", &transformer_forward);
+  emscripten::function("transformerGradients", &transformer_gradients);
+}

@@ -1,0 +1,32 @@
+// What the stack's forward, backward and checks share (transformer.hpp has the contract).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "attention/transformer.hpp"
+
+namespace attn {
+
+// "layers[2]." and the like: the request's path to a block.
+std::string layer_prefix(int layer);
+
+// A status whose field and message gain a path in front ("layers[1].attention." + "wq").
+Status prefixed(const std::string& prefix, Status status);
+
+// A block's attention config with the stack's n and d_model, self-attention.
+Config block_config(const Stack& stack, const Block& block, int n);
+
+// A block's attention inputs with x and the stack's keep mask.
+Inputs block_inputs(const Block& block, View<float> x, const StackInputs& inputs);
+
+// out = norm(x) with its row statistics; None copies x.  x: (n, d)
+Status norm_forward(const Norm& norm, const std::vector<float>& x, int n, int d, NormTrace* trace);
+
+// Block l on trace->input (filled by the caller): every other field of the trace.
+Status block_forward(const Stack& stack, const StackInputs& inputs, int l, BlockTrace* trace);
+
+// A view of a vector, present.
+inline View<float> view_of(const std::vector<float>& values) { return View<float>(values.data(), values.size()); }
+
+}  // namespace attn

@@ -1,0 +1,244 @@
+// engine.transformer() and engine.transformerGradients(): a stack of transformer blocks inside
+// WebAssembly (core/include/attention/transformer.hpp, bound by core/bindings/transformer.cpp).
+// This file checks JavaScript types, applies defaults and turns names into the core's codes; the
+// core checks sizes and values and names the field at fault. Shapes and layouts: docs/api.md.
+
+const STACK_OPTIONS = new Set(['ids', 'typeIds', 'vocab', 'dModel', 'tokens', 'positions', 'positionTable', 'rotary',
+  'tokenTypes', 'typeTable', 'embeddingNorm', 'layers', 'finalNorm', 'unembedding', 'unembeddingWeight',
+  'unembeddingBias', 'heads']);
+const GRADIENT_OPTIONS = new Set([...STACK_OPTIONS, 'dLogits', 'dOutput']);
+const LAYER_OPTIONS = new Set(['arrangement', 'attention', 'norm1', 'norm2', 'mlp']);
+const ATTENTION_OPTIONS = new Set(['heads', 'kvHeads', 'dK', 'dV', 'scale', 'mask', 'window',
+  'wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo']);
+const NORM_OPTIONS = new Set(['kind', 'eps', 'weight', 'bias']);
+const MLP_OPTIONS = new Set(['kind', 'activation', 'hidden', 'w1', 'b1', 'w2', 'b2', 'wGate', 'wUp', 'wDown']);
+const ROTARY_OPTIONS = new Set(['dims', 'theta', 'firstPosition']);
+// The core's enums (transformer.hpp, layers.hpp), looked up in Maps: '__proto__' is no kind.
+const NORM_KINDS = new Map([['none', 0], ['layernorm', 1], ['rmsnorm', 2]]);
+const ARRANGEMENTS = new Map([['pre', 0], ['post', 1], ['attention-only', 2]]);
+const MLP_KINDS = new Map([['none', 0], ['plain', 1], ['swiglu', 2]]);
+const ACTIVATIONS = new Map([['gelu', 0], ['gelu-tanh', 1], ['relu', 2], ['silu', 3]]);
+const POSITIONS = new Map([['none', 0], ['learned', 1], ['sinusoidal', 2], ['rotary', 3]]);
+const UNEMBEDDINGS = new Map([['none', 0], ['tied', 1], ['own', 2]]);
+const MASKS = new Map([['none', 0], ['causal', 1]]);
+const MAX_LAYERS = 1024;  // kMaxLayers: refused here before any array is copied in
+const INT_MAX = 2 ** 31 - 1;
+
+// `api`: attention.mjs's option helpers (fieldError, describe, raise, matrix, scaleOption, guarded).
+class Reader {
+  constructor(api) {
+    this.api = api;
+  }
+
+  // options[key], where a getter or a Proxy that throws fails naming the field
+  read(options, key, path) {
+    try {
+      return options[key];
+    } catch (error) {
+      throw this.api.fieldError(TypeError, path + key, `${path}${key} could not be read: ${error?.message ?? String(error)}`);
+    }
+  }
+
+  object(value, field, allowed) {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      throw this.api.fieldError(TypeError, field, `${field} must be an object, got ${this.api.describe(value)}`);
+    }
+    for (const key of Object.keys(value)) {
+      if (!allowed.has(key)) {
+        throw this.api.fieldError(TypeError, `${field}.${key}`, `unknown option '${field}.${key}' (known: ${[...allowed].join(', ')})`);
+      }
+    }
+    return value;
+  }
+
+  whole(options, key, path, fallback, min = 0) {
+    const value = this.read(options, key, path);
+    const field = path + key;
+    if (value === undefined) {
+      if (fallback === undefined) throw this.api.fieldError(TypeError, field, `${field} is required: a whole number`);
+      return fallback;
+    }
+    if (typeof value !== 'number' || !Number.isInteger(value)) {
+      throw this.api.fieldError(TypeError, field, `${field} must be a whole number, got ${this.api.describe(value)}`);
+    }
+    if (value < min || value > INT_MAX) {
+      throw this.api.fieldError(RangeError, field, `${field} must be a whole number from ${min} to ${INT_MAX}, got ${value}`);
+    }
+    return value;
+  }
+
+  number(options, key, path, fallback) {
+    const value = this.read(options, key, path);
+    if (value === undefined) return fallback;
+    if (typeof value !== 'number') {
+      throw this.api.fieldError(TypeError, path + key, `${path}${key} must be a number, got ${this.api.describe(value)}`);
+    }
+    return value;
+  }
+
+  // A name from `names` (a Map to the core's codes)
+  choice(options, key, path, names, fallback) {
+    const value = this.read(options, key, path);
+    if (value === undefined) return names.get(fallback);
+    if (typeof value === 'string' && names.has(value)) return names.get(value);
+    const field = path + key;
+    throw this.api.fieldError(TypeError, field, `${field} must be ${[...names.keys()].map((name) => `'${name}'`).join(', ')}; got ${this.api.describe(value)}`);
+  }
+
+  floats(options, key, path, required = false) {
+    return this.api.matrix(options, key, required, path + key);
+  }
+
+  // Whole numbers as an Int32Array: an array of them or an Int32Array
+  ids(options, key, required) {
+    const value = this.read(options, key, '');
+    if (value === undefined || value === null) {
+      if (required) throw this.api.fieldError(TypeError, key, `${key} is required: an array of whole numbers`);
+      return null;
+    }
+    if (value instanceof Int32Array) return value;
+    if (!Array.isArray(value)) {
+      throw this.api.fieldError(TypeError, key, `${key} must be an array of whole numbers or an Int32Array, got ${this.api.describe(value)}`);
+    }
+    const ids = new Int32Array(value.length);
+    value.forEach((id, i) => {
+      if (typeof id !== 'number' || !Number.isInteger(id) || Math.abs(id) > INT_MAX) {
+        throw this.api.fieldError(TypeError, key, `${key}[${i}] must be a whole number, got ${this.api.describe(id)}`);
+      }
+      ids[i] = id;
+    });
+    return ids;
+  }
+}
+
+// A norm: undefined or null for none, else { kind, eps, weight, bias }.
+function normSpec(reader, value, field) {
+  if (value === undefined || value === null) return { kindCode: 0, eps: 1e-5, weight: null, bias: null };
+  const norm = reader.object(value, field, NORM_OPTIONS);
+  const path = `${field}.`;
+  return {
+    kindCode: reader.choice(norm, 'kind', path, NORM_KINDS, 'layernorm'),
+    eps: reader.number(norm, 'eps', path, 1e-5),
+    weight: reader.floats(norm, 'weight', path),
+    bias: reader.floats(norm, 'bias', path),
+  };
+}
+
+function mlpSpec(reader, value, field) {
+  const none = { kindCode: 0, activationCode: 0, hidden: 0 };
+  if (value === undefined || value === null) return none;
+  const mlp = reader.object(value, field, MLP_OPTIONS);
+  const path = `${field}.`;
+  const spec = {
+    kindCode: reader.choice(mlp, 'kind', path, MLP_KINDS, 'plain'),
+    activationCode: reader.choice(mlp, 'activation', path, ACTIVATIONS, 'gelu'),
+    hidden: reader.whole(mlp, 'hidden', path, 0),
+  };
+  for (const key of ['w1', 'b1', 'w2', 'b2', 'wGate', 'wUp', 'wDown']) spec[key] = reader.floats(mlp, key, path);
+  return spec;
+}
+
+function attentionSpec(reader, value, field) {
+  const attention = reader.object(value ?? {}, field, ATTENTION_OPTIONS);
+  const path = `${field}.`;
+  let scale;
+  try {
+    scale = reader.api.scaleOption(reader.read(attention, 'scale', path));
+  } catch (error) {
+    throw reader.api.fieldError(error.constructor, `${path}scale`, `${path}${error.message}`);
+  }
+  const spec = {
+    heads: reader.whole(attention, 'heads', path, 1, 1),
+    kvHeads: reader.whole(attention, 'kvHeads', path, 0),
+    dK: reader.whole(attention, 'dK', path, 0),
+    dV: reader.whole(attention, 'dV', path, 0),
+    scaleMode: scale[0],
+    scaleDivisor: scale[1],
+    maskMode: reader.choice(attention, 'mask', path, MASKS, 'none'),
+    window: reader.whole(attention, 'window', path, 0),
+  };
+  for (const key of ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo']) spec[key] = reader.floats(attention, key, path);
+  return spec;
+}
+
+function layerSpec(reader, value, l) {
+  const field = `layers[${l}]`;
+  const layer = reader.object(value, field, LAYER_OPTIONS);
+  const read = (key) => reader.read(layer, key, `${field}.`);
+  return {
+    arrangementCode: reader.choice(layer, 'arrangement', `${field}.`, ARRANGEMENTS, 'pre'),
+    attention: attentionSpec(reader, read('attention'), `${field}.attention`),
+    norm1: normSpec(reader, read('norm1'), `${field}.norm1`),
+    norm2: normSpec(reader, read('norm2'), `${field}.norm2`),
+    mlp: mlpSpec(reader, read('mlp'), `${field}.mlp`),
+  };
+}
+
+function layersSpec(reader, options) {
+  const layers = reader.read(options, 'layers', '') ?? [];
+  if (!Array.isArray(layers)) {
+    throw reader.api.fieldError(TypeError, 'layers', `layers must be an array of blocks, got ${reader.api.describe(layers)}`);
+  }
+  if (layers.length > MAX_LAYERS) {
+    throw reader.api.fieldError(RangeError, 'layers', `layers has ${layers.length} blocks, above the cap of ${MAX_LAYERS}`);
+  }
+  return layers.map((layer, l) => layerSpec(reader, layer, l));
+}
+
+function rotarySpec(reader, value) {
+  const rotary = reader.object(value ?? {}, 'rotary', ROTARY_OPTIONS);
+  return {
+    dims: reader.whole(rotary, 'dims', 'rotary.', 0),
+    theta: reader.number(rotary, 'theta', 'rotary.', 10000),
+    firstPosition: reader.whole(rotary, 'firstPosition', 'rotary.', 0),
+  };
+}
+
+// The request as the binding reads it: every field present, names as codes, arrays as typed arrays.
+function stackRequest(api, options, allowed, what) {
+  api.checkOptions(options, allowed, what);
+  const reader = new Reader(api);
+  const heads = reader.read(options, 'heads', '');
+  if (heads !== undefined && typeof heads !== 'boolean') {
+    throw api.fieldError(TypeError, 'heads', `heads must be true or false (each head's trace), got ${api.describe(heads)}`);
+  }
+  return {
+    ids: reader.ids(options, 'ids', true),
+    typeIds: reader.ids(options, 'typeIds', false),
+    vocab: reader.whole(options, 'vocab', '', undefined, 1),
+    dModel: reader.whole(options, 'dModel', '', undefined, 1),
+    tokens: reader.floats(options, 'tokens', '', true),
+    positionsCode: reader.choice(options, 'positions', '', POSITIONS, 'none'),
+    positionTable: reader.floats(options, 'positionTable', ''),
+    rotary: rotarySpec(reader, reader.read(options, 'rotary', '')),
+    tokenTypes: reader.whole(options, 'tokenTypes', '', 0),
+    typeTable: reader.floats(options, 'typeTable', ''),
+    embeddingNorm: normSpec(reader, reader.read(options, 'embeddingNorm', ''), 'embeddingNorm'),
+    layers: layersSpec(reader, options),
+    finalNorm: normSpec(reader, reader.read(options, 'finalNorm', ''), 'finalNorm'),
+    unembeddingCode: reader.choice(options, 'unembedding', '', UNEMBEDDINGS, 'none'),
+    unembeddingWeight: reader.floats(options, 'unembeddingWeight', ''),
+    unembeddingBias: reader.floats(options, 'unembeddingBias', ''),
+    heads: heads ?? true,
+  };
+}
+
+// The binding's answer, or its error raised naming the field.
+function answer(api, out) {
+  if (out.error) api.raise(out.error);
+  return out;
+}
+
+/** The forward pass: the trace of every block (docs/api.md#transformer). */
+export function transformer(runtime, api, options) {
+  const request = stackRequest(api, options, STACK_OPTIONS, 'transformer()');
+  return api.guarded(runtime, 'transformer()', (module) => answer(api, module.transformerForward(request)));
+}
+
+/** The gradient of Σ dLogits ⊙ logits + Σ dOutput ⊙ output with respect to every weight, and the trace. */
+export function transformerGradients(runtime, api, options) {
+  const request = stackRequest(api, options, GRADIENT_OPTIONS, 'transformerGradients()');
+  request.dLogits = api.matrix(options, 'dLogits', false);
+  request.dOutput = api.matrix(options, 'dOutput', false);
+  return api.guarded(runtime, 'transformerGradients()', (module) => answer(api, module.transformerGradients(request)));
+}
