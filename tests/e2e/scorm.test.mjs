@@ -7,13 +7,13 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { unzipSync } from 'fflate';
 
-import { openBrowser } from './browser.mjs';
+import { openBrowser, downloadedBytes } from './browser.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'attention-lab-scorm-'));
@@ -38,13 +38,17 @@ after(async () => {
 function pack(name, args) {
   const zip = path.join(scratch, `${name}.zip`);
   execFileSync(process.execPath, ['scripts/scorm.mjs', zip, ...args], { cwd: root, stdio: 'pipe' });
-  const entries = unzipSync(readFileSync(zip));
+  return unpack(name, readFileSync(zip), args[args.indexOf('--scorm') + 1]);
+}
+
+// A zip's files under scratch/name, with scorm-again and a platform page (lms.html) framing its launch page.
+function unpack(name, zip, version) {
+  const entries = unzipSync(new Uint8Array(zip));
   const folder = path.join(scratch, name);
   for (const [file, bytes] of Object.entries(entries)) {
     mkdirSync(path.dirname(path.join(folder, file)), { recursive: true });
     writeFileSync(path.join(folder, file), bytes);
   }
-  const version = args[args.indexOf('--scorm') + 1];
   const runtime = version === '2004' ? 'scorm2004' : 'scorm12';
   copyFileSync(path.join(root, `node_modules/scorm-again/dist/${runtime}.min.js`), path.join(folder, 'runtime.js'));
   writeFileSync(path.join(folder, 'lms.html'), `<!doctype html><html lang="en"><title>LMS</title><body>
@@ -169,6 +173,58 @@ describe('exam mode as the teacher allows', () => {
       assert.deepEqual(shown, expected, name);
       await tab.page.close();
     }
+  });
+});
+
+describe('"Download SCORM package" in the teacher\'s panel', () => {
+  it('builds the package in the page: SCORM 2004, the exercise in exercise.js, valid, and graded by scorm-again as chosen', async () => {
+    cpSync(path.join(root, 'dist'), path.join(scratch, 'site'), { recursive: true });
+    const tab = await browser.newPage();
+    const { page } = tab;
+    await page.goto(`${browser.url}site/index.html#lab=${encodeURIComponent(JSON.stringify({ preset: 'cat-sat', practice: {} }))}`);
+    await page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
+    await page.click('[data-role="teacher"]');
+    // the query 'sat', the key 'The': q₀ = 1, the score sat·The = 2, scaled 2 / √4 = 1
+    await page.selectOption('[data-field="query"]', '2');
+    await page.selectOption('[data-field="key"]', '0');
+    for (const box of await page.locator('.teacher-kinds input[id*="-teacher-kind-"]').all()) {
+      if (!(await box.isDisabled())) await box.setChecked(['q', 'scores', 'scaled'].includes(await box.getAttribute('value')));
+    }
+    await page.selectOption('[data-field="scorm-version"]', '2004');
+    await page.fill('[data-field="scorm-mastery"]', '50');
+    await page.fill('[data-field="scorm-hintCost"]', '0.5');
+    await page.selectOption('[data-field="scorm-scoring"]', 'last');
+    await page.check('input[id$="-scorm-allow-reveal"]');
+    // a bad field is named, and nothing is downloaded
+    await page.fill('[data-field="scorm-mastery"]', '150');
+    await page.click('[data-role="scorm-download"]');
+    assert.match(await page.textContent('[data-role="scorm-status"]'), /Mastery score .* must be a number from 0 to 100; got '150'/);
+    await page.fill('[data-field="scorm-mastery"]', '50');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-role="scorm-download"]')]);
+    assert.equal(download.suggestedFilename(), 'attention-lab-scorm.zip');
+    const { entries } = unpack('downloaded', await downloadedBytes(download), '2004');
+    assert.match(await page.textContent('[data-role="scorm-status"]'), /attention-lab-scorm\.zip: \d+ KB, SCORM 2004, mastery score 50\./);
+    assert.deepEqual(tab.problems, []);
+    await page.close();
+
+    const folder = path.join(scratch, 'downloaded');
+    assert.equal(validate(folder, '2004', path.join(folder, 'imsmanifest.xml')), 0);
+    const manifest = new TextDecoder().decode(entries['imsmanifest.xml']);
+    assert.match(manifest, /<imsss:minNormalizedMeasure>0\.5<\/imsss:minNormalizedMeasure>/);
+    assert.doesNotMatch(manifest, /parameters=/);
+    const { frame, cmi, tab: lms } = await launch('downloaded');
+    assert.deepEqual(await frame.evaluate(() => ({ ...globalThis.attentionLabScorm.settings, start: undefined })),
+      { version: '2004', mastery: 50, scoring: 'last', hintCost: 0.5, exam: true, allow: ['reveal'], start: undefined });
+    assert.equal(await frame.locator('.mode-switch button').first().isVisible(), false, 'Explore hidden');
+    await answer(frame, 0, '1');
+    await frame.locator('.exercise[data-index="1"] .hint-button').click();
+    await answer(frame, 1, '2');
+    await frame.locator('.exercise[data-index="2"] .reveal-button').click();  // allowed
+    const done = await cmi();
+    // 100 × (1 + (1 − 0.5) + 0) / 3 = 50 ≥ 50
+    assert.deepEqual({ raw: Number(done.score.raw), completion: done.completion_status, success: done.success_status }, { raw: 50, completion: 'completed', success: 'passed' });
+    assert.deepEqual(lms.problems, []);
+    await lms.page.close();
   });
 });
 

@@ -36,6 +36,8 @@ export const KEPT_IN_ENGLISH = [
   // formats, models, tools and units
   'safetensors', 'json', 'npz', 'npy', 'txt', 'bert', 'bert-base', 'gpt-2', 'webassembly', 'worker',
   'ms', 'ln', 'home', 'end', 'esc', 'enter', 'latex', 'tabular', 'svg', 'png', 'sgd', 'momentum',
+  // [platforms] the SCORM standard and the learning platforms that import its packages
+  'scorm', 'moodle', 'canvas', 'zip', 'kb',
 ];
 
 export const HI = {
@@ -602,6 +604,26 @@ export const HI = {
   'practice.teacher.allZero': 'इसके सभी उत्तर 0 हैं, इसलिए हल करने को कम है: कोई दूसरी query, key, head या स्तंभ बेहतर अभ्यास बना सकता है।',
   'practice.teacher.noCell': 'खाली करने के लिए कम से कम एक खाना चुनिए।',
   'practice.teacher.badTolerance': "{field} 0 से {max} तक की संख्या होनी चाहिए; मिला '{text}'।",
+  // the SCORM package made in the page (practice/scorm-download.mjs)
+  'practice.scorm.title': 'लर्निंग प्लेटफ़ॉर्म के लिए SCORM पैकेज',
+  'practice.scorm.intro': 'यही अभ्यास, Moodle, Canvas या किसी दूसरे प्लेटफ़ॉर्म के लिए पैक किया हुआ, जो स्थिति और अंक दर्ज करता है। यह इसी पेज में बनता है: कुछ भी कहीं नहीं भेजा जाता।',
+  'practice.scorm.version': 'SCORM संस्करण',
+  'practice.scorm.v12': 'SCORM 1.2',
+  'practice.scorm.v2004': 'SCORM 2004 (चौथा संस्करण)',
+  'practice.scorm.mastery': 'उत्तीर्ण अंक (0–100; प्लेटफ़ॉर्म में तय उत्तीर्ण अंक को प्राथमिकता)',
+  'practice.scorm.scoring': 'रखे जाने वाले अंक',
+  'practice.scorm.best': 'सबसे अच्छा प्रयास',
+  'practice.scorm.last': 'आख़िरी पूरा प्रयास',
+  'practice.scorm.hintCost': 'एक संकेत की क़ीमत (उसके अभ्यास का हिस्सा, 0–1)',
+  'practice.scorm.exam': 'परीक्षा मोड: जो नीचे अनुमत नहीं है उसे छिपाएँ',
+  'practice.scorm.allow': 'परीक्षा मोड में अनुमत',
+  'practice.scorm.allow.explore': 'खोजें',
+  'practice.scorm.allow.export': 'एक्सपोर्ट करें',
+  'practice.scorm.allow.walk': 'चरण-दर-चरण देखें',
+  'practice.scorm.allow.reveal': 'उत्तर दिखाएँ',
+  'practice.scorm.download': 'SCORM पैकेज डाउनलोड करें',
+  'practice.scorm.made': '{file}: {size} KB, SCORM {version}, उत्तीर्ण अंक {mastery}।',
+  'practice.scorm.failed': 'पैकेज नहीं बन सका: {why}',
   'practice.kind.q': 'q का एक मान',
   'practice.kind.scores': 'एक score q·k',
   'practice.kind.scaled': 'उसकी scaling',

@@ -129,11 +129,15 @@ export function exerciseScript(settings) {
   return `// The exercise of this SCORM package, written by Attention Lab (scorm-package.mjs); scorm-api.js reads it.\nwindow.attentionLabScormSettings = ${json};\n`;
 }
 
-/** The launch page: the single file with exercise.js and scorm-api.js before its own script. */
+/**
+ * The launch page: the single file with exercise.js and scorm-api.js first in its head, before its
+ * own scripts (its inline code may hold the text of a closing head tag: the opening tag comes first).
+ */
 export function launchPage(single) {
-  const head = single.indexOf('</head>');
-  if (head < 0) throw new Error(`${LAUNCH} has no </head> to put the SCORM scripts before`);
-  return `${single.slice(0, head)}  <script src="exercise.js"></script>\n  <script src="scorm-api.js"></script>\n${single.slice(head)}`;
+  const head = /<head(\s[^>]*)?>/.exec(single);
+  if (!head) throw new Error(`${LAUNCH} has no <head> to put the SCORM scripts in`);
+  const at = head.index + head[0].length;
+  return `${single.slice(0, at)}\n  <script src="exercise.js"></script>\n  <script src="scorm-api.js"></script>${single.slice(at)}`;
 }
 
 /**
