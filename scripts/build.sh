@@ -13,6 +13,7 @@ cmake --build build/wasm -j"$jobs" --target attention_simd attention_scalar atte
 rm -rf dist
 mkdir -p dist/lib
 cp web/index.html web/embed.html web/styles.css web/favicon.svg web/lang-early.js dist/
+node scripts/file-notice.mjs  # dist/file-notice.js: says so when a page is opened from disk
 cp web/lib/attention.d.ts build/wasm/attention-{,learn-}{simd,scalar}.{mjs,wasm} dist/lib/
 # the SCORM package's parts, for `npm run pack` and the page's "Download SCORM package": the
 # platform script, and ADL's schemas for SCORM 1.2 and 2004 4th edition (from the npm package

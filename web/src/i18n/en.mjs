@@ -19,6 +19,7 @@ export const EN = {
   'page.name': 'Attention Lab',
   'page.intro': 'Self-attention and multi-head attention, every step as a table, on numbers you can edit. Select any computed number to see the arithmetic behind it.',
   'page.footer': 'Computed by a C++ core compiled to WebAssembly, in this browser, with no network. Examples from the course notes on self-attention.',
+  'page.needsServer': 'This page needs a web server: opened from disk ({scheme}), the browser does not run its scripts. Open {file} instead, the whole lab in one file that works from disk, or serve this folder (for example: {command}).',
 
   // ---- the settings form (app.html)
   'controls.preset': 'Example from the notes',
