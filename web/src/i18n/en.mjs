@@ -587,11 +587,11 @@ export const EN = {
   'practice.teacher.badTolerance': '{field} must be a number from 0 to {max}; got \'{text}\'.',
   // the SCORM package made in the page (practice/scorm-download.mjs)
   'practice.scorm.title': 'SCORM package for a learning platform',
-  'practice.scorm.intro': 'This exercise, packed for Moodle, Canvas or another platform, which records the status and the score. It is made in this page: nothing is sent anywhere.',
+  'practice.scorm.intro': 'This exercise, packed for Moodle, Canvas or another platform, which records the status and the score; a mastery score set in the platform wins over this one. It is made in this page: nothing is sent anywhere.',
   'practice.scorm.version': 'SCORM version',
   'practice.scorm.v12': 'SCORM 1.2',
   'practice.scorm.v2004': 'SCORM 2004 (4th edition)',
-  'practice.scorm.mastery': 'Mastery score (0–100; a mastery score set in the platform wins)',
+  'practice.scorm.mastery': 'Mastery score (0–100)',
   'practice.scorm.scoring': 'Score kept',
   'practice.scorm.best': 'the best attempt',
   'practice.scorm.last': 'the last finished attempt',

@@ -607,11 +607,11 @@ export const HI = {
   'practice.teacher.badTolerance': "{field} 0 से {max} तक की संख्या होनी चाहिए; मिला '{text}'।",
   // the SCORM package made in the page (practice/scorm-download.mjs)
   'practice.scorm.title': 'लर्निंग प्लेटफ़ॉर्म के लिए SCORM पैकेज',
-  'practice.scorm.intro': 'यही अभ्यास, Moodle, Canvas या किसी दूसरे प्लेटफ़ॉर्म के लिए पैक किया हुआ, जो स्थिति और अंक दर्ज करता है। यह इसी पेज में बनता है: कुछ भी कहीं नहीं भेजा जाता।',
+  'practice.scorm.intro': 'यही अभ्यास, Moodle, Canvas या किसी दूसरे प्लेटफ़ॉर्म के लिए पैक किया हुआ, जो स्थिति और अंक दर्ज करता है; प्लेटफ़ॉर्म में तय उत्तीर्ण अंक इससे ऊपर माना जाता है। यह इसी पेज में बनता है: कुछ भी कहीं नहीं भेजा जाता।',
   'practice.scorm.version': 'SCORM संस्करण',
   'practice.scorm.v12': 'SCORM 1.2',
   'practice.scorm.v2004': 'SCORM 2004 (चौथा संस्करण)',
-  'practice.scorm.mastery': 'उत्तीर्ण अंक (0–100; प्लेटफ़ॉर्म में तय उत्तीर्ण अंक को प्राथमिकता)',
+  'practice.scorm.mastery': 'उत्तीर्ण अंक (0–100)',
   'practice.scorm.scoring': 'रखे जाने वाले अंक',
   'practice.scorm.best': 'सबसे अच्छा प्रयास',
   'practice.scorm.last': 'आख़िरी पूरा प्रयास',

@@ -78,7 +78,7 @@ async function download(teacher, { fields, exam, allow, status }, exerciseState)
   }
   const { settings } = checked;
   try {
-    const zip = await buildZip(teacher.links.page, settings);
+    const zip = await buildZip(teacher.links, settings);
     const url = URL.createObjectURL(new Blob([zip], { type: 'application/zip' }));
     const link = element('a', { attributes: { href: url, download: 'attention-lab-scorm.zip' } });
     document.body.append(link);
@@ -92,8 +92,9 @@ async function download(teacher, { fields, exam, allow, status }, exerciseState)
   teacher.announce(status.textContent);
 }
 
-// The zip's bytes: the parts fetched from the page's folder (same origin), packed by fflate.
-async function buildZip(page, settings) {
+// The zip's bytes: the parts fetched from the page's folder (same origin), packed by fflate (which
+// the page's host gives as links.zip(), so that the hosts without a teacher's panel do not carry it).
+async function buildZip({ page, zip }, settings) {
   const fetchText = async (name) => {
     const response = await fetch(new URL(name, page));
     if (!response.ok) throw new Error(`${name}: ${response.status} ${response.statusText}`);
@@ -102,6 +103,6 @@ async function buildZip(page, settings) {
   const [single, api, ...texts] = await Promise.all([LAUNCH, 'scorm/scorm-api.js', ...SCHEMAS[settings.version].map((name) => `scorm/${settings.version}/${name}`)].map(fetchText));
   const schemas = Object.fromEntries(SCHEMAS[settings.version].map((name, i) => [name, texts[i]]));
   const files = scormFiles(settings, { single, api, schemas });
-  const { zipSync, strToU8 } = await import('fflate');
+  const { zipSync, strToU8 } = await zip();
   return zipSync(Object.fromEntries(Object.entries(files).map(([name, text]) => [name, strToU8(text)])), { level: 9 });
 }
