@@ -24,8 +24,8 @@ const app = createApp(document.getElementById('lab'), {
     showPageLanguage(language);
     history.replaceState(null, '', addressWithLanguage(location.href, language));
   },
-  // a graded launch in exam mode opens in practice mode (its Explore hidden)
-  initialState: scorm?.exam && !opened?.practice ? { ...(opened ?? defaultState()), practice: opened?.practice ?? {} } : opened,
+  // a graded launch opens in practice mode (exam mode hides its Explore)
+  initialState: scorm?.available && !opened?.practice ? { ...(opened ?? defaultState()), practice: opened?.practice ?? {} } : opened,
   onChange: (state) => history.replaceState(null, '', stateToFragment(state)),
 });
 const problems = [...(asked.problem ? [asked.problem] : []), ...settingsProblems];
