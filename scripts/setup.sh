@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake g++ make libeigen3-dev doctest-dev emscripten chromium gzip fonts-lohit-deva clang-format clang-tidy)
+packages=(cmake g++ make libeigen3-dev doctest-dev emscripten chromium gzip fonts-lohit-deva clang-format clang-tidy libxml2-utils poppler-utils)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -25,6 +25,8 @@ const single = page
   // the icon inside too (a data: address): a page served with no icon link is asked /favicon.ico
   .replace('href="favicon.svg"', () => `href="data:image/svg+xml,${encodeURIComponent(readFileSync(dist('favicon.svg'), 'utf8'))}"`)
   .replace(/ {2}<link rel="modulepreload"[^>]*>\n/g, '')
+  // the single file works from disk: no notice that it needs a server
+  .replace(/ {2}<script src="file-notice\.js" defer><\/script>\n/, '')
   .replace('<title>Attention Lab: self-attention step by step</title>', '<title>Attention Lab (single file): self-attention step by step</title>');
 writeFileSync(dist('attention-lab.html'), single);
 console.log(`single file: dist/attention-lab.html (${(single.length / 1024).toFixed(0)} KB)`);

@@ -76,3 +76,144 @@ describe('issue 28: SCORM session time', () => {
     });
   }
 });
+
+// Issue 27: the grades a platform can trust, with scorm-again (a real SCORM 1.2 and 2004 runtime) as
+// the platform's API. Expected scores are worked out here from the rules in docs/embedding.md: an
+// exercise right counts 1 less hintCost per hint, shown or open counts 0; score = 100 × Σ / count.
+const { Scorm12API, Scorm2004API } = await import('scorm-again');
+
+// scorm-api.js launched under a platform window holding `api` (as API or API_1484_11), with exercise.js's settings
+function launchUnder(version, api, settings = {}) {
+  const platform = version === '2004' ? { API_1484_11: api } : { API: api };
+  platform.parent = platform;
+  const listeners = {};
+  const window = { parent: platform, opener: null, attentionLabScormSettings: { version, ...settings }, addEventListener: (name, f) => { listeners[name] = f; } };
+  vm.runInContext(source, vm.createContext({ window, Date, JSON, Math, String, Number, isFinite, TypeError, RangeError, Array, Object }));
+  return { scorm: window.attentionLabScorm, leave: () => listeners.pagehide() };
+}
+const runtime = (version, stored) => {
+  const api = version === '2004' ? new Scorm2004API({ logLevel: 5 }) : new Scorm12API({ logLevel: 5 });
+  if (stored) api.loadFromJSON(stored);
+  return api;
+};
+const work = (...records) => ({ state: '#lab=%7B%22preset%22%3A%22cat-sat%22%7D', exercises: records.map(([status, hints = 0], i) => ({ id: `e${i}`, status, hints, attempts: 0, answers: [] })) });
+const status12 = (api) => api.cmi.core.lesson_status;
+
+describe('issue 27: SCORM 1.2 status, score and mastery (scorm-again)', () => {
+  it('incomplete from launch until every exercise is answered, then passed or failed against the teacher\'s mastery score', () => {
+    const api = runtime('1.2');
+    const { scorm } = launchUnder('1.2', api, { mastery: 60, hintCost: 0.25 });
+    assert.equal(scorm.available, true);
+    assert.equal(status12(api), 'incomplete', 'not completed on launch');
+    scorm.record(work(['correct'], ['open'], ['open']));
+    assert.equal(status12(api), 'incomplete');
+    assert.equal(Number(api.cmi.core.score.raw), 33.33);  // 100 × 1/3
+    scorm.record(work(['correct'], ['correct', 1], ['revealed']));
+    assert.equal(Number(api.cmi.core.score.raw), 58.33);  // 100 × (1 + 0.75 + 0)/3
+    assert.equal(status12(api), 'failed', '58.33 < 60');
+    assert.equal(api.cmi.core.score.min, '0');
+    assert.equal(api.cmi.core.score.max, '100');
+  });
+
+  it('the platform\'s cmi.student_data.mastery_score wins over the teacher\'s', () => {
+    const api = runtime('1.2', { student_data: { mastery_score: '50' } });
+    const { scorm } = launchUnder('1.2', api, { mastery: 60 });
+    assert.equal(scorm.mastery, 50);
+    scorm.record(work(['correct'], ['correct', 1], ['revealed']));
+    assert.equal(status12(api), 'passed', '58.33 ≥ 50');
+  });
+
+  it('a hint costs what the teacher chose, never below 0 for the exercise', () => {
+    for (const [hintCost, hints, expected] of [[0, 3, 100], [0.25, 2, 50], [0.5, 3, 0], [1, 1, 0]]) {
+      const api = runtime('1.2');
+      launchUnder('1.2', api, { hintCost }).scorm.record(work(['correct', hints]));
+      assert.equal(Number(api.cmi.core.score.raw), expected, `hintCost ${hintCost}, ${hints} hints`);
+    }
+  });
+
+  it('best: a stored 80 is not overwritten by 25 after one answer, nor a finished 60 by a new set\'s 20', () => {
+    const api = runtime('1.2', { core: { score: { raw: '80' } } });
+    const { scorm } = launchUnder('1.2', api, { mastery: 70, scoring: 'best' });
+    scorm.record(work(['correct'], ['open'], ['open'], ['open']));
+    assert.equal(api.cmi.core.score.raw, '80');
+    const api2 = runtime('1.2');
+    const second = launchUnder('1.2', api2, { scoring: 'best' }).scorm;
+    second.record(work(['correct'], ['correct'], ['correct'], ['revealed'], ['revealed']));
+    assert.equal(api2.cmi.core.score.raw, '60');
+    second.record(work(['correct'], ['open'], ['open'], ['open'], ['open']));  // Try another
+    assert.equal(api2.cmi.core.score.raw, '60');
+  });
+
+  it('last: the last finished set counts, even lower; a set in progress changes nothing', () => {
+    const api = runtime('1.2');
+    const { scorm } = launchUnder('1.2', api, { scoring: 'last', mastery: 50 });
+    scorm.record(work(['correct'], ['correct']));
+    assert.equal(api.cmi.core.score.raw, '100');
+    scorm.record(work(['correct'], ['open']));     // a new set, half done
+    assert.equal(api.cmi.core.score.raw, '100');
+    scorm.record(work(['revealed'], ['correct'])); // finished lower
+    assert.equal(api.cmi.core.score.raw, '50');
+    assert.equal(status12(api), 'passed');
+  });
+
+});
+
+describe('issue 27: SCORM 1.2 suspend data (scorm-again)', () => {
+  it('suspend data keeps the state, answers, hints and scores; a relaunch reads them back; exit is suspend', () => {
+    const api = runtime('1.2');
+    const first = launchUnder('1.2', api, { mastery: 60 });
+    const typed = work(['correct'], ['open', 2]);
+    typed.exercises[1].answers = ['3.9'];
+    first.scorm.record(typed);
+    first.leave();
+    const kept = JSON.parse(JSON.stringify(api.cmi));  // write-only elements are read here, as a platform stores them
+    assert.equal(kept.core.exit, 'suspend');
+    assert.match(kept.core.session_time, /^\d{2,4}:\d{2}:\d{2}(\.\d{1,2})?$/);
+    const again = runtime('1.2', { suspend_data: kept.suspend_data, core: { score: kept.core.score, lesson_status: kept.core.lesson_status, entry: 'resume' } });
+    const { scorm } = launchUnder('1.2', again, { mastery: 60 });
+    assert.deepEqual(scorm.resumed.exercises.map(({ id, status, hints, answers }) => ({ id, status, hints, answers })),
+      [{ id: 'e0', status: 'correct', hints: 0, answers: [] }, { id: 'e1', status: 'open', hints: 2, answers: ['3.9'] }]);
+    assert.equal(scorm.resumed.state, typed.state);
+    assert.equal(again.cmi.core.score.raw, '50');
+    assert.equal(status12(again), 'incomplete');
+  });
+
+  it('suspend data stays within SCORM 1.2\'s 4,096 characters (a long state is dropped first)', () => {
+    const api = runtime('1.2');
+    const { scorm } = launchUnder('1.2', api);
+    const big = work(['correct'], ['open']);
+    big.state = `#lab=${'x'.repeat(5000)}`;
+    scorm.record(big);
+    assert.ok(api.cmi.suspend_data.length <= 4096);
+    assert.equal(JSON.parse(api.cmi.suspend_data).state, null);
+    assert.equal(JSON.parse(api.cmi.suspend_data).exercises.length, 2);
+  });
+});
+
+describe('issue 27: SCORM 2004 4th edition (scorm-again)', () => {
+  it('completion incomplete then completed; success unknown then passed or failed; scaled score', () => {
+    const api = runtime('2004');
+    const { scorm } = launchUnder('2004', api, { mastery: 60 });
+    assert.equal(scorm.version, '2004');
+    assert.equal(api.cmi.completion_status, 'incomplete');
+    scorm.record(work(['correct'], ['open']));
+    assert.equal(api.cmi.success_status, 'unknown');
+    assert.equal(api.cmi.score.scaled, '0.5');
+    scorm.record(work(['correct'], ['correct', 1]));
+    assert.equal(api.cmi.completion_status, 'completed');
+    assert.equal(api.cmi.success_status, 'passed');  // 87.5 ≥ 60
+    assert.equal(api.cmi.score.raw, '87.5');
+  });
+
+  it('cmi.scaled_passing_score from the platform wins; session time is an ISO 8601 duration', () => {
+    const api = runtime('2004', { scaled_passing_score: '0.9' });
+    const { scorm, leave } = launchUnder('2004', api, { mastery: 60 });
+    assert.equal(scorm.mastery, 90);
+    scorm.record(work(['correct'], ['correct', 1]));
+    assert.equal(api.cmi.success_status, 'failed');  // 87.5 < 90
+    leave();
+    const kept = JSON.parse(JSON.stringify(api.cmi));
+    assert.equal(kept.exit, 'suspend');
+    assert.match(kept.session_time, /^PT(\d+H)?(\d+M)?(\d+(\.\d+)?S)?$/);
+  });
+});

@@ -36,7 +36,11 @@ const app = createApp(document.getElementById('lab'), {
   },
   compute,
   initialState: opened,
-  links: { page: new URL(location.pathname, location.href).href, embed: new URL('embed.html', here).href, component: new URL('attention-lab.js', here).href },
+  links: {
+    page: new URL(location.pathname, location.href).href, embed: new URL('embed.html', here).href, component: new URL('attention-lab.js', here).href,
+    // the zip library for "Download SCORM package", loaded when a teacher asks (a chunk of its own)
+    zip: () => import('fflate'),
+  },
   // keep the fragment in step with the state, without filling the history
   onChange: (state) => history.replaceState(null, '', stateToFragment(state)),
 });

@@ -3,13 +3,18 @@
 // engine runs on the page (a page opened from file:// cannot start a worker from a file).
 import { createApp } from '../lab/app.mjs';
 import { createCompute } from '../engine/compute.mjs';
-import { stateToFragment, stateFromSettings, settingsOfAddress } from '../state/index.mjs';
+import { stateToFragment, stateFromSettings, settingsOfAddress, defaultState } from '../state/index.mjs';
 import { loadInlineAttention } from '../engine/inline.mjs';
 import { resolveLanguage, showPageLanguage, addressWithLanguage } from '../i18n/page.mjs';
 
 const compute = createCompute({ workerUrl: null, loadEngine: async () => loadInlineAttention });
 
-const { state: opened, problems: settingsProblems } = stateFromSettings(settingsOfAddress(location.href));
+// In the SCORM package (scorm-package.mjs) exercise.js and scorm-api.js come first: the state
+// opens where the last session left it, else on the teacher's; a link's own #lab=… still wins.
+const scorm = globalThis.attentionLabScorm ?? null;
+const startFrom = location.hash ? null : scorm?.resumed?.state ?? scorm?.settings?.start ?? null;
+const address = startFrom ? location.href.replace(/#.*$/, '') + startFrom : location.href;
+const { state: opened, problems: settingsProblems } = stateFromSettings(settingsOfAddress(address));
 const asked = resolveLanguage(new URLSearchParams(location.search).get('lang'));
 showPageLanguage(asked.language);
 const app = createApp(document.getElementById('lab'), {
@@ -19,16 +24,38 @@ const app = createApp(document.getElementById('lab'), {
     showPageLanguage(language);
     history.replaceState(null, '', addressWithLanguage(location.href, language));
   },
-  initialState: opened,
+  // a graded launch opens in practice mode (exam mode hides its Explore)
+  initialState: scorm?.available && !opened?.practice ? { ...(opened ?? defaultState()), practice: opened?.practice ?? {} } : opened,
   onChange: (state) => history.replaceState(null, '', stateToFragment(state)),
 });
 const problems = [...(asked.problem ? [asked.problem] : []), ...settingsProblems];
 if (problems.length) app.notice(problems);
 
-// In the SCORM package this page is the launch page, with scorm-api.js beside it: practice results
-// go to the learning platform as a score out of 100 (nothing happens without a platform).
-document.addEventListener('attention-lab:practice', ({ detail }) => {
-  if (detail.total > 0) globalThis.attentionLabScorm?.reportScore(Math.round((100 * detail.correct) / detail.total));
-});
-
 globalThis.attentionLab = app;
+if (scorm?.available) graded(scorm, app);
+
+// A launch by a learning platform: practice mode (exam mode hides Explore, Export, the walk and
+// "Show the answer" unless the teacher allowed them), each answer, hint or reveal recorded
+// (scorm-api.js: status, score, suspend data), and a relaunch's saved work put back once its
+// exercises are on screen.
+function graded(api, lab) {
+  const container = document.getElementById('lab');
+  if (api.exam) {
+    container.classList.add('exam');
+    for (const part of ['explore', 'export', 'walk', 'reveal']) container.classList.toggle(`exam-no-${part}`, !api.settings.allow.includes(part));
+  }
+  const record = () => {
+    const work = lab.practice?.work ?? [];
+    if (work.length) api.record({ state: stateToFragment(lab.state), exercises: work });
+  };
+  let pending = api.resumed?.exercises?.length ? api.resumed.exercises : null;
+  document.addEventListener('attention-lab:change', () => {
+    if (!pending || !lab.practice?.exercises?.length) return;
+    const saved = pending;
+    pending = null;
+    lab.practice.resume(saved);
+    record();
+  });
+  document.addEventListener('attention-lab:practice', record);
+  api.beforeFinish = record;
+}

@@ -16,6 +16,7 @@ import { createDrawer } from './draw.mjs';
 import { listenToEdits } from './edits.mjs';
 import { relabelLab, fillLanguageMenu } from './language.mjs';
 import { labApi } from './api.mjs';
+import { watchPrint } from '../shared/print.mjs';
 
 export { VIEW_NAMES, parseViews } from './views.mjs';
 
@@ -80,6 +81,7 @@ export function createApp(container, { compute, initialState = null, views = nul
   container.classList.toggle('embedded', embedded);
   const root = container.getRootNode();
   const lifetime = new AbortController();  // ends every listener outside the lab's own tree (destroy)
+  watchPrint(container, lifetime.signal);  // wide tables split by columns while printing
   const lab = { language: LANGUAGES.includes(lang) ? lang : 'en', shown: views, replaced: null };
   const t = (key, values) => message(key, values, lab.language);
   container.lang = lab.language;

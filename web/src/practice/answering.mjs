@@ -162,3 +162,33 @@ function answered(session, index) {
   showProgress(session);
   host.select(selection);
 }
+
+/**
+ * A saved session's work put back on the cards (a SCORM relaunch): each exercise's record (status,
+ * hints, attempts), its hints shown again, its answer (the true value when answered, else what was
+ * typed). `saved` is [{ id, status, hints, attempts, answers }]; returns how many were put back.
+ */
+export function restoreWork(session, saved) {
+  const { exercises, cards, host } = session;
+  const { t } = host;
+  let restored = 0;
+  exercises.forEach((exercise, index) => {
+    const record = saved.find((entry) => entry && entry.id === exercise.id);
+    if (!record || !session.progress.restore(exercise.id, record)) return;
+    restored++;
+    for (let level = 1; level <= session.progress.hints(exercise.id); level++) renderHint(cards[index], exercise, level, t);
+    const status = session.progress.status(exercise.id);
+    if (status === 'open') {
+      cards[index].inputs.forEach((input, k) => { input.value = typeof record.answers?.[k] === 'string' ? record.answers[k].slice(0, 100) : ''; });
+      return;
+    }
+    exercise.blanks.forEach((blank, k) => showValue(cards[index].inputs[k], blank.shown));
+    const many = exercise.blanks.length > 1;
+    const key = status === 'correct' ? (many ? 'practice.verdict.rowCorrect' : 'practice.verdict.correct') : (many ? 'practice.verdict.rowRevealed' : 'practice.verdict.revealed');
+    say(session, index, () => t(key, { value: exercise.said }), status);
+  });
+  usePlan(session);
+  showProgress(session, { report: false });
+  host.select({});
+  return restored;
+}

@@ -23,6 +23,7 @@ import { createSession, results, statusAt } from './session.mjs';
 import { wirePanel, drawPanel } from './panel.mjs';
 import { prepare, leave } from './prepare.mjs';
 import { relabel } from './cards.mjs';
+import { restoreWork } from './answering.mjs';
 
 /**
  * The feature contract: ctx is the lab's context (root, container, t, language(), store, services, …). Returns
@@ -64,6 +65,12 @@ export function mount(ctx) {
     get results() { return results(session); },
     /** The exercises on screen, for tests and course authors: [{ id, cell, blanks, truth, mistakes, blind, … }]. */
     get exercises() { return session.exercises; },
+    /** The work so far, to keep (SCORM's suspend data): [{ id, status, hints, attempts, answers: [typed text] }]. */
+    get work() {
+      return session.progress.records().map((record, index) => ({ ...record, answers: (session.cards[index]?.inputs ?? []).map((input) => input.value) }));
+    },
+    /** Puts saved work back (a SCORM relaunch); returns how many exercises matched. */
+    resume: (saved) => (Array.isArray(saved) && session.exercises.length ? restoreWork(session, saved) : 0),
     destroy() {
       lifetime.abort();
       leave(session);

@@ -12,6 +12,15 @@ export function createProgress() {
       records = new Map(ids.map((id) => [id, { status: 'open', hints: 0, attempts: 0 }]));
     },
     status: (id) => records.get(id).status,
+    /** A record as a saved session left it (a SCORM relaunch); false for an id not among these exercises. */
+    restore(id, { status, hints, attempts }) {
+      if (!records.has(id) || !['open', 'correct', 'revealed'].includes(status)) return false;
+      const whole = (n, max) => (Number.isInteger(n) && n >= 0 ? Math.min(n, max) : 0);
+      records.set(id, { status, hints: whole(hints, MAX_HINT), attempts: whole(attempts, 1e6) });
+      return true;
+    },
+    /** Every record in order: [{ id, status, hints, attempts }]. */
+    records: () => [...records].map(([id, record]) => ({ id, ...record })),
     /** Whether any work was done: an answer checked, a hint taken, an answer shown. */
     started: () => [...records.values()].some((r) => r.status !== 'open' || r.hints > 0 || r.attempts > 0),
     hints: (id) => records.get(id).hints,

@@ -8,6 +8,7 @@ import { practiceSettings } from './spec.mjs';
 import { KINDS, defaultCells, buildExercises, cellFits } from './exercises.mjs';
 import { stateToFragment } from '../state/index.mjs';
 import { componentSnippet } from '../state/snippets.mjs';
+import { buildScormSection } from './scorm-download.mjs';
 
 /** The cells a teacher's choices give, in the order of the computation. */
 export function cellsFromChoices(view, { kinds, query, key, head, column }) {
@@ -97,6 +98,7 @@ function buildPanel(teacher) {
     element('div', { className: 'practice-actions' }, [teacher.write]),
     teacher.problem,
     teacher.outputs,
+    buildScormSection(teacher, (node, key) => say(teacher, node, key), () => exerciseOf(teacher)?.state ?? null),
   );
   teacher.codes = { link: snippet(teacher, 'link', 'practice.teacher.link'), iframe: snippet(teacher, 'iframe', 'practice.teacher.iframe'), component: snippet(teacher, 'component', 'practice.teacher.component') };
   return { toggle, panel };
@@ -141,17 +143,30 @@ function readTolerance(teacher, input, name, max, scale) {
 
 // Write link: the teacher's choices read, and the link, iframe and component that open them.
 function writeLinks(teacher) {
-  const { view, fields, t } = teacher;
-  if (!view) return;
-  sayProblem(teacher, null);
   teacher.outputs.hidden = true;  // no stale link beside a message
+  const made = exerciseOf(teacher);
+  if (!made) return;
+  const { state, cells, view } = made;
+  const { t } = teacher;
+  showLinks(teacher, state);
+  // every answer 0 (a key the query does not see through this head, a column of zeros): worth saying
+  const truths = buildExercises(view, cells.filter((cell) => cellFits(view, cell))).flatMap((e) => e.blanks.map((b) => b.truth));
+  const allZero = truths.length > 0 && truths.every((truth) => Math.abs(truth) < 1e-6);
+  sayProblem(teacher, () => `${t('practice.teacher.written', { count: cells.length })}${allZero ? ` ${t('practice.teacher.allZero')}` : ''}`);
+}
+
+// The exercise the teacher's choices describe: { state, cells, view }, or null after saying what is wrong.
+function exerciseOf(teacher) {
+  const { view, fields, t } = teacher;
+  if (!view) return null;
+  sayProblem(teacher, null);
   const kinds = teacher.kindBoxes.filter((box) => box.checked && !box.disabled).map((box) => box.value);
   const rel = readTolerance(teacher, fields.relative, 'practice.teacher.relative', 100, 100);
   const abs = rel === null ? null : readTolerance(teacher, fields.absolute, 'practice.teacher.absolute', 1000, 1);
-  if (rel === null || abs === null) return;
+  if (rel === null || abs === null) return null;
   if (!kinds.length) {
     sayProblem(teacher, () => t('practice.teacher.noCell'));
-    return;
+    return null;
   }
   const query = Number(fields.query.value);
   const head = Number(fields.head.value);
@@ -160,11 +175,7 @@ function writeLinks(teacher) {
   const current = teacher.getState();
   const selectedHead = current.selectedHead === 'all' ? 'all' : head;
   const state = { ...current, selectedToken: query, selectedHead, practice: { cells, relative: rel, absolute: abs, hints: teacher.hints.checked } };
-  showLinks(teacher, state);
-  // every answer 0 (a key the query does not see through this head, a column of zeros): worth saying
-  const truths = buildExercises(view, cells.filter((cell) => cellFits(view, cell))).flatMap((e) => e.blanks.map((b) => b.truth));
-  const allZero = truths.length > 0 && truths.every((truth) => Math.abs(truth) < 1e-6);
-  sayProblem(teacher, () => `${t('practice.teacher.written', { count: cells.length })}${allZero ? ` ${t('practice.teacher.allZero')}` : ''}`);
+  return { state, cells, view };
 }
 
 function showLinks(teacher, state) {

@@ -41,6 +41,8 @@ const SAME_AS_ENGLISH = {
   'practice.formula.q': 'a formula', 'practice.formula.scores': 'a formula', 'practice.formula.scaled': 'a formula',
   'practice.why.sqrtDk': 'a formula', 'practice.verdict.blankFormat': 'slots and a colon',
   'practice.teacher.query': 'kept terms', 'practice.teacher.key': 'kept terms', 'practice.teacher.head': 'kept term',
+  // the SCORM package: a standard's name and number
+  'practice.scorm.v12': "a standard's name",
 };
 
 const DEVANAGARI = /[\u0900-\u097F]/;
