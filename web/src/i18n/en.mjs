@@ -220,6 +220,7 @@ export const EN = {
   'preset.action.note1': "The notes' step table: for 'Action', q₁·k₁, q₁·k₂, q₁·k₃, each divided by 8 = √64, softmax, softmax × v, and the sum z₁.",
   'preset.action.note2': 'The notes leave the numbers symbolic. Here every entry of X is +1 or −1 (mean 0, variance 1) and W_q, W_k, W_v are Xavier-uniform (variance 1/64), so the entries of q and k have variance about 1 and q·k has variance about 64: the situation the notes describe.',
   'preset.action.note3': "Turn off \"÷ √d_k\" in the step table: without it the scores are several units apart and softmax is nearly one-hot (one weight above 0.99); divided by 8 they come back to a few units and every token keeps a share. That is the point of scaling.",
+  'preset.action.noScale': "You did what the third note proposes: \"÷ √d_k\" is off. Look at the softmax column: '{token}' now gives {weight} of its attention to '{key}' alone, the rest almost nothing. Tick \"÷ √d_k\" again and every token gets a share back.",
   'preset.kids-lions.title': 'The kids … the lions, so they left (004)',
   'preset.kids-lions.note1': "What does 'they' refer to? This head's queries ask for plural persons (W_q reads the pronoun and plural features, W_k the person and plural features), so 'they' weighs 'kids' highest, above 'lions' (plural, not persons) and itself.",
   'preset.kids-lions.note2': 'The weights are set by hand to show the idea; a trained model learns such heads from data.',

@@ -442,6 +442,7 @@ export const HI = {
   'preset.action.note1': "नोट्स की चरण-तालिका: 'Action' के लिए q₁·k₁, q₁·k₂, q₁·k₃, हर एक 8 = √64 से भाग, softmax, softmax × v, और जोड़ z₁।",
   'preset.action.note2': 'नोट्स संख्याओं को प्रतीक ही रहने देते हैं। यहाँ X का हर मान +1 या −1 है (माध्य 0, variance 1) और W_q, W_k, W_v “Xavier-uniform” हैं (variance 1/64), इसलिए q और k के मानों का variance लगभग 1 है और q·k का variance लगभग 64: वही स्थिति जो नोट्स बताते हैं।',
   'preset.action.note3': 'चरण-तालिका में "÷ √d_k" बंद करें: उसके बिना scores में कई इकाइयों का अंतर होता है और softmax लगभग one-hot हो जाता है (एक weight 0.99 से ऊपर); 8 से भाग देने पर वे कुछ इकाइयों पर लौट आते हैं और हर token को हिस्सा मिलता है। Scaling का यही मतलब है।',
+  'preset.action.noScale': 'आपने वही किया जो तीसरा नोट कहता है: "÷ √d_k" बंद है। softmax वाला कॉलम देखें: \'{token}\' अब अपने attention का {weight} हिस्सा अकेले \'{key}\' को देता है, बाकी को लगभग कुछ नहीं। "÷ √d_k" फिर से चुनें, तो हर token को फिर हिस्सा मिलेगा।',
   'preset.kids-lions.title': 'बच्चे … शेर, इसलिए वे चले गए (004)',
   'preset.kids-lions.note1': "'they' किसकी बात करता है? इस head की queries बहुवचन इंसानों को ढूँढती हैं (W_q 'pronoun' और 'plural' features पढ़ता है, W_k 'person' और 'plural' features), इसलिए 'they' सबसे ज़्यादा weight 'kids' को देता है, 'lions' (बहुवचन, पर इंसान नहीं) और ख़ुद से ऊपर।",
   'preset.kids-lions.note2': 'विचार दिखाने के लिए weights हाथ से रखे गए हैं; प्रशिक्षित model ऐसे heads डेटा से सीखता है।',

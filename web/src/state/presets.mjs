@@ -160,6 +160,8 @@ export const PRESETS = [
       x: { columns: Array.from({ length: 64 }, (_, c) => `x${c + 1}`), tokens: ['Action', 'gets', 'results'], rows: unitVarianceRows(3, 64, ACTION_X_SEED) },
       weightsMode: 'random', seed: ACTION_W_SEED, useWo: false, scaleMode: 'sqrt_dk', selectedToken: 0,
     },
+    // note 3's experiment: done, it is part of the example (no note dimmed), and a line says what to see
+    experiments: [{ key: 'noScale', aspects: ['scaling'], state: { scaleMode: 'none' } }],
     notes: [
       'note1',
       'note2',
@@ -226,6 +228,13 @@ function oneHeadOnly(state) {
 }
 
 export const DEFAULT_PRESET = 'cat-sat';
+
+/** The experiment a note of `preset` proposes that the state is in (only that changed), or null. */
+export function experimentOf(preset, state, aspects) {
+  return (preset?.experiments ?? []).find((experiment) => aspects.length > 0
+    && aspects.every((a) => experiment.aspects.includes(a))
+    && Object.entries(experiment.state).every(([field, value]) => state[field] === value)) ?? null;
+}
 
 export function presetById(id) {
   return PRESETS.find((preset) => preset.id === id) ?? null;

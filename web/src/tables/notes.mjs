@@ -48,16 +48,20 @@ function sourceDetails(t, preset) {
   return source;
 }
 
-/** preset: the example or null; aspects: what the reader changed; replacedWeights: a sentence or null. */
-export function renderNotes({ $, t }, { preset, aspects, replacedWeights }) {
+/**
+ * preset: the example or null; aspects: what the reader changed; replacedWeights: a sentence or null;
+ * experiment: what to see now when the change is the one a note proposes (no note is dimmed then), or null.
+ */
+export function renderNotes({ $, t }, { preset, aspects, replacedWeights, experiment = null }) {
   const container = $('notes');
-  if (unchanged(container, [preset?.id ?? '', aspects.join(','), replacedWeights ?? ''].join('\u0001'))) return;
+  if (unchanged(container, [preset?.id ?? '', aspects.join(','), replacedWeights ?? '', experiment ?? ''].join('\u0001'))) return;
   if (!preset) {
     container.replaceChildren(paragraph(null, t('vocabulary.note')));
     return;
   }
   const parts = [];
-  const modified = aspects.length > 0;
+  const modified = aspects.length > 0 && !experiment;
+  if (experiment) parts.push(paragraph('experiment', experiment));
   if (modified) {
     parts.push(paragraph('modified', t('preset.modified', { title: t(`preset.${preset.id}.title`), aspects: aspects.map((a) => t(`preset.aspect.${a}`)).join(', ') })));
   }
