@@ -160,6 +160,8 @@ export const EN = {
   'steps.caption': "Query '{token}' (row {row}), head {head}: q = {q}",
   'steps.token': 'token',
   'steps.sum': "z = Σ softmax · v  (output of head {head} for '{token}')",
+  'steps.wholeVectors': 'Show the whole vectors ({n} numbers each)',
+  'steps.shortVectors': 'Shorten the vectors again',
 
   // ---- problems with the settings (state/request.mjs) and with a link or an attribute
   'problem.wholeNumber': '{field} must be a whole number of at least 1, got {value}',

@@ -375,6 +375,8 @@ export const HI = {
   'steps.caption': "query '{token}' (पंक्ति {row}), head {head}: q = {q}",
   'steps.token': 'token',
   'steps.sum': "z = Σ softmax · v  ('{token}' के लिए head {head} का आउटपुट)",
+  'steps.wholeVectors': 'पूरे vector दिखाएँ (हर एक में {n} संख्याएँ)',
+  'steps.shortVectors': 'vector फिर से छोटे करें',
 
   'problem.wholeNumber': '{field} कम से कम 1 का पूर्ण अंक होना चाहिए, मिला {value}',
   'problem.aboveLimit': '{field} ({value}) इस पेज की सीमा {limit} से ज़्यादा है',
