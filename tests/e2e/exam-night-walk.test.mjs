@@ -55,4 +55,15 @@ describe('the walk chooses cells that carry the point (issue 26, point 4)', () =
       assert.deepEqual(zeros, []);
     });
   }
+
+  it('cat-sat: a dot product of four terms is written out whole, zeros too, as the notes write it', async () => {
+    await lab.redrawn(() => tab.page.selectOption('#preset', 'cat-sat'));
+    await startWalk();
+    // steps 1-3 project; step 4 is q·k of 'The' with 'The': [1,0,1,0]·[1,0,1,0] = 1×1 + 0×0 + 1×1 + 0×0 = 2
+    for (let i = 0; i < 3; i++) await tab.page.click('#walk-next');
+    const s = await step();
+    assert.equal(s.stage, 'scores');
+    assert.ok(s.lines.some((line) => line.includes('1×1 + 0×0 + 1×1 + 0×0')), s.lines.join(' | '));
+    await tab.page.click('#walk-stop');
+  });
 });

@@ -106,14 +106,15 @@ describe('edits to an example', () => {
 });
 
 describe('explanations', () => {
-  it('name rows and columns as the tables do, and count the zero terms they leave out', () => {
+  it('name rows and columns as the tables do, and count the zero terms they leave out past four terms', () => {
     const view = viewOf(presetState('animal-it'));
     const it = view.tokens.indexOf('it');
     const score = explainCell(view, { matrix: 'scores', head: 0, row: it, col: 1 });
     assert.equal(score.title, "Scores, head 1: row 'it', column 'animal'");
     assert.equal(score.lines[1], '0.6×0.6 + 0.5×0.5 + 0.4×0.4');
     const the = explainCell(view, { matrix: 'scores', head: 0, row: it, col: 0 });
-    assert.equal(the.lines[1], '0.6×0.2 + 0.5×0.1 (1 zero term left out)');
+    // three terms: written out whole, the zero too, as the notes write q·k (issue 26, point 4)
+    assert.equal(the.lines[1], '0.6×0.2 + 0.5×0.1 + 0.4×0');
     const q = explainCell(view, { matrix: 'q', head: 0, row: it, col: 2 });
     assert.equal(q.title, `Q, head 1: row 'it', column '${tableLabels(view, 'q').columns[2]}'`);
     assert.equal(q.lines[1], '0.4×1 (8 zero terms left out)');
