@@ -119,7 +119,8 @@ function otherPresetTests() {
       const x = await readTable('#x-table table');
       const before = x.rows.find((r) => r.label === 'bank').cells.map(Number);
       const col = (name) => x.columns.indexOf(name);
-      assert.deepEqual(output.columns, x.columns, 'with W = I the output columns are the features');
+      // head dimensions are numbered; with W = I each names its feature in brackets (issue 26, point 5)
+      assert.deepEqual(output.columns, x.columns.map((name, c) => `${c + 1} (${name})`), 'with W = I the output columns are the features');
       assert.equal(before[col(wins)], before[col(loses)], 'both senses start equal');
       assert.ok(bank[col(wins)] > bank[col(loses)] + 0.05, `${wins} ${bank[col(wins)]} vs ${loses} ${bank[col(loses)]}`);
     });
@@ -169,7 +170,7 @@ describe('editing and explaining', () => {
   it('editing a weight switches to hand-edited weights and recomputes', async () => {
     await redrawn(() => tab.page.selectOption('#preset', 'money-bank'));
     await tab.page.click('#weights summary');
-    const cell = tab.page.getByRole('textbox', { name: 'W_q, head 1, row finance, column 1', exact: true });
+    const cell = tab.page.getByRole('textbox', { name: 'W_q, head 1, row finance, column 1 (finance)', exact: true });
     await redrawn(() => cell.fill('3'));
     assert.equal(await tab.page.inputValue('#weightsMode'), 'custom');
     const { inputs, expected } = await reference();
@@ -182,8 +183,8 @@ describe('editing and explaining', () => {
     await tab.page.click('[data-slot="head-0-scores"] td[data-row="7"][data-col="0"]');
     assert.equal(await tab.page.isVisible('#explain'), true);
     assert.equal(await tab.page.textContent('#explain-cell'), "Scores, head 1: row 'it', column 'The'");
-    // the term 0.4×0 is zero: left out, and counted
-    assert.match(await tab.page.textContent('#explain-lines'), /0\.6×0\.2 \+ 0\.5×0\.1 \(1 zero term left out\)/);
+    // three terms: written out whole, the zero too, as the notes do (issue 26, point 4)
+    assert.match(await tab.page.textContent('#explain-lines'), /0\.6×0\.2 \+ 0\.5×0\.1 \+ 0\.4×0/);
     assert.equal(await tab.page.textContent('#explain-value'), '= 0.17');
   });
 
@@ -195,7 +196,7 @@ describe('editing and explaining', () => {
     assert.match(await tab.page.textContent('#explain-value'), /= 0\.155362/);
     await tab.page.click('[data-slot="head-0-z"] td[data-row="2"][data-col="0"]');
     // 1/(2+e) and e/(2+e) as the nearest float32 (0.5761169 was the old exp's neighbour, 1 ulp off)
-    assert.match(await tab.page.textContent('#explain-lines'), /0\.21194157×1 \+ 0\.57611686×1 \(1 zero term left out\)/);
+    assert.match(await tab.page.textContent('#explain-lines'), /0\.21194157×1 \+ 0\.21194157×0 \+ 0\.57611686×1/);
   });
 
   it('keyboard: arrow keys move between cells and focus explains', async () => {

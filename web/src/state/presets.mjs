@@ -157,7 +157,7 @@ export const PRESETS = [
     state: {
       sentence: 'Action gets results',
       dModel: 64, heads: 1, dK: 64, dV: 64,
-      x: { columns: Array.from({ length: 64 }, (_, c) => `x${c + 1}`), tokens: ['Action', 'gets', 'results'], rows: unitVarianceRows(3, 64, ACTION_X_SEED) },
+      x: { columns: Array.from({ length: 64 }, (_, c) => `e${c + 1}`), tokens: ['Action', 'gets', 'results'], rows: unitVarianceRows(3, 64, ACTION_X_SEED) },
       weightsMode: 'random', seed: ACTION_W_SEED, useWo: false, scaleMode: 'sqrt_dk', selectedToken: 0,
     },
     // note 3's experiment: done, it is part of the example (no note dimmed), and a line says what to see
