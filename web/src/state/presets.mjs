@@ -2,6 +2,7 @@
 // get wrong said plainly. A preset is a partial state: whatever it leaves out takes the default.
 import { FEATURES } from './vocabulary.mjs';
 import { mulberry32 } from '../shared/stats.mjs';
+import { formatNumber } from '../shared/format.mjs';
 
 const feature = (name) => {
   const index = FEATURES.indexOf(name);
@@ -52,7 +53,8 @@ const ACTION_W_SEED = 4;
 
 // The titles and notes are in the message catalogues ('preset.<id>.title', 'preset.<id>.<note>').
 // A note is a key, which holds for the example exactly as given (it is dimmed once the reader
-// changes the example), or { key, always: true }, which stays true whatever is changed.
+// changes the example), or { key, always: true }, which stays true whatever is changed; `values(view)`
+// fills a note's numbers from the engine's result.
 // plot: the embedding plot's first columns (across, up); selectedToken: the step table's query.
 export const PRESETS = [
   {
@@ -148,7 +150,7 @@ export const PRESETS = [
     notes: [
       'note1',
       'note2',
-      'note3',
+      { key: 'note3', values: scalingGap },
     ],
   },
   {
@@ -217,6 +219,16 @@ export const PRESETS = [
     ],
   },
 ];
+
+// 000's third note in the engine's numbers: the two scaled scores of 'bank' (its second row), their
+// gap, and the small weight e^−gap / (1 + e^−gap) softmax gives the first, at the lab's precision.
+function scalingGap(view) {
+  const { m, tokens, result } = view;
+  const h = result.heads[0];
+  const r = Math.min(1, tokens.length - 1);
+  const [low, high] = [h.scaled[r * m], h.scaled[r * m + Math.min(1, m - 1)]];
+  return { low: formatNumber(low), high: formatNumber(high), gap: formatNumber(high - low), small: formatNumber(h.weights[r * m]) };
+}
 
 // The telescope with head 1 alone: its weights and its rows of W_O.
 function oneHeadOnly(state) {

@@ -14,6 +14,7 @@ import { presetById, experimentOf } from '../state/presets.mjs';
 import { modifiedAspects } from '../state/index.mjs';
 import { selectionIn } from '../shared/selection.mjs';
 import { listenToTables } from './events.mjs';
+import { setPrecision, precision } from '../shared/format.mjs';
 
 /** The sections the tables draw, by their data-view names, in the order they are drawn. */
 export const TABLE_SECTIONS = ['notes', 'tokens', 'inputs', 'parameters', 'steps', 'matrices', 'output'];
@@ -53,7 +54,7 @@ const SECTION_DRAWERS = {
     const aspects = modifiedAspects(state);
     api.renderNotes({
       preset, aspects, replacedWeights: replacedWeights && t(replacedWeights.key, replacedWeights.values),
-      experiment: experimentLine(t, experimentOf(preset, state, aspects), state, view),
+      experiment: experimentLine(t, experimentOf(preset, state, aspects), state, view), view,
     });
   },
   tokens: ({ api }, state, view) => api.renderTokens(view.tokens, selectionIn(state, view).token),
@@ -61,6 +62,7 @@ const SECTION_DRAWERS = {
   parameters: ({ api, openBlocks }, state, view) => api.renderWeights(view, openBlocks),
   steps: ({ api, $ }, state, view) => {
     const { token, head } = selectionIn(state, view);
+    $('precision').value = String(precision());
     $('steps-scale').checked = state.scaleMode === 'sqrt_dk';
     api.renderStepTable(view, token, head === 'all' ? 0 : head);
   },
@@ -93,6 +95,11 @@ export function mount(ctx) {
     for (const name of sections) SECTION_DRAWERS[name]?.(tables, state, view);
   };
   listenToTables(ctx);
+  // one precision for the whole lab: tables, explanations, the walk, the notes' numbers
+  $('precision').addEventListener('change', (event) => {
+    setPrecision(Number(event.target.value));
+    ctx.redrawAll();
+  });
   return {
     ...api,
     sections: TABLE_SECTIONS,

@@ -3,7 +3,7 @@
 // The table is built once per shape (the keys, self or cross) and its cells rewritten in place when
 // only the numbers change: a table rebuilt on every edit is styled, laid out and painted anew, its
 // sticky token cells composited anew, where most cells have not changed.
-import { formatCell, formatFull, formatVector } from '../shared/format.mjs';
+import { formatNumber, formatNumbers } from '../shared/format.mjs';
 import { weightColour } from '../shared/colour.mjs';
 import { message } from '../i18n/index.mjs';
 
@@ -103,10 +103,10 @@ function fillSteps(table, view, queryIndex, head, t) {
   const m = view.m;
   const row = (values, width, r) => values.subarray(r * width, (r + 1) * width);
   const limit = table.dataset.whole ? Infinity : WHOLE;
-  const vector = (values, digits) => formatVector(values, digits, values.length > limit ? SHORT : Infinity);
+  const vector = (values) => formatNumbers(values, values.length > limit ? SHORT : Infinity);
   fillWholeButton(table, view, t);
-  const divisor = view.scaleMode === 'sqrt_dk' ? `√d_k = ${formatFull(result.shape.scale)}` : formatFull(result.shape.scale);
-  setText(table.caption, t('steps.caption', { token: tokens[queryIndex], row: queryIndex + 1, head: head + 1, q: formatVector(row(h.q, dK, queryIndex), 3) }));
+  const divisor = view.scaleMode === 'sqrt_dk' ? `√d_k = ${formatNumber(result.shape.scale)}` : formatNumber(result.shape.scale);
+  setText(table.caption, t('steps.caption', { token: tokens[queryIndex], row: queryIndex + 1, head: head + 1, q: vector(row(h.q, dK, queryIndex)) }));
   const headers = table.tHead.rows[0].cells;
   setText(headers[0], t('steps.token'));
   setText(headers[5], `q·k / ${divisor}`);
@@ -117,13 +117,13 @@ function fillSteps(table, view, queryIndex, head, t) {
     const cells = rows[j].cells;  // cells[0] is the key's token
     const weight = h.weights[queryIndex * m + j];
     const texts = [
-      j === qRow ? vector(row(h.q, dK, queryIndex), 2) : '',
-      vector(row(h.k, dK, j), 2),
-      vector(row(h.v, dV, j), 2),
-      formatCell(h.scores[queryIndex * m + j]),
-      formatCell(h.scaled[queryIndex * m + j]),
-      formatCell(weight, 4),
-      vector(Array.from(row(h.v, dV, j), (v) => v * weight), 3),
+      j === qRow ? vector(row(h.q, dK, queryIndex)) : '',
+      vector(row(h.k, dK, j)),
+      vector(row(h.v, dV, j)),
+      formatNumber(h.scores[queryIndex * m + j]),
+      formatNumber(h.scaled[queryIndex * m + j]),
+      formatNumber(weight),
+      vector(Array.from(row(h.v, dV, j), (v) => v * weight)),
     ];
     PARTS.forEach((part, c) => {
       const td = cells[c + 1];
@@ -154,5 +154,5 @@ function fillSteps(table, view, queryIndex, head, t) {
   }
   const [sumLabel, sum] = table.tFoot.rows[0].cells;
   setText(sumLabel, t('steps.sum', { head: head + 1, token: tokens[queryIndex] }));
-  setText(sum, vector(row(h.z, dV, queryIndex), 4));
+  setText(sum, vector(row(h.z, dV, queryIndex)));
 }

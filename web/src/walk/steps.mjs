@@ -5,7 +5,7 @@
 //   cell address: { matrix, head?, row?, col? } for the matrices (row or col omitted: all of them),
 //                 { part, key? } for the step table's columns (q k v scores scaled weights weighted z)
 import { message } from '../i18n/index.mjs';
-import { formatFull } from '../shared/format.mjs';
+import { formatNumber } from '../shared/format.mjs';
 
 /** The stages of the formula strip, in the order of the computation. */
 export const STAGES = ['x', 'qkv', 'scores', 'scaled', 'weights', 'z', 'concat', 'output'];
@@ -42,7 +42,7 @@ export function walkSteps(view, query, head, t = message) {
   }
   const scaleText = view.scaleMode === 'none'
     ? t('walk.scaleNone', { token })
-    : t('walk.scale', { token, divisor: view.scaleMode === 'sqrt_dk' ? `√${dK} = ${formatFull(result.shape.scale)}` : formatFull(result.shape.scale) });
+    : t('walk.scale', { token, divisor: view.scaleMode === 'sqrt_dk' ? `√${dK} = ${formatNumber(result.shape.scale)}` : formatNumber(result.shape.scale) });
   add('scaled', scaleText, [{ matrix: 'scores', head, row: query }], [{ matrix: 'scaled', head, row: query }],
     { matrix: 'scaled', head, row: query, col: strongest });
   add('weights', t('walk.softmax', { token }), [{ matrix: 'scaled', head, row: query }], [{ matrix: 'weights', head, row: query }],
@@ -53,7 +53,7 @@ export function walkSteps(view, query, head, t = message) {
     add('z', t('walk.weighted', { token, key: keyTokens[j] }),
       [{ matrix: 'weights', head, row: query, col: j }, { matrix: 'v', head, row: j }, { part: 'weights', key: j }, { part: 'v', key: j }],
       [{ part: 'weighted', key: j }], null,
-      [`${formatFull(weight)} × [${value.map(formatFull).join(', ')}]`, `= [${value.map((v) => formatFull(Math.fround(weight * v))).join(', ')}]`]);
+      [`${formatNumber(weight)} × [${value.map((v) => formatNumber(v)).join(', ')}]`, `= [${value.map((v) => formatNumber(Math.fround(weight * v))).join(', ')}]`]);
   }
   add('z', t('walk.sum', { token, head: hd }), [{ matrix: 'weights', head, row: query }, { matrix: 'v', head }, { part: 'weighted' }],
     [{ matrix: 'z', head, row: query }, { part: 'z' }], { matrix: 'z', head, row: query, col: largest(h.z, dV, query) });
