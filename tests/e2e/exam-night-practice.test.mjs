@@ -11,7 +11,7 @@ import { EN } from '../../web/src/i18n/en.mjs';
 import { HI } from '../../web/src/i18n/hi.mjs';
 
 let tab;
-const lab = useLabPage({ before, after, assert, onReady: (opened) => { tab = opened; } });
+useLabPage({ before, after, assert, onReady: (opened) => { tab = opened; } });
 const linkTo = (state) => `#lab=${encodeURIComponent(JSON.stringify(state))}`;
 const FEEDBACK = /^practice\.(exercise\.blind|mistake\.|name\.|verdict\.|answer\.)/;
 const texts = (v) => (typeof v === 'string' ? [v] : [v.one, v.other]);
