@@ -246,6 +246,7 @@ export const EN = {
 
   // the example and how it was changed
   'preset.modified': 'Modified from "{title}": {aspects} changed. Notes that no longer hold are dimmed; choose the example again to restore it.',
+  'preset.ownSentence': 'Your sentence takes every word\'s vector from the vocabulary (the table of features below), the example\'s words too: the hand-made vectors of "{title}" belong to its own sentence and come back with it.',
   'preset.aspect.sentence': 'the sentence',
   'preset.aspect.attention': 'self or cross attention',
   'preset.aspect.sizes': 'the sizes',

@@ -50,6 +50,7 @@ export const HI = {
 
   // the example and how it was changed
   'preset.modified': '"{title}" में बदलाव किया गया है: {aspects}। जो टिप्पणियाँ अब लागू नहीं होतीं, वे धुंधली दिखाई गई हैं; उदाहरण को दोबारा चुनें तो सब पहले जैसा हो जाएगा।',
+  'preset.ownSentence': 'आपका वाक्य हर शब्द का vector शब्दावली (नीचे features की तालिका) से लेता है, उदाहरण के शब्दों का भी: "{title}" के हाथ से बने vector उसके अपने वाक्य के हैं और उसी के साथ लौटते हैं।',
   'preset.aspect.sentence': 'वाक्य',
   'preset.aspect.attention': 'self या cross attention',
   'preset.aspect.sizes': 'आकार',

@@ -69,6 +69,8 @@ export function renderNotes({ $, t }, { preset, aspects, replacedWeights, experi
   if (modified) {
     parts.push(paragraph('modified', t('preset.modified', { title: t(`preset.${preset.id}.title`), aspects: aspects.map((a) => t(`preset.aspect.${a}`)).join(', ') })));
   }
+  // the example's hand-made vectors belong to its own sentence: a typed one takes the vocabulary's
+  if (preset.state.x && aspects.includes('sentence')) parts.push(paragraph('modified', t('preset.ownSentence', { title: t(`preset.${preset.id}.title`) })));
   if (replacedWeights) parts.push(paragraph('modified', replacedWeights));
   parts.push(noteList(t, preset, modified, view));
   const bar = actionBar(t, preset, modified);
