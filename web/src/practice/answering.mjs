@@ -100,7 +100,7 @@ function sayWrong(session, index, verdict, sum = null) {
   else make = () => t(hints ? 'practice.verdict.notQuiteHints' : 'practice.verdict.notQuite');
   if (sum !== null) {
     const said = make;
-    make = () => `${t('practice.verdict.rowSum', { sum: formatNumber(sum) })} ${said()}`;
+    make = () => `${said()} ${t('practice.verdict.rowSum', { sum: formatNumber(sum) })}`;
   }
   const text = say(session, index, make, mistake ? 'mistake' : 'wrong', verdict.mistakes, many ? verdict.right : null);
   showProgress(session);
