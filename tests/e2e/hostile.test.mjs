@@ -14,7 +14,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const hosting = hostSite();
 const site = hosting.dir;
 
-const FIRST_EXAMPLE_WEIGHTS = ['0.422', '0.155', '0.422', '1.000'];  // 002 'The cat sat', row 'The'
+const FIRST_EXAMPLE_WEIGHTS = ['0.4223', '0.1554', '0.4223', '1'];  // 002 'The cat sat', row 'The'
 const link = (data) => `#lab=${encodeURIComponent(JSON.stringify(data))}`;
 
 let browser;

@@ -30,7 +30,9 @@ function readTable(selector) {
   }));
 }
 
-const number = (text) => (text === '−∞' ? -Infinity : Number(text));
+// "1.754 × 10⁻⁷" is 1.754e-7 (tiny and huge numbers as a student writes them, issue 26)
+const SUPER = '⁰¹²³⁴⁵⁶⁷⁸⁹';
+const number = (text) => (text === '−∞' ? -Infinity : Number(text.replace(/ × 10([⁻]?)([⁰¹²³⁴⁵⁶⁷⁸⁹]+)/, (_, sign, digits) => `e${sign ? '-' : ''}${[...digits].map((d) => SUPER.indexOf(d)).join('')}`)));
 
 // The page's inputs and weights, run through the float64 reference.
 async function reference() {
@@ -52,7 +54,8 @@ function assertTableMatches(table, values, cols, what) {
     if (c >= cols) return;  // the Σ column
     const want = values[r * cols + c];
     const got = number(text);
-    assert.ok(want === -Infinity ? got === -Infinity : Math.abs(got - want) <= 0.0006,
+    // 4 significant digits (issue 26, point 6): within half a unit of the 4th digit, or 0.0006
+    assert.ok(want === -Infinity ? got === -Infinity : Math.abs(got - want) <= Math.max(0.0006, 0.0005 * Math.abs(want)),
       `${what} [${row.label}][${table.columns[c]}]: page ${text}, reference ${want}`);
   }));
 }
@@ -84,10 +87,11 @@ function notesNumbersTests() {
   it("cat-sat: the notes' weights and outputs (002)", async () => {
     await choosePreset('cat-sat');
     const weights = await readTable('[data-slot="head-0-weights"] table');
-    assert.deepEqual(weights.rows[0].cells, ['0.422', '0.155', '0.422', '1.000']);
+    // 4 significant digits, as the notes' corrections write them (issue 26, point 6)
+    assert.deepEqual(weights.rows[0].cells, ['0.4223', '0.1554', '0.4223', '1']);
     const output = await readTable('#output-table table');
-    assert.deepEqual(output.rows.map((r) => r.cells), [
-      ['0.845', '0.578', '0.845', '0.578'], ['0.578', '0.845', '0.578', '0.845'], ['0.788', '0.788', '0.788', '0.788']]);
+    assert.deepEqual(output.rows.map((r) => r.cells.map((c) => c.replace(/ \(.*\)$/, ''))), [
+      ['0.8446', '0.5777', '0.8446', '0.5777'], ['0.5777', '0.8446', '0.5777', '0.8446'], ['0.7881', '0.7881', '0.7881', '0.7881']]);
     const notes = await tab.page.textContent('#notes');
     assert.match(notes, /0\.5761/);
     assert.match(notes, /\[0\.8808, 0\.1192\]/);
@@ -99,7 +103,7 @@ function notesNumbersTests() {
     assert.deepEqual(scores.columns, ['The', 'animal', "didn't", 'cross', 'the', 'street', 'because', 'it', 'was', 'too', 'tired', '.']);
     const it = scores.rows.find((r) => r.label === 'it');
     // the notes' eight scores; 'the' shares the row of 'The'; 'because', 'too' and '.' have no q or k in the notes
-    assert.deepEqual(it.cells, ['0.170', '0.770', '0.200', '0.290', '0.170', '0.620', '0.000', '0.920', '0.140', '0.000', '1.220', '0.000']);
+    assert.deepEqual(it.cells, ['0.17', '0.77', '0.2', '0.29', '0.17', '0.62', '0', '0.92', '0.14', '0', '1.22', '0']);
     const steps = await tab.page.textContent('#steps caption');
     assert.match(steps, /Query 'it'/);
     const weights = await readTable('[data-slot="head-0-weights"] table');
@@ -119,7 +123,8 @@ function otherPresetTests() {
       const x = await readTable('#x-table table');
       const before = x.rows.find((r) => r.label === 'bank').cells.map(Number);
       const col = (name) => x.columns.indexOf(name);
-      assert.deepEqual(output.columns, x.columns, 'with W = I the output columns are the features');
+      // head dimensions are numbered; with W = I each names its feature in brackets (issue 26, point 5)
+      assert.deepEqual(output.columns, x.columns.map((name, c) => `${c + 1} (${name})`), 'with W = I the output columns are the features');
       assert.equal(before[col(wins)], before[col(loses)], 'both senses start equal');
       assert.ok(bank[col(wins)] > bank[col(loses)] + 0.05, `${wins} ${bank[col(wins)]} vs ${loses} ${bank[col(loses)]}`);
     });
@@ -169,7 +174,7 @@ describe('editing and explaining', () => {
   it('editing a weight switches to hand-edited weights and recomputes', async () => {
     await redrawn(() => tab.page.selectOption('#preset', 'money-bank'));
     await tab.page.click('#weights summary');
-    const cell = tab.page.getByRole('textbox', { name: 'W_q, head 1, row finance, column 1', exact: true });
+    const cell = tab.page.getByRole('textbox', { name: 'W_q, head 1, row finance, column 1 (finance)', exact: true });
     await redrawn(() => cell.fill('3'));
     assert.equal(await tab.page.inputValue('#weightsMode'), 'custom');
     const { inputs, expected } = await reference();
@@ -182,8 +187,8 @@ describe('editing and explaining', () => {
     await tab.page.click('[data-slot="head-0-scores"] td[data-row="7"][data-col="0"]');
     assert.equal(await tab.page.isVisible('#explain'), true);
     assert.equal(await tab.page.textContent('#explain-cell'), "Scores, head 1: row 'it', column 'The'");
-    // the term 0.4×0 is zero: left out, and counted
-    assert.match(await tab.page.textContent('#explain-lines'), /0\.6×0\.2 \+ 0\.5×0\.1 \(1 zero term left out\)/);
+    // three terms: written out whole, the zero too, as the notes do (issue 26, point 4)
+    assert.match(await tab.page.textContent('#explain-lines'), /0\.6×0\.2 \+ 0\.5×0\.1 \+ 0\.4×0/);
     assert.equal(await tab.page.textContent('#explain-value'), '= 0.17');
   });
 
@@ -192,10 +197,15 @@ describe('editing and explaining', () => {
     await tab.page.click('[data-slot="head-0-weights"] td[data-row="0"][data-col="1"]');
     const lines = await tab.page.textContent('#explain-lines');
     assert.match(lines, /e\^0 \/ \(e\^1 \+ e\^0 \+ e\^1\)/);
-    assert.match(await tab.page.textContent('#explain-value'), /= 0\.155362/);
+    assert.match(await tab.page.textContent('#explain-value'), /= 0\.1554$/);
     await tab.page.click('[data-slot="head-0-z"] td[data-row="2"][data-col="0"]');
-    // 1/(2+e) and e/(2+e) as the nearest float32 (0.5761169 was the old exp's neighbour, 1 ulp off)
-    assert.match(await tab.page.textContent('#explain-lines'), /0\.21194157×1 \+ 0\.57611686×1 \(1 zero term left out\)/);
+    // 1/(2+e) and e/(2+e) at 4 significant digits (issue 26, point 6)
+    assert.match(await tab.page.textContent('#explain-lines'), /0\.2119×1 \+ 0\.2119×0 \+ 0\.5761×1/);
+    // every float32 digit on request: the nearest float32 (0.5761169 was the old exp's neighbour, 1 ulp off)
+    await redrawn(() => tab.page.selectOption('#precision', '0'));
+    await tab.page.click('[data-slot="head-0-z"] td[data-row="2"][data-col="0"]');
+    assert.match(await tab.page.textContent('#explain-lines'), /0\.21194157×1 \+ 0\.21194157×0 \+ 0\.57611686×1/);
+    await redrawn(() => tab.page.selectOption('#precision', '4'));
   });
 
   it('keyboard: arrow keys move between cells and focus explains', async () => {

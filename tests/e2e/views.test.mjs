@@ -11,10 +11,12 @@ let tab;
 const lab = useLabPage({ before, after, assert, onReady: (opened) => { tab = opened; } });
 const redrawn = (action) => lab.redrawn(action);
 
-// The weights table of a head as numbers, [query][key], as the page prints them.
+// The weights table of a head as numbers, [query][key], as the page prints them ("1.754 × 10⁻⁷" is
+// 1.754e-7: tiny numbers as a student writes them, issue 26).
 async function weightsTable(head) {
   return tab.page.$$eval(`[data-slot="head-${head}-weights"] tbody tr`, (rows) =>
-    rows.map((tr) => Array.from(tr.cells).slice(1, -1).map((td) => Number(td.textContent))));
+    rows.map((tr) => Array.from(tr.cells).slice(1, -1).map((td) => Number(td.textContent.replace(/ × 10([⁻]?)([⁰¹²³⁴⁵⁶⁷⁸⁹]+)/,
+      (_, sign, digits) => `e${sign ? '-' : ''}${[...digits].map((d) => '⁰¹²³⁴⁵⁶⁷⁸⁹'.indexOf(d)).join('')}`)))));
 }
 
 const rgb = (css) => css.match(/\d+/g).slice(0, 3).map(Number);

@@ -6,7 +6,7 @@
 // format, so it can never become a formula (CSV), a link, heading, HTML or code (Markdown), or a
 // command or comment (LaTeX). Numbers are written at the chosen precision (PRECISIONS).
 import { formatFull, formatCell } from '../shared/format.mjs';
-import { numbered, keyColumns, valueColumns, concatColumns, outputProjectionRows } from '../shared/labels.mjs';
+import { keyColumns, valueColumns, concatColumns, outputProjectionRows } from '../shared/labels.mjs';
 import { message } from '../i18n/index.mjs';
 
 /** The settings behind a view, as plain data; its words in the language of `t` (English without it). */
@@ -33,9 +33,9 @@ export function tablesOf(view, t = message) {
     const at = (table) => t('export.caption.perHead', { table, head: h + 1 });
     const size = (width) => view.dModel * width;
     tables.push(
-      { id: `wq-${h}`, caption: at('W_q'), rowLabels: view.columns, columnLabels: numbered(view.dK), values: view.weights.wq.subarray(h * size(view.dK), (h + 1) * size(view.dK)) },
-      { id: `wk-${h}`, caption: at('W_k'), rowLabels: view.columns, columnLabels: numbered(view.dK), values: view.weights.wk.subarray(h * size(view.dK), (h + 1) * size(view.dK)) },
-      { id: `wv-${h}`, caption: at('W_v'), rowLabels: view.columns, columnLabels: numbered(view.dV), values: view.weights.wv.subarray(h * size(view.dV), (h + 1) * size(view.dV)) },
+      { id: `wq-${h}`, caption: at('W_q'), rowLabels: view.columns, columnLabels: keyColumns(view), values: view.weights.wq.subarray(h * size(view.dK), (h + 1) * size(view.dK)) },
+      { id: `wk-${h}`, caption: at('W_k'), rowLabels: view.columns, columnLabels: keyColumns(view), values: view.weights.wk.subarray(h * size(view.dK), (h + 1) * size(view.dK)) },
+      { id: `wv-${h}`, caption: at('W_v'), rowLabels: view.columns, columnLabels: valueColumns(view), values: view.weights.wv.subarray(h * size(view.dV), (h + 1) * size(view.dV)) },
       { id: `q-${h}`, caption: at('Q'), rowLabels: view.tokens, columnLabels: keyColumns(view), values: trace.q },
       { id: `k-${h}`, caption: at('K'), rowLabels: view.keyTokens, columnLabels: keyColumns(view), values: trace.k },
       { id: `v-${h}`, caption: at('V'), rowLabels: view.keyTokens, columnLabels: valueColumns(view), values: trace.v },

@@ -91,6 +91,11 @@ export function createApp(container, { compute, initialState = null, views = nul
     root, container, t, links, embedded, signal: lifetime.signal, services: {},
     section: (name) => container.querySelector(`[data-view="${name}"]`),
     language: () => lab.language,
+    // every feature drawn again, kept parts too (the lab's precision changed)
+    redrawAll: () => {
+      for (const part of container.querySelectorAll('[data-signature]')) delete part.dataset.signature;
+      if (runner.view) redraw();
+    },
     // the engine's answers let go of the lab when it is removed (engine/lifetime.mjs)
     compute: bindLifetime(compute, lifetime.signal),
     store: { get state() { return store.state; }, get view() { return runner.view; }, get aspects() { return store.aspects; }, dispatch: (action) => store.dispatch(action) },

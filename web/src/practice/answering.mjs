@@ -5,6 +5,7 @@ import { judgeBlanks } from './check.mjs';
 import { renderHint, showFeedback, resolve } from './render.mjs';
 import { HEAD_TABLES, announce, results, statusAt, usePlan } from './session.mjs';
 import { showProgress } from './panel.mjs';
+import { formatNumber } from '../shared/format.mjs';
 
 /**
  * A verdict on a card, kept as a function of the language (`make`): a language chosen later writes
@@ -61,7 +62,7 @@ export function check(session, index) {
     return;
   }
   const verdict = judgeBlanks(read.values, exercise, session.settings.tolerance);
-  const text = verdict.correct ? sayCorrect(session, index) : sayWrong(session, index, verdict);
+  const text = verdict.correct ? sayCorrect(session, index) : sayWrong(session, index, verdict, rowSum(exercise, read.values));
   announce(session, text);
 }
 
@@ -78,7 +79,14 @@ function sayCorrect(session, index) {
   return text;
 }
 
-function sayWrong(session, index, verdict) {
+// a softmax row's typed weights that do not add to 1 (to 4 significant digits): their sum, else null
+function rowSum(exercise, values) {
+  if (!exercise.id.startsWith('softmax:') || values.length < 2) return null;
+  const sum = values.reduce((a, b) => a + b, 0);
+  return Math.abs(sum - 1) < 5e-4 ? null : sum;
+}
+
+function sayWrong(session, index, verdict, sum = null) {
   const { t } = session.host;
   const exercise = session.exercises[index];
   session.progress.wrong(exercise.id);
@@ -90,6 +98,10 @@ function sayWrong(session, index, verdict) {
   if (mistake) make = () => t(many ? 'practice.verdict.rowMistake' : 'practice.verdict.mistake', { ...counts, mistake: resolve(mistake, t) });
   else if (many) make = () => t(hints ? 'practice.verdict.rowNotQuiteHints' : 'practice.verdict.rowNotQuite', counts);
   else make = () => t(hints ? 'practice.verdict.notQuiteHints' : 'practice.verdict.notQuite');
+  if (sum !== null) {
+    const said = make;
+    make = () => `${said()} ${t('practice.verdict.rowSum', { sum: formatNumber(sum) })}`;
+  }
   const text = say(session, index, make, mistake ? 'mistake' : 'wrong', verdict.mistakes, many ? verdict.right : null);
   showProgress(session);
   return text;

@@ -26,11 +26,14 @@ export function renderCards(session, { keepLit = false } = {}) {
 function cardOf(session, exercise, index) {
   const { exercises, settings, prefix, host } = session;
   const parts = renderCard(exercise, { number: index + 1, total: exercises.length, id: `${prefix}-${index}`, hints: settings.hints, t: host.t });
-  for (const input of parts.inputs) {
+  for (const [k, input] of parts.inputs.entries()) {
     input.addEventListener('keydown', (event) => {
       if (event.key !== 'Enter') return;
       event.preventDefault();
-      check(session, index);
+      // in a row of blanks, Enter goes on to the next empty box; the last one checks
+      const next = parts.inputs.slice(k + 1).find((box) => box.value.trim() === '');
+      if (next && input.value.trim() !== '') next.focus();
+      else check(session, index);
     });
   }
   parts.check.addEventListener('click', () => check(session, index));

@@ -12,7 +12,7 @@ import { forward64 } from './forward64.mjs';
 import { DEFAULT_TOLERANCE, near } from './check.mjs';
 import { explainCell } from '../shared/explain-cell.mjs';
 import { message } from '../i18n/index.mjs';
-import { formatFull } from '../shared/format.mjs';
+import { formatFull, precision, setPrecision } from '../shared/format.mjs';
 import { keyColumns, valueColumns, concatColumns, numbered } from '../shared/labels.mjs';
 
 /** The kinds of blank, in the order of the computation. */
@@ -167,7 +167,11 @@ function valuesOf(view, f64, cell) {
 function buildExercise(view, f64, cell, tolerance) {
   const { matrix, row: i, col } = cell;
   const { head, built, blanks, truths, mistakes } = valuesOf(view, f64, cell);
+  // an answered blank shows the engine's float32 exactly, whatever the lab's precision
+  const shownPrecision = precision();
+  setPrecision(0);
   const explained = blanks.map((blank) => explainCell(view, { ...blank, matrix: blank.matrix === 'softmax' ? 'weights' : blank.matrix }));
+  setPrecision(shownPrecision);
   const single = blanks.length === 1 && matrix !== 'softmax';
   return {
     id: `${matrix}:${head}:${i}:${col}`,

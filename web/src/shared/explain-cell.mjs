@@ -4,17 +4,20 @@
 //   cell: { matrix, head, row, col } with matrix one of x, context, q, k, v, scores, scaled,
 //         weights, z, concat, output, wq, wk, wv, wo
 // Rows and columns are named exactly as the tables' headers name them (tableLabels), every
-// non-zero term is shown (zeros are left out and counted), and every float32 is printed as the
-// shortest decimal that reads back to the same float32 (formatFull).
-import { formatFull } from './format.mjs';
+// non-zero term is shown (zeros are left out and counted past four terms), and every float32 is printed at
+// the lab's precision (formatNumber: 4 significant digits, or the exact float32 on request).
+import { formatNumber } from './format.mjs';
 import { tableLabels } from './labels.mjs';
 import { message } from '../i18n/index.mjs';
 
-const f = formatFull;
+// the lab's precision (4 significant digits unless the reader asks for more)
+const f = (value) => formatNumber(value);
 
 // "a×b + c×d + …" over the pairs whose product is not zero, then how many zero terms were left out.
+// A short sum (at most FEW terms) is written out whole, zeros too, as the notes write it.
+const FEW = 4;
 function sumOfProducts(pairs, t) {
-  const kept = pairs.filter(([a, b]) => a !== 0 && b !== 0);
+  const kept = pairs.length <= FEW ? pairs : pairs.filter(([a, b]) => a !== 0 && b !== 0);
   const zeros = pairs.length - kept.length;
   const shown = kept.length ? kept.map(([a, b]) => `${f(a)}×${f(b)}`).join(' + ') : t('explain.allZero');
   return zeros === 0 ? shown : `${shown} ${zeros === 1 ? t('explain.zero') : t('explain.zeros', { count: zeros })}`;

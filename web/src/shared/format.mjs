@@ -34,3 +34,33 @@ export function formatVector(values, digits = 2, limit = 6) {
   const more = values.length > limit ? `, … (${values.length})` : '';
   return `[${shown.join(', ')}${more}]`;
 }
+
+// The lab's precision (issue 26): significant digits shown in tables, explanations, the walk and the
+// notes' numbers; 0 shows each float32 exactly (formatFull). One setting for every lab of the page.
+let significant = 4;
+const SUPERSCRIPT = { '-': '⁻', 0: '⁰', 1: '¹', 2: '²', 3: '³', 4: '⁴', 5: '⁵', 6: '⁶', 7: '⁷', 8: '⁸', 9: '⁹' };
+
+/** Sets the digits shown (1 … 9, or 0 for the exact float32); returns the setting now in force. */
+export function setPrecision(digits) {
+  if (Number.isInteger(digits) && digits >= 0 && digits <= 9) significant = digits;
+  return significant;
+}
+
+export const precision = () => significant;
+
+/** A number as a student writes it: `digits` significant digits, trailing zeros dropped, 1.68 × 10⁻⁷ for tiny or huge ones. */
+export function formatNumber(value, digits = significant) {
+  if (!Number.isFinite(value)) return formatCell(value);
+  const text = digits === 0 ? formatFull(value) : String(Number(value.toPrecision(digits)));
+  const [mantissa, exponent] = text.split('e');
+  const plain = mantissa === '-0' ? '0' : mantissa;
+  if (exponent === undefined) return plain;
+  return `${plain} × 10${[...String(Number(exponent))].map((c) => SUPERSCRIPT[c]).join('')}`;
+}
+
+/** A vector of formatNumber's, in brackets, shortened past `limit` entries. */
+export function formatNumbers(values, limit = Infinity) {
+  const shown = Array.from(values.slice(0, limit), (v) => formatNumber(v));
+  const more = values.length > limit ? `, … (${values.length})` : '';
+  return `[${shown.join(', ')}${more}]`;
+}

@@ -3,17 +3,29 @@
 /** "1", "2", … (or with a prefix: "c1", "c2", …). */
 export const numbered = (count, prefix = '') => Array.from({ length: count }, (_, i) => `${prefix}${i + 1}`);
 
-/** Columns of Q, K: the input's features when W = I, else 1 … d_k. */
-export const keyColumns = (view) => (view.identity ? view.columns : numbered(view.dK));
+// One naming rule per kind of axis (issue 26): tokens by their text; model dimensions by the
+// input's features (the vocabulary's names, a preset's own, or e1 … e_d); head dimensions by their
+// number, 1 … d_k or 1 … d_v, in W_q, W_k, W_v, Q, K, V and Z alike, whatever the weights. While
+// W = I a head dimension is a model dimension: a named one follows the number in brackets.
+const unnamed = (columns) => columns.every((c) => /^e\d+$/.test(c));
 
-/** Columns of V and Z: the input's features when W = I, else 1 … d_v. */
-export const valueColumns = (view) => (view.identity ? view.columns : numbered(view.dV));
+/** A head's columns: 1 … width, "1 (finance)" while W = I and the features have names. */
+export function headColumns(view, width) {
+  const gloss = view.identity && !unnamed(view.columns);
+  return numbered(width).map((n, i) => (gloss && view.columns[i] ? `${n} (${view.columns[i]})` : n));
+}
+
+/** Columns of Q, K (and of W_q, W_k). */
+export const keyColumns = (view) => headColumns(view, view.dK);
+
+/** Columns of V and Z (and of W_v). */
+export const valueColumns = (view) => headColumns(view, view.dV);
 
 /** Columns of the concatenation [Z_1 | … | Z_h]: "h2:3" is column 3 of head 2. */
 export function concatColumns(view) {
-  if (view.identity) return view.columns;
+  if (view.heads === 1) return valueColumns(view);
   const width = view.heads * view.dV;
-  return Array.from({ length: width }, (_, c) => (view.heads > 1 ? `h${Math.floor(c / view.dV) + 1}:${(c % view.dV) + 1}` : `${c + 1}`));
+  return Array.from({ length: width }, (_, c) => `h${Math.floor(c / view.dV) + 1}:${(c % view.dV) + 1}`);
 }
 
 /** Rows of W_O: one per column of the concatenation, labelled as those columns are. */
@@ -35,8 +47,8 @@ export function tableLabels(view, matrix) {
     case 'scores': case 'scaled': case 'weights': return square;
     case 'concat': return { rows: view.tokens, columns: concatColumns(view) };
     case 'output': return { rows: view.tokens, columns: view.weights.wo ? view.columns : concatColumns(view) };
-    case 'wq': case 'wk': return { rows: view.columns, columns: numbered(view.dK) };
-    case 'wv': return { rows: view.columns, columns: numbered(view.dV) };
+    case 'wq': case 'wk': return { rows: view.columns, columns: keyColumns(view) };
+    case 'wv': return { rows: view.columns, columns: valueColumns(view) };
     case 'wo': return { rows: outputProjectionRows(view), columns: view.columns };
     default: throw new Error(`no table called ${matrix}`);
   }

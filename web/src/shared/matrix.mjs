@@ -2,7 +2,7 @@
 // shaded by value, masked (−∞), summed per row, or editable (<input>). Built with DOM nodes and
 // textContent only. Re-rendering a table of the same shape updates its cells in place, so an input
 // being typed in keeps its focus and caret.
-import { formatCell, formatFull } from './format.mjs';
+import { formatCell, formatFull, formatNumber } from './format.mjs';
 import { weightColour } from './colour.mjs';
 import { message } from '../i18n/index.mjs';
 
@@ -98,7 +98,8 @@ function headerCell(text, scope) {
 
 function fillTable(table, spec) {
   const cols = spec.columnLabels.length;
-  const digits = spec.digits ?? 3;
+  // decimals when the table asks for them, else the lab's precision (formatNumber)
+  const shown = (value) => (spec.digits === undefined ? formatNumber(value) : formatCell(value, spec.digits));
   const rows = table.tBodies[0].rows;
   for (let r = 0; r < rows.length; r++) {
     const cells = rows[r].cells;  // cells[0] is the row header
@@ -116,7 +117,7 @@ function fillTable(table, spec) {
         continue;
       }
       // touch the DOM only where something changed: every write invalidates styles
-      setText(td, formatCell(value, digits));
+      setText(td, shown(value));
       if ((value === -Infinity) !== td.classList.contains('masked')) td.classList.toggle('masked');
       if (spec.shade) {
         const { background, foreground } = weightColour(value);
@@ -127,7 +128,7 @@ function fillTable(table, spec) {
         }
       }
     }
-    if (spec.rowSums && !spec.overlay?.(cells[cols + 1], spec.address, r, cols)) setText(cells[cols + 1], formatCell(sum, digits));
+    if (spec.rowSums && !spec.overlay?.(cells[cols + 1], spec.address, r, cols)) setText(cells[cols + 1], shown(sum));
   }
 }
 

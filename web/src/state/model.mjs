@@ -152,11 +152,22 @@ export function modifiedAspects(state) {
   return Object.entries(ASPECTS).filter(([, fields]) => !fields.every(same)).map(([aspect]) => aspect);
 }
 
+/**
+ * A preset's hand-made X, while the sentence is the preset's own; null for any other sentence, whose
+ * words then all take the vocabulary's vectors (one source, issue 26).
+ */
+export function ownX(state) {
+  if (!state.x || state.attention !== 'self') return null;
+  const preset = state.preset && presetById(state.preset);
+  if (preset && preset.state.sentence !== state.sentence) return null;
+  return state.x;
+}
+
 /** Column labels of X: a preset's own, or the vocabulary's features. */
 export function columnsOf(state) {
   // given rows (a real model's hidden states) have no named features
   if (state.inputs) return Array.from({ length: state.dModel }, (_, c) => `d${c}`);
-  if (state.x && state.x.columns.length === state.dModel && state.attention === 'self') return state.x.columns;
+  if (ownX(state) && state.x.columns.length === state.dModel) return state.x.columns;
   return columnNames(state.dModel);
 }
 /** How many numbers the custom weights, given inputs and learned embeddings hold (what a link would carry). */

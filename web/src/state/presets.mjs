@@ -2,6 +2,7 @@
 // get wrong said plainly. A preset is a partial state: whatever it leaves out takes the default.
 import { FEATURES } from './vocabulary.mjs';
 import { mulberry32 } from '../shared/stats.mjs';
+import { formatNumber } from '../shared/format.mjs';
 
 const feature = (name) => {
   const index = FEATURES.indexOf(name);
@@ -52,7 +53,8 @@ const ACTION_W_SEED = 4;
 
 // The titles and notes are in the message catalogues ('preset.<id>.title', 'preset.<id>.<note>').
 // A note is a key, which holds for the example exactly as given (it is dimmed once the reader
-// changes the example), or { key, always: true }, which stays true whatever is changed.
+// changes the example), or { key, always: true }, which stays true whatever is changed; `values(view)`
+// fills a note's numbers from the engine's result.
 // plot: the embedding plot's first columns (across, up); selectedToken: the step table's query.
 export const PRESETS = [
   {
@@ -148,7 +150,7 @@ export const PRESETS = [
     notes: [
       'note1',
       'note2',
-      'note3',
+      { key: 'note3', values: scalingGap },
     ],
   },
   {
@@ -157,9 +159,11 @@ export const PRESETS = [
     state: {
       sentence: 'Action gets results',
       dModel: 64, heads: 1, dK: 64, dV: 64,
-      x: { columns: Array.from({ length: 64 }, (_, c) => `x${c + 1}`), tokens: ['Action', 'gets', 'results'], rows: unitVarianceRows(3, 64, ACTION_X_SEED) },
+      x: { columns: Array.from({ length: 64 }, (_, c) => `e${c + 1}`), tokens: ['Action', 'gets', 'results'], rows: unitVarianceRows(3, 64, ACTION_X_SEED) },
       weightsMode: 'random', seed: ACTION_W_SEED, useWo: false, scaleMode: 'sqrt_dk', selectedToken: 0,
     },
+    // note 3's experiment: done, it is part of the example (no note dimmed), and a line says what to see
+    experiments: [{ key: 'noScale', aspects: ['scaling'], state: { scaleMode: 'none' } }],
     notes: [
       'note1',
       'note2',
@@ -216,6 +220,16 @@ export const PRESETS = [
   },
 ];
 
+// 000's third note in the engine's numbers: the two scaled scores of 'bank' (its second row), their
+// gap, and the small weight e^−gap / (1 + e^−gap) softmax gives the first, at the lab's precision.
+function scalingGap(view) {
+  const { m, tokens, result } = view;
+  const h = result.heads[0];
+  const r = Math.min(1, tokens.length - 1);
+  const [low, high] = [h.scaled[r * m], h.scaled[r * m + Math.min(1, m - 1)]];
+  return { low: formatNumber(low), high: formatNumber(high), gap: formatNumber(high - low), small: formatNumber(h.weights[r * m]) };
+}
+
 // The telescope with head 1 alone: its weights and its rows of W_O.
 function oneHeadOnly(state) {
   const { dModel, dK, dV, custom } = state;
@@ -226,6 +240,13 @@ function oneHeadOnly(state) {
 }
 
 export const DEFAULT_PRESET = 'cat-sat';
+
+/** The experiment a note of `preset` proposes that the state is in (only that changed), or null. */
+export function experimentOf(preset, state, aspects) {
+  return (preset?.experiments ?? []).find((experiment) => aspects.length > 0
+    && aspects.every((a) => experiment.aspects.includes(a))
+    && Object.entries(experiment.state).every(([field, value]) => state[field] === value)) ?? null;
+}
 
 export function presetById(id) {
   return PRESETS.find((preset) => preset.id === id) ?? null;

@@ -3,7 +3,7 @@
 import { MAX_TOKENS, MAX_CHARS } from './tokenize.mjs';
 import { embed, wordKey } from './vocabulary.mjs';
 import { problemOf } from '../i18n/page.mjs';
-import { PAGE_LIMITS, LOADED_LIMITS, FLOAT32_MAX, FLOAT32_MIN_NORMAL, tokensOf, editKey, editedWord } from './model.mjs';
+import { PAGE_LIMITS, LOADED_LIMITS, FLOAT32_MAX, FLOAT32_MIN_NORMAL, tokensOf, editKey, editedWord, ownX } from './model.mjs';
 
 /**
  * An embedding matrix for tokens. The rule: a word has one vector wherever it appears, looked up by
@@ -99,7 +99,7 @@ function maskOf(state, tokens, keyTokens) {
 function requestOf(state, { tokens, contextTokens }, { dModel, heads, dK, dV }) {
   const x = state.inputs && state.inputs.rows.every((row) => row.length === dModel)
     ? withRowEdits(state.inputs, dModel, state.xEdits)
-    : embeddings(tokens, dModel, state.attention === 'self' ? state.x : null, state.xEdits, state.embeddings);
+    : embeddings(tokens, dModel, ownX(state), state.xEdits, state.embeddings);
   const context = contextTokens ? embeddings(contextTokens, dModel, null, state.contextEdits) : null;
   const keyTokens = contextTokens ?? tokens;
   const request = {

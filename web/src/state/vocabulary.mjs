@@ -45,7 +45,7 @@ export function embedAll(tokens, dModel) {
   return x;
 }
 
-/** Column labels: the named features, then d10, d11, ... */
+/** Column labels: the named features, then e11, e12, … (model dimensions, numbered from 1) */
 export function columnNames(dModel) {
-  return Array.from({ length: dModel }, (_, c) => (c < FEATURES.length ? FEATURES[c] : `d${c}`));
+  return Array.from({ length: dModel }, (_, c) => (c < FEATURES.length ? FEATURES[c] : `e${c + 1}`));
 }

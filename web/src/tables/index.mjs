@@ -10,10 +10,11 @@ import { renderTokens, renderInputs } from './inputs.mjs';
 import { renderWeights, fillWeightBlock } from './weights.mjs';
 import { renderHeadTabs, renderHeadPanel, renderMultihead } from './heads.mjs';
 import { renderMessages, renderStatus, renderEngine } from './status.mjs';
-import { presetById } from '../state/presets.mjs';
+import { presetById, experimentOf } from '../state/presets.mjs';
 import { modifiedAspects } from '../state/index.mjs';
 import { selectionIn } from '../shared/selection.mjs';
 import { listenToTables } from './events.mjs';
+import { setPrecision, precision } from '../shared/format.mjs';
 
 /** The sections the tables draw, by their data-view names, in the order they are drawn. */
 export const TABLE_SECTIONS = ['notes', 'tokens', 'inputs', 'parameters', 'steps', 'matrices', 'output'];
@@ -37,16 +38,31 @@ function rendererApi(page) {
   };
 }
 
+// What the reader should now see after a note's experiment: the selected token's largest weight.
+function experimentLine(t, experiment, state, view) {
+  if (!experiment || !view?.result) return null;
+  const { token, head } = selectionIn(state, view);
+  const weights = view.result.heads[head === 'all' ? 0 : head].weights.subarray(token * view.m, (token + 1) * view.m);
+  const top = Math.max(...weights);
+  return t(`preset.${state.preset}.${experiment.key}`, { token: view.tokens[token], weight: top.toPrecision(4), key: view.keyTokens[weights.indexOf(top)] });
+}
+
 // One section's drawing from the state and the view; tables: { api, t, openBlocks, replacedWeights }.
 const SECTION_DRAWERS = {
-  notes: ({ api, t, replacedWeights }, state) => api.renderNotes({
-    preset: presetById(state.preset), aspects: modifiedAspects(state), replacedWeights: replacedWeights && t(replacedWeights.key, replacedWeights.values),
-  }),
+  notes: ({ api, t, replacedWeights }, state, view) => {
+    const preset = presetById(state.preset);
+    const aspects = modifiedAspects(state);
+    api.renderNotes({
+      preset, aspects, replacedWeights: replacedWeights && t(replacedWeights.key, replacedWeights.values),
+      experiment: experimentLine(t, experimentOf(preset, state, aspects), state, view), view,
+    });
+  },
   tokens: ({ api }, state, view) => api.renderTokens(view.tokens, selectionIn(state, view).token),
   inputs: ({ api }, state, view) => api.renderInputs(view),
   parameters: ({ api, openBlocks }, state, view) => api.renderWeights(view, openBlocks),
   steps: ({ api, $ }, state, view) => {
     const { token, head } = selectionIn(state, view);
+    $('precision').value = String(precision());
     $('steps-scale').checked = state.scaleMode === 'sqrt_dk';
     api.renderStepTable(view, token, head === 'all' ? 0 : head);
   },
@@ -79,6 +95,11 @@ export function mount(ctx) {
     for (const name of sections) SECTION_DRAWERS[name]?.(tables, state, view);
   };
   listenToTables(ctx);
+  // one precision for the whole lab: tables, explanations, the walk, the notes' numbers
+  $('precision').addEventListener('change', (event) => {
+    setPrecision(Number(event.target.value));
+    ctx.redrawAll();
+  });
   return {
     ...api,
     sections: TABLE_SECTIONS,

@@ -10,12 +10,13 @@ function paragraph(className, text) {
   return p;
 }
 
-function noteList(t, preset, modified) {
+function noteList(t, preset, modified, view) {
   const list = document.createElement('ul');
   for (const note of preset.notes) {
     const li = document.createElement('li');
     const always = typeof note === 'object' && note.always;
-    li.textContent = t(`preset.${preset.id}.${typeof note === 'string' ? note : note.key}`);
+    const values = typeof note === 'object' && note.values && view?.result ? note.values(view) : {};
+    li.textContent = t(`preset.${preset.id}.${typeof note === 'string' ? note : note.key}`, values);
     if (modified && !always) li.className = 'stale';
     list.append(li);
   }
@@ -48,21 +49,30 @@ function sourceDetails(t, preset) {
   return source;
 }
 
-/** preset: the example or null; aspects: what the reader changed; replacedWeights: a sentence or null. */
-export function renderNotes({ $, t }, { preset, aspects, replacedWeights }) {
+/**
+ * preset: the example or null; aspects: what the reader changed; replacedWeights: a sentence or null;
+ * view: the result shown (a note's numbers come from it);
+ * experiment: what to see now when the change is the one a note proposes (no note is dimmed then), or null.
+ */
+export function renderNotes({ $, t }, { preset, aspects, replacedWeights, experiment = null, view = null }) {
   const container = $('notes');
-  if (unchanged(container, [preset?.id ?? '', aspects.join(','), replacedWeights ?? ''].join('\u0001'))) return;
+  // a note with numbers from the engine is drawn again whenever they may have changed
+  const numbers = preset?.notes.some((note) => note.values) ? view : null;
+  if (unchanged(container, [preset?.id ?? '', aspects.join(','), replacedWeights ?? '', experiment ?? ''].join('\u0001')) && !numbers) return;
   if (!preset) {
     container.replaceChildren(paragraph(null, t('vocabulary.note')));
     return;
   }
   const parts = [];
-  const modified = aspects.length > 0;
+  const modified = aspects.length > 0 && !experiment;
+  if (experiment) parts.push(paragraph('experiment', experiment));
   if (modified) {
     parts.push(paragraph('modified', t('preset.modified', { title: t(`preset.${preset.id}.title`), aspects: aspects.map((a) => t(`preset.aspect.${a}`)).join(', ') })));
   }
+  // the example's hand-made vectors belong to its own sentence: a typed one takes the vocabulary's
+  if (preset.state.x && aspects.includes('sentence')) parts.push(paragraph('modified', t('preset.ownSentence', { title: t(`preset.${preset.id}.title`) })));
   if (replacedWeights) parts.push(paragraph('modified', replacedWeights));
-  parts.push(noteList(t, preset, modified));
+  parts.push(noteList(t, preset, modified, view));
   const bar = actionBar(t, preset, modified);
   if (bar) parts.push(bar);
   parts.push(sourceDetails(t, preset));

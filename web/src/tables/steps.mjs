@@ -3,11 +3,15 @@
 // The table is built once per shape (the keys, self or cross) and its cells rewritten in place when
 // only the numbers change: a table rebuilt on every edit is styled, laid out and painted anew, its
 // sticky token cells composited anew, where most cells have not changed.
-import { formatCell, formatFull, formatVector } from '../shared/format.mjs';
+import { formatNumber, formatNumbers } from '../shared/format.mjs';
 import { weightColour } from '../shared/colour.mjs';
 import { message } from '../i18n/index.mjs';
 
 const PARTS = ['q', 'k', 'v', 'scores', 'scaled', 'weights', 'weighted'];
+// vectors up to this long are shown whole (wrapping in their cell); longer ones shortened until the
+// reader opens them (the button under the table)
+const WHOLE = 12;
+const SHORT = 8;
 const MATRIX_OF_PART = { scores: 'scores', scaled: 'scaled', weights: 'weights' };
 
 /** `t(key, values)`: the lab's language (English without it). */
@@ -18,9 +22,27 @@ export function renderSteps(container, view, queryIndex, head, t = message) {
   if (!table || table.dataset.signature !== signature) {
     table = buildSteps(keyTokens);
     table.dataset.signature = signature;
-    container.replaceChildren(table);
+    const whole = document.createElement('button');
+    whole.type = 'button';
+    whole.className = 'whole-vectors';
+    whole.addEventListener('click', () => {
+      table.dataset.whole = table.dataset.whole ? '' : '1';
+      fillSteps(table, ...table.lastFill);
+    });
+    container.replaceChildren(table, whole);
   }
+  table.lastFill = [view, queryIndex, head, t];
   fillSteps(table, view, queryIndex, head, t);
+}
+
+// the whole-vectors button: shown when a vector is longer than WHOLE, its text saying what it does
+function fillWholeButton(table, view, t) {
+  const button = table.nextElementSibling;
+  if (!button) return;
+  const longest = Math.max(view.dK, view.dV);
+  button.hidden = longest <= WHOLE;
+  setText(button, t(table.dataset.whole ? 'steps.shortVectors' : 'steps.wholeVectors', { n: longest }));
+  button.setAttribute('aria-pressed', table.dataset.whole ? 'true' : 'false');
 }
 
 function buildSteps(keyTokens) {
@@ -80,8 +102,11 @@ function fillSteps(table, view, queryIndex, head, t) {
   const h = result.heads[head];
   const m = view.m;
   const row = (values, width, r) => values.subarray(r * width, (r + 1) * width);
-  const divisor = view.scaleMode === 'sqrt_dk' ? `√d_k = ${formatFull(result.shape.scale)}` : formatFull(result.shape.scale);
-  setText(table.caption, t('steps.caption', { token: tokens[queryIndex], row: queryIndex + 1, head: head + 1, q: formatVector(row(h.q, dK, queryIndex), 3) }));
+  const limit = table.dataset.whole ? Infinity : WHOLE;
+  const vector = (values) => formatNumbers(values, values.length > limit ? SHORT : Infinity);
+  fillWholeButton(table, view, t);
+  const divisor = view.scaleMode === 'sqrt_dk' ? `√d_k = ${formatNumber(result.shape.scale)}` : formatNumber(result.shape.scale);
+  setText(table.caption, t('steps.caption', { token: tokens[queryIndex], row: queryIndex + 1, head: head + 1, q: vector(row(h.q, dK, queryIndex)) }));
   const headers = table.tHead.rows[0].cells;
   setText(headers[0], t('steps.token'));
   setText(headers[5], `q·k / ${divisor}`);
@@ -92,13 +117,13 @@ function fillSteps(table, view, queryIndex, head, t) {
     const cells = rows[j].cells;  // cells[0] is the key's token
     const weight = h.weights[queryIndex * m + j];
     const texts = [
-      j === qRow ? formatVector(row(h.q, dK, queryIndex), 2, 4) : '',
-      formatVector(row(h.k, dK, j), 2, 4),
-      formatVector(row(h.v, dV, j), 2, 4),
-      formatCell(h.scores[queryIndex * m + j]),
-      formatCell(h.scaled[queryIndex * m + j]),
-      formatCell(weight, 4),
-      formatVector(Array.from(row(h.v, dV, j), (v) => v * weight), 3, 4),
+      j === qRow ? vector(row(h.q, dK, queryIndex)) : '',
+      vector(row(h.k, dK, j)),
+      vector(row(h.v, dV, j)),
+      formatNumber(h.scores[queryIndex * m + j]),
+      formatNumber(h.scaled[queryIndex * m + j]),
+      formatNumber(weight),
+      vector(Array.from(row(h.v, dV, j), (v) => v * weight)),
     ];
     PARTS.forEach((part, c) => {
       const td = cells[c + 1];
@@ -129,5 +154,5 @@ function fillSteps(table, view, queryIndex, head, t) {
   }
   const [sumLabel, sum] = table.tFoot.rows[0].cells;
   setText(sumLabel, t('steps.sum', { head: head + 1, token: tokens[queryIndex] }));
-  setText(sum, formatVector(row(h.z, dV, queryIndex), 4, 8));
+  setText(sum, vector(row(h.z, dV, queryIndex)));
 }

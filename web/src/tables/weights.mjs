@@ -3,7 +3,7 @@
 //   page: { $(id), t(key, values) }
 import { renderMatrix } from '../shared/matrix.mjs';
 import { slotIn } from './slots.mjs';
-import { numbered, outputProjectionRows } from '../shared/labels.mjs';
+import { tableLabels, keyColumns, valueColumns, outputProjectionRows } from '../shared/labels.mjs';
 
 /** openBlocks: the keys of the blocks the reader opened ('head-0', …, 'wo'). */
 export function renderWeights(page, view, openBlocks) {
@@ -54,7 +54,7 @@ export function fillWeightBlock({ t }, details, view) {
     const size = view.dModel * width;
     renderMatrix(slot(name), {
       caption: t('caption.perHead', { table: { wq: 'W_q', wk: 'W_k', wv: 'W_v' }[name], head: h + 1 }), t,
-      rowLabels: view.columns, columnLabels: numbered(width),
+      rowLabels: view.columns, columnLabels: tableLabels(view, name).columns,
       values: view.weights[name].subarray(h * size, (h + 1) * size), editable: true,
       address: { matrix: name, head: h },
     });
@@ -63,7 +63,7 @@ export function fillWeightBlock({ t }, details, view) {
   for (const [name, width] of [['bq', view.dK], ['bk', view.dK], ['bv', view.dV]]) {
     if (!view.weights[name]) continue;
     renderMatrix(slot(name), {
-      caption: t('caption.perHead', { table: { bq: 'b_q', bk: 'b_k', bv: 'b_v' }[name], head: h + 1 }), t, rowLabels: ['b'], columnLabels: numbered(width),
+      caption: t('caption.perHead', { table: { bq: 'b_q', bk: 'b_k', bv: 'b_v' }[name], head: h + 1 }), t, rowLabels: ['b'], columnLabels: name === 'bv' ? valueColumns(view) : keyColumns(view),
       values: view.weights[name].subarray(h * width, (h + 1) * width), address: { matrix: null },
     });
   }

@@ -5,10 +5,17 @@
 //   cell address: { matrix, head?, row?, col? } for the matrices (row or col omitted: all of them),
 //                 { part, key? } for the step table's columns (q k v scores scaled weights weighted z)
 import { message } from '../i18n/index.mjs';
-import { formatFull } from '../shared/format.mjs';
+import { formatNumber } from '../shared/format.mjs';
 
 /** The stages of the formula strip, in the order of the computation. */
 export const STAGES = ['x', 'qkv', 'scores', 'scaled', 'weights', 'z', 'concat', 'output'];
+
+// the column of a row that carries the most (largest |value|): the cell a step explains
+function largest(values, width, r) {
+  let best = 0;
+  for (let c = 1; c < width; c++) if (Math.abs(values[r * width + c]) > Math.abs(values[r * width + best])) best = c;
+  return best;
+}
 
 export function walkSteps(view, query, head, t = message) {
   const { tokens, keyTokens, m, dK, dV, result } = view;
@@ -23,11 +30,11 @@ export function walkSteps(view, query, head, t = message) {
   const strongest = weightsRow.indexOf(Math.max(...weightsRow));
 
   add('qkv', t('walk.q', { token, head: hd }), [{ matrix: 'x', row: query }, { matrix: 'wq', head }], [{ matrix: 'q', head, row: query }, { part: 'q' }],
-    { matrix: 'q', head, row: query, col: 0 });
+    { matrix: 'q', head, row: query, col: largest(h.q, dK, query) });
   add('qkv', t('walk.k', { head: hd, key: keyTokens[strongest], source: view.self ? 'X' : 'C' }), [{ matrix: input }, { matrix: 'wk', head }], [{ matrix: 'k', head }, { part: 'k' }],
-    { matrix: 'k', head, row: strongest, col: 0 });
+    { matrix: 'k', head, row: strongest, col: largest(h.k, dK, strongest) });
   add('qkv', t('walk.v', { head: hd, key: keyTokens[strongest], source: view.self ? 'X' : 'C' }), [{ matrix: input }, { matrix: 'wv', head }], [{ matrix: 'v', head }, { part: 'v' }],
-    { matrix: 'v', head, row: strongest, col: 0 });
+    { matrix: 'v', head, row: strongest, col: largest(h.v, dV, strongest) });
   for (let j = 0; j < m; j++) {
     add('scores', t('walk.score', { token, key: keyTokens[j], dK }),
       [{ matrix: 'q', head, row: query }, { matrix: 'k', head, row: j }, { part: 'q' }, { part: 'k', key: j }],
@@ -35,9 +42,9 @@ export function walkSteps(view, query, head, t = message) {
   }
   const scaleText = view.scaleMode === 'none'
     ? t('walk.scaleNone', { token })
-    : t('walk.scale', { token, divisor: view.scaleMode === 'sqrt_dk' ? `√${dK} = ${formatFull(result.shape.scale)}` : formatFull(result.shape.scale) });
+    : t('walk.scale', { token, divisor: view.scaleMode === 'sqrt_dk' ? `√${dK} = ${formatNumber(result.shape.scale)}` : formatNumber(result.shape.scale) });
   add('scaled', scaleText, [{ matrix: 'scores', head, row: query }], [{ matrix: 'scaled', head, row: query }],
-    { matrix: 'scaled', head, row: query, col: 0 });
+    { matrix: 'scaled', head, row: query, col: strongest });
   add('weights', t('walk.softmax', { token }), [{ matrix: 'scaled', head, row: query }], [{ matrix: 'weights', head, row: query }],
     { matrix: 'weights', head, row: query, col: strongest });
   for (let j = 0; j < m; j++) {
@@ -46,14 +53,14 @@ export function walkSteps(view, query, head, t = message) {
     add('z', t('walk.weighted', { token, key: keyTokens[j] }),
       [{ matrix: 'weights', head, row: query, col: j }, { matrix: 'v', head, row: j }, { part: 'weights', key: j }, { part: 'v', key: j }],
       [{ part: 'weighted', key: j }], null,
-      [`${formatFull(weight)} × [${value.map(formatFull).join(', ')}]`, `= [${value.map((v) => formatFull(Math.fround(weight * v))).join(', ')}]`]);
+      [`${formatNumber(weight)} × [${value.map((v) => formatNumber(v)).join(', ')}]`, `= [${value.map((v) => formatNumber(Math.fround(weight * v))).join(', ')}]`]);
   }
   add('z', t('walk.sum', { token, head: hd }), [{ matrix: 'weights', head, row: query }, { matrix: 'v', head }, { part: 'weighted' }],
-    [{ matrix: 'z', head, row: query }, { part: 'z' }], { matrix: 'z', head, row: query, col: 0 });
+    [{ matrix: 'z', head, row: query }, { part: 'z' }], { matrix: 'z', head, row: query, col: largest(h.z, dV, query) });
   add('concat', t('walk.concat', { token }), [{ matrix: 'z', head, row: query }], [{ matrix: 'concat', row: query }],
-    { matrix: 'concat', row: query, col: head * dV });
+    { matrix: 'concat', row: query, col: head * dV + largest(h.z, dV, query) });
   add('output', t(view.weights.wo ? 'walk.wo' : 'walk.noWo', { token }), [{ matrix: 'concat', row: query }, { matrix: 'wo' }], [{ matrix: 'output', row: query }],
-    { matrix: 'output', row: query, col: 0 });
+    { matrix: 'output', row: query, col: largest(result.output, result.shape.dOut, query) });
   return steps;
 }
 

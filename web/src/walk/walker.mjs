@@ -18,6 +18,8 @@ export function begin(walker) {
 
 export function end(walker) {
   walker.walk = null;
+  for (const details of walker.opened ?? []) details.open = false;
+  walker.opened?.clear();
   walker.panel.classList.remove('active');
   clearHighlight(walker);
   showPanel(walker);
@@ -50,10 +52,29 @@ function clearHighlight({ container, strip }) {
   for (const b of strip.querySelectorAll('button')) b.removeAttribute('aria-current');
 }
 
+// a parameter block the step reads (W_q, W_k, W_v of a head; W_O) is opened so that its cells can be
+// outlined; true when one was closed (its cells are drawn on its toggle event)
+// (closed again when the walk ends: walker.opened)
+function openBlocks({ container, opened: openedBefore }, step, again) {
+  let opened = false;
+  for (const { matrix, head } of step.inputs) {
+    if (!['wq', 'wk', 'wv', 'wo'].includes(matrix)) continue;
+    const details = container.querySelector(`#weights details[data-block="${matrix === 'wo' ? 'wo' : `head-${head}`}"]`);
+    if (!details || details.open) continue;
+    details.addEventListener('toggle', again, { once: true });
+    details.open = true;
+    openedBefore.add(details);
+    opened = true;
+  }
+  return opened;
+}
+
 function highlight(walker, scroll) {
   const { container, strip, walk } = walker;
   clearHighlight(walker);
   const step = walk.steps[walk.index];
+  walker.opened ??= new Set();
+  if (openBlocks(walker, step, () => walker.walk?.steps[walker.walk.index] === step && highlight(walker, scroll))) return;
   for (const address of step.inputs) for (const cell of container.querySelectorAll(cellSelector(address))) cell.classList.add('walk-in');
   const outputs = step.outputs.flatMap((address) => [...container.querySelectorAll(cellSelector(address))]);
   for (const cell of outputs) cell.classList.add('walk-out');

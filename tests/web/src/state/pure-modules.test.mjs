@@ -48,7 +48,7 @@ describe('vocabulary', () => {
     assert.deepEqual(embed('Zorblax', 3), a.subarray(0, 3), 'column c does not depend on d_model');
   });
   it('columns past the named features are hashed; names follow', () => {
-    assert.deepEqual(columnNames(12).slice(FEATURES.length), ['d10', 'd11']);
+    assert.deepEqual(columnNames(12).slice(FEATURES.length), ['e11', 'e12']);  // model dimensions numbered from 1, as e1 … (issue 26, point 5)
     assert.equal(embedAll(['money', 'bank'], 4).length, 8);
   });
 });

@@ -7,6 +7,7 @@ import { walkSteps, STAGES, cellSelector } from '../../../../web/src/walk/steps.
 import { presetState, buildRequest, withCellEdit, withSettingChange, withWeightEdit, modifiedAspects } from '../../../../web/src/state/index.mjs';
 import { explainCell } from '../../../../web/src/shared/explain-cell.mjs';
 import { tableLabels } from '../../../../web/src/shared/labels.mjs';
+import { setPrecision } from '../../../../web/src/shared/format.mjs';
 import { message } from '../../../../web/src/i18n/index.mjs';
 import { referenceAttention } from '../../reference.mjs';
 
@@ -39,13 +40,17 @@ describe('the guided walk', () => {
       assert.deepEqual(step.inputs.slice(0, 2), [{ matrix: 'q', head: 0, row: 2 }, { matrix: 'k', head: 0, row: j }]);
       assert.equal(cellSelector(step.outputs[0]), `td[data-matrix="scores"][data-head="0"][data-row="2"][data-col="${j}"]`);
     });
-    // a weighted value's arithmetic: weight × v, each product printed as the float32 it is
-    const weighted = steps.filter((s) => s.stage === 'z')[2];
+    // a weighted value's arithmetic: weight × v, at 4 significant digits by default (issue 26, point 6)
     const w = view.result.heads[0].weights[2 * m + 2];
-    const products = weighted.arithmetic[1].replace(/^= \[|\]$/g, '').split(', ').map(Number);
     const v = [1, 1, 1, 1];  // E_sat
-    products.forEach((p, c) => assert.equal(Math.fround(p), Math.fround(Math.fround(w) * v[c])));
-    assert.match(weighted.arithmetic[1], /^= \[0\.57611686, /, 'the shortest decimal of the float32, not the double');
+    const productsOf = (all) => all.filter((s) => s.stage === 'z')[2].arithmetic[1].replace(/^= \[|\]$/g, '').split(', ').map(Number);
+    productsOf(steps).forEach((p, c) => assert.equal(p, Number((w * v[c]).toPrecision(4))));
+    // with every digit asked for, each product printed as the float32 it is
+    setPrecision(0);
+    const exact = walkSteps(view, 2, 0);
+    setPrecision(4);
+    productsOf(exact).forEach((p, c) => assert.equal(Math.fround(p), Math.fround(Math.fround(w) * v[c])));
+    assert.match(exact.filter((s) => s.stage === 'z')[2].arithmetic[1], /^= \[0\.57611686, /, 'the shortest decimal of the float32, not the double');
   });
 });
 
@@ -106,14 +111,15 @@ describe('edits to an example', () => {
 });
 
 describe('explanations', () => {
-  it('name rows and columns as the tables do, and count the zero terms they leave out', () => {
+  it('name rows and columns as the tables do, and count the zero terms they leave out past four terms', () => {
     const view = viewOf(presetState('animal-it'));
     const it = view.tokens.indexOf('it');
     const score = explainCell(view, { matrix: 'scores', head: 0, row: it, col: 1 });
     assert.equal(score.title, "Scores, head 1: row 'it', column 'animal'");
     assert.equal(score.lines[1], '0.6×0.6 + 0.5×0.5 + 0.4×0.4');
     const the = explainCell(view, { matrix: 'scores', head: 0, row: it, col: 0 });
-    assert.equal(the.lines[1], '0.6×0.2 + 0.5×0.1 (1 zero term left out)');
+    // three terms: written out whole, the zero too, as the notes write q·k (issue 26, point 4)
+    assert.equal(the.lines[1], '0.6×0.2 + 0.5×0.1 + 0.4×0');
     const q = explainCell(view, { matrix: 'q', head: 0, row: it, col: 2 });
     assert.equal(q.title, `Q, head 1: row 'it', column '${tableLabels(view, 'q').columns[2]}'`);
     assert.equal(q.lines[1], '0.4×1 (8 zero terms left out)');
