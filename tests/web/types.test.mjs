@@ -1,5 +1,5 @@
-// The types say what the docs say: every ```js and ```ts example of docs/api.md and the README,
-// each as a module of its own, compiles with `tsc --strict --noEmit` against the package's own types,
+// The types say what the docs say: every ```js and ```ts example of docs/api.md, docs/embedding.md and
+// the README, each as a module of its own, compiles with `tsc --strict --noEmit` against the package's own types,
 // found as a consumer finds them: `attention-lab` resolved through package.json "exports" (its
 // "types" conditions, dist/lib/attention.d.ts and dist/npm/component.d.ts, as the suite built them).
 // The docs' placeholders (x, n, dModel, wq, …: "Float32Array or number[]") are declared once, with
@@ -36,7 +36,7 @@ function examples(file) {
   }));
 }
 
-const blocks = [...examples('README.md'), ...examples('docs/api.md')];
+const blocks = [...examples('README.md'), ...examples('docs/api.md'), ...examples('docs/embedding.md')];
 let output = '';
 let status = 0;
 
@@ -67,8 +67,8 @@ before(() => {
 });
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
-it('finds the examples: README\'s two and docs/api.md\'s three', () => {
-  assert.ok(blocks.length >= 5, blocks.map((b) => b.name).join(', '));
+it('finds the examples: README\'s two, docs/api.md\'s three and docs/embedding.md\'s', () => {
+  assert.ok(blocks.length >= 7, blocks.map((b) => b.name).join(', '));
 });
 
 it('tsc --strict --noEmit compiles every example against the package\'s types', () => {
