@@ -38,6 +38,22 @@ attentions = (weights[None, None], weights.flip(0)[None, None])   # 2 layers of 
 attention_lab.show_attention(attentions, ["[CLS]", "cat", "sat"], view="steps,heatmap")`,
   'a = np.array(X, dtype=np.float32)\nattention_lab.show_layer(a, a, a, tokens=tokens)',
   `attention_lab.show(sentence=${JSON.stringify(HOSTILE)}, view="tokens")`,
+  // x and weights, two heads (x @ w, head h in columns 2h, 2h + 1): W = I, d_k = 2
+  'eye = np.eye(4)\nattention_lab.show_layer(x=a, wq=eye, wk=eye, wv=eye, heads=2, tokens=tokens)',
+];
+
+// Bad input, in the venv's Python: each call and the words its message must hold.
+const BAD_INPUT = [
+  ['attention_lab.show_attention([[0.5, 0.6], [0.5, 0.5]], ["a", "b"])', 'ValueError', 'head 1, row 1'],
+  ['attention_lab.show_attention([[0.5, 0.5], [0.5, 0.5]], ["a"])', 'ValueError', 'tokens has 1 entries'],
+  ['attention_lab.show_attention([[[0.5, 0.5], [1.0]]], ["a", "b"])', 'ValueError', 'ragged'],
+  ['attention_lab.show_attention((torch.ones(1, 1, 2, 2) / 2,), ["a", "b"], layer=3)', 'ValueError', 'layer must be'],
+  ['attention_lab.show_layer([[1.0, float("nan")]], [[1.0, 0.0]], [[1.0]])', 'ValueError', 'q holds nan'],
+  ['attention_lab.show_layer([[1.0, 0.0]], [[1.0]], [[1.0]])', 'ValueError', 'k has 1 columns; expected 2'],
+  ['attention_lab.show_layer(x=[[1.0, 2.0, 3.0]], wq=np.eye(3), wk=np.eye(3), wv=np.eye(3), heads=2)', 'ValueError', 'wq has 3 columns'],
+  ['attention_lab.show_attention(np.full((1, 65, 65), 1 / 65), ["w"] * 65)', 'ValueError', 'at most 64 tokens'],
+  ['attention_lab.show(preset=3)', 'TypeError', 'preset must be a string'],
+  ['attention_lab.show(height=10)', 'ValueError', 'height must be'],
 ];
 
 function notebook() {
@@ -48,6 +64,7 @@ function notebook() {
 let browser;
 let frames;
 let tab;
+let badInput;
 before(async () => {
   const run = (command, args, env = {}) => execFileSync(command, args, { cwd: scratch, stdio: 'pipe', env: { ...process.env, ...env } });
   run('bash', [path.join(root, 'scripts/wheel.sh'), path.join(scratch, 'wheel')]);
@@ -59,10 +76,17 @@ before(async () => {
   run(path.join(venv, 'bin/python'), ['-m', 'ipykernel', 'install', '--prefix', venv, '--name', 'attention-lab-venv']);
   writeFileSync(path.join(scratch, 'week3.ipynb'), JSON.stringify(notebook()));
   run('jupyter', ['nbconvert', '--to', 'html', '--execute', 'week3.ipynb'], { JUPYTER_PATH: path.join(venv, 'share/jupyter') });
+  const check = BAD_INPUT.map(([call, kind, words]) => `try:
+    ${call}
+    raise SystemExit("no error: " + ${JSON.stringify(call)})
+except ${kind} as error:
+    if ${JSON.stringify(words)} not in str(error): raise SystemExit(f"{str(error)!r} lacks " + ${JSON.stringify(words)})
+`).join('');
+  badInput = run(path.join(venv, 'bin/python'), ['-c', `import attention_lab, numpy as np, torch\n${check}print("all refused")`]).toString();
   browser = await openBrowser({ dir: scratch });
   tab = await browser.newPage();
   await tab.page.goto(`${browser.url}week3.html`);
-  await tab.page.waitForFunction(() => document.querySelectorAll('iframe').length === 4);
+  await tab.page.waitForFunction(() => document.querySelectorAll('iframe').length === 5);
   frames = [];
   for (const element of await tab.page.$$('iframe')) {
     const frame = await element.contentFrame();
@@ -117,4 +141,22 @@ it('text given in Python reaches the lab as text, never as markup', async () => 
   // the only problems on the page: nbconvert's template asks a CDN for require.js and MathJax (blocked here)
   assert.deepEqual(tab.problems.filter((p) => !/ERR_FAILED|Failed to load resource|require|MathJax/i.test(p)), []);
   assert.ok(tab.foreignRequests.every((url) => /cdnjs|jsdelivr|unpkg|mathjax/i.test(url)), tab.foreignRequests.join(' '));
+});
+
+it('show_layer(x=…, wq=…, heads=2) splits the columns into heads as x @ w: each head\'s weights match a float64 reference', async () => {
+  const X = [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 1, 1]];
+  for (const head of [0, 1]) {
+    const part = X.map((r) => r.slice(2 * head, 2 * head + 2));
+    for (let i = 0; i < 3; i++) {
+      const scores = part.map((k) => (part[i][0] * k[0] + part[i][1] * k[1]) / Math.SQRT2);
+      const top = Math.max(...scores);
+      const e = scores.map((s) => Math.exp(s - top));
+      const sum = e.reduce((a, b) => a + b, 0);
+      near(await row(frames[4], head, i), e.map((v) => v / sum), `head ${head + 1}, row ${i + 1}`);
+    }
+  }
+});
+
+it('bad input in Python is refused with a message naming the argument', () => {
+  assert.match(badInput, /all refused/);
 });
