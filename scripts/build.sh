@@ -32,9 +32,13 @@ bundle() { npx esbuild "$@" --bundle --minify --sourcemap --format=esm --target=
 # loadAttention({ learning: true }) imports
 # (browser and bundlers: attention.mjs, the builds named by literal paths, web/lib/files.mjs), and
 # Node's attention.node.mjs (reads the .wasm from disk: files.node.mjs); package.json "exports" picks
-# (whitespace and comments kept in the first: its /* webpackIgnore */ keeps webpack off the baseUrl import)
-npx esbuild web/lib/attention.mjs --bundle --minify-syntax --minify-identifiers --sourcemap --format=esm --target=es2020 \
-  --log-level=warning --external:./attention-*.mjs --splitting --outdir=dist/lib --out-extension:.js=.mjs --chunk-names='[name]-[hash]'
+bundle web/lib/attention.mjs --external:./attention-*.mjs --splitting --outdir=dist/lib --out-extension:.js=.mjs --chunk-names='[name]-[hash]'
+# minifying drops files.mjs's comments that keep webpack and Vite off the baseUrl import (a URL made
+# at run time): put them back, in the one place
+node -e 'const fs = require("fs"), file = "dist/lib/attention.mjs", text = fs.readFileSync(file, "utf8");
+  const re = /import\(new URL\(`attention-/g, count = (text.match(re) || []).length;
+  if (count !== 1) { console.error(`build: ${count} run-time imports of a build in ${file}, expected 1`); process.exit(1); }
+  fs.writeFileSync(file, text.replace(re, "import(/* webpackIgnore: true */ /* @vite-ignore */ new URL(`attention-"));'
 bundle web/lib/attention.mjs --platform=node --external:node:* --splitting --outdir=dist/lib --out-extension:.js=.node.mjs --chunk-names='[name]-[hash]'
 # the opening example's reply, shipped with the page (web/src/engine/first-result.mjs)
 node scripts/first-result.mjs
