@@ -59,7 +59,10 @@ class Lab:
         return page.replace("</head>", element + "</head>", 1)
 
     def _repr_html_(self):
+        # sandboxed without allow-same-origin: the lab runs in an origin of its own, never the
+        # notebook server's (it needs no storage, cookies or requests; downloads are its exports)
         return (f'<iframe srcdoc="{html.escape(self.page(), quote=True)}" title="Attention Lab" '
+                'sandbox="allow-scripts allow-downloads allow-popups allow-popups-to-escape-sandbox" '
                 f'style="width: 100%; height: {self.height}px; border: 1px solid #ccc" '
                 'allow="clipboard-write" loading="eager"></iframe>')
 

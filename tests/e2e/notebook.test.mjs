@@ -9,7 +9,7 @@
 import { it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -138,6 +138,9 @@ it('text given in Python reaches the lab as text, never as markup', async () => 
   assert.equal(await frames[3].evaluate(() => globalThis.attentionLab.state.sentence), HOSTILE);
   assert.equal(await frames[3].evaluate(() => document.getElementById('pwn')), null);
   assert.equal(await tab.page.evaluate(() => document.getElementById('pwn')), null);
+  // each lab in an origin of its own, not the notebook's
+  const sandboxes = await tab.page.$$eval('iframe', (frames) => frames.map((f) => f.getAttribute('sandbox')));
+  assert.ok(sandboxes.every((s) => s.includes('allow-scripts') && !s.includes('allow-same-origin')), sandboxes.join(' | '));
   // the only problems on the page: nbconvert's template asks a CDN for require.js and MathJax (blocked here)
   assert.deepEqual(tab.problems.filter((p) => !/ERR_FAILED|Failed to load resource|require|MathJax/i.test(p)), []);
   assert.ok(tab.foreignRequests.every((url) => /cdnjs|jsdelivr|unpkg|mathjax/i.test(url)), tab.foreignRequests.join(' '));
@@ -159,4 +162,17 @@ it('show_layer(x=…, wq=…, heads=2) splits the columns into heads as x @ w: e
 
 it('bad input in Python is refused with a message naming the argument', () => {
   assert.match(badInput, /all refused/);
+});
+
+it('the single file refuses a settings element that is not an object of texts, says so, and opens without it', async () => {
+  const page = readFileSync(path.join(root, 'dist/attention-lab.html'), 'utf8')
+    .replace('</head>', '<script type="application/json" id="attention-lab-settings">{"view": ["steps"]}</script></head>');
+  writeFileSync(path.join(scratch, 'bad-settings.html'), page);
+  const bad = await browser.newPage();
+  await bad.page.goto(`${browser.url}bad-settings.html`);
+  await bad.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
+  assert.match(await bad.page.evaluate(() => document.body.innerText), /#attention-lab-settings\) are not a JSON object of texts/);
+  assert.equal(await bad.page.evaluate(() => globalThis.attentionLab.state.preset), 'cat-sat', 'the default example');
+  assert.deepEqual(bad.problems, []);
+  await bad.page.close();
 });
