@@ -27,7 +27,7 @@ const sizes = sizesArgument ? sizesArgument.slice(8).split(';').map((s) => s.spl
 const runs = quick || sizesArgument ? 5 : 20;
 const log = (...args) => console.error(...args);
 
-const { loadAttention } = await import(path.join(root, 'dist/lib/attention.mjs'));
+const { loadAttention } = await import(path.join(root, 'dist/lib/attention.node.mjs'));
 const { default: createPeakModule } = await import(path.join(root, 'build/wasm/peak.mjs'));
 
 // ---- Node

@@ -33,7 +33,7 @@ const esbuild = (args) => execFileSync('npx', ['esbuild', ...args, '--log-level=
 // ---- Node
 
 async function nodeBench() {
-  const { loadAttention } = await import(path.join(root, 'dist/lib/attention.mjs'));
+  const { loadAttention } = await import(path.join(root, 'dist/lib/attention.node.mjs'));
   // tfjs-core's Node bundle leaves out the ops' gradients; its ES modules register them, but import
   // paths without extensions, which Node does not resolve. One esbuild bundle of them registers into
   // the same global registry (tfjs keeps it on globalThis) as the engine imported above.

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { loadAttention } = await import(path.join(root, 'dist/lib/attention.mjs'));
+const { loadAttention } = await import(path.join(root, 'dist/lib/attention.node.mjs'));
 const { createEngineApi } = await import(path.join(root, 'web/src/engine/api.mjs'));
 const { defaultState, buildRequest } = await import(path.join(root, 'web/src/state/index.mjs'));
 

@@ -4,7 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake g++ make libeigen3-dev doctest-dev emscripten chromium gzip fonts-lohit-deva clang-format clang-tidy libxml2-utils poppler-utils)
+# libxml2-utils, poppler-utils: the SCORM manifests' schema check (xmllint) and the print test (pdftoppm)
+# python3-*, jupyter-nbconvert: the Python package's wheel (scripts/wheel.sh) and its notebook test
+packages=(cmake g++ make libeigen3-dev doctest-dev emscripten chromium gzip fonts-lohit-deva clang-format clang-tidy libxml2-utils poppler-utils
+  python3-build python3-setuptools python3-wheel python3-venv python3-numpy python3-torch jupyter-nbconvert python3-ipykernel)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -12,7 +12,7 @@ const size = (name) => {
 };
 const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
 // the API: attention.mjs and the chunks it imports; a learning engine also fetches trainer-*.mjs
-const imported = (name) => [...readFileSync(new URL(name, lib), 'utf8').matchAll(/from"\.\/([\w-]+\.mjs)"/g)].map((m) => m[1]);
+const imported = (name) => [...readFileSync(new URL(name, lib), 'utf8').matchAll(/from\s*"\.\/([\w-]+\.mjs)"/g)].map((m) => m[1]);
 const gzipOf = (names) => names.reduce((sum, name) => sum + size(name).gzip, 0);
 const trainer = readdirSync(lib).find((name) => /^trainer-\w+\.mjs$/.test(name));
 const api = { forward: gzipOf(['attention.mjs', ...imported('attention.mjs')]) };

@@ -1,8 +1,60 @@
 // Types for `attention-lab/component`: importing it defines <attention-lab>.
+import type { AttentionShape, HeadTrace } from '../lib/attention.js';
 
-/** A lab's controller (see web/src/app.mjs): its state, the last computation, and a few calls. */
+export type { AttentionShape, HeadTrace };
+
+/** A copy of a lab's state, the object a copied link carries (docs/api.md#the-lab-in-javascript-tests-course-authors). */
+export interface LabState {
+  preset: string | null;
+  sentence: string;
+  contextSentence: string;
+  attention: 'self' | 'cross';
+  dModel: number; heads: number; dK: number; dV: number;
+  scaleMode: 'sqrt_dk' | 'none' | 'custom';
+  scaleDivisor: number;
+  maskMode: 'none' | 'causal' | 'padding';
+  padTo: number;
+  weightsMode: 'identity' | 'random' | 'custom';
+  seed: number;
+  /** Hand-set weights (number arrays), when weightsMode is 'custom'. */
+  custom: Partial<Record<'wq' | 'wk' | 'wv' | 'wo' | 'bq' | 'bk' | 'bv' | 'bo', number[] | null>> | null;
+  positions: 'none' | 'sinusoidal';
+  /** X given row by row (a loaded layer's hidden states) instead of the sentence. */
+  inputs: { tokens: string[]; rows: number[][] } | null;
+  useWo: boolean;
+  xEdits: Record<string, number>;
+  contextEdits: Record<string, number>;
+  selectedToken: number;
+  selectedHead: number | 'all';
+  [field: string]: unknown;
+}
+
+/** The engine's last result as the lab drew it (always traced): read it, do not change it. */
+export interface LabResult {
+  /** n × dOut: concat·wo, or concat when wo is off. */
+  output: Float32Array;
+  dOut: number;
+  shape: AttentionShape;
+  /** n × (heads·dV). */
+  concat: Float32Array;
+  /** One per head: q, k, v, scores, scaled (−∞ where masked), weights, z. */
+  heads: HeadTrace[];
+}
+
+/** `attention-lab:practice`'s detail (docs/practice.md#reporting-a-score). */
+export interface PracticeResults {
+  correct: number;
+  total: number;
+  hints: number;
+  done: number;
+  attempts: number;
+  summary: string;
+}
+
+/** A lab's controller (see web/src/lab/api.mjs): its state, the last computation, and a few calls. */
 export interface AttentionLab {
-  readonly state: Record<string, unknown>;
+  readonly state: LabState;
+  readonly result: LabResult | null;
   readonly view: Record<string, unknown> | null;
   /** How many times the tables were drawn. */
   readonly draws: number;
@@ -20,11 +72,24 @@ export interface AttentionLab {
  * compact, mode ("practice" | "explore"), lang ("en" | "hi"; another value shows English and says so).
  */
 export declare class AttentionLabElement extends HTMLElement {
+  /** A copy of the lab's state (null before the element is connected). */
+  readonly state: LabState | null;
+  /** The engine's last result as drawn, or null before the first. */
+  readonly result: LabResult | null;
   readonly lab: AttentionLab | null;
 }
 
 declare global {
   interface HTMLElementTagNameMap {
     'attention-lab': AttentionLabElement;
+  }
+  // dispatched by every lab, bubbling and composed: on the element, and on the document
+  interface HTMLElementEventMap {
+    'attention-lab:change': CustomEvent<{ draws: number }>;
+    'attention-lab:practice': CustomEvent<PracticeResults>;
+  }
+  interface DocumentEventMap {
+    'attention-lab:change': CustomEvent<{ draws: number }>;
+    'attention-lab:practice': CustomEvent<PracticeResults>;
   }
 }

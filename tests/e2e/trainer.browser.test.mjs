@@ -3,7 +3,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { loadAttention } from '../../dist/lib/attention.mjs';
+import { loadAttention } from '../../dist/lib/attention.node.mjs';
 import { openBrowser } from './browser.mjs';
 
 // Run in the page and in Node alike: a classify task on seeded sentences of lengths 3 to 8.

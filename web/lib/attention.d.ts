@@ -121,6 +121,12 @@ export interface AttentionResult {
   positions?: { x: Float32Array; context?: Float32Array };
 }
 
+/** attention()'s result with trace (the default): every intermediate is there. */
+export interface TracedAttentionResult extends AttentionResult {
+  concat: Float32Array;
+  heads: HeadTrace[];
+}
+
 export interface InitWeightsOptions {
   dModel: number;
   heads?: number;
@@ -301,6 +307,9 @@ export interface AttentionEngine {
   /** learning: loaded with { learning: true }, so gradients() and createTrainer() work. */
   readonly info: { readonly version: string; readonly simd: boolean; readonly learning: boolean };
   /** Throws TypeError or RangeError with `.field` naming the option at fault; the engine stays usable. */
+  attention(options: AttentionOptions & { trace?: true }): TracedAttentionResult;
+  /** trace: false, the fast path: output and dOut (no concat, no heads). */
+  attention(options: AttentionOptions & { trace: false }): AttentionResult;
   attention(options: AttentionOptions): AttentionResult;
   /**
    * The backward pass: gradients of every input present. Errors as attention(), naming dOutput or dWeights.

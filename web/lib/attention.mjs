@@ -10,6 +10,8 @@
 // natively and here. Shapes and layouts: see attention.d.ts.
 import { simd as simdSupported } from 'wasm-feature-detect';
 import { Runtime, guarded } from './runtime.mjs';
+// the browser's or Node's way to the builds, chosen by package.json "imports" (files.mjs, files.node.mjs)
+import { engineFiles } from '#engine-files';
 
 export const VERSION = '0.1.0';
 
@@ -660,8 +662,6 @@ function checkOutput(given, count, n, dOut) {
   }
 }
 
-const isNode = typeof process === 'object' && process.versions != null && process.versions.node != null;
-
 // The trainer's and the stack's JavaScript sides, fetched with a learning engine only (chunks of their
 // own in dist/lib).
 const trainerClass = async () => {
@@ -683,31 +683,16 @@ function checkLoadOptions(simd, learning) {
  * module; true or false forces a build. `learning: true` loads the larger build that also has
  * gradients() and createTrainer() (attention-learn-*); the default build runs the forward pass only.
  * `wasmBinary` (bytes of the chosen build's .wasm) skips the fetch. `baseUrl` is the folder holding
- * the builds (default: this file's own folder).
+ * the builds (default: this file's own folder, named so that bundlers copy the builds: files.mjs).
  */
-export async function loadAttention({ simd = 'auto', learning = false, wasmBinary, baseUrl = new URL('./', import.meta.url) } = {}) {
+export async function loadAttention({ simd = 'auto', learning = false, wasmBinary, baseUrl } = {}) {
   checkLoadOptions(simd, learning);
   const useSimd = simd === 'auto' ? await simdSupported() : simd;
-  const build = `${learning ? 'learn-' : ''}${useSimd ? 'simd' : 'scalar'}`;
-  const wasmUrl = new URL(`attention-${build}.wasm`, baseUrl);
   // The module is compiled here, once (while the glue script loads): a restart after a trap makes
   // a new instance of it (runtime.mjs).
-  let compiled;
-  if (wasmBinary) {
-    compiled = WebAssembly.compile(wasmBinary);
-  } else if (isNode) {
-    // Node's fetch() cannot read files
-    const { readFile } = await import('node:fs/promises');
-    compiled = readFile(wasmUrl).then((bytes) => WebAssembly.compile(bytes));
-  } else {
-    const bytes = () => fetch(wasmUrl, { credentials: 'same-origin' }).then((r) => r.arrayBuffer()).then((b) => WebAssembly.compile(b));
-    // streaming needs the server to send application/wasm; otherwise the bytes are compiled as they are
-    compiled = typeof WebAssembly.compileStreaming === 'function'
-      ? WebAssembly.compileStreaming(fetch(wasmUrl, { credentials: 'same-origin' })).catch(bytes)
-      : bytes();
-  }
+  const { glue, compiled } = engineFiles(`${learning ? 'learn-' : ''}${useSimd ? 'simd' : 'scalar'}`, { baseUrl, wasmBinary });
   const [{ default: createAttentionModule }, learningParts, wasmModule] = await Promise.all([
-    import(new URL(`attention-${build}.mjs`, baseUrl).href), learning ? trainerClass() : null, compiled]);
+    glue, learning ? trainerClass() : null, compiled]);
   const runtime = await Runtime.create(createAttentionModule, wasmModule);
   return new AttentionEngine(runtime, runtime.module._attn_has_simd() === 1, learningParts);
 }

@@ -1,7 +1,7 @@
 // The set-up of the tests that run on both builds of the engine (dist/lib), in Node.
 import { describe } from 'node:test';
 
-import { loadAttention } from '../../../dist/lib/attention.mjs';
+import { loadAttention } from '../../../dist/lib/attention.node.mjs';
 
 /**
  * One describe block per build, SIMD then scalar, titled `title('SIMD')` and `title('scalar')`:

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
-import { loadAttention } from '../../../dist/lib/attention.mjs';
+import { loadAttention } from '../../../dist/lib/attention.node.mjs';
 import { forEachBuild } from './builds.mjs';
 import { referenceAttention, randomSource, assertClose } from '../reference.mjs';
 

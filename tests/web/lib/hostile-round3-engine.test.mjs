@@ -6,7 +6,7 @@ import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 
-import { loadAttention, loadAttentionFrom } from '../../../dist/lib/attention.mjs';
+import { loadAttention, loadAttentionFrom } from '../../../dist/lib/attention.node.mjs';
 import createSimd from '../../../dist/lib/attention-learn-simd.mjs';
 
 const catSat = { x: [1, 0, 1, 0, 0, 1, 0, 1, 1, 1, 1, 1], n: 3, dModel: 4 };  // 002, W = I

@@ -12,7 +12,7 @@ const gzipped = (name) => gzipSync(bytes(name), { level: 9 }).length;
 const BUDGET = 40 * 1024;
 
 function engineBytes(build) {
-  const api = ['attention.mjs', ...[...bytes('attention.mjs').toString().matchAll(/from"\.\/([\w-]+\.mjs)"/g)].map((m) => m[1])];
+  const api = ['attention.mjs', ...[...bytes('attention.mjs').toString().matchAll(/from\s*"\.\/([\w-]+\.mjs)"/g)].map((m) => m[1])];
   return [...api, `attention-${build}.mjs`, `attention-${build}.wasm`].reduce((sum, name) => sum + gzipped(name), 0);
 }
 

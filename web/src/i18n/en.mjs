@@ -191,6 +191,7 @@ export const EN = {
   'problem.cellTooLarge': "{table} row {row}, column {col}: '{value}' is beyond float32 (±3.4e38); the tables show the last good value",
   'problem.unknownViews': 'Unknown view names in the view attribute: {names}',
   'problem.unknownViewsLink': 'Unknown view names in the link: {names}',
+  'problem.settingsElement': 'The settings written into this page (#attention-lab-settings) are not a JSON object of texts; the page opened without them',
   'problem.theme': 'theme must be light, dark or auto, got "{value}"; showing light',
   'problem.mode': 'mode must be practice or explore, got "{value}"',
   'problem.mask': 'mask must be none, causal or padding, got "{value}"',

@@ -408,6 +408,7 @@ export const HI = {
   'problem.cellTooLarge': "{table} पंक्ति {row}, स्तंभ {col}: '{value}' float32 (±3.4e38) से बाहर है; तालिकाएँ आख़िरी सही मान दिखा रही हैं",
   'problem.unknownViews': '"view" एट्रिब्यूट में अनजाने नाम: {names}',
   'problem.unknownViewsLink': 'लिंक के "view" में अनजाने नाम: {names}',
+  'problem.settingsElement': 'इस पेज में लिखी सेटिंग्स ("#attention-lab-settings") टेक्स्ट का JSON ऑब्जेक्ट नहीं हैं; पेज उनके बिना खुला',
   'problem.theme': '"theme" का मान "light", "dark" या "auto" होना चाहिए, मिला "{value}"; "light" दिखाया जा रहा है',
   'problem.mode': '"mode" का मान "practice" या "explore" होना चाहिए, मिला "{value}"',
   'problem.mask': 'mask का मान none, causal या padding होना चाहिए, मिला "{value}"',

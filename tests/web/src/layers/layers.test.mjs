@@ -6,7 +6,7 @@
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { loadAttention } from '../../../../dist/lib/attention.mjs';
+import { loadAttention } from '../../../../dist/lib/attention.node.mjs';
 import { createEngineApi } from '../../../../web/src/engine/api.mjs';
 import { defaultState, buildRequest } from '../../../../web/src/state/index.mjs';
 import { readWeightsFile, parseInputs, MAX_FILE_BYTES } from '../../../../web/src/layers/load.mjs';

@@ -4,7 +4,7 @@
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { loadAttention } from '../../../../dist/lib/attention.mjs';
+import { loadAttention } from '../../../../dist/lib/attention.node.mjs';
 import { TASKS, taskById, vocabularyOf } from '../../../../web/src/training/tasks.mjs';
 import { createTrainingSession } from '../../../../web/src/engine/training-session.mjs';
 import { embed } from '../../../../web/src/state/vocabulary.mjs';
