@@ -257,7 +257,11 @@ function modernOptions(options) {
   const rotary = readOption(options, 'rotary');
   let rotaryDims = 0, rotaryTheta = 10000, rotaryFirstPosition = 0;
   if (rotary !== undefined) {
-    checkOptions(rotary, ROTARY_OPTIONS, 'rotary');
+    try {
+      checkOptions(rotary, ROTARY_OPTIONS, 'rotary');
+    } catch (error) {  // named inside rotary: 'rotary.base', or 'rotary' itself when it is not an object
+      throw fieldError(TypeError, error.field ? `rotary.${error.field}` : 'rotary', error.message);
+    }
     rotaryDims = count(readOption(rotary, 'dims'), 'rotary.dims', undefined);
     if (rotaryDims === undefined) throw fieldError(TypeError, 'rotary.dims', 'rotary.dims is required: the even number of rotated features per head');
     const theta = readOption(rotary, 'theta');

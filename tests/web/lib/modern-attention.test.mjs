@@ -186,7 +186,8 @@ function badInputTests(engine, learning) {
       ['rotary.firstPosition fractional', { rotary: { dims: 2, firstPosition: 1.5 } }, TypeError, 'rotary.firstPosition',
         /rotary.firstPosition must be a whole number/],
       ['rotary.firstPosition too far', { rotary: { dims: 2, firstPosition: 2 ** 18 + 1 } }, RangeError, 'rotary.firstPosition', /from 0 to 262144/],
-      ['rotary with an unknown key', { rotary: { dims: 2, base: 10 } }, TypeError, 'base', /unknown option 'base'/],
+      ['rotary with an unknown key', { rotary: { dims: 2, base: 10 } }, TypeError, 'rotary.base', /unknown option 'base'/],
+      ['rotary not an object', { rotary: 8 }, TypeError, 'rotary', /rotary takes an options object, got number 8/],
       ['window negative', { window: -1 }, RangeError, 'window', /window must be 0 or more, got -1/],
       ['window a word', { window: 'wide' }, TypeError, 'window', /window must be a whole number/],
     ];
