@@ -123,14 +123,14 @@ it('show_attention takes a Hugging Face–shaped tuple of PyTorch tensors: the h
   near(await row(frames[1], 0, 2), SAT, 'sat');
   near(await row(frames[1], 0, 0), THE, 'The');
   // the weights table as a reader sees it, and the tokens cleaned as the lab's ("[CLS]" → "CLS")
-  assert.deepEqual((await shownRows(frames[1]))[2].slice(0, 3), SAT.map((w) => w.toFixed(3)));
+  assert.deepEqual((await shownRows(frames[1]))[2].slice(0, 3), SAT.map((w) => w.toPrecision(4)));
   assert.deepEqual(await frames[1].evaluate(() => globalThis.attentionLab.state.inputs.tokens), ['CLS', 'cat', 'sat']);
 });
 
 it('show_layer(q, k, v) with numpy arrays computes the notes\' weights in the lab', async () => {
   near(await row(frames[2], 0, 2), SAT, 'sat');
   near(await row(frames[2], 0, 0), THE, 'The');
-  assert.deepEqual((await shownRows(frames[2]))[0].slice(0, 3), THE.map((w) => w.toFixed(3)));
+  assert.deepEqual((await shownRows(frames[2]))[0].slice(0, 3), THE.map((w) => w.toPrecision(4)));
   assert.deepEqual(await frames[2].evaluate(() => globalThis.attentionLab.state.inputs.tokens), ['The', 'cat', 'sat']);
 });
 
