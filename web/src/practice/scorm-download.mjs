@@ -29,7 +29,7 @@ export function buildScormSection(teacher, say, exerciseState) {
   exam.checked = true;
   const allow = ALLOWABLE.map((name) => element('input', { attributes: { type: 'checkbox', value: name, id: id(`allow-${name}`) } }));
   const button = say(element('button', { attributes: { type: 'button', 'data-role': 'scorm-download' } }), 'practice.scorm.download');
-  const status = element('p', { className: 'teacher-problem', attributes: { role: 'status', 'data-role': 'scorm-status' } });
+  const status = element('p', { className: 'hint scorm-status', attributes: { role: 'status', 'data-role': 'scorm-status' } });
   const field = (name, key) => element('div', { className: 'field' }, [say(element('label', { attributes: { for: id(name) } }), key), fields[name]]);
   const section = element('div', { className: 'teacher-scorm' }, [
     say(element('h4'), 'practice.scorm.title'),
