@@ -20,18 +20,36 @@ namespace {
 // The request block (attn_request): the scalars in this order, then one (address, length) pair per
 // array in the order of `Array`. Length -1: the array is omitted; address 0 with a length: the size
 // alone, which validate() checks before anything is copied. attention.mjs keeps the same two lists.
-enum Slot { kN, kM, kDModel, kHeads, kDK, kDV, kScaleMode, kScaleDivisor, kMaskMode, kPositions, kTrace, kArraySlots };
+enum Slot {
+  kN,
+  kM,
+  kDModel,
+  kHeads,
+  kDK,
+  kDV,
+  kScaleMode,
+  kScaleDivisor,
+  kMaskMode,
+  kPositions,
+  kTrace,
+  kKvHeads,
+  kRotaryDims,
+  kRotaryTheta,
+  kRotaryFirstPosition,
+  kWindow,
+  kArraySlots
+};
 enum Array { kX, kContext, kWq, kWk, kWv, kWo, kBq, kBk, kBv, kBo, kKeep, kDOutput, kDWeights, kArrayCount };
 double request[kArraySlots + 2 * kArrayCount];
 
 // What a call hands back: the arrays JavaScript copies out, in the order it reads them, and the shape
-// (n, m, dModel, heads, dK, dV, dOut, scale, self).
+// (n, m, dModel, heads, dK, dV, dOut, scale, self, kvHeads).
 struct Output {
   attn::Result result;
   attn::Weights weights;
   attn::Gradients gradients;
   std::vector<const std::vector<float>*> arrays;
-  double shape[9] = {};
+  double shape[10] = {};
 };
 
 attn::Status last_error;  // the last failed call's, read by attn_error_* and then cleared
@@ -59,6 +77,11 @@ attn::Config config_of_request() {
   config.scale_divisor = request[kScaleDivisor];
   config.mask_mode = static_cast<attn::MaskMode>(request[kMaskMode]);
   config.positions = static_cast<attn::PositionMode>(request[kPositions]);
+  config.kv_heads = static_cast<int>(request[kKvHeads]);
+  config.rotary.dims = static_cast<int>(request[kRotaryDims]);
+  config.rotary.theta = request[kRotaryTheta];
+  config.rotary.first_position = static_cast<int>(request[kRotaryFirstPosition]);
+  config.window = static_cast<int>(request[kWindow]);
   return config;
 }
 
@@ -91,7 +114,8 @@ EMSCRIPTEN_KEEPALIVE int attn_check() {
 }
 
 // The forward pass on the request: an Output (output, then with the trace concat, positions x and
-// context, and q, k, v, scores, scaled, weights, z of each head), or null on an error.
+// context, and q, k, v, scores, scaled, weights, z, q and k before the rotation (empty without it) of
+// each head), or null on an error.
 EMSCRIPTEN_KEEPALIVE Output* attn_attention() {
   auto* out = new Output;
   if (report(attn::attention_forward(config_of_request(), inputs_of_request(), request[kTrace] != 0, &out->result,
@@ -101,13 +125,13 @@ EMSCRIPTEN_KEEPALIVE Output* attn_attention() {
   }
   const attn::Result& r = out->result;
   const attn::Shape& s = r.shape;
-  const double shape[] = {double(s.n),   double(s.m),     double(s.d_model), double(s.heads),   double(s.d_k),
-                          double(s.d_v), double(s.d_out), s.scale,           s.self ? 1.0 : 0.0};
-  std::copy(shape, shape + 9, out->shape);
+  const double shape[] = {double(s.n),   double(s.m),     double(s.d_model), double(s.heads),    double(s.d_k),
+                          double(s.d_v), double(s.d_out), s.scale,           s.self ? 1.0 : 0.0, double(s.kv_heads)};
+  std::copy(shape, shape + 10, out->shape);
   out->arrays = {&r.output, &r.concat, &r.positions_x, &r.positions_context};
   for (const attn::HeadTrace& head : r.heads) {
-    out->arrays.insert(out->arrays.end(),
-                       {&head.q, &head.k, &head.v, &head.scores, &head.scaled, &head.weights, &head.z});
+    out->arrays.insert(out->arrays.end(), {&head.q, &head.k, &head.v, &head.scores, &head.scaled, &head.weights,
+                                           &head.z, &head.q_unrotated, &head.k_unrotated});
   }
   return out;
 }

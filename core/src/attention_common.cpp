@@ -1,6 +1,8 @@
 #include "attention_common.hpp"
 
-#include <cmath>
+#include <algorithm>
+
+#include "elementary.hpp"
 
 namespace attn {
 
@@ -32,16 +34,20 @@ PositionedInputs with_positions(const Config& config, const Inputs& inputs, cons
   return out;
 }
 
+// theta^(−2c/dims) = e^(−2c/dims · ln theta), at most 1 (theta > 1); below e^−700 it is 0 to every
+// angle here. The angles, at most kMaxPosition + kMaxTokens < 2^19, are in sin_or_cos's range.
 void rotary_tables(const Rotary& rotary, int rows, std::vector<double>* cos, std::vector<double>* sin) {
   const int half = rotary.dims / 2;
   cos->resize(static_cast<std::size_t>(rows) * half);
   sin->resize(cos->size());
-  for (int r = 0; r < rows; ++r) {
-    const double position = static_cast<double>(rotary.first_position) + r;
-    for (int c = 0; c < half; ++c) {
-      const double angle = position * std::pow(rotary.theta, -2.0 * c / rotary.dims);
-      (*cos)[static_cast<std::size_t>(r) * half + c] = std::cos(angle);
-      (*sin)[static_cast<std::size_t>(r) * half + c] = std::sin(angle);
+  const double ln_theta = log_positive(rotary.theta);
+  for (int c = 0; c < half; ++c) {
+    const double exponent = -2.0 * c / rotary.dims * ln_theta;
+    const double frequency = exponent < -700 ? 0.0 : exp_nonpositive(exponent);
+    for (int r = 0; r < rows; ++r) {
+      const double angle = (static_cast<double>(rotary.first_position) + r) * frequency;
+      (*cos)[static_cast<std::size_t>(r) * half + c] = sin_or_cos(angle, true);
+      (*sin)[static_cast<std::size_t>(r) * half + c] = sin_or_cos(angle, false);
     }
   }
 }

@@ -13,11 +13,12 @@
 #include <vector>
 
 #include "attention/attention.hpp"
+#include "elementary.hpp"
 
 namespace attn {
-namespace {
 
-// e^t for -40 <= t <= 0: t = k·ln 2 + r with |r| <= ln 2 / 2, then fdlibm's e_exp.c on r.
+// e^t for -708 <= t <= 0 (2^k stays a normal double): t = k·ln 2 + r with |r| <= ln 2 / 2, then
+// fdlibm's e_exp.c on r.
 double exp_nonpositive(double t) {
   constexpr double kLn2Hi = 6.93147180369123816490e-01, kLn2Lo = 1.90821492927058770002e-10;
   constexpr double kInvLn2 = 1.44269504088896338700e+00;
@@ -34,6 +35,8 @@ double exp_nonpositive(double t) {
   std::memcpy(&two_to_k, &two_to_k_bits, sizeof two_to_k);
   return e_r * two_to_k;
 }
+
+namespace {
 
 // sin r and cos r for |r| <= π/4 (fdlibm's k_sin.c and k_cos.c, without the tail of r).
 double sin_kernel(double r) {
@@ -54,6 +57,8 @@ double cos_kernel(double r) {
   return one_minus + (((1 - one_minus) - half_z) + z * poly);
 }
 
+}  // namespace
+
 // sin a (or cos a, with `cosine`) for 0 <= a <= 2^19: a = k·π/2 + r, π/2 in three parts of which the
 // first two have 33 bits, so that each k·part is exact and r keeps its digits when a is near k·π/2.
 double sin_or_cos(double a, bool cosine) {
@@ -71,7 +76,26 @@ double sin_or_cos(double a, bool cosine) {
   }
 }
 
-}  // namespace
+// ln x for a normal x > 0: x = 2^e · f with √½ <= f < √2, then ln f = 2·atanh(s), s = (f − 1)/(f + 1),
+// |s| <= 0.172, by its series s + s³/3 + … to s^23 (the next term is below 1e-19 of the sum).
+double log_positive(double x) {
+  constexpr double kLn2Hi = 6.93147180369123816490e-01, kLn2Lo = 1.90821492927058770002e-10;
+  constexpr double kSqrt2 = 1.41421356237309514547e+00;
+  std::uint64_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  int e = static_cast<int>((bits >> 52) & 0x7ff) - 1023;
+  bits = (bits & ((std::uint64_t{1} << 52) - 1)) | (std::uint64_t{1023} << 52);
+  double f;
+  std::memcpy(&f, &bits, sizeof f);
+  if (f > kSqrt2) {
+    f *= 0.5;
+    ++e;
+  }
+  const double s = (f - 1) / (f + 1), s2 = s * s;
+  double series = 0;
+  for (int k = 11; k >= 0; --k) series = series * s2 + 1.0 / (2 * k + 1);
+  return e * kLn2Hi + (e * kLn2Lo + 2 * s * series);
+}
 
 // pe(pos, 2i) = sin(pos / 10000^(2i/d_model)), pe(pos, 2i+1) = cos(pos / 10000^(2i/d_model)), in
 // double and rounded once to float.

@@ -163,6 +163,7 @@ Status Trainer::create(const TrainerSpec& spec, std::unique_ptr<Trainer>* traine
   if (Status s = validate_model_sizes(model.d_model, model.heads, model.d_k, model.d_v, &d_k, &d_v); !s.ok()) return s;
   shape.d_model = model.d_model;
   shape.heads = model.heads;
+  shape.kv_heads = model.heads;  // the trainer's layer has a key/value head per query head
   shape.d_k = d_k;
   shape.d_v = d_v;
   shape.d_out = model.output_projection ? model.d_model : model.heads * d_v;

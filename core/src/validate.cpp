@@ -265,9 +265,9 @@ Status check_rotary_and_window(const Config& config, const Shape& shape) {
     return Status::Range("rotary.dims", "rotary.dims is " + str(r.dims) +
                                             "; it must be even, from 0 (no rotation) to dK (" + str(shape.d_k) + ")");
   }
-  if (!std::isfinite(r.theta) || !(r.theta > 0)) {
+  if (!std::isfinite(r.theta) || !(r.theta > 1)) {  // above 1, as layers.hpp's Rope: every frequency <= 1
     return Status::Range("rotary.theta",
-                         "rotary.theta is " + format_number(r.theta) + "; it must be a finite number above 0");
+                         "rotary.theta is " + format_number(r.theta) + "; it must be a finite number above 1");
   }
   if (r.first_position < 0 || r.first_position > kMaxPosition) {
     return Status::Range("rotary.firstPosition", "rotary.firstPosition is " + str(r.first_position) +

@@ -55,7 +55,8 @@ ref::Problem random_modern(std::mt19937_64& rng, int max_n, int max_d_model, int
   const int rotary_choice = option % 3;  // none, all of d_k (even part), part of it
   p.rotary_dims = rotary_choice == 0 ? 0 : rotary_choice == 1 ? d_k / 2 * 2 : pick(0, d_k / 2) * 2;
   p.theta = rng() % 2 ? 10000.0 : 1.0 + pick(1, 500);
-  p.first_position = rng() % 2 ? 0 : pick(1, 3000);
+  // positions from 0, from a few thousand, and near the cap (the largest angles the rotation takes)
+  p.first_position = rng() % 2 ? 0 : rng() % 3 ? pick(1, 3000) : attn::kMaxPosition - pick(0, 5);
   p.window = option % 5 == 0 ? 0 : pick(1, std::max(n, p.m) + 1);
   return p;
 }
@@ -365,15 +366,16 @@ TEST_CASE("kvHeads, rotary.dims, rotary.theta, rotary.firstPosition and window: 
       {"rotary.dims", "rotary.dims is 6; it must be even, from 0 (no rotation) to dK (4)",
        [](ref::Problem* p) { p->rotary_dims = 6; }},
       {"rotary.dims", "rotary.dims is -2", [](ref::Problem* p) { p->rotary_dims = -2; }},
-      {"rotary.theta", "rotary.theta is 0; it must be a finite number above 0",
+      {"rotary.theta", "rotary.theta is 0; it must be a finite number above 1",
        [](ref::Problem* p) { p->rotary_dims = 2, p->theta = 0; }},
       {"rotary.theta", "rotary.theta is -5", [](ref::Problem* p) { p->theta = -5; }},
       {"rotary.theta", "rotary.theta is NaN", [](ref::Problem* p) { p->theta = std::nan(""); }},
       {"rotary.theta", "rotary.theta is Infinity", [](ref::Problem* p) { p->theta = HUGE_VAL; }},
-      {"rotary.firstPosition", "rotary.firstPosition is -1; it must be a whole number from 0 to 16777216",
+      {"rotary.theta", "rotary.theta is 1; it must be a finite number above 1", [](ref::Problem* p) { p->theta = 1; }},
+      {"rotary.firstPosition", "rotary.firstPosition is -1; it must be a whole number from 0 to 262144",
        [](ref::Problem* p) { p->first_position = -1; }},
-      {"rotary.firstPosition", "rotary.firstPosition is 16777217",
-       [](ref::Problem* p) { p->first_position = (1 << 24) + 1; }},
+      {"rotary.firstPosition", "rotary.firstPosition is 262145",
+       [](ref::Problem* p) { p->first_position = (1 << 18) + 1; }},
       {"window", "window is -1; it must be 0 (no sliding window)", [](ref::Problem* p) { p->window = -1; }},
   };
   for (const Bad& b : bad) {

@@ -19,10 +19,11 @@ export interface AttentionOptions {
   dK?: number;
   /** Default dK. */
   dV?: number;
-  /** heads × dModel × dK each. Omitted: identity (needs heads = 1 and dK = dModel). */
+  /** heads × dModel × dK. Omitted: identity (needs heads = 1 and dK = dModel). */
   wq?: Matrix;
+  /** kvHeads × dModel × dK (kvHeads = heads unless given). Omitted: identity, as wq. */
   wk?: Matrix;
-  /** heads × dModel × dV. Omitted: identity (needs heads = 1 and dV = dModel). */
+  /** kvHeads × dModel × dV. Omitted: identity (needs heads = 1 and dV = dModel). */
   wv?: Matrix;
   /** (heads·dV) × dModel. Omitted: the output is the concatenation of the heads. */
   wo?: Matrix;
@@ -37,10 +38,11 @@ export interface AttentionOptions {
     | Uint8Array | ArrayLike<0 | 1>;
   /** Keep every intermediate (default true). false: only output and dOut, the fast path. */
   trace?: boolean;
-  /** heads × dK each, added after the projection. Omitted: zero. */
+  /** heads × dK, added after the projection. Omitted: zero. */
   bq?: Matrix;
+  /** kvHeads × dK. Omitted: zero. */
   bk?: Matrix;
-  /** heads × dV. Omitted: zero. */
+  /** kvHeads × dV. Omitted: zero. */
   bv?: Matrix;
   /** dModel, added after wo (needs wo). Omitted: zero. */
   bo?: Matrix;
@@ -49,6 +51,23 @@ export interface AttentionOptions {
    * pe(pos, 2i+1) = cos(…), added to x and to the context (by its own positions) before the projections.
    */
   positions?: 'none' | 'sinusoidal';
+  /**
+   * Grouped-query attention: the key/value heads (wk, wv, bk, bv hold this many blocks), a divisor of
+   * heads; query head h reads key/value head floor(h / (heads / kvHeads)). 1: multi-query. Default heads.
+   */
+  kvHeads?: number;
+  /**
+   * Rotary positions (RoPE, rotate-half as GPT-NeoX and Llama), on q and k of every head after the
+   * projection and bias: the first `dims` features (even, ≤ dK) turn in pairs (c, c + dims/2) by the
+   * angle position · theta^(−2c/dims), row i at position firstPosition + i. theta (above 1) default
+   * 10000, firstPosition (0 to 262144) default 0.
+   */
+  rotary?: { dims: number; theta?: number; firstPosition?: number };
+  /**
+   * Sliding window (Mistral, Qwen2), on top of the mask: key j is visible to query i only when
+   * i − j < window (transformers' kv_idx > q_idx − sliding_window). 0 (default): none.
+   */
+  window?: number;
 }
 
 export interface GradientsOptions extends AttentionOptions {
@@ -76,10 +95,13 @@ export interface HeadTrace {
   scaled: Float32Array;   // n × m, scores / scale, -Infinity where masked
   weights: Float32Array;  // n × m, row softmax; a fully masked row is all zero
   z: Float32Array;        // n × dV, weights·v
+  // with rotary: q and k above are rotated, these are before the rotation
+  qUnrotated?: Float32Array;  // n × dK
+  kUnrotated?: Float32Array;  // m × dK
 }
 
 export interface AttentionShape {
-  n: number; m: number; dModel: number; heads: number; dK: number; dV: number; dOut: number;
+  n: number; m: number; dModel: number; heads: number; kvHeads: number; dK: number; dV: number; dOut: number;
   /** The number the scores were divided by. */
   scale: number;
   /** True when the context was x. */

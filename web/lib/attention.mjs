@@ -23,8 +23,10 @@ const MAX_VALUES = 2 ** 24;  // the core's kMaxMatrixValues: no input may hold m
 
 const ATTENTION_OPTIONS = new Set([
   'x', 'n', 'dModel', 'context', 'm', 'heads', 'dK', 'dV', 'wq', 'wk', 'wv', 'wo', 'scale', 'mask', 'trace',
-  'bq', 'bk', 'bv', 'bo', 'positions',
+  'bq', 'bk', 'bv', 'bo', 'positions', 'kvHeads', 'rotary', 'window',
 ]);
+const ROTARY_OPTIONS = new Set(['dims', 'theta', 'firstPosition']);
+const MAX_POSITION = 2 ** 18;  // the core's kMaxPosition (rotary.firstPosition)
 const GRADIENT_OPTIONS = new Set([...ATTENTION_OPTIONS, 'dOutput', 'dWeights']);
 const POSITION_MODES = new Map([['none', 0], ['sinusoidal', 1]]);
 const INIT_OPTIONS = new Set(['dModel', 'heads', 'dK', 'dV', 'seed']);
@@ -233,15 +235,53 @@ function positionsOption(value) {
   throw fieldError(TypeError, 'positions', `positions must be 'none' or 'sinusoidal', got ${describe(value)}`);
 }
 
+// A whole number from 0 (`fallback` when omitted); the core checks how it fits the rest.
+function count(value, field, fallback) {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value)) {
+    throw fieldError(TypeError, field, `${field} must be a whole number, got ${describe(value)}`);
+  }
+  if (value < 0) throw fieldError(RangeError, field, `${field} must be 0 or more, got ${value}`);
+  if (value > INT32_MAX) throw fieldError(RangeError, field, `${field} (${value}) is far above any cap`);
+  return value;
+}
+
+// kvHeads (0: heads), rotary { dims, theta, firstPosition } and window, as the request's scalars.
+function modernOptions(options) {
+  const kvHeads = count(readOption(options, 'kvHeads'), 'kvHeads', 0);
+  if (kvHeads === 0 && readOption(options, 'kvHeads') !== undefined) {
+    throw fieldError(RangeError, 'kvHeads', 'kvHeads must be at least 1 (a divisor of heads), got 0');
+  }
+  const rotary = readOption(options, 'rotary');
+  let rotaryDims = 0, rotaryTheta = 10000, rotaryFirstPosition = 0;
+  if (rotary !== undefined) {
+    checkOptions(rotary, ROTARY_OPTIONS, 'rotary');
+    rotaryDims = count(readOption(rotary, 'dims'), 'rotary.dims', undefined);
+    if (rotaryDims === undefined) throw fieldError(TypeError, 'rotary.dims', 'rotary.dims is required: the even number of rotated features per head');
+    const theta = readOption(rotary, 'theta');
+    if (theta !== undefined && typeof theta !== 'number') {
+      throw fieldError(TypeError, 'rotary.theta', `rotary.theta must be a number, got ${describe(theta)}`);
+    }
+    rotaryTheta = theta ?? 10000;  // the core checks it is finite and above 1
+    rotaryFirstPosition = count(readOption(rotary, 'firstPosition'), 'rotary.firstPosition', 0);
+    if (rotaryFirstPosition > MAX_POSITION) {
+      throw fieldError(RangeError, 'rotary.firstPosition', `rotary.firstPosition is ${rotaryFirstPosition}; it must be a whole number from 0 to ${MAX_POSITION}`);
+    }
+  }
+  return { kvHeads, rotaryDims, rotaryTheta, rotaryFirstPosition, window: count(readOption(options, 'window'), 'window', 0) };
+}
+
 function raise(error) {
   throw fieldError(error.kind === 'type' ? TypeError : RangeError, error.field, error.message);
 }
 
 // The request block of the engine's plain exports (core/bindings/calls.cpp): these scalars in this
 // order, then an (address, length) pair per array in REQUEST_ARRAYS order; length -1: omitted.
-const REQUEST_SCALARS = ['n', 'm', 'dModel', 'heads', 'dK', 'dV', 'scaleMode', 'scaleDivisor', 'maskMode', 'positionsMode', 'trace'];
+const REQUEST_SCALARS = ['n', 'm', 'dModel', 'heads', 'dK', 'dV', 'scaleMode', 'scaleDivisor', 'maskMode', 'positionsMode', 'trace',
+  'kvHeads', 'rotaryDims', 'rotaryTheta', 'rotaryFirstPosition', 'window'];
 const REQUEST_ARRAYS = ['x', 'context', 'wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo', 'keep', 'dOutput', 'dWeights'];
-const HEAD_ARRAYS = ['q', 'k', 'v', 'scores', 'scaled', 'weights', 'z'];
+// per head; qUnrotated and kUnrotated (q and k before the rotation) are empty, and left out, without rotary
+const HEAD_ARRAYS = ['q', 'k', 'v', 'scores', 'scaled', 'weights', 'z', 'qUnrotated', 'kUnrotated'];
 // gradients()'s Output after the output, in this order (empty: the input was omitted)
 const GRADIENT_ARRAYS = ['x', 'context', 'wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo'];
 
@@ -263,7 +303,7 @@ function takeOutput(module, output) {
       arrays.push(module.HEAPF32.slice(at, at + module._attn_output_size(output, i)));
     }
     const shapeAt = module._attn_output_shape(output) >> 3;
-    return { arrays, shape: Array.from(module.HEAPF64.subarray(shapeAt, shapeAt + 9)) };
+    return { arrays, shape: Array.from(module.HEAPF64.subarray(shapeAt, shapeAt + 10)) };
   } finally {
     module._attn_output_free(output);
   }
@@ -272,14 +312,14 @@ function takeOutput(module, output) {
 // attention()'s result from an Output: the shape, output, and with the trace concat, every head's
 // intermediates and the positions added.
 function attentionResult(module, output, trace) {
-  const { arrays, shape: [n, m, dModel, heads, dK, dV, dOut, scale, self] } = takeOutput(module, output);
+  const { arrays, shape: [n, m, dModel, heads, dK, dV, dOut, scale, self, kvHeads] } = takeOutput(module, output);
   const [out, concat, positionsX, positionsContext] = arrays;
-  const result = { shape: { n, m, dModel, heads, dK, dV, dOut, scale, self: self === 1 }, dOut, output: out };
+  const result = { shape: { n, m, dModel, heads, kvHeads, dK, dV, dOut, scale, self: self === 1 }, dOut, output: out };
   if (!trace) return result;
   result.concat = concat;
   result.heads = [];
   for (let at = 4; at < arrays.length; at += HEAD_ARRAYS.length) {
-    result.heads.push(Object.fromEntries(HEAD_ARRAYS.map((name, i) => [name, arrays[at + i]])));
+    result.heads.push(Object.fromEntries(HEAD_ARRAYS.map((name, i) => [name, arrays[at + i]]).filter(([name, array]) => array.length || !name.endsWith('Unrotated'))));
   }
   if (positionsX.length) {
     result.positions = { x: positionsX };
@@ -366,6 +406,7 @@ function attentionRequest(options) {
     dV: integer(options, 'dV', 0),
     scaleMode, scaleDivisor, maskMode, trace,
     positionsMode: positionsOption(options.positions),
+    ...modernOptions(options),
     x, context,
     wq: matrix(options, 'wq', false),
     wk: matrix(options, 'wk', false),

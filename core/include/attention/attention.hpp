@@ -79,9 +79,10 @@ enum class Arithmetic { Fast, Portable };
 
 // RoPE, rotate-half convention (GPT-NeoX, Llama), as layers.hpp's Rope.
 struct Rotary {
-  int dims = 0;  // rotated features per head (even, <= d_k); 0: no rotation
-  double theta = 10000;
-  int first_position = 0;  // position of row 0 of x (and of the context); the KV-cache lessons use it
+  int dims = 0;          // rotated features per head (even, <= d_k); 0: no rotation
+  double theta = 10000;  // above 1
+  // position of row 0 of x (and of the context), up to kMaxPosition; the KV-cache lessons use it
+  int first_position = 0;
 };
 
 struct Config {
@@ -101,8 +102,9 @@ struct Config {
   int window = 0;    // 0: none. Key j is visible to query i only when i − j < window (see the top)
 };
 
-// Positions beyond this are refused (rotary.firstPosition): angles stay exact enough in float64.
-constexpr int kMaxPosition = 1 << 24;
+// The largest rotary.first_position: every angle then stays below 2^19 radians, where the core's own
+// sin and cos (without libm, core/src/elementary.hpp) hold.
+constexpr int kMaxPosition = 1 << 18;
 
 struct Inputs {
   View<float> x;            // (n, d_model)

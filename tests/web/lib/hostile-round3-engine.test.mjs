@@ -171,7 +171,7 @@ function trappingBuilds() {
       if (!armed.attention) return attention();
       armed.attention = false;
       const request = options._attn_request() >> 3;
-      options.HEAPF64[request + 11] = 2 ** 31 - 4096;  // x's address: past any memory this instance has
+      options.HEAPF64[request + 16] = 2 ** 31 - 4096;  // x's address (after calls.cpp's 16 scalars): past any memory
       return attention();
     });
     const run = options._attn_prepared_run;
