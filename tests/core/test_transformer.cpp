@@ -696,6 +696,13 @@ TEST_CASE("stack_forward refuses 10,000 layers, bad options, and names the block
   attn::Stack deep = stack;
   deep.layers.assign(10000, stack.layers[0]);
   CHECK(refused(deep, b.inputs(), "layers").message == "layers has 10000 blocks, above the cap of 1024");
+  // 1024 blocks of 64 heads on 256 tokens: each block's trace is small enough, all of them are not
+  deep.layers.assign(1024, stack.layers[0]);
+  for (attn::Block& block : deep.layers) block.attention.heads = 64;
+  const std::vector<std::int32_t> many_ids(256, 1);
+  attn::StackInputs long_input;
+  long_input.ids = attn::View<std::int32_t>(many_ids);
+  CHECK(refused(deep, long_input, "layers").message.find("above the cap of 67108864") != std::string::npos);
   // token types: ids beyond the table, and a table without types
   Breakable typed;
   typed.spec.token_types = 2;
