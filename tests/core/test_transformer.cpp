@@ -745,6 +745,12 @@ TEST_CASE("stack_forward refuses 10,000 layers, bad options, and names the block
   options.layers[0].weights.wo = attn::View<float>();
   options.layers[0].weights.bo = attn::View<float>();
   refused(options, b.inputs(), "layers[0].attention.wo");
+}
+
+TEST_CASE("stack_forward refuses grouped heads, rotary settings and windows that do not fit, and overflow") {
+  Breakable b;
+  const attn::Stack stack = stack_of(b.spec, b.weights);
+  attn::Stack options = stack;
   // grouped heads that do not divide the heads; rotary positions with an odd or no rotated width
   options = stack;
   options.layers[1].attention.kv_heads = 3;
