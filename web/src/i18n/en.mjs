@@ -203,6 +203,7 @@ export const EN = {
   'preset.cat-sat.note2': "The notes round the weights of 'The' to 0.42, 0.15, 0.42; the true values are 0.4223, 0.1554, 0.4223, giving [0.8446, 0.5777, 0.8446, 0.5777].",
   'preset.cat-sat.note3': "Where the notes differ: for 'sat' they write the weights as 0.21, 0.21, 0.53, which do not sum to 1. The true third weight is 0.5761 (0.2119 + 0.2119 + 0.5761 = 1), and 'sat' becomes 0.7881 in every column.",
   'preset.cat-sat.note4': 'Also in 002: softmax([6, 4]) is written as ≈ [0.38, 0.18]; it is [0.8808, 0.1192] (e⁶ / (e⁶ + e⁴) = 1 / (1 + e⁻²)). softmax([3, 2]) ≈ [0.73, 0.27] is right. See the scaling lab for both.',
+  'preset.cat-sat.note5': 'Also in 002: W = I is written as a 3 × 3 identity, but E_The = [1, 0, 1, 0] has 4 numbers, so [1, 0, 1, 0] · (3 × 3) cannot be multiplied. W_q, W_k and W_v are the 4 × 4 identity here (open Parameters), and q = k = v = x as the notes mean.',
   'preset.animal-it.title': "The animal … because it was too tired (003)",
   'preset.animal-it.note1': "The notes' own q, k and v: each word's x holds its q, k and v side by side, and W_q, W_k, W_v pick them out. As in the notes, the raw scores go into softmax unscaled.",
   'preset.animal-it.note2': "A word has one row wherever it appears, whatever its case: 'the' takes the row of 'The'. The notes give 'the' its own v, [0.2, 0.3, 0.2], but no q or k; 'because', 'too' and '.' have no q or k in the notes either, so theirs are 0 here (score 0: they still take a share of softmax).",
