@@ -95,6 +95,8 @@ export function useLabPage({ before, after, assert, onReady }) {
     shared.tab = await browser.newPage();
     await shared.tab.page.goto(browser.url);
     await shared.tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
+    // the settings start folded (issue 26, point 12): the tests type into their fields
+    await shared.tab.page.evaluate(() => { document.getElementById('settings').open = true; });
     onReady?.(shared.tab);
   });
   after(async () => {

@@ -28,6 +28,8 @@ describe('Parameters: edited by hand, chosen from the menu', () => {
       await tab.page.goto('about:blank');
       await tab.page.goto(address);
       await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
+      // the settings start folded (issue 26, point 12)
+      await tab.page.evaluate(() => { document.getElementById('settings').open = true; });
       assert.equal(await tab.page.textContent('#messages'), '');
       assert.deepEqual(await output(), before);
       assert.equal(await tab.page.evaluate(() => globalThis.attentionLab.state.sentence), state.sentence);

@@ -31,6 +31,8 @@ async function openLab(url, options) {
   const tab = await browser.newPage(options);
   await tab.page.goto(url);
   await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
+  // the settings start folded (issue 26, point 12): these tests choose in them
+  await tab.page.evaluate(() => { const settings = document.getElementById('settings'); if (settings) settings.open = true; });
   return tab;
 }
 

@@ -41,4 +41,13 @@ describe('a note\'s own experiment (issue 26, point 1)', () => {
     const after = await notes();
     assert.ok(after.some((n) => n.stale));
   });
+
+  it("cat-sat: the notes' 3 × 3 identity for 4-number vectors is said like the other slips (wish)", async () => {
+    await lab.redrawn(() => tab.page.selectOption('#preset', 'cat-sat'));
+    const dModel = await tab.page.evaluate(() => globalThis.attentionLab.view.dModel);
+    assert.equal(dModel, 4, 'E_The = [1, 0, 1, 0] has 4 numbers');
+    const text = (await notes()).map((n) => n.text).join(' ');
+    assert.match(text, /3 × 3 identity/);
+    assert.match(text, new RegExp(`${dModel} × ${dModel} identity`));
+  });
 });

@@ -191,7 +191,7 @@ describe('the npm package', () => {
     await tab.page.waitForFunction(() => document.getElementById('lab')?.lab?.draws > 0);
     const rows = await tab.page.$$eval('#lab [data-slot="head-0-weights"] tbody tr', (trs) => trs.map((tr) => Array.from(tr.cells).slice(1).map((c) => c.textContent)));
     assert.deepEqual(rows[0], THE_WEIGHTS_SHOWN);
-    assert.deepEqual(rows[2].slice(0, 3), SAT_WEIGHTS.map((w) => w.toFixed(3)));
+    assert.deepEqual(rows[2].slice(0, 3), SAT_WEIGHTS.map((w) => w.toPrecision(4)));  // 4 significant digits (issue 26)
     assert.deepEqual(tab.problems, []);
     assert.deepEqual(tab.foreignRequests, []);
     await tab.page.close();

@@ -45,8 +45,9 @@ export function createControls({ root, container, t }) {
       field(name).append(tip);
       for (const input of field(name).querySelectorAll('input, select')) input.setAttribute('aria-describedby', tip.id);
     }
-    // the settings take the first screen of a phone: there they start folded
-    $('settings').open = !matchMedia('(max-width: 700px)').matches;
+    // the settings (masks, positions, cross attention: nothing the notes have met first) start folded,
+    // so that the first screen shows the sentence, the formula and the step table (issue 26)
+    $('settings').open = false;
   }
 
   /** Every control shows the state, but the one being typed in (`except`, an id), which keeps its text. */

@@ -71,6 +71,7 @@ export const PRESETS = [
       'note2',
       'note3',
       { key: 'note4', always: true },
+      { key: 'note5', always: true },
     ],
   },
   {

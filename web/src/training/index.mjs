@@ -18,13 +18,13 @@ const DEFAULT_SPEED = 50;
 let labs = 0;                  // each lab's runs have their own key in the engine
 
 /**
- * The feature contract (tools/CONTRACT.md): the section after the lab's output section.
+ * The feature contract (tools/CONTRACT.md): the section after the example's pictures and the scaling lab.
  * Extras: start() prepares the first task (once the engine is ready), stop(), and for tests the
  * current `run` and whether it is `running`.
  */
 export function mount(ctx) {
   const training = createTraining({
-    container: ctx.container, after: ctx.section('output'), compute: ctx.compute, signal: ctx.signal, t: ctx.t,
+    container: ctx.container, after: ctx.section('lab') ?? ctx.section('output'), compute: ctx.compute, signal: ctx.signal, t: ctx.t,
     getState: () => ctx.store.state,
     useState: (state, status) => ctx.store.dispatch({ type: 'replace', state, status }),
   });

@@ -9,6 +9,11 @@ import { embed } from '../state/vocabulary.mjs';
 
 const FRAME_MS = 100;          // pictures at 10 per second while training
 const PAGE_CHUNK_MS = 12;      // on the page (no worker), steps run in slices this long, then yield
+// a reader can watch (issue 26): the first steps one at a time, slowly; and a stop once the held-out
+// accuracy has held its best this many steps
+const SLOW_STEPS = 20;
+const SLOW_MS = 300;
+export const PATIENCE = 200;
 
 // the run's embedding table when embeddings learn (the words of its sentences), or null
 function embeddingsOf(training, config) {
@@ -43,7 +48,8 @@ export async function start(training) {
     training.run = null;
     return false;
   }
-  training.run = { config, history: { train: [], heldOut: [[0, answer.heldOut.loss]] }, snapshot: answer };
+  training.run = { config, history: { train: [], heldOut: [[0, answer.heldOut.loss]] }, snapshot: answer, best: { accuracy: answer.heldOut.accuracy, step: 0 } };
+  training.$('train-stopped').textContent = '';
   draw(training);
   return true;
 }
@@ -86,6 +92,7 @@ export async function steps(training, k) {
   snapshot.losses.forEach((loss, i) => run.history.train.push([first + i + 1, loss]));
   run.history.heldOut.push([snapshot.steps, snapshot.heldOut.loss]);
   run.snapshot = snapshot;
+  if (snapshot.heldOut.accuracy > run.best.accuracy) run.best = { accuracy: snapshot.heldOut.accuracy, step: snapshot.steps };
   draw(training);
   if (answer.error) {
     pause(training);
@@ -94,16 +101,27 @@ export async function steps(training, k) {
   return answer;
 }
 
+// the held-out accuracy has held its best PATIENCE steps: the run pauses and says so
+function heldItsBest(training) {
+  const { run, $, t } = training;
+  if (!$('train-autostop').checked || run.snapshot.steps - run.best.step < PATIENCE) return false;
+  pause(training);
+  $('train-stopped').textContent = t('train.stopped', { percent: Math.round(run.best.accuracy * 100), step: run.best.step, patience: PATIENCE });
+  return true;
+}
+
 async function loop(training) {
   while (training.running) {
     const started = performance.now();
     const speed = Number(training.$('train-speed').value);
-    // a frame's share of the steps per second; "as fast as it goes": about a frame of work
-    const k = speed > 0 ? Math.max(1, Math.round((speed * FRAME_MS) / 1000)) : Math.max(1, Math.floor((FRAME_MS * 0.8) / training.msPerStep));
+    const slow = training.$('train-slow').checked && training.run.snapshot.steps < SLOW_STEPS;
+    // slow motion first; then a frame's share of the steps per second; "as fast as it goes": about a frame of work
+    const fast = speed > 0 ? Math.max(1, Math.round((speed * FRAME_MS) / 1000)) : Math.max(1, Math.floor((FRAME_MS * 0.8) / training.msPerStep));
+    const k = slow ? 1 : Math.min(fast, Math.max(1, PATIENCE - (training.run.snapshot.steps - training.run.best.step)));
     const answer = await steps(training, k);
-    if (!answer) return;
-    const rest = FRAME_MS - (performance.now() - started);
-    if (training.running && speed > 0 && rest > 0) await new Promise((resolve) => setTimeout(resolve, rest));
+    if (!answer || heldItsBest(training)) return;
+    const rest = (slow ? SLOW_MS : FRAME_MS) - (performance.now() - started);
+    if (training.running && (speed > 0 || slow) && rest > 0) await new Promise((resolve) => setTimeout(resolve, rest));
     else await new Promise((resolve) => setTimeout(resolve));
   }
 }

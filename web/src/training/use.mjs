@@ -31,4 +31,12 @@ export async function useWeights(training) {
     : null;
   const state = stateWithWeights(training.getState(), { model, weights, learnedEmbeddings, example });
   training.useState(state, t(learnedEmbeddings ? 'train.usedEmbeddings' : 'train.used', { sentence: example.sentence }));
+  // the tables it changed, in view; the Train section says where they went
+  training.$('train-stopped').textContent = t('train.usedHere', { sentence: example.sentence });
+  // (after the lab has drawn them: sections out of view change height as they are laid out)
+  const section = training.section.getRootNode().getElementById?.('weights')?.closest('section');
+  const show = () => section?.scrollIntoView({ block: 'start' });
+  show();
+  requestAnimationFrame(() => requestAnimationFrame(show));
+  setTimeout(show, 250);
 }
