@@ -109,7 +109,11 @@ it('webpack 5 builds the app with no configuration, and it computes the notes\' 
   });
   const { errors, warnings } = stats.toJson({ all: false, errors: true, warnings: true });
   assert.deepEqual(errors.map((e) => e.message), [], 'no errors');
-  assert.deepEqual(warnings.map((w) => w.message), [], 'no warnings');
+  // webpack's performance hint for assets over 244 KiB: the learning engines' .wasm (the transformer
+  // stacks made them larger) are that large by nature; any other warning is a failure
+  const sizeHint = (message) => /^asset size limit:/.test(message)
+    && message.split('\n').filter((line) => /^\s+\S+ \(\d+ KiB\)$/.test(line)).every((line) => /\.wasm \(/.test(line));
+  assert.deepEqual(warnings.map((w) => w.message).filter((message) => !sizeHint(message)), [], 'no warnings but the .wasm size hint');
   writeFileSync(path.join(app, 'webpack-out/index.html'), PAGE('main.js'));
   assert.equal(wasmFiles(path.join(app, 'webpack-out')).length, 4, wasmFiles(path.join(app, 'webpack-out')).join(', '));
   await runApp('webpack-out/index.html');

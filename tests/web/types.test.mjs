@@ -32,6 +32,7 @@ function examples(file) {
   const text = readFileSync(path.join(root, file), 'utf8');
   return [...text.matchAll(/^```(js|ts)\n([\s\S]*?)^```/gm)].map((match) => ({
     name: `${file}:${text.slice(0, match.index).split('\n').length}`,
+    language: match[1],
     code: match[2].replaceAll("'./lib/attention.mjs'", "'attention-lab'"),
   }));
 }
@@ -46,13 +47,14 @@ before(() => {
   symlinkSync(root, path.join(scratch, 'node_modules/attention-lab'), 'dir');
   writeFileSync(path.join(scratch, 'placeholders.d.ts'), PLACEHOLDERS);
   const files = blocks.map((block, i) => {
-    const name = `example-${i}.ts`;
+    // a js example is checked as JavaScript (its JSDoc types count), a ts one as TypeScript
+    const name = `example-${i}.${block.language}`;
     writeFileSync(path.join(scratch, name), `// ${block.name}\n${block.code}\nexport {};\n`);
     return name;
   });
   writeFileSync(path.join(scratch, 'tsconfig.json'), JSON.stringify({
     compilerOptions: {
-      strict: true, noEmit: true, target: 'es2022', module: 'esnext', moduleResolution: 'bundler',
+      strict: true, allowJs: true, checkJs: true, noEmit: true, target: 'es2022', module: 'esnext', moduleResolution: 'bundler',
       lib: ['es2022', 'dom', 'dom.iterable'], types: [], noUnusedLocals: false,
     },
     // the component's types in every example: its global tag and event maps
@@ -73,6 +75,6 @@ it('finds the examples: README\'s two, docs/api.md\'s three and docs/embedding.m
 
 it('tsc --strict --noEmit compiles every example against the package\'s types', () => {
   // which example each error is in, by its file
-  const named = output.replace(/example-(\d+)\.ts/g, (_, i) => blocks[Number(i)].name);
+  const named = output.replace(/example-(\d+)\.[jt]s/g, (_, i) => blocks[Number(i)].name);
   assert.equal(status, 0, named);
 });

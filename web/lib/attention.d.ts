@@ -270,6 +270,14 @@ export interface BlockOptions {
   mlp?: MlpOptions | null;
 }
 
+/** The gradients transformerGradients() returns, named as the request's weights (docs/api.md). */
+export interface TransformerGradients {
+  tokens: Float32Array;
+  /** Per block: its parts (attention, norm1, norm2, mlp), each its weights' gradients. */
+  layers: Array<{ [part: string]: { [weight: string]: Float32Array } }>;
+  [name: string]: unknown;
+}
+
 export interface TransformerOptions {
   ids: Int32Array | number[];
   vocab: number;
@@ -323,7 +331,7 @@ export interface AttentionEngine {
   transformer(options: TransformerOptions): TransformerResult;
   /** Its gradients for every weight present, by the request's names, given dLogits (n × vocab) and/or dOutput (n × dModel). */
   transformerGradients(options: TransformerOptions & { dLogits?: Float32Array | number[]; dOutput?: Float32Array | number[] }):
-    { trace: TransformerResult; gradients: Record<string, unknown> };
+    { trace: TransformerResult; gradients: TransformerGradients };
   /** For many calls with the same weights: checks them once and keeps them in WebAssembly memory. */
   prepare(options: PrepareOptions): PreparedAttention;
   /** WebAssembly memory: the heap's size, the bytes allocated in it, and the stack pointer (steady between calls). */

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 
-import { loadAttention } from '../../../dist/lib/attention.mjs';
+import { loadAttention } from '../../../dist/lib/attention.node.mjs';
 import { parseSafetensors } from '../../../web/src/layers/formats.mjs';
 import { forEachBuild } from './builds.mjs';
 
