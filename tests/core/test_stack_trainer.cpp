@@ -325,3 +325,116 @@ TEST_CASE("stack trainer: the same weights after 100 steps on every build (Arith
   REQUIRE(t->step(100, &report).ok());
   CHECK(checksum(*t) != hashes[0]);
 }
+
+namespace {
+
+// ---- Task 1: 'tired' or 'wide' (the notes' 003 sentence, with the adjective that flips its answer) --
+
+constexpr int kFeatures = 12;
+enum Feature { Finance, Nature, Animal, Person, Action, Pronoun, Plural, Feeling, Object, Science };
+
+// A word's embedding as tests/core/test_trainer.cpp builds it (feature columns bumped, small noise, two
+// free columns), the noise from splitmix64 of the word's FNV-1a hash so that every build has the same.
+std::vector<float> embed(const std::string& word, std::initializer_list<Feature> features) {
+  std::uint64_t state = 14695981039346656037ull;
+  for (unsigned char c : word) state = (state ^ c) * 1099511628211ull;
+  auto unit = [&]() {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return static_cast<float>(static_cast<double>((z ^ (z >> 31)) >> 40) * 0x1.0p-23 - 1.0);
+  };
+  std::vector<float> v(kFeatures);
+  for (int c = 0; c < 10; ++c) v[c] = 0.15f * unit();
+  for (Feature f : features) v[f] += 1.0f;
+  v[10] = unit();
+  v[11] = unit();
+  return v;
+}
+
+struct Vocabulary {
+  std::vector<std::string> words;
+  std::vector<float> table;  // (V, kFeatures)
+  int id(const std::string& w) const { return static_cast<int>(std::find(words.begin(), words.end(), w) - words.begin()); }
+  void add(const std::string& w, std::initializer_list<Feature> f) {
+    words.push_back(w);
+    const std::vector<float> v = embed(w, f);
+    table.insert(table.end(), v.begin(), v.end());
+  }
+};
+
+// "The <animal> didn't cross the <street> because it was too <tired | wide>": 'it' (row 7) refers to
+// the animal (row 1) when tired, to the street (row 5) when wide.
+StackExample it_sentence(const Vocabulary& v, const std::string& animal, const std::string& street, bool tired) {
+  StackExample e;
+  for (const char* w : {"the", "", "didn't", "cross", "the", "", "because", "it", "was", "too", ""}) e.ids.push_back(v.id(w));
+  e.ids[1] = v.id(animal);
+  e.ids[5] = v.id(street);
+  e.ids[10] = v.id(tired ? "tired" : "wide");
+  e.query = 7;
+  e.target = tired ? 1 : 5;
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("task 1: two layers learn 'too tired' -> the animal and 'too wide' -> the street (held-out nouns)") {
+  Vocabulary v;
+  for (const char* w : {"the", "because", "too"}) v.add(w, {});
+  for (const char* w : {"didn't", "cross", "was"}) v.add(w, {Action});
+  v.add("it", {Pronoun});
+  v.add("tired", {Feeling});
+  v.add("wide", {Object});
+  const std::vector<std::string> animals = {"dog", "cat", "horse", "cow", "sheep", "goat"};
+  const std::vector<std::string> streets = {"street", "road", "river", "bridge"};
+  const std::vector<std::string> held_animals = {"lion", "fox", "wolf", "bear"};
+  const std::vector<std::string> held_streets = {"valley", "canal", "path"};
+  for (const auto& list : {animals, held_animals})
+    for (const auto& w : list) v.add(w, {Animal});
+  for (const auto& list : {streets, held_streets})
+    for (const auto& w : list) v.add(w, {Nature, Object});
+  std::vector<StackExample> train, held_out;
+  for (bool tired : {true, false}) {
+    for (const auto& a : animals)
+      for (const auto& s : streets) train.push_back(it_sentence(v, a, s, tired));
+    for (const auto& a : held_animals)
+      for (const auto& s : held_streets) held_out.push_back(it_sentence(v, a, s, tired));
+  }
+  attn::StackTrainerSpec spec;
+  spec.model.vocab = static_cast<int>(v.words.size());
+  spec.model.d_model = kFeatures;
+  spec.model.layers = 2;
+  spec.model.heads = 2;
+  spec.model.causal = false;  // 'it' must see the adjective that follows it
+  spec.loss.kind = StackLossKind::Attend;
+  spec.loss.layer = 1;  // the second layer's attention, averaged over its heads
+  spec.optimizer.learning_rate = 0.05;
+  spec.seed = 21;
+  for (int l = 0; l < 2; ++l)
+    for (const char* w : {"wq", "wk", "wv", "wo"}) spec.train.push_back("layers." + std::to_string(l) + "." + w);
+  auto t = make(spec);
+  REQUIRE(t->set_parameter("tokens", v.table).ok());  // the words' embeddings stay as given
+  REQUIRE(t->set_data(train).ok());
+  attn::StackEvaluation start, end;
+  REQUIRE(t->evaluate(held_out, &start).ok());
+  attn::StepReport report;
+  REQUIRE(t->step(60, &report).ok());
+  REQUIRE(t->evaluate(held_out, &end).ok());
+  MESSAGE("held-out accuracy " << start.accuracy << " -> " << end.accuracy << ", loss " << start.loss << " -> "
+                               << end.loss << " (one layer cannot go below ln 2 = 0.693)");
+  CHECK(end.accuracy >= 0.95);
+  CHECK(end.loss < std::log(2.0));
+  // The same training with one layer: its keys are its words' own, so the loss on the pairs stays at
+  // or above ln 2 (the proof in test_trainer.cpp's "one layer cannot learn").
+  spec.model.layers = 1;
+  spec.loss.layer = 0;
+  spec.train.resize(4);
+  auto one = make(spec);
+  REQUIRE(one->set_parameter("tokens", v.table).ok());
+  REQUIRE(one->set_data(train).ok());
+  REQUIRE(one->step(60, &report).ok());
+  attn::StackEvaluation single;
+  REQUIRE(one->evaluate(train, &single).ok());
+  MESSAGE("one layer after 60 steps: training loss " << single.loss << ", accuracy " << single.accuracy);
+  CHECK(single.loss >= std::log(2.0) - 1e-4);
+}
