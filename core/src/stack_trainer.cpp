@@ -100,20 +100,23 @@ Status check_model(const StackTrainerSpec& spec, int* d_k) {
     return Status::Range("heads", "heads must be from 1 to dModel (" + str(m.d_model) + "), got " + str(m.heads));
   }
   if (m.d_k == 0 && m.d_model % m.heads != 0) {
-    return Status::Range("heads", "heads (" + str(m.heads) + ") must divide dModel (" + str(m.d_model) +
-                                      ") when dK is not given");
+    return Status::Range(
+        "heads", "heads (" + str(m.heads) + ") must divide dModel (" + str(m.d_model) + ") when dK is not given");
   }
   *d_k = m.d_k > 0 ? m.d_k : m.d_model / m.heads;
   if (*d_k < 1 || *d_k > kMaxWidth) return Status::Range("dK", "dK must be from 1 to " + str(kMaxWidth));
-  if (m.positions != PositionKind::None && m.positions != PositionKind::Learned && m.positions != PositionKind::Rotary) {
+  if (m.positions != PositionKind::None && m.positions != PositionKind::Learned &&
+      m.positions != PositionKind::Rotary) {
     return Status::Range("positions", "positions must be 'none', 'learned' or 'rotary'");
   }
   if (m.positions == PositionKind::Rotary && *d_k % 2 != 0) {
     return Status::Range("positions", "rotary positions need an even dK, got " + str(*d_k));
   }
   if (m.positions == PositionKind::Learned && (m.max_positions < 1 || m.max_positions > kMaxTokens)) {
-    return Status::Range("maxPositions", "maxPositions must be from 1 to " + str(kMaxTokens) + " with learned "
-                                         "positions, got " + str(m.max_positions));
+    return Status::Range("maxPositions", "maxPositions must be from 1 to " + str(kMaxTokens) +
+                                             " with learned "
+                                             "positions, got " +
+                                             str(m.max_positions));
   }
   if (m.mlp_hidden < 0 || m.mlp_hidden > kMaxWidth) {
     return Status::Range("mlpHidden", "mlpHidden must be from 0 to " + str(kMaxWidth) + ", got " + str(m.mlp_hidden));
@@ -121,12 +124,12 @@ Status check_model(const StackTrainerSpec& spec, int* d_k) {
   const StackLoss& loss = spec.loss;
   if (loss.kind == StackLossKind::Attend) {
     if (loss.layer < 0 || loss.layer >= m.layers) {
-      return Status::Range("loss.layer", "loss.layer must be from 0 to " + str(m.layers - 1) + ", got " +
-                                             str(loss.layer));
+      return Status::Range("loss.layer",
+                           "loss.layer must be from 0 to " + str(m.layers - 1) + ", got " + str(loss.layer));
     }
     if (loss.head < -1 || loss.head >= m.heads) {
-      return Status::Range("loss.head", "loss.head must be 'mean' or a head from 0 to " + str(m.heads - 1) +
-                                            ", got " + str(loss.head));
+      return Status::Range(
+          "loss.head", "loss.head must be 'mean' or a head from 0 to " + str(m.heads - 1) + ", got " + str(loss.head));
     }
     if (m.mlp) {
       return Status::Range("loss.kind", "the attend loss needs attention-only blocks (mlp: false)");
@@ -194,8 +197,8 @@ std::vector<std::vector<float>*> gradient_slots(const StackModel& m, StackGradie
     for (std::vector<float>* s : {&b.attention.wq, &b.attention.wk, &b.attention.wv, &b.attention.wo})
       slots.push_back(s);
     if (!m.mlp) continue;
-    for (std::vector<float>* s : {&b.norm1.weight, &b.norm1.bias, &b.w1, &b.b1, &b.w2, &b.b2, &b.norm2.weight,
-                                  &b.norm2.bias})
+    for (std::vector<float>* s :
+         {&b.norm1.weight, &b.norm1.bias, &b.w1, &b.b1, &b.w2, &b.b2, &b.norm2.weight, &b.norm2.bias})
       slots.push_back(s);
   }
   if (m.mlp) {
@@ -258,15 +261,15 @@ Status StackTrainer::State::check_examples(const std::vector<StackExample>& list
     }
     for (int j = 0; j < n; ++j) {
       if (e.ids[j] < 0 || e.ids[j] >= m.vocab) {
-        return Status::Range(at + "ids", at + "ids[" + str(j) + "] is " + str(e.ids[j]) +
-                                             ", outside the vocabulary of " + str(m.vocab));
+        return Status::Range(
+            at + "ids", at + "ids[" + str(j) + "] is " + str(e.ids[j]) + ", outside the vocabulary of " + str(m.vocab));
       }
     }
     switch (spec.loss.kind) {
       case StackLossKind::NextToken:
         if (e.first < 0 || e.first > n - 2) {
-          return Status::Range(at + "first", at + "first must be from 0 to n − 2 = " + str(n - 2) + ", got " +
-                                                 str(e.first));
+          return Status::Range(at + "first",
+                               at + "first must be from 0 to n − 2 = " + str(n - 2) + ", got " + str(e.first));
         }
         break;
       case StackLossKind::Classify:
@@ -279,8 +282,8 @@ Status StackTrainer::State::check_examples(const std::vector<StackExample>& list
         if (e.query < 0 || e.query >= n) return Status::Range(at + "query", at + "query is outside the sentence");
         if (e.target < 0 || e.target >= n) return Status::Range(at + "target", at + "target is outside the sentence");
         if (m.causal && e.target > e.query) {
-          return Status::Range(at + "target", at + "target (" + str(e.target) + ") comes after query (" +
-                                                  str(e.query) + "), which the causal mask hides from it");
+          return Status::Range(at + "target", at + "target (" + str(e.target) + ") comes after query (" + str(e.query) +
+                                                  "), which the causal mask hides from it");
         }
         break;
     }
@@ -345,7 +348,8 @@ Status StackTrainer::State::attend_backward(const Stack& stack, const StackInput
   const double share = 1.0 / (last - first);
   std::vector<double> p(n, 0.0);
   for (int h = first; h < last; ++h)
-    for (int j = 0; j < n; ++j) p[j] += share * block.attention.heads[h].weights[static_cast<std::size_t>(e.query) * n + j];
+    for (int j = 0; j < n; ++j)
+      p[j] += share * block.attention.heads[h].weights[static_cast<std::size_t>(e.query) * n + j];
   *loss = -std::log(p[e.target]);
   *right += std::max_element(p.begin(), p.end()) - p.begin() == e.target;
   if (g == nullptr) return Status::Ok();
@@ -370,7 +374,8 @@ Status StackTrainer::State::attend_backward(const Stack& stack, const StackInput
   cut.output = block.input;
   StackGradients gb = zero_stack_gradients(below);
   if (Status s = stack_backward(below, inputs, cut, View<float>(), view_of(dx), &gb); !s.ok()) return s;
-  for (std::size_t j = static_cast<std::size_t>(l); j < g->layers.size(); ++j) gb.layers.push_back(std::move(g->layers[j]));
+  for (std::size_t j = static_cast<std::size_t>(l); j < g->layers.size(); ++j)
+    gb.layers.push_back(std::move(g->layers[j]));
   *g = std::move(gb);
   return Status::Ok();
 }
@@ -493,9 +498,13 @@ Status StackTrainer::step(int steps, StepReport* report) {
         for (float g : p.gradient) sum += static_cast<double>(g) * g;
     const double norm = std::sqrt(sum);
     if (!std::isfinite(loss) || !std::isfinite(norm)) {
-      return Status::Range("optimizer.learningRate", "learning rate too large: the loss or its gradients became "
-                                                     "∞ at step " + str(s.steps + 1) + "; the weights are those of "
-                                                     "step " + str(s.steps));
+      return Status::Range("optimizer.learningRate",
+                           "learning rate too large: the loss or its gradients became "
+                           "∞ at step " +
+                               str(s.steps + 1) +
+                               "; the weights are those of "
+                               "step " +
+                               str(s.steps));
     }
     report->losses.push_back(loss);
     report->gradient_norms.push_back(norm);

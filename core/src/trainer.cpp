@@ -234,7 +234,8 @@ void optimizer_update(const OptimizerSettings& o, double clip_scale, double* bet
     *beta2_power *= o.beta2;
   }
   const float beta1 = static_cast<float>(o.beta1), beta2 = static_cast<float>(o.beta2);
-  const float correction1 = static_cast<float>(1.0 - *beta1_power), correction2 = static_cast<float>(1.0 - *beta2_power);
+  const float correction1 = static_cast<float>(1.0 - *beta1_power),
+              correction2 = static_cast<float>(1.0 - *beta2_power);
   const float epsilon = static_cast<float>(o.epsilon), momentum = static_cast<float>(o.momentum);
   for (Parameter& p : *parameters) {
     if (!p.trained) continue;

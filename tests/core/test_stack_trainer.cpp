@@ -70,7 +70,8 @@ Rows ref_forward(const RefModel& r, const Params& p, const std::vector<int>& ids
   Rows x(n, std::vector<double>(d));
   for (int i = 0; i < n; ++i)
     for (int c = 0; c < d; ++c)
-      x[i][c] = p.at("tokens")[ids[i] * d + c] + (m.positions == attn::PositionKind::Learned ? p.at("positions")[i * d + c] : 0);
+      x[i][c] = p.at("tokens")[ids[i] * d + c] +
+                (m.positions == attn::PositionKind::Learned ? p.at("positions")[i * d + c] : 0);
   for (int l = 0; l < m.layers; ++l) {
     const std::string at = "layers." + std::to_string(l) + ".";
     const Rows in = m.mlp ? layer_norm(x, p.at(at + "norm1.weight"), p.at(at + "norm1.bias")) : x;
@@ -99,7 +100,8 @@ Rows ref_forward(const RefModel& r, const Params& p, const std::vector<int>& ids
     for (int i = 0; i < n; ++i)
       for (int c = 0; c < d; ++c) x[i][c] += attended[i][c];
     if (!m.mlp) continue;
-    Rows hid = matmul(layer_norm(x, p.at(at + "norm2.weight"), p.at(at + "norm2.bias")), p.at(at + "w1"), 0, d, r.hidden);
+    Rows hid =
+        matmul(layer_norm(x, p.at(at + "norm2.weight"), p.at(at + "norm2.bias")), p.at(at + "w1"), 0, d, r.hidden);
     for (auto& row : hid) {
       for (int c = 0; c < r.hidden; ++c) {
         const double u = row[c] + p.at(at + "b1")[c];
@@ -117,14 +119,16 @@ double cross_entropy(const RefModel& r, const Params& p, const std::vector<doubl
   const int d = r.m.d_model, V = r.m.vocab;
   std::vector<double> logits(V, 0.0);
   for (int v = 0; v < V; ++v)
-    for (int k = 0; k < d; ++k) logits[v] += o[k] * (r.m.tied ? p.at("tokens")[v * d + k] : p.at("unembedding")[k * V + v]);
+    for (int k = 0; k < d; ++k)
+      logits[v] += o[k] * (r.m.tied ? p.at("tokens")[v * d + k] : p.at("unembedding")[k * V + v]);
   double top = *std::max_element(logits.begin(), logits.end()), sum = 0;
   for (double l : logits) sum += std::exp(l - top);
   return top + std::log(sum) - logits[target];
 }
 
 // The mean over the examples of each one's loss, as stack_trainer.hpp defines them.
-double ref_loss(const RefModel& r, const attn::StackLoss& loss, const Params& p, const std::vector<StackExample>& list) {
+double ref_loss(const RefModel& r, const attn::StackLoss& loss, const Params& p,
+                const std::vector<StackExample>& list) {
   double total = 0;
   for (const StackExample& e : list) {
     std::vector<std::vector<Rows>> weights;
@@ -355,7 +359,9 @@ std::vector<float> embed(const std::string& word, std::initializer_list<Feature>
 struct Vocabulary {
   std::vector<std::string> words;
   std::vector<float> table;  // (V, kFeatures)
-  int id(const std::string& w) const { return static_cast<int>(std::find(words.begin(), words.end(), w) - words.begin()); }
+  int id(const std::string& w) const {
+    return static_cast<int>(std::find(words.begin(), words.end(), w) - words.begin());
+  }
   void add(const std::string& w, std::initializer_list<Feature> f) {
     words.push_back(w);
     const std::vector<float> v = embed(w, f);
@@ -367,7 +373,8 @@ struct Vocabulary {
 // the animal (row 1) when tired, to the street (row 5) when wide.
 StackExample it_sentence(const Vocabulary& v, const std::string& animal, const std::string& street, bool tired) {
   StackExample e;
-  for (const char* w : {"the", "", "didn't", "cross", "the", "", "because", "it", "was", "too", ""}) e.ids.push_back(v.id(w));
+  for (const char* w : {"the", "", "didn't", "cross", "the", "", "because", "it", "was", "too", ""})
+    e.ids.push_back(v.id(w));
   e.ids[1] = v.id(animal);
   e.ids[5] = v.id(street);
   e.ids[10] = v.id(tired ? "tired" : "wide");
@@ -539,12 +546,10 @@ TEST_CASE("task 2: a two-layer attention-only stack learns induction heads; one 
   std::vector<double> prev0, ind0, prev1, ind1;
   head_scores(*two, held, 0, &prev0, &ind0);
   head_scores(*two, held, 1, &prev1, &ind1);
-  MESSAGE("two layers, 500 steps: held-out accuracy " << two_eval.accuracy << ", loss " << two_eval.loss
-                                                      << "; layer 0 previous-token scores " << prev0[0] << ", "
-                                                      << prev0[1] << "; layer 1 induction scores " << ind1[0]
-                                                      << ", " << ind1[1] << " (layer 0's: " << ind0[0] << ", "
-                                                      << ind0[1] << "; layer 1's previous-token: " << prev1[0]
-                                                      << ", " << prev1[1] << ")");
+  MESSAGE("two layers, 500 steps: held-out accuracy "
+          << two_eval.accuracy << ", loss " << two_eval.loss << "; layer 0 previous-token scores " << prev0[0] << ", "
+          << prev0[1] << "; layer 1 induction scores " << ind1[0] << ", " << ind1[1] << " (layer 0's: " << ind0[0]
+          << ", " << ind0[1] << "; layer 1's previous-token: " << prev1[0] << ", " << prev1[1] << ")");
   CHECK(two_eval.accuracy >= 0.95);
   CHECK(std::max(prev0[0], prev0[1]) > 0.8);
   CHECK(std::max(ind1[0], ind1[1]) > 0.8);

@@ -36,9 +36,10 @@ enum class StackLossKind { NextToken, Classify, Attend };
 
 struct StackModel {
   int vocab = 0, d_model = 0, layers = 1, heads = 1;
-  int d_k = 0;       // 0: d_model / heads
-  bool mlp = false;  // false: attention-only blocks; true: pre-LN blocks (LayerNorm, GELU-tanh MLP) and a final LayerNorm
-  int mlp_hidden = 0;  // 0: 4 · d_model
+  int d_k = 0;  // 0: d_model / heads
+  bool mlp =
+      false;  // false: attention-only blocks; true: pre-LN blocks (LayerNorm, GELU-tanh MLP) and a final LayerNorm
+  int mlp_hidden = 0;                           // 0: 4 · d_model
   PositionKind positions = PositionKind::None;  // None, Learned or Rotary (every rotated: dims = d_k)
   int max_positions = 0;                        // Learned: the table's rows (the longest example)
   bool causal = true;                           // the causal mask in every block; false: none
