@@ -317,8 +317,12 @@ TEST_CASE("stack trainer: the same weights after 100 steps on every build (Arith
     hash = checksum(*t);
   }
   CHECK(hashes[0] == hashes[1]);
-  // The native build and both WebAssembly builds run this test; the constant was printed by the
-  // native run (MESSAGE below) and then seen equal in core_tests_simd.cjs and core_tests_scalar.cjs.
+  // The native build and both WebAssembly builds run this test: the constant is the promise that they
+  // compute the same bits. It was printed once by the native run (the MESSAGE below, 2026-11-27,
+  // `build/native/core_tests -tc='*100 steps*'`) and then printed the same by
+  // `node build/wasm/core_tests_simd.cjs` and `core_tests_scalar.cjs` before it was written here.
+  // Change it only with the arithmetic (an attention-only stack: Portable attention, the trainer's
+  // own logits loops, elementwise residuals and embeddings).
   MESSAGE("stack weights checksum after 100 steps: " << hashes[0]);
   CHECK(hashes[0] == 13075782950651412548ull);
   attn::StackTrainerSpec other = spec;
