@@ -33,6 +33,7 @@ struct StackTrainer::State {
   std::vector<StackExample> examples;
   int steps = 0;
   double beta1_power = 1, beta2_power = 1;
+  bool have_before = false;  // `before` holds the state before the last update
   struct Saved {
     std::vector<std::vector<float>> values, moment1, moment2;
     double beta1_power = 1, beta2_power = 1;
@@ -482,45 +483,50 @@ Status StackTrainer::set_data(std::vector<StackExample> examples) {
   return Status::Ok();
 }
 
+// A step whose batch gives no finite loss or gradients (or whose forward pass overflows) is refused;
+// when an update made those weights, it is undone first (the one-layer trainer's rule).
 Status StackTrainer::step(int steps, StepReport* report) {
   State& s = *state_;
   report->losses.clear();
   report->gradient_norms.clear();
   if (steps < 1 || steps > 1000000) return Status::Range("steps", "steps must be from 1 to 1000000, got " + str(steps));
   if (s.examples.empty()) return Status::Range("examples", "no examples yet: call setData(examples) first");
+  auto refuse = [&](const std::string& what) {
+    if (s.have_before) {  // the last update made these weights: back to those before it
+      s.restore();
+      s.have_before = false;
+      --s.steps;
+      if (!report->losses.empty()) {
+        report->losses.pop_back();
+        report->gradient_norms.pop_back();
+      }
+    }
+    return Status::Range("optimizer.learningRate", "learning rate too large: " + what + " at step " + str(s.steps + 1) +
+                                                       "; the weights are those of step " + str(s.steps));
+  };
   for (int k = 0; k < steps; ++k) {
     double loss = 0;
     int right = 0, scored = 0;
-    if (Status st = s.run(s.examples, s.batch_for_step(s.steps), true, &loss, &right, &scored); !st.ok()) return st;
+    if (Status st = s.run(s.examples, s.batch_for_step(s.steps), true, &loss, &right, &scored); !st.ok()) {
+      return s.have_before ? refuse("the activations overflowed") : st;
+    }
     double sum = 0;
     for (const Parameter& p : s.parameters)
       if (p.trained)
         for (float g : p.gradient) sum += static_cast<double>(g) * g;
     const double norm = std::sqrt(sum);
-    if (!std::isfinite(loss) || !std::isfinite(norm)) {
-      return Status::Range("optimizer.learningRate",
-                           "learning rate too large: the loss or its gradients became "
-                           "∞ at step " +
-                               str(s.steps + 1) +
-                               "; the weights are those of "
-                               "step " +
-                               str(s.steps));
-    }
+    if (!std::isfinite(loss) || !std::isfinite(norm)) return refuse("the loss or its gradients became ∞");
     report->losses.push_back(loss);
     report->gradient_norms.push_back(norm);
     const double clip = s.spec.optimizer.clip_norm;
     s.save();
     optimizer_update(s.spec.optimizer, clip > 0 && norm > clip ? clip / norm : 1.0, &s.beta1_power, &s.beta2_power,
                      &s.parameters);
+    ++s.steps;
+    s.have_before = true;
     bool finite = true;
     for (const Parameter& p : s.parameters) finite = finite && all_finite(p.value.data(), p.value.size());
-    if (!finite) {
-      s.restore();
-      return Status::Range("optimizer.learningRate", "learning rate too large: a weight became ∞ at step " +
-                                                         str(s.steps + 1) + "; the weights are those of step " +
-                                                         str(s.steps));
-    }
-    ++s.steps;
+    if (!finite) return refuse("a weight became ∞");
   }
   return Status::Ok();
 }
@@ -583,6 +589,7 @@ Status StackTrainer::set_parameter(const std::string& name, View<float> values) 
     std::fill(q.moment2.begin(), q.moment2.end(), 0.0f);
   }
   state_->beta1_power = state_->beta2_power = 1;
+  state_->have_before = false;
   return Status::Ok();
 }
 

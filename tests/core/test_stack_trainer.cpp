@@ -565,3 +565,75 @@ TEST_CASE("task 2: a two-layer attention-only stack learns induction heads; one 
   MESSAGE("one layer, 500 steps: held-out accuracy " << one_eval.accuracy << ", loss " << one_eval.loss);
   CHECK(one_eval.accuracy < 0.5);
 }
+
+TEST_CASE("stack trainer: bad input is refused with a message naming the field") {
+  std::unique_ptr<attn::StackTrainer> t;
+  auto refused = [&](const attn::StackTrainerSpec& spec) { return attn::StackTrainer::create(spec, &t); };
+  attn::StackTrainerSpec spec = small_spec(StackLossKind::NextToken);
+  attn::StackTrainerSpec bad = spec;
+  bad.model.vocab = 1;
+  CHECK(refused(bad).field == "vocab");
+  bad = spec;
+  bad.model.heads = 3;
+  CHECK(refused(bad).message == "heads (3) must divide dModel (4) when dK is not given");
+  bad = spec;
+  bad.model.layers = 0;
+  CHECK(refused(bad).field == "layers");
+  bad = spec;
+  bad.model.positions = attn::PositionKind::Rotary;
+  bad.model.d_k = 3;
+  CHECK(refused(bad).field == "positions");
+  bad = small_spec(StackLossKind::Attend);
+  bad.loss.layer = 2;
+  CHECK(refused(bad).message == "loss.layer must be from 0 to 1, got 2");
+  bad.loss.layer = 0;
+  bad.model.mlp = true;
+  CHECK(refused(bad).field == "loss.kind");
+  bad = spec;
+  bad.optimizer.beta1 = 1;
+  CHECK(refused(bad).field == "optimizer.beta1");
+  bad = spec;
+  bad.train = {"layers.0.wq", "layers.9.wq"};
+  CHECK(refused(bad).message == "train names 'layers.9.wq', which this model does not have");
+
+  auto good = make(spec);
+  std::vector<StackExample> list = small_examples(5, 6, 2, 9);
+  list[1].ids[3] = 5;
+  attn::Status s = good->set_data(list);
+  CHECK(s.field == "examples[1].ids");
+  CHECK(s.message == "examples[1].ids[3] is 5, outside the vocabulary of 5");
+  list = small_examples(5, 6, 2, 9);
+  list[0].first = 5;
+  CHECK(good->set_data(list).message == "examples[0].first must be from 0 to n − 2 = 4, got 5");
+  list[0].first = 0;
+  list[0].ids.resize(7, 0);  // learned positions: 6 rows
+  CHECK(good->set_data(list).message == "examples[0].ids has 7 tokens; it must have from 1 to 6");
+  CHECK(good->set_parameter("tokens", std::vector<float>(3, 0.0f)).message == "tokens has 3 values; expected 20");
+  CHECK(good->set_parameter("layers.0.wq", std::vector<float>(16, NAN)).field == "layers.0.wq");
+  attn::StepReport report;
+  CHECK(good->step(1, &report).field == "examples");
+  auto attend = make(small_spec(StackLossKind::Attend));
+  list = small_examples(5, 6, 1, 9);
+  list[0].query = 2;
+  list[0].target = 4;
+  CHECK(attend->set_data(list).message ==
+        "examples[0].target (4) comes after query (2), which the causal mask hides "
+        "from it");
+}
+
+TEST_CASE("stack trainer: a step that diverges is undone and refused; the trainer stays usable") {
+  attn::StackTrainerSpec spec = small_spec(StackLossKind::NextToken);
+  spec.optimizer.kind = attn::OptimizerKind::Sgd;
+  spec.optimizer.learning_rate = 1e37;
+  auto t = make(spec);
+  REQUIRE(t->set_data(small_examples(5, 6, 3, 10)).ok());
+  const std::uint64_t before = checksum(*t);
+  attn::StepReport report;
+  const attn::Status s = t->step(5, &report);
+  CHECK(s.field == "optimizer.learningRate");
+  MESSAGE(s.message);
+  CHECK(s.message.find("the weights are those of step 0") != std::string::npos);
+  CHECK(t->steps_taken() == 0);
+  CHECK(report.losses.empty());
+  CHECK(checksum(*t) == before);
+}
