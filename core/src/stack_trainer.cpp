@@ -279,6 +279,16 @@ Status StackTrainer::State::check_examples(const std::vector<StackExample>& list
           return Status::Range(at + "target", at + "target must be a class from 0 to " + str(m.vocab - 1));
         }
         break;
+      case StackLossKind::Regress:
+        if (e.target_output.size() != static_cast<std::size_t>(n) * m.d_model) {
+          return Status::Range(at + "targetOutput",
+                               at + "targetOutput has " + str(e.target_output.size()) +
+                                   " values; expected n × dModel = " + str(static_cast<long long>(n) * m.d_model));
+        }
+        if (!all_finite(e.target_output.data(), e.target_output.size())) {
+          return Status::Range(at + "targetOutput", at + "targetOutput holds a value that is not a finite number");
+        }
+        break;
       case StackLossKind::Attend:
         if (e.query < 0 || e.query >= n) return Status::Range(at + "query", at + "query is outside the sentence");
         if (e.target < 0 || e.target >= n) return Status::Range(at + "target", at + "target is outside the sentence");
@@ -407,7 +417,20 @@ Status StackTrainer::State::example(const Stack& stack, const StackExample& e, f
     return Status::Ok();
   }
   std::vector<float> d_output(gradients ? trace.output.size() : 0, 0.0f);
-  logits_loss(e, trace, weight, gradients, &d_output, loss, right, scored);
+  if (spec.loss.kind == StackLossKind::Regress) {
+    const std::size_t count = trace.output.size();
+    const float scale = 2.0f / static_cast<float>(count) * weight;
+    double total = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+      const float error = trace.output[i] - e.target_output[i];
+      total += static_cast<double>(error) * error;
+      if (gradients) d_output[i] = scale * error;
+    }
+    *loss = total / static_cast<double>(count);
+    *scored += 1;
+  } else {
+    logits_loss(e, trace, weight, gradients, &d_output, loss, right, scored);
+  }
   if (!gradients || !std::isfinite(*loss)) return Status::Ok();
   StackGradients g = zero_stack_gradients(stack);
   if (Status s = stack_backward(stack, inputs, trace, View<float>(), view_of(d_output), &g); !s.ok()) return s;
@@ -538,7 +561,8 @@ Status StackTrainer::evaluate(const std::vector<StackExample>& examples, StackEv
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
   int right = 0, scored = 0;
   if (Status s = state_->run(examples, all, false, &evaluation->loss, &right, &scored); !s.ok()) return s;
-  evaluation->accuracy = static_cast<double>(right) / scored;
+  evaluation->accuracy = state_->spec.loss.kind == StackLossKind::Regress ? std::numeric_limits<double>::quiet_NaN()
+                                                                          : static_cast<double>(right) / scored;
   return Status::Ok();
 }
 

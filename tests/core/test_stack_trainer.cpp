@@ -140,6 +140,12 @@ double ref_loss(const RefModel& r, const attn::StackLoss& loss, const Params& p,
       total += sum / (n - 1 - e.first);
     } else if (loss.kind == StackLossKind::Classify) {
       total += cross_entropy(r, p, x[e.query], e.target);
+    } else if (loss.kind == StackLossKind::Regress) {
+      double sum = 0;
+      const int d = r.m.d_model;
+      for (std::size_t i = 0; i < x.size(); ++i)
+        for (int c = 0; c < d; ++c) sum += std::pow(x[i][c] - e.target_output[i * d + c], 2);
+      total += sum / (x.size() * d);
     } else {
       const auto& heads = weights[loss.layer];
       const int first = loss.head < 0 ? 0 : loss.head, last = loss.head < 0 ? r.m.heads : loss.head + 1;
@@ -196,6 +202,11 @@ std::vector<StackExample> small_examples(int vocab, int n, int count, std::uint6
     x.first = n / 2;
     x.query = n - 1 - e % 2;
     x.target = e % 3;
+    std::uint64_t other = seed * 31 + e;  // the regress targets (d_model 4), apart from the ids' sequence
+    for (int i = 0; i < n * 4; ++i) {
+      other = other * 6364136223846793005ull + 1442695040888963407ull;
+      x.target_output.push_back(static_cast<float>((other >> 33) % 200) / 100.0f - 1.0f);
+    }
     list.push_back(x);
   }
   return list;
@@ -241,6 +252,14 @@ TEST_CASE("stack trainer: next-token gradient = finite differences (pre-LN block
   spec.model.mlp = true;
   spec.model.mlp_hidden = 6;
   check_gradients(spec, small_examples(5, 5, 2, 3));
+}
+
+TEST_CASE("stack trainer: regress gradient = finite differences (attention-only and pre-LN)") {
+  attn::StackTrainerSpec spec = small_spec(StackLossKind::Regress);
+  check_gradients(spec, small_examples(5, 6, 3, 11));
+  spec.model.mlp = true;
+  spec.model.mlp_hidden = 6;
+  check_gradients(spec, small_examples(5, 5, 2, 12));
 }
 
 TEST_CASE("stack trainer: classify and attend gradients = finite differences") {

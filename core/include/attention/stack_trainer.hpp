@@ -6,6 +6,8 @@
 //               the logits of one token
 //   attend      −log p[target], p = the query row of the attention weights of one layer's head (or
 //               their mean over heads, head −1)
+//   regress     the mean over n · d of (output − target_output)², output the stack's last residual
+//               stream (after the final norm)
 // The gradient of each example comes from stack_backward (the attend loss's from attention_backward
 // of its layer, then stack_backward of the blocks below); the batch's is their mean.
 //
@@ -32,7 +34,7 @@
 
 namespace attn {
 
-enum class StackLossKind { NextToken, Classify, Attend };
+enum class StackLossKind { NextToken, Classify, Attend, Regress };
 
 struct StackModel {
   int vocab = 0, d_model = 0, layers = 1, heads = 1;
@@ -52,10 +54,11 @@ struct StackLoss {
 };
 
 struct StackExample {
-  std::vector<int> ids;  // n token ids
-  int first = 0;         // next-token: the first position scored (it predicts ids[first + 1])
-  int query = 0;         // classify: the token read out; attend: the query row
-  int target = 0;        // classify: the class; attend: the key it should look at
+  std::vector<int> ids;              // n token ids
+  int first = 0;                     // next-token: the first position scored (it predicts ids[first + 1])
+  int query = 0;                     // classify: the token read out; attend: the query row
+  int target = 0;                    // classify: the class; attend: the key it should look at
+  std::vector<float> target_output;  // regress: (n, d_model)
 };
 
 struct StackTrainerSpec {
@@ -68,7 +71,7 @@ struct StackTrainerSpec {
 
 struct StackEvaluation {
   double loss = 0;
-  double accuracy = 0;  // the share of scored predictions whose argmax is the target
+  double accuracy = 0;  // the share of scored predictions whose argmax is the target; regress: NaN
 };
 
 class StackTrainer {
