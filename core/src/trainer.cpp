@@ -16,6 +16,34 @@
 #include "validate.hpp"
 
 namespace attn {
+
+Status check_optimizer(const OptimizerSettings& o) {
+  struct Check {
+    const char* field;
+    double value;
+    bool ok;
+    const char* rule;
+  };
+  const Check checks[] = {
+      {"optimizer.learningRate", o.learning_rate, std::isfinite(o.learning_rate) && o.learning_rate > 0,
+       "a number above 0"},
+      {"optimizer.momentum", o.momentum, o.momentum >= 0 && o.momentum < 1, "from 0 up to (not including) 1"},
+      {"optimizer.beta1", o.beta1, o.beta1 >= 0 && o.beta1 < 1, "from 0 up to (not including) 1"},
+      {"optimizer.beta2", o.beta2, o.beta2 >= 0 && o.beta2 < 1, "from 0 up to (not including) 1"},
+      {"optimizer.epsilon", o.epsilon, std::isfinite(o.epsilon) && o.epsilon > 0, "a number above 0"},
+      {"optimizer.weightDecay", o.weight_decay, std::isfinite(o.weight_decay) && o.weight_decay >= 0,
+       "a number from 0"},
+      {"optimizer.clipNorm", o.clip_norm, std::isfinite(o.clip_norm) && o.clip_norm >= 0,
+       "a number from 0 (0: no clipping)"},
+      {"optimizer.batchSize", static_cast<double>(o.batch_size), o.batch_size >= 0,
+       "a whole number from 0 (0: every example)"}};
+  for (const Check& c : checks) {
+    if (!c.ok)
+      return Status::Range(c.field, std::string(c.field) + " must be " + c.rule + ", got " + format_number(c.value));
+  }
+  return Status::Ok();
+}
+
 namespace {
 
 std::string str(long long value) { return std::to_string(value); }
@@ -58,31 +86,7 @@ Status check_loss_and_optimizer(const TrainerSpec& spec) {
     return Status::Range("loss.classes",
                          "loss.classes must be from 2 to " + str(kMaxWidth) + ", got " + str(loss.classes));
   }
-  const OptimizerSettings& o = spec.optimizer;
-  struct Check {
-    const char* field;
-    double value;
-    bool ok;
-    const char* rule;
-  };
-  const Check checks[] = {
-      {"optimizer.learningRate", o.learning_rate, std::isfinite(o.learning_rate) && o.learning_rate > 0,
-       "a number above 0"},
-      {"optimizer.momentum", o.momentum, o.momentum >= 0 && o.momentum < 1, "from 0 up to (not including) 1"},
-      {"optimizer.beta1", o.beta1, o.beta1 >= 0 && o.beta1 < 1, "from 0 up to (not including) 1"},
-      {"optimizer.beta2", o.beta2, o.beta2 >= 0 && o.beta2 < 1, "from 0 up to (not including) 1"},
-      {"optimizer.epsilon", o.epsilon, std::isfinite(o.epsilon) && o.epsilon > 0, "a number above 0"},
-      {"optimizer.weightDecay", o.weight_decay, std::isfinite(o.weight_decay) && o.weight_decay >= 0,
-       "a number from 0"},
-      {"optimizer.clipNorm", o.clip_norm, std::isfinite(o.clip_norm) && o.clip_norm >= 0,
-       "a number from 0 (0: no clipping)"},
-      {"optimizer.batchSize", static_cast<double>(o.batch_size), o.batch_size >= 0,
-       "a whole number from 0 (0: every example)"}};
-  for (const Check& c : checks) {
-    if (!c.ok)
-      return Status::Range(c.field, std::string(c.field) + " must be " + c.rule + ", got " + format_number(c.value));
-  }
-  return Status::Ok();
+  return check_optimizer(spec.optimizer);
 }
 
 // The parameters, in a fixed order; weights from init_weights(seed), biases zero, the embedding
@@ -220,19 +224,20 @@ double Trainer::State::gradient_norm() const {
   return std::sqrt(sum);
 }
 
-void Trainer::State::update(double clip_scale) {
-  const OptimizerSettings& o = spec.optimizer;
+void optimizer_update(const OptimizerSettings& o, double clip_scale, double* beta1_power, double* beta2_power,
+                      std::vector<Parameter>* parameters) {
   const float lr = static_cast<float>(o.learning_rate);
   const float decay = static_cast<float>(o.learning_rate * o.weight_decay);
   const float clip = static_cast<float>(clip_scale);
   if (o.kind == OptimizerKind::Adam) {
-    beta1_power *= o.beta1;
-    beta2_power *= o.beta2;
+    *beta1_power *= o.beta1;
+    *beta2_power *= o.beta2;
   }
   const float beta1 = static_cast<float>(o.beta1), beta2 = static_cast<float>(o.beta2);
-  const float correction1 = static_cast<float>(1.0 - beta1_power), correction2 = static_cast<float>(1.0 - beta2_power);
+  const float correction1 = static_cast<float>(1.0 - *beta1_power),
+              correction2 = static_cast<float>(1.0 - *beta2_power);
   const float epsilon = static_cast<float>(o.epsilon), momentum = static_cast<float>(o.momentum);
-  for (Parameter& p : parameters) {
+  for (Parameter& p : *parameters) {
     if (!p.trained) continue;
     for (std::size_t i = 0; i < p.value.size(); ++i) {
       const float g = p.gradient[i] * clip;
@@ -252,6 +257,10 @@ void Trainer::State::update(double clip_scale) {
       p.value[i] = w;
     }
   }
+}
+
+void Trainer::State::update(double clip_scale) {
+  optimizer_update(spec.optimizer, clip_scale, &beta1_power, &beta2_power, &parameters);
 }
 
 // A step is judged by the weights it leaves: its update is undone when they are not finite, or when

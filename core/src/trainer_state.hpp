@@ -18,6 +18,14 @@ struct Parameter {
   bool trained = false;
 };
 
+// The optimiser settings' checks, each naming its field ("optimizer.beta1").
+Status check_optimizer(const OptimizerSettings& o);
+
+// One SGD or Adam update of the trained parameters from their gradients (scaled by clip_scale), as
+// the one-layer trainer's step makes it; the stack trainer (stack_trainer.cpp) shares it.
+void optimizer_update(const OptimizerSettings& o, double clip_scale, double* beta1_power, double* beta2_power,
+                      std::vector<Parameter>* parameters);
+
 // The attention layer's parameters, in the order of Inputs and Gradients.
 inline const char* const kAttentionParameters[] = {"wq", "wk", "wv", "wo", "bq", "bk", "bv", "bo"};
 
