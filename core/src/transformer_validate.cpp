@@ -218,6 +218,21 @@ Status check_unembedding(const Stack& stack) {
   return check_values("unembeddingBias", stack.unembedding_bias, vocab, "vocab");
 }
 
+// The trace keeps every block's buffers and every head's (n, n) matrices: capped as a whole, so that
+// a deep stack on a long input is refused rather than run out of memory.
+Status check_trace_size(const Stack& stack, int n) {
+  long long values = 0;
+  for (const Block& block : stack.layers) {
+    const long long heads = block.attention.heads > 0 ? block.attention.heads : 1;
+    const long long hidden = block.mlp.kind == MlpKind::None ? 0 : block.mlp.hidden;
+    values += heads * 4 * n * n + 16LL * n * stack.d_model + 3 * n * hidden;
+  }
+  if (values <= kMaxStackTraceValues) return Status::Ok();
+  return Status::Range("layers", "layers: the trace of " + str(static_cast<long long>(stack.layers.size())) +
+                                     " blocks on " + str(n) + " tokens would hold about " + str(values) +
+                                     " values, above the cap of " + str(kMaxStackTraceValues));
+}
+
 }  // namespace
 
 std::string layer_prefix(int layer) { return "layers[" + std::to_string(layer) + "]."; }
@@ -251,6 +266,7 @@ Inputs block_inputs(const Block& block, View<float> x, const StackInputs& inputs
 Status validate_stack(const Stack& stack, const StackInputs& inputs) {
   if (Status s = check_sizes(stack, inputs); !s.ok()) return s;
   const int n = static_cast<int>(inputs.ids.size);
+  if (Status s = check_trace_size(stack, n); !s.ok()) return s;
   if (Status s = check_embeddings(stack, inputs, n); !s.ok()) return s;
   if (Status s = check_norm("embeddingNorm", stack.embedding_norm, stack.d_model); !s.ok()) return s;
   for (int l = 0; l < static_cast<int>(stack.layers.size()); ++l) {

@@ -696,6 +696,13 @@ TEST_CASE("stack_forward refuses 10,000 layers, bad options, and names the block
   attn::Stack deep = stack;
   deep.layers.assign(10000, stack.layers[0]);
   CHECK(refused(deep, b.inputs(), "layers").message == "layers has 10000 blocks, above the cap of 1024");
+  // 1024 blocks of 64 heads on 256 tokens: each block's trace is small enough, all of them are not
+  deep.layers.assign(1024, stack.layers[0]);
+  for (attn::Block& block : deep.layers) block.attention.heads = 64;
+  const std::vector<std::int32_t> many_ids(256, 1);
+  attn::StackInputs long_input;
+  long_input.ids = attn::View<std::int32_t>(many_ids);
+  CHECK(refused(deep, long_input, "layers").message.find("above the cap of 67108864") != std::string::npos);
   // token types: ids beyond the table, and a table without types
   Breakable typed;
   typed.spec.token_types = 2;
@@ -738,6 +745,12 @@ TEST_CASE("stack_forward refuses 10,000 layers, bad options, and names the block
   options.layers[0].weights.wo = attn::View<float>();
   options.layers[0].weights.bo = attn::View<float>();
   refused(options, b.inputs(), "layers[0].attention.wo");
+}
+
+TEST_CASE("stack_forward refuses grouped heads, rotary settings and windows that do not fit, and overflow") {
+  Breakable b;
+  const attn::Stack stack = stack_of(b.spec, b.weights);
+  attn::Stack options = stack;
   // grouped heads that do not divide the heads; rotary positions with an odd or no rotated width
   options = stack;
   options.layers[1].attention.kv_heads = 3;

@@ -25,6 +25,8 @@ namespace attn {
 
 constexpr int kMaxLayers = 1024;  // a stack's blocks
 constexpr int kMaxVocab = 1 << 20;
+// A stack's trace as a whole (every block's buffers and heads' matrices): 2^26 floats, 256 MiB.
+constexpr long long kMaxStackTraceValues = 1LL << 26;
 
 enum class NormKind { None, LayerNorm, RmsNorm };
 
