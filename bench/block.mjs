@@ -1,5 +1,6 @@
-// npm run bench:block [-- --sizes=16,128 --rounds=N]: one GPT-2-small-sized pre-LN block (d_model 768,
-// 12 heads, MLP 3072, LayerNorm, GELU tanh, biases, causal mask), forward only, in Node: this engine's
+// npm run bench:block [-- --sizes=16,128 --rounds=N --node-only --browser-only]: one GPT-2-small-sized pre-LN block (d_model 768,
+// 12 heads, MLP 3072, LayerNorm, GELU tanh, biases, causal mask), forward only, in Node then headless
+// Chromium: this engine's
 // transformer() against ONNX Runtime Web (plain ops and contrib ops), TF.js-wasm and plain JS.
 // Same random weights for all; every output checked against the engine's (1e-4 relative) before timing;
 // then round-robin rounds, medians and ratios. With build/wasm/peak.mjs present (npm run bench builds
@@ -12,98 +13,16 @@ import * as tf from '@tensorflow/tfjs-core';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 import * as ort from 'onnxruntime-web';
 
-import { sideBySide } from './onnx-model.mjs';
-import { engineBlock, ortBlocks, tfBlock } from './block-contenders.mjs';
-import { plainBlock } from './block-plain.mjs';
+import { runBlockBench } from './block-suite.mjs';
 import { measurePeak } from './suite.mjs';
-import { tfWasmDir } from './bench-site.mjs';
+import { openBenchSite, tfWasmDir } from './bench-site.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const argument = (name, fallback) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback;
 const sizes = argument('sizes', '16,128,512').split(',').map(Number);
 const roundsArgument = argument('rounds', null);
-const roundsFor = (n) => Number(roundsArgument ?? (n <= 16 ? 41 : n <= 128 ? 15 : 7));
-const TOLERANCE = 1e-4;
+const rounds = roundsArgument === null ? null : Number(roundsArgument);
 const log = (...args) => console.log(...args);
-
-function problem(n, seed = 7) {
-  let state = seed;
-  const random = () => {  // mulberry32
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const values = (count, scale, offset = 0) => Float32Array.from({ length: count }, () => offset + scale * (2 * random() - 1));
-  const d = 768, h = 12, dK = 64, f = 3072;
-  return { n, d, h, dK, f, x: values(n * d, 1),
-    ln1g: values(d, 0.2, 1), ln1b: values(d, 0.1), ln2g: values(d, 0.2, 1), ln2b: values(d, 0.1),
-    wq: values(d * d, 0.06), wk: values(d * d, 0.06), wv: values(d * d, 0.06), bq: values(d, 0.1), bk: values(d, 0.1), bv: values(d, 0.1),
-    wo: values(d * d, 0.04), bo: values(d, 0.1), w1: values(d * f, 0.04), b1: values(f, 0.1), w2: values(f * d, 0.02), b2: values(d, 0.1) };
-}
-
-const plainJs = {
-  name: 'plain JS',
-  prepare: (p) => ({ p, wqkv: [[p.wq, p.bq], [p.wk, p.bk], [p.wv, p.bv]].map(([w, b]) => ({ w: sideBySide(p, w), b })) }),
-  run: ({ p, wqkv }) => plainBlock(p, wqkv),
-};
-
-function maxRelative(got, want) {
-  let scale = 0, worst = 0;
-  for (let i = 0; i < want.length; i++) {
-    scale = Math.max(scale, Math.abs(want[i]));
-    worst = Math.max(worst, Math.abs(got[i] - want[i]));
-  }
-  return worst / scale;
-}
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-
-// Matrix-product FLOPs of the block: q, k, v, W_O, the MLP's two, and Q·Kᵀ and weights·V over the causal half.
-const productFlops = ({ n, d, f }) => 2 * n * d * (4 * d + 2 * f) + 2 * 2 * d * (n * (n + 1)) / 2;
-
-/** Prepares every contender, checks it against the engine's output, drops (and says why) any that fail. */
-async function checked(contenders, p) {
-  const ready = [];
-  let reference = null;
-  for (const c of contenders) {
-    try {
-      const state = await c.prepare(p);
-      const out = await c.run(state);
-      if (!reference) reference = Float32Array.from(out);
-      const error = maxRelative(out, reference);
-      log(`  n=${p.n} ${c.name}: max relative difference to the engine ${error.toExponential(2)}`);
-      if (!(error <= TOLERANCE)) throw new Error(`differs from the engine by ${error.toExponential(2)} (> ${TOLERANCE})`);
-      ready.push({ c, state, times: [] });
-    } catch (error) {
-      log(`  n=${p.n} ${c.name}: NOT TIMED: ${error.message.split('\n')[0]}`);
-      if (c === contenders[0]) return [];
-    }
-  }
-  return ready;
-}
-
-async function measureSize(n, contenders, peak) {
-  const p = problem(n);
-  const ready = await checked(contenders, p);
-  if (!ready.length) return;
-  const rounds = roundsFor(n);
-  for (let round = 0; round < rounds; round++) {
-    for (const entry of round % 2 ? [...ready].reverse() : ready) {
-      const start = performance.now();
-      await entry.c.run(entry.state);
-      entry.times.push(performance.now() - start);
-    }
-  }
-  const ortBest = Math.min(...ready.filter((e) => e.c.name.startsWith('ORT')).map((e) => median(e.times)));
-  const ours = median(ready[0].times);
-  log(`n=${n} (${rounds} rounds, round-robin; median ms, ratio = contender / engine)`);
-  for (const e of ready) log(`  ${e.c.name.padEnd(28)} ${median(e.times).toFixed(2).padStart(9)} ms  ×${(median(e.times) / ours).toFixed(2)}`);
-  log(`  engine vs fastest ORT-web: ${(ortBest / ours).toFixed(2)}× (target ≥ 1.5×)`);
-  const gflops = productFlops(p) / ours / 1e6;
-  if (peak) log(`  engine: ${gflops.toFixed(2)} GFLOP/s of matrix products over the whole block = ${(100 * gflops / peak.gflops).toFixed(0)} % of the SIMD ceiling (a lower bound for the products alone)`);
-  ready.forEach((e) => e.c.release?.(e.state));
-}
 
 async function main() {
   const { loadAttention } = await import(path.join(root, 'dist/lib/attention.node.mjs'));
@@ -120,8 +39,23 @@ async function main() {
     peak = measurePeak(await (await import(peakPath)).default());
     log(`SIMD ceiling: ${peak.gflops.toFixed(2)} GFLOP/s (${peak.chains} chains)`);
   } else log('SIMD ceiling: build/wasm/peak.mjs not built (cmake --build build/wasm --target bench_peak); skipped');
-  const contenders = [engineBlock(engine), ...ortBlocks(ort), tfBlock(tf), plainJs];
-  for (const n of sizes) await measureSize(n, contenders, peak);
+  await runBlockBench({ engine, ort, tf, sizes, rounds, peak, log });
 }
 
-await main();
+// The same suite in headless Chromium (bench/block-browser-entry.mjs), its lines printed as they come.
+async function browser() {
+  const site = await openBenchSite({ entry: 'bench/block-browser-entry.mjs', name: 'block', title: 'block bench', ort: true });
+  try {
+    const page = await site.browser.newPage();
+    page.on('console', (message) => log(`chromium: ${message.text()}`));
+    await page.goto(site.page);
+    await page.waitForFunction(() => typeof globalThis.runBlockBench === 'function');
+    log(`Chromium ${site.browser.version()}`);
+    await page.evaluate((options) => globalThis.runBlockBench(options), { sizes, rounds });
+  } finally {
+    await site.close();
+  }
+}
+
+if (!process.argv.includes('--browser-only')) await main();
+if (!process.argv.includes('--node-only')) await browser();
