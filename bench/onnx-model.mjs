@@ -40,11 +40,11 @@ const message = (...fields) => concatBytes(fields.flat().filter(Boolean));
 
 // ---- ONNX messages
 
-const FLOAT = 1, INT64 = 7;
+export const FLOAT = 1, INT64 = 7;
 const ATTRIBUTE_FLOAT = 1, ATTRIBUTE_INT = 2, ATTRIBUTE_INTS = 7;
 
 /** TensorProto: dims 1, data_type 2, name 8, raw_data 9 (little-endian). */
-function tensor(name, dims, values, type = FLOAT) {
+export function tensor(name, dims, values, type = FLOAT) {
   const raw = type === FLOAT ? new Uint8Array(Float32Array.from(values).buffer)
     : new Uint8Array(BigInt64Array.from(values, (v) => BigInt(v)).buffer);
   return message(dims.map((d) => intField(1, d)), intField(2, type), stringField(8, name), bytesField(9, raw));
@@ -58,20 +58,20 @@ function attribute(name, value) {
 }
 
 /** NodeProto: input 1, output 2, name 3, op_type 4, attribute 5, domain 7. */
-function node(opType, inputs, outputs, attributes = {}, domain = '') {
+export function node(opType, inputs, outputs, attributes = {}, domain = '') {
   return message(inputs.map((i) => stringField(1, i)), outputs.map((o) => stringField(2, o)), stringField(3, `${opType}_${outputs[0]}`),
     stringField(4, opType), Object.entries(attributes).map(([k, v]) => bytesField(5, attribute(k, v))), domain ? stringField(7, domain) : null);
 }
 
 /** ValueInfoProto of a float tensor: name 1, type 2 → TypeProto.tensor_type 1 → elem_type 1, shape 2 → dim 1 → dim_value 1. */
-function floatValue(name, dims) {
+export function floatValue(name, dims) {
   const shape = message(dims.map((d) => bytesField(1, intField(1, d))));
   const tensorType = message(intField(1, FLOAT), bytesField(2, shape));
   return message(stringField(1, name), bytesField(2, bytesField(1, tensorType)));
 }
 
 /** ModelProto: ir_version 1, producer_name 2, graph 7, opset_import 8 (domain 1, version 2). GraphProto: node 1, name 2, initializer 5, input 11, output 12. */
-function model({ nodes, initializers, inputs, outputs, contrib = false }) {
+export function model({ nodes, initializers, inputs, outputs, contrib = false }) {
   const graph = message(nodes.map((n) => bytesField(1, n)), stringField(2, 'attention'), initializers.map((t) => bytesField(5, t)),
     inputs.map((v) => bytesField(11, v)), outputs.map((v) => bytesField(12, v)));
   const opsets = [message(stringField(1, ''), intField(2, 17))];

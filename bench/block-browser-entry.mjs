@@ -1,0 +1,23 @@
+// The block benchmark in a browser page (bench/block.mjs serves it and calls runBlockBench; the
+// lines go to the console, which bench/block.mjs prints).
+import * as tf from '@tensorflow/tfjs-core';
+import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
+import * as ort from 'onnxruntime-web/wasm';
+import { loadAttention } from './lib/attention.mjs';
+import createPeakModule from '../build/wasm/peak.mjs';
+import { measurePeak } from './suite.mjs';
+import { runBlockBench } from './block-suite.mjs';
+
+globalThis.runBlockBench = async ({ sizes, rounds }) => {
+  const log = (...args) => console.log(...args);
+  const peak = measurePeak(await createPeakModule());
+  log(`SIMD ceiling: ${peak.gflops.toFixed(2)} GFLOP/s (${peak.chains} chains)`);
+  const engine = await loadAttention({ learning: true, simd: true });
+  setWasmPaths(new URL('./tfjs/', location.href).href);
+  tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
+  await tf.setBackend('wasm');
+  await tf.ready();
+  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.wasmPaths = new URL('./ort/', location.href).href;
+  await runBlockBench({ engine, ort, tf, sizes, rounds, peak, log });
+};

@@ -1,0 +1,98 @@
+// The block benchmark's shared part (Node: bench/block.mjs; Chromium: bench/block-browser-entry.mjs):
+// the problem (seeded random weights), the check against the engine's output, round-robin timing.
+import { sideBySide } from './onnx-model.mjs';
+import { engineBlock, ortBlocks, tfBlock } from './block-contenders.mjs';
+import { plainBlock } from './block-plain.mjs';
+
+const TOLERANCE = 1e-4;
+const WARMUP = 2;
+const defaultRounds = (n) => (n <= 16 ? 21 : n <= 128 ? 9 : 5);
+// plain JS takes seconds a run from n = 128 on: no warm-up rounds (its check run warms it), 3 counted
+const SLOW_ROUNDS = 3;
+
+export function problem(n, seed = 7) {
+  let state = seed;
+  const random = () => {  // mulberry32
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const values = (count, scale, offset = 0) => Float32Array.from({ length: count }, () => offset + scale * (2 * random() - 1));
+  const d = 768, h = 12, dK = 64, f = 3072;
+  return { n, d, h, dK, f, x: values(n * d, 1),
+    ln1g: values(d, 0.2, 1), ln1b: values(d, 0.1), ln2g: values(d, 0.2, 1), ln2b: values(d, 0.1),
+    wq: values(d * d, 0.06), wk: values(d * d, 0.06), wv: values(d * d, 0.06), bq: values(d, 0.1), bk: values(d, 0.1), bv: values(d, 0.1),
+    wo: values(d * d, 0.04), bo: values(d, 0.1), w1: values(d * f, 0.04), b1: values(f, 0.1), w2: values(f * d, 0.02), b2: values(d, 0.1) };
+}
+
+const plainJs = {
+  name: 'plain JS',
+  slow: (n) => n >= 128,
+  prepare: (p) => ({ p, wqkv: [[p.wq, p.bq], [p.wk, p.bk], [p.wv, p.bv]].map(([w, b]) => ({ w: sideBySide(p, w), b })) }),
+  run: ({ p, wqkv }) => plainBlock(p, wqkv),
+};
+
+function maxRelative(got, want) {
+  let scale = 0, worst = 0;
+  for (let i = 0; i < want.length; i++) {
+    scale = Math.max(scale, Math.abs(want[i]));
+    worst = Math.max(worst, Math.abs(got[i] - want[i]));
+  }
+  return worst / scale;
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+
+// Matrix-product FLOPs of the block: q, k, v, W_O, the MLP's two, and Q·Kᵀ and weights·V over the causal half.
+const productFlops = ({ n, d, f }) => 2 * n * d * (4 * d + 2 * f) + 2 * 2 * d * (n * (n + 1)) / 2;
+
+/** Prepares every contender, checks it against the engine's output, drops (and says why) any that fail. */
+async function checked(contenders, p, log) {
+  const ready = [];
+  let reference = null;
+  for (const c of contenders) {
+    try {
+      const state = await c.prepare(p);
+      const out = await c.run(state);
+      if (!reference) reference = Float32Array.from(out);
+      const error = maxRelative(out, reference);
+      log(`  n=${p.n} ${c.name}: max relative difference to the engine ${error.toExponential(2)}`);
+      if (!(error <= TOLERANCE)) throw new Error(`differs from the engine by ${error.toExponential(2)} (> ${TOLERANCE})`);
+      ready.push({ c, state, times: [] });
+    } catch (error) {
+      log(`  n=${p.n} ${c.name}: NOT TIMED: ${error.message.split('\n')[0]}`);
+      if (c === contenders[0]) return [];
+    }
+  }
+  return ready;
+}
+
+async function measureSize(n, contenders, { peak, roundCount, log }) {
+  const p = problem(n);
+  const ready = await checked(contenders, p, log);
+  if (!ready.length) return;
+  const rounds = roundCount ?? defaultRounds(n);
+  for (let round = -WARMUP; round < rounds; round++) {  // the first WARMUP rounds are not counted
+    for (const entry of round % 2 ? [...ready].reverse() : ready) {
+      if (entry.c.slow?.(n) && (round < 0 || round >= SLOW_ROUNDS)) continue;  // its check run warmed it
+      const start = performance.now();
+      await entry.c.run(entry.state);
+      if (round >= 0) entry.times.push(performance.now() - start);
+    }
+  }
+  const ortBest = Math.min(...ready.filter((e) => e.c.name.startsWith('ORT')).map((e) => median(e.times)));
+  const ours = median(ready[0].times);
+  log(`n=${n} (${rounds} rounds after ${WARMUP} warm-up, round-robin; median ms, ratio = contender / engine)`);
+  for (const e of ready) log(`  ${e.c.name.padEnd(28)} ${median(e.times).toFixed(2).padStart(9)} ms  ×${(median(e.times) / ours).toFixed(2)}  (${e.times.length} runs)`);
+  log(`  engine vs fastest ORT-web: ${(ortBest / ours).toFixed(2)}× (target ≥ 1.5×)`);
+  const gflops = productFlops(p) / ours / 1e6;
+  if (peak) log(`  engine: ${gflops.toFixed(2)} GFLOP/s of matrix products over the whole block = ${(100 * gflops / peak.gflops).toFixed(0)} % of the SIMD ceiling (a lower bound for the products alone)`);
+  ready.forEach((e) => e.c.release?.(e.state));
+}
+
+/** Every size in turn; `engine` a learning engine, `ort` and `tf` (on its wasm backend) the peers' modules. */
+export async function runBlockBench({ engine, ort, tf, sizes, rounds = null, peak = null, log }) {
+  const contenders = [engineBlock(engine), ...ortBlocks(ort), tfBlock(tf), plainJs];
+  for (const n of sizes) await measureSize(n, contenders, { peak, roundCount: rounds, log });
+}

@@ -1,0 +1,61 @@
+// npm run bench:block [-- --sizes=16,128 --rounds=N --node-only --browser-only]: one GPT-2-small-sized pre-LN block (d_model 768,
+// 12 heads, MLP 3072, LayerNorm, GELU tanh, biases, causal mask), forward only, in Node then headless
+// Chromium: this engine's
+// transformer() against ONNX Runtime Web (plain ops and contrib ops), TF.js-wasm and plain JS.
+// Same random weights for all; every output checked against the engine's (1e-4 relative) before timing;
+// then round-robin rounds, medians and ratios. With build/wasm/peak.mjs present (npm run bench builds
+// it), also the block's matrix-product GFLOP/s as a fraction of the measured SIMD ceiling.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import * as tf from '@tensorflow/tfjs-core';
+import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
+import * as ort from 'onnxruntime-web';
+
+import { runBlockBench } from './block-suite.mjs';
+import { measurePeak } from './suite.mjs';
+import { openBenchSite, tfWasmDir } from './bench-site.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const argument = (name, fallback) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback;
+const sizes = argument('sizes', '16,128,512').split(',').map(Number);
+const roundsArgument = argument('rounds', null);
+const rounds = roundsArgument === null ? null : Number(roundsArgument);
+const log = (...args) => console.log(...args);
+
+async function main() {
+  const { loadAttention } = await import(path.join(root, 'dist/lib/attention.node.mjs'));
+  const engine = await loadAttention({ learning: true, simd: true });
+  log(`engine ${JSON.stringify(engine.info)}; node ${process.version}`);
+  setWasmPaths(`${tfWasmDir}/`);
+  tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
+  await tf.setBackend('wasm');
+  await tf.ready();
+  ort.env.wasm.numThreads = 1;
+  let peak = null;
+  const peakPath = path.join(root, 'build/wasm/peak.mjs');
+  if (existsSync(peakPath)) {
+    peak = measurePeak(await (await import(peakPath)).default());
+    log(`SIMD ceiling: ${peak.gflops.toFixed(2)} GFLOP/s (${peak.chains} chains)`);
+  } else log('SIMD ceiling: build/wasm/peak.mjs not built (cmake --build build/wasm --target bench_peak); skipped');
+  await runBlockBench({ engine, ort, tf, sizes, rounds, peak, log });
+}
+
+// The same suite in headless Chromium (bench/block-browser-entry.mjs), its lines printed as they come.
+async function browser() {
+  const site = await openBenchSite({ entry: 'bench/block-browser-entry.mjs', name: 'block', title: 'block bench', ort: true });
+  try {
+    const page = await site.browser.newPage();
+    page.on('console', (message) => log(`chromium: ${message.text()}`));
+    await page.goto(site.page);
+    await page.waitForFunction(() => typeof globalThis.runBlockBench === 'function');
+    log(`Chromium ${site.browser.version()}`);
+    await page.evaluate((options) => globalThis.runBlockBench(options), { sizes, rounds });
+  } finally {
+    await site.close();
+  }
+}
+
+if (!process.argv.includes('--browser-only')) await main();
+if (!process.argv.includes('--node-only')) await browser();
