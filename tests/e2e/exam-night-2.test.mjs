@@ -1,0 +1,63 @@
+// Issue 26, second night: what the first-time student's review still found.
+// 1. A typed sentence after an example with hand-made sizes and weights leaves the example: the
+//    vocabulary's d_model (10) and identity weights, as a fresh sentence gets, and the query stays on its word.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { useLabPage } from './browser.mjs';
+import { referenceAttention } from '../web/reference.mjs';
+import { embedAll } from '../../web/src/state/vocabulary.mjs';
+
+let tab;
+const lab = useLabPage({ before, after, assert, onReady: (opened) => { tab = opened; } });
+const identity = (d) => Array.from({ length: d * d }, (_, i) => (i % (d + 1) === 0 ? 1 : 0));
+const shown = () => tab.page.evaluate(() => {
+  const { view, state } = globalThis.attentionLab;
+  return {
+    preset: state.preset, token: state.selectedToken, tokens: view.tokens, dModel: view.dModel, dK: view.dK,
+    x: Array.from(view.x), wq: Array.from(view.weights.wq), wk: Array.from(view.weights.wk), wv: Array.from(view.weights.wv),
+    weights: Array.from(view.result.heads[0].weights), menu: document.querySelector('#preset').value,
+  };
+});
+
+// the vocabulary's vectors through identity weights, scaled by √10: the float64 reference's weights
+function vocabularyWeights(tokens) {
+  const n = tokens.length, d = 10;
+  return referenceAttention({ x: Array.from(embedAll(tokens, d)), n, m: n, dModel: d, dK: d, dV: d, wq: identity(d), wk: identity(d), wv: identity(d) }).heads[0].weights;
+}
+
+function assertFresh(got, query) {
+  assert.equal(got.preset, null, 'the example is left');
+  assert.equal(got.menu, '', 'the menu says "Your own sentence"');
+  assert.equal(got.dModel, 10);
+  assert.deepEqual(got.wq, identity(10));
+  assert.deepEqual(got.wk, identity(10));
+  assert.deepEqual(got.x, Array.from(embedAll(got.tokens, 10)));
+  assert.equal(got.tokens[got.token], query, 'the query stays on its word');
+  const want = vocabularyWeights(got.tokens);
+  got.weights.forEach((w, i) => assert.ok(Math.abs(w - want[i]) < 1e-5, `weight ${i}: ${w} vs ${want[i]}`));
+}
+
+describe('a typed sentence leaves the example (issue 26, second review, 1)', () => {
+  it('after 003, "The animal ate the food because it was hungry" keeps the query on \'it\' with the vocabulary\'s d_model and weights', async () => {
+    await lab.redrawn(() => tab.page.selectOption('#preset', 'animal-it'));
+    assert.equal((await shown()).tokens[(await shown()).token], 'it');
+    await lab.redrawn(() => tab.page.fill('#sentence', 'The animal ate the food because it was hungry'));
+    const got = await shown();
+    assertFresh(got, 'it');
+    const n = got.tokens.length, animal = got.tokens.indexOf('animal');
+    const row = got.weights.slice(got.token * n, got.token * n + n);
+    assert.ok(Math.max(...row) - Math.min(...row) > 0.01, `the weights differ: ${row}`);
+    assert.ok(got.x.slice(animal * 10, animal * 10 + 10).some((v) => v !== 0), "k('animal') is not zero");
+    assert.match(await tab.page.textContent('#notes'), /own sentence.*vocabulary/i);
+  });
+  it('after "The cat sat", "The cat sat on the mat" takes all ten features, and choosing the example brings it back', async () => {
+    await lab.redrawn(() => tab.page.selectOption('#preset', 'cat-sat'));
+    await lab.redrawn(() => tab.page.fill('#sentence', 'The cat sat on the mat'));
+    assertFresh(await shown(), 'The');
+    await lab.redrawn(() => tab.page.selectOption('#preset', 'cat-sat'));
+    const back = await shown();
+    assert.equal(back.dModel, 4);
+    assert.deepEqual(back.x, [1, 0, 1, 0, 0, 1, 0, 1, 1, 1, 1, 1]);
+  });
+});
