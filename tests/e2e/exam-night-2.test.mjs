@@ -61,3 +61,36 @@ describe('a typed sentence leaves the example (issue 26, second review, 1)', () 
     assert.deepEqual(back.x, [1, 0, 1, 0, 0, 1, 0, 1, 1, 1, 1, 1]);
   });
 });
+
+// 2. "Explain this number": the panel at the window's bottom never covers the number clicked, and
+//    shows its whole arithmetic (no line cut off at the side or the bottom), at 1280 and 375 px.
+async function explainBoxes(width) {
+  await tab.page.setViewportSize({ width, height: 800 });
+  await lab.redrawn(() => tab.page.selectOption('#preset', 'cat-sat'));
+  const cell = tab.page.locator('table.steps td[data-matrix="weights"]').last();
+  // the number sits low in the window, where the panel opens
+  await cell.evaluate((td) => window.scrollBy(0, td.getBoundingClientRect().bottom - (window.innerHeight - 30)));
+  await cell.click();
+  return cell.evaluate((td) => {
+    const panel = document.getElementById('explain'), lines = document.getElementById('explain-lines');
+    const box = (el) => { const r = el.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, left: r.left, right: r.right }; };
+    return {
+      cell: box(td), panel: box(panel), value: box(document.getElementById('explain-value')), inner: innerHeight,
+      lines: { scrollHeight: lines.scrollHeight, clientHeight: lines.clientHeight, scrollWidth: lines.scrollWidth, clientWidth: lines.clientWidth, count: lines.children.length },
+    };
+  });
+}
+
+describe('the explanation panel (issue 26, second review, 2)', () => {
+  after(() => tab.page.setViewportSize({ width: 1280, height: 800 }));
+  for (const width of [1280, 375]) {
+    it(`at ${width} px the clicked number stays visible above the panel, whose arithmetic shows whole`, async () => {
+      const got = await explainBoxes(width);
+      assert.ok(got.cell.bottom <= got.panel.top && got.cell.top >= 0, `cell ${JSON.stringify(got.cell)} vs panel top ${got.panel.top}`);
+      assert.ok(got.lines.count >= 3, 'the softmax arithmetic has its lines');
+      assert.ok(got.lines.scrollHeight <= got.lines.clientHeight + 1, `lines cut off at the bottom: ${got.lines.scrollHeight} > ${got.lines.clientHeight}`);
+      assert.ok(got.lines.scrollWidth <= got.lines.clientWidth + 1, 'lines cut off at the side');
+      assert.ok(got.value.bottom <= got.inner && got.value.bottom <= got.panel.bottom, 'the "= …" line shows');
+    });
+  }
+});
