@@ -4,7 +4,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { useLabPage } from './browser.mjs';
+import { useLabPage, renderEverySection } from './browser.mjs';
 import { referenceAttention } from '../web/reference.mjs';
 import { embedAll } from '../../web/src/state/vocabulary.mjs';
 
@@ -93,4 +93,79 @@ describe('the explanation panel (issue 26, second review, 2)', () => {
       assert.ok(got.value.bottom <= got.inner && got.value.bottom <= got.panel.bottom, 'the "= …" line shows');
     });
   }
+});
+
+// 3. One precision everywhere: with the default Digits (4 significant), no decimal printed anywhere in
+//    the lab (text, SVG, the heatmap's canvas, practice messages, the explanation) has more than 4
+//    significant digits; with "every digit" the practice message shows float32's.
+const linkTo = (state) => `#lab=${encodeURIComponent(JSON.stringify(state))}`;
+const significant = (decimal) => decimal.replace('.', '').replace(/^0+/, '').length;
+
+async function practiseSoftmaxRow() {
+  const before = await tab.page.evaluate(() => globalThis.attentionLab.draws);
+  await tab.page.evaluate((h) => { location.hash = h; }, linkTo({ preset: 'cat-sat', practice: {} }));
+  await tab.page.waitForFunction((n) => globalThis.attentionLab.draws > n, before);
+  const exercises = await tab.page.evaluate(() => globalThis.attentionLab.practice.exercises.map((e) => ({ id: e.id, truths: e.blanks.map((b) => b.truth) })));
+  const row = exercises.findIndex((e) => e.id.startsWith('softmax:'));
+  assert.ok(row >= 0);
+  // the exercises open one after another: the ones before the row answered with their truths
+  for (let k = 0; k < row; k++) {
+    const inputs = tab.page.locator(`.practice-input[data-exercise="${k}"]`);
+    await inputs.first().fill(String(exercises[k].truths[0]));
+    await inputs.first().press('Enter');
+    await tab.page.waitForFunction((k) => document.querySelector(`.exercise[data-index="${k}"]`).dataset.status === 'correct', k);
+  }
+  const boxes = tab.page.locator(`.practice-input[data-exercise="${row}"]`);
+  for (let k = 0; k < exercises[row].truths.length; k++) await boxes.nth(k).fill(String(exercises[row].truths[k]));
+  await boxes.last().press('Enter');
+  await tab.page.waitForFunction((k) => document.querySelector(`.exercise[data-index="${k}"]`).dataset.status === 'correct', row);
+  return { said: await tab.page.locator(`.exercise[data-index="${row}"] .feedback`).textContent(), truths: exercises[row].truths };
+}
+
+// every decimal the page prints: text nodes (HTML and SVG) and the canvases' fillText; not the note
+// that shows float32's e^1 beside a calculator's on purpose, nor version numbers
+function printedDecimals() {
+  return tab.page.evaluate(() => {
+    const texts = [...(globalThis.canvasTexts ?? [])];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (!node.parentElement.closest('script, style, textarea, pre.export-preview, .float32-note')) texts.push(node.textContent);
+    }
+    return texts.flatMap((text) => text.replace(/\d+(\.\d+){2,}/g, ' ').match(/\d*\.\d+/g) ?? []).map((d, i, all) => d && all[i]);
+  });
+}
+
+describe('one precision outside the tables too (issue 26, second review, 3)', () => {
+  it('by default no decimal anywhere has more than 4 significant digits', async () => {
+    await tab.page.evaluate(() => {
+      globalThis.canvasTexts = [];
+      const fill = CanvasRenderingContext2D.prototype.fillText;
+      CanvasRenderingContext2D.prototype.fillText = function (text, ...rest) { globalThis.canvasTexts.push(String(text)); return fill.call(this, text, ...rest); };
+    });
+    await renderEverySection(tab.page);
+    for (const preset of ['money-bank', 'cat-sat']) await lab.redrawn(() => tab.page.selectOption('#preset', preset));
+    await tab.page.locator('table.steps td[data-matrix="weights"]').first().click();
+    const found = await printedDecimals();
+    // the heatmap's numbers too: softmax([1, 0, 1])'s e/(2e + 1) at 4 digits, as the canvas writes it
+    assert.ok(found.includes((Math.E / (2 * Math.E + 1)).toPrecision(4).replace(/^0/, '')), 'the heatmap follows Digits');
+    const { said } = await practiseSoftmaxRow();
+    assert.match(said, /0\.2119/);
+    const long = [...found, ...(await printedDecimals())].filter((d) => significant(d) > 4);
+    assert.deepEqual([...new Set(long)], []);
+  });
+  it('with every digit chosen, the practice message shows float32\'s', async () => {
+    // a fresh page (the exercises answered above are gone), in explore mode
+    await tab.page.goto(tab.page.url().split('#')[0]);
+    await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
+    const choose = (value) => tab.page.evaluate((v) => {
+      const menu = document.getElementById('precision');
+      menu.value = v;
+      menu.dispatchEvent(new Event('change', { bubbles: true }));
+    }, value);
+    await choose('0');
+    const { said, truths } = await practiseSoftmaxRow();
+    const sat = Math.fround(truths.at(-1));
+    assert.ok(said.includes(String(Number(sat.toPrecision(8)))), `${said} has ${sat}`);
+    await choose('4');
+  });
 });
