@@ -169,3 +169,62 @@ describe('one precision outside the tables too (issue 26, second review, 3)', ()
     await choose('4');
   });
 });
+
+// 5. Cosmetic: token lines readable in dark mode, Hindi's tie sentence whole, the loss plot's step
+//    as the status says, the Parameters menu's choices not cut off.
+const contrast = (a, b) => {
+  const lum = (c) => {
+    const [r, g, bl] = c.match(/\d+/g).slice(0, 3).map((x) => { const s = Number(x) / 255; return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
+  const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+};
+
+describe('cosmetic (issue 26, second review, 5)', () => {
+  it('dark mode: a full-weight token line contrasts with the background at least 4.5:1 (darker = larger in light)', async () => {
+    await tab.page.goto(tab.page.url().split('#')[0]);
+    await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
+    await renderEverySection(tab.page);
+    for (const scheme of ['dark', 'light']) {
+      await tab.page.emulateMedia({ colorScheme: scheme });
+      const [stroke, bg] = await tab.page.evaluate(() => [getComputedStyle(document.querySelector('#token-lines line[data-weight]')).stroke, getComputedStyle(document.body).backgroundColor]);
+      assert.ok(contrast(stroke, bg) >= 4.5, `${scheme}: ${stroke} on ${bg}: ${contrast(stroke, bg).toFixed(2)}`);
+    }
+  });
+  it('Hindi: the tie sentence names the query apart from the keys it attends to', async () => {
+    await lab.redrawn(() => tab.page.selectOption('#preset', 'cat-sat'));
+    await tab.page.evaluate(() => globalThis.attentionLab.setLanguage('hi'));
+    const line = await tab.page.textContent('#summary');
+    await tab.page.evaluate(() => globalThis.attentionLab.setLanguage('en'));
+    assert.match(line, /query 'The'/);
+    assert.doesNotMatch(line, /'The' 'The'/);
+  });
+  it('the loss plot says step 0 before training, as the status does', async () => {
+    await tab.page.locator('section[data-view="train"]').scrollIntoViewIfNeeded();
+    await tab.page.waitForFunction(() => globalThis.attentionLab.training.run !== null, null, { timeout: 20_000 });
+    assert.match(await tab.page.textContent('#train-progress'), /Step 0\./);
+    const tick = await tab.page.evaluate(() => [...document.querySelectorAll('#train-loss text')].map((t) => t.textContent));
+    assert.ok(tick.includes('step 0'), tick.join(' | '));
+    assert.ok(!tick.includes('step 1'));
+  });
+  for (const width of [1280, 375]) {
+    it(`at ${width} px the Parameters menu shows its longest choice whole`, async () => {
+      await tab.page.setViewportSize({ width, height: 800 });
+      await tab.page.evaluate(() => { document.getElementById('settings').open = true; });
+      const fit = await tab.page.evaluate(() => {
+        const menu = document.getElementById('weightsMode'), style = getComputedStyle(menu);
+        const probe = document.createElement('span');
+        probe.style.font = style.font;
+        probe.style.whiteSpace = 'pre';
+        document.body.append(probe);
+        const widths = [...menu.options].map((o) => { probe.textContent = o.textContent; return probe.getBoundingClientRect().width; });
+        probe.remove();
+        // the arrow takes about 1.5em
+        return { needed: Math.max(...widths), room: menu.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 1.5 * parseFloat(style.fontSize) };
+      });
+      await tab.page.setViewportSize({ width: 1280, height: 800 });
+      assert.ok(fit.room >= fit.needed, `${fit.room} px for ${fit.needed} px`);
+    });
+  }
+});

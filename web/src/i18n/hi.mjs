@@ -380,7 +380,7 @@ export const HI = {
   'caption.editable': '(बदला जा सकता है)',
   'caption.cell': '{table}, पंक्ति {row}, स्तंभ {col}',
   'summary.strongest': "सबसे मज़बूत कड़ी: head {head} में '{query}' सबसे ज़्यादा '{key}' पर ध्यान देता है (weight {weight})।",
-  'summary.tied': "सबसे मज़बूत कड़ियाँ: head {head} में '{query}' {keys} पर बराबर ध्यान देता है (हर एक का weight {weight})।",
+  'summary.tied': "सबसे मज़बूत कड़ियाँ: head {head} में query '{query}' इन शब्दों पर बराबर ध्यान देता है: {keys} (हर एक का weight {weight})।",
   'steps.caption': "query '{token}' (पंक्ति {row}), head {head}: q = {q}",
   'steps.token': 'token',
   'steps.sum': "z = Σ softmax · v  ('{token}' के लिए head {head} का आउटपुट)",

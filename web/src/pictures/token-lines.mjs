@@ -34,6 +34,8 @@ export function renderTokenLines(svg, queryTokens, keyTokens, heads, { width = M
         if (weight <= 0) continue;
         svgElement('line', {
           x1: LEFT_X + 6, y1: y(i), x2: RIGHT_X - 6, y2: y(j), stroke: colour, 'stroke-width': 2.5,
+          // a dark page lightens the head's colour (styles.css), so a larger weight still stands out more
+          style: `stroke: var(--head-${index % HEAD_COLOURS.length}, ${colour})`,
           'stroke-opacity': weight, 'data-head': index, 'data-query': i, 'data-key': j, 'data-weight': weight,
         }, lines);
       }
