@@ -420,7 +420,7 @@ export const HI = {
   'problem.weights': 'weights का मान identity या random होना चाहिए, मिला "{value}"',
   'problem.preset': '"{value}" नाम का कोई उदाहरण नहीं है; "{shown}" दिखाया जा रहा है',
 
-  'vocabulary.own': 'आपका अपना वाक्य: हर शब्द का vector शब्दावली (नीचे features की तालिका) से आता है। किसी उदाहरण के अपने vectors और टिप्पणियाँ वापस लाने के लिए उसे मेनू में चुनें।',
+  'vocabulary.own': 'आपका अपना वाक्य: हर शब्द का vector शब्दावली (नीचे features की तालिका) से आता है। किसी उदाहरण के अपने vector और टिप्पणियाँ वापस लाने के लिए उसे मेनू में चुनें।',
   'vocabulary.note': "हाथ से बनाए embeddings: हर नाम वाला स्तंभ एक गुण (feature) है, 0 (नहीं) से 1 (पूरी तरह) तक। 'bank' में 'finance' और 'nature' दोनों हैं, इसलिए 'money' या 'river' के साथ attention उसे एक या दूसरी ओर खींचता है। व्याकरण वाले छोटे शब्द और विराम चिह्न सब शून्य हैं। अनजाने शब्दों को शब्द से ही बना एक vector मिलता है।",
   'train.optimizer.sgd': 'SGD (momentum 0.9)',
   'train.stepTick': 'चरण {steps}',
