@@ -452,10 +452,11 @@ describe('phone and first screen', () => {
     assert.ok(lines.label >= 12, `token-line labels ${lines.label} px as shown`);
     assert.ok(lines.target >= 24, `token-line targets ${lines.target} px`);
     assert.ok(lines.fits, 'the token lines fit the phone');
-    // the explanation takes at most a fifth of the screen and closes
+    // the explanation takes at most 40 % of the screen (room for its whole arithmetic; the number it
+    // explains scrolls up above it: exam-night-2.test.mjs) and closes
     await page.click('#steps td[data-matrix="weights"]');
     const panel = await page.$eval('#explain', (aside) => aside.getBoundingClientRect().height);
-    assert.ok(panel <= 800 / 5 + 1, `explanation ${panel} px high`);
+    assert.ok(panel <= 800 * 0.4 + 1, `explanation ${panel} px high`);
     await page.click('#explain-close');
     assert.equal(await page.isVisible('#explain'), false);
     await page.close();

@@ -153,7 +153,13 @@ describe('scaling lab', () => {
 
   it('the saturation slider collapses the row toward one-hot and the entropy falls', async () => {
     await redrawn(() => tab.page.selectOption('#preset', 'animal-it'));
-    const entropy = async () => Number((await tab.page.textContent('#saturation-entropy')).match(/([\d.]+) bits/)[1]);
+    // at 4 significant digits a tiny entropy reads "3.1 × 10⁻²⁰ bits" (issue 26's one precision)
+    const SUPER = '⁰¹²³⁴⁵⁶⁷⁸⁹';
+    const entropy = async () => {
+      const [, mantissa, exponent] = (await tab.page.textContent('#saturation-entropy')).match(/([\d.]+)(?: × 10([⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))? bits/);
+      const power = exponent ? Number([...exponent].map((c) => (c === '⁻' ? '-' : SUPER.indexOf(c))).join('')) : 0;
+      return Number(mantissa) * 10 ** power;
+    };
     await tab.page.waitForFunction(() => document.getElementById('saturation-entropy').textContent.length > 0);
     const atOne = await entropy();
     const weights = await weightsTable(0);

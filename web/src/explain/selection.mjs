@@ -27,6 +27,17 @@ export function select(panel, td) {
   panel.stepHeaders = steps ? { row: td.parentElement.cells[0].textContent, col: steps.tHead.rows[0].cells[td.cellIndex].textContent } : null;
   td.classList.add('selected');
   show(panel);
+  uncover(panel, td);
+}
+
+// The panel sits at the bottom of the window: when it would cover the number just explained, the
+// page scrolls that number up above it (the page keeps room below its end for this while it is open).
+function uncover(panel, td) {
+  const box = panel.root.getElementById('explain');
+  const win = td.ownerDocument.defaultView;
+  if (!box || box.hidden || !win) return;
+  const top = box.getBoundingClientRect().top, cell = td.getBoundingClientRect();
+  if (cell.bottom > top - 8) win.scrollBy({ top: cell.bottom - top + 16, behavior: 'instant' });
 }
 
 export function show(panel) {

@@ -199,6 +199,7 @@ export const EN = {
   'problem.preset': 'There is no example called "{value}"; showing "{shown}"',
 
   // ---- the examples (presets.mjs): titles and notes
+  'vocabulary.own': 'Your own sentence: every word\'s vector comes from the vocabulary (the table of features below). Choose an example in the menu to bring its own vectors and notes back.',
   'vocabulary.note': "Hand-made embeddings: each named column is a feature, 0 (absent) to 1 (strong). 'bank' carries both finance and nature, so attention with 'money' or 'river' pulls it one way or the other. Function words and punctuation are all zero. Unknown words get a vector derived from the word itself.",
   'preset.cat-sat.title': 'The cat sat (002)',
   'preset.cat-sat.note1': 'E_The = [1, 0, 1, 0], E_cat = [0, 1, 0, 1], E_sat = [1, 1, 1, 1] and W_q = W_k = W_v = I, so q = k = v = x. Scores are divided by √d_k = √4 = 2.',

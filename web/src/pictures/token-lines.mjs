@@ -32,10 +32,13 @@ export function renderTokenLines(svg, queryTokens, keyTokens, heads, { width = M
       for (let j = 0; j < m; j++) {
         const weight = weights[i * m + j];
         if (weight <= 0) continue;
-        svgElement('line', {
+        const line = svgElement('line', {
           x1: LEFT_X + 6, y1: y(i), x2: RIGHT_X - 6, y2: y(j), stroke: colour, 'stroke-width': 2.5,
           'stroke-opacity': weight, 'data-head': index, 'data-query': i, 'data-key': j, 'data-weight': weight,
         }, lines);
+        // a dark page lightens the head's colour (styles.css), so a larger weight still stands out more;
+        // set through the CSSOM, which a strict style-src allows (a style attribute it refuses)
+        line.style.stroke = `var(--head-${index % HEAD_COLOURS.length}, ${colour})`;
       }
     }
   }

@@ -12,7 +12,7 @@ import { forward64 } from './forward64.mjs';
 import { DEFAULT_TOLERANCE, near } from './check.mjs';
 import { explainCell } from '../shared/explain-cell.mjs';
 import { message } from '../i18n/index.mjs';
-import { formatFull, precision, setPrecision } from '../shared/format.mjs';
+import { formatNumber } from '../shared/format.mjs';
 import { keyColumns, valueColumns, concatColumns, numbered } from '../shared/labels.mjs';
 
 /** The kinds of blank, in the order of the computation. */
@@ -21,7 +21,8 @@ const MAX_TERMS = 16;
 // how many queries, and columns of each kind, the generator tries (a long sentence stays quick)
 const MAX_TRIED = 16;
 
-const f = formatFull;
+// every number of a message at the lab's one precision (Digits; 4 significant digits by default)
+const f = (value) => formatNumber(value);
 const msg = (key, params = {}) => ({ key, params });
 
 /** Products a_t × b_t as "a×b + …", shortened past MAX_TERMS (the rest counted). */
@@ -167,11 +168,8 @@ function valuesOf(view, f64, cell) {
 function buildExercise(view, f64, cell, tolerance) {
   const { matrix, row: i, col } = cell;
   const { head, built, blanks, truths, mistakes } = valuesOf(view, f64, cell);
-  // an answered blank shows the engine's float32 exactly, whatever the lab's precision
-  const shownPrecision = precision();
-  setPrecision(0);
+  // an answered blank shows the engine's value at the lab's precision (every digit of the float32 when chosen)
   const explained = blanks.map((blank) => explainCell(view, { ...blank, matrix: blank.matrix === 'softmax' ? 'weights' : blank.matrix }));
-  setPrecision(shownPrecision);
   const single = blanks.length === 1 && matrix !== 'softmax';
   return {
     id: `${matrix}:${head}:${i}:${col}`,

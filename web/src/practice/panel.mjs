@@ -4,7 +4,7 @@ import { practiceSettings } from './spec.mjs';
 import { withNewInputs, nextSeed } from './inputs.mjs';
 import { showCardStatus } from './render.mjs';
 import { announce, results, statusAt } from './session.mjs';
-import { formatFull } from '../shared/format.mjs';
+import { formatNumber } from '../shared/format.mjs';
 
 /** The panel's buttons: new inputs from the next seed, whole numbers or decimals, the summary copied. */
 export function wirePanel(session) {
@@ -57,7 +57,7 @@ export function showNotes(session) {
   const { panel, settings, view, exercises, skipped, repeated, keptOn } = session;
   const { t } = session.host;
   const { relative, absolute } = settings.tolerance;
-  panel.tolerance.textContent = t('practice.tolerance', { relative: formatFull(relative * 100), absolute: formatFull(absolute) });
+  panel.tolerance.textContent = t('practice.tolerance', { relative: formatNumber(relative * 100), absolute: formatNumber(absolute) });
   const notes = [];
   if (!settings.hints) notes.push(t('practice.noHints'));
   if (!settings.cells && view.result.shape.scale === 1) notes.push(t('practice.scaleOff'));

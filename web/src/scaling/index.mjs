@@ -6,7 +6,7 @@
 import { renderVariancePlot, renderSoftmaxBars } from './render.mjs';
 import { renderMatrix } from '../shared/matrix.mjs';
 import { entropyBits } from '../shared/stats.mjs';
-import { formatCell } from '../shared/format.mjs';
+import { formatNumber } from '../shared/format.mjs';
 import { selectionIn } from '../shared/selection.mjs';
 
 const LAB_DKS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
@@ -15,7 +15,7 @@ async function drawSaturation(scaling) {
   const { $, t, view, shownHead, queryToken } = scaling;
   const exponent = Number($('saturation').value);
   const factor = 10 ** exponent;
-  $('saturation-factor').textContent = formatCell(factor, 2);
+  $('saturation-factor').textContent = formatNumber(factor);
   const { m, keyTokens, result } = view;
   // the row softmax actually sees: the scaled scores, −∞ where masked; at ×1 the bars are the weights
   const scores = result.heads[shownHead].scaled.slice(queryToken * m, (queryToken + 1) * m);
@@ -23,16 +23,16 @@ async function drawSaturation(scaling) {
   const weights = await scaling.compute.softmaxRow(scores, factor);
   if (id !== scaling.saturationRequest) return;
   renderSoftmaxBars($('softmax-slider'), keyTokens, weights,
-    t('lab.sliderBars', { factor: formatCell(factor, 2), token: view.tokens[queryToken], head: shownHead + 1 }));
+    t('lab.sliderBars', { factor: formatNumber(factor), token: view.tokens[queryToken], head: shownHead + 1 }));
   const entropy = entropyBits(weights);
-  $('saturation-entropy').textContent = t('lab.entropy', { bits: formatCell(entropy, 3), m, most: formatCell(Math.log2(m), 3) });
+  $('saturation-entropy').textContent = t('lab.entropy', { bits: formatNumber(entropy), m, most: formatNumber(Math.log2(m)) });
 }
 
 function drawLab({ $, t, rows, softmax }) {
   renderVariancePlot($('variance-plot'), rows, t);
   renderMatrix($('variance-table'), {
     caption: t('lab.varianceTable'), t, rowLabels: rows.map((r) => `d_k = ${r.dk}`), columnLabels: ['Var(q·k)', 'Var(q·k / √d_k)'],
-    values: rows.flatMap((r) => [r.unscaled, r.scaled]), digits: 2, address: { matrix: null },
+    values: rows.flatMap((r) => [r.unscaled, r.scaled]), address: { matrix: null },
   });
   const [six, three] = softmax;
   renderSoftmaxBars($('softmax-64'), ['e⁶ / Σ', 'e⁴ / Σ'], six, 'softmax([6, 4])');

@@ -1,7 +1,7 @@
 // The scaling lab's pictures: the measured variance of q·k against d_k on log axes, and softmax
 // rows as bars. Pure drawing from numbers the engine computed.
 import { svgElement, resetSvg } from '../shared/svg.mjs';
-import { formatCell } from '../shared/format.mjs';
+import { formatNumber } from '../shared/format.mjs';
 import { message } from '../i18n/index.mjs';
 
 const WIDTH = 460;
@@ -54,6 +54,6 @@ export function renderSoftmaxBars(svg, labels, weights, caption) {
     const y = 4 + i * rowHeight;
     svgElement('text', { x: 92, y: y + 9, 'text-anchor': 'end', 'dominant-baseline': 'middle', class: 'tick' }, svg, label);
     svgElement('rect', { x: 100, y, width: Math.max(0.5, weights[i] * 200), height: rowHeight - 6, class: 'bar', 'data-weight': weights[i] }, svg);
-    svgElement('text', { x: 106 + weights[i] * 200, y: y + 9, 'dominant-baseline': 'middle', class: 'tick' }, svg, formatCell(weights[i], 3));
+    svgElement('text', { x: 106 + weights[i] * 200, y: y + 9, 'dominant-baseline': 'middle', class: 'tick' }, svg, formatNumber(weights[i]));
   });
 }

@@ -2,7 +2,7 @@
 // scale, nothing else. Every pixel of a cell holds exactly weightColour(weight), so the picture can
 // be read back; masked cells are hatched grey, distinct from any weight.
 import { weightColour } from './colour.mjs';
-import { formatCell } from './format.mjs';
+import { formatNumber } from './format.mjs';
 
 const LABEL_FONT = '12px system-ui, sans-serif';
 const NUMBER_FONT = '10px system-ui, sans-serif';
@@ -74,7 +74,8 @@ function drawNumbers(context, { left, top }, cell, weights, shades, rows, cols, 
       const index = r * cols + c;
       if (scaled !== null && scaled[index] === -Infinity) continue;
       context.fillStyle = weightColour(shades[index]).foreground;
-      context.fillText(formatCell(weights[index], 2).replace(/^0\./, '.'), left + (c + 0.5) * cell, top + (r + 0.5) * cell + 1);
+      // at most the cell's width: 4 significant digits are squeezed in rather than run into the next cell
+      context.fillText(formatNumber(weights[index]).replace(/^0\./, '.'), left + (c + 0.5) * cell, top + (r + 0.5) * cell + 1, cell - 3);
     }
   }
   context.font = LABEL_FONT;

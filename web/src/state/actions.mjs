@@ -1,8 +1,9 @@
 // Every way a lab's state can change, as actions: reduce(state, action) → the new state (the same
 // object when nothing changed). The controls, the tables, the notes and the features dispatch these;
 // no one else writes a state.
-import { presetState, tokensOf, withCellEdit, withSettingChange, withWeightEdit } from './model.mjs';
+import { BASE, presetState, tokensOf, withCellEdit, withSettingChange, withWeightEdit } from './model.mjs';
 import { presetById } from './presets.mjs';
+import { tokenize } from './tokenize.mjs';
 
 // Fields a feature keeps, in its own way, when another example is chosen (practice mode keeps its
 // settings but not its cells): field → keep(value) → the value the new example starts with.
@@ -36,13 +37,30 @@ function select(state, { token, head }) {
   return next;
 }
 
+// What an example sets for its own sentence only (its sizes, hand-made weights and vectors): a sentence
+// of the reader's own starts again from the vocabulary's (BASE), as a fresh sentence would (issue 26).
+const EXAMPLE_ONLY = ['dModel', 'heads', 'dK', 'dV', 'scaleMode', 'scaleDivisor', 'weightsMode', 'seed', 'custom', 'useWo', 'x', 'xEdits'];
+const sameTokens = (a, b) => tokenize(a).tokens.join('\u0001') === tokenize(b).tokens.join('\u0001');
+
+// Settings typed: a sentence that is not the example's leaves the example (the menu then says "Your own
+// sentence"), takes the vocabulary's d_model and weights, and keeps the query on the same word if it is there.
+function settingsChange(state, { change }) {
+  const next = withSettingChange(state, change).state;
+  const preset = typeof change.sentence === 'string' && state.preset ? presetById(state.preset) : null;
+  if (!preset || sameTokens(change.sentence, preset.state.sentence ?? '')) return next;
+  const fresh = Object.fromEntries(EXAMPLE_ONLY.map((field) => [field, structuredClone(BASE[field])]));
+  const word = tokensOf(state).tokens[state.selectedToken];
+  const at = tokenize(change.sentence).tokens.indexOf(word);
+  return { ...next, ...fresh, preset: null, selectedToken: at >= 0 ? at : 0 };
+}
+
 const REDUCERS = {
   // a whole new state: a link, attributes, a loaded layer, learned weights, practice's settings
   replace: (state, action) => action.state,
   preset: choosePreset,
   note: noteAction,
   // settings typed in the form: { field: value } (controls/read)
-  settings: (state, { change }) => withSettingChange(state, change).state,
+  settings: settingsChange,
   // a cell of X or of the context typed
   cell: (state, { which, row, token, col, value }) => withCellEdit(state, which, row, token, col, value),
   // a parameter typed: the matrices as the engine used them become the reader's own

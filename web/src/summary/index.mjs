@@ -2,7 +2,7 @@
 // the key it attends to most and that weight ("'it' attends most to 'tired': weight 0.1808, head 1").
 // The smallest complete feature: docs/contributing.md builds it step by step.
 import { selectionIn } from '../shared/selection.mjs';
-import { formatCell } from '../shared/format.mjs';
+import { formatNumber } from '../shared/format.mjs';
 import { isolate } from '../shared/bidi.mjs';
 
 /**
@@ -13,8 +13,8 @@ import { isolate } from '../shared/bidi.mjs';
 export function strongestLinks(view, token, head) {
   const row = view.result.heads[head].weights.subarray(token * view.m, (token + 1) * view.m);
   const weight = Math.max(...row);
-  const shown = formatCell(weight, 4);
-  return { keys: [...row.keys()].filter((key) => formatCell(row[key], 4) === shown), weight };
+  const shown = formatNumber(weight);
+  return { keys: [...row.keys()].filter((key) => formatNumber(row[key]) === shown), weight };
 }
 
 function sentence(ctx, state, view) {
@@ -23,7 +23,7 @@ function sentence(ctx, state, view) {
   const { keys, weight } = strongestLinks(view, token, shownHead);
   // tokens go in as slots: message() isolates one that could turn the sentence around (right-to-left text)
   const names = keys.map((key) => `'${isolate(view.keyTokens[key])}'`);
-  const values = { query: view.tokens[token], weight: formatCell(weight, 4), head: shownHead + 1 };
+  const values = { query: view.tokens[token], weight: formatNumber(weight), head: shownHead + 1 };
   if (names.length === 1) return ctx.t('summary.strongest', { ...values, key: view.keyTokens[keys[0]] });
   return ctx.t('summary.tied', { ...values, keys: names.join(', ') });
 }

@@ -14,7 +14,7 @@ import { presetById, experimentOf } from '../state/presets.mjs';
 import { modifiedAspects } from '../state/index.mjs';
 import { selectionIn } from '../shared/selection.mjs';
 import { listenToTables } from './events.mjs';
-import { setPrecision, precision } from '../shared/format.mjs';
+import { setPrecision, precision, formatNumber } from '../shared/format.mjs';
 
 /** The sections the tables draw, by their data-view names, in the order they are drawn. */
 export const TABLE_SECTIONS = ['notes', 'tokens', 'inputs', 'parameters', 'steps', 'matrices', 'output'];
@@ -44,7 +44,7 @@ function experimentLine(t, experiment, state, view) {
   const { token, head } = selectionIn(state, view);
   const weights = view.result.heads[head === 'all' ? 0 : head].weights.subarray(token * view.m, (token + 1) * view.m);
   const top = Math.max(...weights);
-  return t(`preset.${state.preset}.${experiment.key}`, { token: view.tokens[token], weight: top.toPrecision(4), key: view.keyTokens[weights.indexOf(top)] });
+  return t(`preset.${state.preset}.${experiment.key}`, { token: view.tokens[token], weight: formatNumber(top), key: view.keyTokens[weights.indexOf(top)] });
 }
 
 // One section's drawing from the state and the view; tables: { api, t, openBlocks, replacedWeights }.

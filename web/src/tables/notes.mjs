@@ -60,7 +60,7 @@ export function renderNotes({ $, t }, { preset, aspects, replacedWeights, experi
   const numbers = preset?.notes.some((note) => note.values) ? view : null;
   if (unchanged(container, [preset?.id ?? '', aspects.join(','), replacedWeights ?? '', experiment ?? ''].join('\u0001')) && !numbers) return;
   if (!preset) {
-    container.replaceChildren(paragraph(null, t('vocabulary.note')));
+    container.replaceChildren(paragraph('modified', t('vocabulary.own')), paragraph(null, t('vocabulary.note')));
     return;
   }
   const parts = [];

@@ -2,6 +2,7 @@
 // per head, and W_q, W_k, W_v side by side. Drawn from the controller's `training` object.
 import { renderLossCurve, renderWeightMap, sideBySide } from './render.mjs';
 import { renderHeatmap } from '../shared/heatmap.mjs';
+import { formatNumber } from '../shared/format.mjs';
 
 const WEIGHT_NAMES = ['W_q', 'W_k', 'W_v'];
 
@@ -29,7 +30,7 @@ export function draw(training) {
 function drawRun(training) {
   const { $, t } = training;
   const { snapshot, config, history } = training.run;
-  const format = (v) => (Number.isFinite(v) ? v.toFixed(3) : '—');
+  const format = (v) => (Number.isFinite(v) ? formatNumber(v) : '—');
   $('train-accuracy').textContent = t('train.accuracy', { percent: Math.round(snapshot.heldOut.accuracy * 100) });
   $('train-progress').textContent = t('train.progress', { steps: snapshot.steps, train: format(history.train.at(-1)?.[1]), heldOut: format(snapshot.heldOut.loss) });
   renderLossCurve($('train-loss'), history, {
@@ -84,6 +85,6 @@ function drawWeights({ $, t }, snapshot, config) {
   ['wq', 'wk', 'wv'].forEach((name, i) => {
     const canvas = box.children[i].querySelector('canvas');
     const max = renderWeightMap(canvas, sideBySide(snapshot.weights[name], heads, dModel, d), dModel, heads * d, { cell: 7 });
-    canvas.setAttribute('aria-label', t('train.weightLabel', { name: WEIGHT_NAMES[i], rows: dModel, cols: heads * d, max: max.toFixed(2) }));
+    canvas.setAttribute('aria-label', t('train.weightLabel', { name: WEIGHT_NAMES[i], rows: dModel, cols: heads * d, max: formatNumber(max) }));
   });
 }

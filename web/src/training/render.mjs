@@ -55,7 +55,9 @@ export function sideBySide(values, heads, dModel, d) {
 export function renderLossCurve(svg, { train, heldOut }, { width = 360, height = 180, label = '', stepLabel = (steps) => `step ${steps}` } = {}) {
   resetSvg(svg, width, height, label);
   const left = 40, right = 10, top = 10, bottom = 26;
-  const steps = Math.max(1, train.length ? train.at(-1)[0] : 1, heldOut.length ? heldOut.at(-1)[0] : 1);
+  // the last step recorded (0 before training, as the status says); the axis spans at least one step
+  const last = Math.max(0, train.length ? train.at(-1)[0] : 0, heldOut.length ? heldOut.at(-1)[0] : 0);
+  const steps = Math.max(1, last);
   const finite = [...train, ...heldOut].map(([, v]) => v).filter(Number.isFinite);
   const top_ = Math.max(1e-6, ...finite);
   const x = (s) => left + (s / steps) * (width - left - right);
@@ -64,7 +66,7 @@ export function renderLossCurve(svg, { train, heldOut }, { width = 360, height =
   svgElement('line', { x1: left, y1: top, x2: left, y2: y(0), class: 'axis' }, svg);
   svgElement('text', { x: left - 4, y: y(top_) + 4, 'text-anchor': 'end', class: 'tick' }, svg, top_.toFixed(2));
   svgElement('text', { x: left - 4, y: y(0) + 4, 'text-anchor': 'end', class: 'tick' }, svg, '0');
-  svgElement('text', { x: width - right, y: height - 8, 'text-anchor': 'end', class: 'tick' }, svg, stepLabel(steps));
+  svgElement('text', { x: width - right, y: height - 8, 'text-anchor': 'end', class: 'tick' }, svg, stepLabel(last));
   // at most about one point per pixel: a long run stays cheap to draw
   const thin = (points) => (points.length > width ? points.filter((_, i) => i % Math.ceil(points.length / width) === 0 || i === points.length - 1) : points);
   const path = (points) => thin(points).filter(([, v]) => Number.isFinite(v)).map(([s, v], i) => `${i ? 'L' : 'M'}${x(s).toFixed(1)},${y(v).toFixed(1)}`).join('');
