@@ -110,8 +110,10 @@ function heldItsBest(training) {
   return true;
 }
 
-async function loop(training) {
-  while (training.running) {
+// one loop per play(): a pause and a play in quick succession must not leave the old loop stepping
+// beside the new one (both would ask for the steps left before the stop, and overshoot it)
+async function loop(training, id) {
+  while (training.running && training.loop === id) {
     const started = performance.now();
     const speed = Number(training.$('train-speed').value);
     const slow = training.$('train-slow').checked && training.run.snapshot.steps < SLOW_STEPS;
@@ -119,6 +121,7 @@ async function loop(training) {
     const fast = speed > 0 ? Math.max(1, Math.round((speed * FRAME_MS) / 1000)) : Math.max(1, Math.floor((FRAME_MS * 0.8) / training.msPerStep));
     const k = slow ? 1 : Math.min(fast, Math.max(1, PATIENCE - (training.run.snapshot.steps - training.run.best.step)));
     const answer = await steps(training, k);
+    if (training.loop !== id) return;
     if (!answer || heldItsBest(training)) return;
     const rest = (slow ? SLOW_MS : FRAME_MS) - (performance.now() - started);
     if (training.running && (speed > 0 || slow) && rest > 0) await new Promise((resolve) => setTimeout(resolve, rest));
@@ -139,7 +142,9 @@ export async function play(training) {
   training.running = true;
   $('train-run').textContent = t('train.pause');
   $('train-run').setAttribute('aria-pressed', 'true');
-  loop(training);
+  const id = (training.loop = (training.loop ?? 0) + 1);
+  await training.busy;  // the paused loop's last steps land first, so this loop counts from them
+  loop(training, id);
 }
 
 /** One step (the Step button): a run first if there is none. */
