@@ -3,7 +3,7 @@
 // Turns a request's weight recipe (identity, seeded random, custom) into matrices and runs the
 // traced forward pass. Errors come back as data: { error: { name, field, message } }.
 import { variance, normalDraws } from '../shared/stats.mjs';
-import { trainingCalls } from './training-calls.mjs';
+import { trainingCalls, learning } from './training-calls.mjs';
 
 function identity(size) {
   const w = new Float32Array(size * size);
@@ -37,6 +37,12 @@ export function createEngineApi(loadAttention) {
      * −∞ entries (masked keys) stay masked.
      */
     softmaxRow: (scores, factor) => softmaxRow(api.engine, scores, factor),
+
+    /**
+     * The flash chapter: the request's attention computed tile by tile (engine.flashAttention()), on
+     * the learning engine, loaded the first time (as the training's). Errors come back as data.
+     */
+    flash: (request, tile) => flash(api, request, tile),
   };
 }
 
@@ -64,6 +70,17 @@ function run(engine, request) {
     // for the tables, identity projections are shown as the identity matrix they stand for
     if (recipe.mode === 'identity') Object.assign(weights, { wq: identity(options.dModel), wk: identity(options.dModel), wv: identity(options.dModel) });
     return { result, weights };
+  } catch (error) {
+    return { error: { name: error.name, field: error.field ?? null, message: error.message } };
+  }
+}
+
+async function flash(api, request, tile) {
+  try {
+    const learner = await learning(api);
+    const { weights: _recipe, useWo: _useWo, trace: _trace, ...options } = request;
+    const mask = options.mask instanceof Uint8Array ? { keep: options.mask } : options.mask;
+    return { result: learner.flashAttention({ ...options, mask, ...weightsFor(learner, request), tile }) };
   } catch (error) {
     return { error: { name: error.name, field: error.field ?? null, message: error.message } };
   }

@@ -35,6 +35,7 @@ export function bindLifetime(compute, signal) {
     run: bound(compute.run),
     varianceLab: bound(compute.varianceLab),
     softmaxRow: bound(compute.softmaxRow),
+    flash: bound(compute.flash),
     training: Object.fromEntries(Object.entries(compute.training ?? {}).map(([name, fn]) => [name, bound(fn)])),
   };
 }
