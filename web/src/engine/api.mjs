@@ -43,6 +43,13 @@ export function createEngineApi(loadAttention) {
      * the learning engine, loaded the first time (as the training's). Errors come back as data.
      */
     flash: (request, tile) => flash(api, request, tile),
+
+    /**
+     * The KV-cache chapter: the request's x as causal self-attention, prefilled with its first
+     * `prefill` tokens and decoded one token at a time (engine.kvCache()), beside the full causal pass
+     * on every token; `rotary` ({ dims } or null) rotates q and k. On the learning engine, as flash.
+     */
+    kvDecode: (request, prefill, rotary) => kvDecode(api, request, prefill, rotary),
   };
 }
 
@@ -83,6 +90,25 @@ async function flash(api, request, tile) {
     return { result: learner.flashAttention({ ...options, mask, ...weightsFor(learner, request), tile }) };
   } catch (error) {
     return { error: { name: error.name, field: error.field ?? null, message: error.message } };
+  }
+}
+
+async function kvDecode(api, request, prefill, rotary) {
+  let cache = null;
+  try {
+    const learner = await learning(api);
+    const { x, n, dModel, heads, dK, dV, scale } = request;
+    const options = { dModel, heads, dK, dV, scale, ...weightsFor(learner, request), ...(rotary ? { rotary } : {}) };
+    const full = learner.attention({ ...options, x, n, mask: 'causal', trace: true });
+    cache = learner.kvCache({ ...options, capacity: n });
+    const first = cache.prefill(x.slice(0, prefill * dModel));
+    const steps = [];
+    for (let i = prefill; i < n; i++) steps.push(cache.step(x.slice(i * dModel, (i + 1) * dModel)));
+    return { full, prefill: first, steps };
+  } catch (error) {
+    return { error: { name: error.name, field: error.field ?? null, message: error.message } };
+  } finally {
+    cache?.dispose();
   }
 }
 

@@ -36,6 +36,7 @@ export function bindLifetime(compute, signal) {
     varianceLab: bound(compute.varianceLab),
     softmaxRow: bound(compute.softmaxRow),
     flash: bound(compute.flash),
+    kvDecode: bound(compute.kvDecode),
     training: Object.fromEntries(Object.entries(compute.training ?? {}).map(([name, fn]) => [name, bound(fn)])),
   };
 }

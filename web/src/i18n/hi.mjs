@@ -40,6 +40,8 @@ export const KEPT_IN_ENGLISH = [
   'scorm', 'moodle', 'canvas', 'zip', 'kb',
   // [flash] FlashAttention's chapter: the method's name and its unit of work, as the paper names them
   'flashattention', 'tile', 'tiles', 'online', 'max',
+  // [kv-cache] the KV cache's chapter: the terms of decoding as the literature and the code name them
+  'kv', 'cache', 'decoding', 'decode', 'prefill', 'pass', 'rope', 'bit', 'bytes',
 ];
 
 export const HI = {
@@ -677,4 +679,27 @@ export const HI = {
   'flash.arithmetic': "Tile {tile} / {tiles}: m = max({mOld}, tile का सबसे बड़ा score) = {m}; पुराना योग और आउटपुट e^({mOld} − {m}) = {rescale} से गुणा होते हैं; ℓ = {rescale} × {sumOld} + tile पर Σ e^(s − {m}) = {sum}।",
   'flash.result': "आख़िरी tile के बाद z = o / ℓ = {z}। सटीक softmax(QKᵀ/√d_k)·V देता है {exact}: सबसे बड़ा अंतर {difference} है।",
   'flash.memory': "हर head की स्मृति: पूरे weights n × m = {n} × {m} = {full} मान लेते; tiles {tiled} लेती हैं (एक tile के scores, और हर query के लिए m, ℓ और o)।",
+  // [kv-cache] the KV cache, decoding step by step (web/src/kv-cache/)
+  'kv.title': "KV cache: एक बार में एक token की decoding",
+  'kv.intro': "पाठ लिखने वाला model हर नए token के लिए attention फिर से निकालता है। Causal attention में पहले की पंक्तियाँ कभी नहीं बदलतीं, इसलिए उनकी keys और values एक cache में रखी जाती हैं: हर क़दम केवल नए token की query पंक्ति निकालता है, उसकी key और value जोड़ता है, और cache वाली पढ़ता है। नीचे lab का वाक्य एक token तक prefill होता है और बाक़ी कोर क़दम दर क़दम decode करता है; हर decode हुई पंक्ति की तुलना सभी tokens पर पूरे causal pass से होती है।",
+  'kv.prefill': "Prefill हुए tokens",
+  'kv.rope': "q और k घुमाएँ (RoPE; positions आगे चलती हैं)",
+  'kv.run': "क़दम दर क़दम decode करें",
+  'kv.computing': "Decode हो रहा है…",
+  'kv.error': "Cache नहीं चल सका: {message}",
+  'kv.nothing': "हर token prefill हो गया: कुछ decode करने के लिए संख्या घटाएँ।",
+  'kv.caption': "{prefill} prefill हुए tokens के बाद decoding (causal self-attention)",
+  'kv.col.token': "Token",
+  'kv.col.position': "Position",
+  'kv.col.keys': "पढ़ी गई keys",
+  'kv.col.work': "Cache के साथ गुणा-जोड़",
+  'kv.col.full': "उसके बिना गुणा-जोड़",
+  'kv.col.cache': "Cache (K और V)",
+  'kv.col.same': "पूरे pass जैसा?",
+  'kv.cacheSize': "{values} मान, {bytes} bytes",
+  'kv.same': "हाँ, bit दर bit",
+  'kv.differs': "पूर्णांकन तक: सबसे बड़ा अंतर {difference}",
+  'kv.prev': "पिछला क़दम",
+  'kv.next': "अगला क़दम",
+  'kv.detail': "क़दम {step} / {steps}: '{token}' position {position} पर एक query पंक्ति निकालता है और {cached} cache वाली keys और values के साथ अपनी भी पढ़ता है; head {head} के weights {weights} हैं; आउटपुट पंक्ति {output} पूरे causal pass के सामने: {same}।",
 };
