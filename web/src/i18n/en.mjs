@@ -665,7 +665,7 @@ export const EN = {
   'kv.computing': "Decoding…",
   'kv.error': "The cache could not run: {message}",
   'kv.nothing': "Every token was prefilled: lower the number to decode some.",
-  'kv.caption': "Decoding after {prefill} prefilled tokens (causal self-attention)",
+  'kv.caption': { plural: 'prefill', one: "Decoding after {prefill} prefilled token (causal self-attention)", other: "Decoding after {prefill} prefilled tokens (causal self-attention)" },
   'kv.col.token': "Token",
   'kv.col.position': "Position",
   'kv.col.keys': "Keys read",

@@ -688,7 +688,7 @@ export const HI = {
   'kv.computing': "Decode हो रहा है…",
   'kv.error': "Cache नहीं चल सका: {message}",
   'kv.nothing': "हर token prefill हो गया: कुछ decode करने के लिए संख्या घटाएँ।",
-  'kv.caption': "{prefill} prefill हुए tokens के बाद decoding (causal self-attention)",
+  'kv.caption': { plural: 'prefill', one: "{prefill} prefill हुए token के बाद decoding (causal self-attention)", other: "{prefill} prefill हुए tokens के बाद decoding (causal self-attention)" },
   'kv.col.token': "Token",
   'kv.col.position': "Position",
   'kv.col.keys': "पढ़ी गई keys",
