@@ -312,7 +312,7 @@ export interface TransformerResult {
 }
 
 /** flashAttention(): attention()'s options (without trace) and the tile size; docs/api.md#modern-attention-exact. */
-export interface FlashOptions extends AttentionOptions {
+export interface FlashOptions extends Omit<AttentionOptions, 'trace'> {
   tile: number;  // keys per tile, 1 … 4096
   /** One logit per head (gpt-oss's sinks); -Infinity: no sink; every one 0: "softmax + 1". */
   sinks?: Float32Array | number[];
