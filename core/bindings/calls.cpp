@@ -14,6 +14,9 @@
 #include <vector>
 
 #include "attention/attention.hpp"
+#ifdef ATTN_LEARNING
+#include "attention/modern.hpp"
+#endif
 
 namespace {
 
@@ -48,8 +51,12 @@ struct Output {
   attn::Result result;
   attn::Weights weights;
   attn::Gradients gradients;
+#ifdef ATTN_LEARNING
+  attn::FlashResult flash;
+  attn::KvStep step;
+#endif
   std::vector<const std::vector<float>*> arrays;
-  double shape[10] = {};
+  double shape[16] = {};
 };
 
 attn::Status last_error;  // the last failed call's, read by attn_error_* and then cleared
@@ -94,6 +101,21 @@ attn::Inputs inputs_of_request() {
   return inputs;
 }
 
+// The Output's arrays for a forward Result: output, concat, positions x and context, then per head q, k,
+// v, scores, scaled, weights, z, q and k before the rotation; and the shape's first 10 numbers.
+void list_result(Output* out) {
+  const attn::Result& r = out->result;
+  const attn::Shape& s = r.shape;
+  const double shape[] = {double(s.n),   double(s.m),     double(s.d_model), double(s.heads),    double(s.d_k),
+                          double(s.d_v), double(s.d_out), s.scale,           s.self ? 1.0 : 0.0, double(s.kv_heads)};
+  std::copy(shape, shape + 10, out->shape);
+  out->arrays.insert(out->arrays.end(), {&r.output, &r.concat, &r.positions_x, &r.positions_context});
+  for (const attn::HeadTrace& head : r.heads) {
+    out->arrays.insert(out->arrays.end(), {&head.q, &head.k, &head.v, &head.scores, &head.scaled, &head.weights,
+                                           &head.z, &head.q_unrotated, &head.k_unrotated});
+  }
+}
+
 // 0 when the status is ok, else 1 for a type error and 2 for a range error (kept for attn_error_*).
 int report(attn::Status status) {
   if (status.ok()) return 0;
@@ -123,16 +145,7 @@ EMSCRIPTEN_KEEPALIVE Output* attn_attention() {
     delete out;
     return nullptr;
   }
-  const attn::Result& r = out->result;
-  const attn::Shape& s = r.shape;
-  const double shape[] = {double(s.n),   double(s.m),     double(s.d_model), double(s.heads),    double(s.d_k),
-                          double(s.d_v), double(s.d_out), s.scale,           s.self ? 1.0 : 0.0, double(s.kv_heads)};
-  std::copy(shape, shape + 10, out->shape);
-  out->arrays = {&r.output, &r.concat, &r.positions_x, &r.positions_context};
-  for (const attn::HeadTrace& head : r.heads) {
-    out->arrays.insert(out->arrays.end(), {&head.q, &head.k, &head.v, &head.scores, &head.scaled, &head.weights,
-                                           &head.z, &head.q_unrotated, &head.k_unrotated});
-  }
+  list_result(out);
   return out;
 }
 
@@ -178,6 +191,75 @@ EMSCRIPTEN_KEEPALIVE Output* attn_gradients() {
   out->arrays = {&out->result.output, &g.x, &g.context, &g.wq, &g.wk, &g.wv, &g.wo, &g.bq, &g.bk, &g.bv, &g.bo};
   return out;
 }
+
+// FlashAttention's tiled forward on the request (modern.hpp): an Output of the exact pass's arrays (as
+// attn_attention's, with the trace), then per head running max, running sum, rescale, running output,
+// z, weights, sink weight; shape[10 …] = tile, tiles, full values, tiled values. Null on an error.
+EMSCRIPTEN_KEEPALIVE Output* attn_flash(int tile, const float* sinks, int sinks_length) {
+  auto* out = new Output;
+  const attn::View<float> sink_view =
+      sinks_length < 0 ? attn::View<float>() : attn::View<float>(sinks, static_cast<std::size_t>(sinks_length));
+  if (report(attn::flash_forward(config_of_request(), inputs_of_request(), tile, sink_view, &out->flash))) {
+    delete out;
+    return nullptr;
+  }
+  out->result = std::move(out->flash.exact);
+  list_result(out);
+  const attn::FlashResult& f = out->flash;
+  for (const attn::FlashHead& head : f.heads) {
+    out->arrays.insert(out->arrays.end(), {&head.running_max, &head.running_sum, &head.rescale, &head.running_output,
+                                           &head.z, &head.weights, &head.sink_weight});
+  }
+  const double more[] = {double(f.tile), double(f.tiles), double(f.full_values), double(f.tiled_values)};
+  std::copy(more, more + 4, out->shape + 10);
+  return out;
+}
+
+// A KV cache on the request's config and weights (the request's x omitted), kept in this instance's
+// memory until attn_kv_free; null on an error.
+EMSCRIPTEN_KEEPALIVE attn::KvCache* attn_kv_start(int capacity) {
+  auto* cache = new attn::KvCache;
+  if (report(attn::kv_cache_start(config_of_request(), inputs_of_request(), capacity, cache))) {
+    delete cache;
+    return nullptr;
+  }
+  return cache;
+}
+
+// The prefill's traced causal result, as attn_attention's Output; null on an error.
+EMSCRIPTEN_KEEPALIVE Output* attn_kv_prefill(attn::KvCache* cache, const float* x, int length) {
+  auto* out = new Output;
+  if (report(attn::kv_cache_prefill(cache, attn::View<float>(x, static_cast<std::size_t>(length)), &out->result))) {
+    delete out;
+    return nullptr;
+  }
+  list_result(out);
+  return out;
+}
+
+// One decoded token: an Output of q, k, v, scores, weights, z, output; shape = position, first key,
+// multiply-adds, cache values, length, capacity, the full causal pass's multiply-adds for length tokens.
+EMSCRIPTEN_KEEPALIVE Output* attn_kv_step(attn::KvCache* cache, const float* x, int length) {
+  auto* out = new Output;
+  if (report(attn::kv_cache_step(cache, attn::View<float>(x, static_cast<std::size_t>(length)), &out->step))) {
+    delete out;
+    return nullptr;
+  }
+  const attn::KvStep& st = out->step;
+  out->arrays = {&st.q, &st.k, &st.v, &st.scores, &st.weights, &st.z, &st.output};
+  const double shape[] = {double(st.position),
+                          double(st.first_key),
+                          st.multiply_adds,
+                          st.cache_values,
+                          double(cache->length),
+                          double(cache->capacity),
+                          attn::causal_multiply_adds(*cache, cache->length)};
+  std::copy(shape, shape + 7, out->shape);
+  return out;
+}
+
+EMSCRIPTEN_KEEPALIVE int attn_kv_length(const attn::KvCache* cache) { return cache->length; }
+EMSCRIPTEN_KEEPALIVE void attn_kv_free(attn::KvCache* cache) { delete cache; }
 #endif
 
 EMSCRIPTEN_KEEPALIVE int attn_output_count(const Output* out) { return static_cast<int>(out->arrays.size()); }

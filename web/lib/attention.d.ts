@@ -311,6 +311,73 @@ export interface TransformerResult {
   layers: BlockTrace[]; finalNorm: NormTrace; output: Float32Array; logits: Float32Array;
 }
 
+/** flashAttention(): attention()'s options (without trace) and the tile size; docs/api.md#modern-attention-exact. */
+export interface FlashOptions extends Omit<AttentionOptions, 'trace'> {
+  tile: number;  // keys per tile, 1 … 4096
+  /** One logit per head (gpt-oss's sinks); -Infinity: no sink; every one 0: "softmax + 1". */
+  sinks?: Float32Array | number[];
+}
+
+/** One head's tiled pass; t counts tiles, (n, tiles) arrays are row-major. */
+export interface FlashHead {
+  runningMax: Float32Array;     // n × tiles: m after tile t
+  runningSum: Float32Array;     // n × tiles: ℓ after tile t
+  rescale: Float32Array;        // n × tiles: e^(m_old − m_new) of tile t (0 at a row's first visible tile)
+  runningOutput: Float32Array;  // n × tiles × dV: o after tile t, not yet divided by ℓ
+  z: Float32Array;              // n × dV: o / ℓ after the last tile
+  weights: Float32Array;        // n × m: e^(s − m) / ℓ with the final m and ℓ
+  sinkWeight: Float32Array;     // n: the share a row parks on its sink (0 without)
+}
+
+export interface FlashResult {
+  shape: TracedAttentionResult['shape'];
+  tile: number; tiles: number;
+  /** one head's values: the full n × m scores, against one tile's n × B plus m, ℓ (n each) and o (n × dV) */
+  memory: { fullValues: number; tiledValues: number };
+  heads: FlashHead[];
+  /** attention()'s traced result on the same options: q, k, v and the exact weights and z */
+  exact: TracedAttentionResult;
+}
+
+/** kvCache(): attention()'s weights and modes without x, n or context; mask must be 'causal' (the default). */
+export interface KvCacheOptions {
+  capacity: number;  // tokens the cache can hold, 1 … 4096
+  dModel: number; heads?: number; kvHeads?: number; dK?: number; dV?: number;
+  wq?: Float32Array | number[]; wk?: Float32Array | number[]; wv?: Float32Array | number[]; wo?: Float32Array | number[];
+  bq?: Float32Array | number[]; bk?: Float32Array | number[]; bv?: Float32Array | number[]; bo?: Float32Array | number[];
+  scale?: 'sqrt_dk' | 'none' | number; mask?: 'causal';
+  rotary?: { dims: number; theta?: number; firstPosition?: number };
+  window?: number;
+}
+
+/** One decoded token: its row in every head, and the work and memory counted. */
+export interface KvStep {
+  position: number;    // rotary.firstPosition + its index
+  firstKey: number;    // the first cached key it sees (window), keys firstKey … length − 1
+  length: number; capacity: number;
+  q: Float32Array;       // heads × dK, rotated
+  k: Float32Array;       // kvHeads × dK appended (rotated)
+  v: Float32Array;       // kvHeads × dV appended
+  scores: Float32Array;  // heads × visible: q·kᵀ
+  weights: Float32Array; // heads × visible
+  z: Float32Array;       // heads × dV
+  output: Float32Array;  // dOut
+  multiplyAdds: number;      // this step's: projections, scores, weighted sum, output projection
+  fullMultiplyAdds: number;  // the full causal pass over `length` tokens (no cache)
+  cacheValues: number;       // length · kvHeads · (dK + dV)
+  cacheBytes: number;        // cacheValues · 4 (float32)
+}
+
+export interface KvCache {
+  readonly capacity: number;
+  readonly length: number;
+  /** The causal pass over the first tokens (x: n × dModel), traced; their k and v stay cached. Only on an empty cache. */
+  prefill(x: Float32Array | number[]): TracedAttentionResult;
+  /** One more token (x: dModel values). Throws RangeError 'capacity' when full; a refused step changes nothing. */
+  step(x: Float32Array | number[]): KvStep;
+  dispose(): void;
+}
+
 export interface AttentionEngine {
   /** learning: loaded with { learning: true }, so gradients() and createTrainer() work. */
   readonly info: { readonly version: string; readonly simd: boolean; readonly learning: boolean };
@@ -332,6 +399,10 @@ export interface AttentionEngine {
   /** Its gradients for every weight present, by the request's names, given dLogits (n × vocab) and/or dOutput (n × dModel). */
   transformerGradients(options: TransformerOptions & { dLogits?: Float32Array | number[]; dOutput?: Float32Array | number[] }):
     { trace: TransformerResult; gradients: TransformerGradients };
+  /** FlashAttention's online softmax, tile by tile, with its trace and optional sinks. Learning engine only. */
+  flashAttention(options: FlashOptions): FlashResult;
+  /** A KV cache held in WebAssembly memory (errors name 'cache' once disposed or lost to a restart). Learning engine only. */
+  kvCache(options: KvCacheOptions): KvCache;
   /** For many calls with the same weights: checks them once and keeps them in WebAssembly memory. */
   prepare(options: PrepareOptions): PreparedAttention;
   /** WebAssembly memory: the heap's size, the bytes allocated in it, and the stack pointer (steady between calls). */

@@ -27,6 +27,7 @@ const ATTENTION_OPTIONS = new Set([
   'x', 'n', 'dModel', 'context', 'm', 'heads', 'dK', 'dV', 'wq', 'wk', 'wv', 'wo', 'scale', 'mask', 'trace',
   'bq', 'bk', 'bv', 'bo', 'positions', 'kvHeads', 'rotary', 'window',
 ]);
+const FLASH_OPTIONS = new Set([...[...ATTENTION_OPTIONS].filter((key) => key !== 'trace'), 'tile', 'sinks']);
 const ROTARY_OPTIONS = new Set(['dims', 'theta', 'firstPosition']);
 const MAX_POSITION = 2 ** 18;  // the core's kMaxPosition (rotary.firstPosition)
 const GRADIENT_OPTIONS = new Set([...ATTENTION_OPTIONS, 'dOutput', 'dWeights']);
@@ -301,7 +302,7 @@ function raiseLast(module) {
 }
 
 // The arrays of an Output (calls.cpp) as Float32Array copies the caller owns; the Output is freed.
-function takeOutput(module, output) {
+function takeOutput(module, output, shapeCount = 10) {
   try {
     const arrays = [];
     for (let i = 0, count = module._attn_output_count(output); i < count; i++) {
@@ -309,7 +310,7 @@ function takeOutput(module, output) {
       arrays.push(module.HEAPF32.slice(at, at + module._attn_output_size(output, i)));
     }
     const shapeAt = module._attn_output_shape(output) >> 3;
-    return { arrays, shape: Array.from(module.HEAPF64.subarray(shapeAt, shapeAt + 10)) };
+    return { arrays, shape: Array.from(module.HEAPF64.subarray(shapeAt, shapeAt + shapeCount)) };
   } finally {
     module._attn_output_free(output);
   }
@@ -318,7 +319,12 @@ function takeOutput(module, output) {
 // attention()'s result from an Output: the shape, output, and with the trace concat, every head's
 // intermediates and the positions added.
 function attentionResult(module, output, trace) {
-  const { arrays, shape: [n, m, dModel, heads, dK, dV, dOut, scale, self, kvHeads] } = takeOutput(module, output);
+  const { arrays, shape } = takeOutput(module, output);
+  return attentionFrom(arrays, shape, trace);
+}
+
+// attention()'s result from an Output's arrays (output, concat, positions, then each head's) and shape
+function attentionFrom(arrays, [n, m, dModel, heads, dK, dV, dOut, scale, self, kvHeads], trace) {
   const [out, concat, positionsX, positionsContext] = arrays;
   const result = { shape: { n, m, dModel, heads, kvHeads, dK, dV, dOut, scale, self: self === 1 }, dOut, output: out };
   if (!trace) return result;
@@ -432,6 +438,11 @@ const TRAINER_API = Object.freeze({
 });
 
 // What gradients() and createTrainer() say on an engine loaded without the learning code.
+// what modern.mjs (flashAttention, kvCache) calls back into
+const MODERN_API = Object.freeze({
+  ...TRAINER_API, guarded, attentionRequest, callWithArrays, takeOutput, attentionFrom, raiseLast, HEAD_ARRAYS,
+});
+
 function notLearning(what) {
   return new Error(`${what} needs the learning engine: this engine was loaded without the backward pass and ` +
     'trainer, to keep it small. Load it with loadAttention({ learning: true })');
@@ -441,6 +452,7 @@ class AttentionEngine {
   #runtime;
   #Trainer;
   #stack;
+  #modern;
 
   // runtime: runtime.mjs's Runtime (the instance, replaced after a trap). learningParts: trainer.mjs's
   // Trainer class and transformer.mjs, on a learning engine only (imported with it: the page's
@@ -451,6 +463,7 @@ class AttentionEngine {
     this.#runtime = runtime;
     this.#Trainer = Trainer;
     this.#stack = learningParts?.stack ?? null;
+    this.#modern = learningParts?.modern ?? null;
     // A build without the backward pass has no gradients export (see CMakeLists.txt).
     this.info = Object.freeze({ version: VERSION, simd, learning: typeof module._attn_gradients === 'function' && Trainer !== null });
   }
@@ -503,6 +516,18 @@ class AttentionEngine {
   transformerGradients(options) {
     if (!this.info.learning) throw notLearning('transformerGradients()');
     return this.#stack.transformerGradients(this.#runtime, { ...TRAINER_API, guarded }, options);
+  }
+
+  /** softmax(QKᵀ/√dK)·V tile by tile (FlashAttention's online softmax), with the per-tile trace (modern.mjs). */
+  flashAttention(options) {
+    if (!this.info.learning) throw notLearning('flashAttention()');
+    return this.#modern.flashAttention(this.#runtime, MODERN_API, options, FLASH_OPTIONS);
+  }
+
+  /** A KV cache in the engine's memory: prefill(x), then step(x) one token at a time (modern.mjs). */
+  kvCache(options) {
+    if (!this.info.learning) throw notLearning('kvCache()');
+    return new this.#modern.KvCache(this.#runtime, MODERN_API, options);
   }
 
   /**
@@ -669,8 +694,8 @@ function checkOutput(given, count, n, dOut) {
 // The trainer's and the stack's JavaScript sides, fetched with a learning engine only (chunks of their
 // own in dist/lib).
 const trainerClass = async () => {
-  const [{ Trainer }, stack] = await Promise.all([import('./trainer.mjs'), import('./transformer.mjs')]);
-  return { Trainer, stack };
+  const [{ Trainer }, stack, modern] = await Promise.all([import('./trainer.mjs'), import('./transformer.mjs'), import('./modern.mjs')]);
+  return { Trainer, stack, modern };
 };
 
 function checkLoadOptions(simd, learning) {

@@ -3,7 +3,7 @@
 // Turns a request's weight recipe (identity, seeded random, custom) into matrices and runs the
 // traced forward pass. Errors come back as data: { error: { name, field, message } }.
 import { variance, normalDraws } from '../shared/stats.mjs';
-import { trainingCalls } from './training-calls.mjs';
+import { trainingCalls, learning } from './training-calls.mjs';
 
 function identity(size) {
   const w = new Float32Array(size * size);
@@ -37,6 +37,19 @@ export function createEngineApi(loadAttention) {
      * −∞ entries (masked keys) stay masked.
      */
     softmaxRow: (scores, factor) => softmaxRow(api.engine, scores, factor),
+
+    /**
+     * The flash chapter: the request's attention computed tile by tile (engine.flashAttention()), on
+     * the learning engine, loaded the first time (as the training's). Errors come back as data.
+     */
+    flash: (request, tile) => flash(api, request, tile),
+
+    /**
+     * The KV-cache chapter: the request's x as causal self-attention, prefilled with its first
+     * `prefill` tokens and decoded one token at a time (engine.kvCache()), beside the full causal pass
+     * on every token; `rotary` ({ dims } or null) rotates q and k. On the learning engine, as flash.
+     */
+    kvDecode: (request, prefill, rotary) => kvDecode(api, request, prefill, rotary),
   };
 }
 
@@ -66,6 +79,36 @@ function run(engine, request) {
     return { result, weights };
   } catch (error) {
     return { error: { name: error.name, field: error.field ?? null, message: error.message } };
+  }
+}
+
+async function flash(api, request, tile) {
+  try {
+    const learner = await learning(api);
+    const { weights: _recipe, useWo: _useWo, trace: _trace, ...options } = request;
+    const mask = options.mask instanceof Uint8Array ? { keep: options.mask } : options.mask;
+    return { result: learner.flashAttention({ ...options, mask, ...weightsFor(learner, request), tile }) };
+  } catch (error) {
+    return { error: { name: error.name, field: error.field ?? null, message: error.message } };
+  }
+}
+
+async function kvDecode(api, request, prefill, rotary) {
+  let cache = null;
+  try {
+    const learner = await learning(api);
+    const { x, n, dModel, heads, dK, dV, scale } = request;
+    const options = { dModel, heads, dK, dV, scale, ...weightsFor(learner, request), ...(rotary ? { rotary } : {}) };
+    const full = learner.attention({ ...options, x, n, mask: 'causal', trace: true });
+    cache = learner.kvCache({ ...options, capacity: n });
+    const first = cache.prefill(x.slice(0, prefill * dModel));
+    const steps = [];
+    for (let i = prefill; i < n; i++) steps.push(cache.step(x.slice(i * dModel, (i + 1) * dModel)));
+    return { full, prefill: first, steps };
+  } catch (error) {
+    return { error: { name: error.name, field: error.field ?? null, message: error.message } };
+  } finally {
+    cache?.dispose();
   }
 }
 

@@ -26,7 +26,7 @@ export function forwardWork({ n, m = n, dModel, heads, dK, dV, useWo }) {
 
 /**
  * workerUrl: the worker script; loadEngine: async () => loadAttention, for the page.
- * Returns { ready (engine info, with .where), run, varianceLab, softmaxRow, training }; run's reply
+ * Returns { ready (engine info, with .where), run, varianceLab, softmaxRow, flash, kvDecode, training }; run's reply
  * says where it was computed (.where: 'worker' or 'page').
  */
 export function createCompute({ workerUrl, loadEngine }) {
@@ -69,5 +69,8 @@ export function createCompute({ workerUrl, loadEngine }) {
     },
     varianceLab: call('varianceLab'),
     softmaxRow: call('softmaxRow'),
+    // the flash chapter's tiled pass, on the learning engine (api.mjs)
+    flash: call('flash'),
+    kvDecode: call('kvDecode'),
   };
 }

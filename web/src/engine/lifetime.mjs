@@ -35,6 +35,8 @@ export function bindLifetime(compute, signal) {
     run: bound(compute.run),
     varianceLab: bound(compute.varianceLab),
     softmaxRow: bound(compute.softmaxRow),
+    flash: bound(compute.flash),
+    kvDecode: bound(compute.kvDecode),
     training: Object.fromEntries(Object.entries(compute.training ?? {}).map(([name, fn]) => [name, bound(fn)])),
   };
 }

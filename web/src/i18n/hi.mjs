@@ -38,6 +38,10 @@ export const KEPT_IN_ENGLISH = [
   'ms', 'ln', 'home', 'end', 'esc', 'enter', 'latex', 'tabular', 'svg', 'png', 'sgd', 'momentum',
   // [platforms] the SCORM standard and the learning platforms that import its packages
   'scorm', 'moodle', 'canvas', 'zip', 'kb',
+  // [flash] FlashAttention's chapter: the method's name and its unit of work, as the paper names them
+  'flashattention', 'tile', 'tiles', 'online', 'max',
+  // [kv-cache] the KV cache's chapter: the terms of decoding as the literature and the code name them
+  'kv', 'cache', 'decoding', 'decode', 'prefill', 'pass', 'rope', 'bit', 'bytes',
 ];
 
 export const HI = {
@@ -655,4 +659,47 @@ export const HI = {
   'practice.link.notObject': 'अभ्यास की सेटिंग्स ऑब्जेक्ट नहीं हैं',
   'practice.link.unknown': 'अभ्यास की अनजान सेटिंग "{key}"',
   'practice.link.invalid': 'अभ्यास की सेटिंग "{key}" मान्य नहीं है',
+  // [flash] FlashAttention's online softmax (web/src/flash/)
+  'flash.title': "FlashAttention: keys की एक tile एक बार में, softmax",
+  'flash.intro': "FlashAttention weights का पूरा n × m matrix कभी नहीं लिखता। वह keys और values को B की tiles में पढ़ता है और हर query के लिए एक चलता अधिकतम m, एक चलता योग ℓ और एक चलता आउटपुट o रखता है। जब कोई tile बड़ा score लाती है, तो अब तक का जोड़ e^(m_old − m_new) से गुणा होता है। आख़िरी tile के बाद o / ℓ ठीक softmax(QKᵀ/√d_k)·V है, float32 के पूर्णांकन तक। नीचे की संख्याएँ कोर की हैं, तालिकाओं में चुने query token और head के लिए।",
+  'flash.tile': "Tile का आकार B (हर tile में keys)",
+  'flash.run': "Tile दर tile गणना करें",
+  'flash.computing': "Tile दर tile गणना हो रही है…",
+  'flash.error': "Tiles वाली गणना नहीं चल सकी: {message}",
+  'flash.caption': "'{token}' के लिए online softmax, head {head}, {tile} keys की tiles",
+  'flash.col.tile': "Tile",
+  'flash.col.keys': "Keys",
+  'flash.col.tileMax': "Tile का सबसे बड़ा scaled score",
+  'flash.col.m': "Tile के बाद m",
+  'flash.col.rescale': "e^(m_old − m_new)",
+  'flash.col.sum': "Tile के बाद ℓ",
+  'flash.col.output': "Tile के बाद o (अभी ÷ ℓ नहीं)",
+  'flash.prev': "पिछली tile",
+  'flash.next': "अगली tile",
+  'flash.arithmetic': "Tile {tile} / {tiles}: m = max({mOld}, tile का सबसे बड़ा score) = {m}; पुराना योग और आउटपुट e^({mOld} − {m}) = {rescale} से गुणा होते हैं; ℓ = {rescale} × {sumOld} + tile पर Σ e^(s − {m}) = {sum}।",
+  'flash.result': "आख़िरी tile के बाद z = o / ℓ = {z}। सटीक softmax(QKᵀ/√d_k)·V देता है {exact}: सबसे बड़ा अंतर {difference} है।",
+  'flash.memory': "हर head की स्मृति: पूरे weights n × m = {n} × {m} = {full} मान लेते; tiles {tiled} लेती हैं (एक tile के scores, और हर query के लिए m, ℓ और o)।",
+  // [kv-cache] the KV cache, decoding step by step (web/src/kv-cache/)
+  'kv.title': "KV cache: एक बार में एक token की decoding",
+  'kv.intro': "पाठ लिखने वाला model हर नए token के लिए attention फिर से निकालता है। Causal attention में पहले की पंक्तियाँ कभी नहीं बदलतीं, इसलिए उनकी keys और values एक cache में रखी जाती हैं: हर क़दम केवल नए token की query पंक्ति निकालता है, उसकी key और value जोड़ता है, और cache वाली पढ़ता है। नीचे lab का वाक्य एक token तक prefill होता है और बाक़ी कोर क़दम दर क़दम decode करता है; हर decode हुई पंक्ति की तुलना सभी tokens पर पूरे causal pass से होती है।",
+  'kv.prefill': "Prefill हुए tokens",
+  'kv.rope': "q और k घुमाएँ (RoPE; positions आगे चलती हैं)",
+  'kv.run': "क़दम दर क़दम decode करें",
+  'kv.computing': "Decode हो रहा है…",
+  'kv.error': "Cache नहीं चल सका: {message}",
+  'kv.nothing': "हर token prefill हो गया: कुछ decode करने के लिए संख्या घटाएँ।",
+  'kv.caption': { plural: 'prefill', one: "{prefill} prefill हुए token के बाद decoding (causal self-attention)", other: "{prefill} prefill हुए tokens के बाद decoding (causal self-attention)" },
+  'kv.col.token': "Token",
+  'kv.col.position': "Position",
+  'kv.col.keys': "पढ़ी गई keys",
+  'kv.col.work': "Cache के साथ गुणा-जोड़",
+  'kv.col.full': "उसके बिना गुणा-जोड़",
+  'kv.col.cache': "Cache (K और V)",
+  'kv.col.same': "पूरे pass जैसा?",
+  'kv.cacheSize': "{values} मान, {bytes} bytes",
+  'kv.same': "हाँ, bit दर bit",
+  'kv.differs': "पूर्णांकन तक: सबसे बड़ा अंतर {difference}",
+  'kv.prev': "पिछला क़दम",
+  'kv.next': "अगला क़दम",
+  'kv.detail': "क़दम {step} / {steps}: '{token}' position {position} पर एक query पंक्ति निकालता है और {cached} cache वाली keys और values के साथ अपनी भी पढ़ता है; head {head} के weights {weights} हैं; आउटपुट पंक्ति {output} पूरे causal pass के सामने: {same}।",
 };

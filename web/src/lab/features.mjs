@@ -5,6 +5,8 @@ import { mount as tables } from '../tables/index.mjs';
 import { mount as summary } from '../summary/index.mjs';
 import { mount as pictures } from '../pictures/index.mjs';
 import { mount as scaling } from '../scaling/index.mjs';
+import { mount as flash } from '../flash/index.mjs';
+import { mount as kvCache } from '../kv-cache/index.mjs';
 import { mount as walk } from '../walk/index.mjs';
 import { mount as exports } from '../exports/index.mjs';
 import { mount as training } from '../training/index.mjs';
@@ -22,6 +24,8 @@ export const FEATURES = [
   { name: 'summary', mount: summary, section: 'summary' },
   { name: 'pictures', mount: pictures, section: 'pictures' },
   { name: 'scaling', mount: scaling, section: 'lab' },
+  { name: 'flash', mount: flash, section: 'flash' },
+  { name: 'kv-cache', mount: kvCache, section: 'kv-cache' },
   { name: 'walk', mount: walk, section: 'learn' },
   { name: 'exports', mount: exports },
   { name: 'training', mount: training },

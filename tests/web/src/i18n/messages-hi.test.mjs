@@ -25,6 +25,9 @@ const SAME_AS_ENGLISH = {
   // [i18n] the page's own keys: the product's name, settings that are a kept term alone, and tables'
   // captions made of matrix names, kept terms and sizes
   'page.name': "the product's name",
+  // [flash] the chapter's table: a kept term alone, and a formula
+  'flash.col.tile': 'kept term', 'flash.col.keys': 'kept term', 'flash.col.rescale': 'a formula',
+  'kv.col.token': 'kept term', 'kv.col.position': 'kept term',
   'controls.attention': 'kept term', 'controls.attention.self': 'kept term', 'controls.attention.cross': 'kept term',
   'controls.heads': 'kept term', 'controls.scaleMode': 'kept term', 'controls.maskMode': 'kept term',
   'controls.mask.causal': 'kept term', 'controls.mask.padding': 'kept term', 'controls.weightsMode': 'kept term',

@@ -1,0 +1,149 @@
+// The flash chapter (web/src/flash/, view "flash"): the per-tile table of the online softmax for the
+// chosen query token and head, against a float64 online softmax computed here from the q, k and v the
+// lab's trace shows; tiled equals exact; the step-through by keyboard; Hindi; 375 px; axe-core.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+
+import { openBrowser, renderEverySection } from './browser.mjs';
+
+const require = createRequire(import.meta.url);
+const SUPERSCRIPT = { '⁰': '0', '¹': '1', '²': '2', '³': '3', '⁴': '4', '⁵': '5', '⁶': '6', '⁷': '7', '⁸': '8', '⁹': '9', '⁻': '-' };
+// a number as formatNumber writes it ("0.1234", "1.2 × 10⁻⁵", "−∞")
+const parse = (text) => {
+  const [mantissa, exponent] = text.trim().split(' × 10');
+  return Number(mantissa) * 10 ** (exponent ? Number([...exponent].map((c) => SUPERSCRIPT[c]).join('')) : 0);
+};
+const vector = (text) => text.replace(/[[\]]/g, '').split(',').map(parse);
+// shown to 4 significant digits
+const near = (shown, want, what) => assert.ok(Math.abs(shown - want) <= 6e-4 * Math.max(1, Math.abs(want)), `${what}: shows ${shown}, float64 ${want}`);
+
+// The online softmax of one query row in float64, from the trace's q, k and v of one head.
+function online(view, head, row, tile) {
+  const { m, dK, dV } = view;
+  const h = view.result.heads[head];
+  const scale = view.result.shape.scale;
+  const rows = [];
+  let mRun = -Infinity, l = 0, o = new Array(dV).fill(0);
+  for (let first = 0; first < m; first += tile) {
+    const keys = [];
+    for (let j = first; j < Math.min(m, first + tile); j++) {
+      if (h.scaled[row * m + j] === -Infinity) continue;  // masked: the mask, not the arithmetic
+      let dot = 0;
+      for (let c = 0; c < dK; c++) dot += h.q[row * dK + c] * h.k[j * dK + c];
+      keys.push({ j, s: dot / scale });
+    }
+    const mNew = Math.max(mRun, ...keys.map((key) => key.s));
+    const r = Math.exp(mRun - mNew);
+    l *= r;
+    o = o.map((value) => value * r);
+    for (const { j, s } of keys) {
+      const p = Math.exp(s - mNew);
+      l += p;
+      for (let c = 0; c < dV; c++) o[c] += p * h.v[j * dV + c];
+    }
+    mRun = mNew;
+    rows.push({ m: mRun, r, l, o: [...o] });
+  }
+  return { rows, z: o.map((value) => value / l) };
+}
+
+let browser, tab;
+before(async () => {
+  browser = await openBrowser();
+  tab = await browser.newPage();
+});
+after(async () => {
+  assert.deepEqual(tab.problems, [], 'no console or page errors');
+  assert.deepEqual(tab.foreignRequests, [], 'no request left the origin');
+  await browser?.close();
+});
+
+async function open(query) {
+  await tab.page.goto(`${browser.url}embed.html?${query}`);
+  await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
+}
+
+async function compute(tile) {
+  await tab.page.fill('[data-flash="tile"]', String(tile));
+  await tab.page.click('[data-flash="run"]');
+  await tab.page.waitForFunction((t) => document.querySelector('[data-flash="table"] caption')?.textContent.includes(`${t} `)
+    && document.querySelectorAll('[data-flash="table"] tbody tr').length > 0, tile);
+}
+
+async function shown() {
+  return tab.page.evaluate(() => {
+    const { view, state } = globalThis.attentionLab;
+    const arr = (a) => Array.from(a);
+    const heads = view.result.heads.map((h) => ({ q: arr(h.q), k: arr(h.k), v: arr(h.v), scaled: arr(h.scaled) }));
+    const rows = [...document.querySelectorAll('[data-flash="table"] tbody tr')].map((tr) => [...tr.children].map((c) => c.textContent));
+    return {
+      view: { m: view.m, dK: view.dK, dV: view.dV, result: { heads, shape: { scale: view.result.shape.scale } } },
+      token: state.selectedToken, head: state.selectedHead === 'all' ? 0 : state.selectedHead, rows,
+      result: document.querySelector('[data-flash="result"]').textContent,
+      memory: document.querySelector('[data-flash="memory"]').textContent,
+      n: view.tokens.length,
+    };
+  });
+}
+
+describe('the flash chapter', () => {
+  it('shows m, e^(m_old − m_new), ℓ and o per tile as a float64 online softmax gives them, and tiled = exact', async () => {
+    await open('view=flash');
+    for (const tile of [1, 2, 3]) {
+      await compute(tile);
+      const s = await shown();
+      const want = online(s.view, s.head, s.token, tile);
+      assert.equal(s.rows.length, Math.ceil(s.view.m / tile));
+      s.rows.forEach(([, , , m, r, l, o], t) => {
+        near(parse(m), want.rows[t].m, `tile ${t + 1} m`);
+        near(parse(r), want.rows[t].r, `tile ${t + 1} rescale`);
+        near(parse(l), want.rows[t].l, `tile ${t + 1} ℓ`);
+        vector(o).forEach((value, c) => near(value, want.rows[t].o[c], `tile ${t + 1} o[${c}]`));
+      });
+      const [, z, exact, difference] = /z = o \/ ℓ = (\[.*?\])\. .* gives (\[.*?\]): the largest difference is (.+)\.$/.exec(s.result) ?? [];
+      assert.ok(z, s.result);
+      vector(z).forEach((value, c) => near(value, want.z[c], `z[${c}]`));
+      assert.deepEqual(vector(exact), vector(z), 'the exact row reads the same');
+      assert.ok(parse(difference) <= 1e-5, `tiled − exact: ${difference}`);
+      assert.match(s.memory, new RegExp(`= ${s.n * s.view.m} values; the tiles take ${s.n * (Math.min(tile, s.view.m) + 2 + s.view.dV)} `));
+    }
+  });
+
+  it('steps through the tiles with the keyboard, showing the arithmetic of each', async () => {
+    await compute(1);
+    const tiles = (await shown()).rows.length;
+    assert.ok(tiles > 1);
+    await tab.page.focus('[data-flash="prev"]');
+    await tab.page.keyboard.press('Enter');
+    let text = await tab.page.textContent('[data-flash="arithmetic"]');
+    assert.match(text, new RegExp(`^Tile ${tiles - 1} of ${tiles}:`));
+    for (let i = 0; i < tiles; i++) await tab.page.keyboard.press('Enter');  // stops at tile 1
+    text = await tab.page.textContent('[data-flash="arithmetic"]');
+    assert.match(text, /^Tile 1 of \d+: m = max\(−∞, /);
+    assert.equal(await tab.page.locator('[data-flash="table"] tbody tr:not([hidden])').count(), 1);
+    await tab.page.focus('[data-flash="next"]');
+    await tab.page.keyboard.press('Enter');
+    assert.equal(await tab.page.locator('[data-flash="table"] tbody tr:not([hidden])').count(), 2);
+  });
+
+  it('in Hindi at 375 px: the Hindi texts, the same numbers, no page overflow, and axe-core finds nothing serious', async () => {
+    await tab.page.setViewportSize({ width: 375, height: 800 });
+    await open('view=flash&lang=hi');
+    await compute(2);
+    const title = await tab.page.textContent('section[data-view="flash"] h2');
+    assert.match(title, /FlashAttention: keys की एक tile/);
+    const s = await shown();
+    const want = online(s.view, s.head, s.token, 2);
+    near(parse(s.rows.at(-1)[5]), want.rows.at(-1).l, 'ℓ in Hindi');
+    const overflow = await tab.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.ok(overflow <= 0, `the page is ${overflow} px wider than 375`);
+    await renderEverySection(tab.page);
+    await tab.page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
+    const violations = await tab.page.evaluate(async () => {
+      const result = await globalThis.axe.run(document.querySelector('section[data-view="flash"]'), { resultTypes: ['violations'] });
+      return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.length}`);
+    });
+    assert.deepEqual(violations, []);
+  });
+});

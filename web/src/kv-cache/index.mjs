@@ -1,0 +1,184 @@
+// The KV cache, as a chapter (issue 25, view "kv-cache"): the lab's sentence as causal self-attention,
+// its first tokens prefilled and the rest decoded one token at a time by the core (engine.kvCache(), on
+// the learning engine, loaded when the reader first asks). A table per step: the token, its position,
+// the cached keys it reads, the multiply-adds with the cache and without, the cache's size, and whether
+// its output row equals the full causal pass's row; a step-through shows one step's numbers.
+import { buildRequest } from '../state/request.mjs';
+import { selectionIn } from '../shared/selection.mjs';
+import { formatNumber, formatNumbers } from '../shared/format.mjs';
+import { isolate } from '../shared/bidi.mjs';
+
+function element(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function labelled(parts, name, input) {
+  const label = element('label');
+  parts[`${name}Text`] = element('span');
+  label.append(parts[`${name}Text`], ' ', input);
+  return label;
+}
+
+// The chapter's markup, built once: every text is set by relabel() (textContent only).
+function build(ctx) {
+  const parts = { section: element('section', 'flash kv-cache panel') };
+  parts.section.dataset.view = 'kv-cache';
+  parts.title = element('h2');
+  parts.title.id = `kv-title-${Math.random().toString(36).slice(2)}`;
+  parts.section.setAttribute('aria-labelledby', parts.title.id);
+  parts.intro = element('p');
+  const controls = element('div', 'flash-controls');
+  parts.prefill = element('input');
+  Object.assign(parts.prefill, { type: 'number', min: '1', step: '1', value: '1' });
+  parts.prefill.dataset.kv = 'prefill';
+  parts.rope = element('input');
+  parts.rope.type = 'checkbox';
+  parts.rope.dataset.kv = 'rope';
+  parts.run = element('button');
+  parts.run.type = 'button';
+  parts.run.dataset.kv = 'run';
+  controls.append(labelled(parts, 'prefill', parts.prefill), labelled(parts, 'rope', parts.rope), parts.run);
+  parts.status = element('p', 'flash-status');
+  parts.status.setAttribute('role', 'status');
+  parts.body = element('div');
+  parts.body.hidden = true;
+  const scroll = element('div', 'scroll');
+  scroll.tabIndex = 0;
+  parts.table = element('table', 'flash-table');
+  parts.table.dataset.kv = 'table';
+  scroll.append(parts.table);
+  const stepper = element('div', 'flash-stepper');
+  parts.prev = element('button');
+  parts.next = element('button');
+  parts.prev.type = parts.next.type = 'button';
+  parts.prev.dataset.kv = 'prev';
+  parts.next.dataset.kv = 'next';
+  stepper.append(parts.prev, parts.next);
+  parts.detail = element('p', 'flash-arithmetic');
+  parts.detail.dataset.kv = 'detail';
+  parts.detail.setAttribute('aria-live', 'polite');
+  parts.body.append(scroll, stepper, parts.detail);
+  parts.section.append(parts.title, parts.intro, controls, parts.status, parts.body);
+  (ctx.section('flash') ?? ctx.section('lab')).after(parts.section);
+  return parts;
+}
+
+// The step's output row against the full pass's row i: 0 when bit for bit the same.
+function differenceOf(answer, step, index) {
+  const dOut = step.output.length;
+  const row = answer.full.output.slice(index * dOut, (index + 1) * dOut);
+  return Math.max(...step.output.map((value, c) => Math.abs(value - row[c])));
+}
+
+function sameText(ctx, difference) {
+  return difference === 0 ? ctx.t('kv.same') : ctx.t('kv.differs', { difference: formatNumber(difference) });
+}
+
+function renderTable(ctx, parts, chapter) {
+  const { answer, tokens, step: current } = chapter;
+  parts.table.replaceChildren();
+  const header = element('tr');
+  for (const key of ['kv.col.token', 'kv.col.position', 'kv.col.keys', 'kv.col.work', 'kv.col.full', 'kv.col.cache', 'kv.col.same']) {
+    const cell = element('th', '', ctx.t(key));
+    cell.scope = 'col';
+    header.append(cell);
+  }
+  const thead = element('thead');
+  thead.append(header);
+  const tbody = element('tbody');
+  answer.steps.forEach((step, k) => {
+    const index = step.length - 1;
+    const tr = element('tr');
+    if (k === current) tr.className = 'current';
+    if (k > current) tr.hidden = true;
+    const th = element('th', '', `${index + 1}: ${isolate(tokens[index])}`);  // reader text, isolated
+    th.scope = 'row';
+    tr.append(th, element('td', '', String(step.position)), element('td', '', `${step.firstKey + 1}–${step.length}`),
+      element('td', '', String(step.multiplyAdds)), element('td', '', String(step.fullMultiplyAdds)),
+      element('td', '', ctx.t('kv.cacheSize', { values: step.cacheValues, bytes: step.cacheBytes })),
+      element('td', '', sameText(ctx, differenceOf(answer, step, index))));
+    tbody.append(tr);
+  });
+  parts.table.append(element('caption', '', ctx.t('kv.caption', { prefill: chapter.prefill })), thead, tbody);
+}
+
+function renderDetail(ctx, parts, chapter) {
+  const { answer, tokens, step: k, head } = chapter;
+  const step = answer.steps[k];
+  const index = step.length - 1, visible = step.length - step.firstKey;
+  const weights = step.weights.slice(head * visible, (head + 1) * visible);
+  parts.detail.textContent = ctx.t('kv.detail', {
+    step: k + 1, steps: answer.steps.length, token: tokens[index], position: step.position, cached: index,
+    head: head + 1, weights: formatNumbers(weights), output: formatNumbers(step.output),
+    same: sameText(ctx, differenceOf(answer, step, index)),
+  });
+  parts.prev.disabled = k === 0;
+  parts.next.disabled = k === answer.steps.length - 1;
+}
+
+function redraw(ctx, parts, chapter) {
+  if (!chapter.answer) return;
+  parts.body.hidden = chapter.answer.steps.length === 0;
+  if (parts.body.hidden) return;
+  renderTable(ctx, parts, chapter);
+  renderDetail(ctx, parts, chapter);
+}
+
+function relabel(ctx, parts, chapter) {
+  for (const [part, key] of [['title', 'kv.title'], ['intro', 'kv.intro'], ['prefillText', 'kv.prefill'], ['ropeText', 'kv.rope'],
+    ['run', 'kv.run'], ['prev', 'kv.prev'], ['next', 'kv.next']]) parts[part].textContent = ctx.t(key);
+  if (chapter.error) parts.status.textContent = ctx.t('kv.error', { message: chapter.error });
+  redraw(ctx, parts, chapter);
+}
+
+async function compute(ctx, parts, chapter) {
+  const state = ctx.store.state, view = ctx.store.view;
+  if (!chapter.started || !view) return;
+  const built = buildRequest(state);
+  if (built.problems) return;
+  const n = view.tokens.length;
+  const prefill = Math.max(1, Math.min(n, Math.round(Number(parts.prefill.value)) || 1));
+  parts.prefill.value = String(prefill);
+  parts.prefill.max = String(n);
+  const dims = Math.floor(view.dK / 2) * 2;
+  const rotary = parts.rope.checked && dims > 0 ? { dims } : null;
+  const id = ++chapter.request;
+  parts.status.textContent = ctx.t('kv.computing');
+  const answer = await ctx.compute.kvDecode(built.request, prefill, rotary);
+  if (id !== chapter.request || ctx.signal.aborted) return;
+  chapter.error = answer.error ? answer.error.message : null;
+  parts.status.textContent = answer.error ? ctx.t('kv.error', { message: answer.error.message })
+    : answer.steps.length ? '' : ctx.t('kv.nothing');
+  if (answer.error) return;
+  const { head } = selectionIn(state, view);
+  Object.assign(chapter, { answer, prefill, tokens: view.tokens, head: head === 'all' ? 0 : head, step: Math.max(0, answer.steps.length - 1) });
+  redraw(ctx, parts, chapter);
+}
+
+/** mount(ctx): the feature contract (docs/architecture.md). Computes only once the reader asks. */
+export function mount(ctx) {
+  const parts = build(ctx);
+  const chapter = { started: false, answer: null, error: null, prefill: 1, tokens: [], head: 0, step: 0, request: 0 };
+  const again = () => compute(ctx, parts, chapter);
+  parts.run.addEventListener('click', () => {
+    chapter.started = true;
+    again();
+  });
+  parts.prefill.addEventListener('change', again);
+  parts.rope.addEventListener('change', again);
+  const move = (by) => {
+    chapter.step = Math.max(0, Math.min(chapter.answer.steps.length - 1, chapter.step + by));
+    redraw(ctx, parts, chapter);
+  };
+  parts.prev.addEventListener('click', () => move(-1));
+  parts.next.addEventListener('click', () => move(1));
+  relabel(ctx, parts, chapter);
+  return {
+    draw: again,
+    relabel: () => relabel(ctx, parts, chapter),
+    destroy: () => parts.section.remove(),
+  };
+}
