@@ -36,5 +36,6 @@ export function bindLifetime(compute, signal) {
     varianceLab: bound(compute.varianceLab),
     softmaxRow: bound(compute.softmaxRow),
     training: Object.fromEntries(Object.entries(compute.training ?? {}).map(([name, fn]) => [name, bound(fn)])),
+    models: Object.fromEntries(Object.entries(compute.models ?? {}).map(([name, fn]) => [name, bound(fn)])),
   };
 }

@@ -6,7 +6,7 @@ import { createTrainingSession } from './training-session.mjs';
 // The Train section's engine: the learning build (backward pass and trainer, about twice the
 // forward engine's download), loaded the first time training is asked for. The forward pass
 // stays on the small engine every page loads.
-function learning(api) {
+export function learning(api) {
   if (!api.learner) {
     const { engine } = api;
     // an engine that is a learning one already (the single-file page's) trains itself

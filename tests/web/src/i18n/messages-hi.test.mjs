@@ -43,6 +43,8 @@ const SAME_AS_ENGLISH = {
   'practice.teacher.query': 'kept terms', 'practice.teacher.key': 'kept terms', 'practice.teacher.head': 'kept term',
   // the SCORM package: a standard's name and number
   'practice.scorm.v12': "a standard's name",
+  // Real models: a message that is the file's problem alone (the file's name and what is wrong)
+  'models.problem': 'a slot alone', 'models.nextToken': 'kept term', 'models.nextId': 'kept term', 'models.head': 'kept term and a number',
 };
 
 const DEVANAGARI = /[\u0900-\u097F]/;

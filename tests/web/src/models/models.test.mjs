@@ -144,3 +144,56 @@ describe('copies of the folders give the same numbers', { skip: !have && 'no ../
     }
   }
 });
+
+describe('RoBERTa and Mistral naming over the same layouts', { skip: !have && 'no ../shared/models' }, () => {
+  let engine;
+  let root;
+  before(async () => {
+    engine = await loadAttention({ learning: true });
+    root = tempRoot();
+  });
+  after(() => rmSync(root, { recursive: true, force: true }));
+
+  it('BERT as RoBERTa (roberta. names, positions numbered from pad_token_id + 1) gives BERT\'s numbers', async () => {
+    const reference = referenceOf('bert');
+    const config = JSON.parse(textFiles('bert')['config.json']);
+    const pad = 1;
+    const tensors = readSafetensorsFile(`${folderPath('bert')}/model.safetensors`).map((t) => {
+      const renamed = { ...t, name: t.name.replace(/^bert\./, 'roberta.') };
+      if (!t.name.endsWith('position_embeddings.weight')) return renamed;
+      // RoBERTa's table has pad + 1 rows before position 0, never used
+      const unused = new Uint8Array((pad + 1) * t.shape[1] * 4).fill(0x7f);
+      return { ...renamed, shape: [t.shape[0] + pad + 1, t.shape[1]], bytes: new Uint8Array([...unused, ...t.bytes]) };
+    });
+    const roberta = { ...config, model_type: 'roberta', architectures: ['RobertaForMaskedLM'], pad_token_id: pad, max_position_embeddings: config.max_position_embeddings + pad + 1 };
+    const model = await open(writeFolder(root, 'roberta', { ...textFiles('bert'), 'config.json': roberta, 'model.safetensors': safetensorsBytes(tensors) }));
+    assert.equal(model.report.modelType, 'roberta');
+    assert.equal(model.report.prefix, 'roberta.');
+    compare(runModel(engine, model, { text: reference.text }), reference, 1e-4);
+  });
+
+  it('Llama as Mistral: a window wider than the sentence gives Llama\'s numbers; a window of 4 keeps each query\'s last 4 keys', async () => {
+    const reference = referenceOf('llama');
+    const config = JSON.parse(textFiles('llama')['config.json']);
+    const write = (name, window) => writeFolder(root, name, { ...textFiles('llama'), 'config.json': { ...config, model_type: 'mistral', architectures: ['MistralForCausalLM'], sliding_window: window },
+      'model.safetensors': readFileSync(`${folderPath('llama')}/model.safetensors`) });
+    const wide = await open(write('mistral-wide', 4096));
+    assert.deepEqual(wide.report.windows, [4096, 4096]);
+    compare(runModel(engine, wide, { text: reference.text }), reference, 1e-4);
+    const narrow = runModel(engine, await open(write('mistral-4', 4)), { text: reference.text });
+    const n = narrow.n;
+    for (const layer of narrow.layers) {
+      for (const head of layer.heads) {
+        for (let i = 0; i < n; i++) {
+          let sum = 0;
+          for (let j = 0; j < n; j++) {
+            const w = head.weights[i * n + j];
+            if (j > i || i - j >= 4) assert.equal(w, 0, `query ${i} sees key ${j}`);
+            sum += w;
+          }
+          assert.ok(Math.abs(sum - 1) < 1e-6);
+        }
+      }
+    }
+  });
+});
