@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 
 import { useLabPage } from './browser.mjs';
+import { safetensors } from './safetensors.mjs';
 import { MODELS, tempRoot, writeFolder, textFiles } from '../web/src/models/copies.mjs';
 
 const have = existsSync(new URL('gpt2/reference.json', MODELS));
@@ -91,5 +92,27 @@ describe('Real models on the page', { skip: !have && 'no ../shared/models' }, ()
     await choose(fileURLToPath(new URL('gpt2', MODELS)));
     assert.equal(await page().textContent('#models-messages'), '');
     assert.equal(await page().isVisible('#models-input'), true);
+  });
+
+  it('Bring your own layer: a PyTorch nn.MultiheadAttention layer after a GPT-2 one is not causal, and the status line says mask, scale and head split', async () => {
+    const d = 8;
+    const values = (n, k) => Array.from({ length: n }, (_, i) => Math.fround(Math.sin(i * 0.7 + k) * 0.4));
+    const gpt2 = { 'h.0.attn.c_attn.weight': { shape: [d, 3 * d], data: values(3 * d * d, 1) }, 'h.0.attn.c_proj.weight': { shape: [d, d], data: values(d * d, 2) } };
+    const pytorch = { 'self_attn.in_proj_weight': { shape: [3 * d, d], data: values(3 * d * d, 3) }, 'self_attn.in_proj_bias': { shape: [3 * d], data: values(3 * d, 4) },
+      'self_attn.out_proj.weight': { shape: [d, d], data: values(d * d, 5) }, 'self_attn.out_proj.bias': { shape: [d], data: values(d, 6) } };
+    const load = async (name, tensors) => {
+      await page().setInputFiles('#layers-file', { name, mimeType: 'application/octet-stream', buffer: safetensors(tensors) });
+      await page().waitForFunction((name) => document.querySelector('#layers-status').textContent.startsWith(name), name);
+      await page().fill('#layers-heads', '2');
+      await lab.redrawn(() => page().click('#layers-load'));
+      return { state: await page().evaluate(() => globalThis.attentionLab.state), status: await page().textContent('#status') };
+    };
+    const first = await load('gpt2.safetensors', gpt2);
+    assert.equal(first.state.maskMode, 'causal');
+    assert.match(first.status, /d_model 8, 2 heads of d_k 4 \(the 8 projection columns split into 2 blocks of 4\); causal mask .*; scores divided by √d_k = 2\./);
+    const second = await load('mha.safetensors', pytorch);
+    assert.equal(second.state.maskMode, 'none');
+    assert.equal(second.state.scaleMode, 'sqrt_dk');
+    assert.match(second.status, /Loaded self_attn from mha\.safetensors: d_model 8, 2 heads of d_k 4 \(the 8 projection columns split into 2 blocks of 4\); no mask \(every token attends to every token\); scores divided by √d_k = 2\./);
   });
 });

@@ -36,7 +36,7 @@ const SAME_AS_ENGLISH = {
   'caption.woBlock': 'matrix name, sizes', 'caption.perHead': 'slots and kept term', 'caption.scores': 'kept term and a formula',
   'caption.weights': 'kept terms', 'caption.z': 'a formula', 'caption.concat': 'kept term and a formula',
   'caption.output': 'a formula', 'caption.head': 'kept term and a number', 'steps.token': 'kept term',
-  'train.optimizer.sgd': "an optimiser's name", 'train.positions.sinusoidal': 'kept term', 'layers.layout.gpt2': "a model's name",
+  'train.optimizer.sgd': "an optimiser's name", 'train.positions.sinusoidal': 'kept term', 'layers.layout.gpt2': "a model's name", 'layers.layout.pytorch': "a library's name", 'layers.mask.padding': 'kept term',
   // practice mode: its formulas, a verdict's "blank: problem", and the teacher's choices that are kept terms
   'practice.formula.q': 'a formula', 'practice.formula.scores': 'a formula', 'practice.formula.scaled': 'a formula',
   'practice.why.sqrtDk': 'a formula', 'practice.verdict.blankFormat': 'slots and a colon',
