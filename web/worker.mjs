@@ -4,8 +4,8 @@
 import * as Comlink from 'comlink';
 import { loadAttention } from './lib/attention.mjs';
 import { createEngineApi } from './src/engine/api.mjs';
-import { openModel, runModel } from './src/models/open.mjs';
 
 const builds = new URL('./lib/', import.meta.url);
-// the "Real models" reader runs here too: a model's files are read beside the engine that runs it
-Comlink.expose(createEngineApi((options) => loadAttention({ ...options, baseUrl: builds }), { models: { openModel, runModel } }));
+// the "Real models" reader runs here too (a model's files are read beside the engine that runs it),
+// imported when the first model is opened
+Comlink.expose(createEngineApi((options) => loadAttention({ ...options, baseUrl: builds }), { models: () => import('./src/models/open.mjs') }));

@@ -12,8 +12,9 @@ function identity(size) {
   return w;
 }
 
-// `models`: the "Real models" reader ({ openModel, runModel }, web/src/models/open.mjs), given by the
-// worker or the host that composes the page (the engine imports no feature); absent, its calls say so.
+// `models`: the "Real models" reader ({ openModel, runModel }, web/src/models/open.mjs), or an async
+// function giving it, from the worker or the host that composes the page (the engine imports no
+// feature); absent, its calls say so.
 export function createEngineApi(loadAttention, { models = null } = {}) {
   // engine: the forward engine, once loaded; the rest belongs to the training calls (training-calls.mjs)
   const api = { loadAttention, engine: null, learner: null, learnerReady: null, sessions: new Map() };

@@ -32,7 +32,7 @@ export function forwardWork({ n, m = n, dModel, heads, dK, dV, useWo }) {
  */
 export function createCompute({ workerUrl, loadEngine, models = null }) {
   const onPage = async (simd) => {
-    const api = createEngineApi(await loadEngine(), { models: models ? await models() : null });
+    const api = createEngineApi(await loadEngine(), { models });
     const info = await api.load(simd);
     return { api, info: { ...info, where: 'page' } };
   };

@@ -49,7 +49,8 @@ function relabel(models) {
   applyTexts(section, t);
   $('models-cap').textContent = t('models.cap', { size: `${MAX_MODEL_BYTES >> 20} MB` });
   $('models-text-label').textContent = t(models.report && !models.report.tokenizer ? 'models.ids' : 'models.text');
-  if (models.report) $('models-report').replaceChildren(...reportLines(models.report, t));
+  $('models-report').replaceChildren(...(models.report ? reportLines(models.report, t) : []));
+  $('models-report').hidden = !models.report;
   if (models.result) draw(models);
   if (models.failed) say(models, models.failed);
 }
@@ -68,6 +69,7 @@ async function open(models, files) {
   say(models, null);
   Object.assign(models, { report: null, result: null });
   for (const id of ['models-report', 'models-tokens', 'models-next', 'models-layers']) $(id).replaceChildren();
+  $('models-report').hidden = true;
   $('models-input').hidden = true;
   const bar = $('models-progress');
   Object.assign(bar, { hidden: false, value: 0 });
