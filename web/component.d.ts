@@ -51,6 +51,56 @@ export interface PracticeResults {
   summary: string;
 }
 
+/** What "Real models" recognised in a folder (docs/models.md). */
+export interface ModelReport {
+  family: 'bert' | 'gpt2' | 'llama';
+  modelType: string;
+  architectures: string[];
+  prefix: string;
+  layers: number;
+  dModel: number;
+  heads: number;
+  kvHeads: number;
+  dK: number;
+  vocab: number;
+  causal: boolean;
+  ropeLayout: string | null;
+  windows: number[] | null;
+  files: string[];
+  dtypes: string[];
+  /** Bytes of the weights kept, as float32. */
+  keptBytes: number;
+  /** Integer and boolean tensors, skipped. */
+  skipped: { name: string; dtype: string }[];
+  unused: string[];
+  /** config.json keys the lab does not read. */
+  unread: string[];
+  tokenizer: boolean;
+}
+
+/** A real model's result on a sentence (docs/api.md#real-models). */
+export interface ModelResult {
+  tokens: string[];
+  ids: number[];
+  n: number;
+  layers: { input: Float32Array; output: Float32Array; hidden: Float32Array; heads: { weights: Float32Array }[] }[];
+  hidden: Float32Array[];
+  /** Causal models: the 10 most likely next tokens; null for BERT. */
+  next: { id: number; token: string; probability: number; logit: number }[] | null;
+}
+
+export interface ModelProblem {
+  error: { name: string; file: string | null; problem: string | null; message: string };
+}
+
+/** The "Real models" section of a lab. */
+export interface LabModels {
+  open(files: Iterable<File> | ArrayLike<File>): Promise<{ report: ModelReport } | ModelProblem | null>;
+  run(input: { text: string } | { ids: number[] }): Promise<ModelResult | ModelProblem | null>;
+  readonly report: ModelReport | null;
+  readonly result: ModelResult | null;
+}
+
 /** A lab's controller (see web/src/lab/api.mjs): its state, the last computation, and a few calls. */
 export interface AttentionLab {
   readonly state: LabState;
@@ -64,6 +114,8 @@ export interface AttentionLab {
   readonly language: string;
   /** Shows every text in another language ("en", "hi"), keeping the state, edits and scroll. */
   setLanguage(language: string): void;
+  /** The "Real models" section: a Hugging Face folder opened and run (docs/api.md#real-models). */
+  readonly models: LabModels;
 }
 
 /**

@@ -6,4 +6,6 @@ import { loadAttention } from './lib/attention.mjs';
 import { createEngineApi } from './src/engine/api.mjs';
 
 const builds = new URL('./lib/', import.meta.url);
-Comlink.expose(createEngineApi((options) => loadAttention({ ...options, baseUrl: builds })));
+// the "Real models" reader runs here too (a model's files are read beside the engine that runs it),
+// imported when the first model is opened
+Comlink.expose(createEngineApi((options) => loadAttention({ ...options, baseUrl: builds }), { models: () => import('./src/models/open.mjs') }));

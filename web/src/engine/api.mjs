@@ -4,6 +4,7 @@
 // traced forward pass. Errors come back as data: { error: { name, field, message } }.
 import { variance, normalDraws } from '../shared/stats.mjs';
 import { trainingCalls, learning } from './training-calls.mjs';
+import { modelCalls } from './models-calls.mjs';
 
 function identity(size) {
   const w = new Float32Array(size * size);
@@ -11,12 +12,17 @@ function identity(size) {
   return w;
 }
 
-export function createEngineApi(loadAttention) {
+// `models`: the "Real models" reader ({ openModel, runModel }, web/src/models/open.mjs), or an async
+// function giving it, from the worker or the host that composes the page (the engine imports no
+// feature); absent, its calls say so.
+export function createEngineApi(loadAttention, { models = null } = {}) {
   // engine: the forward engine, once loaded; the rest belongs to the training calls (training-calls.mjs)
   const api = { loadAttention, engine: null, learner: null, learnerReady: null, sessions: new Map() };
   return {
     // the Train section's runs (engine/training-session.mjs), one per lab
     training: trainingCalls(api),
+    // the "Real models" view's model, one per lab (engine/models-calls.mjs)
+    models: modelCalls(api, models),
 
     async load(simd = 'auto') {
       api.engine ??= await loadAttention({ simd });

@@ -25,13 +25,14 @@ export function forwardWork({ n, m = n, dModel, heads, dK, dV, useWo }) {
 }
 
 /**
- * workerUrl: the worker script; loadEngine: async () => loadAttention, for the page.
+ * workerUrl: the worker script; loadEngine: async () => loadAttention, for the page; models: async () =>
+ * the "Real models" reader (web/src/models/open.mjs) for an engine on the page (the worker has its own).
  * Returns { ready (engine info, with .where), run, varianceLab, softmaxRow, flash, kvDecode, training }; run's reply
  * says where it was computed (.where: 'worker' or 'page').
  */
-export function createCompute({ workerUrl, loadEngine }) {
+export function createCompute({ workerUrl, loadEngine, models = null }) {
   const onPage = async (simd) => {
-    const api = createEngineApi(await loadEngine());
+    const api = createEngineApi(await loadEngine(), { models });
     const info = await api.load(simd);
     return { api, info: { ...info, where: 'page' } };
   };
@@ -59,7 +60,17 @@ export function createCompute({ workerUrl, loadEngine }) {
 
   const call = (name) => async (...args) => (await connection).api[name](...args);
   const train = (name) => async (...args) => (await connection).api.training[name](...args);
+  // a progress callback crosses to the worker as a Comlink proxy
+  const progress = (info, onProgress) => (onProgress && info.where === 'worker' ? Comlink.proxy(onProgress) : onProgress);
   return {
+    models: {
+      async open(key, files, onProgress) {
+        const { api, info } = await connection;
+        return api.models.open(key, files, progress(info, onProgress));
+      },
+      run: async (key, input) => (await connection).api.models.run(key, input),
+      close: async (key) => (await connection).api.models.close(key),
+    },
     training: { start: train('start'), step: train('step'), probe: train('probe'), weights: train('weights'), dispose: train('dispose') },
     ready: connection.then(({ info }) => info),
     async run(request) {

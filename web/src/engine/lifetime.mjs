@@ -38,5 +38,6 @@ export function bindLifetime(compute, signal) {
     flash: bound(compute.flash),
     kvDecode: bound(compute.kvDecode),
     training: Object.fromEntries(Object.entries(compute.training ?? {}).map(([name, fn]) => [name, bound(fn)])),
+    models: Object.fromEntries(Object.entries(compute.models ?? {}).map(([name, fn]) => [name, bound(fn)])),
   };
 }

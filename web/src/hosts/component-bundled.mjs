@@ -5,4 +5,4 @@ import { defineAttentionLab } from './element.mjs';
 import { createCompute } from '../engine/compute.mjs';
 import { loadInlineAttention } from '../engine/inline.mjs';
 
-defineAttentionLab(() => createCompute({ workerUrl: null, loadEngine: async () => loadInlineAttention }));
+defineAttentionLab(() => createCompute({ workerUrl: null, loadEngine: async () => loadInlineAttention, models: () => import('../models/open.mjs') }));

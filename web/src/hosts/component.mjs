@@ -7,4 +7,5 @@ import { createCompute } from '../engine/compute.mjs';
 defineAttentionLab(() => createCompute({
   workerUrl: new URL('./worker.js', import.meta.url),
   loadEngine: async () => (await import('./lib/attention.mjs')).loadAttention,
+  models: () => import('../models/open.mjs'),
 }));

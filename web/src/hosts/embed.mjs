@@ -41,6 +41,7 @@ const app = createApp(container, {
   compute: createCompute({
     workerUrl: new URL('./worker.js', import.meta.url),
     loadEngine: async () => (await import('./lib/attention.mjs')).loadAttention,
+    models: () => import('../models/open.mjs'),
   }),
   initialState: opened,
   views,

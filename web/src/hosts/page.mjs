@@ -14,6 +14,7 @@ const here = new URL('.', location.href);
 const compute = withFirstResult(createCompute({
   workerUrl: new URL('./worker.js', import.meta.url),
   loadEngine: async () => (await import('./lib/attention.mjs')).loadAttention,
+  models: () => import('../models/open.mjs'),
 }), firstResult);
 
 // the address's settings (?preset=…&heads=…&mode=practice#lab=…), read as the component reads its attributes

@@ -7,7 +7,7 @@ import { stateToFragment, stateFromSettings, settingsOfAddress, defaultState } f
 import { loadInlineAttention } from '../engine/inline.mjs';
 import { resolveLanguage, showPageLanguage, addressWithLanguage, problemOf } from '../i18n/page.mjs';
 
-const compute = createCompute({ workerUrl: null, loadEngine: async () => loadInlineAttention });
+const compute = createCompute({ workerUrl: null, loadEngine: async () => loadInlineAttention, models: () => import('../models/open.mjs') });
 
 // In the SCORM package (scorm-package.mjs) exercise.js and scorm-api.js come first: the state
 // opens where the last session left it, else on the teacher's; a link's own #lab=… still wins.

@@ -43,6 +43,7 @@ export function labApi({ lab, store, runner, drawer, problems, features, applyVi
     exports: features.exports,
     training: features.training,
     layers: features.layers,
+    models: features.models,
     practice: features.practice,
   };
 }

@@ -11,12 +11,13 @@ import { mount as walk } from '../walk/index.mjs';
 import { mount as exports } from '../exports/index.mjs';
 import { mount as training } from '../training/index.mjs';
 import { mount as layers } from '../layers/index.mjs';
+import { mount as models } from '../models/index.mjs';
 import { mount as practice } from '../practice/index.mjs';
 import { mount as explain } from '../explain/index.mjs';
 
 // { name, mount, section }: `section` is the data-view a feature's draw fills (drawn a frame later
 // while out of view). The tables come first (their services reach the others); the training's
-// section goes after the output and the layers' after the training's; practice draws last (its
+// section goes after the output, the layers' after the training's and the real models' after the layers'; practice draws last (its
 // cards sit beside every table); the explanation follows its cell after everything (redraw).
 export const FEATURES = [
   { name: 'controls', mount: controls },
@@ -30,6 +31,7 @@ export const FEATURES = [
   { name: 'exports', mount: exports },
   { name: 'training', mount: training },
   { name: 'layers', mount: layers },
+  { name: 'models', mount: models },
   { name: 'practice', mount: practice, section: 'practice' },
   { name: 'explain', mount: explain },
 ];

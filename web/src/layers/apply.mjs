@@ -6,7 +6,8 @@ const plain = (values) => (values ? Array.from(values) : null);
 
 /**
  * The state that shows `params` (convertLayer's output) on the current sentence, or on `inputs`
- * ({ tokens, rows }) when given or already there at the right width. GPT-2 layers are causal.
+ * ({ tokens, rows }) when given or already there at the right width. GPT-2 layers are causal; any
+ * other starts unmasked, scaled by √d_k, whatever the lab showed before.
  */
 export function stateWithLayer(state, params, inputs = null) {
   const custom = {};
@@ -18,7 +19,8 @@ export function stateWithLayer(state, params, inputs = null) {
     attention: 'self',
     dModel: params.dModel, heads: params.heads, dK: params.dK, dV: params.dV,
     weightsMode: 'custom', custom, useWo: Boolean(params.wo),
-    scaleMode: 'sqrt_dk', maskMode: params.causal ? 'causal' : state.maskMode === 'causal' ? 'causal' : 'none',
+    // the file's own settings, never the previous layer's: a BERT layer after a GPT-2 one is not causal
+    scaleMode: 'sqrt_dk', maskMode: params.causal ? 'causal' : 'none',
     positions: 'none',
     inputs: keptInputs,
     x: null, xEdits: {}, contextEdits: {}, embeddings: null,

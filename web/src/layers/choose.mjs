@@ -9,6 +9,7 @@ import { linkCarriesWeights, ownValueCount, buildRequest } from '../state/index.
 import { settingsFromMetadata } from './settings.mjs';
 import { own } from '../shared/own.mjs';
 import { isolate } from '../shared/bidi.mjs';
+import { formatNumber } from '../shared/format.mjs';
 
 // a layer is named by its tensors' prefix in the file; the two names of ours are in the catalogue
 const labelOf = ({ t }, layer) => own({ '(top level)': t('layers.topLevel'), '(the layer)': t('layers.theLayer') }, layer.label, layer.label);
@@ -64,6 +65,13 @@ export function showLayer(layers) {
   $('layers-heads-note').textContent = t(layer.headsInferred ? 'layers.headsKnown' : 'layers.headsGuess', { heads: layer.heads });
 }
 
+// The scaling the loaded layer uses, as the status line says it.
+function scaleText(t, { scaleMode, scaleDivisor, dK }) {
+  if (scaleMode === 'none') return t('layers.scale.none');
+  if (scaleMode === 'custom') return t('layers.scale.custom', { value: formatNumber(scaleDivisor) });
+  return t('layers.scale.sqrt_dk', { value: formatNumber(Math.sqrt(dK)) });
+}
+
 /** The chosen layer, with the heads asked for, as the lab's state. */
 export function loadLayer(layers) {
   const { $, t } = layers;
@@ -89,7 +97,7 @@ export function loadLayer(layers) {
   }
   let status = t('layers.loaded', {
     label: labelOf(layers, layer), name: layers.loaded.name, dModel: params.dModel, heads: params.heads, dK: params.dK,
-    causal: params.causal ? t('layers.causal') : '',
+    width: params.heads * params.dK, mask: t(`layers.mask.${state.maskMode}`), scale: scaleText(t, state),
   });
   if (fromFile.read.length) {
     const settings = fromFile.read.map(({ setting, value }) => ({ key: `layers.setting.${setting}`, values: { value } }));

@@ -3,6 +3,9 @@
 //                       PyTorch Linear stores weight as (out, in) and computes x·Wᵀ + b: transposed here.
 //   GPT-2:              <prefix>attn.c_attn.{weight,bias} q|k|v fused as (in, 3·out) (Conv1D: x·W + b),
 //                       <prefix>attn.c_proj.{weight,bias}; causal.
+//   PyTorch nn.MultiheadAttention (and TransformerEncoderLayer's self_attn): <prefix>in_proj_weight,
+//                       q|k|v stacked as rows (3·out, in), x·Wᵀ + b; <prefix>in_proj_bias (3·out);
+//                       <prefix>out_proj.{weight,bias} (a Linear). Not causal: the mask is a call's argument.
 //   The lab's export:   wq, wk (heads, dModel, dK), wv (heads, dModel, dV), wo (heads·dV, dModel),
 //                       bq, bk (heads, dK), bv (heads, dV), bo (dModel); heads in the shapes.
 // The lab's layout (attention.mjs): wq is heads × dModel × dK, head-major, each block row-major.
@@ -120,6 +123,48 @@ const LAYOUTS = [
               wq: fromFused(parts.w.data, 0, heads, d, dModel), wk: fromFused(parts.w.data, 1, heads, d, dModel), wv: fromFused(parts.w.data, 2, heads, d, dModel),
               bq: bias(0), bk: bias(1), bv: bias(2),
               wo: parts.wo && f32(parts.wo.data), bo: parts.bo && f32(parts.bo.data),
+            };
+          },
+        });
+      }
+      return layers;
+    },
+  },
+  {
+    kind: 'pytorch',
+    title: 'PyTorch nn.MultiheadAttention',
+    find(tensors) {
+      const layers = [];
+      for (const name of tensors.keys()) {
+        const match = /^(.*)in_proj_weight$/.exec(name);
+        if (!match) continue;
+        const prefix = match[1];
+        const get = (suffix) => tensors.get(prefix + suffix) ?? null;
+        const parts = { w: get('in_proj_weight'), b: get('in_proj_bias'), wo: get('out_proj.weight'), bo: get('out_proj.bias') };
+        const names = [['w', 'in_proj_weight'], ['b', 'in_proj_bias'], ['wo', 'out_proj.weight'], ['bo', 'out_proj.bias']]
+          .filter(([k]) => parts[k]).map(([, s]) => prefix + s);
+        layers.push({
+          kind: 'pytorch', label: prefix.replace(/\.$/, '') || '(top level)', names,
+          check() {
+            const shape = parts.w.shape;
+            if (shape.length !== 2 || shape[0] % 3 !== 0) return `${prefix}in_proj_weight has shape ${JSON.stringify(shape)}; nn.MultiheadAttention's is (3·embed_dim, embed_dim), q|k|v stacked`;
+            if (parts.b && !same(parts.b.shape, [shape[0]])) return `${prefix}in_proj_bias has shape ${JSON.stringify(parts.b.shape)}; expected [${shape[0]}]`;
+            if (parts.wo && !same(parts.wo.shape, [shape[1], shape[0] / 3])) return `${prefix}out_proj.weight has shape ${JSON.stringify(parts.wo.shape)}; expected [${shape[1]}, ${shape[0] / 3}]`;
+            if (parts.bo && !parts.wo) return 'the output bias has no output weight';
+            if (parts.bo && !same(parts.bo.shape, [shape[1]])) return `${prefix}out_proj.bias has shape ${JSON.stringify(parts.bo.shape)}; expected [${shape[1]}]`;
+            return null;
+          },
+          get dModel() { return parts.w.shape[1]; },
+          get width() { return parts.w.shape[0] / 3; },
+          convert(heads) {
+            const dModel = this.dModel, width = this.width, d = width / heads;
+            const rows = (part) => parts.w.data.subarray(part * width * dModel, (part + 1) * width * dModel);
+            const bias = (part) => (parts.b ? f32(parts.b.data.slice(part * width, (part + 1) * width)) : null);
+            return {
+              dModel, heads, dK: d, dV: d, causal: false,
+              wq: fromLinear(rows(0), heads, d, dModel), wk: fromLinear(rows(1), heads, d, dModel), wv: fromLinear(rows(2), heads, d, dModel),
+              bq: bias(0), bk: bias(1), bv: bias(2),
+              wo: parts.wo && transpose(parts.wo.data, dModel, width), bo: parts.bo && f32(parts.bo.data),
             };
           },
         });

@@ -52,7 +52,7 @@ export async function readWeightsFile(blob, fileName = blob.name ?? 'the file') 
     const sample = [...read.tensors.keys()].slice(0, 4).map((n) => `"${isolate(n.slice(0, 60))}"`).join(', ');
     return {
       problem: `${name}: none of its ${read.tensors.size} tensor names is an attention layer the lab knows (${sample}${read.tensors.size > 4 ? ', …' : ''}). ` +
-        "It looks for BERT's attention.self.query.weight, GPT-2's attn.c_attn.weight, or the lab's own wq, wk, wv.",
+        "It looks for BERT's attention.self.query.weight, GPT-2's attn.c_attn.weight, PyTorch's in_proj_weight, or the lab's own wq, wk, wv.",
     };
   }
   return { layers, tensorCount: read.tensors.size, metadata: read.metadata, tensors: read.tensors };

@@ -39,13 +39,15 @@ const SAME_AS_ENGLISH = {
   'caption.woBlock': 'matrix name, sizes', 'caption.perHead': 'slots and kept term', 'caption.scores': 'kept term and a formula',
   'caption.weights': 'kept terms', 'caption.z': 'a formula', 'caption.concat': 'kept term and a formula',
   'caption.output': 'a formula', 'caption.head': 'kept term and a number', 'steps.token': 'kept term',
-  'train.optimizer.sgd': "an optimiser's name", 'train.positions.sinusoidal': 'kept term', 'layers.layout.gpt2': "a model's name",
+  'train.optimizer.sgd': "an optimiser's name", 'train.positions.sinusoidal': 'kept term', 'layers.layout.gpt2': "a model's name", 'layers.layout.pytorch': "a library's name", 'layers.mask.padding': 'kept term',
   // practice mode: its formulas, a verdict's "blank: problem", and the teacher's choices that are kept terms
   'practice.formula.q': 'a formula', 'practice.formula.scores': 'a formula', 'practice.formula.scaled': 'a formula',
   'practice.why.sqrtDk': 'a formula', 'practice.verdict.blankFormat': 'slots and a colon',
   'practice.teacher.query': 'kept terms', 'practice.teacher.key': 'kept terms', 'practice.teacher.head': 'kept term',
   // the SCORM package: a standard's name and number
   'practice.scorm.v12': "a standard's name",
+  // Real models: a message that is the file's problem alone (the file's name and what is wrong)
+  'models.problem': 'a slot alone', 'models.nextToken': 'kept term', 'models.nextId': 'kept term', 'models.head': 'kept term and a number',
 };
 
 const DEVANAGARI = /[\u0900-\u097F]/;

@@ -1,0 +1,160 @@
+// npm run bench:models [-- --rounds=N]: a GPT-2-small-shaped model with random weights (d_model 768,
+// 12 layers, 12 heads, MLP 3072, 1024 positions; the vocabulary cut to 21845 tokens, because the
+// engine takes at most 2^24 values in one weight table and GPT-2's 50257 × 768 is 38.6 million),
+// written once into build/bench-models/ as config.json and model.safetensors (F32), then:
+//   Node: openModel() from the file (tensor by tensor) and engine.transformer() at 16 and 128 tokens;
+//   headless Chromium: the page's own file input (#models-files) → the recognised model shown, then
+//   the first run at 16 tokens (tokens and layer 1's heatmaps drawn), then lab.models.run at 16 and
+//   128 tokens (worker round trip and drawing included); peak RSS of Chromium's processes, sampled
+//   every 100 ms from /proc. Figures, not a test: nothing here fails on a slow machine.
+import { closeSync, existsSync, mkdirSync, openSync, openAsBlob, readFileSync, readdirSync, writeFileSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { openBrowser } from '../tests/e2e/browser.mjs';
+import { openModel, runModel } from '../web/src/models/open.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dir = path.join(root, 'build/bench-models/gpt2-small-shaped');
+const rounds = Number(process.argv.find((a) => a.startsWith('--rounds='))?.split('=')[1] ?? 3);
+const D = 768;
+const LAYERS = 12;
+const VOCAB = 21845;
+const POSITIONS = 1024;
+const log = (...args) => console.log(...args);
+
+function tensorsOf() {
+  const list = [['transformer.wte.weight', [VOCAB, D]], ['transformer.wpe.weight', [POSITIONS, D]]];
+  for (let l = 0; l < LAYERS; l++) {
+    const p = `transformer.h.${l}.`;
+    list.push([`${p}ln_1.weight`, [D]], [`${p}ln_1.bias`, [D]], [`${p}attn.c_attn.weight`, [D, 3 * D]], [`${p}attn.c_attn.bias`, [3 * D]],
+      [`${p}attn.c_proj.weight`, [D, D]], [`${p}attn.c_proj.bias`, [D]], [`${p}ln_2.weight`, [D]], [`${p}ln_2.bias`, [D]],
+      [`${p}mlp.c_fc.weight`, [D, 4 * D]], [`${p}mlp.c_fc.bias`, [4 * D]], [`${p}mlp.c_proj.weight`, [4 * D, D]], [`${p}mlp.c_proj.bias`, [D]]);
+  }
+  list.push(['transformer.ln_f.weight', [D]], ['transformer.ln_f.bias', [D]]);
+  return list;
+}
+
+// The model's files, written once: random weights (xorshift32, ±0.05; LayerNorm weights 1), tensor by tensor.
+function writeModel() {
+  if (existsSync(path.join(dir, 'model.safetensors'))) return;
+  mkdirSync(dir, { recursive: true });
+  const list = tensorsOf();
+  const header = { __metadata__: { format: 'pt' } };
+  let offset = 0;
+  for (const [name, shape] of list) {
+    const bytes = 4 * shape.reduce((a, b) => a * b, 1);
+    header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + bytes] };
+    offset += bytes;
+  }
+  const json = Buffer.from(JSON.stringify(header));
+  const padded = Buffer.concat([json, Buffer.alloc((8 - (json.length % 8)) % 8, 0x20)]);
+  const length = Buffer.alloc(8);
+  length.writeBigUInt64LE(BigInt(padded.length));
+  const fd = openSync(path.join(dir, 'model.safetensors'), 'w');
+  writeSync(fd, length);
+  writeSync(fd, padded);
+  let state = 2463534242;
+  for (const [name, shape] of list) {
+    const values = new Float32Array(shape.reduce((a, b) => a * b, 1));
+    const ones = /ln_.*weight$/.test(name);
+    for (let i = 0; i < values.length; i++) {
+      state ^= state << 13; state ^= state >>> 17; state ^= state << 5;
+      values[i] = ones ? 1 : ((state >>> 0) / 4294967296 - 0.5) * 0.1;
+    }
+    writeSync(fd, new Uint8Array(values.buffer));
+  }
+  closeSync(fd);
+  writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ model_type: 'gpt2', architectures: ['GPT2LMHeadModel'], n_embd: D, n_head: 12,
+    n_layer: LAYERS, n_positions: POSITIONS, vocab_size: VOCAB, layer_norm_epsilon: 1e-5, activation_function: 'gelu_new' }, null, 2));
+}
+
+const ids = (n) => Array.from({ length: n }, (_, i) => (i * 7919) % VOCAB);
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+async function nodeSide() {
+  const { loadAttention } = await import(path.join(root, 'dist/lib/attention.node.mjs'));
+  const engine = await loadAttention({ learning: true, simd: true });
+  const files = await Promise.all(['config.json', 'model.safetensors'].map(async (name) => {
+    const blob = await openAsBlob(path.join(dir, name));
+    return { name, size: blob.size, slice: (a, b) => blob.slice(a, b), text: () => blob.text() };
+  }));
+  const start = performance.now();
+  const model = await openModel(files);
+  log(`node: openModel ${(performance.now() - start).toFixed(0)} ms (${(model.report.keptBytes / 2 ** 20).toFixed(0)} MB of weights as F32)`);
+  for (const n of [16, 128]) {
+    const times = [];
+    for (let r = 0; r < rounds; r++) {
+      const t = performance.now();
+      runModel(engine, model, { ids: ids(n) });
+      times.push(performance.now() - t);
+    }
+    log(`node: forward (engine.transformer with every head's trace, top 10) at ${n} tokens: median ${median(times).toFixed(0)} ms of ${rounds}`);
+  }
+}
+
+// Chromium's processes (the one launched with `tag`, and its descendants): their RSS in bytes.
+function chromiumRss(tag) {
+  const procs = readdirSync('/proc').filter((p) => /^\d+$/.test(p)).map((pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+      return { pid: Number(pid), ppid, rss, cmd: readFileSync(`/proc/${pid}/cmdline`, 'utf8') };
+    } catch {
+      return null;
+    }
+  }).filter(Boolean);
+  const tree = new Set(procs.filter((p) => p.cmd.includes(tag)).map((p) => p.pid));
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const p of procs) if (!tree.has(p.pid) && tree.has(p.ppid)) { tree.add(p.pid); grew = true; }
+  }
+  return procs.filter((p) => tree.has(p.pid)).reduce((sum, p) => sum + p.rss, 0);
+}
+
+async function browserSide() {
+  const tag = `--bench-models-${process.pid}`;
+  const browser = await openBrowser({ args: [tag] });
+  let peak = 0;
+  const sampler = setInterval(() => { peak = Math.max(peak, chromiumRss(tag)); }, 100);
+  try {
+    const { page } = await browser.newPage();
+    await page.goto(browser.url);
+    await page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
+    const idle = chromiumRss(tag);
+    const start = Date.now();
+    await page.setInputFiles('#models-files', ['config.json', 'model.safetensors'].map((f) => path.join(dir, f)));
+    await page.waitForFunction(() => !document.querySelector('#models-input').hidden || document.querySelector('#models-messages').textContent, null, { timeout: 600_000 });
+    const message = await page.textContent('#models-messages');
+    if (message) throw new Error(`the page refused the model: ${message}`);
+    const opened = Date.now() - start;
+    await page.fill('#models-text', ids(16).join(' '));
+    await page.click('#models-run');
+    await page.waitForSelector('#models-layers details[open] canvas', { timeout: 600_000 });
+    const firstLayer = Date.now() - start;
+    log(`chromium: model opened (read, checked, converted in the worker) ${opened} ms after the files were given; tokens and layer 1's heatmaps at 16 tokens ${firstLayer} ms`);
+    for (const n of [16, 128]) {
+      const times = await page.evaluate(async ({ list, rounds }) => {
+        const out = [];
+        for (let r = 0; r < rounds; r++) {
+          const t = performance.now();
+          await globalThis.attentionLab.models.run({ ids: list });
+          out.push(performance.now() - t);
+        }
+        return out;
+      }, { list: ids(n), rounds });
+      log(`chromium: lab.models.run at ${n} tokens (worker forward, copy back, drawing): median ${median(times).toFixed(0)} ms of ${rounds}`);
+    }
+    const weights = 4 * (VOCAB * D + POSITIONS * D + LAYERS * (4 * D * D + 8 * D * D)) / 2 ** 20;
+    log(`chromium: peak RSS of its processes ${(peak / 2 ** 20).toFixed(0)} MB (${(idle / 2 ** 20).toFixed(0)} MB before the model; weights ${weights.toFixed(0)} MB as F32; target ≤ 1.2 × weights + 100 MB = ${(1.2 * weights + 100).toFixed(0)} MB above idle)`);
+  } finally {
+    clearInterval(sampler);
+    await browser.close();
+  }
+}
+
+writeModel();
+log(`model: ${dir} (GPT-2-small-shaped, vocabulary ${VOCAB}); node ${process.version}; ${new Date().toISOString()}`);
+await nodeSide();
+await browserSide();

@@ -1,0 +1,167 @@
+// The "Real models" section's controller: a Hugging Face folder (picked as a folder, as files, or
+// dropped) is opened where the engine runs (ctx.compute.models: the worker reads the files slice by
+// slice), what was recognised is said, then a sentence (or typed ids without tokenizer.json) is run
+// and every layer and head drawn. A bad folder gets a message naming the file; the lab keeps working.
+import markup from './models.html';
+import css from './models.css';
+import { MAX_MODEL_BYTES } from './open.mjs';
+import { renderTokens, renderNext, renderLayers } from './view.mjs';
+import { reportLines } from './report.mjs';
+import { applyTexts } from '../i18n/page.mjs';
+import { staticMarkup } from '../shared/markup.mjs';
+
+let sheet = null;
+let mounted = 0;
+
+function adoptStyles(root) {
+  if (typeof CSSStyleSheet !== 'function' || !('adoptedStyleSheets' in root)) return;
+  sheet ??= new CSSStyleSheet();
+  if (!sheet.cssRules.length) sheet.replaceSync(css);
+  if (!root.adoptedStyleSheets.includes(sheet)) root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
+}
+
+/** The feature contract: the section after "Bring your own layer". Extra: open(files), run(input), result, report. */
+export function mount(ctx) {
+  adoptStyles(ctx.root);
+  const holder = staticMarkup(markup);
+  const section = holder.querySelector('section');
+  (ctx.section('layers') ?? ctx.section('train') ?? ctx.container.lastElementChild).after(section);
+  const models = {
+    section, t: ctx.t, compute: ctx.compute, key: `models-${++mounted}`,
+    $: (id) => section.querySelector(`#${id}`),
+    report: null, result: null, reads: 0, failed: null,
+  };
+  relabel(models);
+  wire(models, ctx.signal);
+  ctx.signal.addEventListener('abort', () => ctx.compute.models?.close?.(models.key), { once: true });
+  return {
+    name: 'models',
+    relabel: () => relabel(models),
+    open: (files) => open(models, files),
+    run: (input) => run(models, input),
+    get result() { return models.result; },
+    get report() { return models.report; },
+  };
+}
+
+function relabel(models) {
+  const { section, $, t } = models;
+  applyTexts(section, t);
+  $('models-cap').textContent = t('models.cap', { size: `${MAX_MODEL_BYTES >> 20} MB` });
+  $('models-text-label').textContent = t(models.report && !models.report.tokenizer ? 'models.ids' : 'models.text');
+  $('models-report').replaceChildren(...(models.report ? reportLines(models.report, t) : []));
+  $('models-report').hidden = !models.report;
+  if (models.result) draw(models);
+  if (models.failed) say(models, models.failed);
+}
+
+function say(models, problem) {
+  models.failed = problem;
+  const line = document.createElement('p');
+  line.textContent = problem ? models.t('models.problem', { problem }) : '';
+  models.$('models-messages').replaceChildren(...(problem ? [line] : []));
+}
+
+async function open(models, files) {
+  const { $, t } = models;
+  const read = ++models.reads;
+  const list = [...files];
+  say(models, null);
+  Object.assign(models, { report: null, result: null });
+  for (const id of ['models-report', 'models-tokens', 'models-next', 'models-layers']) $(id).replaceChildren();
+  $('models-report').hidden = true;
+  $('models-input').hidden = true;
+  const bar = $('models-progress');
+  Object.assign(bar, { hidden: false, value: 0 });
+  $('models-status').textContent = t('models.reading', { count: list.length });
+  const answer = await models.compute.models.open(models.key, list, ({ done, total }) => {
+    if (read === models.reads && total > 0) bar.value = done / total;
+  });
+  if (read !== models.reads) return null;
+  bar.hidden = true;
+  if (answer.error) {
+    $('models-status').textContent = '';
+    say(models, answer.error.message);
+    return answer;
+  }
+  models.report = answer.report;
+  $('models-status').textContent = t('models.opened', { type: answer.report.modelType, layers: answer.report.layers, heads: answer.report.heads });
+  relabel(models);
+  $('models-input').hidden = false;
+  return answer;
+}
+
+// The typed text: a sentence, or (without a tokenizer) token ids separated by spaces or commas.
+function inputOf(models) {
+  const text = models.$('models-text').value;
+  if (models.report?.tokenizer) return { text };
+  return { ids: text.split(/[\s,]+/).filter(Boolean).map(Number) };
+}
+
+async function run(models, input = inputOf(models)) {
+  const read = models.reads;
+  const answer = await models.compute.models.run(models.key, input);
+  if (read !== models.reads) return null;
+  if (answer.error) {
+    say(models, answer.error.message);
+    return answer;
+  }
+  say(models, null);
+  models.result = answer;
+  draw(models);
+  return answer;
+}
+
+function draw(models) {
+  const { $, t, result } = models;
+  const ink = getComputedStyle(models.section).color;
+  renderTokens($('models-tokens'), result, t);
+  renderNext($('models-next'), result.next, t);
+  renderLayers($('models-layers'), result, t, ink);
+}
+
+// A dropped folder: its entries walked (webkitGetAsEntry), or the dropped files as they are.
+async function droppedFiles(transfer) {
+  const entries = [...(transfer.items ?? [])].map((item) => item.webkitGetAsEntry?.()).filter(Boolean);
+  if (!entries.length) return [...(transfer.files ?? [])];
+  const files = [];
+  const walk = async (entry) => {
+    if (entry.isFile) files.push(await new Promise((resolve, reject) => entry.file(resolve, reject)));
+    else if (entry.isDirectory) {
+      const reader = entry.createReader();
+      for (let batch = await new Promise((resolve, reject) => reader.readEntries(resolve, reject)); batch.length;
+        batch = await new Promise((resolve, reject) => reader.readEntries(resolve, reject))) {
+        for (const child of batch) await walk(child);
+      }
+    }
+  };
+  for (const entry of entries) await walk(entry);
+  return files;
+}
+
+function wire(models, signal) {
+  const { $ } = models;
+  for (const id of ['models-folder', 'models-files']) {
+    $(id).addEventListener('change', (event) => {
+      const files = [...(event.target.files ?? [])];
+      event.target.value = '';
+      if (files.length) open(models, files);
+    }, { signal });
+  }
+  const drop = $('models-drop');
+  drop.addEventListener('dragover', (event) => {
+    event.preventDefault();
+    drop.classList.add('over');
+  }, { signal });
+  drop.addEventListener('dragleave', () => drop.classList.remove('over'), { signal });
+  drop.addEventListener('drop', (event) => {
+    event.preventDefault();
+    drop.classList.remove('over');
+    const pending = droppedFiles(event.dataTransfer);
+    pending.then((files) => files.length && open(models, files));
+  }, { signal });
+  $('models-input').addEventListener('submit', (event) => {
+    event.preventDefault();
+    run(models);
+  }, { signal });
+}

@@ -1,0 +1,115 @@
+// A Hugging Face model folder → a model the engine runs: openModel() reads config.json, the
+// safetensors headers, the tokenizer, then the weights tensor by tensor; runModel() runs a sentence (or
+// typed ids) through engine.transformer() and gives the lab's public result (docs/api.md#real-models).
+// Pure: Blobs in, numbers out; used by the page's "Real models" view and by the Node tests.
+import { ModelError, catalogue, readJsonFile } from './tensors.mjs';
+import { recognise } from './config.mjs';
+import { tensorTaker, buildRequest, keptBytes } from './request.mjs';
+import { loadTokenizer } from './tokenizer.mjs';
+
+// The weights kept, as F32, at most this: the engine's WebAssembly memory is at most 2 GB, and a
+// forward pass copies every weight into it beside the JavaScript copy, with room for the trace.
+export const MAX_MODEL_BYTES = 900 * 2 ** 20;
+// One weight table the engine takes (kMaxMatrixValues in core/include/attention/attention.hpp).
+export const MAX_TABLE_VALUES = 2 ** 24;
+export const TOP_NEXT = 10;
+
+const baseName = (name) => String(name).split(/[\\/]/).pop();
+
+/** The chosen files (a folder's, or some picked or dropped) by base name. */
+export function folderOf(files) {
+  const folder = new Map();
+  for (const file of files) folder.set(baseName(file.name), file);
+  return folder;
+}
+
+// Refused before any weight is read: too large for the engine's memory, or a table above its cap.
+function checkSize(recognised) {
+  const s = recognised.settings;
+  const bytes = keptBytes(recognised);
+  if (bytes > MAX_MODEL_BYTES) {
+    throw new ModelError('config.json', `this model's weights take ${(bytes / 2 ** 20).toFixed(0)} MB as float32; the lab opens models up to ${MAX_MODEL_BYTES / 2 ** 20} MB, because the engine's WebAssembly memory is at most 2 GB and holds a copy of every weight beside the page's own`);
+  }
+  if (s.vocab * s.dModel > MAX_TABLE_VALUES) {
+    throw new ModelError('config.json', `vocab_size × hidden size = ${s.vocab} × ${s.dModel} = ${s.vocab * s.dModel} values in the token table; the engine takes at most ${MAX_TABLE_VALUES} values in one weight table`);
+  }
+  return bytes;
+}
+
+function report(recognised, tables, taker, tokenizer, bytes) {
+  const s = recognised.settings;
+  return {
+    family: recognised.family, modelType: recognised.modelType, architectures: recognised.architectures, prefix: recognised.prefix,
+    layers: s.layers, dModel: s.dModel, heads: s.heads, kvHeads: s.kvHeads ?? s.heads, dK: s.dK ?? s.dModel / s.heads, vocab: s.vocab,
+    causal: s.causal, ropeLayout: s.ropeLayout ?? null, windows: s.windows ?? null, files: tables.files,
+    dtypes: [...new Set([...tables.tensors.values()].map((t) => t.dtype))], keptBytes: bytes,
+    skipped: tables.skipped, unused: [...tables.tensors.keys()].filter((name) => !taker.used.has(name)),
+    unread: recognised.unread, tokenizer: tokenizer !== null,
+  };
+}
+
+/**
+ * Opens a model folder: `files` are Blobs with names (File objects, or fs.openAsBlob in Node).
+ * Returns { request (engine.transformer()'s, without ids), tokenizer (or null), report }, or throws a
+ * ModelError naming the file and the problem. `onProgress({ stage, done, total })` while reading.
+ */
+export async function openModel(files, { onProgress } = {}) {
+  const folder = folderOf(files);
+  if (!folder.has('config.json')) throw new ModelError('config.json', 'missing: choose the model\'s folder, or its config.json with the weights');
+  const config = await readJsonFile(folder.get('config.json'), 'config.json');
+  const tables = await catalogue(folder);
+  const recognised = recognise(config, new Set(tables.tensors.keys()));
+  const bytes = checkSize(recognised);
+  onProgress?.({ stage: 'tokenizer', done: 0, total: tables.bytes });
+  const tokenizer = await loadTokenizer(folder, recognised.settings.vocab);
+  const taker = tensorTaker(tables, recognised.prefix, (p) => onProgress?.({ stage: 'weights', ...p }));
+  const request = await buildRequest(taker, recognised);
+  return { request, tokenizer, report: report(recognised, tables, taker, tokenizer, bytes) };
+}
+
+// Typed ids, checked: whole numbers from 0 to vocab − 1.
+function checkIds(ids, vocab) {
+  if (!Array.isArray(ids) || ids.length === 0) throw new ModelError('ids', 'type at least one token id');
+  ids.forEach((id, i) => {
+    if (!Number.isInteger(id) || id < 0 || id >= vocab) throw new ModelError('ids', `ids[${i}] is ${String(id).slice(0, 20)}; a token id is a whole number from 0 to ${vocab - 1}`);
+  });
+  return ids;
+}
+
+// The top `count` next tokens after the last one: softmax of the last row of logits, in float64.
+function nextTokens(logits, n, vocab, tokenOf, count = TOP_NEXT) {
+  const last = logits.subarray((n - 1) * vocab, n * vocab);
+  let max = -Infinity;
+  for (const v of last) max = Math.max(max, v);
+  let sum = 0;
+  for (const v of last) sum += Math.exp(v - max);
+  const order = [...last.keys()].sort((a, b) => last[b] - last[a] || a - b).slice(0, count);
+  return order.map((id) => ({ id, token: tokenOf(id), probability: Math.exp(last[id] - max) / sum, logit: last[id] }));
+}
+
+/**
+ * Runs `input` ({ text } with a tokenizer, or { ids }) through the model. The result: tokens, ids,
+ * layers[l] { input (what attention received), heads[h] { weights, q, k, v, … }, output (attention's,
+ * before the residual), hidden (the stream after the block) }, hidden (n × d_model per state:
+ * embeddings, then after each block; the last after the final norm), next (causal models: top 10).
+ */
+export function runModel(engine, model, input) {
+  const { request, tokenizer, report: about } = model;
+  let ids;
+  let tokens;
+  if (typeof input.text === 'string' && tokenizer) ({ ids, tokens } = tokenizer.encode(input.text));
+  else ids = checkIds(input.ids, request.vocab);
+  checkIds(ids, request.vocab);
+  tokens ??= ids.map((id) => tokenizer?.tokenOf(id) ?? String(id));
+  const trace = engine.transformer({ ...request, ids });
+  const layers = trace.layers.map((block, l) => ({
+    input: request.layers[l].arrangement === 'pre' ? block.norm1.output : block.input,
+    heads: block.attention.heads,
+    output: block.attention.output,
+    hidden: block.output,
+  }));
+  const hidden = [trace.embeddings, ...trace.layers.slice(0, -1).map((block) => block.output), trace.output];
+  const tokenOf = (id) => tokenizer?.tokenOf(id) ?? String(id);
+  const next = about.causal ? nextTokens(trace.logits, trace.n, request.vocab, tokenOf) : null;
+  return { tokens, ids, n: trace.n, layers, hidden, next, logits: trace.logits };
+}

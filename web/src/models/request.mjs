@@ -1,0 +1,155 @@
+// A recognised model's tensors → engine.transformer()'s request (docs/api.md#transformer-stacks),
+// tensor by tensor: each shape checked against config.json before its bytes are read, then turned
+// into the engine's layout (in, out), attention head-major, and the raw tensor let go.
+//   nn.Linear (BERT, Llama): weight (out, in) → transposed; Conv1D (GPT-2): (in, out) already,
+//   c_attn's q|k|v side by side (in, 3·d).
+// Letters: d = d_model, f = the MLP's hidden width, h heads, g key/value heads, d_k per head.
+import { ModelError, readTensor } from './tensors.mjs';
+import { isolate } from '../shared/bidi.mjs';
+
+// Linear (out = heads·width, in) or Conv1D (in, total) columns from `column` → heads × in × width
+function headMajor(w, linear, inWidth, total, column, heads, width) {
+  const out = new Float32Array(heads * inWidth * width);
+  for (let h = 0; h < heads; h++)
+    for (let i = 0; i < inWidth; i++)
+      for (let c = 0; c < width; c++) {
+        const o = column + h * width + c;
+        out[(h * inWidth + i) * width + c] = linear ? w[o * inWidth + i] : w[i * total + o];
+      }
+  return out;
+}
+
+// nn.Linear's (out, in) as (in, out)
+function transposed(w, outWidth, inWidth) {
+  const t = new Float32Array(w.length);
+  for (let o = 0; o < outWidth; o++) for (let i = 0; i < inWidth; i++) t[i * outWidth + o] = w[o * inWidth + i];
+  return t;
+}
+
+const shapeText = (shape) => `[${shape.join(', ')}]`;
+
+/** The reader of one model: `take(name, shape)` checks, reads and counts; `used` the names taken. */
+export function tensorTaker(catalogue, prefix, onProgress) {
+  const used = new Set();
+  let done = 0;
+  const take = async (name, shape, { bare = false } = {}) => {
+    const full = bare ? name : prefix + name;
+    const tensor = catalogue.tensors.get(full);
+    if (!tensor) throw new ModelError(catalogue.files.length > 1 ? 'model.safetensors.index.json' : 'model.safetensors', `has no tensor "${isolate(full)}", which config.json's model needs`);
+    if (tensor.shape.length !== shape.length || tensor.shape.some((s, i) => s !== shape[i])) {
+      throw new ModelError(tensor.fileName, `tensor "${isolate(full)}" has shape ${shapeText(tensor.shape)}, but config.json implies ${shapeText(shape)}`);
+    }
+    const values = await readTensor(tensor);
+    used.add(full);
+    done += tensor.end - tensor.begin;
+    onProgress?.({ done, total: catalogue.bytes, tensor: full });
+    return values;
+  };
+  const has = (name) => catalogue.tensors.has(prefix + name);
+  return { take, has, used };
+}
+
+async function bertLayer(take, s, p) {
+  const { dModel: d, heads, hidden: f } = s;
+  const dK = d / heads;
+  const norm = async (name) => ({ kind: 'layernorm', eps: s.eps, weight: await take(`${name}.weight`, [d]), bias: await take(`${name}.bias`, [d]) });
+  const projection = async (name) => headMajor(await take(`${p}attention.self.${name}.weight`, [d, d]), true, d, d, 0, heads, dK);
+  return {
+    arrangement: 'post',
+    attention: {
+      heads, wq: await projection('query'), wk: await projection('key'), wv: await projection('value'),
+      bq: await take(`${p}attention.self.query.bias`, [d]), bk: await take(`${p}attention.self.key.bias`, [d]), bv: await take(`${p}attention.self.value.bias`, [d]),
+      wo: transposed(await take(`${p}attention.output.dense.weight`, [d, d]), d, d), bo: await take(`${p}attention.output.dense.bias`, [d]),
+    },
+    norm1: await norm(`${p}attention.output.LayerNorm`),
+    norm2: await norm(`${p}output.LayerNorm`),
+    mlp: { kind: 'plain', activation: s.activation, hidden: f, w1: transposed(await take(`${p}intermediate.dense.weight`, [f, d]), f, d),
+      b1: await take(`${p}intermediate.dense.bias`, [f]), w2: transposed(await take(`${p}output.dense.weight`, [d, f]), d, f), b2: await take(`${p}output.dense.bias`, [d]) },
+  };
+}
+
+async function bertRequest({ take }, s) {
+  const d = s.dModel;
+  const norm = async (name) => ({ kind: 'layernorm', eps: s.eps, weight: await take(`${name}.weight`, [d]), bias: await take(`${name}.bias`, [d]) });
+  const request = {
+    vocab: s.vocab, dModel: d, tokens: await take('embeddings.word_embeddings.weight', [s.vocab, d]), positions: 'learned',
+    positionTable: (await take('embeddings.position_embeddings.weight', [s.positions, d])).subarray(s.positionOffset * d),
+    embeddingNorm: await norm('embeddings.LayerNorm'), layers: [], unembedding: 'none',
+  };
+  if (s.tokenTypes > 0) Object.assign(request, { tokenTypes: s.tokenTypes, typeTable: await take('embeddings.token_type_embeddings.weight', [s.tokenTypes, d]) });
+  for (let l = 0; l < s.layers; l++) request.layers.push(await bertLayer(take, s, `encoder.layer.${l}.`));
+  return request;
+}
+
+async function gpt2Layer(take, s, p) {
+  const { dModel: d, heads, hidden: f } = s;
+  const dK = d / heads;
+  const norm = async (name) => ({ kind: 'layernorm', eps: s.eps, weight: await take(`${name}.weight`, [d]), bias: await take(`${name}.bias`, [d]) });
+  const qkv = await take(`${p}attn.c_attn.weight`, [d, 3 * d]);
+  const bias = await take(`${p}attn.c_attn.bias`, [3 * d]);
+  const attention = {
+    heads, mask: 'causal', wq: headMajor(qkv, false, d, 3 * d, 0, heads, dK), wk: headMajor(qkv, false, d, 3 * d, d, heads, dK),
+    wv: headMajor(qkv, false, d, 3 * d, 2 * d, heads, dK), bq: bias.slice(0, d), bk: bias.slice(d, 2 * d), bv: bias.slice(2 * d),
+    wo: await take(`${p}attn.c_proj.weight`, [d, d]), bo: await take(`${p}attn.c_proj.bias`, [d]),
+  };
+  if (s.scale) attention.scale = s.scale;
+  return {
+    arrangement: 'pre', attention, norm1: await norm(`${p}ln_1`), norm2: await norm(`${p}ln_2`),
+    mlp: { kind: 'plain', activation: s.activation, hidden: f, w1: await take(`${p}mlp.c_fc.weight`, [d, f]), b1: await take(`${p}mlp.c_fc.bias`, [f]),
+      w2: await take(`${p}mlp.c_proj.weight`, [f, d]), b2: await take(`${p}mlp.c_proj.bias`, [d]) },
+  };
+}
+
+async function gpt2Request({ take }, s) {
+  const d = s.dModel;
+  const request = { vocab: s.vocab, dModel: d, tokens: await take('wte.weight', [s.vocab, d]), positions: 'learned',
+    positionTable: await take('wpe.weight', [s.positions, d]), layers: [], unembedding: 'tied' };
+  for (let l = 0; l < s.layers; l++) request.layers.push(await gpt2Layer(take, s, `h.${l}.`));
+  request.finalNorm = { kind: 'layernorm', eps: s.eps, weight: await take('ln_f.weight', [d]), bias: await take('ln_f.bias', [d]) };
+  return request;
+}
+
+async function llamaLayer(take, s, p, l) {
+  const { dModel: d, heads, kvHeads, dK, hidden: f } = s;
+  const a = `${p}self_attn.`;
+  const projection = async (name, count) => headMajor(await take(`${a}${name}.weight`, [count * dK, d]), true, d, count * dK, 0, count, dK);
+  const attention = { heads, kvHeads, dK, mask: 'causal', window: s.windows[l], wq: await projection('q_proj', heads),
+    wk: await projection('k_proj', kvHeads), wv: await projection('v_proj', kvHeads), wo: transposed(await take(`${a}o_proj.weight`, [d, heads * dK]), d, heads * dK) };
+  if (s.qkvBias) {
+    Object.assign(attention, { bq: await take(`${a}q_proj.bias`, [heads * dK]), bk: await take(`${a}k_proj.bias`, [kvHeads * dK]), bv: await take(`${a}v_proj.bias`, [kvHeads * dK]) });
+  }
+  if (s.outBias) attention.bo = await take(`${a}o_proj.bias`, [d]);
+  return {
+    arrangement: 'pre', attention,
+    norm1: { kind: 'rmsnorm', eps: s.eps, weight: await take(`${p}input_layernorm.weight`, [d]) },
+    norm2: { kind: 'rmsnorm', eps: s.eps, weight: await take(`${p}post_attention_layernorm.weight`, [d]) },
+    mlp: { kind: 'swiglu', hidden: f, wGate: transposed(await take(`${p}mlp.gate_proj.weight`, [f, d]), f, d),
+      wUp: transposed(await take(`${p}mlp.up_proj.weight`, [f, d]), f, d), wDown: transposed(await take(`${p}mlp.down_proj.weight`, [d, f]), d, f) },
+  };
+}
+
+async function llamaRequest({ take }, s) {
+  const d = s.dModel;
+  const request = { vocab: s.vocab, dModel: d, tokens: await take('embed_tokens.weight', [s.vocab, d]), positions: 'rotary', rotary: s.rotary, layers: [] };
+  for (let l = 0; l < s.layers; l++) request.layers.push(await llamaLayer(take, s, `layers.${l}.`, l));
+  request.finalNorm = { kind: 'rmsnorm', eps: s.eps, weight: await take('norm.weight', [d]) };
+  if (s.tied) request.unembedding = 'tied';
+  else Object.assign(request, { unembedding: 'own', unembeddingWeight: transposed(await take('lm_head.weight', [s.vocab, d], { bare: true }), s.vocab, d) });
+  return request;
+}
+
+/** The engine's request without ids, read through `taker` (tensorTaker) for a recognised model. */
+export function buildRequest(taker, recognised) {
+  const build = { bert: bertRequest, gpt2: gpt2Request, llama: llamaRequest }[recognised.family];
+  return build(taker, recognised.settings);
+}
+
+/** F32 bytes of the weights a model keeps, from config.json alone (for the size check before reading). */
+export function keptBytes(recognised) {
+  const s = recognised.settings;
+  const d = s.dModel;
+  const attention = recognised.family === 'llama' ? 2 * d * s.heads * s.dK + 2 * d * s.kvHeads * s.dK : 4 * d * d;
+  const mlp = (recognised.family === 'llama' ? 3 : 2) * d * s.hidden;
+  const tables = s.vocab * d * (recognised.family === 'llama' && !s.tied ? 2 : 1) + (s.positions ?? 0) * d;
+  return 4 * (tables + s.layers * (attention + mlp));
+}

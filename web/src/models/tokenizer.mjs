@@ -1,0 +1,35 @@
+// The model's own tokenizer through Tokenizers.js (@huggingface/tokenizers, the official port of
+// Hugging Face's tokenizers), imported only when a folder with tokenizer.json is opened: the bundle
+// keeps it in a chunk of its own. Without tokenizer.json the reader types token ids.
+import { ModelError, readJsonFile } from './tensors.mjs';
+
+/**
+ * { encode(text) → { ids, tokens }, tokenOf(id), largestId } for the folder's tokenizer.json (and
+ * tokenizer_config.json when present), or null when there is none. Its ids must fit the model's
+ * token table: `vocab` rows.
+ */
+export async function loadTokenizer(folder, vocab) {
+  if (!folder.has('tokenizer.json')) return null;
+  const json = await readJsonFile(folder.get('tokenizer.json'), 'tokenizer.json');
+  const config = folder.has('tokenizer_config.json') ? await readJsonFile(folder.get('tokenizer_config.json'), 'tokenizer_config.json') : {};
+  const { Tokenizer } = await import('@huggingface/tokenizers');
+  let tokenizer;
+  try {
+    tokenizer = new Tokenizer(json, config ?? {});
+  } catch (error) {
+    throw new ModelError('tokenizer.json', `Tokenizers.js cannot read it (${String(error?.message ?? error).slice(0, 200)})`);
+  }
+  let largestId = -1;
+  for (const id of tokenizer.get_vocab(true).values()) largestId = Math.max(largestId, id);
+  if (largestId >= vocab) {
+    throw new ModelError('tokenizer.json', `its vocabulary uses ids up to ${largestId}, but the model's token table has ${vocab} rows (config.json vocab_size): this tokenizer belongs to another model`);
+  }
+  return {
+    largestId,
+    encode(text) {
+      const { ids, tokens } = tokenizer.encode(text);
+      return { ids: [...ids].map(Number), tokens: [...tokens] };
+    },
+    tokenOf: (id) => tokenizer.id_to_token(id) ?? null,
+  };
+}
