@@ -60,7 +60,7 @@ export function createCompute({ workerUrl, loadEngine }) {
   const call = (name) => async (...args) => (await connection).api[name](...args);
   const train = (name) => async (...args) => (await connection).api.training[name](...args);
   return {
-    training: { start: train('start'), step: train('step'), probe: train('probe'), weights: train('weights'), dispose: train('dispose') },
+    training: { start: train('start'), step: train('step'), probe: train('probe'), ablate: train('ablate'), weights: train('weights'), dispose: train('dispose') },
     ready: connection.then(({ info }) => info),
     async run(request) {
       if (small && forwardWork(request) <= PAGE_WORK_LIMIT) return { ...small.run(request), where: 'page' };

@@ -18,7 +18,7 @@ export const KEPT_IN_ENGLISH = [
   'score', 'scores', 'scaling', 'softmax', 'weight', 'weights', 'weighted', 'token', 'tokens',
   'head', 'heads', 'embedding', 'embeddings', 'contextual', 'task-specific', 'mask', 'causal',
   'padding', 'projection', 'concatenation', 'concatenated', 'concatenate', 'concat', 'parameter',
-  'parameters', 'bias', 'positions', 'position', 'sinusoidal', 'layer', 'vector', 'matrix',
+  'parameters', 'bias', 'positions', 'position', 'sinusoidal', 'layer', 'layers', 'vector', 'matrix',
   'dimensions', 'operation', 'features', 'read-out', 'attend', 'context', 'scale',
   // [practice] softmax's step, as practice mode's mistakes name it ("the unnormalised e^x")
   'normalise',
@@ -28,7 +28,9 @@ export const KEPT_IN_ENGLISH = [
   'identity', 'seeded', 'random', 'none', 'animal', 'person', 'pronoun',
   // learning
   'train', 'training', 'held-out', 'loss', 'accuracy', 'gradient', 'learning', 'rate', 'optimiser',
-  'seed', 'model', 'hidden', 'states', 'tensors',
+  'seed', 'model', 'hidden', 'states', 'tensors', 'step',
+  // [stack-js] the stack's Train tasks: the circuit's names (Olsson et al. 2022) and the residual stream
+  'induction', 'previous-token', 'ablation', 'residual', 'stream', 'olsson',
   // [i18n] the page's own: the product's name (Attention Lab), the two kinds of attention, the
   // softmax experiment's measures, and web terms course authors meet in the embed hints
   'lab', 'self-attention', 'cross-attention', 'masked', 'scaled', 'variance', 'entropy', 'bits',
@@ -178,6 +180,23 @@ export const HI = {
   'train.lossCurveLabel': '{steps} चरणों का loss ग्राफ़: training loss {train}, held-out loss {heldOut}',
   'train.probe': 'Held-out वाक्य',
   'train.probeHeatmap': "Held-out वाक्य के attention weights, head {head}; पंक्ति '{query}' को train किया जाता है",
+  'train.task.tired-or-wide-layers': "'tired' या 'wide'? कई layers के साथ (003)",
+  'train.task.induction': 'Induction heads: आगे क्या आया था, वही दोहराएँ',
+  'train.about.tired-or-wide-layers': "वही वाक्य, अब एक के ऊपर एक कई attention layers के साथ (हर layer अपना परिणाम शब्दों के vector में जोड़ती है: residual stream)। एक layer के साथ सीमा लागू रहती है: held-out accuracy 50 % पर रहती है और loss ln 2 = 0.693 या उससे ऊपर। दो layers के साथ, पहली layer में 'it' विशेषण को इकट्ठा कर सकता है, इसलिए दूसरी layer में 'it' की query 'tired' या 'wide' पर निर्भर करती है, और दूसरी layer उसे जानवर या सड़क की ओर भेज सकती है। चित्रों के नीचे का पाठ बताता है कितना।",
+  'train.about.induction': 'कुछ random अक्षर, फिर वही अक्षर किसी random जगह से दोबारा: “F C K A N J C K A N J”। दोहराव शुरू होने के बाद अगला अक्षर वह है जो मौजूदा अक्षर की पिछली प्रति के बाद आया था। सिर्फ़ attention वाली दो layers इसे वैसे ही सीखती हैं जैसे बड़े मॉडल (Olsson और साथी, 2022): पहली layer का एक head एक अक्षर पीछे देखता है, और दूसरी layer का एक head उस जानकारी से पिछली प्रति ढूँढकर उसके बाद वाला अक्षर पढ़ता है। एक layer दोनों काम नहीं कर सकती। नीचे heads बंद करें और held-out accuracy गिरते देखें।',
+  'train.layers': 'Layers की संख्या',
+  'train.ablate': 'Heads बंद करें (ablation): उनके बिना held-out accuracy',
+  'train.layerHead': 'Layer {layer} का head {head}',
+  'train.scores': 'previous-token का score {previous}, induction का score {induction}',
+  'train.previousHead': 'यह previous-token head है',
+  'train.inductionHead': 'यह induction head है',
+  'train.previousHead.found': 'Previous-token head: layer {layer}, head {head} (score {score}: हर अक्षर से ठीक पिछले अक्षर पर उसका औसत weight)।',
+  'train.previousHead.notYet': 'अभी कोई previous-token head नहीं: layer {layer} में सबसे अच्छा head {head} है, score {score}।',
+  'train.inductionHead.found': 'Induction head: layer {layer}, head {head} (score {score}: दोहराए गए अक्षर से उसकी पिछली प्रति के बाद वाले अक्षर पर उसका औसत weight)।',
+  'train.inductionHead.notYet': 'अभी कोई induction head नहीं: layer {layer} में सबसे अच्छा head {head} है, score {score}।',
+  'train.twin': "पहली layer में 'it' अपने weight का {percent} % '{adjective}' पर रखता है। इसलिए आख़िरी layer में 'it' की query इस वाक्य और दूसरे विशेषण वाले उसके जोड़ीदार वाक्य के बीच अपनी लंबाई के {second} % जितनी बदलती है; पहली layer में {first} %, क्योंकि वह सिर्फ़ 'it' से बनती है।",
+  'train.ablated': '{heads} बंद होने पर held-out accuracy: {percent} % (सभी heads चालू: {all} %, step {step})।',
+  'train.stackHeatmap': '“{sentence}” पर layer {layer}, head {head} के attention weights',
   'train.head': 'Head {head}',
   'train.weightsTitle': 'अभी के W_q, W_k, W_v (स्तंभ: पहले head 1, फिर head 2, …; नीला ऋणात्मक, लाल धनात्मक)',
   'train.weightLabel': '{name}: {rows} × {cols}, सबसे बड़ा परिमाण {max}',
