@@ -402,6 +402,7 @@ export const EN = {
   'train.twin': "In layer 1, 'it' puts {percent} % of its weight on '{adjective}'. So the query of 'it' in the last layer differs between this sentence and its twin with the other adjective by {second} % of its length; in layer 1 it differs by {first} %, as it is computed from 'it' alone.",
   'train.ablated': 'Held-out accuracy with {heads} switched off: {percent} % (all heads on: {all} %, step {step}).',
   'train.stackHeatmap': 'Attention weights of layer {layer}, head {head} on “{sentence}”',
+  'train.sequenceCount': '{train} training and {heldOut} held-out sequences of random letters; each is scored from where its repeat starts.',
   'train.head': 'Head {head}',
   'train.weightsTitle': 'W_q, W_k, W_v now (columns: head 1, then head 2, …; blue negative, red positive)',
   'train.weightLabel': '{name}: {rows} × {cols}, largest magnitude {max}',

@@ -197,6 +197,7 @@ export const HI = {
   'train.twin': "पहली layer में 'it' अपने weight का {percent} % '{adjective}' पर रखता है। इसलिए आख़िरी layer में 'it' की query इस वाक्य और दूसरे विशेषण वाले उसके जोड़ीदार वाक्य के बीच अपनी लंबाई के {second} % जितनी बदलती है; पहली layer में {first} %, क्योंकि वह सिर्फ़ 'it' से बनती है।",
   'train.ablated': '{heads} बंद होने पर held-out accuracy: {percent} % (सभी heads चालू: {all} %, step {step})।',
   'train.stackHeatmap': '“{sentence}” पर layer {layer}, head {head} के attention weights',
+  'train.sequenceCount': 'random अक्षरों के {train} training और {heldOut} held-out क्रम; हर क्रम को वहाँ से जाँचा जाता है जहाँ उसका दोहराव शुरू होता है।',
   'train.head': 'Head {head}',
   'train.weightsTitle': 'अभी के W_q, W_k, W_v (स्तंभ: पहले head 1, फिर head 2, …; नीला ऋणात्मक, लाल धनात्मक)',
   'train.weightLabel': '{name}: {rows} × {cols}, सबसे बड़ा परिमाण {max}',

@@ -17,7 +17,8 @@ export function fillProbes({ $, t, task, examples }) {
     return option;
   }).filter((_, i, all) => !task.perHead || i % 2 === 0 || all.length < 2));
   if ([...select.options].some((o) => o.value === keep)) select.value = keep;
-  $('train-counts').textContent = t('train.heldOutCount', { train: examples.train.length, heldOut: examples.heldOut.length });
+  const counts = task.loss.kind === 'next-token' ? 'train.sequenceCount' : 'train.heldOutCount';
+  $('train-counts').textContent = t(counts, { train: examples.train.length, heldOut: examples.heldOut.length });
 }
 
 /** Every picture of the current run. */
