@@ -31,7 +31,7 @@ async function trainTo({ goal = 2, steps }) {
   return ms;
 }
 
-async function chooseTask(id, layers) {
+async function chooseTask(id, layers, heads) {
   await page().selectOption('#train-task', id);
   await page().waitForFunction((id) => globalThis.attentionLab.training.run?.snapshot.steps === 0 &&
     document.querySelector('#train-task').value === id, id);
@@ -39,6 +39,11 @@ async function chooseTask(id, layers) {
     await page().selectOption('#train-layers', String(layers));
     await page().waitForFunction((layers) => globalThis.attentionLab.training.run?.config.model.layers === layers &&
       globalThis.attentionLab.training.run.snapshot.steps === 0, layers);
+  }
+  if (heads !== undefined) {
+    await page().selectOption('#train-heads', String(heads));
+    await page().waitForFunction((heads) => globalThis.attentionLab.training.run?.config.model.heads === heads &&
+      globalThis.attentionLab.training.run.snapshot.steps === 0, heads);
   }
 }
 
@@ -93,5 +98,17 @@ describe('the Train section with layers', () => {
     await page().waitForFunction(() => globalThis.attentionLab.training.ablated?.heads.length === 2);
     const layer2Off = await page().evaluate(() => globalThis.attentionLab.training.ablated.accuracy);
     assert.ok(layer2Off < 0.5, `layer 2's heads off: ${layer2Off}`);
+  });
+
+  it('induction heads with one head a layer: switching the induction head off drops held-out accuracy below 50 %', async () => {
+    await chooseTask('induction', 2, 1);
+    await trainTo({ goal: 0.95, steps: 1500 });
+    assert.ok(await accuracy() >= 0.95);
+    assert.match(await page().textContent('#train-findings'), /Induction head: layer 2, head 1 \(score 0\.\d+/);
+    assert.equal(await page().locator('#train-ablate input').count(), 2);
+    await page().check('#train-ablate input[value="1,0"]');
+    await page().waitForFunction(() => globalThis.attentionLab.training.ablated !== null);
+    const off = await page().evaluate(() => globalThis.attentionLab.training.ablated.accuracy);
+    assert.ok(off < 0.5, `the induction head off: ${off}`);
   });
 });

@@ -27,10 +27,12 @@ export function showTask({ $, t, task, section }) {
   for (const box of section.querySelectorAll('input[name="train-parameter"]')) box.checked = task.train?.includes(box.value) ?? false;
   // a stack's task: the number of layers instead of the one-layer settings; its own speed
   $('train-layers-field').hidden = !task.stack;
+  $('train-heads-field').hidden = !task.headChoices;
   $('train-positions').closest('.field').hidden = Boolean(task.stack);
   section.querySelector('.train-parameters').hidden = Boolean(task.stack);
   $('train-use').hidden = Boolean(task.stack);
   if (task.stack) $('train-layers').value = String(task.model.layers);
+  if (task.headChoices) $('train-heads').value = String(task.model.heads);
   $('train-speed').value = String(task.speed ?? 50);
 }
 
@@ -38,8 +40,9 @@ export function showTask({ $, t, task, section }) {
 // loss read in the last layer
 function stackConfig({ $, task }, optimizer, seed) {
   const layers = Number($('train-layers').value) || task.model.layers;
+  const heads = task.headChoices ? Number($('train-heads').value) || task.model.heads : task.model.heads;
   const loss = task.loss.kind === 'attend' ? { ...task.loss, layer: layers - 1 } : task.loss;
-  return { stack: true, model: { ...task.model, layers }, loss, optimizer, seed, train: task.trainFor(layers) };
+  return { stack: true, model: { ...task.model, layers, heads }, loss, optimizer, seed, train: task.trainFor(layers) };
 }
 
 /** The controls as { problems, config }: the run's configuration, and what is wrong with them. */

@@ -212,7 +212,7 @@ function laterTasksTests() {
 // ---- The stack's tasks (engine.createStackTrainer), through the same session, as run.mjs starts them --
 
 // the config settings.mjs's stackConfig and run.mjs's tokensOf make for `layers`
-function stackSession(task, layers) {
+function stackSession(task, layers, heads = task.model.heads) {
   const s = createTrainingSession(() => engine);
   const examples = task.build(task.model.dModel);
   let tokens;
@@ -221,7 +221,7 @@ function stackSession(task, layers) {
     tokens = { words, table: Float32Array.from(words.flatMap((w) => Array.from(embed(w, task.model.dModel)))) };
   }
   const loss = task.loss.kind === 'attend' ? { ...task.loss, layer: layers - 1 } : task.loss;
-  const first = s.start({ stack: true, model: { ...task.model, layers }, loss, optimizer: task.optimizer, seed: task.seed,
+  const first = s.start({ stack: true, model: { ...task.model, layers, heads }, loss, optimizer: task.optimizer, seed: task.seed,
     train: task.trainFor(layers), examples, probe: 0, tokens });
   assert.equal(first.error, undefined, JSON.stringify(first.error));
   return { s, examples, first };
@@ -265,5 +265,10 @@ describe('what a stack learns', () => {
     assert.ok(off.accuracy < 0.5, `the previous-token head off: ${off.accuracy}`);
     assert.ok(s.ablate([[1, 0], [1, 1]]).accuracy < 0.5, "layer 2's heads off");
     assert.equal(s.step(1).error, undefined, 'and it trains on');
+    // one head a layer: nothing stands in for the induction head
+    const single = stackSession(taskById('induction'), 2, 1).s;
+    const done = trainUntil(single, 0.95, 500);
+    assert.ok(done.heldOut.accuracy >= 0.95, `one head a layer: ${done.heldOut.accuracy}`);
+    assert.ok(single.ablate([[1, 0]]).accuracy < 0.5, 'the induction head off');
   });
 });
