@@ -4,8 +4,11 @@
 // goes from the Train button, in the worker, and stops by itself or when the test pauses it.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
 
-import { useLabPage } from './browser.mjs';
+import { renderEverySection, useLabPage } from './browser.mjs';
+
+const require = createRequire(import.meta.url);
 
 const lab = useLabPage({ before, after, assert });
 const page = () => lab.tab.page;
@@ -110,5 +113,19 @@ describe('the Train section with layers', () => {
     await page().waitForFunction(() => globalThis.attentionLab.training.ablated !== null);
     const off = await page().evaluate(() => globalThis.attentionLab.training.ablated.accuracy);
     assert.ok(off < 0.5, `the induction head off: ${off}`);
+  });
+
+  it('axe-core finds no serious or critical violation in the Train section with a stack task, light and dark', async () => {
+    await renderEverySection(page());
+    await page().addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
+    for (const scheme of ['light', 'dark']) {
+      await page().emulateMedia({ colorScheme: scheme });
+      const violations = await page().evaluate(async () => {
+        const result = await globalThis.axe.run(document.querySelector('section[data-view="train"]'), { resultTypes: ['violations'] });
+        return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+          .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+      });
+      assert.deepEqual(violations, [], scheme);
+    }
   });
 });
