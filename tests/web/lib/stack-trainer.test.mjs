@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 
-import { loadAttentionFrom } from '../../../dist/lib/attention.node.mjs';
+import { loadAttention, loadAttentionFrom } from '../../../dist/lib/attention.node.mjs';
 import createSimd from '../../../dist/lib/attention-learn-simd.mjs';
 import { forEachBuild } from './builds.mjs';
 
@@ -342,6 +342,13 @@ function trappingBuilds() {
   };
   return { armed, builds: { 'learn-simd': { createModule, wasmBinary } } };
 }
+
+describe('the page\'s engine (no learning code)', () => {
+  it('createStackTrainer() says it needs the learning engine', async () => {
+    const engine = await loadAttention({ learning: false });
+    assert.throws(() => engine.createStackTrainer(checksumSpec), /createStackTrainer\(\) needs the learning engine: .*loadAttention\(\{ learning: true \}\)/);
+  });
+});
 
 describe('the stack trainer survives a WebAssembly trap', () => {
   it('a trap in step() fails that call naming the engine; a new trainer trains to the same weights', async () => {
