@@ -11,6 +11,7 @@
 
 #include "attention/transformer.hpp"
 #include "errors.hpp"
+#include "trace.hpp"
 
 using emscripten::val;
 
@@ -257,6 +258,9 @@ val transformer_gradients(const val& request) {
 }
 
 }  // namespace
+
+// For the stack trainer's binding (stack_trainer.cpp): the same readout of a trace.
+val attn_bindings::stack_trace_out(const attn::StackTrace& trace, bool heads) { return trace_out(trace, heads); }
 
 EMSCRIPTEN_BINDINGS(attention_lab_transformer) {
   emscripten::function("transformerForward", &transformer_forward);

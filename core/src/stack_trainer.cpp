@@ -58,6 +58,8 @@ struct StackTrainer::State {
                          float weight, StackGradients* g, double* loss, int* right);
   void accumulate(const Stack& stack, StackGradients& g);
   std::vector<int> batch_for_step(int step) const;
+  template <typename Call>
+  Status with_ablation(const std::vector<StackHead>& ablate, Call call);
 
   void save() {
     before.values.clear();
@@ -119,6 +121,12 @@ Status check_model(const StackTrainerSpec& spec, int* d_k) {
                                              "positions, got " +
                                              str(m.max_positions));
   }
+  if (m.mlp && m.arrangement != Arrangement::PreNorm && m.arrangement != Arrangement::PostNorm) {
+    return Status::Range("arrangement", "arrangement must be 'pre' or 'post' in blocks with an MLP");
+  }
+  if (m.mlp && m.norm != NormKind::LayerNorm && m.norm != NormKind::RmsNorm) {
+    return Status::Range("norm", "norm must be 'layernorm' or 'rmsnorm' in blocks with an MLP");
+  }
   if (m.mlp_hidden < 0 || m.mlp_hidden > kMaxWidth) {
     return Status::Range("mlpHidden", "mlpHidden must be from 0 to " + str(kMaxWidth) + ", got " + str(m.mlp_hidden));
   }
@@ -156,6 +164,10 @@ void add_parameters(const StackTrainerSpec& spec, int d_k, int hidden, std::vect
     fill_uniform(&rng, limit, &v);
     return v;
   };
+  auto add_norm = [&](const std::string& name) {  // LayerNorm: weight and bias; RMSNorm: weight
+    add(name + ".weight", std::vector<float>(d, 1.0f));
+    if (m.norm == NormKind::LayerNorm) add(name + ".bias", std::vector<float>(d, 0.0f));
+  };
   add("tokens", uniform(m.vocab * d, 1.0));
   if (m.positions == PositionKind::Learned) add("positions", uniform(m.max_positions * d, 1.0));
   for (int l = 0; l < m.layers; ++l) {
@@ -166,25 +178,27 @@ void add_parameters(const StackTrainerSpec& spec, int d_k, int hidden, std::vect
     add(layer_name(l, "wv"), std::move(w.wv));
     add(layer_name(l, "wo"), std::move(w.wo));
     if (!m.mlp) continue;
-    add(layer_name(l, "norm1.weight"), std::vector<float>(d, 1.0f));
-    add(layer_name(l, "norm1.bias"), std::vector<float>(d, 0.0f));
-    add(layer_name(l, "w1"), uniform(d * f, std::sqrt(6.0 / static_cast<double>(d + f))));
-    add(layer_name(l, "b1"), std::vector<float>(f, 0.0f));
-    add(layer_name(l, "w2"), uniform(f * d, std::sqrt(6.0 / static_cast<double>(d + f))));
-    add(layer_name(l, "b2"), std::vector<float>(d, 0.0f));
-    add(layer_name(l, "norm2.weight"), std::vector<float>(d, 1.0f));
-    add(layer_name(l, "norm2.bias"), std::vector<float>(d, 0.0f));
+    const double xavier = std::sqrt(6.0 / static_cast<double>(d + f));
+    add_norm(layer_name(l, "norm1"));
+    if (m.swiglu) {
+      add(layer_name(l, "wGate"), uniform(d * f, xavier));
+      add(layer_name(l, "wUp"), uniform(d * f, xavier));
+      add(layer_name(l, "wDown"), uniform(f * d, xavier));
+    } else {
+      add(layer_name(l, "w1"), uniform(d * f, xavier));
+      add(layer_name(l, "b1"), std::vector<float>(f, 0.0f));
+      add(layer_name(l, "w2"), uniform(f * d, xavier));
+      add(layer_name(l, "b2"), std::vector<float>(d, 0.0f));
+    }
+    add_norm(layer_name(l, "norm2"));
   }
-  if (m.mlp) {
-    add("finalNorm.weight", std::vector<float>(d, 1.0f));
-    add("finalNorm.bias", std::vector<float>(d, 0.0f));
-  }
+  if (m.mlp && m.arrangement == Arrangement::PreNorm) add_norm("finalNorm");
   if (!m.tied) add("unembedding", uniform(d * m.vocab, std::sqrt(6.0 / static_cast<double>(d + m.vocab))));
 }
 
-Norm layer_norm(const Parameter* weight, const Parameter* bias) {
+Norm make_norm(NormKind kind, const Parameter* weight, const Parameter* bias) {
   Norm norm;
-  norm.kind = NormKind::LayerNorm;
+  norm.kind = kind;
   norm.weight = view(weight);
   norm.bias = view(bias);
   return norm;
@@ -193,19 +207,24 @@ Norm layer_norm(const Parameter* weight, const Parameter* bias) {
 // The gradient buffers of `g` in the order of the parameters (the unembedding's is the trainer's own).
 std::vector<std::vector<float>*> gradient_slots(const StackModel& m, StackGradients& g) {
   std::vector<std::vector<float>*> slots = {&g.tokens};
+  auto add_norm = [&](NormGradients& n) {
+    slots.push_back(&n.weight);
+    if (m.norm == NormKind::LayerNorm) slots.push_back(&n.bias);
+  };
   if (m.positions == PositionKind::Learned) slots.push_back(&g.position_table);
   for (BlockGradients& b : g.layers) {
     for (std::vector<float>* s : {&b.attention.wq, &b.attention.wk, &b.attention.wv, &b.attention.wo})
       slots.push_back(s);
     if (!m.mlp) continue;
-    for (std::vector<float>* s :
-         {&b.norm1.weight, &b.norm1.bias, &b.w1, &b.b1, &b.w2, &b.b2, &b.norm2.weight, &b.norm2.bias})
-      slots.push_back(s);
+    add_norm(b.norm1);
+    if (m.swiglu) {
+      for (std::vector<float>* s : {&b.w_gate, &b.w_up, &b.w_down}) slots.push_back(s);
+    } else {
+      for (std::vector<float>* s : {&b.w1, &b.b1, &b.w2, &b.b2}) slots.push_back(s);
+    }
+    add_norm(b.norm2);
   }
-  if (m.mlp) {
-    slots.push_back(&g.final_norm.weight);
-    slots.push_back(&g.final_norm.bias);
-  }
+  if (m.mlp && m.arrangement == Arrangement::PreNorm) add_norm(g.final_norm);
   return slots;
 }
 
@@ -223,7 +242,7 @@ Stack StackTrainer::State::build() const {
   if (m.positions == PositionKind::Rotary) stack.rotary.dims = d_k;
   for (int l = 0; l < m.layers; ++l) {
     Block b;
-    b.arrangement = m.mlp ? Arrangement::PreNorm : Arrangement::AttentionOnly;
+    b.arrangement = m.mlp ? m.arrangement : Arrangement::AttentionOnly;
     b.attention.heads = m.heads;
     b.attention.d_k = d_k;
     b.attention.d_v = d_k;
@@ -234,19 +253,24 @@ Stack StackTrainer::State::build() const {
     b.weights.wv = view(find(layer_name(l, "wv")));
     b.weights.wo = view(find(layer_name(l, "wo")));
     if (m.mlp) {
-      b.norm1 = layer_norm(find(layer_name(l, "norm1.weight")), find(layer_name(l, "norm1.bias")));
-      b.norm2 = layer_norm(find(layer_name(l, "norm2.weight")), find(layer_name(l, "norm2.bias")));
-      b.mlp.kind = MlpKind::Plain;
+      b.norm1 = make_norm(m.norm, find(layer_name(l, "norm1.weight")), find(layer_name(l, "norm1.bias")));
+      b.norm2 = make_norm(m.norm, find(layer_name(l, "norm2.weight")), find(layer_name(l, "norm2.bias")));
+      b.mlp.kind = m.swiglu ? MlpKind::SwiGlu : MlpKind::Plain;
       b.mlp.activation = Activation::GeluTanh;
       b.mlp.hidden = hidden;
       b.mlp.w1 = view(find(layer_name(l, "w1")));
       b.mlp.b1 = view(find(layer_name(l, "b1")));
       b.mlp.w2 = view(find(layer_name(l, "w2")));
       b.mlp.b2 = view(find(layer_name(l, "b2")));
+      b.mlp.w_gate = view(find(layer_name(l, "wGate")));
+      b.mlp.w_up = view(find(layer_name(l, "wUp")));
+      b.mlp.w_down = view(find(layer_name(l, "wDown")));
     }
     stack.layers.push_back(b);
   }
-  if (m.mlp) stack.final_norm = layer_norm(find("finalNorm.weight"), find("finalNorm.bias"));
+  if (m.mlp && m.arrangement == Arrangement::PreNorm) {
+    stack.final_norm = make_norm(m.norm, find("finalNorm.weight"), find("finalNorm.bias"));
+  }
   return stack;
 }
 
@@ -554,13 +578,46 @@ Status StackTrainer::step(int steps, StepReport* report) {
   return Status::Ok();
 }
 
-Status StackTrainer::evaluate(const std::vector<StackExample>& examples, StackEvaluation* evaluation) {
+// Switches the heads `ablate` off (their rows of layers.L.wo zeroed) for the length of `call`, then puts
+// the weights back as they were.
+template <typename Call>
+Status StackTrainer::State::with_ablation(const std::vector<StackHead>& ablate, Call call) {
+  for (std::size_t i = 0; i < ablate.size(); ++i) {
+    const std::string at = "ablate[" + str(static_cast<long long>(i)) + "]";
+    if (ablate[i].layer < 0 || ablate[i].layer >= spec.model.layers) {
+      return Status::Range(at + ".layer", at + ".layer must be from 0 to " + str(spec.model.layers - 1) + ", got " +
+                                              str(ablate[i].layer));
+    }
+    if (ablate[i].head < 0 || ablate[i].head >= spec.model.heads) {
+      return Status::Range(
+          at + ".head", at + ".head must be from 0 to " + str(spec.model.heads - 1) + ", got " + str(ablate[i].head));
+    }
+  }
+  std::vector<std::vector<float>> kept;
+  for (const StackHead& a : ablate) {
+    std::vector<float>& wo = find(layer_name(a.layer, "wo"))->value;  // (h · d_k, d): the head's d_k rows
+    kept.push_back(wo);
+    const std::size_t row = static_cast<std::size_t>(spec.model.d_model);
+    std::fill(wo.begin() + static_cast<std::ptrdiff_t>(a.head * d_k * row),
+              wo.begin() + static_cast<std::ptrdiff_t>((a.head + 1) * d_k * row), 0.0f);
+  }
+  const Status status = call();
+  for (std::size_t i = ablate.size(); i-- > 0;) find(layer_name(ablate[i].layer, "wo"))->value = kept[i];
+  return status;
+}
+
+Status StackTrainer::evaluate(const std::vector<StackExample>& examples, StackEvaluation* evaluation,
+                              const std::vector<StackHead>& ablate) {
   if (examples.empty()) return Status::Range("examples", "examples is empty; give at least one");
   if (Status s = state_->check_examples(examples); !s.ok()) return s;
   std::vector<int> all(examples.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
   int right = 0, scored = 0;
-  if (Status s = state_->run(examples, all, false, &evaluation->loss, &right, &scored); !s.ok()) return s;
+  if (Status s = state_->with_ablation(
+          ablate, [&] { return state_->run(examples, all, false, &evaluation->loss, &right, &scored); });
+      !s.ok()) {
+    return s;
+  }
   evaluation->accuracy = state_->spec.loss.kind == StackLossKind::Regress ? std::numeric_limits<double>::quiet_NaN()
                                                                           : static_cast<double>(right) / scored;
   return Status::Ok();
@@ -579,12 +636,12 @@ Status StackTrainer::loss_and_gradients(const std::vector<StackExample>& example
   return Status::Ok();
 }
 
-Status StackTrainer::trace(const StackExample& example, StackTrace* trace) {
+Status StackTrainer::trace(const StackExample& example, StackTrace* trace, const std::vector<StackHead>& ablate) {
   if (Status s = state_->check_examples({example}); !s.ok()) return s;
   const std::vector<std::int32_t> ids(example.ids.begin(), example.ids.end());
   StackInputs inputs;
   inputs.ids = View<std::int32_t>(ids.data(), ids.size());
-  return stack_forward(state_->build(), inputs, trace);
+  return state_->with_ablation(ablate, [&] { return stack_forward(state_->build(), inputs, trace); });
 }
 
 std::vector<std::string> StackTrainer::parameter_names() const {

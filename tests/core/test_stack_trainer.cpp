@@ -46,27 +46,94 @@ Rows matmul(const Rows& x, const std::vector<double>& w, std::size_t offset, int
   return y;
 }
 
-Rows layer_norm(const Rows& x, const std::vector<double>& w, const std::vector<double>& b) {
-  Rows y = x;
-  for (auto& row : y) {
-    double mean = 0, var = 0;
-    for (double v : row) mean += v / row.size();
-    for (double v : row) var += (v - mean) * (v - mean) / row.size();
-    for (std::size_t c = 0; c < row.size(); ++c) row[c] = (row[c] - mean) / std::sqrt(var + 1e-5) * w[c] + b[c];
-  }
-  return y;
-}
-
 struct RefModel {
   attn::StackModel m;
   int d_k = 0, hidden = 0;
 };
 
+// LayerNorm (Ba et al. 2016) or, without a bias, RMSNorm (Zhang and Sennrich 2019): eps 1e-5.
+Rows norm(const RefModel& r, const Params& p, const std::string& name, const Rows& x) {
+  const std::vector<double>& w = p.at(name + ".weight");
+  const bool rms = r.m.norm == attn::NormKind::RmsNorm;
+  Rows y = x;
+  for (auto& row : y) {
+    double mean = 0, var = 0;
+    if (!rms)
+      for (double v : row) mean += v / row.size();
+    for (double v : row) var += (v - mean) * (v - mean) / row.size();
+    for (std::size_t c = 0; c < row.size(); ++c)
+      row[c] = (row[c] - mean) / std::sqrt(var + 1e-5) * w[c] + (rms ? 0.0 : p.at(name + ".bias")[c]);
+  }
+  return y;
+}
+
+Rows plus(Rows a, const Rows& b) {
+  for (std::size_t i = 0; i < a.size(); ++i)
+    for (std::size_t c = 0; c < a[i].size(); ++c) a[i][c] += b[i][c];
+  return a;
+}
+
+// Multi-head attention (Vaswani et al. 2017) of layer `at` on `in`, its output projected by wo; each
+// head's weights appended to `weights`.
+Rows ref_attention(const RefModel& r, const Params& p, const std::string& at, const Rows& in,
+                   std::vector<Rows>* weights) {
+  const attn::StackModel& m = r.m;
+  const int n = static_cast<int>(in.size()), d = m.d_model, dk = r.d_k;
+  Rows concat(n, std::vector<double>(m.heads * dk, 0.0));
+  for (int h = 0; h < m.heads; ++h) {
+    const std::size_t o = static_cast<std::size_t>(h) * d * dk;
+    const Rows q = matmul(in, p.at(at + "wq"), o, d, dk), k = matmul(in, p.at(at + "wk"), o, d, dk),
+               v = matmul(in, p.at(at + "wv"), o, d, dk);
+    Rows a(n, std::vector<double>(n, 0.0));
+    for (int i = 0; i < n; ++i) {
+      const int last = m.causal ? i : n - 1;
+      double top = -1e300, sum = 0;
+      for (int j = 0; j <= last; ++j) {
+        for (int c = 0; c < dk; ++c) a[i][j] += q[i][c] * k[j][c] / std::sqrt(static_cast<double>(dk));
+        top = std::max(top, a[i][j]);
+      }
+      for (int j = 0; j <= last; ++j) sum += a[i][j] = std::exp(a[i][j] - top);
+      for (int j = 0; j <= last; ++j) a[i][j] /= sum;
+      for (int j = 0; j <= last; ++j)
+        for (int c = 0; c < dk; ++c) concat[i][h * dk + c] += a[i][j] * v[j][c];
+    }
+    weights->push_back(a);
+  }
+  return matmul(concat, p.at(at + "wo"), 0, m.heads * dk, d);
+}
+
+// GPT-2's MLP, gelu_new(x · w1 + b1) · w2 + b2, or Llama's SwiGLU (Shazeer 2020),
+// (silu(x · w_gate) ⊙ (x · w_up)) · w_down.
+Rows ref_mlp(const RefModel& r, const Params& p, const std::string& at, const Rows& x) {
+  const int d = r.m.d_model, f = r.hidden;
+  if (r.m.swiglu) {
+    Rows gate = matmul(x, p.at(at + "wGate"), 0, d, f);
+    const Rows up = matmul(x, p.at(at + "wUp"), 0, d, f);
+    for (std::size_t i = 0; i < gate.size(); ++i)
+      for (int c = 0; c < f; ++c) gate[i][c] = gate[i][c] / (1 + std::exp(-gate[i][c])) * up[i][c];
+    return matmul(gate, p.at(at + "wDown"), 0, f, d);
+  }
+  Rows hid = matmul(x, p.at(at + "w1"), 0, d, f);
+  for (auto& row : hid) {
+    for (int c = 0; c < f; ++c) {
+      const double u = row[c] + p.at(at + "b1")[c];
+      row[c] = 0.5 * u * (1 + std::tanh(std::sqrt(2 / M_PI) * (u + 0.044715 * u * u * u)));
+    }
+  }
+  Rows out = matmul(hid, p.at(at + "w2"), 0, f, d);
+  for (auto& row : out)
+    for (int c = 0; c < d; ++c) row[c] += p.at(at + "b2")[c];
+  return out;
+}
+
 // The residual stream after every block, and each block's attention weights [layer][head][i][j].
+// Pre-LN: a = x + attn(norm1(x)), x' = a + mlp(norm2(a)), a final norm; post-LN: a = norm1(x + attn(x)),
+// x' = norm2(a + mlp(a)); attention-only: x' = x + attn(x).
 Rows ref_forward(const RefModel& r, const Params& p, const std::vector<int>& ids,
                  std::vector<std::vector<Rows>>* weights) {
   const attn::StackModel& m = r.m;
-  const int n = static_cast<int>(ids.size()), d = m.d_model, dk = r.d_k;
+  const int n = static_cast<int>(ids.size()), d = m.d_model;
+  const bool post = m.arrangement == attn::Arrangement::PostNorm;
   Rows x(n, std::vector<double>(d));
   for (int i = 0; i < n; ++i)
     for (int c = 0; c < d; ++c)
@@ -74,45 +141,18 @@ Rows ref_forward(const RefModel& r, const Params& p, const std::vector<int>& ids
                 (m.positions == attn::PositionKind::Learned ? p.at("positions")[i * d + c] : 0);
   for (int l = 0; l < m.layers; ++l) {
     const std::string at = "layers." + std::to_string(l) + ".";
-    const Rows in = m.mlp ? layer_norm(x, p.at(at + "norm1.weight"), p.at(at + "norm1.bias")) : x;
-    Rows concat(n, std::vector<double>(m.heads * dk, 0.0));
     weights->emplace_back();
-    for (int h = 0; h < m.heads; ++h) {
-      const std::size_t o = static_cast<std::size_t>(h) * d * dk;
-      const Rows q = matmul(in, p.at(at + "wq"), o, d, dk), k = matmul(in, p.at(at + "wk"), o, d, dk),
-                 v = matmul(in, p.at(at + "wv"), o, d, dk);
-      Rows a(n, std::vector<double>(n, 0.0));
-      for (int i = 0; i < n; ++i) {
-        const int last = m.causal ? i : n - 1;
-        double top = -1e300, sum = 0;
-        for (int j = 0; j <= last; ++j) {
-          for (int c = 0; c < dk; ++c) a[i][j] += q[i][c] * k[j][c] / std::sqrt(static_cast<double>(dk));
-          top = std::max(top, a[i][j]);
-        }
-        for (int j = 0; j <= last; ++j) sum += a[i][j] = std::exp(a[i][j] - top);
-        for (int j = 0; j <= last; ++j) a[i][j] /= sum;
-        for (int j = 0; j <= last; ++j)
-          for (int c = 0; c < dk; ++c) concat[i][h * dk + c] += a[i][j] * v[j][c];
-      }
-      weights->back().push_back(a);
+    if (!m.mlp) {
+      x = plus(x, ref_attention(r, p, at, x, &weights->back()));
+    } else if (post) {
+      x = norm(r, p, at + "norm1", plus(x, ref_attention(r, p, at, x, &weights->back())));
+      x = norm(r, p, at + "norm2", plus(x, ref_mlp(r, p, at, x)));
+    } else {
+      x = plus(x, ref_attention(r, p, at, norm(r, p, at + "norm1", x), &weights->back()));
+      x = plus(x, ref_mlp(r, p, at, norm(r, p, at + "norm2", x)));
     }
-    const Rows attended = matmul(concat, p.at(at + "wo"), 0, m.heads * dk, d);
-    for (int i = 0; i < n; ++i)
-      for (int c = 0; c < d; ++c) x[i][c] += attended[i][c];
-    if (!m.mlp) continue;
-    Rows hid =
-        matmul(layer_norm(x, p.at(at + "norm2.weight"), p.at(at + "norm2.bias")), p.at(at + "w1"), 0, d, r.hidden);
-    for (auto& row : hid) {
-      for (int c = 0; c < r.hidden; ++c) {
-        const double u = row[c] + p.at(at + "b1")[c];
-        row[c] = 0.5 * u * (1 + std::tanh(std::sqrt(2 / M_PI) * (u + 0.044715 * u * u * u)));
-      }
-    }
-    const Rows out = matmul(hid, p.at(at + "w2"), 0, r.hidden, d);
-    for (int i = 0; i < n; ++i)
-      for (int c = 0; c < d; ++c) x[i][c] += out[i][c] + p.at(at + "b2")[c];
   }
-  return m.mlp ? layer_norm(x, p.at("finalNorm.weight"), p.at("finalNorm.bias")) : x;
+  return m.mlp && !post ? norm(r, p, "finalNorm", x) : x;
 }
 
 double cross_entropy(const RefModel& r, const Params& p, const std::vector<double>& o, int target) {
@@ -252,6 +292,39 @@ TEST_CASE("stack trainer: next-token gradient = finite differences (pre-LN block
   spec.model.mlp = true;
   spec.model.mlp_hidden = 6;
   check_gradients(spec, small_examples(5, 5, 2, 3));
+}
+
+TEST_CASE("stack trainer: next-token gradient = finite differences (post-LN, RMSNorm, SwiGLU and their mixes)") {
+  for (attn::Arrangement arrangement : {attn::Arrangement::PreNorm, attn::Arrangement::PostNorm}) {
+    for (attn::NormKind norm : {attn::NormKind::LayerNorm, attn::NormKind::RmsNorm}) {
+      for (bool swiglu : {false, true}) {
+        if (arrangement == attn::Arrangement::PreNorm && norm == attn::NormKind::LayerNorm && !swiglu) continue;
+        attn::StackTrainerSpec spec = small_spec(StackLossKind::NextToken);
+        spec.model.mlp = true;
+        spec.model.mlp_hidden = 6;
+        spec.model.arrangement = arrangement;
+        spec.model.norm = norm;
+        spec.model.swiglu = swiglu;
+        CAPTURE(static_cast<int>(arrangement));
+        CAPTURE(static_cast<int>(norm));
+        CAPTURE(swiglu);
+        check_gradients(spec, small_examples(5, 5, 2, 13));
+      }
+    }
+  }
+  // and the parameters each arrangement has: RMSNorm no biases, SwiGLU its three matrices, post-LN no final norm
+  attn::StackTrainerSpec spec = small_spec(StackLossKind::Regress);
+  spec.model.mlp = true;
+  spec.model.layers = 1;
+  spec.model.arrangement = attn::Arrangement::PostNorm;
+  spec.model.norm = attn::NormKind::RmsNorm;
+  spec.model.swiglu = true;
+  const std::vector<std::string> expected = {
+      "tokens",       "positions",      "layers.0.wq",           "layers.0.wk",
+      "layers.0.wv",  "layers.0.wo",    "layers.0.norm1.weight", "layers.0.wGate",
+      "layers.0.wUp", "layers.0.wDown", "layers.0.norm2.weight", "unembedding"};
+  CHECK(make(spec)->parameter_names() == expected);
+  check_gradients(spec, small_examples(5, 6, 3, 14));
 }
 
 TEST_CASE("stack trainer: regress gradient = finite differences (attention-only and pre-LN)") {
@@ -576,6 +649,26 @@ TEST_CASE("task 2: a two-layer attention-only stack learns induction heads; one 
   CHECK(two_eval.accuracy >= 0.95);
   CHECK(std::max(prev0[0], prev0[1]) > 0.8);
   CHECK(std::max(ind1[0], ind1[1]) > 0.8);
+  // Ablation (one head's output switched off): each head alone, and both heads of layer 1
+  double ablated[2][2], both = 0;
+  for (int l = 0; l < 2; ++l) {
+    for (int h = 0; h < 2; ++h) {
+      attn::StackEvaluation e;
+      REQUIRE(two->evaluate(held_out, &e, {{l, h}}).ok());
+      ablated[l][h] = e.accuracy;
+    }
+  }
+  attn::StackEvaluation e;
+  REQUIRE(two->evaluate(held_out, &e, {{1, 0}, {1, 1}}).ok());
+  both = e.accuracy;
+  MESSAGE("held-out accuracy with one head off: layer 0 " << ablated[0][0] << ", " << ablated[0][1] << "; layer 1 "
+                                                          << ablated[1][0] << ", " << ablated[1][1]
+                                                          << "; both layer-1 heads off " << both);
+  // The previous-token head feeds every induction head: switched off, the copying fails; so it does with
+  // layer 1's heads off (both: they share the work, each alone leaves the other to copy).
+  const int previous_head = prev0[1] > prev0[0] ? 1 : 0;
+  CHECK(ablated[0][previous_head] < 0.5);
+  CHECK(both < 0.5);
 
   auto one = make(induction_spec(1));  // trained the same way: no head can compose with another
   REQUIRE(one->set_data(train).ok());
@@ -614,6 +707,13 @@ TEST_CASE("stack trainer: bad input is refused with a message naming the field")
   bad = spec;
   bad.train = {"layers.0.wq", "layers.9.wq"};
   CHECK(refused(bad).message == "train names 'layers.9.wq', which this model does not have");
+  bad = spec;
+  bad.model.mlp = true;
+  bad.model.arrangement = attn::Arrangement::AttentionOnly;
+  CHECK(refused(bad).field == "arrangement");
+  bad.model.arrangement = attn::Arrangement::PostNorm;
+  bad.model.norm = attn::NormKind::None;
+  CHECK(refused(bad).field == "norm");
 
   auto good = make(spec);
   std::vector<StackExample> list = small_examples(5, 6, 2, 9);
@@ -638,6 +738,35 @@ TEST_CASE("stack trainer: bad input is refused with a message naming the field")
   CHECK(attend->set_data(list).message ==
         "examples[0].target (4) comes after query (2), which the causal mask hides "
         "from it");
+  attn::StackEvaluation evaluation;
+  list = small_examples(5, 6, 2, 9);
+  CHECK(good->evaluate(list, &evaluation, {{0, 1}, {2, 0}}).message == "ablate[1].layer must be from 0 to 1, got 2");
+  CHECK(good->evaluate(list, &evaluation, {{1, -1}}).field == "ablate[0].head");
+}
+
+TEST_CASE("stack trainer: an ablated head adds nothing, for that evaluation only") {
+  attn::StackTrainerSpec spec = small_spec(StackLossKind::NextToken);
+  auto t = make(spec);
+  const std::vector<StackExample> list = small_examples(5, 6, 3, 15);
+  const Params before = params_of(*t);
+  attn::StackEvaluation plain, ablated, again;
+  REQUIRE(t->evaluate(list, &plain).ok());
+  REQUIRE(t->evaluate(list, &ablated, {{1, 0}}).ok());
+  REQUIRE(t->evaluate(list, &again).ok());
+  CHECK(params_of(*t) == before);
+  CHECK(again.loss == plain.loss);
+  // the reference with head 0's rows of layers.1.wo zeroed: that head's z never reaches the stream
+  Params zeroed = before;
+  const int d_k = 2, d = 4;
+  for (int i = 0; i < d_k * d; ++i) zeroed["layers.1.wo"][i] = 0;
+  const RefModel r{spec.model, d_k, 16};
+  CHECK(ablated.loss == doctest::Approx(ref_loss(r, spec.loss, zeroed, list)).epsilon(1e-5));
+  CHECK(ablated.loss != doctest::Approx(plain.loss).epsilon(1e-3));
+  attn::StackTrace trace, cut;
+  REQUIRE(t->trace(list[0], &trace).ok());
+  REQUIRE(t->trace(list[0], &cut, {{1, 0}}).ok());
+  CHECK(cut.layers[1].attention.heads[0].weights == trace.layers[1].attention.heads[0].weights);
+  CHECK(cut.output != trace.output);
 }
 
 TEST_CASE("stack trainer: a step that diverges is undone and refused; the trainer stays usable") {

@@ -211,6 +211,77 @@ export interface Trainer {
   dispose(): void;
 }
 
+/** createStackTrainer()'s options (docs/api.md#training-a-stack). */
+export interface StackTrainerOptions {
+  model: {
+    /** Token ids from 0 to vocab − 1 (2 … 2²⁰); dModel the stream's width. */
+    vocab: number; dModel: number;
+    /** Blocks (default 1, at most 1024), heads per block (default 1), dK per head (default dModel / heads). */
+    layers?: number; heads?: number; dK?: number;
+    /** 'attention-only' (default: x + attn(x), the circuit lessons), 'pre' (GPT-2, Llama: + a final norm) or 'post' (BERT). */
+    block?: 'attention-only' | 'pre' | 'post';
+    /** With 'pre' or 'post': the norms (default 'layernorm') and the MLP (default 'gelu-tanh'; 'swiglu': wGate, wUp, wDown). */
+    norm?: 'layernorm' | 'rmsnorm';
+    mlp?: 'gelu-tanh' | 'swiglu';
+    /** The MLP's hidden width (default 4 · dModel). */
+    mlpHidden?: number;
+    /** 'none' (default), 'learned' (a table of maxPositions rows) or 'rotary' (every dimension of each head; dK even). */
+    positions?: 'none' | 'learned' | 'rotary';
+    maxPositions?: number;
+    /** 'causal' (default) or 'none', in every block. */
+    mask?: 'causal' | 'none';
+    /** 'own' (default: an unembedding dModel × vocab) or 'tied' (logits from the token table). */
+    unembedding?: 'own' | 'tied';
+  };
+  /**
+   * next-token (default): the mean over positions first … n − 2 of −log softmax(logits[i])[ids[i + 1]].
+   * classify: −log softmax(logits[query])[target]. attend: −log of the query row's weight on target in
+   * `layer`'s `head` (or the mean over heads), attention-only blocks. regress: mean (output − targetOutput)².
+   */
+  loss?: { kind?: 'next-token' | 'classify' | 'attend' | 'regress'; layer?: number; head?: number | 'mean' };
+  optimizer?: TrainerOptions['optimizer'];
+  /** The parameters that learn (names as weights() gives them); default (or []): all. */
+  train?: string[];
+  /** Initial weights and batches; an attention-only stack trains to the same bits in every build. Default 0. */
+  seed?: number;
+  /** Initial values for some parameters, as setWeights(). */
+  weights?: Record<string, Matrix>;
+}
+
+export interface StackExample {
+  /** n token ids. */
+  ids: ArrayLike<number>;
+  /** next-token: the first position scored (it predicts ids[first + 1]); default 0. */
+  first?: number;
+  /** classify: the token read out; attend: the query row. */
+  query?: number;
+  /** classify: the class (a token id); attend: the key the query should look at. */
+  target?: number;
+  /** regress: n × dModel. */
+  targetOutput?: Matrix;
+}
+
+/** Heads switched off for one call: [layer, head] pairs (the head's rows of layers.L.wo read as zero). */
+export interface Ablation { ablate?: Array<[number, number]> }
+
+export interface StackTrainer {
+  setData(examples: StackExample[]): void;
+  /** Throws a RangeError (field 'optimizer.learningRate', with .losses of the steps before) when a step diverges. */
+  step(steps?: number): { losses: Float64Array; gradientNorms: Float64Array; gradientNorm: number; steps: number };
+  /** accuracy: the share of scored predictions whose argmax is the target (NaN for regress). */
+  evaluate(examples: StackExample[], options?: Ablation): { loss: number; accuracy: number };
+  /** The mean loss over the examples and its gradient for every parameter, by name. */
+  gradients(examples: StackExample[]): { loss: number; gradients: Record<string, Float32Array> };
+  /** One example's forward pass with every head (as transformer()'s result; logits left empty). */
+  trace(example: StackExample, options?: Ablation): TransformerResult;
+  /** tokens, positions, layers.L.wq … wo, layers.L.norm1.weight …, finalNorm.*, unembedding: Float32Array copies. */
+  weights(): Record<string, Float32Array>;
+  setWeights(weights: Record<string, Matrix>): void;
+  readonly steps: number;
+  /** Frees the WebAssembly memory; later calls throw (field 'trainer'). */
+  dispose(): void;
+}
+
 export interface PrepareOptions {
   dModel: number;
   heads?: number;
@@ -394,6 +465,8 @@ export interface AttentionEngine {
   initWeights(options: InitWeightsOptions): Weights;
   /** One attention layer that learns inside WebAssembly. Learning engine only, as gradients(). */
   createTrainer(options: TrainerOptions): Trainer;
+  /** A stack of transformer blocks that learns inside WebAssembly. Learning engine only, as gradients(). */
+  createStackTrainer(options: StackTrainerOptions): StackTrainer;
   /** A stack of transformer blocks with every block's trace. Learning engine only, as gradients(). */
   transformer(options: TransformerOptions): TransformerResult;
   /** Its gradients for every weight present, by the request's names, given dLogits (n × vocab) and/or dOutput (n × dModel). */

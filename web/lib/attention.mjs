@@ -453,6 +453,7 @@ class AttentionEngine {
   #Trainer;
   #stack;
   #modern;
+  #StackTrainer;
 
   // runtime: runtime.mjs's Runtime (the instance, replaced after a trap). learningParts: trainer.mjs's
   // Trainer class and transformer.mjs, on a learning engine only (imported with it: the page's
@@ -464,6 +465,7 @@ class AttentionEngine {
     this.#Trainer = Trainer;
     this.#stack = learningParts?.stack ?? null;
     this.#modern = learningParts?.modern ?? null;
+    this.#StackTrainer = learningParts?.StackTrainer ?? null;
     // A build without the backward pass has no gradients export (see CMakeLists.txt).
     this.info = Object.freeze({ version: VERSION, simd, learning: typeof module._attn_gradients === 'function' && Trainer !== null });
   }
@@ -504,6 +506,12 @@ class AttentionEngine {
   createTrainer(options) {
     if (!this.info.learning) throw notLearning('createTrainer()');
     return new this.#Trainer(this.#runtime, { ...TRAINER_API, guarded }, options);
+  }
+
+  /** A stack of transformer blocks that trains inside WebAssembly (stack-trainer.mjs, docs/api.md). */
+  createStackTrainer(options) {
+    if (!this.info.learning) throw notLearning('createStackTrainer()');
+    return new this.#StackTrainer(this.#runtime, { ...TRAINER_API, guarded }, options);
   }
 
   /** A stack of transformer blocks, forward, with every block's trace (transformer.mjs, docs/api.md). */
@@ -694,8 +702,9 @@ function checkOutput(given, count, n, dOut) {
 // The trainer's and the stack's JavaScript sides, fetched with a learning engine only (chunks of their
 // own in dist/lib).
 const trainerClass = async () => {
-  const [{ Trainer }, stack, modern] = await Promise.all([import('./trainer.mjs'), import('./transformer.mjs'), import('./modern.mjs')]);
-  return { Trainer, stack, modern };
+  const [{ Trainer }, stack, modern, { StackTrainer }] = await Promise.all([import('./trainer.mjs'), import('./transformer.mjs'),
+    import('./modern.mjs'), import('./stack-trainer.mjs')]);
+  return { Trainer, stack, modern, StackTrainer };
 };
 
 function checkLoadOptions(simd, learning) {

@@ -14,10 +14,10 @@ const LOSS_HEAD = -2;  // an example without a head of its own takes the loss's 
 // (2³² + 1 steps ran 1 step): each is checked here as a JavaScript number, in its own range.
 const INT_MIN = -(2 ** 31);
 const INT_MAX = 2 ** 31 - 1;
-const MAX_STEPS = 1_000_000;  // the core's own cap (Trainer::step)
+export const MAX_STEPS = 1_000_000;  // the core's own cap (Trainer::step)
 
 // `api` carries attention.mjs's option helpers, so both files read options the same way.
-function object(api, value, field) {
+export function object(api, value, field) {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw api.fieldError(TypeError, field, `${field} must be an object, got ${api.describe(value)}`);
   }
@@ -34,7 +34,7 @@ function number(api, options, field, fallback, prefix) {
 }
 
 // A whole number from min to max (a C++ int's range unless narrower); the message quotes the value given.
-function wholeNumber(api, value, field, fallback, min = INT_MIN, max = INT_MAX) {
+export function wholeNumber(api, value, field, fallback, min = INT_MIN, max = INT_MAX) {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value)) {
     throw api.fieldError(TypeError, field, `${field} must be a whole number, got ${api.describe(value)}`);
@@ -46,7 +46,7 @@ function wholeNumber(api, value, field, fallback, min = INT_MIN, max = INT_MAX) 
 }
 
 // A number as given, all its digits: 2 ** 64 is 18446744073709551616, not 1.8446744073709552e+19.
-const exactly = (value) => (Number.isInteger(value) && Math.abs(value) < 1e300 ? BigInt(value).toString() : String(value));
+export const exactly = (value) => (Number.isInteger(value) && Math.abs(value) < 1e300 ? BigInt(value).toString() : String(value));
 
 function boolean(api, value, field, fallback) {
   if (value === undefined) return fallback;
@@ -54,7 +54,7 @@ function boolean(api, value, field, fallback) {
   return value;
 }
 
-function known(api, options, allowed, prefix) {
+export function known(api, options, allowed, prefix) {
   for (const key of Object.keys(options)) {
     if (!allowed.has(key)) {
       throw api.fieldError(TypeError, `${prefix}${key}`, `unknown option '${prefix}${key}' (known: ${[...allowed].join(', ')})`);
@@ -94,7 +94,7 @@ function lossSpec(api, loss) {
   return { kind: loss.kind, kindCode: LOSS_KINDS.get(loss.kind), headIndex: head, classes: wholeNumber(api, loss.classes, 'loss.classes', 0, 0) };
 }
 
-function optimizerSpec(api, optimizer = {}) {
+export function optimizerSpec(api, optimizer = {}) {
   object(api, optimizer, 'optimizer');
   known(api, optimizer, OPTIMIZER_OPTIONS, 'optimizer.');
   const kind = optimizer.kind ?? 'adam';

@@ -20,7 +20,8 @@
 //   tokens (V, d)   positions (max_positions, d) with learned positions
 //   layers.l.wq (h, d, d_k)  .wk (h, d, d_k)  .wv (h, d, d_k)  .wo (h·d_k, d)   [init_weights(seed + l)]
 //   with an MLP: layers.l.norm1.weight/.bias (d)  .w1 (d, f)  .b1 (f)  .w2 (f, d)  .b2 (d)  .norm2.weight/.bias (d)
-//   with an MLP: finalNorm.weight/.bias (d)
+//                (RMSNorm: no .bias; SwiGLU: .wGate (d, f)  .wUp (d, f)  .wDown (f, d) in place of w1 … b2)
+//   with an MLP, pre-LN: finalNorm.weight/.bias (d)  (post-LN blocks end in their own norm2, as BERT's)
 //   unembedding (d, V) unless tied to the tokens
 #pragma once
 
@@ -38,14 +39,16 @@ enum class StackLossKind { NextToken, Classify, Attend, Regress };
 
 struct StackModel {
   int vocab = 0, d_model = 0, layers = 1, heads = 1;
-  int d_k = 0;  // 0: d_model / heads
-  bool mlp =
-      false;  // false: attention-only blocks; true: pre-LN blocks (LayerNorm, GELU-tanh MLP) and a final LayerNorm
-  int mlp_hidden = 0;                           // 0: 4 · d_model
-  PositionKind positions = PositionKind::None;  // None, Learned or Rotary (every rotated: dims = d_k)
-  int max_positions = 0;                        // Learned: the table's rows (the longest example)
-  bool causal = true;                           // the causal mask in every block; false: none
-  bool tied = false;                            // logits from the token table; false: an own unembedding
+  int d_k = 0;       // 0: d_model / heads
+  bool mlp = false;  // false: attention-only blocks; true: blocks with norms and an MLP (the three settings below)
+  Arrangement arrangement = Arrangement::PreNorm;  // with mlp: PreNorm (and a final norm) or PostNorm
+  NormKind norm = NormKind::LayerNorm;             // with mlp: LayerNorm or RmsNorm
+  bool swiglu = false;                             // with mlp: SwiGLU in place of the GELU-tanh MLP
+  int mlp_hidden = 0;                              // 0: 4 · d_model
+  PositionKind positions = PositionKind::None;     // None, Learned or Rotary (every rotated: dims = d_k)
+  int max_positions = 0;                           // Learned: the table's rows (the longest example)
+  bool causal = true;                              // the causal mask in every block; false: none
+  bool tied = false;                               // logits from the token table; false: an own unembedding
 };
 
 struct StackLoss {
@@ -69,6 +72,11 @@ struct StackTrainerSpec {
   std::vector<std::string> train;  // the parameters that learn; empty: all of them
 };
 
+// A head switched off (its rows of layers.L.wo read as zero: the head adds nothing to the stream).
+struct StackHead {
+  int layer = 0, head = 0;
+};
+
 struct StackEvaluation {
   double loss = 0;
   double accuracy = 0;  // the share of scored predictions whose argmax is the target; regress: NaN
@@ -82,13 +90,15 @@ class StackTrainer {
   Status set_data(std::vector<StackExample> examples);  // errors name "examples[i].field"
   // `steps` optimiser steps; a step whose loss or weights would not be finite is undone and refused.
   Status step(int steps, StepReport* report);
-  Status evaluate(const std::vector<StackExample>& examples, StackEvaluation* evaluation);
+  // With `ablate`, those heads are switched off for this evaluation only (errors name "ablate[i]").
+  Status evaluate(const std::vector<StackExample>& examples, StackEvaluation* evaluation,
+                  const std::vector<StackHead>& ablate = {});
   // The mean loss over the examples and its gradient (one per parameter, in parameter_names' order),
   // at the current weights: what a step averages over its batch.
   Status loss_and_gradients(const std::vector<StackExample>& examples, double* loss,
                             std::vector<std::vector<float>>* gradients);
   // stack_forward's trace of one example at the current weights.
-  Status trace(const StackExample& example, StackTrace* trace);
+  Status trace(const StackExample& example, StackTrace* trace, const std::vector<StackHead>& ablate = {});
 
   std::vector<std::string> parameter_names() const;
   const std::vector<float>* parameter(const std::string& name) const;  // nullptr: no such parameter

@@ -71,7 +71,7 @@ export function createCompute({ workerUrl, loadEngine, models = null }) {
       run: async (key, input) => (await connection).api.models.run(key, input),
       close: async (key) => (await connection).api.models.close(key),
     },
-    training: { start: train('start'), step: train('step'), probe: train('probe'), weights: train('weights'), dispose: train('dispose') },
+    training: { start: train('start'), step: train('step'), probe: train('probe'), ablate: train('ablate'), weights: train('weights'), dispose: train('dispose') },
     ready: connection.then(({ info }) => info),
     async run(request) {
       if (small && forwardWork(request) <= PAGE_WORK_LIMIT) return { ...small.run(request), where: 'page' };

@@ -34,6 +34,7 @@ export function trainingCalls(api) {
     },
     step: (key, steps, quiet) => session(api, key).step(steps, quiet),
     probe: (key, index) => session(api, key).probe(index),
+    ablate: (key, heads) => session(api, key).ablate(heads),
     weights: (key) => session(api, key).weights(),
     dispose(key) {
       api.sessions.get(key)?.dispose();

@@ -11,6 +11,9 @@ const strip = (e, ids) => ({
   ...(e.head === undefined ? {} : { head: e.head }),
 });
 
+// a stack's example: its token ids (given, or looked up in the run's words), where scoring starts, the query and target
+const stackExample = (e, ids) => ({ ids: e.ids ?? ids(e), first: e.first ?? 0, query: e.query, target: e.target });
+
 const asError = (error) => ({ error: { name: error.name, field: error.field ?? null, message: error.message, losses: error.losses ? Array.from(error.losses) : [] } });
 
 export function createTrainingSession(getEngine) {
@@ -26,6 +29,15 @@ export function createTrainingSession(getEngine) {
      * frame's steps). A refused step: the error, with the weights of the last good step kept.
      */
     step: (k, quiet = false) => step(session, k, quiet),
+    /** Held-out accuracy with the heads [[layer, head], …] switched off (this call only). */
+    ablate(heads) {
+      if (!session.trainer || !session.run.stack) return null;
+      try {
+        return session.trainer.evaluate(session.run.heldOutData, { ablate: heads });
+      } catch (error) {
+        return asError(error);
+      }
+    },
     /** Which held-out sentence the heatmap shows. */
     probe(index) {
       if (!session.trainer) return null;
@@ -43,6 +55,7 @@ export function createTrainingSession(getEngine) {
 }
 
 function start(session, config) {
+  if (config.stack) return startStack(session, config);
   try {
     session.trainer?.dispose();
     session.trainer = null;
@@ -59,6 +72,34 @@ function start(session, config) {
     const ids = vocabulary?.ids;
     session.trainer.setData(config.examples.train.map((e) => strip(e, ids)));
     session.run = { model, heldOut: config.examples.heldOut, heldOutData: config.examples.heldOut.map((e) => strip(e, ids)), vocabulary, probe: config.probe ?? 0 };
+    return snapshot(session);
+  } catch (error) {
+    session.trainer?.dispose();
+    session.trainer = null;
+    return asError(error);
+  }
+}
+
+// A stack's run (engine.createStackTrainer): the token table fixed from the given words' vectors when
+// the config carries them (config.tokens: { words, table }), else learned from the seed.
+function startStack(session, config) {
+  try {
+    session.trainer?.dispose();
+    session.trainer = null;
+    const model = { ...config.model };
+    let ids = null;
+    if (config.tokens) {
+      const index = new Map(config.tokens.words.map((w, i) => [w, i]));
+      ids = (e) => e.tokens.map((t) => index.get(t.toLowerCase()));
+      model.vocab = config.tokens.words.length;
+    }
+    session.trainer = session.getEngine().createStackTrainer({
+      model, loss: config.loss, optimizer: config.optimizer, train: config.train, seed: config.seed,
+      ...(config.tokens ? { weights: { tokens: config.tokens.table } } : {}),
+    });
+    session.trainer.setData(config.examples.train.map((e) => stackExample(e, ids)));
+    const { heldOut } = config.examples;
+    session.run = { stack: true, model, heldOut, heldOutData: heldOut.map((e) => stackExample(e, ids)), ids, probe: config.probe ?? 0 };
     return snapshot(session);
   } catch (error) {
     session.trainer?.dispose();
@@ -100,7 +141,75 @@ function probeAttention({ getEngine, run }, weights) {
   return result.heads.map((h) => h.weights);
 }
 
+// Every head's standard score over (up to 64 of) the held-out sequences (Olsson et al. 2022):
+// previous-token, the mean weight from i to i − 1; induction, from a repeated token to the one after
+// its earlier copy. [layer][head] → { previous, induction }.
+function headScores({ trainer, run }) {
+  const { layers, heads } = run.model;
+  const sums = Array.from({ length: layers }, () => Array.from({ length: heads }, () => ({ previous: 0, induction: 0 })));
+  let previousCount = 0;
+  let inductionCount = 0;
+  for (const e of run.heldOut.slice(0, 64)) {
+    const trace = trainer.trace({ ids: e.ids, first: e.first });
+    const n = e.ids.length;
+    trace.layers.forEach((layer, l) => layer.attention.heads.forEach(({ weights: a }, h) => {
+      for (let i = 1; i < n; i++) sums[l][h].previous += a[i * n + i - 1];
+      for (let i = e.k; i < n; i++) sums[l][h].induction += a[i * n + (i - e.k + e.r + 1)];
+    }));
+    previousCount += n - 1;
+    inductionCount += n - e.k;
+  }
+  return sums.map((row) => row.map(({ previous, induction }) => ({ previous: previous / previousCount, induction: induction / inductionCount })));
+}
+
+// 'it' in the probe sentence and its twin (the same sentence with the other adjective, i ^ 1):
+// layer 1's weight on the adjective, and how far each layer's query of 'it' moves between the two,
+// |q − q_twin| / |q| with the heads' queries side by side
+function twinFindings({ trainer, run }) {
+  const e = run.heldOut[run.probe];
+  const twin = run.heldOutData[run.probe ^ 1];
+  if (!twin || e.query < 0) return null;
+  const a = trainer.trace(run.heldOutData[run.probe]);
+  const b = trainer.trace(twin);
+  const n = e.tokens.length;
+  const adjective = n - 1;
+  const heads = a.layers[0].attention.heads;
+  const onAdjective = heads.reduce((sum, h) => sum + h.weights[e.query * n + adjective], 0) / heads.length;
+  const moved = a.layers.map((layer, l) => {
+    let diff = 0;
+    let norm = 0;
+    layer.attention.heads.forEach((head, h) => {
+      const d = head.q.length / n;
+      for (let c = 0; c < d; c++) {
+        const q = head.q[e.query * d + c];
+        diff += (q - b.layers[l].attention.heads[h].q[e.query * d + c]) ** 2;
+        norm += q * q;
+      }
+    });
+    return norm > 0 ? Math.sqrt(diff / norm) : 0;
+  });
+  return { adjective: e.tokens[adjective], onAdjective, moved };
+}
+
+function stackSnapshot(session, losses) {
+  const { trainer, run } = session;
+  const heldOut = trainer.evaluate(run.heldOutData);
+  let probe = null;
+  let scores = null;
+  let twin = null;
+  try {
+    const trace = trainer.trace(run.heldOutData[run.probe]);
+    probe = trace.layers.map((layer) => layer.attention.heads.map((h) => h.weights));
+    scores = run.heldOut[0].k === undefined ? null : headScores(session);
+    twin = run.heldOut[0].k === undefined && run.model.layers > 1 ? twinFindings(session) : null;
+  } catch {
+    // weights so large that the scores overflow (a diverged run): no picture, the numbers say why
+  }
+  return { steps: trainer.steps, losses: Array.from(losses), heldOut, probe, scores, twin, stack: true };
+}
+
 function snapshot(session, losses = []) {
+  if (session.run.stack) return stackSnapshot(session, losses);
   const weights = session.trainer.weights();
   const heldOut = session.trainer.evaluate(session.run.heldOutData);
   let probe = null;

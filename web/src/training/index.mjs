@@ -7,7 +7,7 @@
 import markup from './training.html';
 import { TASKS, taskById } from './tasks.mjs';
 import { fillTaskMenu, showTask } from './settings.mjs';
-import { pause, play, reset, stepOnce, showProbe, stop } from './run.mjs';
+import { ablate, pause, play, reset, stepOnce, showProbe, stop } from './run.mjs';
 import { fillProbes, draw } from './pictures.mjs';
 import { useWeights } from './use.mjs';
 import { applyTexts } from '../i18n/page.mjs';
@@ -71,6 +71,7 @@ function createSection({ after, compute, getState, useState, signal, t }) {
       start: (config) => compute.training.start(key, config),
       step: (k, quiet) => compute.training.step(key, k, quiet),
       probe: (index) => compute.training.probe(key, index),
+      ablate: (heads) => compute.training.ablate(key, heads),
       weights: () => compute.training.weights(key),
       dispose: () => compute.training.dispose(key),
     },
@@ -109,6 +110,7 @@ function wire(training) {
   });
   $('train-controls').addEventListener('submit', (event) => event.preventDefault());
   $('train-probe').addEventListener('change', () => showProbe(training));
+  $('train-ablate').addEventListener('change', () => ablate(training));
 }
 
 /** Every text again in the lab's language now; the run goes on. */
@@ -129,6 +131,8 @@ function handle(training) {
     /** For tests: the current run's last snapshot and settings. */
     get run() { return training.run; },
     get running() { return training.running; },
+    /** For tests: the last ablation's heads and held-out accuracy. */
+    get ablated() { return training.ablated ?? null; },
     stop: () => stop(training),
     destroy: () => stop(training),
   };

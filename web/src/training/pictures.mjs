@@ -17,7 +17,8 @@ export function fillProbes({ $, t, task, examples }) {
     return option;
   }).filter((_, i, all) => !task.perHead || i % 2 === 0 || all.length < 2));
   if ([...select.options].some((o) => o.value === keep)) select.value = keep;
-  $('train-counts').textContent = t('train.heldOutCount', { train: examples.train.length, heldOut: examples.heldOut.length });
+  const counts = task.loss.kind === 'next-token' ? 'train.sequenceCount' : 'train.heldOutCount';
+  $('train-counts').textContent = t(counts, { train: examples.train.length, heldOut: examples.heldOut.length });
 }
 
 /** Every picture of the current run. */
@@ -39,6 +40,66 @@ function drawRun(training) {
   });
   drawProbe(training, snapshot, config);
   drawWeights(training, snapshot, config);
+  drawFindings(training, snapshot, config);
+}
+
+// the strongest head of `layer` by score `kind` ('previous' or 'induction'): { layer, head, score }
+function strongest(scores, layer, kind) {
+  return scores[layer].reduce((best, s, head) => (s[kind] > best.score ? { layer, head, score: s[kind] } : best), { layer, head: -1, score: -1 });
+}
+
+// a stack's heads the text names: the previous-token head of layer 1 and the induction head of the last
+function namedHeads(snapshot) {
+  const { scores } = snapshot;
+  if (!scores) return [];
+  const named = [{ ...strongest(scores, 0, 'previous'), kind: 'previous' }];
+  if (scores.length > 1) named.push({ ...strongest(scores, scores.length - 1, 'induction'), kind: 'induction' });
+  return named;
+}
+
+/** A stack's findings in words: the heads it found (induction), or what layer 1 gave 'it' (tired/wide). */
+function drawFindings(training, snapshot, config) {
+  const { $, t } = training;
+  const lines = [];
+  if (snapshot.stack) {
+    for (const { layer, head, score, kind } of namedHeads(snapshot)) {
+      const found = score >= 0.5 ? 'found' : 'notYet';
+      lines.push(t(`train.${kind}Head.${found}`, { layer: layer + 1, head: head + 1, score: formatNumber(score) }));
+    }
+    const { twin } = snapshot;
+    if (twin) {
+      lines.push(t('train.twin', { adjective: twin.adjective, percent: Math.round(twin.onAdjective * 100),
+        first: Math.round(twin.moved[0] * 100), second: Math.round(twin.moved.at(-1) * 100) }));
+    }
+  }
+  $('train-findings').replaceChildren(...lines.map((text) => {
+    const line = document.createElement('p');
+    line.textContent = text;
+    return line;
+  }));
+  drawAblation(training, config);
+}
+
+// one checkbox per head of a stack, to switch it off; hidden for one-layer tasks
+function drawAblation(training, config) {
+  const { $, t } = training;
+  const box = $('train-ablate-heads');
+  const stack = Boolean(config.stack);
+  $('train-ablate').hidden = !stack;
+  if (!stack) return;
+  const { layers, heads } = config.model;
+  if (box.childElementCount === layers * heads && box.dataset.lang === t('train.title')) return;
+  box.dataset.lang = t('train.title');
+  box.replaceChildren(...Array.from({ length: layers * heads }, (_, i) => {
+    const label = document.createElement('label');
+    const input = document.createElement('input');
+    input.type = 'checkbox';
+    input.name = 'train-ablate-head';
+    input.value = `${Math.floor(i / heads)},${i % heads}`;
+    label.append(input, ` ${t('train.layerHead', { layer: Math.floor(i / heads) + 1, head: (i % heads) + 1 })}`);
+    return label;
+  }));
+  $('train-ablated').textContent = '';
 }
 
 // a labelled canvas: one head's heatmap, or one weight matrix
@@ -59,8 +120,13 @@ export function drawProbe(training, snapshot, config) {
   const e = examples.heldOut[Number($('train-probe').value) || 0];
   const n = e.tokens.length;
   const box = $('train-heatmaps');
+  if (config.stack) {
+    drawStackProbe(training, snapshot, config, e);
+    return;
+  }
   const heads = config.model.heads;
-  if (box.childElementCount !== heads) {
+  if (box.childElementCount !== heads || box.dataset.stack) {
+    delete box.dataset.stack;
     box.replaceChildren(...Array.from({ length: heads }, (_, h) => labelledCanvas('train-heatmap', t('train.head', { head: h + 1 }))));
   }
   if (!snapshot.probe) return;
@@ -77,8 +143,41 @@ export function drawProbe(training, snapshot, config) {
   });
 }
 
+// a stack's probe: one heatmap per layer and head, captioned with its scores; the named heads marked
+function drawStackProbe(training, snapshot, config, e) {
+  const { $, t, task } = training;
+  const box = $('train-heatmaps');
+  const { layers, heads } = config.model;
+  if (box.childElementCount !== layers * heads || !box.dataset.stack) {
+    box.dataset.stack = 'true';
+    box.replaceChildren(...Array.from({ length: layers * heads }, () => labelledCanvas('train-heatmap', '')));
+  }
+  if (!snapshot.probe) return;
+  training.ink ??= getComputedStyle(training.section).color;
+  const n = e.tokens.length;
+  const named = namedHeads(snapshot).filter((x) => x.score >= 0.5);
+  snapshot.probe.forEach((layer, l) => layer.forEach((weights, h) => {
+    const figure = box.children[l * heads + h];
+    const score = snapshot.scores?.[l][h];
+    const mark = named.find((x) => x.layer === l && x.head === h);
+    figure.querySelector('span').textContent = [
+      t('train.layerHead', { layer: l + 1, head: h + 1 }),
+      score ? t('train.scores', { previous: formatNumber(score.previous), induction: formatNumber(score.induction) }) : '',
+      mark ? t(`train.${mark.kind}Head`) : '',
+    ].filter(Boolean).join(' · ');
+    // the attend loss's target marked in the last layer, where the loss reads it
+    const marked = task.loss.kind === 'attend' && l === layers - 1;
+    const columns = e.tokens.map((token, j) => (marked && j === e.target ? `${token} ◂` : token));
+    const canvas = figure.querySelector('canvas');
+    renderHeatmap(canvas, weights, n, n, { cell: n > 12 ? 12 : 18, rowLabels: e.tokens, columnLabels: columns, ink: training.ink });
+    canvas.setAttribute('aria-label', t('train.stackHeatmap', { layer: l + 1, head: h + 1, sentence: e.sentence }));
+  }));
+}
+
 function drawWeights({ $, t }, snapshot, config) {
   const box = $('train-weights');
+  box.closest('figure').hidden = Boolean(config.stack);
+  if (config.stack) return;
   const { dModel, heads } = config.model;
   const d = dModel / heads;
   if (box.childElementCount !== 3) box.replaceChildren(...WEIGHT_NAMES.map((name) => labelledCanvas('train-weight', name)));

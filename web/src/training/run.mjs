@@ -27,6 +27,13 @@ function embeddingsOf(training, config) {
   } : null;
 }
 
+// a stack task's fixed token table: each word's vector as the page's vocabulary gives it, or null
+function tokensOf({ task, examples }) {
+  if (!task.fixedTokens) return null;
+  const { words } = vocabularyOf([...examples.train, ...examples.heldOut]);
+  return { words, table: Float32Array.from(words.flatMap((w) => Array.from(embed(w, task.model.dModel)))) };
+}
+
 /** A new run from the controls' settings; false when they have problems or the engine refused. */
 export async function start(training) {
   pause(training);
@@ -36,11 +43,12 @@ export async function start(training) {
   if (problems.length) return false;
   training.examples ??= training.task.build(training.task.model.dModel);
   const embeddings = embeddingsOf(training, config);
+  const tokens = tokensOf(training);
   const probe = Math.max(0, Number(training.$('train-probe').value) || 0);
   fillProbes(training);
   const info = await training.compute.ready;
   training.whereEngine = info.where;
-  const answer = await (training.busy = training.engine.start({ ...config, examples: training.examples, probe, embeddings }));
+  const answer = await (training.busy = training.engine.start({ ...config, examples: training.examples, probe, embeddings, tokens }));
   training.busy = null;
   if (id !== training.generation) return false;
   if (answer.error) {
@@ -50,6 +58,10 @@ export async function start(training) {
   }
   training.run = { config, history: { train: [], heldOut: [[0, answer.heldOut.loss]] }, snapshot: answer, best: { accuracy: answer.heldOut.accuracy, step: 0 } };
   training.$('train-stopped').textContent = '';
+  // heads switched off belong to the run before
+  for (const box of training.section.querySelectorAll('input[name="train-ablate-head"]')) box.checked = false;
+  training.$('train-ablated').textContent = '';
+  training.ablated = null;
   draw(training);
   return true;
 }
@@ -173,9 +185,29 @@ export async function showProbe(training) {
   const snapshot = await training.engine.probe(Number(training.$('train-probe').value));
   const { run } = training;
   if (snapshot && run) {
-    run.snapshot = { ...run.snapshot, probe: snapshot.probe };
+    run.snapshot = { ...run.snapshot, probe: snapshot.probe, twin: snapshot.twin };
     drawProbe(training, run.snapshot, run.config);
   }
+}
+
+/** Held-out accuracy with the heads ticked under "Switch heads off", at the run's current weights. */
+export async function ablate(training) {
+  const { $, t, section } = training;
+  if (!training.run) return;
+  const heads = [...section.querySelectorAll('input[name="train-ablate-head"]:checked')].map((box) => box.value.split(',').map(Number));
+  if (heads.length === 0) {
+    $('train-ablated').textContent = '';
+    return;
+  }
+  await training.busy;
+  const answer = await training.engine.ablate(heads);
+  if (!answer || !training.run) return;
+  const { snapshot } = training.run;
+  $('train-ablated').textContent = answer.error ? answer.error.message : t('train.ablated', {
+    heads: heads.map(([layer, head]) => t('train.layerHead', { layer: layer + 1, head: head + 1 })).join(', '),
+    percent: Math.round(answer.accuracy * 100), all: Math.round(snapshot.heldOut.accuracy * 100), step: snapshot.steps,
+  });
+  training.ablated = answer.error ? null : { heads, accuracy: answer.accuracy };
 }
 
 /** Ends the run: nothing more is drawn, and the engine frees it. */

@@ -24,7 +24,25 @@ export function showTask({ $, t, task, section }) {
   $('train-seed').value = String(task.seed);
   // "look one word back" starts without positions, so the reader sees it fail first
   $('train-positions').value = task.positionsMatter ? 'none' : task.model.positions ?? 'none';
-  for (const box of section.querySelectorAll('input[name="train-parameter"]')) box.checked = task.train.includes(box.value);
+  for (const box of section.querySelectorAll('input[name="train-parameter"]')) box.checked = task.train?.includes(box.value) ?? false;
+  // a stack's task: the number of layers instead of the one-layer settings; its own speed
+  $('train-layers-field').hidden = !task.stack;
+  $('train-heads-field').hidden = !task.headChoices;
+  $('train-positions').closest('.field').hidden = Boolean(task.stack);
+  section.querySelector('.train-parameters').hidden = Boolean(task.stack);
+  $('train-use').hidden = Boolean(task.stack);
+  if (task.stack) $('train-layers').value = String(task.model.layers);
+  if (task.headChoices) $('train-heads').value = String(task.model.heads);
+  $('train-speed').value = String(task.speed ?? 50);
+}
+
+// a stack's run: the layers chosen, every attention matrix learning (the task's list), the attend
+// loss read in the last layer
+function stackConfig({ $, task }, optimizer, seed) {
+  const layers = Number($('train-layers').value) || task.model.layers;
+  const heads = task.headChoices ? Number($('train-heads').value) || task.model.heads : task.model.heads;
+  const loss = task.loss.kind === 'attend' ? { ...task.loss, layer: layers - 1 } : task.loss;
+  return { stack: true, model: { ...task.model, layers, heads }, loss, optimizer, seed, train: task.trainFor(layers) };
 }
 
 /** The controls as { problems, config }: the run's configuration, and what is wrong with them. */
@@ -37,11 +55,12 @@ export function readSettings({ $, t, task, section }) {
   const seed = Number(seedText);
   if (!(Number.isSafeInteger(seed) && seed >= 0) || seedText === '') problems.push({ field: 'train-seed', message: t('train.badSeed', { value: seedText.slice(0, 20) }) });
   const chosen = [...section.querySelectorAll('input[name="train-parameter"]:checked')].map((b) => b.value);
-  if (chosen.length === 0) problems.push({ field: 'train-parameter', message: t('train.needParameter') });
+  if (chosen.length === 0 && !task.stack) problems.push({ field: 'train-parameter', message: t('train.needParameter') });
   // each step draws a batch of the task's size from the training sentences, with the seed
   const { batchSize } = task.optimizer;
   const optimizer = $('train-optimizer').value === 'sgd' ? { kind: 'sgd', learningRate, momentum: 0.9, batchSize } : { kind: 'adam', learningRate, batchSize };
   const readout = task.loss.kind === 'classify' ? ['readout', 'readoutBias'] : [];
+  if (task.stack) return { problems, config: stackConfig({ $, task }, optimizer, seed) };
   return {
     problems,
     config: {

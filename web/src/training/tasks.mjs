@@ -109,6 +109,37 @@ function twoReadings(dModel, half) {
   return out;
 }
 
+// Induction heads (Olsson et al. 2022): k = 6 … 8 distinct tokens of 16 (shown as letters A … P), then
+// the same again from a random offset r = 0 … 3; scored from position k on, where each next token is
+// the one after the earlier copy of the current token. A 64-bit LCG seeded per half, as
+// tests/core/test_stack_trainer.cpp's repeated_halves (seeds 1 and 2, 512 and 128 sequences).
+const LETTERS = 'ABCDEFGHIJKLMNOP';
+function repeatedSequences(half) {
+  const count = half === 'train' ? 512 : 128;
+  let state = half === 'train' ? 1n : 2n;
+  const next = (below) => {
+    state = (state * 6364136223846793005n + 1442695040888963407n) & 0xffffffffffffffffn;
+    return Number((state >> 33n) % BigInt(below));
+  };
+  return Array.from({ length: count }, () => {
+    const k = 6 + next(3);
+    const r = next(4);
+    const pool = [...LETTERS].map((_, i) => i);
+    const ids = [];
+    for (let i = 0; i < k; i++) {
+      const j = i + next(16 - i);
+      [pool[i], pool[j]] = [pool[j], pool[i]];
+      ids.push(pool[i]);
+    }
+    for (let i = r; i < k; i++) ids.push(ids[i]);
+    const tokens = ids.map((id) => LETTERS[id]);
+    return { sentence: tokens.join(' '), tokens, ids, first: k, k, r, query: k, target: -1 };
+  });
+}
+
+// every attention matrix of every layer
+const attentionOf = (layers) => Array.from({ length: layers }, (_, l) => ['wq', 'wk', 'wv', 'wo'].map((w) => `layers.${l}.${w}`)).flat();
+
 /**
  * The tasks. Each: { id, model (trainer model options), loss, train (parameters that learn by
  * default), optimizer, steps (a budget for the tests), build(dModel) → { train, heldOut } }.
@@ -126,6 +157,21 @@ export const TASKS = [
     id: 'tired-or-wide', model: { dModel: 10, heads: 1, wo: false }, loss: { kind: 'attend', head: 'mean' },
     train: ['wq', 'wk'], optimizer: { kind: 'adam', learningRate: 0.05, batchSize: 0 }, seed: 3,
     build: (d) => ({ train: tiredOrWide(d, 'train'), heldOut: tiredOrWide(d, 'heldOut') }),
+  },
+  {
+    // a stack (engine.createStackTrainer): two layers learn it; with one, the bound above holds.
+    // The words' vectors stay fixed (`tokens`); every sentence each step, as above.
+    id: 'tired-or-wide-layers', stack: true, fixedTokens: true, layerChoices: [1, 2],
+    model: { dModel: 12, layers: 2, heads: 2, mask: 'none' }, loss: { kind: 'attend', head: 'mean' },
+    trainFor: attentionOf, optimizer: { kind: 'adam', learningRate: 0.05, batchSize: 0 }, seed: 21, speed: 20,
+    build: (d) => ({ train: tiredOrWide(d, 'train'), heldOut: tiredOrWide(d, 'heldOut') }),
+  },
+  {
+    // next-token prediction on repeated random letters: two attention-only layers with rotary positions
+    id: 'induction', stack: true, layerChoices: [1, 2], headChoices: [1, 2],
+    model: { vocab: 16, dModel: 32, layers: 2, heads: 2, positions: 'rotary' }, loss: { kind: 'next-token' },
+    trainFor: () => [], optimizer: { kind: 'adam', learningRate: 0.01, batchSize: 16 }, seed: 3, speed: 200,
+    build: () => ({ train: repeatedSequences('train'), heldOut: repeatedSequences('heldOut') }),
   },
   {
     id: 'which-bank', model: { dModel: 10, heads: 1, wo: false }, loss: { kind: 'classify', classes: 2 },

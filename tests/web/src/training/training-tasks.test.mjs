@@ -43,6 +43,14 @@ describe('the tasks: templated, split with no shared template instance', () => {
       const { train, heldOut } = task.build(task.model.dModel);
       assert.ok(train.length >= 50 && heldOut.length >= 20, `${train.length} and ${heldOut.length} examples`);
       for (const e of [...train, ...heldOut]) {
+        if (task.loss.kind === 'next-token') {
+          // induction: k distinct letters, then the same from offset r; scoring from the repeat on
+          assert.ok(e.ids.every((id) => id >= 0 && id < task.model.vocab), e.sentence);
+          assert.equal(new Set(e.ids.slice(0, e.k)).size, e.k, `${e.sentence}: distinct first part`);
+          assert.deepEqual(e.ids.slice(e.k), e.ids.slice(e.r, e.k), `${e.sentence}: the repeat`);
+          assert.equal(e.first, e.k);
+          continue;
+        }
         assert.ok(e.query >= 0 && e.query < e.tokens.length, `${e.sentence}: query ${e.query}`);
         if (task.loss.kind === 'attend') assert.ok(e.target >= 0 && e.target < e.tokens.length && e.target !== e.query, `${e.sentence}: target ${e.target}`);
         else assert.ok(e.target === 0 || e.target === 1);
@@ -200,3 +208,67 @@ function laterTasksTests() {
     assert.equal(s.step(1).error.field, 'trainer');
   });
 }
+
+// ---- The stack's tasks (engine.createStackTrainer), through the same session, as run.mjs starts them --
+
+// the config settings.mjs's stackConfig and run.mjs's tokensOf make for `layers`
+function stackSession(task, layers, heads = task.model.heads) {
+  const s = createTrainingSession(() => engine);
+  const examples = task.build(task.model.dModel);
+  let tokens;
+  if (task.fixedTokens) {
+    const { words } = vocabularyOf([...examples.train, ...examples.heldOut]);
+    tokens = { words, table: Float32Array.from(words.flatMap((w) => Array.from(embed(w, task.model.dModel)))) };
+  }
+  const loss = task.loss.kind === 'attend' ? { ...task.loss, layer: layers - 1 } : task.loss;
+  const first = s.start({ stack: true, model: { ...task.model, layers, heads }, loss, optimizer: task.optimizer, seed: task.seed,
+    train: task.trainFor(layers), examples, probe: 0, tokens });
+  assert.equal(first.error, undefined, JSON.stringify(first.error));
+  return { s, examples, first };
+}
+
+describe('what a stack learns', () => {
+  it("'tired' or 'wide' with layers: two reach ≥ 95 % held out; one stays at the bound; layer 1's 'it' carries the adjective", () => {
+    const task = taskById('tired-or-wide-layers');
+    const { s } = stackSession(task, 2);
+    const last = trainUntil(s, 0.95, 60);
+    assert.ok(last.heldOut.accuracy >= 0.95, `two layers: held out ${last.heldOut.accuracy} after ${last.steps} steps`);
+    // the twin sentence (the other adjective): layer 1's query of 'it' is computed from 'it' alone, the
+    // same bits in both; the last layer's has taken in the adjective through layer 1's attention
+    const { twin } = s.step(1);
+    assert.equal(twin.moved[0], 0, "layer 1's query of 'it' is the same in both sentences");
+    assert.ok(twin.moved[1] > 0.05, `the last layer's query of 'it' moves by ${twin.moved[1]}`);
+    assert.ok(twin.onAdjective > 0, `layer 1's weight from 'it' on the adjective ${twin.onAdjective}`);
+    assert.match(twin.adjective, /^(tired|wide)$/);
+    const one = stackSession(task, 1).s;
+    const end = trainUntil(one, 2, 60);
+    assert.ok(end.heldOut.accuracy <= 0.5, `one layer: held out ${end.heldOut.accuracy}`);
+    // every step's loss is over every training sentence (batchSize 0): the ln 2 bound holds for each
+    assert.ok(end.losses.every((loss) => loss >= Math.log(2) - 1e-4), `one layer's training losses ${end.losses}`);
+  });
+
+  it('induction heads: ≥ 95 % held out within 500 steps; the heads named by their scores; ablation drops it', () => {
+    const { s, first } = stackSession(taskById('induction'), 2);
+    assert.ok(first.heldOut.accuracy < 0.3, `before training ${first.heldOut.accuracy}`);
+    const last = trainUntil(s, 0.95, 500);
+    assert.ok(last.heldOut.accuracy >= 0.95, `held out ${last.heldOut.accuracy} after ${last.steps} steps`);
+    // when it first holds 95 %, the page names both heads (scores of 0.5 or more); 500 steps in, as the
+    // native test (tests/core/test_stack_trainer.cpp), both are above 0.8
+    const best = (snapshot, layer, kind) => Math.max(...snapshot.scores[layer].map((x) => x[kind]));
+    assert.ok(best(last, 0, 'previous') >= 0.5 && best(last, 1, 'induction') >= 0.5, JSON.stringify(last.scores));
+    const at500 = s.step(500 - last.steps);
+    const previous = at500.scores[0].map((x) => x.previous);
+    const induction = at500.scores[1].map((x) => x.induction);
+    assert.ok(Math.max(...previous) > 0.8, `layer 1's previous-token scores ${previous}`);
+    assert.ok(Math.max(...induction) > 0.8, `layer 2's induction scores ${induction}`);
+    const off = s.ablate([[0, previous.indexOf(Math.max(...previous))]]);
+    assert.ok(off.accuracy < 0.5, `the previous-token head off: ${off.accuracy}`);
+    assert.ok(s.ablate([[1, 0], [1, 1]]).accuracy < 0.5, "layer 2's heads off");
+    assert.equal(s.step(1).error, undefined, 'and it trains on');
+    // one head a layer: nothing stands in for the induction head
+    const single = stackSession(taskById('induction'), 2, 1).s;
+    const done = trainUntil(single, 0.95, 500);
+    assert.ok(done.heldOut.accuracy >= 0.95, `one head a layer: ${done.heldOut.accuracy}`);
+    assert.ok(single.ablate([[1, 0]]).accuracy < 0.5, 'the induction head off');
+  });
+});
