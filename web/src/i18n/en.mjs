@@ -465,7 +465,7 @@ export const EN = {
   'practice.copied': 'Summary copied: {summary}',
   'practice.copyFailed': 'Copy the summary by hand: {summary}',
   'practice.tryAnother': 'Try another',
-  'practice.integer': 'Whole-number inputs (to work by hand)',
+  'practice.integer': 'Whole-number inputs from the next Try another (to work by hand)',
   'practice.another': 'New inputs from seed {seed}. The exercises start again.',
   'practice.locked': 'Answer the exercise above first: this one uses its result.',
   'practice.finished': 'All done: {summary}.',
@@ -555,6 +555,7 @@ export const EN = {
   'practice.mistake.swapped': "you swapped the two words: that is the score of '{key}' with '{query}'.",
   'practice.mistake.rowNotColumn': 'you used a row of {matrix}; use column {col}.',
   'practice.mistake.otherHead': 'that number belongs to another head; this column is head {head}.',
+  'practice.mistake.notesSlip': "that is the notes' slip: for '{query}' they write {values}, which add to {sum}, not 1. Divide each e^x by the row total again.",
 
   // a mistake's short name, for "this blank cannot reveal …"
   'practice.name.noScaling': 'forgetting to scale',
@@ -568,6 +569,7 @@ export const EN = {
   'practice.name.swapped': 'swapping query and key',
   'practice.name.rowNotColumn': 'using a row instead of a column',
   'practice.name.otherHead': "using another head's number",
+  'practice.name.notesSlip': "the notes' slip",
 
   // answers that are not numbers
   'practice.answer.empty': 'Type a number first.',

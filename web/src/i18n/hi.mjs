@@ -494,7 +494,7 @@ export const HI = {
   'practice.copied': 'सारांश कॉपी हो गया: {summary}',
   'practice.copyFailed': 'सारांश हाथ से कॉपी करें: {summary}',
   'practice.tryAnother': 'दूसरा आज़माएँ',
-  'practice.integer': 'पूर्ण-संख्या इनपुट (हाथ से हल करने के लिए)',
+  'practice.integer': 'अगले ‘दूसरा आज़माएँ’ से पूर्ण-संख्या इनपुट (हाथ से हल करने के लिए)',
   'practice.another': 'seed {seed} से नए इनपुट। अभ्यास फिर से शुरू होते हैं।',
   'practice.locked': 'पहले ऊपर वाला अभ्यास हल कीजिए: यह उसके परिणाम का उपयोग करता है।',
   'practice.finished': 'सब हो गया: {summary}।',
@@ -578,6 +578,7 @@ export const HI = {
   'practice.mistake.swapped': "आपने दोनों शब्द आपस में बदल दिए: यह '{key}' का '{query}' के साथ score है।",
   'practice.mistake.rowNotColumn': 'आपने {matrix} की एक पंक्ति ली; स्तंभ {col} लीजिए।',
   'practice.mistake.otherHead': 'यह संख्या किसी दूसरे head की है; यह स्तंभ head {head} का है।',
+  'practice.mistake.notesSlip': "यह नोट्स की चूक है: '{query}' के लिए वे {values} लिखते हैं, जिनका जोड़ {sum} है, 1 नहीं। हर e^x को पंक्ति के कुल से फिर से भाग दीजिए।",
 
   'practice.name.noScaling': 'scale करना भूल जाना',
   'practice.name.dividedByDk': '√d_k की जगह d_k से भाग देना',
@@ -590,6 +591,7 @@ export const HI = {
   'practice.name.swapped': 'query और key की अदला-बदली',
   'practice.name.rowNotColumn': 'स्तंभ की जगह पंक्ति लेना',
   'practice.name.otherHead': 'दूसरे head की संख्या लेना',
+  'practice.name.notesSlip': 'नोट्स की चूक',
 
   'practice.answer.empty': 'पहले एक संख्या लिखिए।',
   'practice.answer.tooLong': 'यह संख्या के लिए बहुत लंबा है।',
