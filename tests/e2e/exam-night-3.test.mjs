@@ -14,6 +14,12 @@ useLabPage({ before, after, assert, onReady: (opened) => { tab = opened; } });
 const linkTo = (state) => `#lab=${encodeURIComponent(JSON.stringify(state))}`;
 const SEED_002 = readFileSync(new URL('../../../shared/seeds/002_042da22eb111699f.txt', import.meta.url), 'utf8');
 
+async function openLab(state) {
+  const before = await tab.page.evaluate(() => globalThis.attentionLab.draws);
+  await tab.page.evaluate((h) => { location.hash = h; }, linkTo(state));
+  await tab.page.waitForFunction((n) => globalThis.attentionLab.draws > n && globalThis.attentionLab.idle, before);
+}
+
 async function openPractice(state) {
   const before = await tab.page.evaluate(() => globalThis.attentionLab.draws);
   await tab.page.evaluate((h) => { location.hash = h; }, linkTo(state));
@@ -68,5 +74,46 @@ describe('practice feedback that teaches, the rest (issue 26, point 8)', () => {
     }
     const action = await openPractice({ preset: 'action', practice: {} });
     assert.equal(action[0].cell.matrix, 'q', "action's W_q is random: its q entry is a real exercise");
+  });
+});
+
+describe('one precision, exported and carried by the link (issue 26, point 6)', () => {
+  // cat-sat's row of 'The': scaled scores [1, 0, 1] (the notes' 002), so weights e/(2e+1), 1/(2e+1), e/(2e+1)
+  const e = Math.E;
+  const row = (digits) => ['The', ...[e, 1, e].map((w) => String(Number((w / (2 * e + 1)).toPrecision(digits))))].join(',');
+
+  async function exportedWeights(page) {
+    if (await page.locator('#export-panel').isHidden()) await page.click('#export-toggle');
+    await page.selectOption('#export-format', 'csv');
+    await page.selectOption('#export-precision', 'display');
+    await page.selectOption('#export-table', 'weights-0');
+    return page.locator('#export-preview').textContent();
+  }
+
+  it('Digits 6: export "as shown" writes 6 significant digits, the link carries them, and a new tab opens with them', async () => {
+    await openLab({ preset: 'money-bank' });
+    await openLab({ preset: 'cat-sat' });
+    assert.ok((await exportedWeights(tab.page)).includes(`\n${row(4)}\n`), 'as shown: 4 significant digits by default');
+    const before = await tab.page.evaluate(() => globalThis.attentionLab.draws);
+    await tab.page.selectOption('#precision', '6');
+    await tab.page.waitForFunction((n) => globalThis.attentionLab.draws > n, before);
+    const text = await exportedWeights(tab.page);
+    assert.ok(text.includes(`\n${row(6)}\n`), `as shown at 6 digits: ${row(6)} in\n${text}`);
+    const link = await tab.page.evaluate(() => location.href);
+    assert.equal(JSON.parse(decodeURIComponent(new URL(link).hash.slice('#lab='.length))).digits, 6);
+    // the link opened afresh (a new page load): the same precision, in the control, the step table and the export
+    const other = tab.page;
+    await other.goto('about:blank');
+    await other.goto(link);
+    await other.waitForFunction(() => globalThis.attentionLab?.draws > 0 && globalThis.attentionLab.idle);
+    assert.equal(await other.locator('#precision').inputValue(), '6');
+    const cells = await other.locator('#steps td, #steps th').allTextContents();
+    assert.ok(cells.some((cell) => cell.includes(String(Number((e / (2 * e + 1)).toPrecision(6))))), 'the step table at 6 digits');
+    assert.ok((await exportedWeights(other)).includes(`\n${row(6)}\n`));
+    // another example keeps the reader's precision
+    await other.selectOption('#preset', 'money-bank');
+    await other.waitForFunction(() => globalThis.attentionLab.state.preset === 'money-bank' && globalThis.attentionLab.idle);
+    assert.equal(await other.evaluate(() => globalThis.attentionLab.state.digits), 6);
+    await tab.page.selectOption('#precision', '4');
   });
 });

@@ -65,7 +65,7 @@ export const EN = {
   'export.numbers': 'Numbers',
   'export.precision.shortest': 'exact (shortest float32)',
   'export.precision.full': 'float32, 9 digits',
-  'export.precision.display': 'as shown (3 decimals)',
+  'export.precision.display': 'as shown (the lab’s Digits)',
   'export.download': 'Download',
   'export.copy': 'Copy',
   'export.picture': 'Picture',

@@ -291,7 +291,7 @@ export const HI = {
   'export.numbers': 'संख्याएँ',
   'export.precision.shortest': 'सटीक (सबसे छोटा float32)',
   'export.precision.full': 'float32, 9 अंक',
-  'export.precision.display': 'जैसी दिखती हैं (3 दशमलव)',
+  'export.precision.display': 'जैसी दिखती हैं (लैब के ‘अंक’)',
   'export.download': 'डाउनलोड करें',
   'export.copy': 'कॉपी करें',
   'export.picture': 'चित्र',

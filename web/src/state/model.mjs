@@ -38,6 +38,7 @@ export const BASE = {
   selectedToken: 0,
   selectedHead: 0,              // a head index, or 'all'
   practice: null,               // practice mode's settings (practice/spec.mjs), null when exploring
+  digits: 4,                    // the lab's precision ("Digits"): significant digits shown, 0 every float32 digit
 };
 
 export function presetState(id) {
