@@ -117,3 +117,43 @@ describe('one precision, exported and carried by the link (issue 26, point 6)', 
     await tab.page.selectOption('#precision', '4');
   });
 });
+
+describe('one naming rule, said where both kinds meet (issue 26, point 5)', () => {
+  // the column headers of the table holding `matrix`'s cells (the corner left out), and its row headers
+  const headersOf = (matrix) => tab.page.evaluate((matrix) => {
+    const table = document.querySelector(`td[data-matrix="${matrix}"]:not(.steps td)`).closest('table');
+    return { columns: Array.from(table.tHead.rows[0].cells).slice(1).map((th) => th.textContent), rows: Array.from(table.tBodies[0].rows, (tr) => tr.cells[0].textContent) };
+  }, matrix);
+  const openParameters = async () => {
+    await tab.page.evaluate(() => { for (const d of document.querySelectorAll('#weights details')) d.open = true; });
+    await tab.page.waitForFunction(() => document.querySelector('td[data-matrix="wq"]'));
+  };
+
+  it("a loaded layer's hidden states (given rows) name their model dimensions e1 … e_d, as every X does: X's columns, W_q's rows", async () => {
+    const rows = [[0.5, -1, 2], [1, 0.25, 0], [0, 1, -0.5]];
+    await openLab({ preset: null, inputs: { tokens: ['the', 'cat', 'sat'], rows }, dModel: 3, dK: 3, dV: 3, heads: 1, weightsMode: 'identity' });
+    assert.deepEqual(await tab.page.evaluate(() => globalThis.attentionLab.state.inputs.tokens), ['the', 'cat', 'sat']);
+    const e = ['e1', 'e2', 'e3'];
+    assert.deepEqual((await headersOf('x')).columns, e);
+    await openParameters();
+    assert.deepEqual((await headersOf('wq')).rows, e, "W_q's rows: X's model dimensions");
+    assert.deepEqual((await headersOf('wq')).columns, ['1', '2', '3'], "W_q's columns: the head's dimensions");
+  });
+
+  it('the parameters and the matrices say once what e1 … and 1 … name, in English and Hindi', async () => {
+    await openLab({ preset: 'cat-sat' });
+    await openParameters();
+    const x = (await headersOf('x')).columns;
+    const q = (await headersOf('q')).columns;
+    assert.equal(x[0], 'e1');
+    assert.equal(q[0], '1');
+    const notes = await tab.page.locator('section[data-view="parameters"] .axis-names, section[data-view="matrices"] .axis-names').allTextContents();
+    assert.equal(notes.length, 2);
+    for (const lang of ['en', 'hi']) {
+      const text = message('section.axisNames', {}, lang);
+      // the names the tables use, quoted in the note
+      for (const name of [`${x[0]}, ${x[1]}`, `${q[0]}, ${q[1]}`, 'W_q', 'd_model', 'd_k']) assert.ok(text.includes(name), `${lang}: ${name}`);
+    }
+    for (const note of notes) assert.equal(note, message('section.axisNames', {}, 'en'));
+  });
+});

@@ -102,6 +102,7 @@ export const EN = {
   'section.inputsHint': 'Every cell can be edited; every table below recomputes at once.',
   'section.parameters': 'Parameters (W_q, W_k, W_v, W_O)',
   'section.matrices': 'Every matrix, per head',
+  'section.axisNames': 'Two kinds of column names: e1, e2 … (or a feature such as finance) are X’s model dimensions, the d_model numbers of a word; 1, 2 … are a head’s own dimensions, the d_k numbers of q, k and v. W_q turns a row of X into a row of Q: its rows carry X’s names, its columns Q’s.',
   'section.headTabs': 'Heads',
   'section.output': 'Concatenation and output',
   'section.pictures': 'Pictures of the weights',

@@ -326,6 +326,7 @@ export const HI = {
   'section.inputsHint': 'हर ख़ाना बदला जा सकता है; नीचे की हर तालिका तुरंत फिर से गणना करती है।',
   'section.parameters': 'Parameters (W_q, W_k, W_v, W_O)',
   'section.matrices': 'हर head की हर matrix',
+  'section.axisNames': 'स्तंभों के दो तरह के नाम: e1, e2 … (या किसी feature का नाम) X के model आयाम हैं, किसी शब्द की d_model संख्याएँ; 1, 2 … किसी head के अपने आयाम हैं, q, k और v की d_k संख्याएँ। W_q, X की एक पंक्ति को Q की एक पंक्ति में बदलता है: उसकी पंक्तियों पर X के नाम हैं, स्तंभों पर Q के।',
   'section.headTabs': 'Heads',
   'section.output': 'Concatenation और आउटपुट',
   'section.pictures': 'Weights के चित्र',
