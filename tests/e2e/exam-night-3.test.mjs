@@ -15,6 +15,8 @@ const linkTo = (state) => `#lab=${encodeURIComponent(JSON.stringify(state))}`;
 const SEED_002 = readFileSync(new URL('../../../shared/seeds/002_042da22eb111699f.txt', import.meta.url), 'utf8');
 
 async function openLab(state) {
+  // the same link again draws nothing: go through another example first
+  if (await tab.page.evaluate((h) => decodeURIComponent(location.hash) === h, decodeURIComponent(linkTo(state)))) await openLab({ preset: state.preset === 'money-bank' ? 'cat-sat' : 'money-bank' });
   const before = await tab.page.evaluate(() => globalThis.attentionLab.draws);
   await tab.page.evaluate((h) => { location.hash = h; }, linkTo(state));
   await tab.page.waitForFunction((n) => globalThis.attentionLab.draws > n && globalThis.attentionLab.idle, before);
@@ -91,7 +93,6 @@ describe('one precision, exported and carried by the link (issue 26, point 6)', 
   }
 
   it('Digits 6: export "as shown" writes 6 significant digits, the link carries them, and a new tab opens with them', async () => {
-    await openLab({ preset: 'money-bank' });
     await openLab({ preset: 'cat-sat' });
     assert.ok((await exportedWeights(tab.page)).includes(`\n${row(4)}\n`), 'as shown: 4 significant digits by default');
     const before = await tab.page.evaluate(() => globalThis.attentionLab.draws);
@@ -156,4 +157,41 @@ describe('one naming rule, said where both kinds meet (issue 26, point 5)', () =
     }
     for (const note of notes) assert.equal(note, message('section.axisNames', {}, 'en'));
   });
+});
+
+describe('the walk panel never covers the headers it points at (issue 26, point 4)', () => {
+  // where the panel, and the table the step points at (the weights it reads, else its result's table), are
+  const boxes = () => tab.page.evaluate(() => {
+    const panel = document.getElementById('walk').getBoundingClientRect();
+    const read = document.querySelector('td.walk-in:is([data-matrix="wq"], [data-matrix="wk"], [data-matrix="wv"], [data-matrix="wo"])');
+    const out = [...document.querySelectorAll('td.walk-out')].find((td) => !td.closest('.steps')) ?? document.querySelector('td.walk-out');
+    const table = (read ?? out)?.closest('table');
+    const head = (table?.tHead ?? table?.rows[0])?.getBoundingClientRect();
+    return { panel: { top: panel.top, bottom: panel.bottom }, head: head && { top: head.top, bottom: head.bottom }, matrix: (read ?? out)?.dataset.matrix, height: innerHeight };
+  });
+
+  for (const [width, preset] of [[1280, 'telescope'], [375, 'telescope'], [375, 'cat-sat']]) {
+    it(`${preset} at ${width} px: W_q at step 1, and every step's table, shown whole-headed below the panel`, async () => {
+      await tab.page.setViewportSize({ width, height: 800 });
+      await openLab({ preset });
+      if (await tab.page.isVisible('#walk-stop')) await tab.page.click('#walk-stop');
+      await tab.page.click('#walk-start');
+      await tab.page.waitForFunction(() => document.querySelectorAll('td[data-matrix="wq"].walk-in').length > 0);
+      await tab.page.waitForTimeout(100);
+      const covered = [];
+      for (let i = 0; i < 40; i++) {
+        const at = await boxes();
+        if (i === 0) assert.equal(at.matrix, 'wq', 'step 1 points at W_q');
+        if (!at.head) break;
+        const fine = at.head.top >= at.panel.bottom - 1 && at.head.bottom <= at.height;
+        if (!fine) covered.push(`step ${i + 1} ${at.matrix}: headers ${Math.round(at.head.top)}–${Math.round(at.head.bottom)}, panel ends ${Math.round(at.panel.bottom)}`);
+        if (await tab.page.getAttribute('#walk-next', 'aria-disabled') === 'true') break;
+        await tab.page.click('#walk-next');
+        await tab.page.waitForTimeout(50);
+      }
+      await tab.page.click('#walk-stop');
+      await tab.page.setViewportSize({ width: 1280, height: 800 });
+      assert.deepEqual(covered, []);
+    });
+  }
 });
