@@ -195,3 +195,38 @@ describe('the walk panel never covers the headers it points at (issue 26, point 
     });
   }
 });
+
+describe("the scaling lab's plots on a phone (issue 26, point 11)", () => {
+  for (const lang of ['en', 'hi']) {
+    it(`at 375 px (${lang}): every label of the variance plot and the softmax bars ≥ 12 px as shown, none overlapping`, async () => {
+      await tab.page.setViewportSize({ width: 375, height: 800 });
+      if (lang === 'hi') await tab.page.selectOption('#language', 'hi');
+      await openLab({ preset: lang === 'hi' ? 'money-bank' : 'cat-sat' });  // drawn at the phone's width
+      await tab.page.locator('section[data-view="lab"]').scrollIntoViewIfNeeded();
+      await tab.page.waitForFunction(() => document.querySelectorAll('#variance-plot text').length > 8);
+      await tab.page.waitForTimeout(300);
+      const svgs = await tab.page.$$eval('section[data-view="lab"] svg', (list) => list.map((svg) => {
+        const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+        return { id: svg.id, labels: [...svg.querySelectorAll('text')].map((text) => {
+          const box = text.getBoundingClientRect();
+          return { text: text.textContent, size: parseFloat(getComputedStyle(text).fontSize) * scale, box: [box.left, box.top, box.right, box.bottom] };
+        }) };
+      }));
+      if (lang === 'hi') await tab.page.selectOption('#language', 'en');
+      await tab.page.setViewportSize({ width: 1280, height: 800 });
+      assert.deepEqual(svgs.map((svg) => svg.id), ['variance-plot', 'softmax-64', 'softmax-32', 'softmax-slider']);
+      const small = [];
+      const overlaps = [];
+      const overlap = (a, b) => a[0] < b[2] - 0.5 && b[0] < a[2] - 0.5 && a[1] < b[3] - 0.5 && b[1] < a[3] - 0.5;
+      for (const { id, labels } of svgs) {
+        assert.ok(labels.length >= 4, id);
+        for (const label of labels) if (label.size < 12 - 1e-6) small.push(`${id} '${label.text}' ${label.size.toFixed(1)} px`);
+        for (let i = 0; i < labels.length; i++) {
+          for (let j = i + 1; j < labels.length; j++) if (overlap(labels[i].box, labels[j].box)) overlaps.push(`${id}: '${labels[i].text}' / '${labels[j].text}'`);
+        }
+      }
+      assert.deepEqual(small, []);
+      assert.deepEqual(overlaps, []);
+    });
+  }
+});
