@@ -49,6 +49,7 @@ describe('practice feedback that teaches, the rest (issue 26, point 8)', () => {
     await boxes.nth(2).press('Enter');
     const said = await tab.page.locator(`.exercise[data-index="${row}"] .feedback`).textContent();
     assert.match(said, /the notes' slip: for 'sat' they write 0\.21, 0\.21, 0\.53, which add to 0\.95, not 1/);
+    assert.equal(said.match(/0\.95/g).length, 1, 'the sum said once');
   });
 
   it("the notes' slip is said in Hindi too, with the same numbers", () => {
