@@ -5,7 +5,7 @@
 // Every text from the reader (tokens, sentences, labels, settings) passes through one escaper per
 // format, so it can never become a formula (CSV), a link, heading, HTML or code (Markdown), or a
 // command or comment (LaTeX). Numbers are written at the chosen precision (PRECISIONS).
-import { formatFull, formatCell } from '../shared/format.mjs';
+import { formatFull, precision } from '../shared/format.mjs';
 import { keyColumns, valueColumns, concatColumns, outputProjectionRows } from '../shared/labels.mjs';
 import { message } from '../i18n/index.mjs';
 
@@ -56,12 +56,13 @@ const rowsOf = (table) => table.rowLabels.map((_, r) => Array.from(table.values.
 
 /**
  * How numbers are written: the shortest decimal that reads back as the same float32 (no
- * 0.048900004), all nine significant digits a float32 can need, or the page's three decimals.
+ * 0.048900004), all nine significant digits a float32 can need, or as the lab shows them (its Digits).
  */
 export const PRECISIONS = {
   shortest: formatFull,
   full: (v) => String(Number(Math.fround(v).toPrecision(9))),
-  display: (v) => formatCell(v, 3),
+  // as the lab shows it: its precision (Digits), plain decimal notation (1.68e-7, not × 10⁻⁷)
+  display: (v) => (precision() === 0 ? formatFull(v) : String(Number(v.toPrecision(precision())))),
 };
 export const DEFAULT_PRECISION = 'shortest';
 

@@ -65,7 +65,7 @@ export const EN = {
   'export.numbers': 'Numbers',
   'export.precision.shortest': 'exact (shortest float32)',
   'export.precision.full': 'float32, 9 digits',
-  'export.precision.display': 'as shown (3 decimals)',
+  'export.precision.display': 'as shown (the lab’s Digits)',
   'export.download': 'Download',
   'export.copy': 'Copy',
   'export.picture': 'Picture',
@@ -102,6 +102,7 @@ export const EN = {
   'section.inputsHint': 'Every cell can be edited; every table below recomputes at once.',
   'section.parameters': 'Parameters (W_q, W_k, W_v, W_O)',
   'section.matrices': 'Every matrix, per head',
+  'section.axisNames': 'Two kinds of column names: e1, e2 … (or a feature such as finance) are X’s model dimensions, the d_model numbers of a word; 1, 2 … are a head’s own dimensions, the d_k numbers of q, k and v. W_q turns a row of X into a row of Q: its rows carry X’s names, its columns Q’s.',
   'section.headTabs': 'Heads',
   'section.output': 'Concatenation and output',
   'section.pictures': 'Pictures of the weights',
@@ -525,7 +526,7 @@ export const EN = {
   'practice.copied': 'Summary copied: {summary}',
   'practice.copyFailed': 'Copy the summary by hand: {summary}',
   'practice.tryAnother': 'Try another',
-  'practice.integer': 'Whole-number inputs (to work by hand)',
+  'practice.integer': 'Whole-number inputs from the next Try another (to work by hand)',
   'practice.another': 'New inputs from seed {seed}. The exercises start again.',
   'practice.locked': 'Answer the exercise above first: this one uses its result.',
   'practice.finished': 'All done: {summary}.',
@@ -615,6 +616,7 @@ export const EN = {
   'practice.mistake.swapped': "you swapped the two words: that is the score of '{key}' with '{query}'.",
   'practice.mistake.rowNotColumn': 'you used a row of {matrix}; use column {col}.',
   'practice.mistake.otherHead': 'that number belongs to another head; this column is head {head}.',
+  'practice.mistake.notesSlip': "that is the notes' slip: for '{query}' they write {values}, which add to {sum}, not 1. Divide each e^x by the row total again.",
 
   // a mistake's short name, for "this blank cannot reveal …"
   'practice.name.noScaling': 'forgetting to scale',
@@ -628,6 +630,7 @@ export const EN = {
   'practice.name.swapped': 'swapping query and key',
   'practice.name.rowNotColumn': 'using a row instead of a column',
   'practice.name.otherHead': "using another head's number",
+  'practice.name.notesSlip': "the notes' slip",
 
   // answers that are not numbers
   'practice.answer.empty': 'Type a number first.',

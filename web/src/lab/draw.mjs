@@ -2,6 +2,7 @@
 // next frame (offscreenLater), so that an edit reaches the screen in one frame; `draws` counts a
 // draw once every section has it. Other redraws (a head or token chosen) draw everything at once.
 import { watchInView, afterNextFrame } from '../shared/in-view.mjs';
+import { setPrecision } from '../shared/format.mjs';
 
 /**
  * createDrawer({ container, section, signal, features, getState, getView, select, onDrawn(draws) }):
@@ -19,6 +20,8 @@ export function createDrawer({ container, section, signal, features, getState, g
     const token = ++schedule.token;
     const started = performance.now();
     const view = getView();
+    // the lab's precision, its state's (a link carries it): every number of this draw at it
+    setPrecision(getState().digits ?? 4);
     for (const feature of features) {
       const selection = feature.prepare?.(getState(), view);
       if (selection) select(selection);

@@ -98,7 +98,7 @@ function sayWrong(session, index, verdict, sum = null) {
   if (mistake) make = () => t(many ? 'practice.verdict.rowMistake' : 'practice.verdict.mistake', { ...counts, mistake: resolve(mistake, t) });
   else if (many) make = () => t(hints ? 'practice.verdict.rowNotQuiteHints' : 'practice.verdict.rowNotQuite', counts);
   else make = () => t(hints ? 'practice.verdict.notQuiteHints' : 'practice.verdict.notQuite');
-  if (sum !== null) {
+  if (sum !== null && mistake?.key !== 'mistake.notesSlip') {  // the notes' slip says its sum already
     const said = make;
     make = () => `${said()} ${t('practice.verdict.rowSum', { sum: formatNumber(sum) })}`;
   }

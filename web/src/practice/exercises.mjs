@@ -63,7 +63,8 @@ function leastBlind(view, f64, cells, tolerance) {
 }
 
 /**
- * The sequence for a query token, in the order of the computation: a q entry, a score, its
+ * The sequence for a query token, in the order of the computation: a q entry (none when every
+ * column of W_q only copies a number of X), a score, its
  * scaling (when there is any), the softmax of the query's row, a z entry; then, with several
  * heads, a concatenation entry from another head, and with W_O an output entry.
  * Keys are tried from the one the query weighs most (other than itself: a pair where swapping
@@ -89,13 +90,27 @@ export function defaultCells(view, { query = 0, head = 0, anyQuery = false } = {
   return best.cells;
 }
 
+/** Whether column `col` of head h's W_q holds one 1 and zeros: its q entry is a copy of one number of X. */
+export function copiesX(view, h, col) {
+  const { dModel, dK } = view;
+  let ones = 0;
+  for (let t = 0; t < dModel; t++) {
+    const w = view.weights.wq[(h * dModel + t) * dK + col];
+    if (w === 1) ones++;
+    else if (w !== 0) return false;
+  }
+  return ones === 1;
+}
+
 function sequenceFor(view, f64, i, h, tolerance) {
   const { m } = view;
   const { weights, masked, q, z } = f64.heads[h];
   const keys = range(m).filter((j) => !masked[i * m + j] && !(j === i && m > 1)).sort((a, b) => weights[i * m + b] - weights[i * m + a]);
   if (!keys.length) keys.push(Math.min(i, m - 1));
   const pick = (cells) => leastBlind(view, f64, cells, tolerance);
-  const qCell = pick(livelyColumns(q, i, view.dK).map((col) => ({ matrix: 'q', head: h, row: i, col })));
+  // a q entry that only copies a number of X (W_q's column one 1, the notes' W = I) teaches nothing: not asked
+  const qColumns = livelyColumns(q, i, view.dK).filter((col) => !copiesX(view, h, col));
+  const qCell = qColumns.length ? pick(qColumns.map((col) => ({ matrix: 'q', head: h, row: i, col }))) : null;
   // a key whose score and scaling both tell their mistakes apart
   let key = null;
   for (const j of keys.slice(0, MAX_TRIED)) {
@@ -106,10 +121,10 @@ function sequenceFor(view, f64, i, h, tolerance) {
   }
   const softmax = { matrix: 'softmax', head: h, row: i, col: 0 };
   const zCell = pick(livelyColumns(z, i, view.dV).map((col) => ({ matrix: 'z', head: h, row: i, col })));
-  const cells = [qCell.cell, { matrix: 'scores', head: h, row: i, col: key.j }];
+  const cells = [...(qCell ? [qCell.cell] : []), { matrix: 'scores', head: h, row: i, col: key.j }];
   if (f64.divisor !== 1) cells.push({ matrix: 'scaled', head: h, row: i, col: key.j });
   cells.push(softmax, zCell.cell);
-  let blind = qCell.blind + key.blind + blindCount(view, f64, softmax, tolerance) + zCell.blind;
+  let blind = (qCell?.blind ?? 0) + key.blind + blindCount(view, f64, softmax, tolerance) + zCell.blind;
   if (view.heads > 1) {
     const other = h === 0 ? 1 : 0;
     const concat = pick(livelyColumns(f64.heads[other].z, i, view.dV).map((c) => ({ matrix: 'concat', head: other, row: i, col: other * view.dV + c })));

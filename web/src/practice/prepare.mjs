@@ -6,6 +6,7 @@ import { forward64 } from './forward64.mjs';
 import { practiceSettings } from './spec.mjs';
 import { HEAD_TABLES, statusAt, usePlan } from './session.mjs';
 import { renderCards } from './cards.mjs';
+import { withNotesSlips } from './slips.mjs';
 
 /**
  * Prepares practice for a draw of `view` with `state`. Returns the selection the lab moves to
@@ -76,7 +77,7 @@ function chooseExercises(session, state, keep = null) {
     selection = { type: 'select', token: first.row, head: showsHead ? first.head : state.selectedHead };
   }
   const fitting = cells.filter((cell) => cellFits(view, cell));
-  const chosen = withoutOverlaps(buildExercises(view, fitting, settings.tolerance, f64));
+  const chosen = withNotesSlips(withoutOverlaps(buildExercises(view, fitting, settings.tolerance, f64)), view, state, settings.tolerance);
   session.skipped = cells.length - fitting.length;  // chosen cells this lab does not have
   session.repeated = fitting.length - chosen.length;  // asked already by another chosen cell (kept once)
   return { chosen, selection };

@@ -55,11 +55,13 @@ export function createScaling({ root, compute, t }) {
       scaling.view = view;
       scaling.shownHead = head === 'all' ? 0 : Math.min(head, view.heads - 1);
       scaling.queryToken = Math.min(token, view.tokens.length - 1);
+      // at the width now shown (a turned phone, a resized window), once the lab is measured (both parts)
+      if (scaling.rows && scaling.softmax) drawLab(scaling);
       drawSaturation(scaling);
     },
     /** Draws the measured lab again in the lab's language now (the slider's texts come with the next draw). */
     relabel() {
-      if (scaling.rows) drawLab(scaling);
+      if (scaling.rows && scaling.softmax) drawLab(scaling);
     },
     /** Computed once, when the engine is ready. */
     async runLab() {

@@ -4,12 +4,24 @@ import { svgElement, resetSvg } from '../shared/svg.mjs';
 import { formatNumber } from '../shared/format.mjs';
 import { message } from '../i18n/index.mjs';
 
-const WIDTH = 460;
-const HEIGHT = 300;
+const FULL_WIDTH = 460;
+const FULL_HEIGHT = 300;
 const PAD = { left: 52, right: 16, top: 28, bottom: 44 };
+
+// The width a picture is shown at (its parent's, without padding), within [least, full]: drawn at that
+// width, its 12 px labels stay 12 px on a phone (issue 26, point 11), as the embedding plot's do.
+function shownWidth(svg, full, least) {
+  const parent = svg.parentElement;
+  if (!parent) return full;
+  const style = getComputedStyle(parent);
+  const room = parent.clientWidth - parseFloat(style.paddingLeft || 0) - parseFloat(style.paddingRight || 0);
+  return room > 0 ? Math.max(least, Math.min(full, Math.floor(room))) : full;
+}
 
 /** rows: [{ dk, unscaled, scaled }] with d_k from 1 to 512; both axes are logarithmic. t: the lab's language. */
 export function renderVariancePlot(svg, rows, t = message) {
+  const WIDTH = shownWidth(svg, FULL_WIDTH, 280);
+  const HEIGHT = Math.round(FULL_HEIGHT * Math.max(0.85, WIDTH / FULL_WIDTH));
   resetSvg(svg, WIDTH, HEIGHT, t('lab.varianceLabel'));
   const xMin = 1, xMax = 512, yMin = 0.1, yMax = 1000;
   const sx = (v) => PAD.left + (Math.log2(v) - Math.log2(xMin)) / (Math.log2(xMax) - Math.log2(xMin)) * (WIDTH - PAD.left - PAD.right);
@@ -48,12 +60,13 @@ export function renderVariancePlot(svg, rows, t = message) {
 export function renderSoftmaxBars(svg, labels, weights, caption) {
   const rowHeight = 22;
   const height = labels.length * rowHeight + 8;
-  const width = 360;
+  const width = shownWidth(svg, 360, 240);
+  const long = Math.min(200, width - 156);  // a bar of weight 1, with room after it for its number
   resetSvg(svg, width, height, caption);
   labels.forEach((label, i) => {
     const y = 4 + i * rowHeight;
     svgElement('text', { x: 92, y: y + 9, 'text-anchor': 'end', 'dominant-baseline': 'middle', class: 'tick' }, svg, label);
-    svgElement('rect', { x: 100, y, width: Math.max(0.5, weights[i] * 200), height: rowHeight - 6, class: 'bar', 'data-weight': weights[i] }, svg);
-    svgElement('text', { x: 106 + weights[i] * 200, y: y + 9, 'dominant-baseline': 'middle', class: 'tick' }, svg, formatNumber(weights[i]));
+    svgElement('rect', { x: 100, y, width: Math.max(0.5, weights[i] * long), height: rowHeight - 6, class: 'bar', 'data-weight': weights[i] }, svg);
+    svgElement('text', { x: 106 + weights[i] * long, y: y + 9, 'dominant-baseline': 'middle', class: 'tick' }, svg, formatNumber(weights[i]));
   });
 }

@@ -36,7 +36,8 @@ export function formatVector(values, digits = 2, limit = 6) {
 }
 
 // The lab's precision (issue 26): significant digits shown in tables, explanations, the walk and the
-// notes' numbers; 0 shows each float32 exactly (formatFull). One setting for every lab of the page.
+// notes' numbers; 0 shows each float32 exactly (formatFull). Each lab sets it from its state (`digits`,
+// carried by links) at the start of every draw (lab/draw.mjs).
 let significant = 4;
 const SUPERSCRIPT = { '-': '⁻', 0: '⁰', 1: '¹', 2: '²', 3: '³', 4: '⁴', 5: '⁵', 6: '⁶', 7: '⁷', 8: '⁸', 9: '⁹' };
 

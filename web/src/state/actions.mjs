@@ -7,7 +7,8 @@ import { tokenize } from './tokenize.mjs';
 
 // Fields a feature keeps, in its own way, when another example is chosen (practice mode keeps its
 // settings but not its cells): field → keep(value) → the value the new example starts with.
-const KEPT_ACROSS_PRESETS = new Map();
+// The lab's precision is the reader's, not the example's: it stays.
+const KEPT_ACROSS_PRESETS = new Map([['digits', (digits) => digits]]);
 
 /** Registers how a feature's field carries over to a newly chosen example (at the feature's module load). */
 export function keepAcrossPresets(field, keep) {
@@ -56,7 +57,8 @@ function settingsChange(state, { change }) {
 
 const REDUCERS = {
   // a whole new state: a link, attributes, a loaded layer, learned weights, practice's settings
-  replace: (state, action) => action.state,
+  // (a state without a precision, a link's that carries none, keeps the reader's)
+  replace: (state, action) => (Object.hasOwn(action.state, 'digits') ? action.state : { ...action.state, digits: state.digits }),
   preset: choosePreset,
   note: noteAction,
   // settings typed in the form: { field: value } (controls/read)
@@ -67,6 +69,8 @@ const REDUCERS = {
   weight: (state, { weights, cell, value }) => withWeightEdit(state, weights, cell, value),
   scaling: (state, { on }) => ({ ...state, scaleMode: on ? 'sqrt_dk' : 'none' }),
   select,
+  // the lab's precision ("Digits"): only a redraw, carried by the link (issue 26, point 6)
+  digits: (state, { digits }) => ({ ...state, digits }),
 };
 
 // The chosen token and head stay within the tables (a shorter sentence, fewer heads).
@@ -87,4 +91,4 @@ export function reduce(state, action) {
 }
 
 /** Action types that only choose what is shown (no new computation). */
-export const SELECTION_ACTIONS = new Set(['select']);
+export const SELECTION_ACTIONS = new Set(['select', 'digits']);

@@ -39,6 +39,7 @@ const LINK_FIELDS = {
   contextEdits: (v) => isEdits(v),
   selectedToken: Number.isInteger,
   selectedHead: (v) => v === 'all' || Number.isInteger(v),
+  digits: (v) => Number.isInteger(v) && v >= 0 && v <= 9,
 };
 
 /**
@@ -128,6 +129,8 @@ export function stateFromFragment(fragment) {
   }
   const base = data.preset ? presetState(data.preset) : { ...structuredClone(BASE), preset: null };
   const state = { ...base, ...data };
+  // a link without a precision keeps the reader's (a link written at the default 4 leaves it out)
+  if (!Object.hasOwn(data, 'digits')) delete state.digits;
   // well-formed, but can it be shown? ({}, negative sizes, weights of the wrong length, an empty context …)
   const built = buildRequest(state);
   if (built.problems) return problem(built.problems.map(({ key, values }) => ({ key, values })));

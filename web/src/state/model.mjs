@@ -38,6 +38,7 @@ export const BASE = {
   selectedToken: 0,
   selectedHead: 0,              // a head index, or 'all'
   practice: null,               // practice mode's settings (practice/spec.mjs), null when exploring
+  digits: 4,                    // the lab's precision ("Digits"): significant digits shown, 0 every float32 digit
 };
 
 export function presetState(id) {
@@ -166,7 +167,7 @@ export function ownX(state) {
 /** Column labels of X: a preset's own, or the vocabulary's features. */
 export function columnsOf(state) {
   // given rows (a real model's hidden states) have no named features
-  if (state.inputs) return Array.from({ length: state.dModel }, (_, c) => `d${c}`);
+  if (state.inputs) return Array.from({ length: state.dModel }, (_, c) => `e${c + 1}`);  // one rule for model dimensions: e1 … e_d (issue 26, point 5)
   if (ownX(state) && state.x.columns.length === state.dModel) return state.x.columns;
   return columnNames(state.dModel);
 }

@@ -73,6 +73,9 @@ export const PRESETS = [
       { key: 'note4', always: true },
       { key: 'note5', always: true },
     ],
+    // the notes' own slips (note3): the weights they write for a query, one per key in the sentence's
+    // order; practice names a row typed as these "the notes' slip" (issue 26, point 8)
+    slips: [{ query: 2, weights: [0.21, 0.21, 0.53] }],
   },
   {
     id: 'animal-it',

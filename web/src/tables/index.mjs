@@ -97,7 +97,8 @@ export function mount(ctx) {
   listenToTables(ctx);
   // one precision for the whole lab: tables, explanations, the walk, the notes' numbers
   $('precision').addEventListener('change', (event) => {
-    setPrecision(Number(event.target.value));
+    const digits = setPrecision(Number(event.target.value));
+    ctx.store.dispatch({ type: 'digits', digits, quiet: true });  // in the state, so a link carries it
     ctx.redrawAll();
   });
   return {

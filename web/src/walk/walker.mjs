@@ -43,8 +43,8 @@ export function go(walker, index) {
   if (!walk) return;
   walk.index = Math.max(0, Math.min(index, walk.steps.length - 1));
   walker.focus(walk.token, walk.head);  // the lab redraws if it showed another head
+  showPanel(walker);  // first: the panel's height, with this step's text, sets where the table goes
   highlight(walker, true);
-  showPanel(walker);
 }
 
 function clearHighlight({ container, strip }) {
@@ -81,7 +81,25 @@ function highlight(walker, scroll) {
   strip.querySelector(`[data-stage="${step.stage}"]`)?.setAttribute('aria-current', 'step');
   // bring the result into view: the matrix's cell when there is one, else the step table's
   const shown = outputs.find((cell) => !cell.closest('.steps')) ?? outputs[0];
-  if (scroll) shown?.scrollIntoView({ block: 'center', inline: 'nearest' });
+  if (scroll) showBelowPanel(walker, step, shown);
+}
+
+const WEIGHTS = new Set(['wq', 'wk', 'wv', 'wo']);
+
+// The table a step points at, scrolled to just below the sticky panel so that the panel covers none
+// of its headers (issue 26, point 4): the weights it reads when it reads some (W_q at step 1), else
+// the table of its result; then that table's scroller brings the marked cell's column in sideways.
+function showBelowPanel(walker, step, shown) {
+  const weights = step.inputs.find(({ matrix }) => WEIGHTS.has(matrix));
+  const cell = (weights && walker.container.querySelector(`${cellSelector(weights)}.walk-in`)) ?? shown;
+  const table = cell?.closest('table');
+  if (!table) return;
+  table.style.scrollMarginTop = `${Math.ceil(walker.panel.getBoundingClientRect().height) + 8}px`;
+  table.scrollIntoView({ block: 'start', inline: 'nearest' });
+  const scroller = table.parentElement?.closest('.scroll');
+  if (!scroller) return;
+  const [box, view] = [cell.getBoundingClientRect(), scroller.getBoundingClientRect()];
+  if (box.right > view.right) scroller.scrollLeft += box.right - view.right + 8;
 }
 
 export function showPanel(walker) {

@@ -10,6 +10,7 @@ import path from 'node:path';
 import MarkdownIt from 'markdown-it';
 
 import { exportTable, latexText, markdownText, csvField, PRECISIONS } from '../../../../web/src/exports/formats.mjs';
+import { setPrecision } from '../../../../web/src/shared/format.mjs';
 
 // Texts an attacker would type as a sentence, a token or a label.
 const HOSTILE = [
@@ -222,15 +223,26 @@ describe('numbers in exports', () => {
     }
   });
 
-  it('full float32 precision: nine significant digits that read back; display: the page\'s three decimals', () => {
+  it('full float32 precision: nine significant digits that read back; display: the lab\'s Digits (issue 26, point 6)', () => {
     assert.equal(PRECISIONS.full(Math.fround(0.0489)), '0.0489000008');
     for (const v of singles) assert.equal(Math.fround(Number(PRECISIONS.full(v))), v);
-    assert.equal(PRECISIONS.display(Math.fround(0.0489)), '0.049');
     const table = { caption: 'T', rowLabels: ['a'], columnLabels: ['x', 'y'], values: Float32Array.from([0.0489, -1 / 3]) };
-    assert.match(exportTable(table, 'csv', {}, { precision: 'display' }), /^a,0\.049,-0\.333$/m);
     assert.match(exportTable(table, 'csv', {}, { precision: 'full' }), /^a,0\.0489000008,-0\.333333343$/m);
     assert.match(exportTable(table, 'csv', {}), /^a,0\.0489,-0\.33333334$/m);
-    assert.deepEqual(JSON.parse(exportTable(table, 'json', {}, { precision: 'display' })).values, [[0.049, -0.333]]);
+    try {
+      // 4 significant digits, as the lab shows by default; then 6; then every float32 digit
+      assert.equal(setPrecision(4), 4);
+      assert.equal(PRECISIONS.display(Math.fround(0.0489)), '0.0489');
+      assert.match(exportTable(table, 'csv', {}, { precision: 'display' }), /^a,0\.0489,-0\.3333$/m);
+      assert.deepEqual(JSON.parse(exportTable(table, 'json', {}, { precision: 'display' })).values, [[0.0489, -0.3333]]);
+      assert.equal(PRECISIONS.display(Math.fround(1.68e-7)), '1.68e-7', 'plain notation a spreadsheet reads');
+      setPrecision(6);
+      assert.match(exportTable(table, 'csv', {}, { precision: 'display' }), /^a,0\.0489,-0\.333333$/m);
+      setPrecision(0);
+      assert.match(exportTable(table, 'csv', {}, { precision: 'display' }), /^a,0\.0489,-0\.33333334$/m);
+    } finally {
+      setPrecision(4);
+    }
   });
 
   it("format and precision names are looked up as own names: 'toString' is unknown", () => {

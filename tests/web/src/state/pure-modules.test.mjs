@@ -174,7 +174,15 @@ describe('links', async () => {
     const back = stateFromFragment(stateToFragment(state)).state;
     for (const key of ['preset', 'sentence', 'seed', 'selectedHead', 'xEdits', 'custom', 'dK']) assert.deepEqual(back[key], state[key], key);
     const own = { ...defaultState(), preset: null, sentence: 'river bank money', heads: 2, weightsMode: 'random' };
-    assert.deepEqual(stateFromFragment(stateToFragment(own)).state, { ...own, x: own.x });
+    // the default precision (4) is left out of a link, which then keeps the reader's (issue 26, point 6)
+    const { digits, ...rest } = own;
+    assert.equal(digits, 4);
+    assert.deepEqual(stateFromFragment(stateToFragment(own)).state, { ...rest, x: own.x });
+    for (const chosen of [6, 0]) assert.equal(stateFromFragment(stateToFragment({ ...own, digits: chosen })).state.digits, chosen);
+    for (const bad of [12, -1, 4.5, '6']) {
+      const { problems } = stateFromFragment(`#lab=${encodeURIComponent(JSON.stringify({ digits: bad }))}`);
+      assert.match(JSON.stringify(problems), /digits/, `digits ${bad} refused, naming the field`);
+    }
   });
   it('a preset link is short', () => {
     assert.ok(stateToFragment(presetState('telescope')).length < 60);
