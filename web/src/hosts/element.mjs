@@ -27,7 +27,7 @@ let sharedSheet = null;
 const THEMES = ['light', 'dark', 'auto'];
 
 export class AttentionLabElement extends HTMLElement {
-  static observedAttributes = ['preset', 'sentence', 'context', 'd-model', 'heads', 'd-k', 'd-v', 'scale', 'mask', 'weights', 'seed', 'wo', 'query', 'view', 'state', 'theme', 'compact', 'mode', 'lang'];
+  static observedAttributes = ['preset', 'sentence', 'context', 'd-model', 'heads', 'd-k', 'd-v', 'scale', 'mask', 'weights', 'seed', 'wo', 'query', 'layers', 'block', 'norm', 'layer', 'view', 'state', 'theme', 'compact', 'mode', 'lang'];
 
   #app = null;
   #pending = false;

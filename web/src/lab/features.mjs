@@ -3,6 +3,7 @@
 import { mount as controls } from '../controls/index.mjs';
 import { mount as tables } from '../tables/index.mjs';
 import { mount as summary } from '../summary/index.mjs';
+import { mount as blocks } from '../blocks/index.mjs';
 import { mount as pictures } from '../pictures/index.mjs';
 import { mount as scaling } from '../scaling/index.mjs';
 import { mount as walk } from '../walk/index.mjs';
@@ -19,6 +20,7 @@ import { mount as explain } from '../explain/index.mjs';
 export const FEATURES = [
   { name: 'controls', mount: controls },
   { name: 'tables', mount: tables },
+  { name: 'blocks', mount: blocks, section: 'blocks' },
   { name: 'summary', mount: summary, section: 'summary' },
   { name: 'pictures', mount: pictures, section: 'pictures' },
   { name: 'scaling', mount: scaling, section: 'lab' },
