@@ -672,4 +672,10 @@ export const EN = {
   'blocks.problem.padding': 'layers: a stack of layers masks nothing or the future; choose no mask or causal, or one attention layer for padding',
   'blocks.problem.width': 'layers: the stream stays d_model wide, but heads × d_v is {heads} × {dV}, not {dModel}; turn W_O on or change d_v',
   'blocks.problem.weights': 'layers: layer {layer}\'s {name} has {count} values; it needs {need}',
+  'blocks.compare.lab': 'Lab {name}',
+  'blocks.compare.title': 'Differences: B − A',
+  'blocks.compare.hint': 'Each cell is B’s number minus A’s: blue where B is larger, red where A is.',
+  'blocks.compare.weights': 'Attention weights, B (head {b}) − A (head {a})',
+  'blocks.compare.output': 'Output of the shown layer’s attention, B − A',
+  'blocks.compare.mismatch': 'A has {a} tokens and B has {b}: the tables can be compared cell by cell only with as many tokens on each side.',
 };

@@ -693,4 +693,10 @@ export const HI = {
   'blocks.problem.padding': 'layers: layers का stack कुछ mask नहीं करता या भविष्य को mask करता है; कोई mask नहीं या causal चुनें, या padding के लिए एक attention layer',
   'blocks.problem.width': 'layers: stream d_model चौड़ी रहती है, पर heads × d_v का गुणनफल {heads} × {dV} है, {dModel} नहीं; W_O चालू करें या d_v बदलें',
   'blocks.problem.weights': 'layers: layer {layer} के {name} में {count} मान हैं; {need} चाहिए',
+  'blocks.compare.lab': 'प्रयोगशाला {name}',
+  'blocks.compare.title': 'अंतर: B − A',
+  'blocks.compare.hint': 'हर खाने में B की संख्या में से A की संख्या घटाई गई है: जहाँ B बड़ा है वहाँ नीला, जहाँ A बड़ा है वहाँ लाल।',
+  'blocks.compare.weights': 'Attention weights का अंतर: B (head {b}) − A (head {a})',
+  'blocks.compare.output': 'दिखाई गई layer के attention का परिणाम, B − A',
+  'blocks.compare.mismatch': 'A में {a} tokens हैं और B में {b}: तालिकाओं की खाने-दर-खाने तुलना तभी होती है जब दोनों ओर उतने ही tokens हों।',
 };
