@@ -97,7 +97,8 @@ function drawStream(parts, state, view, t) {
 /** mount(ctx): the feature contract (docs/architecture.md). */
 export function mount(ctx) {
   const parts = build();
-  ctx.section('tokens').after(parts.section);
+  // under the step table and its summary: the first screen stays the sentence and the step table (issue 26)
+  (ctx.section('summary') ?? ctx.section('steps')).after(parts.section);
   const settings = (change) => ctx.store.dispatch({ type: 'settings', change });
   parts.layers.control.addEventListener('change', () => {
     const value = parts.layers.control.value.trim();

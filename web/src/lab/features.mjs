@@ -20,8 +20,8 @@ import { mount as explain } from '../explain/index.mjs';
 export const FEATURES = [
   { name: 'controls', mount: controls },
   { name: 'tables', mount: tables },
-  { name: 'blocks', mount: blocks, section: 'blocks' },
   { name: 'summary', mount: summary, section: 'summary' },
+  { name: 'blocks', mount: blocks, section: 'blocks' },
   { name: 'pictures', mount: pictures, section: 'pictures' },
   { name: 'scaling', mount: scaling, section: 'lab' },
   { name: 'walk', mount: walk, section: 'learn' },
