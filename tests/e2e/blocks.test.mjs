@@ -211,6 +211,10 @@ describe('the layer picker, edits per layer and the residual stream', () => {
     const cell = await tab.page.inputValue('#weights td[data-matrix="wq"] input');
     assert.equal(Number(cell), handSet(2).wq[0]);
     assert.equal(await tab.page.locator('#x-table input').count(), 0, 'layer 2\'s X is computed, not typed');
+    // its cells explain themselves as the stream, not as a word's embedding
+    await tab.page.click('#x-table td[data-matrix="x"][data-row="1"][data-col="2"]');
+    assert.match(await tab.page.textContent('#explain-lines'), /The stream entering layer 2 for 'bank', column/);
+    await tab.page.keyboard.press('Escape');
     const stepsBefore = await tab.page.textContent('#steps');
 
     // back to layer 1; type into its W_q: layer 2's tables follow
