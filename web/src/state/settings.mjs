@@ -105,7 +105,7 @@ export function stateFromSettings(get) {
   const sizes = (s) => [s.dModel, s.heads, s.dK, s.dV].join();
   // sizes that no longer fit hand-set weights: seeded random ones instead
   if (state.weightsMode === 'custom' && sizes(state) !== sizes(start)) {
-    state = { ...state, weightsMode: 'random', custom: null };
+    state = { ...state, weightsMode: 'random', custom: null, layerWeights: null };
     problems.push(problemOf('weightsMode', 'weights.replaced', { seed: state.seed }));
   }
   return { state: withMode(state, get('mode'), problems), problems };
