@@ -237,6 +237,35 @@ describe('the layer picker, edits per layer and the residual stream', () => {
     checkAgainst64({ layerWeights: [edited, { ...handSet(2), wk: [-1.5, ...handSet(2).wk.slice(1)] }] }, page, 'attention-only');
   });
 
+  it('the walk goes on through the block: the residual, LN₁, the MLP, the residual, LN₂, then layer 2', async () => {
+    await setLab(handLab({ layers: 2, block: 'full', norm: 'post', weightsMode: 'random', seed: 3, custom: null, layerWeights: null, selectedToken: 1 }));
+    const page = await shown();
+    const expected = stack64(ROWS.flat(), TOKENS.length, D, page.layerWeights, { arrangement: 'post', ...SIZES });
+    await tab.page.click('#walk-start');
+    await tab.page.keyboard.press('End');
+    // the last six steps, read from the last one back
+    const texts = [];
+    for (let back = 0; back < 6; back++) {
+      texts.unshift([await tab.page.textContent('.walk-text'), await tab.page.$$eval('.walk-arithmetic li', (li) => li.map((x) => x.textContent))]);
+      await tab.page.keyboard.press('ArrowLeft');
+    }
+    await tab.page.keyboard.press('Escape');
+    const [add, norm1, mlp, addMlp, norm2, next] = texts;
+    assert.match(add[0], /The residual: 'bank' adds/);
+    assert.match(norm1[0], /LN₁/);
+    assert.match(mlp[0], /The MLP reads a/);
+    assert.match(addMlp[0], /The residual again/);
+    assert.match(norm2[0], /what leaves layer 1/);
+    assert.match(next[0], /layer 2 reads it/);
+    // the sum's arithmetic gives the float64 x + attention(x) of 'bank'
+    const numbers = (line) => line.replace(/^= /, '').replace(/[[\]]/g, '').split(', ').map(Number);
+    numbers(add[1][1]).forEach((v, c) => assert.ok(Math.abs(v - expected[0].attended[D + c]) <= 5e-4 * Math.max(1, Math.abs(v)), `x + attention col ${c}`));
+    numbers(norm2[1][1]).forEach((v, c) => assert.ok(Math.abs(v - expected[0].output[D + c]) <= 5e-4 * Math.max(1, Math.abs(v)), `output col ${c}`));
+  });
+
+});
+
+describe('the residual stream', () => {
   it('the residual stream shows x + attention(x) = … for the chosen token, as the float64 stack', async () => {
     await setLab(handLab({ layers: 2, block: 'full', norm: 'post', weightsMode: 'random', seed: 3, custom: null, layerWeights: null }));
     const page = await shown();

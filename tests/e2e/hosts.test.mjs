@@ -204,8 +204,9 @@ function compactTests() {
     const visible = (selector) => tab.page.$eval('#block', (el, s) => [...el.shadowRoot.querySelectorAll(s)].filter((e) => e.getClientRects().length > 0).length, selector);
     assert.equal(await visible('#notes-section'), 1);
     // the inputs' hint (the tokens' went into their label), the step table's float32 note and digits
-    // (issue 26, point 6), the Train section's intro, counts and markers (point 9), the layer section's intro
-    assert.equal(await visible('section > .hint'), 6);
+    // (issue 26, point 6), the Train section's intro, counts and markers (point 9), the layer section's
+    // intro, and the Layers section's line and its residual stream's hint (issue 23)
+    assert.equal(await visible('section > .hint'), 8);
     await tab.page.$eval('#block', (el) => el.setAttribute('compact', ''));
     assert.equal(await visible('#notes-section'), 0, 'compact: no notes');
     assert.equal(await visible('section > .hint'), 0, 'compact: no hints');

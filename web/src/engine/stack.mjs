@@ -74,5 +74,5 @@ export function runStack(engine, request) {
   // the divisor as attention() reports it: √d_k, 1 for none, or the number given
   const divisor = scale === 'sqrt_dk' ? Math.sqrt(dK) : scale === 'none' ? 1 : scale;
   const shape = { n, m: n, dModel, heads, kvHeads: heads, dK, dV, dOut: dModel, scale: divisor, self: true, layers: layers.length };
-  return { result: { shape, dOut: dModel, embeddings: trace.embeddings, layers }, layerWeights: used };
+  return { result: { shape, dOut: dModel, arrangement: request.stack.arrangement, embeddings: trace.embeddings, layers }, layerWeights: used };
 }

@@ -680,4 +680,12 @@ export const EN = {
   'blocks.compare.mismatch': 'A has {a} tokens and B has {b}: the tables can be compared cell by cell only with as many tokens on each side.',
   'explain.stream': "The stream entering layer {layer} for '{row}', column '{col}': the sentence's vector (with positions) in layer 1, else what the layer before it gave out; the residual stream shows how it was summed.",
   'explain.streamNorm': "LN₁ of the stream entering layer {layer} for '{row}', column '{col}': this pre-LN block's attention reads the stream normalised (mean 0, variance 1 across the columns); the residual stream shows the stream itself.",
+  'walk.stack.add': "The residual: '{token}' adds what the attention gave to its own stream, x + attention(x), in layer {layer}.",
+  'walk.stack.norm1': "Post-LN: the sum is normalised (LN₁), mean 0 and variance 1 across the columns: a, which the MLP reads.",
+  'walk.stack.mlpPre': "Pre-LN: the MLP reads the stream normalised (LN₂) and gives GELU(LN₂(a)·w1)·w2.",
+  'walk.stack.mlpPost': "The MLP reads a and gives GELU(a·w1)·w2.",
+  'walk.stack.addMlp': "The residual again: '{token}' adds the MLP's output to the stream, a + MLP.",
+  'walk.stack.norm2': "Post-LN: normalised again (LN₂): this is what leaves layer {layer}.",
+  'walk.stack.next': "This is '{token}' leaving layer {layer}: layer {next} reads it. Choose layer {next} in Show layer to walk on through its attention.",
+  'walk.stack.last': "This is '{token}' leaving the last layer, {layer}: the stack's output.",
 };

@@ -21,7 +21,7 @@ export const KEPT_IN_ENGLISH = [
   'parameters', 'bias', 'positions', 'position', 'sinusoidal', 'layer', 'vector', 'matrix',
   'dimensions', 'operation', 'features', 'read-out', 'attend', 'context', 'scale',
   // [blocks] the transformer block's parts, as notes 004 names them
-  'layers', 'block', 'blocks', 'norm', 'norms', 'mlp', 'pre-ln', 'post-ln', 'residual', 'residuals', 'stream', 'stack',
+  'layers', 'block', 'blocks', 'norm', 'norms', 'mlp', 'pre-ln', 'post-ln', 'residual', 'residuals', 'stream', 'stack', 'gelu',
   // [practice] softmax's step, as practice mode's mistakes name it ("the unnormalised e^x")
   'normalise',
   // the names in the formulas and the lab's file layout
@@ -701,4 +701,12 @@ export const HI = {
   'blocks.compare.mismatch': 'A में {a} tokens हैं और B में {b}: तालिकाओं की खाने-दर-खाने तुलना तभी होती है जब दोनों ओर उतने ही tokens हों।',
   'explain.stream': "layer {layer} में आने वाली stream, '{row}' के लिए, स्तंभ '{col}': layer 1 में वाक्य का vector (positions के साथ), वरना उससे पहले वाली layer का परिणाम; residual stream दिखाती है कि यह कैसे जोड़ा गया।",
   'explain.streamNorm': "layer {layer} में आने वाली stream का LN₁, '{row}' के लिए, स्तंभ '{col}': इस pre-LN block का attention सामान्यीकृत stream पढ़ता है (स्तंभों में माध्य 0, प्रसरण 1); residual stream ख़ुद stream दिखाती है।",
+  'walk.stack.add': "Residual: '{token}' attention से मिला परिणाम अपनी stream में जोड़ता है, x + attention(x), layer {layer} में।",
+  'walk.stack.norm1': "Post-LN: योग सामान्यीकृत होता है (LN₁), स्तंभों में माध्य 0 और प्रसरण 1: a, जिसे MLP पढ़ता है।",
+  'walk.stack.mlpPre': "Pre-LN: MLP सामान्यीकृत stream (LN₂) पढ़ता है और GELU(LN₂(a)·w1)·w2 देता है।",
+  'walk.stack.mlpPost': "MLP a पढ़ता है और GELU(a·w1)·w2 देता है।",
+  'walk.stack.addMlp': "फिर residual: '{token}' MLP का परिणाम stream में जोड़ता है, a + MLP।",
+  'walk.stack.norm2': "Post-LN: फिर से सामान्यीकरण (LN₂): यही layer {layer} से निकलता है।",
+  'walk.stack.next': "यह '{token}' है जो layer {layer} से निकलता है: layer {next} इसे पढ़ती है। उसके attention से आगे चलने के लिए 'यह layer दिखाएँ' में layer {next} चुनें।",
+  'walk.stack.last': "यह '{token}' है जो आख़िरी layer, {layer}, से निकलता है: stack का परिणाम।",
 };
