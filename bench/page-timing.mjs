@@ -21,14 +21,15 @@ export async function firstTableMs(browser, url) {
 
 /**
  * `edits` timed edits of one cell of X (after `warmup` untimed ones) at `tokens` tokens, d_model
- * `dModel`, 8 heads, W_O on, seeded random weights; returns the times in ms.
+ * `dModel`, `heads` heads (8 unless given), W_O on, seeded random weights, and `stack`'s settings
+ * (a stack of layers: { layers, block, norm }; X is layer 1's input); returns the times in ms.
  */
-export async function editTimes(browser, url, { tokens, dModel, edits, warmup }) {
+export async function editTimes(browser, url, { tokens, dModel, heads = 8, stack = {}, edits, warmup }) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const sentence = Array.from({ length: tokens }, (_, i) => words[i % words.length]).join(' ');
-  const state = { preset: null, sentence, dModel, heads: 8, dK: dModel / 8, dV: dModel / 8, weightsMode: 'random', seed: 3, useWo: true };
+  const state = { preset: null, sentence, dModel, heads, dK: dModel / heads, dV: dModel / heads, weightsMode: 'random', seed: 3, useWo: true, ...stack };
   await page.goto(`${url}index.html#lab=${encodeURIComponent(JSON.stringify(state))}`);
-  await page.waitForFunction(() => globalThis.attentionLab?.view?.heads === 8);
+  await page.waitForFunction((h) => globalThis.attentionLab?.view?.heads === h, heads);
   await page.waitForTimeout(300);  // the page's own copy of the engine loads after the worker's (compute.mjs)
   const times = await page.evaluate(async (count) => {
     const out = [];

@@ -4,7 +4,9 @@
 // Per build and round: a cold navigation to the opening example (first table: when the tables in view
 // are drawn), then edits of one cell of X at 12 tokens × d_model 64 × 8 heads and at 64 × 128 × 8,
 // each timed from the input event to the end of the first frame that begins after the tables in view
-// are redrawn (as bench/run.mjs --page-only). Prints medians and quartiles, and the load average.
+// are redrawn (as bench/run.mjs --page-only); and an edit of X in layer 1 of a two-layer full block
+// (post-LN, so that X is layer 1's typed input) at 12 tokens × d_model 16 × 2 heads, computed through
+// the stack on the learning engine (issue 23). Prints medians and quartiles, and the load average.
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,7 +28,8 @@ const browser = await chromium.launch({
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
 });
 
-const figures = builds.map(() => ({ firstTable: [], small: [], large: [] }));
+const figures = builds.map(() => ({ firstTable: [], small: [], large: [], stack: [] }));
+const STACK = { layers: 2, block: 'full', norm: 'post' };
 const loads = [];
 for (let round = 0; round < rounds; round++) {
   loads.push(os.loadavg()[0]);
@@ -36,6 +39,7 @@ for (let round = 0; round < rounds; round++) {
     figures[k].firstTable.push(await firstTableMs(browser, url));
     figures[k].small.push(...await editTimes(browser, url, { tokens: 12, dModel: 64, edits: EDITS, warmup: 2 }));
     figures[k].large.push(...await editTimes(browser, url, { tokens: 64, dModel: 128, edits: EDITS, warmup: 2 }));
+    figures[k].stack.push(...await editTimes(browser, url, { tokens: 12, dModel: 16, heads: 2, stack: STACK, edits: EDITS, warmup: 2 }));
   }
   console.error(`round ${round + 1} of ${rounds}`);
 }
@@ -48,4 +52,5 @@ console.log(`Page, Chromium ${browser.version()}, ${rounds} interleaved rounds; 
 builds.forEach(([name], k) => {
   const f = figures[k];
   console.log(`${name}: first table ${line(f.firstTable)}; an edit at 12 × 64 × 8 ${line(f.small)}; at 64 × 128 × 8 ${line(f.large)}`);
+  console.log(`${name}: an edit in layer 1 of a two-layer full block at 12 × 16 × 2 ${line(f.stack)}`);
 });

@@ -205,9 +205,9 @@ function compactTests() {
     assert.equal(await visible('#notes-section'), 1);
     // the inputs' hint (the tokens' went into their label), the step table's float32 note and digits
     // (issue 26, point 6), the Train section's intro, counts and markers (point 9), the layer section's
-    // intro, Real models' intro (issue 24), and the note on column names above Parameters and Matrices
-    // (issue 26, point 5)
-    assert.equal(await visible('section > .hint'), 9);
+    // intro, Real models' intro (issue 24), the note on column names above Parameters and Matrices
+    // (issue 26, point 5), and the Layers section's line and its residual stream's hint (issue 23)
+    assert.equal(await visible('section > .hint'), 11);
     await tab.page.$eval('#block', (el) => el.setAttribute('compact', ''));
     assert.equal(await visible('#notes-section'), 0, 'compact: no notes');
     assert.equal(await visible('section > .hint'), 0, 'compact: no hints');

@@ -5,6 +5,7 @@
 import { variance, normalDraws } from '../shared/stats.mjs';
 import { trainingCalls, learning } from './training-calls.mjs';
 import { modelCalls } from './models-calls.mjs';
+import { runStack } from './stack.mjs';
 
 function identity(size) {
   const w = new Float32Array(size * size);
@@ -30,6 +31,21 @@ export function createEngineApi(loadAttention, { models = null } = {}) {
     },
 
     run: (request) => run(api.engine, request),
+
+    /** A request with a `stack` (state/stack.mjs), on the learning engine, loaded the first time. */
+    async stack(request) {
+      let learner;
+      try {
+        learner = await learning(api);
+      } catch (error) {
+        return { error: { name: error.name, field: 'layers', message: `the learning engine did not load: ${error.message}` } };
+      }
+      try {
+        return runStack(learner, request);
+      } catch (error) {
+        return { error: { name: error.name, field: error.field ?? null, message: error.message } };
+      }
+    },
 
     /**
      * The scaling lab: for each d_k, `samples` random queries and keys with unit-variance entries,

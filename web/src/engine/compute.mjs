@@ -28,7 +28,8 @@ export function forwardWork({ n, m = n, dModel, heads, dK, dV, useWo }) {
  * workerUrl: the worker script; loadEngine: async () => loadAttention, for the page; models: async () =>
  * the "Real models" reader (web/src/models/open.mjs) for an engine on the page (the worker has its own).
  * Returns { ready (engine info, with .where), run, varianceLab, softmaxRow, flash, kvDecode, training }; run's reply
- * says where it was computed (.where: 'worker' or 'page').
+ * says where it was computed (.where: 'worker' or 'page'). A request with a `stack` (state/stack.mjs)
+ * is run by engine/stack.mjs on the learning engine, on the page's copy once it is up.
  */
 export function createCompute({ workerUrl, loadEngine, models = null }) {
   const onPage = async (simd) => {
@@ -74,6 +75,11 @@ export function createCompute({ workerUrl, loadEngine, models = null }) {
     training: { start: train('start'), step: train('step'), probe: train('probe'), ablate: train('ablate'), weights: train('weights'), dispose: train('dispose') },
     ready: connection.then(({ info }) => info),
     async run(request) {
+      // a stack of layers: on the page's copy when it is up (the learning engine loads there once), else in the worker
+      if (request.stack) {
+        const target = small ?? (await connection).api;
+        return { ...await target.stack(request), where: small ? 'page' : (await connection).info.where };
+      }
       if (small && forwardWork(request) <= PAGE_WORK_LIMIT) return { ...small.run(request), where: 'page' };
       const { api, info } = await connection;
       return { ...await api.run(request), where: info.where };

@@ -5,7 +5,8 @@ import { createTrainingSession } from './training-session.mjs';
 
 // The Train section's engine: the learning build (backward pass and trainer, about twice the
 // forward engine's download), loaded the first time training is asked for. The forward pass
-// stays on the small engine every page loads.
+// stays on the small engine every page loads; a stack of layers on the page (api.mjs `stack`)
+// loads it too.
 export function learning(api) {
   if (!api.learner) {
     const { engine } = api;

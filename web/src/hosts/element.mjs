@@ -3,7 +3,8 @@
 //   <attention-lab preset="cat-sat" heads="2" view="weights"></attention-lab>
 // Attributes: preset, sentence, context (a second sentence: cross-attention), d-model, heads, d-k,
 // d-v, scale ("sqrt_dk", "none" or a divisor), mask ("none", "causal", "padding"), weights
-// ("identity", "random"), seed, wo ("on", "off"), query (a token index), view (a comma-separated
+// ("identity", "random"), seed, wo ("on", "off"), query (a token index), layers (1–6), block
+// ("attention", "full"), norm ("pre", "post"), layer (the layer shown, from 1), view (a comma-separated
 // list of views, e.g. "weights" or "steps,heatmap"), state (a link's "lab=…" fragment, for exact
 // hand edits), theme ("light", the default, "dark" or "auto": the reader's system), compact (no
 // notes and no hints), mode ("practice" blanks cells to work out; "explore", the default), lang
@@ -27,7 +28,7 @@ let sharedSheet = null;
 const THEMES = ['light', 'dark', 'auto'];
 
 export class AttentionLabElement extends HTMLElement {
-  static observedAttributes = ['preset', 'sentence', 'context', 'd-model', 'heads', 'd-k', 'd-v', 'scale', 'mask', 'weights', 'seed', 'wo', 'query', 'view', 'state', 'theme', 'compact', 'mode', 'lang'];
+  static observedAttributes = ['preset', 'sentence', 'context', 'd-model', 'heads', 'd-k', 'd-v', 'scale', 'mask', 'weights', 'seed', 'wo', 'query', 'layers', 'block', 'norm', 'layer', 'view', 'state', 'theme', 'compact', 'mode', 'lang'];
 
   #app = null;
   #pending = false;

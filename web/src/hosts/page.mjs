@@ -8,6 +8,7 @@ import { withFirstResult } from '../engine/first-result.mjs';
 import firstResult from '../../../build/first-result.json';
 import { stateFromFragment, stateToFragment, stateFromSettings, settingsOfAddress } from '../state/index.mjs';
 import { resolveLanguage, showPageLanguage, addressWithLanguage } from '../i18n/page.mjs';
+import { mountCompare } from './compare.mjs';
 
 const here = new URL('.', location.href);
 // the opening example is drawn from its reply shipped with the page, while the worker starts
@@ -29,34 +30,46 @@ if (params.get('mode') !== null) {
   history.replaceState(null, '', `${location.pathname}${params.toString() ? `?${params}` : ''}${location.hash}`);
 }
 
-const app = createApp(document.getElementById('lab'), {
-  lang: asked.language,
-  onLanguage(language) {
-    showPageLanguage(language);
-    history.replaceState(null, '', addressWithLanguage(location.href, language));
-  },
-  compute,
-  initialState: opened,
-  links: {
-    page: new URL(location.pathname, location.href).href, embed: new URL('embed.html', here).href, component: new URL('attention-lab.js', here).href,
-    // the zip library for "Download SCORM package", loaded when a teacher asks (a chunk of its own)
-    zip: () => import('fflate'),
-  },
-  // keep the fragment in step with the state, without filling the history
-  onChange: (state) => history.replaceState(null, '', stateToFragment(state)),
-});
-const problems = [...(asked.problem ? [asked.problem] : []), ...settingsProblems];
-if (problems.length) app.notice(problems);
+// ?view=compare: two labs side by side and their differences (hosts/compare.mjs), instead of one lab
+if (params.get('view') === 'compare') {
+  const host = document.getElementById('lab');
+  host.className = 'compare';
+  globalThis.attentionCompare = mountCompare(host, { compute, language: asked.language });
+} else {
+  mountLab();
+}
 
-addEventListener('hashchange', () => {
-  const next = stateFromFragment(location.hash);
-  // a fragment that cannot be shown, typed over an open lab: its message, and what is on screen stays
-  if (next.problems) {
-    app.notice(next.problems);
-  } else if (next.state) {
-    app.setState(next.state);
-  }
-});
+// the one lab of the page, its state in the fragment
+function mountLab() {
+  const app = createApp(document.getElementById('lab'), {
+    lang: asked.language,
+    onLanguage(language) {
+      showPageLanguage(language);
+      history.replaceState(null, '', addressWithLanguage(location.href, language));
+    },
+    compute,
+    initialState: opened,
+    links: {
+      page: new URL(location.pathname, location.href).href, embed: new URL('embed.html', here).href, component: new URL('attention-lab.js', here).href,
+      // the zip library for "Download SCORM package", loaded when a teacher asks (a chunk of its own)
+      zip: () => import('fflate'),
+    },
+    // keep the fragment in step with the state, without filling the history
+    onChange: (state) => history.replaceState(null, '', stateToFragment(state)),
+  });
+  const problems = [...(asked.problem ? [asked.problem] : []), ...settingsProblems];
+  if (problems.length) app.notice(problems);
 
-// for tests and the curious
-globalThis.attentionLab = app;
+  addEventListener('hashchange', () => {
+    const next = stateFromFragment(location.hash);
+    // a fragment that cannot be shown, typed over an open lab: its message, and what is on screen stays
+    if (next.problems) {
+      app.notice(next.problems);
+    } else if (next.state) {
+      app.setState(next.state);
+    }
+  });
+
+  // for tests and the curious
+  globalThis.attentionLab = app;
+}

@@ -33,7 +33,7 @@ export function listenToEdits({ root, store, getView, problems }) {
       const tokens = cell.matrix === 'x' ? view.tokens : view.keyTokens;
       return store.dispatch({ type: 'cell', which: cell.matrix, row: cell.row, token: tokens[cell.row], col: cell.col, value });
     }
-    return store.dispatch({ type: 'weight', weights: view.weights, cell, value });
+    return store.dispatch({ type: 'weight', weights: view.weights, cell, value, layers: view.layerWeights ?? null });
   };
   for (const id of ['x-table', 'context-table', 'weights']) root.getElementById(id).addEventListener('input', onInput);
 }

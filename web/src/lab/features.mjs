@@ -3,6 +3,7 @@
 import { mount as controls } from '../controls/index.mjs';
 import { mount as tables } from '../tables/index.mjs';
 import { mount as summary } from '../summary/index.mjs';
+import { mount as blocks } from '../blocks/index.mjs';
 import { mount as pictures } from '../pictures/index.mjs';
 import { mount as scaling } from '../scaling/index.mjs';
 import { mount as flash } from '../flash/index.mjs';
@@ -23,6 +24,7 @@ export const FEATURES = [
   { name: 'controls', mount: controls },
   { name: 'tables', mount: tables },
   { name: 'summary', mount: summary, section: 'summary' },
+  { name: 'blocks', mount: blocks, section: 'blocks' },
   { name: 'pictures', mount: pictures, section: 'pictures' },
   { name: 'scaling', mount: scaling, section: 'lab' },
   { name: 'flash', mount: flash, section: 'flash' },

@@ -13,14 +13,31 @@ function pageProblem({ field, message: text }, asked) {
   return { field: control, key: 'engine.problem', values: { message: text }, message: text };
 }
 
+// A stack's reply as one layer's: the chosen layer's heads, concatenation and attention output in
+// the places every table reads (result.heads …), its attention's input as X, its weights; every
+// layer's trace stays in result.layers.
+function chosenLayer(asked, built, reply) {
+  const { layers } = reply.result;
+  const l = Math.min(asked.selectedLayer, layers.length - 1);
+  const layer = layers[l];
+  const result = { ...reply.result, layer: l, heads: layer.heads, concat: layer.concat, output: layer.attention };
+  // the attention reads the stream (attention only, post-LN) or its norm (pre-LN)
+  const x = asked.block === 'full' && asked.norm === 'pre' ? layer.norm1 : layer.input;
+  // X is typed in only where it is the sentence's vectors themselves
+  const typed = l === 0 && x === layer.input && !built.request.positions;
+  return { result, x, weights: reply.layerWeights[l], layerWeights: reply.layerWeights, layer: l, typedX: typed };
+}
+
 function viewOf(asked, built, reply) {
   const { tokens, keyTokens } = built;
+  const stack = built.request.stack ? chosenLayer(asked, built, reply) : null;
   return {
     tokens, keyTokens, columns: columnsOf(asked), x: built.request.x, context: built.request.context ?? null,
     dModel: asked.dModel, heads: asked.heads, dK: reply.result.shape.dK, dV: reply.result.shape.dV,
     m: keyTokens.length, self: asked.attention === 'self', scaleMode: asked.scaleMode,
     identity: asked.weightsMode === 'identity',
-    result: reply.result, weights: reply.weights,
+    result: reply.result, weights: reply.weights, layer: 0, typedX: true, layerWeights: null,
+    ...stack,
   };
 }
 

@@ -34,9 +34,12 @@ const at = (values, width, r, c) => values[r * width + c];
 
 function explainInput({ view, t, matrix, row, col, title, rowName, colName, context }) {
   const values = matrix === 'x' ? view.x : context;
+  // in a stack, X past layer 1's own input is computed: the stream entering the layer, or its LN₁
+  const stream = matrix === 'x' && view.typedX === false;
+  const key = !stream ? 'explain.input' : view.x === view.result.layers?.[view.layer]?.input ? 'explain.stream' : 'explain.streamNorm';
   return {
     title,
-    lines: [t('explain.input', { row: rowName, col: colName })],
+    lines: [t(key, { row: rowName, col: colName, layer: view.layer + 1 })],
     value: f(at(values, view.dModel, row, col)),
   };
 }

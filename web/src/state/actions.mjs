@@ -31,10 +31,11 @@ function noteAction(state, { key }) {
 }
 
 // A token or head chosen: always a new state, so choosing the one shown draws it again (as a click expects).
-function select(state, { token, head }) {
+function select(state, { token, head, layer }) {
   const next = { ...state };
   if (token !== undefined) next.selectedToken = token;
   if (head !== undefined) next.selectedHead = head;
+  if (layer !== undefined) next.selectedLayer = layer;
   return next;
 }
 
@@ -66,7 +67,7 @@ const REDUCERS = {
   // a cell of X or of the context typed
   cell: (state, { which, row, token, col, value }) => withCellEdit(state, which, row, token, col, value),
   // a parameter typed: the matrices as the engine used them become the reader's own
-  weight: (state, { weights, cell, value }) => withWeightEdit(state, weights, cell, value),
+  weight: (state, { weights, cell, value, layers }) => withWeightEdit(state, weights, cell, value, layers),
   scaling: (state, { on }) => ({ ...state, scaleMode: on ? 'sqrt_dk' : 'none' }),
   select,
   // the lab's precision ("Digits"): only a redraw, carried by the link (issue 26, point 6)
@@ -79,8 +80,10 @@ function withSelectionInRange(state) {
   const token = last >= 0 && Number.isInteger(state.selectedToken) && state.selectedToken > last ? last : state.selectedToken;
   const { heads, selectedHead: head } = state;
   const tooHigh = head !== 'all' && Number.isInteger(heads) && heads >= 1 && Number.isInteger(head) && head >= heads;
-  if (token === state.selectedToken && !tooHigh) return state;
-  return { ...state, selectedToken: token, selectedHead: tooHigh ? 0 : head };
+  const { layers, selectedLayer: layer } = state;
+  const layerTooHigh = Number.isInteger(layers) && layers >= 1 && Number.isInteger(layer) && layer >= layers;
+  if (token === state.selectedToken && !tooHigh && !layerTooHigh) return state;
+  return { ...state, selectedToken: token, selectedHead: tooHigh ? 0 : head, selectedLayer: layerTooHigh ? layers - 1 : layer };
 }
 
 /** The state after `action` ({ type, … }); an unknown type is a programming error. */

@@ -6,6 +6,7 @@ import { presetById } from './presets.mjs';
 import { problemOf } from '../i18n/page.mjs';
 import { BASE, PAGE_LIMITS, PARAMETER_NAMES, isFloat32, presetState, ownValueCount } from './model.mjs';
 import { buildRequest } from './request.mjs';
+import { BLOCKS, NORMS } from './stack.mjs';
 import { parseJson, JsonDepthError } from '../shared/json-depth.mjs';
 
 // Weights with more values than this are left out of links (a BERT-base layer has 2.4 million).
@@ -23,8 +24,7 @@ const LINK_FIELDS = {
   padTo: Number.isInteger,
   weightsMode: (v) => ['identity', 'random', 'custom'].includes(v),
   seed: Number.isSafeInteger,
-  custom: (v) => v === null || (typeof v === 'object' && !Array.isArray(v) &&
-    Object.entries(v).every(([k, w]) => PARAMETER_NAMES.includes(k) && (w === null || (Array.isArray(w) && w.length <= 1 << 20 && w.every(isFloat32))))),
+  custom: (v) => v === null || isParameters(v),
   positions: (v) => v === 'none' || v === 'sinusoidal',
   inputs: (v) => v === null || (typeof v === 'object' && Array.isArray(v.tokens) && v.tokens.length <= MAX_TOKENS &&
     v.tokens.every((t) => typeof t === 'string' && tokenize(t).tokens.length === 1 && tokenize(t).tokens[0] === t) &&
@@ -40,7 +40,18 @@ const LINK_FIELDS = {
   selectedToken: Number.isInteger,
   selectedHead: (v) => v === 'all' || Number.isInteger(v),
   digits: (v) => Number.isInteger(v) && v >= 0 && v <= 9,
+  layers: Number.isInteger,
+  block: (v) => BLOCKS.includes(v),
+  norm: (v) => NORMS.includes(v),
+  layerWeights: (v) => v === null || (Array.isArray(v) && v.length < PAGE_LIMITS.layers && v.every((w) => w === null || isParameters(w))),
+  selectedLayer: Number.isInteger,
 };
+
+// Hand-set parameters: named matrices of float32 values (or null).
+function isParameters(v) {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) &&
+    Object.entries(v).every(([k, w]) => PARAMETER_NAMES.includes(k) && (w === null || (Array.isArray(w) && w.length <= 1 << 20 && w.every(isFloat32))));
+}
 
 /**
  * A feature's own field in links (practice mode's settings): `check(value)` is true, or a sentence
@@ -83,7 +94,7 @@ function fragmentOf(state, tooLarge) {
   const preset = state.preset ? presetState(state.preset) : null;
   const out = {};
   for (const key of Object.keys(LINK_FIELDS)) {
-    if (tooLarge && ['custom', 'inputs', 'embeddings', 'weightsMode'].includes(key)) continue;
+    if (tooLarge && ['custom', 'layerWeights', 'inputs', 'embeddings', 'weightsMode'].includes(key)) continue;
     // seeded random weights take the page's sizes only: a loaded layer's larger sizes stay out too
     if (tooLarge && SIZES.includes(key) && !SIZES.every((size) => state[size] <= PAGE_LIMITS[size])) continue;
     // fields equal to the preset's (or the defaults') add nothing to the link

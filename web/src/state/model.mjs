@@ -6,7 +6,7 @@ import { columnNames, wordKey } from './vocabulary.mjs';
 import { presetById, DEFAULT_PRESET } from './presets.mjs';
 
 // Caps of the page (the engine's are larger): tables past these stop being readable.
-export const PAGE_LIMITS = { dModel: 128, heads: 16, dK: 128, dV: 128, padTo: MAX_TOKENS };
+export const PAGE_LIMITS = { dModel: 128, heads: 16, dK: 128, dV: 128, padTo: MAX_TOKENS, layers: 6 };
 // The engine computes in float32: a typed value or a divisor outside this range is refused by name.
 export const FLOAT32_MAX = 3.4028234663852886e38;
 export const FLOAT32_MIN_NORMAL = 1.1754943508222875e-38;
@@ -39,7 +39,15 @@ export const BASE = {
   selectedHead: 0,              // a head index, or 'all'
   practice: null,               // practice mode's settings (practice/spec.mjs), null when exploring
   digits: 4,                    // the lab's precision ("Digits"): significant digits shown, 0 every float32 digit
+  layers: 1,                    // blocks in the stack, 1 to PAGE_LIMITS.layers (issue 23; web/src/blocks/)
+  block: 'attention',           // 'attention' (x + attention(x)) | 'full' (norms, MLP and residuals)
+  norm: 'pre',                  // a full block's norms: 'pre' (GPT-2) | 'post' (BERT)
+  layerWeights: null,           // hand-set W_q, W_k, W_v, W_O of layers 2 … (index l − 1), each null or as `custom`
+  selectedLayer: 0,             // the layer every table shows (0-based)
 };
+
+/** True when the state asks for a stack of blocks rather than today's single attention layer. */
+export const isStack = (state) => state.layers !== 1 || state.block !== 'attention';
 
 export function presetState(id) {
   const preset = presetById(id) ?? presetById(DEFAULT_PRESET);
@@ -100,7 +108,7 @@ export function withSettingChange(state, change) {
   let changed = { ...state, ...next };
   let replaced = null;
   if (SIZES.some((field) => field in next && next[field] !== state[field]) && changed.weightsMode === 'custom') {
-    changed = { ...changed, weightsMode: 'random', custom: null };
+    changed = { ...changed, weightsMode: 'random', custom: null, layerWeights: null };
     replaced = 'sizes';
   }
   if (next.useWo === true && changed.weightsMode === 'custom' && !changed.custom?.wo) {
@@ -123,15 +131,31 @@ export function ownWeights(weights) {
 
 /**
  * The state with one parameter typed. Editing any weight makes the shown matrices (`weights`, as
- * the engine used them) the reader's own, then changes the one cell.
+ * the engine used them) the reader's own, then changes the one cell: in a stack, of the chosen layer.
  */
-export function withWeightEdit(state, weights, { matrix, head, row, col }, value) {
-  const next = state.weightsMode === 'custom' ? state : { ...state, weightsMode: 'custom', custom: ownWeights(weights) };
+export function withWeightEdit(state, weights, { matrix, head, row, col }, value, layers = null) {
+  let next = state;
+  if (state.weightsMode !== 'custom') {
+    // a stack's every layer (`layers`: each layer's matrices as used) becomes the reader's own at
+    // once, so the other layers keep what they showed
+    const others = layers ? layers.slice(1).map(ownWeights) : null;
+    next = { ...state, weightsMode: 'custom', custom: ownWeights(layers?.[0] ?? weights), layerWeights: others };
+  }
   const width = { wq: next.dK, wk: next.dK, wv: next.dV, wo: next.dModel }[matrix];
   const index = matrix === 'wo' ? row * width + col : (head * next.dModel + row) * width + col;
-  const values = [...next.custom[matrix]];
+  const layer = isStack(next) ? next.selectedLayer : 0;
+  if (layer === 0) {
+    const values = [...next.custom[matrix]];
+    values[index] = value;
+    return { ...next, custom: { ...next.custom, [matrix]: values } };
+  }
+  const layerWeights = [...(next.layerWeights ?? [])];
+  while (layerWeights.length < layer) layerWeights.push(null);
+  const own = layerWeights[layer - 1] ?? ownWeights(weights);
+  const values = [...own[matrix]];
   values[index] = value;
-  return { ...next, custom: { ...next.custom, [matrix]: values } };
+  layerWeights[layer - 1] = { ...own, [matrix]: values };
+  return { ...next, layerWeights };
 }
 
 // What a reader can change about an example, and the state fields behind each.
@@ -141,7 +165,8 @@ const ASPECTS = {
   sizes: ['dModel', 'heads', 'dK', 'dV'],
   scaling: ['scaleMode', 'scaleDivisor'],
   mask: ['maskMode', 'padTo'],
-  parameters: ['weightsMode', 'seed', 'custom', 'useWo'],
+  parameters: ['weightsMode', 'seed', 'custom', 'useWo', 'layerWeights'],
+  layers: ['layers', 'block', 'norm'],
   inputs: ['x', 'xEdits', 'contextEdits'],
 };
 
@@ -174,6 +199,7 @@ export function columnsOf(state) {
 /** How many numbers the custom weights, given inputs and learned embeddings hold (what a link would carry). */
 export function ownValueCount(state) {
   const count = (arrays) => arrays.reduce((sum, a) => sum + (a?.length ?? 0), 0);
-  return count(Object.values(state.custom ?? {})) + count(state.inputs?.rows ?? []) + count(Object.values(state.embeddings ?? {}));
+  const layers = (state.layerWeights ?? []).flatMap((own) => Object.values(own ?? {}));
+  return count(Object.values(state.custom ?? {})) + count(layers) + count(state.inputs?.rows ?? []) + count(Object.values(state.embeddings ?? {}));
 }
 

@@ -3,7 +3,8 @@
 import { MAX_TOKENS, MAX_CHARS } from './tokenize.mjs';
 import { embed, wordKey } from './vocabulary.mjs';
 import { problemOf } from '../i18n/page.mjs';
-import { PAGE_LIMITS, LOADED_LIMITS, FLOAT32_MAX, FLOAT32_MIN_NORMAL, tokensOf, editKey, editedWord, ownX } from './model.mjs';
+import { PAGE_LIMITS, LOADED_LIMITS, FLOAT32_MAX, FLOAT32_MIN_NORMAL, tokensOf, editKey, editedWord, ownX, isStack } from './model.mjs';
+import { stackProblems, stackOf } from './stack.mjs';
 
 /**
  * An embedding matrix for tokens. The rule: a word has one vector wherever it appears, looked up by
@@ -110,6 +111,7 @@ function requestOf(state, { tokens, contextTokens }, { dModel, heads, dK, dV }) 
     ...(context ? { context, m: contextTokens.length } : {}),
     weights: { mode: state.weightsMode, seed: state.seed, ...(state.weightsMode === 'custom' ? state.custom : {}) },
     useWo: state.useWo,
+    ...(isStack(state) ? { stack: stackOf(state) } : {}),
   };
   return { request, tokens, keyTokens };
 }
@@ -129,6 +131,7 @@ export function buildRequest(state) {
   if (state.maskMode === 'padding') integerField(state, 'padTo', problems);
   scaleAndSelectionProblems(state, problems);
   weightProblems(state, sizes, problems);
+  if (isStack(state)) stackProblems(state, sizes, problems);
   return problems.length ? { problems } : requestOf(state, tokens, sizes);
 }
 

@@ -6,6 +6,7 @@
 import { problemOf } from '../i18n/page.mjs';
 import { presetState, defaultState } from './model.mjs';
 import { stateFromFragment } from './link.mjs';
+import { BLOCKS, NORMS } from './stack.mjs';
 
 // Settings whose text is a number, and the state field each sets.
 const NUMBER_SETTINGS = { 'd-model': 'dModel', heads: 'heads', 'd-k': 'dK', 'd-v': 'dV', seed: 'seed', query: 'selectedToken' };
@@ -62,6 +63,26 @@ function withComputation(state, get, problems) {
   else if (weights !== null) problems.push(problemOf('weightsMode', 'problem.weights', { value: weights.slice(0, 40) }));
   const wo = get('wo');
   if (wo !== null) next = { ...next, useWo: wo === 'on' || wo === 'true' || wo === '' };
+  return withBlocks(next, get, problems);
+}
+
+// The stack (issue 23): layers="2" (checked by the lab, which names the setting), block="attention"
+// or "full", norm="pre" or "post", layer="2" (the layer shown, counted from 1).
+function withBlocks(state, get, problems) {
+  let next = state;
+  if (get('layers') !== null) next = { ...next, layers: numberOrText(get('layers')) };
+  const block = get('block');
+  if (BLOCKS.includes(block)) next = { ...next, block };
+  else if (block !== null) problems.push(problemOf('block', 'blocks.problem.block', { value: JSON.stringify(block.slice(0, 40)) }));
+  const norm = get('norm');
+  if (NORMS.includes(norm)) next = { ...next, norm };
+  else if (norm !== null) problems.push(problemOf('norm', 'blocks.problem.norm', { value: JSON.stringify(norm.slice(0, 40)) }));
+  const layer = get('layer');
+  if (layer !== null) {
+    const chosen = numberOrText(layer);
+    if (Number.isInteger(chosen) && chosen >= 1) next = { ...next, selectedLayer: chosen - 1 };
+    else problems.push(problemOf('layer', 'blocks.problem.layer', { value: JSON.stringify(layer.slice(0, 40)) }));
+  }
   return next;
 }
 
@@ -75,7 +96,7 @@ function withMode(state, mode, problems) {
 /**
  * The state a host's settings describe, and the problems met on the way: { state, problems }.
  * `get(name)` gives a setting's text or null: state, preset, sentence, context, d-model, heads, d-k,
- * d-v, scale, mask, weights, seed, wo, query, mode.
+ * d-v, scale, mask, weights, seed, wo, query, mode, layers, block, norm, layer.
  */
 export function stateFromSettings(get) {
   const problems = [];
@@ -84,7 +105,7 @@ export function stateFromSettings(get) {
   const sizes = (s) => [s.dModel, s.heads, s.dK, s.dV].join();
   // sizes that no longer fit hand-set weights: seeded random ones instead
   if (state.weightsMode === 'custom' && sizes(state) !== sizes(start)) {
-    state = { ...state, weightsMode: 'random', custom: null };
+    state = { ...state, weightsMode: 'random', custom: null, layerWeights: null };
     problems.push(problemOf('weightsMode', 'weights.replaced', { seed: state.seed }));
   }
   return { state: withMode(state, get('mode'), problems), problems };

@@ -22,7 +22,7 @@ export function renderTokens({ $ }, tokens, selected) {
 export function renderInputs({ $, t }, view) {
   renderMatrix($('x-table'), {
     caption: t(view.self ? 'caption.x' : 'caption.xQueries', { n: view.tokens.length, dModel: view.dModel }),
-    label: 'X', t, rowLabels: view.tokens, columnLabels: view.columns, values: view.x, editable: true,
+    label: 'X', t, rowLabels: view.tokens, columnLabels: view.columns, values: view.x, editable: view.typedX !== false,
     address: { matrix: 'x' },
   });
   if (view.self) {

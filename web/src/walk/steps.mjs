@@ -61,6 +61,28 @@ export function walkSteps(view, query, head, t = message) {
     { matrix: 'concat', row: query, col: head * dV + largest(h.z, dV, query) });
   add('output', t(view.weights.wo ? 'walk.wo' : 'walk.noWo', { token }), [{ matrix: 'concat', row: query }, { matrix: 'wo' }], [{ matrix: 'output', row: query }],
     { matrix: 'output', row: query, col: largest(result.output, result.shape.dOut, query) });
+  if (result.layers) steps.push(...stackSteps(view, query, t));
+  return steps;
+}
+
+// A stack's block after its attention (issue 23), for the query token's row of the stream: the
+// residual additions, the norms and the MLP, each with its arithmetic, then where the stream goes on.
+function stackSteps(view, query, t) {
+  const { tokens, dModel, result } = view;
+  const l = result.layer;
+  const layer = result.layers[l];
+  const row = (values) => `[${Array.from(values.subarray(query * dModel, (query + 1) * dModel), (v) => formatNumber(v)).join(', ')}]`;
+  const values = { token: tokens[query], layer: l + 1, next: l + 2 };
+  const step = (key, lines) => ({ stage: 'output', text: t(key, values), inputs: [], outputs: [], explain: null, arithmetic: lines });
+  const steps = [step('walk.stack.add', [`${row(layer.input)} + ${row(layer.attention)}`, `= ${row(layer.attended)}`])];
+  if (layer.mlpOut) {
+    const post = result.arrangement === 'post';
+    if (post) steps.push(step('walk.stack.norm1', [`LN₁(${row(layer.attended)})`, `= ${row(layer.middle)}`]));
+    steps.push(step(post ? 'walk.stack.mlpPost' : 'walk.stack.mlpPre', [`MLP(${row(post ? layer.middle : layer.norm2)})`, `= ${row(layer.mlpOut)}`]));
+    steps.push(step('walk.stack.addMlp', [`${row(layer.middle)} + ${row(layer.mlpOut)}`, `= ${row(layer.summed)}`]));
+    if (post) steps.push(step('walk.stack.norm2', [`LN₂(${row(layer.summed)})`, `= ${row(layer.output)}`]));
+  }
+  steps.push(step(l + 1 < result.layers.length ? 'walk.stack.next' : 'walk.stack.last', [`${row(layer.output)}`]));
   return steps;
 }
 

@@ -44,6 +44,9 @@ const SAME_AS_ENGLISH = {
   'practice.formula.q': 'a formula', 'practice.formula.scores': 'a formula', 'practice.formula.scaled': 'a formula',
   'practice.why.sqrtDk': 'a formula', 'practice.verdict.blankFormat': 'slots and a colon',
   'practice.teacher.query': 'kept terms', 'practice.teacher.key': 'kept terms', 'practice.teacher.head': 'kept term',
+  // [blocks] the norms' placements by their names and a model's, a layer's number
+  'blocks.norm.pre': "a placement's name and a model's", 'blocks.norm.post': "a placement's name and a model's",
+  'blocks.layerOption': 'kept term and a number',
   // the SCORM package: a standard's name and number
   'practice.scorm.v12': "a standard's name",
   // Real models: a message that is the file's problem alone (the file's name and what is wrong)

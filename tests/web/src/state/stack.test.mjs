@@ -1,0 +1,66 @@
+// The stack's state rules (state/stack.mjs, model.mjs, settings.mjs, link.mjs): what the engine is
+// asked per layer, each bad setting named, weight edits going to the chosen layer alone, and links
+// and settings carrying the stack. The numbers of a stack are checked in tests/e2e/blocks.test.mjs.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { buildRequest, presetState, reduce, stateFromFragment, stateToFragment, stateFromSettings } from '../../../../web/src/state/index.mjs';
+
+const base = () => ({ ...presetState('cat-sat'), weightsMode: 'random', seed: 4 });
+const fields = (state) => (buildRequest(state).problems ?? []).map((p) => p.field);
+
+describe('a stack of layers in the state', () => {
+  it('one attention layer asks for no stack; two layers or a full block do, each layer with its recipe', () => {
+    assert.equal(buildRequest(base()).request.stack, undefined);
+    const { stack } = buildRequest({ ...base(), layers: 3 }).request;
+    assert.deepEqual(stack.recipes, [null, { mode: 'random', seed: 5 }, { mode: 'random', seed: 6 }]);
+    assert.equal(stack.arrangement, 'attention-only');
+    const full = buildRequest({ ...base(), block: 'full', norm: 'post' }).request.stack;
+    assert.deepEqual([full.layers, full.arrangement, full.hidden], [1, 'post', 4 * base().dModel]);
+  });
+
+  it('names each bad setting: layers, block, norm, layer, cross, padding, width, a hand-set layer', () => {
+    assert.deepEqual(fields({ ...base(), layers: 7 }), ['layers']);
+    assert.deepEqual(fields({ ...base(), layers: 'two' }), ['layers']);
+    assert.deepEqual(fields({ ...base(), layers: 2, block: 'wide' }), ['block']);
+    assert.deepEqual(fields({ ...base(), layers: 2, norm: 'middle' }), ['norm']);
+    assert.deepEqual(fields({ ...base(), layers: 2, selectedLayer: -1 }), ['layer']);
+    assert.deepEqual(fields({ ...base(), layers: 2, attention: 'cross' }), ['layers']);
+    assert.deepEqual(fields({ ...base(), layers: 2, maskMode: 'padding' }), ['layers']);
+    assert.deepEqual(fields({ ...base(), layers: 2, heads: 2, dK: 2, dV: 1, useWo: false }), ['layers']);
+    const custom = { ...base(), layers: 2, weightsMode: 'custom', heads: 1, dK: 3, dV: 3, dModel: 3, useWo: false,
+      custom: { wq: Array(9).fill(0), wk: Array(9).fill(0), wv: Array(9).fill(0) }, layerWeights: [{ wq: [1], wk: Array(9).fill(0), wv: Array(9).fill(0) }] };
+    const [problem] = buildRequest(custom).problems;
+    assert.equal(problem.message, "layers: layer 2's wq has 1 values; it needs 9");
+  });
+
+  it('a weight typed goes to the chosen layer; the first makes every layer the reader\'s own', () => {
+    const shown = (v) => ({ wq: Array(4).fill(v), wk: Array(4).fill(v), wv: Array(4).fill(v), wo: null });
+    const state = { ...base(), dModel: 2, heads: 1, dK: 2, dV: 2, layers: 2, selectedLayer: 1 };
+    const cell = { matrix: 'wq', head: 0, row: 1, col: 0 };
+    const next = reduce(state, { type: 'weight', weights: shown(2), cell, value: 9, layers: [shown(1), shown(2)] });
+    assert.equal(next.weightsMode, 'custom');
+    assert.deepEqual(next.custom.wq, [1, 1, 1, 1]);
+    assert.deepEqual(next.layerWeights[0].wq, [2, 2, 9, 2]);
+    const back = reduce({ ...next, selectedLayer: 0 }, { type: 'weight', weights: shown(1), cell, value: -3 });
+    assert.deepEqual(back.custom.wq, [1, 1, -3, 1]);
+    assert.deepEqual(back.layerWeights[0].wq, [2, 2, 9, 2]);
+  });
+
+  it('the chosen layer stays within the layers', () => {
+    const next = reduce({ ...base(), layers: 3, selectedLayer: 2 }, { type: 'settings', change: { layers: 2 } });
+    assert.equal(next.selectedLayer, 1);
+  });
+
+  it('links and settings carry the stack; a bad value in either is named', () => {
+    const state = { ...base(), layers: 2, block: 'full', norm: 'post', selectedLayer: 1 };
+    const read = stateFromFragment(stateToFragment(state)).state;
+    for (const field of ['layers', 'block', 'norm', 'selectedLayer']) assert.equal(read[field], state[field], field);
+    assert.ok(stateFromFragment(stateToFragment({ ...state, block: 'wide' })).problems);
+    const settings = { layers: '3', block: 'full', norm: 'pre', layer: '2' };
+    const { state: fromSettings, problems } = stateFromSettings((name) => settings[name] ?? null);
+    assert.deepEqual([fromSettings.layers, fromSettings.block, fromSettings.norm, fromSettings.selectedLayer, problems], [3, 'full', 'pre', 1, []]);
+    const bad = { block: 'wide', norm: 'x', layer: '0' };
+    assert.deepEqual(stateFromSettings((name) => bad[name] ?? null).problems.map((p) => p.field), ['block', 'norm', 'layer']);
+  });
+});

@@ -1,0 +1,58 @@
+// The compare view's difference tables (issue 23): two labs' chosen head and layer, B − A, cell by
+// cell, coloured by sign (a negative one also shows its minus sign, so the colour is never the only cue). Pure but for
+// the rendering; the two labs themselves are mounted by hosts/compare.mjs.
+import { renderMatrix } from '../shared/matrix.mjs';
+import { selectionIn } from '../shared/selection.mjs';
+
+/**
+ * The differences of two labs' views ({ state, view } each): { weights, output } as
+ * { rows, cols, values, rowLabels, columnLabels }, or { mismatch: { a, b } } when the tokens differ in number.
+ */
+export function differences(a, b) {
+  if (a.view.tokens.length !== b.view.tokens.length || a.view.m !== b.view.m) {
+    return { mismatch: { a: a.view.tokens.length, b: b.view.tokens.length } };
+  }
+  const pick = ({ state, view }) => {
+    const { head } = selectionIn(state, view);
+    return { head: head === 'all' ? 0 : head, view };
+  };
+  const [pa, pb] = [pick(a), pick(b)];
+  const label = (ta, tb) => ta.map((token, i) => (token === tb[i] ? token : `${token} / ${tb[i]}`));
+  const minus = (x, y) => Float64Array.from(y, (value, i) => value - x[i]);
+  const rowLabels = label(a.view.tokens, b.view.tokens);
+  const weights = {
+    rowLabels, columnLabels: label(a.view.keyTokens, b.view.keyTokens), heads: [pa.head + 1, pb.head + 1],
+    values: minus(pa.view.result.heads[pa.head].weights, pb.view.result.heads[pb.head].weights),
+  };
+  const output = pa.view.result.output.length === pb.view.result.output.length
+    ? { rowLabels, columnLabels: Array.from({ length: pa.view.result.output.length / rowLabels.length }, (_, c) => `d${c + 1}`),
+      values: minus(pa.view.result.output, pb.view.result.output) }
+    : null;
+  return { weights, output };
+}
+
+// Each computed cell marked by the sign of its value: the styles colour them (.diff-pos, .diff-neg).
+function markSigns(table, values) {
+  table.querySelectorAll('tbody td').forEach((td, i) => {
+    td.classList.toggle('diff-pos', values[i] > 0);
+    td.classList.toggle('diff-neg', values[i] < 0);
+  });
+}
+
+/** Draws the difference tables into `parts` ({ weights, output, note }: containers) in the language of `t`. */
+export function renderDifferences(parts, a, b, t) {
+  const found = differences(a, b);
+  if (found.mismatch) {
+    parts.note.textContent = t('blocks.compare.mismatch', found.mismatch);
+    parts.weights.replaceChildren();
+    parts.output.replaceChildren();
+    return found;
+  }
+  parts.note.textContent = t('blocks.compare.hint');
+  const { weights, output } = found;
+  const table = (container, spec, caption) => markSigns(renderMatrix(container, { ...spec, caption, t, address: { matrix: null } }), spec.values);
+  table(parts.weights, weights, t('blocks.compare.weights', { a: weights.heads[0], b: weights.heads[1] }));
+  if (output) table(parts.output, output, t('blocks.compare.output'));
+  else parts.output.replaceChildren();
+  return found;
+}

@@ -1,0 +1,78 @@
+// A stack of blocks for the page (issue 23): the request's weight recipes turned into matrices and
+// one traced forward pass through engine.transformer() of the learning engine, loaded the first time
+// a lab asks for more than one attention layer (docs/api.md, "Layers on the page"). The sentence's
+// vectors X are the token table (token i is row i), so the stream entering layer 1 is X (+ positions).
+// The reply is the page's: result.layers[l] for every block, result.heads … for the chosen one
+// (lab/run.mjs picks it), and the weights of every layer as they were used.
+
+function identity(size) {
+  const w = new Float32Array(size * size);
+  for (let i = 0; i < size; i++) w[i * size + i] = 1;
+  return w;
+}
+
+// One layer's W_q, W_k, W_v, W_O (and biases) from its recipe, as api.mjs's weightsFor does for one layer.
+function layerWeights(engine, recipe, { dModel, heads, dK, dV, useWo }) {
+  if (recipe.mode === 'identity') return { wq: identity(dModel), wk: identity(dModel), wv: identity(dModel), wo: useWo ? identity(dModel) : null };
+  if (recipe.mode === 'random') {
+    const drawn = engine.initWeights({ dModel, heads, dK, dV, seed: recipe.seed });
+    return { ...drawn, wo: useWo ? drawn.wo : null };
+  }
+  const f32 = (values) => (values ? Float32Array.from(values) : null);
+  const own = { wq: f32(recipe.wq), wk: f32(recipe.wk), wv: f32(recipe.wv), wo: useWo ? f32(recipe.wo) : null };
+  for (const name of ['bq', 'bk', 'bv']) if (recipe[name]) own[name] = f32(recipe[name]);
+  if (useWo && recipe.bo) own.bo = f32(recipe.bo);
+  return own;
+}
+
+// A full block's MLP, seeded from the lab's seed and the layer (Xavier/Glorot uniform, the core's
+// init_weights): w1 d_model × hidden, w2 hidden × d_model, no biases, GELU (erf).
+function mlpOf(engine, { dModel, hidden, seed }, l) {
+  const layerSeed = seed + 1000 * (l + 1);
+  const w1 = engine.initWeights({ dModel, heads: 1, dK: hidden, dV: hidden, seed: layerSeed }).wq;
+  const w2 = engine.initWeights({ dModel: hidden, heads: 1, dK: dModel, dV: dModel, seed: layerSeed + 1 }).wq;
+  return { kind: 'plain', activation: 'gelu', hidden, w1, w2 };
+}
+
+/** engine.transformer()'s options for a page request with a `stack`, and each layer's weights. */
+export function stackOptions(engine, request) {
+  const { x, n, dModel, heads, dK, dV, scale, mask, positions, weights, useWo, stack } = request;
+  const sizes = { dModel, heads, dK, dV, useWo };
+  const used = stack.recipes.map((recipe, l) => layerWeights(engine, l === 0 ? weights : recipe, sizes));
+  const full = stack.arrangement !== 'attention-only';
+  const norm = () => ({ kind: 'layernorm', weight: new Float32Array(dModel).fill(1) });
+  const layers = used.map((w, l) => {
+    const attention = { heads, dK, dV, scale, mask, ...Object.fromEntries(Object.entries(w).filter(([, v]) => v)) };
+    if (!full) return { arrangement: 'attention-only', attention };
+    const mlp = mlpOf(engine, { dModel, hidden: stack.hidden, seed: stack.seed }, l);
+    Object.assign(w, { w1: mlp.w1, w2: mlp.w2 });  // shown with the layer's weights, as used
+    return { arrangement: stack.arrangement, attention, norm1: norm(), norm2: norm(), mlp };
+  });
+  const ids = Array.from({ length: n }, (_, i) => i);
+  const options = { ids, vocab: n, dModel, tokens: x, positions: positions ?? 'none', layers, unembedding: 'none' };
+  return { options, used };
+}
+
+// One block's trace as the page shows it: the attention's (as attention() gives it) and the stream's.
+function pageLayer(layer, full) {
+  const { output, concat, heads } = layer.attention;
+  const page = { input: layer.input, heads, concat, attention: output, attended: layer.attended, output: layer.output };
+  if (!full) return page;
+  return {
+    ...page, norm1: layer.norm1.output, middle: layer.middle, norm2: layer.norm2.output,
+    mlpPre: layer.mlpPre, mlpHidden: layer.mlpHidden, mlpOut: layer.mlpOut, summed: layer.summed,
+  };
+}
+
+/** The traced stack for a page request: { result: { shape, embeddings, layers }, layerWeights }, or throws. */
+export function runStack(engine, request) {
+  const { options, used } = stackOptions(engine, request);
+  const trace = engine.transformer(options);
+  const { n, dModel, heads, dK, dV, scale } = request;
+  const full = request.stack.arrangement !== 'attention-only';
+  const layers = trace.layers.map((layer) => pageLayer(layer, full));
+  // the divisor as attention() reports it: √d_k, 1 for none, or the number given
+  const divisor = scale === 'sqrt_dk' ? Math.sqrt(dK) : scale === 'none' ? 1 : scale;
+  const shape = { n, m: n, dModel, heads, kvHeads: heads, dK, dV, dOut: dModel, scale: divisor, self: true, layers: layers.length };
+  return { result: { shape, dOut: dModel, arrangement: request.stack.arrangement, embeddings: trace.embeddings, layers }, layerWeights: used };
+}

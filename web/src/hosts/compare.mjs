@@ -1,0 +1,74 @@
+// The full page's compare view (index.html?view=compare, issue 23): two labs side by side, A and B,
+// each an <attention-lab> in its own shadow root (so their tables keep their ids), one engine
+// connection for both, and the difference tables B − A under them (blocks/compare.mjs). The link
+// carries both: "#lab=…&lab=…" (each part a lab's own fragment, whose JSON is percent-encoded and so
+// holds no '&'). Without a fragment: the notes' money bank (A) and river bank (B).
+import { defineAttentionLab } from './element.mjs';
+import { renderDifferences } from '../blocks/compare.mjs';
+import { stateFromFragment, stateToFragment, presetState } from '../state/index.mjs';
+import { translator } from '../i18n/page.mjs';
+
+/** The two states a compare link describes, or the default pair; problems of a part that cannot be read. */
+export function statesOfCompareFragment(hash) {
+  const parts = String(hash ?? '').replace(/^#/, '').split('&').filter(Boolean);
+  const read = parts.map((part) => stateFromFragment(part));
+  const problems = read.flatMap((r) => r.problems ?? []);
+  const [a, b] = read.map((r) => r.state ?? null);
+  return { a: a ?? presetState('money-bank'), b: b ?? (a ? structuredClone(a) : presetState('river-bank')), problems };
+}
+
+/** The link of a pair of states. */
+export const compareFragment = (a, b) => `${stateToFragment(a)}&${stateToFragment(b).replace(/^#/, '')}`;
+
+function element(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+/** Mounts the compare view in `host`; returns { a, b } (the two <attention-lab> elements). */
+export function mountCompare(host, { compute, language }) {
+  defineAttentionLab(() => compute);
+  const t = translator(language);
+  const { a: stateA, b: stateB, problems } = statesOfCompareFragment(location.hash);
+  const side = document.createElement('div');
+  side.className = 'compare-labs';
+  const labs = [['A', stateA], ['B', stateB]].map(([name, state]) => {
+    const column = element('section', 'compare-lab');
+    column.setAttribute('aria-label', t('blocks.compare.lab', { name }));
+    column.append(element('h2', null, t('blocks.compare.lab', { name })));
+    const lab = document.createElement('attention-lab');
+    lab.setAttribute('state', stateToFragment(state).replace(/^#/, ''));
+    lab.setAttribute('lang', language);
+    lab.setAttribute('theme', 'auto');  // the reader's light or dark, as the page around it
+    column.append(lab);
+    side.append(column);
+    return lab;
+  });
+  const section = element('section', 'compare-difference');
+  section.setAttribute('aria-labelledby', 'compare-title');
+  const title = element('h2', null, t('blocks.compare.title'));
+  title.id = 'compare-title';
+  const parts = { note: element('p', 'hint'), weights: element('div', 'scroll compare-weights'), output: element('div', 'scroll compare-output') };
+  section.append(title, parts.note, parts.weights, parts.output);
+  // the differences first: on a phone the two labs stack, and the table they are compared by stays in reach
+  host.replaceChildren(section, side);
+  const [a, b] = labs;
+  const update = () => {
+    if (!a.lab?.view || !b.lab?.view) return;
+    renderDifferences(parts, { state: a.lab.state, view: a.lab.view }, { state: b.lab.state, view: b.lab.view }, t);
+    history.replaceState(null, '', compareFragment(a.lab.state, b.lab.state));
+  };
+  side.addEventListener('attention-lab:change', update);
+  // a compare link typed over the open page: both labs take its states (a part that cannot be read, said)
+  addEventListener('hashchange', () => {
+    const next = statesOfCompareFragment(location.hash);
+    if (next.problems.length) return a.lab.notice(next.problems);
+    a.lab.setState(next.a);
+    b.lab.setState(next.b);
+  });
+  // a part of the link that could not be read: said in lab A (its labs are up once connected)
+  if (problems.length) a.lab?.notice(problems);
+  return { a, b, update };
+}

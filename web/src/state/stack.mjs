@@ -1,0 +1,62 @@
+// A stack of blocks on the page (issue 23): what the engine is asked beyond one attention layer, and
+// the problems that stop it, each naming its setting. The weights of layers 2 … are the reader's own
+// (`layerWeights`) or follow layer 1's recipe with their own seed; the MLPs are seeded, the norms 1 and 0.
+import { problemOf } from '../i18n/page.mjs';
+import { PAGE_LIMITS } from './model.mjs';
+
+export const BLOCKS = ['attention', 'full'];
+export const NORMS = ['pre', 'post'];
+/** The MLP's hidden width per d_model, as in GPT-2 and BERT. */
+export const MLP_WIDTH = 4;
+
+/** The engine's arrangement of a block for a state: 'attention-only', 'pre' or 'post'. */
+export const arrangementOf = (state) => (state.block === 'attention' ? 'attention-only' : state.norm);
+
+/**
+ * What the stack adds to a request: { layers, arrangement, hidden, recipes }, where recipes[l] is
+ * layer l's weights recipe ({ mode, seed, wq, … } as the one-layer request's `weights`).
+ */
+export function stackOf(state) {
+  const recipes = Array.from({ length: state.layers }, (_, l) => {
+    if (l === 0) return null;  // the request's own `weights`
+    const own = state.layerWeights?.[l - 1];
+    if (own) return { mode: 'custom', ...own };
+    if (state.weightsMode === 'identity') return { mode: 'identity' };
+    return { mode: 'random', seed: state.seed + l };
+  });
+  return { layers: state.layers, arrangement: arrangementOf(state), hidden: MLP_WIDTH * state.dModel, seed: state.seed, recipes };
+}
+
+// A stack keeps the stream d_model wide, reads one sentence, and masks nothing or the future.
+function shapeProblems(state, { dModel, heads, dV }, problems) {
+  if (state.attention === 'cross') problems.push(problemOf('layers', 'blocks.problem.cross', {}));
+  if (state.maskMode === 'padding') problems.push(problemOf('layers', 'blocks.problem.padding', {}));
+  if (!state.useWo && heads * dV !== dModel) problems.push(problemOf('layers', 'blocks.problem.width', { heads, dV, dModel }));
+}
+
+// Each hand-set layer as long as the sizes need; the first that is not, named.
+function layerWeightProblems(state, { dModel, heads, dK, dV }, problems) {
+  const sizes = { wq: heads * dModel * dK, wk: heads * dModel * dK, wv: heads * dModel * dV, wo: heads * dV * dModel };
+  const names = ['wq', 'wk', 'wv', ...(state.useWo ? ['wo'] : [])];
+  (state.layerWeights ?? []).slice(0, state.layers - 1).forEach((own, i) => {
+    if (own === null) return;
+    const wrong = names.find((name) => !Array.isArray(own[name]) || own[name].length !== sizes[name]);
+    if (wrong) problems.push(problemOf('layers', 'blocks.problem.weights', { layer: i + 2, name: wrong, count: own[wrong]?.length ?? 0, need: sizes[wrong] }));
+  });
+}
+
+/** Problems of a stack's settings, pushed to `problems` (buildRequest's list). */
+export function stackProblems(state, sizes, problems) {
+  const { layers } = state;
+  if (!Number.isInteger(layers) || layers < 1 || layers > PAGE_LIMITS.layers) {
+    problems.push(problemOf('layers', 'blocks.problem.layers', { value: JSON.stringify(layers)?.slice(0, 40) ?? '', max: PAGE_LIMITS.layers }));
+    return;
+  }
+  if (!BLOCKS.includes(state.block)) problems.push(problemOf('block', 'blocks.problem.block', { value: JSON.stringify(state.block)?.slice(0, 40) ?? '' }));
+  if (!NORMS.includes(state.norm)) problems.push(problemOf('norm', 'blocks.problem.norm', { value: JSON.stringify(state.norm)?.slice(0, 40) ?? '' }));
+  if (!(Number.isInteger(state.selectedLayer) && state.selectedLayer >= 0)) {
+    problems.push(problemOf('layer', 'blocks.problem.layer', { value: JSON.stringify(state.selectedLayer)?.slice(0, 40) ?? '' }));
+  }
+  shapeProblems(state, sizes, problems);
+  if (state.weightsMode === 'custom') layerWeightProblems(state, sizes, problems);
+}
