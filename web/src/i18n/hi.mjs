@@ -18,7 +18,7 @@ export const KEPT_IN_ENGLISH = [
   'score', 'scores', 'scaling', 'softmax', 'weight', 'weights', 'weighted', 'token', 'tokens',
   'head', 'heads', 'embedding', 'embeddings', 'contextual', 'task-specific', 'mask', 'causal',
   'padding', 'projection', 'concatenation', 'concatenated', 'concatenate', 'concat', 'parameter',
-  'parameters', 'bias', 'positions', 'position', 'sinusoidal', 'layer', 'layers', 'vector', 'matrix',
+  'parameters', 'bias', 'positions', 'position', 'sinusoidal', 'layer', 'vector', 'matrix',
   'dimensions', 'operation', 'features', 'read-out', 'attend', 'context', 'scale',
   // [blocks] the transformer block's parts, as notes 004 names them
   'layers', 'block', 'blocks', 'norm', 'norms', 'mlp', 'pre-ln', 'post-ln', 'residual', 'residuals', 'stream', 'stack', 'gelu',
@@ -32,7 +32,7 @@ export const KEPT_IN_ENGLISH = [
   'train', 'training', 'held-out', 'loss', 'accuracy', 'gradient', 'learning', 'rate', 'optimiser',
   'seed', 'model', 'hidden', 'states', 'tensors', 'step',
   // [stack-js] the stack's Train tasks: the circuit's names (Olsson et al. 2022) and the residual stream
-  'induction', 'previous-token', 'ablation', 'residual', 'stream', 'olsson',
+  'induction', 'previous-token', 'ablation', 'olsson',
   // [i18n] the page's own: the product's name (Attention Lab), the two kinds of attention, the
   // softmax experiment's measures, and web terms course authors meet in the embed hints
   'lab', 'self-attention', 'cross-attention', 'masked', 'scaled', 'variance', 'entropy', 'bits',
@@ -41,7 +41,7 @@ export const KEPT_IN_ENGLISH = [
   'safetensors', 'json', 'npz', 'npy', 'txt', 'bert', 'bert-base', 'gpt-2', 'webassembly', 'worker',
   // [models] Real models: the models' and libraries' names, the files' own words, the configuration's terms
   'hugging', 'face', 'roberta', 'llama', 'mistral', 'tokenizer', 'tokenizers', 'js', 'config', 'tensor', 'id', 'ids',
-  'layers', 'rotary', 'sliding', 'window', 'prefix', 'layout', 'mb', 'pytorch', 'nn', 'multiheadattention',
+  'rotary', 'sliding', 'window', 'prefix', 'layout', 'mb', 'pytorch', 'nn', 'multiheadattention',
   'ms', 'ln', 'home', 'end', 'esc', 'enter', 'latex', 'tabular', 'svg', 'png', 'sgd', 'momentum',
   // [platforms] the SCORM standard and the learning platforms that import its packages
   'scorm', 'moodle', 'canvas', 'zip', 'kb',
