@@ -34,10 +34,7 @@ struct StackTrainer::State {
   int steps = 0;
   double beta1_power = 1, beta2_power = 1;
   bool have_before = false;  // `before` holds the state before the last update
-  struct Saved {
-    std::vector<std::vector<float>> values, moment1, moment2;
-    double beta1_power = 1, beta2_power = 1;
-  } before;
+  OptimizerSnapshot before;
 
   Parameter* find(const std::string& name) {
     for (Parameter& p : parameters)
@@ -61,27 +58,8 @@ struct StackTrainer::State {
   template <typename Call>
   Status with_ablation(const std::vector<StackHead>& ablate, Call call);
 
-  void save() {
-    before.values.clear();
-    before.moment1.clear();
-    before.moment2.clear();
-    for (const Parameter& p : parameters) {
-      before.values.push_back(p.value);
-      before.moment1.push_back(p.moment1);
-      before.moment2.push_back(p.moment2);
-    }
-    before.beta1_power = beta1_power;
-    before.beta2_power = beta2_power;
-  }
-  void restore() {
-    for (std::size_t i = 0; i < parameters.size(); ++i) {
-      parameters[i].value = before.values[i];
-      parameters[i].moment1 = before.moment1[i];
-      parameters[i].moment2 = before.moment2[i];
-    }
-    beta1_power = before.beta1_power;
-    beta2_power = before.beta2_power;
-  }
+  void save() { before.save(parameters, beta1_power, beta2_power); }
+  void restore() { before.restore(&parameters, &beta1_power, &beta2_power); }
 };
 
 namespace {
@@ -482,21 +460,9 @@ Status StackTrainer::State::run(const std::vector<StackExample>& list, const std
   return Status::Ok();
 }
 
-// As the one-layer trainer's: all the examples, or batch_size of them drawn by a partial
-// Fisher–Yates shuffle seeded by (seed, step).
+// As the one-layer trainer's (trainer_state.hpp, batch_of_step).
 std::vector<int> StackTrainer::State::batch_for_step(int step) const {
-  const int count = static_cast<int>(examples.size());
-  std::vector<int> order(count);
-  for (int i = 0; i < count; ++i) order[i] = i;
-  const int size = spec.optimizer.batch_size;
-  if (size == 0 || size >= count) return order;
-  std::uint64_t rng = spec.seed ^ (0x9e3779b97f4a7c15ull * (static_cast<std::uint64_t>(step) + 1));
-  for (int i = 0; i < size; ++i) {
-    const int j = i + static_cast<int>(splitmix64(&rng) % static_cast<std::uint64_t>(count - i));
-    std::swap(order[i], order[j]);
-  }
-  order.resize(size);
-  return order;
+  return batch_of_step(static_cast<int>(examples.size()), spec.optimizer.batch_size, spec.seed, step);
 }
 
 StackTrainer::StackTrainer(std::unique_ptr<State> state) : state_(std::move(state)) {}

@@ -190,21 +190,9 @@ Status Trainer::set_data(std::vector<Example> examples) {
   state_->ahead.valid = false;  // the next step's batch is drawn from these
   return Status::Ok();
 }
-// The examples of step `step`: all of them, or batch_size drawn without replacement by a partial
-// Fisher–Yates shuffle seeded by (seed, step), so a step's batch does not depend on earlier calls.
+// The examples of step `step` (trainer_state.hpp, batch_of_step).
 std::vector<int> Trainer::State::batch_for_step(int step) const {
-  const int count = static_cast<int>(examples.size());
-  std::vector<int> order(count);
-  for (int i = 0; i < count; ++i) order[i] = i;
-  const int size = spec.optimizer.batch_size;
-  if (size == 0 || size >= count) return order;
-  std::uint64_t rng = spec.seed ^ (0x9e3779b97f4a7c15ull * (static_cast<std::uint64_t>(step) + 1));
-  for (int i = 0; i < size; ++i) {
-    const int j = i + static_cast<int>(splitmix64(&rng) % static_cast<std::uint64_t>(count - i));
-    std::swap(order[i], order[j]);
-  }
-  order.resize(size);
-  return order;
+  return batch_of_step(static_cast<int>(examples.size()), spec.optimizer.batch_size, spec.seed, step);
 }
 
 void Trainer::State::batch_loss(const std::vector<int>& batch, double* loss) {

@@ -8,6 +8,7 @@
 
 #include "attention/attention.hpp"
 #include "attention/trainer.hpp"
+#include "splitmix64.hpp"
 #include "trainer_layer.hpp"
 
 namespace attn {
@@ -25,6 +26,51 @@ Status check_optimizer(const OptimizerSettings& o);
 // the one-layer trainer's step makes it; the stack trainer (stack_trainer.cpp) shares it.
 void optimizer_update(const OptimizerSettings& o, double clip_scale, double* beta1_power, double* beta2_power,
                       std::vector<Parameter>* parameters);
+
+// The optimiser's state before an update (every parameter's value and moments, Adam's beta powers),
+// to return to when the update's weights are not usable. Both trainers keep one.
+struct OptimizerSnapshot {
+  std::vector<std::vector<float>> values, moment1, moment2;
+  double beta1_power = 1, beta2_power = 1;
+
+  void save(const std::vector<Parameter>& parameters, double beta1, double beta2) {
+    values.resize(parameters.size());
+    moment1.resize(parameters.size());
+    moment2.resize(parameters.size());
+    for (std::size_t i = 0; i < parameters.size(); ++i) {
+      values[i] = parameters[i].value;
+      moment1[i] = parameters[i].moment1;
+      moment2[i] = parameters[i].moment2;
+    }
+    beta1_power = beta1;
+    beta2_power = beta2;
+  }
+  void restore(std::vector<Parameter>* parameters, double* beta1, double* beta2) const {
+    for (std::size_t i = 0; i < parameters->size(); ++i) {
+      (*parameters)[i].value = values[i];
+      (*parameters)[i].moment1 = moment1[i];
+      (*parameters)[i].moment2 = moment2[i];
+    }
+    *beta1 = beta1_power;
+    *beta2 = beta2_power;
+  }
+};
+
+// The examples of step `step`: all `count` of them, or `batch_size` drawn without replacement by a
+// partial Fisher–Yates shuffle seeded by (seed, step), so a step's batch does not depend on earlier
+// calls. Both trainers draw their batches so.
+inline std::vector<int> batch_of_step(int count, int batch_size, std::uint64_t seed, int step) {
+  std::vector<int> order(count);
+  for (int i = 0; i < count; ++i) order[i] = i;
+  if (batch_size == 0 || batch_size >= count) return order;
+  std::uint64_t rng = seed ^ (0x9e3779b97f4a7c15ull * (static_cast<std::uint64_t>(step) + 1));
+  for (int i = 0; i < batch_size; ++i) {
+    const int j = i + static_cast<int>(splitmix64(&rng) % static_cast<std::uint64_t>(count - i));
+    std::swap(order[i], order[j]);
+  }
+  order.resize(batch_size);
+  return order;
+}
 
 // The attention layer's parameters, in the order of Inputs and Gradients.
 inline const char* const kAttentionParameters[] = {"wq", "wk", "wv", "wo", "bq", "bk", "bv", "bo"};
@@ -71,33 +117,15 @@ struct Trainer::State {
   } ahead;
 
   // The state before the last update, to return to when the weights it produced are not usable.
-  struct Snapshot {
-    std::vector<std::vector<float>> values, moment1, moment2;
-    double beta1_power = 1, beta2_power = 1;
-  } before;
+  OptimizerSnapshot before;
   bool have_before = false;
 
   void save() {
-    before.values.resize(parameters.size());
-    before.moment1.resize(parameters.size());
-    before.moment2.resize(parameters.size());
-    for (std::size_t i = 0; i < parameters.size(); ++i) {
-      before.values[i] = parameters[i].value;
-      before.moment1[i] = parameters[i].moment1;
-      before.moment2[i] = parameters[i].moment2;
-    }
-    before.beta1_power = beta1_power;
-    before.beta2_power = beta2_power;
+    before.save(parameters, beta1_power, beta2_power);
     have_before = true;
   }
   void restore() {
-    for (std::size_t i = 0; i < parameters.size(); ++i) {
-      parameters[i].value = before.values[i];
-      parameters[i].moment1 = before.moment1[i];
-      parameters[i].moment2 = before.moment2[i];
-    }
-    beta1_power = before.beta1_power;
-    beta2_power = before.beta2_power;
+    before.restore(&parameters, &beta1_power, &beta2_power);
     have_before = false;
     ahead.valid = false;
   }
