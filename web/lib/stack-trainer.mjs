@@ -2,7 +2,7 @@
 // (core/include/attention/stack_trainer.hpp, bound by core/bindings/stack_trainer.cpp). This file
 // checks JavaScript types, applies defaults and turns names into the core's codes; the core checks
 // values and names the field at fault. Shapes and layouts: docs/api.md, attention.d.ts.
-import { object, wholeNumber, known, optimizerSpec, exactly, MAX_STEPS } from './trainer.mjs';
+import { object, wholeNumber, known, optimizerSpec, exactly, EngineTrainer, trainAndSeed } from './trainer.mjs';
 
 const OPTIONS = new Set(['model', 'loss', 'optimizer', 'train', 'seed', 'weights']);
 const MODEL_OPTIONS = new Set(['vocab', 'dModel', 'layers', 'heads', 'dK', 'block', 'norm', 'mlp', 'mlpHidden',
@@ -107,12 +107,9 @@ function ablation(api, options) {
   });
 }
 
-export class StackTrainer {
-  #handle;
+export class StackTrainer extends EngineTrainer {
   #api;
   #loss;
-  #runtime;
-  #generation;
 
   // runtime: the engine's instance (runtime.mjs); a trainer lives in one instance's memory
   constructor(runtime, api, options) {
@@ -120,117 +117,36 @@ export class StackTrainer {
     const model = modelSpec(api, options.model);
     const loss = lossSpec(api, options.loss ?? {});
     const optimizer = optimizerSpec(api, options.optimizer);
-    const train = options.train ?? [];
-    if (!Array.isArray(train) || train.some((name) => typeof name !== 'string')) {
-      throw api.fieldError(TypeError, 'train', `train must be an array of parameter names, got ${api.describe(train)}`);
-    }
-    const seed = options.seed ?? 0;
-    if (typeof seed !== 'number' || !Number.isSafeInteger(seed) || seed < 0) {
-      throw api.fieldError(RangeError, 'seed', `seed must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}, got ${api.describe(seed)}`);
-    }
-    this.#handle = api.guarded(runtime, 'createStackTrainer()', (module) => {
-      const handle = new module.StackTrainer();
-      const error = handle.init({ model, loss, optimizer, train, seed });
-      if (error) {
-        handle.delete();
-        api.raise(error.error);
-      }
-      return handle;
-    });
-    this.#runtime = runtime;
-    this.#generation = runtime.generation;
+    const { train, seed } = trainAndSeed(api, options.train ?? [], options.seed);
+    super(runtime, api, 'createStackTrainer()', (module) => new module.StackTrainer(), { model, loss, optimizer, train, seed });
     this.#api = api;
     this.#loss = loss.kind;
-    if (options.weights !== undefined) {
-      try {
-        this.setWeights(options.weights);
-      } catch (e) {
-        this.dispose();
-        throw e;
-      }
-    }
-  }
-
-  #live() {
-    if (!this.#handle) throw this.#api.fieldError(Error, 'trainer', 'this trainer was disposed; create a new one');
-    if (this.#generation !== this.#runtime.generation) {
-      throw this.#api.fieldError(Error, 'trainer', 'this trainer was lost when the engine started again after a WebAssembly error; create a new one');
-    }
-    return this.#handle;
-  }
-
-  // call(handle) on the live trainer; a WebAssembly trap restarts the engine (runtime.mjs)
-  #call(what, call) {
-    const handle = this.#live();
-    const result = this.#api.guarded(this.#runtime, what, () => call(handle));
-    if (result?.error && !result.losses) this.#api.raise(result.error);
-    return result;
+    this.initialWeights(options.weights);
   }
 
   /** The examples every step draws from (copied into WebAssembly memory). */
   setData(examples) {
     const list = exampleList(this.#api, examples, this.#loss);
-    this.#call('setData()', (handle) => handle.setData(list));
-  }
-
-  /**
-   * `steps` optimiser steps (default 1): { losses, gradientNorms, gradientNorm, steps }. A refused step
-   * throws a RangeError (field 'optimizer.learningRate') carrying the losses of the steps before it.
-   */
-  step(steps = 1) {
-    wholeNumber(this.#api, steps, 'steps', undefined, 1, MAX_STEPS);
-    const result = this.#call('step()', (handle) => handle.step(steps));
-    if (result.error) {
-      const error = this.#api.fieldError(result.error.kind === 'type' ? TypeError : RangeError, result.error.field, result.error.message);
-      error.losses = result.losses;
-      error.gradientNorms = result.gradientNorms;
-      throw error;
-    }
-    return { losses: result.losses, gradientNorms: result.gradientNorms, gradientNorm: result.gradientNorms.at(-1), steps: result.steps };
+    this.call('setData()', (handle) => handle.setData(list));
   }
 
   /** { loss, accuracy } at the current weights; `ablate: [[layer, head], …]` switches heads off for this call. */
   evaluate(examples, options) {
     const list = exampleList(this.#api, examples, this.#loss);
     const ablate = ablation(this.#api, options);
-    return this.#call('evaluate()', (handle) => handle.evaluate(list, ablate));
+    return this.call('evaluate()', (handle) => handle.evaluate(list, ablate));
   }
 
   /** { loss, gradients: { name: Float32Array } }: the mean loss over the examples and its gradient. */
   gradients(examples) {
     const list = exampleList(this.#api, examples, this.#loss);
-    return this.#call('gradients()', (handle) => handle.gradients(list));
+    return this.call('gradients()', (handle) => handle.gradients(list));
   }
 
   /** One example's forward trace (engine.transformer()'s shape, with every head), heads ablated as asked. */
   trace(example, options) {
     const list = exampleList(this.#api, [example], this.#loss);
     const ablate = ablation(this.#api, options);
-    return this.#call('trace()', (handle) => handle.trace(list, ablate));
-  }
-
-  /** Every parameter by name, as Float32Array copies, in the core's order. */
-  weights() {
-    return this.#call('weights()', (handle) => handle.weights());
-  }
-
-  /** Replaces the named parameters (same sizes, finite), all or none; the optimiser's state starts over. */
-  setWeights(weights) {
-    object(this.#api, weights, 'weights');
-    this.#live();
-    const names = Object.keys(weights);
-    const values = names.map((name) => this.#api.matrix(weights, name, true, name));
-    this.#call('setWeights()', (handle) => handle.setWeights(names, values));
-  }
-
-  /** Optimiser steps taken so far. */
-  get steps() {
-    return this.#call('steps', (handle) => handle.steps());
-  }
-
-  /** Frees the trainer's WebAssembly memory; any later call throws. */
-  dispose() {
-    if (this.#handle && this.#generation === this.#runtime.generation && this.#runtime.module) this.#handle.delete();
-    this.#handle = null;
+    return this.call('trace()', (handle) => handle.trace(list, ablate));
   }
 }

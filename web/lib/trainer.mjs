@@ -163,32 +163,34 @@ function defaultTrain(model, lossKind) {
   return names;
 }
 
-export class Trainer {
+// The `train` and `seed` options, checked as both trainers take them.
+export function trainAndSeed(api, train, seed = 0) {
+  if (!Array.isArray(train) || train.some((name) => typeof name !== 'string')) {
+    throw api.fieldError(TypeError, 'train', `train must be an array of parameter names, got ${api.describe(train)}`);
+  }
+  if (typeof seed !== 'number' || !Number.isSafeInteger(seed) || seed < 0) {
+    throw api.fieldError(RangeError, 'seed', `seed must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}, got ${api.describe(seed)}`);
+  }
+  return { train, seed };
+}
+
+/**
+ * A trainer living in one engine instance's memory (runtime.mjs): the core's object, made by
+ * `make(module)` and initialised from `spec`, with the calls both trainers share. Every call checks the
+ * object is still there (not disposed, not lost when the engine started again after a WebAssembly
+ * trap); an answer { error } is thrown, naming its field. Trainer (below) and StackTrainer
+ * (stack-trainer.mjs) extend it.
+ */
+export class EngineTrainer {
   #handle;
   #api;
-  #model;
-  #lossKind;
   #runtime;
   #generation;
 
-  // runtime: the engine's instance (runtime.mjs); a trainer lives in one instance's memory
-  constructor(runtime, api, options) {
-    api.checkOptions(options, TRAINER_OPTIONS, 'createTrainer()');
-    const model = modelSpec(api, options.model);
-    const loss = lossSpec(api, options.loss ?? { kind: 'attend' });
-    const optimizer = optimizerSpec(api, options.optimizer);
-    const given = options.train ?? [];
-    const train = Array.isArray(given) && given.length === 0 ? defaultTrain(model, loss.kind) : given;
-    if (!Array.isArray(train) || train.some((name) => typeof name !== 'string')) {
-      throw api.fieldError(TypeError, 'train', `train must be an array of parameter names, got ${api.describe(train)}`);
-    }
-    const seed = options.seed ?? 0;
-    if (typeof seed !== 'number' || !Number.isSafeInteger(seed) || seed < 0) {
-      throw api.fieldError(RangeError, 'seed', `seed must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}, got ${api.describe(seed)}`);
-    }
-    this.#handle = api.guarded(runtime, 'createTrainer()', (module) => {
-      const handle = new module.Trainer();
-      const error = handle.init({ model, loss, optimizer, train, seed });
+  constructor(runtime, api, what, make, spec) {
+    this.#handle = api.guarded(runtime, what, (module) => {
+      const handle = make(module);
+      const error = handle.init(spec);
       if (error) {
         handle.delete();
         api.raise(error.error);
@@ -198,19 +200,20 @@ export class Trainer {
     this.#runtime = runtime;
     this.#generation = runtime.generation;
     this.#api = api;
-    this.#model = model;
-    this.#lossKind = loss.kind;
-    if (options.weights !== undefined) {
-      try {
-        this.setWeights(options.weights);
-      } catch (e) {
-        this.dispose();
-        throw e;
-      }
+  }
+
+  // `weights`, when given, set after the subclass's own fields; a refusal frees the trainer
+  initialWeights(weights) {
+    if (weights === undefined) return;
+    try {
+      this.setWeights(weights);
+    } catch (e) {
+      this.dispose();
+      throw e;
     }
   }
 
-  #live() {
+  live() {
     if (!this.#handle) throw this.#api.fieldError(Error, 'trainer', 'this trainer was disposed; create a new one');
     if (this.#generation !== this.#runtime.generation) {
       throw this.#api.fieldError(Error, 'trainer', 'this trainer was lost when the engine started again after a WebAssembly error; create a new one');
@@ -218,17 +221,13 @@ export class Trainer {
     return this.#handle;
   }
 
-  // call(handle) on the live trainer; a WebAssembly trap restarts the engine (runtime.mjs)
-  #call(what, call) {
-    const handle = this.#live();
-    return this.#api.guarded(this.#runtime, what, () => call(handle));
-  }
-
-  /** The examples every step draws from (copied into WebAssembly memory). */
-  setData(examples) {
-    const list = exampleList(this.#api, examples, this.#model, this.#lossKind);
-    const error = this.#call('setData()', (handle) => handle.setData(list));
-    if (error) this.#api.raise(error.error);
+  // call(handle) on the live trainer; a WebAssembly trap restarts the engine (runtime.mjs); a refusal
+  // (an answer { error } without the losses of a step) is thrown
+  call(what, call) {
+    const handle = this.live();
+    const result = this.#api.guarded(this.#runtime, what, () => call(handle));
+    if (result?.error && !result.losses) this.#api.raise(result.error);
+    return result;
   }
 
   /**
@@ -238,7 +237,7 @@ export class Trainer {
    */
   step(steps = 1) {
     wholeNumber(this.#api, steps, 'steps', undefined, 1, MAX_STEPS);
-    const result = this.#call('step()', (handle) => handle.step(steps));
+    const result = this.call('step()', (handle) => handle.step(steps));
     if (result.error) {
       const error = this.#api.fieldError(result.error.kind === 'type' ? TypeError : RangeError, result.error.field, result.error.message);
       error.losses = result.losses;
@@ -248,32 +247,23 @@ export class Trainer {
     return { losses: result.losses, gradientNorms: result.gradientNorms, gradientNorm: result.gradientNorms.at(-1), steps: result.steps };
   }
 
-  /** Mean loss and accuracy (the share whose argmax is the target; NaN for regress) at the current weights. */
-  evaluate(examples) {
-    const list = exampleList(this.#api, examples, this.#model, this.#lossKind);
-    const result = this.#call('evaluate()', (handle) => handle.evaluate(list));
-    if (result.error) this.#api.raise(result.error);
-    return result;
-  }
-
-  /** Every parameter by name, as Float32Array copies. */
+  /** Every parameter by name, as Float32Array copies, in the core's order. */
   weights() {
-    return this.#call('weights()', (handle) => handle.weights());
+    return this.call('weights()', (handle) => handle.weights());
   }
 
-  /** Replaces the named parameters (same sizes), all or none; the optimiser's state starts over. */
+  /** Replaces the named parameters (same sizes, finite), all or none; the optimiser's state starts over. */
   setWeights(weights) {
     object(this.#api, weights, 'weights');
-    this.#live();
+    this.live();
     const names = Object.keys(weights);
     const values = names.map((name) => this.#api.matrix(weights, name, true, name));  // each read before any is set
-    const error = this.#call('setWeights()', (handle) => handle.setWeights(names, values));
-    if (error) this.#api.raise(error.error);
+    this.call('setWeights()', (handle) => handle.setWeights(names, values));
   }
 
   /** Optimiser steps taken so far. */
   get steps() {
-    return this.#call('steps', (handle) => handle.steps());
+    return this.call('steps', (handle) => handle.steps());
   }
 
   /** Frees the trainer's WebAssembly memory; any later call throws. */
@@ -281,5 +271,38 @@ export class Trainer {
     // a trainer of an instance since replaced went with that instance's memory
     if (this.#handle && this.#generation === this.#runtime.generation && this.#runtime.module) this.#handle.delete();
     this.#handle = null;
+  }
+}
+
+export class Trainer extends EngineTrainer {
+  #api;
+  #model;
+  #lossKind;
+
+  // runtime: the engine's instance (runtime.mjs); a trainer lives in one instance's memory
+  constructor(runtime, api, options) {
+    api.checkOptions(options, TRAINER_OPTIONS, 'createTrainer()');
+    const model = modelSpec(api, options.model);
+    const loss = lossSpec(api, options.loss ?? { kind: 'attend' });
+    const optimizer = optimizerSpec(api, options.optimizer);
+    const given = options.train ?? [];
+    const { train, seed } = trainAndSeed(api, Array.isArray(given) && given.length === 0 ? defaultTrain(model, loss.kind) : given, options.seed);
+    super(runtime, api, 'createTrainer()', (module) => new module.Trainer(), { model, loss, optimizer, train, seed });
+    this.#api = api;
+    this.#model = model;
+    this.#lossKind = loss.kind;
+    this.initialWeights(options.weights);
+  }
+
+  /** The examples every step draws from (copied into WebAssembly memory). */
+  setData(examples) {
+    const list = exampleList(this.#api, examples, this.#model, this.#lossKind);
+    this.call('setData()', (handle) => handle.setData(list));
+  }
+
+  /** Mean loss and accuracy (the share whose argmax is the target; NaN for regress) at the current weights. */
+  evaluate(examples) {
+    const list = exampleList(this.#api, examples, this.#model, this.#lossKind);
+    return this.call('evaluate()', (handle) => handle.evaluate(list));
   }
 }
