@@ -6,58 +6,23 @@
 import { buildRequest } from '../state/request.mjs';
 import { selectionIn } from '../shared/selection.mjs';
 import { formatNumber, formatNumbers } from '../shared/format.mjs';
+import { chapterParts, element } from '../shared/chapter.mjs';
 
-function element(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-// The chapter's markup, built once: every text is set by relabel() (textContent only).
+// The chapter's markup, built once (shared/chapter.mjs): every text is set by relabel() (textContent only).
 function build(ctx) {
-  const parts = { section: element('section', 'flash panel') };
-  parts.section.dataset.view = 'flash';
-  parts.title = element('h2');
-  parts.title.id = `flash-title-${Math.random().toString(36).slice(2)}`;
-  parts.section.setAttribute('aria-labelledby', parts.title.id);
-  parts.intro = element('p');
-  const controls = element('div', 'flash-controls');
+  const parts = chapterParts({ view: 'flash', key: 'flash', className: 'flash', line: 'arithmetic' });
   parts.tileLabel = element('label');
   parts.tileText = element('span');
   parts.tile = element('input');
   Object.assign(parts.tile, { type: 'number', min: '1', max: '64', step: '1', value: '2' });
   parts.tile.dataset.flash = 'tile';
   parts.tileLabel.append(parts.tileText, ' ', parts.tile);
-  parts.run = element('button');
-  parts.run.type = 'button';
-  parts.run.dataset.flash = 'run';
-  controls.append(parts.tileLabel, parts.run);
-  parts.status = element('p', 'flash-status');
-  parts.status.setAttribute('role', 'status');
-  parts.body = element('div', 'flash-body');
-  parts.body.hidden = true;
-  parts.scroll = element('div', 'scroll');
-  parts.table = element('table', 'flash-table');
-  parts.table.dataset.flash = 'table';
-  parts.scroll.append(parts.table);
-  parts.scroll.tabIndex = 0;
-  const stepper = element('div', 'flash-stepper');
-  parts.prev = element('button');
-  parts.next = element('button');
-  parts.prev.type = parts.next.type = 'button';
-  parts.prev.dataset.flash = 'prev';
-  parts.next.dataset.flash = 'next';
-  stepper.append(parts.prev, parts.next);
-  parts.arithmetic = element('p', 'flash-arithmetic');
-  parts.arithmetic.dataset.flash = 'arithmetic';
-  parts.arithmetic.setAttribute('aria-live', 'polite');
+  parts.controls.prepend(parts.tileLabel);
   parts.result = element('p');
   parts.result.dataset.flash = 'result';
   parts.memory = element('p');
   parts.memory.dataset.flash = 'memory';
-  parts.body.append(parts.scroll, stepper, parts.arithmetic, parts.result, parts.memory);
-  parts.section.append(parts.title, parts.intro, controls, parts.status, parts.body);
+  parts.body.append(parts.result, parts.memory);
   ctx.section('lab').after(parts.section);
   return parts;
 }
@@ -164,7 +129,7 @@ export function mount(ctx) {
       return;
     }
     Object.assign(chapter, { r: answer.result, error: null, head: head === 'all' ? 0 : head, row: token, tokenName: view.tokens[token] });
-    chapter.step = chapter.r.tiles - 1;
+    chapter.step = 0;  // the walk starts at the first tile: the reader predicts each next one
     parts.status.textContent = '';
     redraw(ctx, parts, chapter);
   };

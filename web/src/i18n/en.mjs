@@ -490,7 +490,7 @@ export const EN = {
   'models.recognised': "Recognised: {type} ({architectures}), {layers} layers, d_model {dModel}, {heads} heads of d_k {dK}, {kvHeads} key/value heads.",
   'models.causal': "Causal mask: each token attends to itself and the tokens before it.",
   'models.bidirectional': "No mask: each token attends to every token.",
-  'models.files': "Read {files} ({dtypes}); the weights kept take {size} MB as float32; tensor names under the prefix {prefix}.",
+  'models.files': "Read {files} ({dtypes}); the weights kept take {size} MB as float32; tensor names under the prefix ‘{prefix}’.",
   'models.noPrefix': "(none)",
   'models.rope': "Rotary positions, settings in the {layout} layout.",
   'models.window': "Sliding window of {window} tokens.",

@@ -293,7 +293,7 @@ export const HI = {
   'models.recognised': "पहचाना गया: {type} ({architectures}), {layers} layers, d_model {dModel}, d_k {dK} के {heads} heads, {kvHeads} key/value heads।",
   'models.causal': "Causal mask: हर token ख़ुद पर और अपने से पहले के tokens पर ध्यान देता है।",
   'models.bidirectional': "कोई mask नहीं: हर token हर token पर ध्यान देता है।",
-  'models.files': "{files} पढ़ी गईं ({dtypes}); रखे गए weights float32 में {size} MB के हैं; tensor नाम prefix {prefix} के नीचे।",
+  'models.files': "{files} पढ़ी गईं ({dtypes}); रखे गए weights float32 में {size} MB के हैं; tensor नाम prefix ‘{prefix}’ के नीचे।",
   'models.noPrefix': "(कोई नहीं)",
   'models.rope': "Rotary positions, सेटिंग्स {layout} layout में।",
   'models.window': "{window} tokens की sliding window।",

@@ -7,13 +7,7 @@ import { buildRequest } from '../state/request.mjs';
 import { selectionIn } from '../shared/selection.mjs';
 import { formatNumber, formatNumbers } from '../shared/format.mjs';
 import { isolate } from '../shared/bidi.mjs';
-
-function element(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
+import { chapterParts, element } from '../shared/chapter.mjs';
 
 function labelled(parts, name, input) {
   const label = element('label');
@@ -22,46 +16,16 @@ function labelled(parts, name, input) {
   return label;
 }
 
-// The chapter's markup, built once: every text is set by relabel() (textContent only).
+// The chapter's markup, built once (shared/chapter.mjs): every text is set by relabel() (textContent only).
 function build(ctx) {
-  const parts = { section: element('section', 'flash kv-cache panel') };
-  parts.section.dataset.view = 'kv-cache';
-  parts.title = element('h2');
-  parts.title.id = `kv-title-${Math.random().toString(36).slice(2)}`;
-  parts.section.setAttribute('aria-labelledby', parts.title.id);
-  parts.intro = element('p');
-  const controls = element('div', 'flash-controls');
+  const parts = chapterParts({ view: 'kv-cache', key: 'kv', className: 'flash kv-cache', line: 'detail' });
   parts.prefill = element('input');
   Object.assign(parts.prefill, { type: 'number', min: '1', step: '1', value: '1' });
   parts.prefill.dataset.kv = 'prefill';
   parts.rope = element('input');
   parts.rope.type = 'checkbox';
   parts.rope.dataset.kv = 'rope';
-  parts.run = element('button');
-  parts.run.type = 'button';
-  parts.run.dataset.kv = 'run';
-  controls.append(labelled(parts, 'prefill', parts.prefill), labelled(parts, 'rope', parts.rope), parts.run);
-  parts.status = element('p', 'flash-status');
-  parts.status.setAttribute('role', 'status');
-  parts.body = element('div');
-  parts.body.hidden = true;
-  const scroll = element('div', 'scroll');
-  scroll.tabIndex = 0;
-  parts.table = element('table', 'flash-table');
-  parts.table.dataset.kv = 'table';
-  scroll.append(parts.table);
-  const stepper = element('div', 'flash-stepper');
-  parts.prev = element('button');
-  parts.next = element('button');
-  parts.prev.type = parts.next.type = 'button';
-  parts.prev.dataset.kv = 'prev';
-  parts.next.dataset.kv = 'next';
-  stepper.append(parts.prev, parts.next);
-  parts.detail = element('p', 'flash-arithmetic');
-  parts.detail.dataset.kv = 'detail';
-  parts.detail.setAttribute('aria-live', 'polite');
-  parts.body.append(scroll, stepper, parts.detail);
-  parts.section.append(parts.title, parts.intro, controls, parts.status, parts.body);
+  parts.controls.prepend(labelled(parts, 'prefill', parts.prefill), labelled(parts, 'rope', parts.rope));
   (ctx.section('flash') ?? ctx.section('lab')).after(parts.section);
   return parts;
 }
@@ -154,7 +118,7 @@ async function compute(ctx, parts, chapter) {
     : answer.steps.length ? '' : ctx.t('kv.nothing');
   if (answer.error) return;
   const { head } = selectionIn(state, view);
-  Object.assign(chapter, { answer, prefill, tokens: view.tokens, head: head === 'all' ? 0 : head, step: Math.max(0, answer.steps.length - 1) });
+  Object.assign(chapter, { answer, prefill, tokens: view.tokens, head: head === 'all' ? 0 : head, step: 0 });  // from the first decoded step
   redraw(ctx, parts, chapter);
 }
 

@@ -19,11 +19,11 @@ const item = (text) => {
 /** The report (openModel's) as <li> elements. */
 export function reportLines(report, t) {
   const lines = [
-    t('models.recognised', { type: report.modelType, architectures: report.architectures.join(', ') || '—', layers: report.layers,
+    t('models.recognised', { type: isolate(report.modelType), architectures: report.architectures.map((a) => isolate(a)).join(', ') || '—', layers: report.layers,
       dModel: report.dModel, heads: report.heads, dK: report.dK, kvHeads: report.kvHeads }),
     t(report.causal ? 'models.causal' : 'models.bidirectional'),
     t('models.files', { files: names(report.files, t), dtypes: report.dtypes.join(', '), size: (report.keptBytes / 2 ** 20).toFixed(1),
-      prefix: report.prefix || t('models.noPrefix') }),
+      prefix: report.prefix ? isolate(report.prefix) : t('models.noPrefix') }),
   ];
   if (report.ropeLayout) lines.push(t('models.rope', { layout: report.ropeLayout }));
   if (report.windows?.some((w) => w > 0)) lines.push(t('models.window', { window: Math.max(...report.windows) }));
