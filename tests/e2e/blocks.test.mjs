@@ -202,6 +202,8 @@ describe('the layer picker, edits per layer and the residual stream', () => {
     await lab.redrawn(() => tab.page.selectOption('section.blocks [data-field="layer"] select', '1'));
     let page = await shown();
     assert.equal(page.state.selectedLayer, 1);
+    // the step table above the picker says which layer it now shows
+    assert.match(await tab.page.textContent('#steps table caption'), /^Layer 2 of 2: query /);
     const expected = checkAgainst64({ layerWeights: [handSet(1), handSet(2)] }, page, 'attention-only');
     page.heads.forEach((w, h) => assertClose(w, expected[1].weights[h], `layer 2 chosen: result.heads[${h}]`));
     assertClose(page.x, expected[0].attended, 'layer 2 chosen: X is the stream entering layer 2');

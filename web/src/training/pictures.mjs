@@ -31,7 +31,8 @@ export function draw(training) {
 function drawRun(training) {
   const { $, t } = training;
   const { snapshot, config, history } = training.run;
-  const format = (v) => (Number.isFinite(v) ? formatNumber(v) : '—');
+  // a cross-entropy is never 0: a 0 here is float32's p = 1, i.e. a loss under 2⁻²⁴ ≈ 6 × 10⁻⁸
+  const format = (v) => (v === 0 ? t('train.lossUnder') : Number.isFinite(v) ? formatNumber(v) : '—');
   $('train-accuracy').textContent = t('train.accuracy', { percent: Math.round(snapshot.heldOut.accuracy * 100) });
   $('train-progress').textContent = t('train.progress', { steps: snapshot.steps, train: format(history.train.at(-1)?.[1]), heldOut: format(snapshot.heldOut.loss) });
   renderLossCurve($('train-loss'), history, {
