@@ -131,6 +131,22 @@ describe('the flash chapter', () => {
     assert.match(await tab.page.textContent('[data-flash="arithmetic"]'), new RegExp(`^Tile ${tiles - 1} of ${tiles}:`));
   });
 
+  it('a link to index.html?view=flash or ?view=kv-cache lands on that chapter, the whole page around it', async () => {
+    for (const view of ['flash', 'kv-cache']) {
+      await tab.page.goto(`${browser.url}index.html?view=${view}`);
+      await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
+      await tab.page.waitForTimeout(100);
+      // its top at the top of the view, or as near as the page's end lets it come, its title in view
+      const { top, end, height } = await tab.page.$eval(`section[data-view="${view}"]`, (s) => ({
+        top: s.getBoundingClientRect().top,
+        end: scrollY + innerHeight >= document.documentElement.scrollHeight - 2,
+        height: innerHeight,
+      }));
+      assert.ok(top >= 0 && (top < 80 || (end && top < height / 2)), `${view}: the chapter's top is at ${top} px`);
+      assert.equal(await tab.page.locator('section[data-view="steps"]').count(), 1, 'the rest of the page is there');
+    }
+  });
+
   it('in Hindi at 375 px: the Hindi texts, the same numbers, no page overflow, and axe-core finds nothing serious', async () => {
     await tab.page.setViewportSize({ width: 375, height: 800 });
     await open('view=flash&lang=hi');

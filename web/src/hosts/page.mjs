@@ -9,6 +9,7 @@ import firstResult from '../../../build/first-result.json';
 import { stateFromFragment, stateToFragment, stateFromSettings, settingsOfAddress } from '../state/index.mjs';
 import { resolveLanguage, showPageLanguage, addressWithLanguage } from '../i18n/page.mjs';
 import { mountCompare } from './compare.mjs';
+import { VIEW_NAMES } from '../lab/views.mjs';
 
 const here = new URL('.', location.href);
 // the opening example is drawn from its reply shipped with the page, while the worker starts
@@ -70,6 +71,28 @@ function mountLab() {
     }
   });
 
+  jumpToView(params.get('view'));
   // for tests and the curious
   globalThis.attentionLab = app;
+}
+
+// ?view=flash (any one section's name) on the full page: the whole page, scrolled to that section once
+// the lab has drawn, and kept there while the sections above it are still drawn (they grow), until the
+// reader scrolls, types or clicks, or 3 s have passed; so a course's link to one chapter lands on it
+function jumpToView(name) {
+  if (name === null) return;
+  const host = document.getElementById('lab');
+  const section = VIEW_NAMES.includes(name) ? host.querySelector(`section[data-view="${name}"]`) : null;
+  if (!section) return;
+  section.tabIndex = -1;
+  const land = () => section.scrollIntoView({ block: 'start' });
+  const resized = new ResizeObserver(land);
+  const done = () => resized.disconnect();
+  host.addEventListener('attention-lab:change', () => {
+    land();
+    section.focus({ preventScroll: true });
+    resized.observe(host);
+    setTimeout(done, 3000);
+  }, { once: true });
+  for (const event of ['wheel', 'touchstart', 'keydown', 'pointerdown']) addEventListener(event, done, { once: true, passive: true });
 }
