@@ -105,7 +105,7 @@ describe('the KV-cache chapter', () => {
       s.rows.forEach(([, position, keys, work, full, cache, same], k) => {
         const i = k + 1, length = i + 1;
         assert.equal(Number(position), i);
-        assert.equal(keys, `1–${length}`);
+        assert.equal(keys, `0–${i}`, "keys read, by position as the Position column counts");
         assert.equal(Number(work), projections + heads * length * (dK + dV));
         let seen = 0;
         for (let r = 1; r <= length; r++) seen += r;

@@ -733,7 +733,7 @@ export const EN = {
   'kv.caption': { plural: 'prefill', one: "Decoding after {prefill} prefilled token (causal self-attention)", other: "Decoding after {prefill} prefilled tokens (causal self-attention)" },
   'kv.col.token': "Token",
   'kv.col.position': "Position",
-  'kv.col.keys': "Keys read",
+  'kv.col.keys': "Keys read (positions)",
   'kv.col.work': "Multiply-adds with the cache",
   'kv.col.full': "Multiply-adds without it",
   'kv.col.cache': "Cache (K and V)",

@@ -763,7 +763,7 @@ export const HI = {
   'kv.caption': { plural: 'prefill', one: "{prefill} prefill हुए token के बाद decoding (causal self-attention)", other: "{prefill} prefill हुए tokens के बाद decoding (causal self-attention)" },
   'kv.col.token': "Token",
   'kv.col.position': "Position",
-  'kv.col.keys': "पढ़ी गई keys",
+  'kv.col.keys': "पढ़ी गई keys (positions)",
   'kv.col.work': "Cache के साथ गुणा-जोड़",
   'kv.col.full': "उसके बिना गुणा-जोड़",
   'kv.col.cache': "Cache (K और V)",

@@ -60,7 +60,7 @@ function renderTable(ctx, parts, chapter) {
     if (k > current) tr.hidden = true;
     const th = element('th', '', `${index + 1}: ${isolate(tokens[index])}`);  // reader text, isolated
     th.scope = 'row';
-    tr.append(th, element('td', '', String(step.position)), element('td', '', `${step.firstKey + 1}–${step.length}`),
+    tr.append(th, element('td', '', String(step.position)), element('td', '', `${step.firstKey}–${step.length - 1}`),
       element('td', '', String(step.multiplyAdds)), element('td', '', String(step.fullMultiplyAdds)),
       element('td', '', ctx.t('kv.cacheSize', { values: step.cacheValues, bytes: step.cacheBytes })),
       element('td', '', sameText(ctx, differenceOf(answer, step, index))));
