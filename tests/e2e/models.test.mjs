@@ -76,6 +76,11 @@ describe('Real models on the page', { skip: !have && 'no ../shared/models' }, ()
       else assert.deepEqual(result.next.slice(0, 5).map((t) => t.id), reference.next_token_top5.map(([id]) => id));
       // what the reader sees: the tokens, every head of the first layer drawn, the next-token table
       assert.equal(await page().locator('#models-tokens .model-token').count(), reference.ids.length);
+      // a space mark the tokenizer wrote (Ġ, ▁) is explained once, and only when the tokens have one
+      const marks = [...new Set(reference.tokens.join('').match(/[Ġ▁]/gu) ?? [])];
+      const note = await page().locator('#models-tokens p.hint').allTextContents();
+      if (marks.length) assert.match(note.join(' '), new RegExp(`^${marks.join(' ')} in a token stands for the space before a word`));
+      else assert.deepEqual(note, []);
       assert.equal(await page().locator('#models-layers details[open] figure canvas').count(), reference.layers[0].probs.length / reference.ids.length ** 2);
       assert.equal(await page().locator('#models-next tr').count(), name === 'bert' ? 0 : 11);
       assert.ok(worst < 1e-4);

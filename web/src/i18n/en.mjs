@@ -480,6 +480,7 @@ export const EN = {
   'models.opened': "Opened a {type} model: {layers} layers, {heads} heads each.",
   'models.tokenId': "token id {id}",
   'models.tokens': "Tokens, as the tokenizer made them (n = {count})",
+  'models.spaceMark': "{marks} in a token stands for the space before a word: the tokenizer keeps it as part of the token.",
   'models.next': "The {count} most likely next tokens",
   'models.nextToken': "token",
   'models.nextId': "id",

@@ -282,6 +282,7 @@ export const HI = {
   'models.opened': "{type} मॉडल खुला: {layers} layers, हर एक में {heads} heads।",
   'models.tokenId': "token का id {id}",
   'models.tokens': "Tokens, जैसे tokenizer ने बनाए (n = {count})",
+  'models.spaceMark': "किसी token में {marks} शब्द से पहले की खाली जगह के लिए है: tokenizer उसे token का हिस्सा रखता है।",
   'models.next': "अगले token के {count} सबसे संभावित विकल्प",
   'models.nextToken': "token",
   'models.nextId': "id",

@@ -23,7 +23,10 @@ export function renderTokens(container, { tokens, ids }, t) {
   });
   const list = element('div', 'model-token-list');
   list.append(...items);
-  container.replaceChildren(element('h3', '', t('models.tokens', { count: tokens.length })), list);
+  // byte-level BPE (GPT-2, Llama 3) writes a leading space as Ġ, SentencePiece as ▁: said once, when seen
+  const marks = [...new Set(tokens.join('').match(/[Ġ▁]/gu) ?? [])];
+  const note = marks.length ? [element('p', 'hint', t('models.spaceMark', { marks: marks.join(' ') }))] : [];
+  container.replaceChildren(element('h3', '', t('models.tokens', { count: tokens.length })), ...note, list);
 }
 
 /** The next-token list (causal models), or nothing. */
