@@ -61,6 +61,13 @@ describe('the compare view', () => {
     checkDifference(shown.weights, shown.a.weights, shown.b.weights, 'weights');
     checkDifference(shown.output, shown.a.output, shown.b.output, 'output');
     assert.ok(shown.weights.some((c) => c.sign === 1) && shown.weights.some((c) => c.sign === -1), 'both signs occur');
+    // the rows whose weights are the same in A and B are named, and only they (a reader expects every row to change)
+    const tokens = await tab.page.evaluate(() => globalThis.attentionCompare.a.lab.view.tokens);
+    const n = tokens.length;
+    const same = tokens.filter((_, r) => shown.a.weights.slice(r * n, (r + 1) * n).every((w, j) => w === shown.b.weights[r * n + j]));
+    const note = await tab.page.textContent('.compare p.hint, section p.hint');
+    if (same.length) assert.match(note, new RegExp(`Rows? ${same.map((t) => `‘\\W?${t}\\W?’`).join(', ')} (is|are) 0 throughout`));
+    else assert.doesNotMatch(note, /0 throughout/);
   });
 
   it('the link carries both labs, a two-layer B included, and the differences follow B', async () => {

@@ -3,6 +3,7 @@
 // the rendering; the two labs themselves are mounted by hosts/compare.mjs.
 import { renderMatrix } from '../shared/matrix.mjs';
 import { selectionIn } from '../shared/selection.mjs';
+import { isolate } from '../shared/bidi.mjs';
 
 /**
  * The differences of two labs' views ({ state, view } each): { weights, output } as
@@ -31,6 +32,12 @@ export function differences(a, b) {
   return { weights, output };
 }
 
+// The row labels of the weights' rows that are 0 in every cell (the same weights in A and B).
+function unchangedRows({ values, rowLabels }) {
+  const width = values.length / rowLabels.length;
+  return rowLabels.filter((_, r) => values.subarray(r * width, (r + 1) * width).every((v) => v === 0));
+}
+
 // Each computed cell marked by the sign of its value: the styles colour them (.diff-pos, .diff-neg).
 function markSigns(table, values) {
   table.querySelectorAll('tbody td').forEach((td, i) => {
@@ -48,8 +55,12 @@ export function renderDifferences(parts, a, b, t) {
     parts.output.replaceChildren();
     return found;
   }
-  parts.note.textContent = t('blocks.compare.hint');
   const { weights, output } = found;
+  // rows whose weights are the same in both labs, said: a reader expects every row to change
+  const same = unchangedRows(weights);
+  parts.note.textContent = same.length
+    ? `${t('blocks.compare.hint')} ${t('blocks.compare.same', { tokens: same.map((token) => `‘${isolate(token)}’`).join(', '), count: same.length })}`
+    : t('blocks.compare.hint');
   const table = (container, spec, caption) => markSigns(renderMatrix(container, { ...spec, caption, t, address: { matrix: null } }), spec.values);
   table(parts.weights, weights, t('blocks.compare.weights', { a: weights.heads[0], b: weights.heads[1] }));
   if (output) table(parts.output, output, t('blocks.compare.output'));
