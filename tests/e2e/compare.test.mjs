@@ -96,6 +96,24 @@ describe('the compare view', () => {
     assert.equal(await tab.page.locator('.compare-weights table').count(), 0);
   });
 
+  it('its language menu reloads both labs and the differences in Hindi, the labs kept', async () => {
+    await open();
+    const before = await read();
+    await Promise.all([tab.page.waitForURL(/[?&]lang=hi/), tab.page.selectOption('#compare-language', 'hi')]);
+    await tab.page.waitForFunction(ready);
+    await tab.page.evaluate(() => globalThis.attentionCompare.update());
+    assert.match(await tab.page.textContent('#compare-title'), /[\u0900-\u097F]|B − A/);
+    assert.equal(await tab.page.$eval('attention-lab', (lab) => lab.getAttribute('lang')), 'hi');
+    assert.match(await tab.page.textContent('.compare-difference p.hint'), /[\u0900-\u097F]/);
+    const after = await read();
+    assert.equal(after.a.state.preset, before.a.state.preset);
+    assert.equal(after.b.state.preset, before.b.state.preset);
+    checkDifference(after.weights, after.a.weights, after.b.weights, 'weights in Hindi');
+    // and back: English, without ?lang
+    await Promise.all([tab.page.waitForURL((url) => !url.search.includes('lang=')), tab.page.selectOption('#compare-language', 'en')]);
+    await tab.page.waitForFunction(ready);
+  });
+
   it('axe-core finds no serious or critical violation', async () => {
     await open();
     await renderEverySection(tab.page);

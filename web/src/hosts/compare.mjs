@@ -6,7 +6,8 @@
 import { defineAttentionLab } from './element.mjs';
 import { renderDifferences } from '../blocks/compare.mjs';
 import { stateFromFragment, stateToFragment, presetState } from '../state/index.mjs';
-import { translator } from '../i18n/page.mjs';
+import { translator, addressWithLanguage } from '../i18n/page.mjs';
+import { message, LANGUAGES } from '../i18n/index.mjs';
 
 /** The two states a compare link describes, or the default pair; problems of a part that cannot be read. */
 export function statesOfCompareFragment(hash) {
@@ -25,6 +26,24 @@ function element(tag, className, text) {
   if (className) node.className = className;
   if (text !== undefined) node.textContent = text;
   return node;
+}
+
+// The page's language menu for the compare view (the labs take the language when mounted): a choice
+// reloads the address with ?lang=…, the fragment (both labs) kept.
+function languageMenu(language) {
+  const label = element('label', 'language-menu');
+  const menu = element('select');
+  menu.id = 'compare-language';
+  menu.append(...LANGUAGES.map((code) => {
+    const option = element('option', null, message('language.name', {}, code));
+    option.value = code;
+    option.lang = code;
+    return option;
+  }));
+  menu.value = language;
+  menu.addEventListener('change', () => location.replace(addressWithLanguage(location.href, menu.value)));
+  label.append(element('span', null, message('language.menu', {}, language)), ' ', menu);
+  return label;
 }
 
 /** Mounts the compare view in `host`; returns { a, b } (the two <attention-lab> elements). */
@@ -51,7 +70,7 @@ export function mountCompare(host, { compute, language }) {
   const title = element('h2', null, t('blocks.compare.title'));
   title.id = 'compare-title';
   const parts = { note: element('p', 'hint'), weights: element('div', 'scroll compare-weights'), output: element('div', 'scroll compare-output') };
-  section.append(title, parts.note, parts.weights, parts.output);
+  section.append(languageMenu(language), title, parts.note, parts.weights, parts.output);
   // the differences first: on a phone the two labs stack, and the table they are compared by stays in reach
   host.replaceChildren(section, side);
   const [a, b] = labs;
