@@ -36,11 +36,7 @@ struct StackTrainer::State {
   bool have_before = false;  // `before` holds the state before the last update
   OptimizerSnapshot before;
 
-  Parameter* find(const std::string& name) {
-    for (Parameter& p : parameters)
-      if (p.name == name) return &p;
-    return nullptr;
-  }
+  Parameter* find(const std::string& name) { return find_parameter(parameters, name); }
   const Parameter* find(const std::string& name) const { return const_cast<State*>(this)->find(name); }
 
   Stack build() const;
@@ -610,11 +606,7 @@ Status StackTrainer::trace(const StackExample& example, StackTrace* trace, const
   return state_->with_ablation(ablate, [&] { return stack_forward(state_->build(), inputs, trace); });
 }
 
-std::vector<std::string> StackTrainer::parameter_names() const {
-  std::vector<std::string> names;
-  for (const Parameter& p : state_->parameters) names.push_back(p.name);
-  return names;
-}
+std::vector<std::string> StackTrainer::parameter_names() const { return parameter_names_of(state_->parameters); }
 
 const std::vector<float>* StackTrainer::parameter(const std::string& name) const {
   const Parameter* p = state_->find(name);

@@ -329,11 +329,7 @@ Status Trainer::evaluate(const std::vector<Example>& examples, Evaluation* evalu
   return Status::Ok();
 }
 
-std::vector<std::string> Trainer::parameter_names() const {
-  std::vector<std::string> names;
-  for (const Parameter& p : state_->parameters) names.push_back(p.name);
-  return names;
-}
+std::vector<std::string> Trainer::parameter_names() const { return parameter_names_of(state_->parameters); }
 
 const std::vector<float>* Trainer::parameter(const std::string& name) const {
   const Parameter* p = state_->find(name);

@@ -19,6 +19,19 @@ struct Parameter {
   bool trained = false;
 };
 
+// A trainer's parameter called `name`, or nullptr; and every parameter's name, in order. Both trainers
+// keep their parameters in such a list.
+inline Parameter* find_parameter(std::vector<Parameter>& parameters, const std::string& name) {
+  for (Parameter& p : parameters)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+inline std::vector<std::string> parameter_names_of(const std::vector<Parameter>& parameters) {
+  std::vector<std::string> names;
+  for (const Parameter& p : parameters) names.push_back(p.name);
+  return names;
+}
+
 // The optimiser settings' checks, each naming its field ("optimizer.beta1").
 Status check_optimizer(const OptimizerSettings& o);
 
@@ -83,11 +96,7 @@ struct Trainer::State {
   int steps = 0;
   double beta1_power = 1, beta2_power = 1;  // beta^t for Adam's bias correction, by repeated products
 
-  Parameter* find(const std::string& name) {
-    for (Parameter& p : parameters)
-      if (p.name == name) return &p;
-    return nullptr;
-  }
+  Parameter* find(const std::string& name) { return find_parameter(parameters, name); }
   const Parameter* find(const std::string& name) const { return const_cast<State*>(this)->find(name); }
 
   // The attention layer over a chunk of examples at once, and its buffers, reused from step to step.
