@@ -4,6 +4,7 @@
 import { renderMatrix } from '../shared/matrix.mjs';
 import { selectionIn } from '../shared/selection.mjs';
 import { isolate } from '../shared/bidi.mjs';
+import { tableLabels } from '../shared/labels.mjs';
 
 /**
  * The differences of two labs' views ({ state, view } each): { weights, output } as
@@ -26,7 +27,8 @@ export function differences(a, b) {
     values: minus(pa.view.result.heads[pa.head].weights, pb.view.result.heads[pb.head].weights),
   };
   const output = pa.view.result.output.length === pb.view.result.output.length
-    ? { rowLabels, columnLabels: Array.from({ length: pa.view.result.output.length / rowLabels.length }, (_, c) => `d${c + 1}`),
+    // the output's columns named as the lab's output table names them (one rule per axis, issue 26)
+    ? { rowLabels, columnLabels: label(tableLabels(pa.view, 'output').columns, tableLabels(pb.view, 'output').columns),
       values: minus(pa.view.result.output, pb.view.result.output) }
     : null;
   return { weights, output };

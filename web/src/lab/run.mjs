@@ -25,7 +25,7 @@ function chosenLayer(asked, built, reply) {
   const x = asked.block === 'full' && asked.norm === 'pre' ? layer.norm1 : layer.input;
   // X is typed in only where it is the sentence's vectors themselves
   const typed = l === 0 && x === layer.input && !built.request.positions;
-  return { result, x, weights: reply.layerWeights[l], layerWeights: reply.layerWeights, layer: l, typedX: typed };
+  return { result, x, weights: reply.layerWeights[l], layerWeights: reply.layerWeights, layer: l, typedX: typed, readsNorm: x !== layer.input };
 }
 
 function viewOf(asked, built, reply) {

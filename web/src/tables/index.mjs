@@ -47,6 +47,17 @@ function experimentLine(t, experiment, state, view) {
   return t(`preset.${state.preset}.${experiment.key}`, { token: view.tokens[token], weight: formatNumber(top), key: view.keyTokens[weights.indexOf(top)] });
 }
 
+// Layers added to an example (the only change): layer 1 is still the example as given while its
+// attention reads x itself (attention only, or post-LN), so the notes hold for layer 1; a pre-LN block
+// reads LN₁(x) and the notes no longer hold. { line, keep } or null.
+function layersNote(t, state, aspects) {
+  if (!aspects.includes('layers')) return null;
+  if (state.block === 'full' && state.norm === 'pre') return { line: t('preset.layersPreLN'), keep: false };
+  if (aspects.length > 1) return null;
+  if (state.selectedLayer > 0) return { line: t('preset.layersOther', { layer: state.selectedLayer + 1 }), keep: false };
+  return { line: t('preset.layersHold', { layers: state.layers }), keep: true };
+}
+
 // One section's drawing from the state and the view; tables: { api, t, openBlocks, replacedWeights }.
 const SECTION_DRAWERS = {
   notes: ({ api, t, replacedWeights }, state, view) => {
@@ -55,6 +66,7 @@ const SECTION_DRAWERS = {
     api.renderNotes({
       preset, aspects, replacedWeights: replacedWeights && t(replacedWeights.key, replacedWeights.values),
       experiment: experimentLine(t, experimentOf(preset, state, aspects), state, view), view,
+      layers: preset ? layersNote(t, state, aspects) : null,
     });
   },
   tokens: ({ api }, state, view) => api.renderTokens(view.tokens, selectionIn(state, view).token),

@@ -49,29 +49,37 @@ function sourceDetails(t, preset) {
   return source;
 }
 
+// The lines above the notes: what to see now (a note's experiment, layers that keep layer 1), or what changed.
+function headLines(t, { preset, aspects, replacedWeights, experiment, layers }, modified) {
+  const parts = [];
+  const title = t(`preset.${preset.id}.title`);
+  if (experiment) parts.push(paragraph('experiment', experiment));
+  if (layers?.keep) parts.push(paragraph('experiment', layers.line));
+  if (modified) parts.push(paragraph('modified', t('preset.modified', { title, aspects: aspects.map((a) => t(`preset.aspect.${a}`)).join(', ') })));
+  // the example's hand-made vectors belong to its own sentence: a typed one takes the vocabulary's
+  if (preset.state.x && aspects.includes('sentence')) parts.push(paragraph('modified', t('preset.ownSentence', { title })));
+  if (replacedWeights) parts.push(paragraph('modified', replacedWeights));
+  if (layers && !layers.keep) parts.push(paragraph('modified', layers.line));
+  return parts;
+}
+
 /**
  * preset: the example or null; aspects: what the reader changed; replacedWeights: a sentence or null;
  * view: the result shown (a note's numbers come from it);
- * experiment: what to see now when the change is the one a note proposes (no note is dimmed then), or null.
+ * experiment: what to see now when the change is the one a note proposes (no note is dimmed then), or null;
+ * layers: { line, keep } when layers were added (keep: the notes still hold for the layer shown), or null.
  */
-export function renderNotes({ $, t }, { preset, aspects, replacedWeights, experiment = null, view = null }) {
+export function renderNotes({ $, t }, { preset, aspects, replacedWeights, experiment = null, view = null, layers = null }) {
   const container = $('notes');
   // a note with numbers from the engine is drawn again whenever they may have changed
   const numbers = preset?.notes.some((note) => note.values) ? view : null;
-  if (unchanged(container, [preset?.id ?? '', aspects.join(','), replacedWeights ?? '', experiment ?? ''].join('\u0001')) && !numbers) return;
+  if (unchanged(container, [preset?.id ?? '', aspects.join(','), replacedWeights ?? '', experiment ?? '', layers?.line ?? ''].join('\u0001')) && !numbers) return;
   if (!preset) {
     container.replaceChildren(paragraph('modified', t('vocabulary.own')), paragraph(null, t('vocabulary.note')));
     return;
   }
-  const parts = [];
-  const modified = aspects.length > 0 && !experiment;
-  if (experiment) parts.push(paragraph('experiment', experiment));
-  if (modified) {
-    parts.push(paragraph('modified', t('preset.modified', { title: t(`preset.${preset.id}.title`), aspects: aspects.map((a) => t(`preset.aspect.${a}`)).join(', ') })));
-  }
-  // the example's hand-made vectors belong to its own sentence: a typed one takes the vocabulary's
-  if (preset.state.x && aspects.includes('sentence')) parts.push(paragraph('modified', t('preset.ownSentence', { title: t(`preset.${preset.id}.title`) })));
-  if (replacedWeights) parts.push(paragraph('modified', replacedWeights));
+  const modified = aspects.length > 0 && !experiment && !layers?.keep;
+  const parts = headLines(t, { preset, aspects, replacedWeights, experiment, layers }, modified);
   parts.push(noteList(t, preset, modified, view));
   const bar = actionBar(t, preset, modified);
   if (bar) parts.push(bar);

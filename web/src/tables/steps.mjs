@@ -109,7 +109,8 @@ function fillSteps(table, view, queryIndex, head, t) {
   // with layers, the caption names the layer the picker chose: the table changes with it
   const layers = result.layers?.length ?? 1;
   const caption = { token: tokens[queryIndex], row: queryIndex + 1, head: head + 1, q: vector(row(h.q, dK, queryIndex)) };
-  setText(table.caption, layers > 1 ? t('steps.captionLayer', { ...caption, layer: view.layer + 1, layers }) : t('steps.caption', caption));
+  const layerKey = view.readsNorm ? 'steps.captionLayerNorm' : 'steps.captionLayer';
+  setText(table.caption, layers > 1 || view.readsNorm ? t(layerKey, { ...caption, layer: view.layer + 1, layers }) : t('steps.caption', caption));
   const headers = table.tHead.rows[0].cells;
   setText(headers[0], t('steps.token'));
   setText(headers[5], `q·k / ${divisor}`);
