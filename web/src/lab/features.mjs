@@ -8,6 +8,8 @@ import { mount as pictures } from '../pictures/index.mjs';
 import { mount as scaling } from '../scaling/index.mjs';
 import { mount as flash } from '../flash/index.mjs';
 import { mount as kvCache } from '../kv-cache/index.mjs';
+import { mount as windowChapter } from '../window/index.mjs';
+import { mount as sinks } from '../sinks/index.mjs';
 import { mount as walk } from '../walk/index.mjs';
 import { mount as exports } from '../exports/index.mjs';
 import { mount as training } from '../training/index.mjs';
@@ -29,6 +31,8 @@ export const FEATURES = [
   { name: 'scaling', mount: scaling, section: 'lab' },
   { name: 'flash', mount: flash, section: 'flash' },
   { name: 'kv-cache', mount: kvCache, section: 'kv-cache' },
+  { name: 'window', mount: windowChapter, section: 'window' },
+  { name: 'sinks', mount: sinks, section: 'sinks' },
   { name: 'walk', mount: walk, section: 'learn' },
   { name: 'exports', mount: exports },
   { name: 'training', mount: training },
