@@ -50,7 +50,7 @@ export const KEPT_IN_ENGLISH = [
   // [kv-cache] the KV cache's chapter: the terms of decoding as the literature and the code name them
   'kv', 'cache', 'decoding', 'decode', 'prefill', 'pass', 'rope', 'bit', 'bytes',
   // [window] [sinks] the window's and the sinks' chapters: the models' and the method's names, the terms
-  'gemma', 'qwen2', 'sink', 'sinks', 'logit', 'gpt-oss', 'no-op', 'streamingllm',
+  'gemma', 'qwen2', 'gqa', 'sink', 'sinks', 'logit', 'gpt-oss', 'no-op', 'streamingllm',
 ];
 
 export const HI = {
@@ -835,6 +835,19 @@ export const HI = {
   'sinks.prev': "पिछला क़दम",
   'sinks.next': "अगला क़दम",
   'sinks.evictLine': "क़दम {step} / {steps}: position {position} पर '{token}' positions {kept} की keys पढ़ता है ({count}; फिर cache में {length} रहते हैं); उसका आउटपुट {output} हर key के साथ {full} के सामने: सबसे बड़ा अंतर {difference}।",
+  // [contents] the contents bar (web/src/contents/)
+  'contents.label': "विषय-सूची",
+  'contents.basics': "नोट्स से बुनियादी बातें",
+  'contents.layers': "कई layers",
+  'contents.modern': "आज का attention",
+  'contents.flash': "FlashAttention (tile दर tile)",
+  'contents.kvCache': "KV cache (एक-एक token)",
+  'contents.rope': "RoPE (घुमाव)",
+  'contents.gqa': "GQA (साझा keys)",
+  'contents.window': "Sliding window (खिड़की)",
+  'contents.sinks': "Sinks (ठिकाना)",
+  'contents.train': "प्रशिक्षण",
+  'contents.models': "असली मॉडल",
   // layers on the page (web/src/blocks/, issue 23)
   'preset.aspect.layers': 'layers की संख्या और block',
   'blocks.title': 'Layers और blocks',
