@@ -82,8 +82,7 @@ Inputs KvCache::weights() const {
   return in;
 }
 
-Status kv_cache_start(const Config& config, const Inputs& weights, int capacity, KvCache* cache,
-                      KvEviction eviction) {
+Status kv_cache_start(const Config& config, const Inputs& weights, int capacity, KvCache* cache, KvEviction eviction) {
   if (Status s = check_start(config, weights, capacity); !s.ok()) return s;
   if (Status s = check_eviction(config, eviction, capacity); !s.ok()) return s;
   Config one = config;
@@ -296,8 +295,8 @@ Status kv_cache_step(KvCache* cache, View<float> x_row, KvStep* step) {
     return Status::Range("x",
                          "this token's projections or output overflow float32; the inputs or weights are too large");
   }
-  out.multiply_adds =
-      projection_multiply_adds(*cache) + static_cast<double>(s.heads) * static_cast<double>(rows.size()) * (s.d_k + s.d_v);
+  out.multiply_adds = projection_multiply_adds(*cache) +
+                      static_cast<double>(s.heads) * static_cast<double>(rows.size()) * (s.d_k + s.d_v);
   cache->positions.push_back(out.position);
   for (int r : rows) out.key_positions.push_back(cache->positions[r]);
   cache->length = row + 1;

@@ -300,12 +300,15 @@ std::vector<int> kept_keys(int i, int sinks, int budget, int first_position) {
 
 // Each decoded row against the float64 reference (reference.cpp) run with a keep-mask that shows row i
 // exactly the keys the test expects kept: the eviction changes which keys are read, nothing else.
-TEST_CASE("kv cache with eviction (StreamingLLM): the first sinks and the most recent kept; each row is attention over exactly those keys") {
+TEST_CASE(
+    "kv cache with eviction (StreamingLLM): the first sinks and the most recent kept; each row is attention over "
+    "exactly those keys") {
   for (int option = 0; option < 4; ++option) {
     const int sinks = option % 2 ? 2 : 1, budget = option < 2 ? 4 : 5, prefill = option < 2 ? 2 : 7;
     const int first_position = option == 3 ? 100 : 0, n = 11;
     INFO("option " << option << ": sinks " << sinks << ", budget " << budget << ", prefill " << prefill);
-    const ref::Problem p = modern_problem(60 + option, n, 2, 1, option % 2 ? 4 : 0, 0, ref::Mask::Causal, first_position);
+    const ref::Problem p =
+        modern_problem(60 + option, n, 2, 1, option % 2 ? 4 : 0, 0, ref::Mask::Causal, first_position);
     attn::Inputs weights = ref::inputs_of(p);
     weights.x = {};
     attn::KvCache cache;
@@ -336,7 +339,8 @@ TEST_CASE("kv cache with eviction (StreamingLLM): the first sinks and the most r
       const std::size_t visible = keys.size();
       for (int h = 0; h < p.heads; ++h) {
         std::vector<double> row;
-        for (int key : keys) row.push_back(want.heads[h].weights[static_cast<std::size_t>(i) * n + (key - first_position)]);
+        for (int key : keys)
+          row.push_back(want.heads[h].weights[static_cast<std::size_t>(i) * n + (key - first_position)]);
         ref::check_close("weights", slice(step.weights, h * visible, (h + 1) * visible), row, int(visible), kAtol,
                          kRtol);
       }

@@ -79,8 +79,8 @@ struct KvCache {
   bool has_wq = false, has_wk = false, has_wv = false, has_wo = false, has_bq = false, has_bk = false, has_bv = false,
        has_bo = false;
   KvEviction eviction;
-  int decoded = 0;  // tokens seen (prefilled and decoded); length when nothing is evicted
-  int rows = 0;     // rows of k and v held: capacity, one more with eviction (the new token before a drop)
+  int decoded = 0;             // tokens seen (prefilled and decoded); length when nothing is evicted
+  int rows = 0;                // rows of k and v held: capacity, one more with eviction (the new token before a drop)
   std::vector<float> k, v;     // (g, rows, d_k) and (g, rows, d_v): rows 0 … length − 1 filled
   std::vector<int> positions;  // (length) the position of each cached row
   Workspace workspace;
@@ -89,17 +89,17 @@ struct KvCache {
 
 // One step's trace: the new token's row in every head.
 struct KvStep {
-  int position = 0;            // first_position + index of the new token
-  int first_key = 0;           // the first cached key it sees (the window), keys first_key … length − 1
+  int position = 0;                // first_position + index of the new token
+  int first_key = 0;               // the first cached key it sees (the window), keys first_key … length − 1
   std::vector<int> key_positions;  // (visible) the position of every key it reads, in the cache's order
-  std::vector<float> q;        // (h, d_k) rotated
-  std::vector<float> k, v;     // (g, d_k), (g, d_v): the rows appended
-  std::vector<float> scores;   // (h, visible) q·kᵀ of the visible cached keys
-  std::vector<float> weights;  // (h, visible)
-  std::vector<float> z;        // (h, d_v)
-  std::vector<float> output;   // (d_out)
-  double multiply_adds = 0;    // this step's: projections, scores, weighted sum, output
-  double cache_values = 0;     // floats the cache holds after the step: length · g · (d_k + d_v)
+  std::vector<float> q;            // (h, d_k) rotated
+  std::vector<float> k, v;         // (g, d_k), (g, d_v): the rows appended
+  std::vector<float> scores;       // (h, visible) q·kᵀ of the visible cached keys
+  std::vector<float> weights;      // (h, visible)
+  std::vector<float> z;            // (h, d_v)
+  std::vector<float> output;       // (d_out)
+  double multiply_adds = 0;        // this step's: projections, scores, weighted sum, output
+  double cache_values = 0;         // floats the cache holds after the step: length · g · (d_k + d_v)
 };
 
 Status kv_cache_start(const Config& config, const Inputs& weights, int capacity, KvCache* cache,
