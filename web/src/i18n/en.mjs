@@ -761,7 +761,7 @@ export const EN = {
   'window.reachCaption': "What reaches '{token}' (token {index}): ● where changing that token's vector moved its output",
   'window.prev': "Previous layer",
   'window.next': "Next layer",
-  'window.rule': "The rule the core's window implies: each layer reaches w − 1 = {back} tokens further back, so after L = {layers} layers a token is reached by (w − 1) × L + 1 = {rule} tokens, itself included, as far as the text goes back. Mistral's paper rounds this to w × L = {mistral}.",
+  'window.rule': { plural: 'back', one: "The rule the core's window implies: each layer reaches w − 1 = {back} token further back, so after L = {layers} layers a token is reached by (w − 1) × L + 1 = {rule} tokens, itself included, as far as the text goes back. Mistral's paper rounds this to w × L = {mistral}.", other: "The rule the core's window implies: each layer reaches w − 1 = {back} tokens further back, so after L = {layers} layers a token is reached by (w − 1) × L + 1 = {rule} tokens, itself included, as far as the text goes back. Mistral's paper rounds this to w × L = {mistral}." },
   'window.reach': "After layer {layer} of {layers}: '{token}' was moved by tokens {first}–{last}, {count} in all; the rule gives (w − 1) × {layer} + 1 = {rule} where the text is long enough.",
   // [sinks] attention sinks and StreamingLLM's cache (web/src/sinks/)
   'sinks.title': "Attention sinks: where a row puts the weight it does not need",
