@@ -54,6 +54,7 @@ struct Output {
 #ifdef ATTN_LEARNING
   attn::FlashResult flash;
   attn::KvStep step;
+  std::vector<float> key_positions;  // the step's, as numbers JavaScript copies out
 #endif
   std::vector<const std::vector<float>*> arrays;
   double shape[16] = {};
@@ -216,10 +217,11 @@ EMSCRIPTEN_KEEPALIVE Output* attn_flash(int tile, const float* sinks, int sinks_
 }
 
 // A KV cache on the request's config and weights (the request's x omitted), kept in this instance's
-// memory until attn_kv_free; null on an error.
-EMSCRIPTEN_KEEPALIVE attn::KvCache* attn_kv_start(int capacity) {
+// memory until attn_kv_free; with budget > 0 it evicts (StreamingLLM: the first `sinks` tokens and the
+// most recent); null on an error.
+EMSCRIPTEN_KEEPALIVE attn::KvCache* attn_kv_start(int capacity, int sinks, int budget) {
   auto* cache = new attn::KvCache;
-  if (report(attn::kv_cache_start(config_of_request(), inputs_of_request(), capacity, cache))) {
+  if (report(attn::kv_cache_start(config_of_request(), inputs_of_request(), capacity, cache, {sinks, budget}))) {
     delete cache;
     return nullptr;
   }
@@ -237,8 +239,9 @@ EMSCRIPTEN_KEEPALIVE Output* attn_kv_prefill(attn::KvCache* cache, const float* 
   return out;
 }
 
-// One decoded token: an Output of q, k, v, scores, weights, z, output; shape = position, first key,
-// multiply-adds, cache values, length, capacity, the full causal pass's multiply-adds for length tokens.
+// One decoded token: an Output of q, k, v, scores, weights, z, output, the positions of the keys read;
+// shape = position, first key, multiply-adds, cache values, length, capacity, the full causal pass's
+// multiply-adds for every token seen.
 EMSCRIPTEN_KEEPALIVE Output* attn_kv_step(attn::KvCache* cache, const float* x, int length) {
   auto* out = new Output;
   if (report(attn::kv_cache_step(cache, attn::View<float>(x, static_cast<std::size_t>(length)), &out->step))) {
@@ -246,14 +249,15 @@ EMSCRIPTEN_KEEPALIVE Output* attn_kv_step(attn::KvCache* cache, const float* x, 
     return nullptr;
   }
   const attn::KvStep& st = out->step;
-  out->arrays = {&st.q, &st.k, &st.v, &st.scores, &st.weights, &st.z, &st.output};
+  out->key_positions.assign(st.key_positions.begin(), st.key_positions.end());
+  out->arrays = {&st.q, &st.k, &st.v, &st.scores, &st.weights, &st.z, &st.output, &out->key_positions};
   const double shape[] = {double(st.position),
                           double(st.first_key),
                           st.multiply_adds,
                           st.cache_values,
                           double(cache->length),
                           double(cache->capacity),
-                          attn::causal_multiply_adds(*cache, cache->length)};
+                          attn::causal_multiply_adds(*cache, cache->decoded)};
   std::copy(shape, shape + 7, out->shape);
   return out;
 }

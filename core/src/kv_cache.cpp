@@ -33,6 +33,22 @@ void project_row(const Ops& ops, Workspace& ws, const float* x, int d_model, con
   if (b.present) add_row_to_each(b.data + static_cast<std::size_t>(head) * width, 1, width, y);
 }
 
+Status check_eviction(const Config& config, KvEviction eviction, int capacity) {
+  if (eviction.budget == 0 && eviction.sinks == 0) return Status::Ok();
+  if (eviction.budget < 1 || eviction.budget > capacity) {
+    return Status::Range("budget", "budget must be a whole number from 1 to capacity (" + std::to_string(capacity) +
+                                       "), got " + std::to_string(eviction.budget));
+  }
+  if (eviction.sinks < 0 || eviction.sinks >= eviction.budget) {
+    return Status::Range("sinks", "sinks must be a whole number from 0 to budget − 1 (" +
+                                      std::to_string(eviction.budget - 1) + "), got " + std::to_string(eviction.sinks));
+  }
+  if (config.window > 0) {
+    return Status::Range("window", "a cache that evicts keeps its own keys: window must be 0 with a budget");
+  }
+  return Status::Ok();
+}
+
 Status check_start(const Config& config, const Inputs& weights, int capacity) {
   if (config.mask_mode != MaskMode::Causal) {
     return Status::Range("mask", "the KV cache decodes causal self-attention: mask must be 'causal'");
@@ -66,8 +82,9 @@ Inputs KvCache::weights() const {
   return in;
 }
 
-Status kv_cache_start(const Config& config, const Inputs& weights, int capacity, KvCache* cache) {
+Status kv_cache_start(const Config& config, const Inputs& weights, int capacity, KvCache* cache, KvEviction eviction) {
   if (Status s = check_start(config, weights, capacity); !s.ok()) return s;
+  if (Status s = check_eviction(config, eviction, capacity); !s.ok()) return s;
   Config one = config;
   one.n = 1;
   one.m = 0;
@@ -85,6 +102,8 @@ Status kv_cache_start(const Config& config, const Inputs& weights, int capacity,
   out.config = config;
   out.shape = shape;
   out.capacity = capacity;
+  out.eviction = eviction;
+  out.rows = capacity + (eviction.budget > 0 ? 1 : 0);
   keep(weights.wq, &out.wq, &out.has_wq);
   keep(weights.wk, &out.wk, &out.has_wk);
   keep(weights.wv, &out.wv, &out.has_wv);
@@ -93,11 +112,36 @@ Status kv_cache_start(const Config& config, const Inputs& weights, int capacity,
   keep(weights.bk, &out.bk, &out.has_bk);
   keep(weights.bv, &out.bv, &out.has_bv);
   keep(weights.bo, &out.bo, &out.has_bo);
-  out.k.assign(static_cast<std::size_t>(shape.kv_heads) * capacity * shape.d_k, 0.0f);
-  out.v.assign(static_cast<std::size_t>(shape.kv_heads) * capacity * shape.d_v, 0.0f);
+  out.k.assign(static_cast<std::size_t>(shape.kv_heads) * out.rows * shape.d_k, 0.0f);
+  out.v.assign(static_cast<std::size_t>(shape.kv_heads) * out.rows * shape.d_v, 0.0f);
   *cache = std::move(out);
   return Status::Ok();
 }
+
+namespace {
+
+// Drops cached row `row`: the rows after it move down one, in every key/value head.
+void drop_row(KvCache* cache, int row) {
+  const Shape& s = cache->shape;
+  for (int g = 0; g < s.kv_heads; ++g) {
+    float* k = cache->k.data() + static_cast<std::size_t>(g) * cache->rows * s.d_k;
+    float* v = cache->v.data() + static_cast<std::size_t>(g) * cache->rows * s.d_v;
+    std::copy(k + static_cast<std::size_t>(row + 1) * s.d_k, k + static_cast<std::size_t>(cache->length) * s.d_k,
+              k + static_cast<std::size_t>(row) * s.d_k);
+    std::copy(v + static_cast<std::size_t>(row + 1) * s.d_v, v + static_cast<std::size_t>(cache->length) * s.d_v,
+              v + static_cast<std::size_t>(row) * s.d_v);
+  }
+  cache->positions.erase(cache->positions.begin() + row);
+  cache->length -= 1;
+}
+
+// StreamingLLM's cut: while over budget, the oldest token after the sinks goes.
+void evict(KvCache* cache) {
+  if (cache->eviction.budget == 0) return;
+  while (cache->length > cache->eviction.budget) drop_row(cache, cache->eviction.sinks);
+}
+
+}  // namespace
 
 Status kv_cache_prefill(KvCache* cache, View<float> x, Result* prefill) {
   const Shape& s = cache->shape;
@@ -122,10 +166,14 @@ Status kv_cache_prefill(KvCache* cache, View<float> x, Result* prefill) {
   const int group = s.heads / s.kv_heads;
   for (int g = 0; g < s.kv_heads; ++g) {
     const HeadTrace& head = result.heads[g * group];
-    std::copy(head.k.begin(), head.k.end(), cache->k.begin() + static_cast<std::size_t>(g) * cache->capacity * s.d_k);
-    std::copy(head.v.begin(), head.v.end(), cache->v.begin() + static_cast<std::size_t>(g) * cache->capacity * s.d_v);
+    std::copy(head.k.begin(), head.k.end(), cache->k.begin() + static_cast<std::size_t>(g) * cache->rows * s.d_k);
+    std::copy(head.v.begin(), head.v.end(), cache->v.begin() + static_cast<std::size_t>(g) * cache->rows * s.d_v);
   }
   cache->length = n;
+  cache->decoded = n;
+  cache->positions.resize(n);
+  for (int i = 0; i < n; ++i) cache->positions[i] = config.rotary.first_position + i;
+  evict(cache);
   *prefill = std::move(result);
   return Status::Ok();
 }
@@ -156,32 +204,40 @@ void project_token(KvCache* cache, const float* x, int row, int position, KvStep
     project_row(ops, ws, x, s.d_model, w.wk, w.bk, g, s.d_k, k);
     if (rotary.dims > 0) rotate_rows(k, 1, s.d_k, rotary.dims, ws.rotary_cos.data(), ws.rotary_sin.data(), false);
     project_row(ops, ws, x, s.d_model, w.wv, w.bv, g, s.d_v, v);
-    std::copy(k, k + s.d_k, cache->k.begin() + (static_cast<std::size_t>(g) * cache->capacity + row) * s.d_k);
-    std::copy(v, v + s.d_v, cache->v.begin() + (static_cast<std::size_t>(g) * cache->capacity + row) * s.d_v);
+    std::copy(k, k + s.d_k, cache->k.begin() + (static_cast<std::size_t>(g) * cache->rows + row) * s.d_k);
+    std::copy(v, v + s.d_v, cache->v.begin() + (static_cast<std::size_t>(g) * cache->rows + row) * s.d_v);
   }
 }
 
-// Every head's new row against the cached keys first_key … last (inclusive), then the output.
-void attend_token(KvCache* cache, int last, KvStep* out) {
+// Every head's new row against the cached rows `visible` (ascending), then the output. The rows are
+// gathered into one block per key/value head: the same values, so the same arithmetic as reading the
+// cache in place.
+void attend_token(KvCache* cache, const std::vector<int>& visible_rows, KvStep* out) {
   const Shape& s = cache->shape;
   const Ops& ops = ops_for(cache->config.arithmetic);
   Workspace& ws = cache->workspace;
-  const int visible = last - out->first_key + 1, group = s.heads / s.kv_heads;
+  const int visible = static_cast<int>(visible_rows.size()), group = s.heads / s.kv_heads;
   out->scores.resize(static_cast<std::size_t>(s.heads) * visible);
   out->weights.resize(out->scores.size());
   out->z.resize(static_cast<std::size_t>(s.heads) * s.d_v);
+  std::vector<float> k(static_cast<std::size_t>(visible) * s.d_k), v(static_cast<std::size_t>(visible) * s.d_v);
   for (int h = 0; h < s.heads; ++h) {
     const std::size_t g = static_cast<std::size_t>(h / group);
-    const float* k = cache->k.data() + (g * cache->capacity + out->first_key) * s.d_k;
-    const float* v = cache->v.data() + (g * cache->capacity + out->first_key) * s.d_v;
+    if (h % group == 0) {
+      for (int r = 0; r < visible; ++r) {
+        const std::size_t row = g * cache->rows + visible_rows[r];
+        std::copy_n(cache->k.data() + row * s.d_k, s.d_k, k.data() + static_cast<std::size_t>(r) * s.d_k);
+        std::copy_n(cache->v.data() + row * s.d_v, s.d_v, v.data() + static_cast<std::size_t>(r) * s.d_v);
+      }
+    }
     float* scores = out->scores.data() + static_cast<std::size_t>(h) * visible;
     float* weights = out->weights.data() + static_cast<std::size_t>(h) * visible;
-    ops.matmul_transb(out->q.data() + static_cast<std::size_t>(h) * s.d_k, s.d_k, k, s.d_k, scores, visible, 1, s.d_k,
-                      visible, &ws.products);
+    ops.matmul_transb(out->q.data() + static_cast<std::size_t>(h) * s.d_k, s.d_k, k.data(), s.d_k, scores, visible, 1,
+                      s.d_k, visible, &ws.products);
     std::copy(scores, scores + visible, weights);
     ops.softmax_scaled_rows(weights, 1, visible, static_cast<float>(s.scale), false, nullptr);
-    ops.matmul(weights, visible, v, s.d_v, out->z.data() + static_cast<std::size_t>(h) * s.d_v, s.d_v, 1, visible,
-               s.d_v, &ws.products);
+    ops.matmul(weights, visible, v.data(), s.d_v, out->z.data() + static_cast<std::size_t>(h) * s.d_v, s.d_v, 1,
+               visible, s.d_v, &ws.products);
   }
   if (cache->has_wo) {
     out->output.resize(s.d_model);
@@ -191,6 +247,20 @@ void attend_token(KvCache* cache, int last, KvStep* out) {
   } else {
     out->output = out->z;
   }
+}
+
+// The rows the new token (cached at `row`) reads: the window's last w, or with eviction the sinks and
+// the most recent budget − sinks (itself included), or every row.
+std::vector<int> visible_rows(const KvCache& cache, int row) {
+  std::vector<int> rows;
+  const int budget = cache.eviction.budget, sinks = cache.eviction.sinks;
+  int first = cache.config.window > 0 ? std::max(0, row + 1 - cache.config.window) : 0;
+  if (budget > 0 && row + 1 > budget) {
+    for (int r = 0; r < sinks; ++r) rows.push_back(r);
+    first = row + 1 - (budget - sinks);
+  }
+  for (int r = first; r <= row; ++r) rows.push_back(r);
+  return rows;
 }
 
 double projection_multiply_adds(const KvCache& c) {
@@ -208,25 +278,30 @@ Status kv_cache_step(KvCache* cache, View<float> x_row, KvStep* step) {
                                   std::to_string(x_row.size));
   }
   if (!all_finite(x_row.data, x_row.size)) return Status::Range("x", "x holds a value that is not a finite number");
-  if (cache->length >= cache->capacity) {
+  if (cache->eviction.budget == 0 && cache->length >= cache->capacity) {
     return Status::Range("capacity",
                          "the cache is full: it holds capacity (" + std::to_string(cache->capacity) + ") tokens");
   }
   KvStep out;
   const int row = cache->length;
-  out.position = cache->config.rotary.first_position + row;
-  out.first_key = cache->config.window > 0 ? std::max(0, row + 1 - cache->config.window) : 0;
+  out.position = cache->config.rotary.first_position + cache->decoded;
   project_token(cache, x_row.data, row, out.position, &out);
-  attend_token(cache, row, &out);
+  const std::vector<int> rows = visible_rows(*cache, row);
+  out.first_key = rows.front();
+  attend_token(cache, rows, &out);
   // the row written past `length` is not counted until the step succeeds: a failed step leaves the cache as it was
   if (!all_finite(out.output.data(), out.output.size()) || !all_finite(out.q.data(), out.q.size()) ||
       !all_finite(out.k.data(), out.k.size())) {
     return Status::Range("x",
                          "this token's projections or output overflow float32; the inputs or weights are too large");
   }
-  const int visible = row + 1 - out.first_key;
-  out.multiply_adds = projection_multiply_adds(*cache) + static_cast<double>(s.heads) * visible * (s.d_k + s.d_v);
+  out.multiply_adds = projection_multiply_adds(*cache) +
+                      static_cast<double>(s.heads) * static_cast<double>(rows.size()) * (s.d_k + s.d_v);
+  cache->positions.push_back(out.position);
+  for (int r : rows) out.key_positions.push_back(cache->positions[r]);
   cache->length = row + 1;
+  cache->decoded += 1;
+  evict(cache);
   out.cache_values = static_cast<double>(cache->length) * s.kv_heads * (s.d_k + s.d_v);
   *step = std::move(out);
   return Status::Ok();

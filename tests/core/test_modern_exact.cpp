@@ -284,6 +284,91 @@ TEST_CASE("kv cache: bad arguments are refused naming the field, and a refused s
   CHECK(cache.length == 1);
 }
 
+namespace {
+
+// The positions StreamingLLM's cache reads for token i (0-based, itself included): every earlier one
+// while they fit the budget, else the first `sinks` and the budget − sinks most recent.
+std::vector<int> kept_keys(int i, int sinks, int budget, int first_position) {
+  std::vector<int> keys;
+  for (int j = 0; j <= i; ++j) {
+    if (i + 1 <= budget || j < sinks || j > i - (budget - sinks)) keys.push_back(first_position + j);
+  }
+  return keys;
+}
+
+}  // namespace
+
+// Each decoded row against the float64 reference (reference.cpp) run with a keep-mask that shows row i
+// exactly the keys the test expects kept: the eviction changes which keys are read, nothing else.
+TEST_CASE(
+    "kv cache with eviction (StreamingLLM): the first sinks and the most recent kept; each row is attention over "
+    "exactly those keys") {
+  for (int option = 0; option < 4; ++option) {
+    const int sinks = option % 2 ? 2 : 1, budget = option < 2 ? 4 : 5, prefill = option < 2 ? 2 : 7;
+    const int first_position = option == 3 ? 100 : 0, n = 11;
+    INFO("option " << option << ": sinks " << sinks << ", budget " << budget << ", prefill " << prefill);
+    const ref::Problem p =
+        modern_problem(60 + option, n, 2, 1, option % 2 ? 4 : 0, 0, ref::Mask::Causal, first_position);
+    attn::Inputs weights = ref::inputs_of(p);
+    weights.x = {};
+    attn::KvCache cache;
+    REQUIRE(attn::kv_cache_start(ref::config_of(p), weights, n, &cache, {sinks, budget}).ok());
+    attn::Result first;
+    REQUIRE(attn::kv_cache_prefill(&cache, attn::View<float>(p.x.data(), prefill * p.d_model), &first).ok());
+    std::vector<int> after_prefill = kept_keys(prefill - 1, sinks, budget, first_position);
+    CHECK(cache.positions == after_prefill);
+    for (int i = prefill; i < n; ++i) {
+      INFO("token " << i);
+      attn::KvStep step;
+      REQUIRE(attn::kv_cache_step(&cache, attn::View<float>(p.x.data() + i * p.d_model, p.d_model), &step).ok());
+      const std::vector<int> keys = kept_keys(i, sinks, budget, first_position);
+      CHECK(step.position == first_position + i);
+      CHECK(step.key_positions == keys);
+      CHECK(cache.positions == keys);  // what stays for the next token
+      CHECK(cache.length == std::min(i + 1, budget));
+      ref::Problem only = p;
+      only.mask = ref::Mask::Keep;
+      only.keep.assign(static_cast<std::size_t>(n) * n, 0);
+      for (int j = 0; j < n; ++j) only.keep[static_cast<std::size_t>(j) * n + j] = 1;  // other rows: themselves
+      for (int key : keys) only.keep[static_cast<std::size_t>(i) * n + (key - first_position)] = 1;
+      const ref::Expected want = ref::forward(only);
+      const std::size_t d_out = want.output.size() / n;
+      ref::check_close("output", step.output,
+                       std::vector<double>(want.output.begin() + i * d_out, want.output.begin() + (i + 1) * d_out),
+                       int(d_out), kAtol, kRtol);
+      const std::size_t visible = keys.size();
+      for (int h = 0; h < p.heads; ++h) {
+        std::vector<double> row;
+        for (int key : keys)
+          row.push_back(want.heads[h].weights[static_cast<std::size_t>(i) * n + (key - first_position)]);
+        ref::check_close("weights", slice(step.weights, h * visible, (h + 1) * visible), row, int(visible), kAtol,
+                         kRtol);
+      }
+    }
+  }
+}
+
+TEST_CASE("kv cache with eviction: budget, sinks and window refused naming the field") {
+  const ref::Problem p = modern_problem(7, 4, 2, 1, 0, 0, ref::Mask::Causal);
+  attn::Inputs weights = ref::inputs_of(p);
+  weights.x = {};
+  attn::KvCache cache;
+  CHECK(attn::kv_cache_start(ref::config_of(p), weights, 4, &cache, {1, 5}).field == "budget");
+  CHECK(attn::kv_cache_start(ref::config_of(p), weights, 4, &cache, {0, -1}).field == "budget");
+  CHECK(attn::kv_cache_start(ref::config_of(p), weights, 4, &cache, {3, 3}).field == "sinks");
+  CHECK(attn::kv_cache_start(ref::config_of(p), weights, 4, &cache, {-1, 3}).field == "sinks");
+  attn::Config windowed = ref::config_of(p);
+  windowed.window = 2;
+  CHECK(attn::kv_cache_start(windowed, weights, 4, &cache, {1, 3}).field == "window");
+  // a budget the size of the capacity: the cache never fills, however many tokens come
+  REQUIRE(attn::kv_cache_start(ref::config_of(p), weights, 2, &cache, {1, 2}).ok());
+  attn::KvStep step;
+  for (int i = 0; i < 6; ++i) REQUIRE(attn::kv_cache_step(&cache, attn::View<float>(p.x.data(), 8), &step).ok());
+  CHECK(cache.length == 2);
+  CHECK(step.position == 5);
+  CHECK(step.key_positions == std::vector<int>{0, 5});
+}
+
 TEST_CASE("rope: shifting every position by s leaves every score unchanged, to rounding; reordering changes them") {
   const ref::Problem p = modern_problem(11, 6, 2, 2, 4, 0, ref::Mask::None);
   attn::Result at_zero;

@@ -419,12 +419,15 @@ export interface KvCacheOptions {
   scale?: 'sqrt_dk' | 'none' | number; mask?: 'causal';
   rotary?: { dims: number; theta?: number; firstPosition?: number };
   window?: number;
+  /** StreamingLLM: keep at most `budget` tokens (1 … capacity), the first `sinks` (0 … budget − 1, default 0) and the most recent; not with a window */
+  evict?: { sinks?: number; budget: number };
 }
 
 /** One decoded token: its row in every head, and the work and memory counted. */
 export interface KvStep {
   position: number;    // rotary.firstPosition + its index
   firstKey: number;    // the first cached key it sees (window), keys firstKey … length − 1
+  keyPositions: number[];  // the position of every key it reads (with evict: the sinks and the most recent)
   length: number; capacity: number;
   q: Float32Array;       // heads × dK, rotated
   k: Float32Array;       // kvHeads × dK appended (rotated)
@@ -434,7 +437,7 @@ export interface KvStep {
   z: Float32Array;       // heads × dV
   output: Float32Array;  // dOut
   multiplyAdds: number;      // this step's: projections, scores, weighted sum, output projection
-  fullMultiplyAdds: number;  // the full causal pass over `length` tokens (no cache)
+  fullMultiplyAdds: number;  // the full causal pass over every token seen (no cache)
   cacheValues: number;       // length · kvHeads · (dK + dV)
   cacheBytes: number;        // cacheValues · 4 (float32)
 }

@@ -6,9 +6,24 @@
 // attentionRequest, callWithArrays, takeOutput, attentionFrom, HEAD_ARRAYS.
 
 const FLASH_HEAD_ARRAYS = ['runningMax', 'runningSum', 'rescale', 'runningOutput', 'z', 'weights', 'sinkWeight'];
-const STEP_ARRAYS = ['q', 'k', 'v', 'scores', 'weights', 'z', 'output'];
+const STEP_ARRAYS = ['q', 'k', 'v', 'scores', 'weights', 'z', 'output', 'keyPositions'];
 const KV_OPTIONS = new Set(['dModel', 'heads', 'dK', 'dV', 'wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo', 'scale',
-  'mask', 'kvHeads', 'rotary', 'window', 'capacity']);
+  'mask', 'kvHeads', 'rotary', 'window', 'capacity', 'evict']);
+const EVICT_OPTIONS = new Set(['sinks', 'budget']);
+
+// evict: omitted, or { sinks, budget } (StreamingLLM: keep the first `sinks` tokens and the most recent,
+// `budget` in all); the core checks their range against capacity.
+function evictionOf(api, options) {
+  const evict = options.evict;
+  if (evict === undefined || evict === null) return { sinks: 0, budget: 0 };
+  if (typeof evict !== 'object' || Array.isArray(evict)) throw api.fieldError(TypeError, 'evict', `evict must be an object { sinks, budget }, got ${api.describe(evict)}`);
+  api.checkOptions(evict, EVICT_OPTIONS, 'kvCache() evict');
+  const sinks = evict.sinks ?? 0;
+  if (!Number.isInteger(sinks) || sinks < 0 || sinks > 2 ** 31 - 1) {
+    throw api.fieldError(TypeError, 'sinks', `evict.sinks must be a whole number from 0, got ${api.describe(sinks)}`);
+  }
+  return { sinks, budget: api.integer(evict, 'budget') };
+}
 
 // values (a Float32Array) copied into memory from malloc: its address, or 0 for none; freed by the caller.
 function copyIn(api, module, values, field) {
@@ -68,14 +83,15 @@ export class KvCache {
   constructor(runtime, api, options) {
     api.checkOptions(options, KV_OPTIONS, 'kvCache()');
     const capacity = api.integer(options, 'capacity');
+    const { sinks, budget } = evictionOf(api, options);
     const mask = options.mask ?? 'causal';
     // the request's x stands for one token (the core refuses the mode when it is not causal)
-    const request = api.attentionRequest({ ...options, capacity: undefined, mask, x: [], n: 1 });
+    const request = api.attentionRequest({ ...options, capacity: undefined, evict: undefined, mask, x: [], n: 1 });
     const { x, context, wq, wk, wv, wo, bq, bk, bv, bo, keep, ...scalars } = request;
     this.#runtime = runtime;
     this.#api = api;
     this.#handle = api.guarded(runtime, 'kvCache()', (module) =>
-      api.callWithArrays(module, () => 0, () => module._attn_kv_start(capacity), scalars, { wq, wk, wv, wo, bq, bk, bv, bo }));
+      api.callWithArrays(module, () => 0, () => module._attn_kv_start(capacity, sinks, budget), scalars, { wq, wk, wv, wo, bq, bk, bv, bo }));
     this.#generation = runtime.generation;
     this.capacity = capacity;
   }
@@ -118,6 +134,7 @@ export class KvCache {
       if (!output) this.#api.raiseLast(module);
       const { arrays, shape } = this.#api.takeOutput(module, output);
       const result = Object.fromEntries(STEP_ARRAYS.map((name, i) => [name, arrays[i]]));
+      result.keyPositions = Array.from(result.keyPositions);
       const [position, firstKey, multiplyAdds, cacheValues, cached, capacity, fullMultiplyAdds] = shape;
       return { ...result, position, firstKey, length: cached, capacity, multiplyAdds, fullMultiplyAdds, cacheValues, cacheBytes: cacheValues * 4 };
     });

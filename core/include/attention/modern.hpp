@@ -56,8 +56,21 @@ Status flash_forward(const Config& config, const Inputs& inputs, int tile, View<
 // Causal self-attention decoded one token at a time. kv_cache_start checks the config (mask 'causal',
 // positions 'none', no context; rotary and window allowed) and the weights, and keeps a copy of them;
 // kv_cache_prefill runs the full causal pass on the first n tokens and keeps every head's rotated k and
-// v; each kv_cache_step then projects one more token at position first_position + length, appends its
-// k and v, and computes only the new query row against the cached keys (the window's last w of them).
+// v; each kv_cache_step then projects one more token at position first_position + (tokens decoded so
+// far), appends its k and v, and computes only the new query row against the cached keys (the window's
+// last w of them).
+//
+// StreamingLLM's eviction (Xiao et al. 2023, "Efficient Streaming Language Models with Attention
+// Sinks"): with a budget B > 0 the cache keeps at most B tokens, the first `sinks` ones (attention
+// sinks) and the B − sinks most recent; a step appends the new token, drops the oldest token after the
+// sinks when there are B + 1, and attends over exactly the B kept ones (itself included). Kept keys
+// keep the rotation of their own position (the paper re-numbers positions inside the cache instead).
+// Prefill runs the full causal pass, then keeps the same way. Not with a window (field 'window').
+struct KvEviction {
+  int sinks = 0;   // first tokens always kept, 0 <= sinks < budget
+  int budget = 0;  // tokens kept; 0: nothing evicted (the cache fills to capacity)
+};
+
 struct KvCache {
   Config config;
   Shape shape{};
@@ -65,26 +78,32 @@ struct KvCache {
   std::vector<float> wq, wk, wv, wo, bq, bk, bv, bo;  // copies; empty where omitted
   bool has_wq = false, has_wk = false, has_wv = false, has_wo = false, has_bq = false, has_bk = false, has_bv = false,
        has_bo = false;
-  std::vector<float> k, v;  // (g, capacity, d_k) and (g, capacity, d_v): rows 0 … length − 1 filled
+  KvEviction eviction;
+  int decoded = 0;             // tokens seen (prefilled and decoded); length when nothing is evicted
+  int rows = 0;                // rows of k and v held: capacity, one more with eviction (the new token before a drop)
+  std::vector<float> k, v;     // (g, rows, d_k) and (g, rows, d_v): rows 0 … length − 1 filled
+  std::vector<int> positions;  // (length) the position of each cached row
   Workspace workspace;
   Inputs weights() const;
 };
 
 // One step's trace: the new token's row in every head.
 struct KvStep {
-  int position = 0;            // first_position + index of the new token
-  int first_key = 0;           // the first cached key it sees (the window), keys first_key … length − 1
-  std::vector<float> q;        // (h, d_k) rotated
-  std::vector<float> k, v;     // (g, d_k), (g, d_v): the rows appended
-  std::vector<float> scores;   // (h, visible) q·kᵀ of the visible cached keys
-  std::vector<float> weights;  // (h, visible)
-  std::vector<float> z;        // (h, d_v)
-  std::vector<float> output;   // (d_out)
-  double multiply_adds = 0;    // this step's: projections, scores, weighted sum, output
-  double cache_values = 0;     // floats the cache holds after the step: length · g · (d_k + d_v)
+  int position = 0;                // first_position + index of the new token
+  int first_key = 0;               // the first cached key it sees (the window), keys first_key … length − 1
+  std::vector<int> key_positions;  // (visible) the position of every key it reads, in the cache's order
+  std::vector<float> q;            // (h, d_k) rotated
+  std::vector<float> k, v;         // (g, d_k), (g, d_v): the rows appended
+  std::vector<float> scores;       // (h, visible) q·kᵀ of the visible cached keys
+  std::vector<float> weights;      // (h, visible)
+  std::vector<float> z;            // (h, d_v)
+  std::vector<float> output;       // (d_out)
+  double multiply_adds = 0;        // this step's: projections, scores, weighted sum, output
+  double cache_values = 0;         // floats the cache holds after the step: length · g · (d_k + d_v)
 };
 
-Status kv_cache_start(const Config& config, const Inputs& weights, int capacity, KvCache* cache);
+Status kv_cache_start(const Config& config, const Inputs& weights, int capacity, KvCache* cache,
+                      KvEviction eviction = {});
 // x: (n, d_model), 1 <= n <= capacity, on an empty cache. `prefill` gets the traced causal result.
 Status kv_cache_prefill(KvCache* cache, View<float> x, Result* prefill);
 // x_row: (d_model) one token.

@@ -1,5 +1,6 @@
 // Issue 25's core through the JavaScript API, on both learning builds: flashAttention() (the tiled
-// online softmax and its per-tile trace, sink logits) and kvCache() (prefill, then one token at a time)
+// online softmax and its per-tile trace, sink logits) and kvCache() (prefill, then one token at a time;
+// StreamingLLM's eviction)
 // against a float64 forward written here from the definitions; RoPE's shift invariance; bad input refused
 // naming the field, and a good call after it.
 import { describe, it } from 'node:test';
@@ -209,6 +210,60 @@ forEachBuild((build) => `kvCache() on the ${build} learning build`, { learning: 
     assert.throws(() => cache.step(new Float32Array(8).fill(Infinity)), (e) => e.field === 'x');
     assert.throws(() => cache.step('abc'), (e) => e instanceof TypeError && e.field === 'x');
     assert.equal(cache.length, 0);
+    assert.equal(cache.step(p.x.slice(0, 8)).length, 1);
+    cache.dispose();
+  });
+});
+
+// Row i of every head in float64 reading only the keys `keys` (indices), RoPE from position 0: z per head.
+function keptRow64(p, i, keys) {
+  const { n, dModel: d, heads, kvHeads, dK, dV } = p;
+  return Array.from({ length: heads }, (_, h) => {
+    const g = Math.floor((h * kvHeads) / heads);
+    const q = rotate(project(p.x, n, d, p.wq, h, dK), n, dK, p.rotary.dims, 0);
+    const k = rotate(project(p.x, n, d, p.wk, g, dK), n, dK, p.rotary.dims, 0);
+    const v = project(p.x, n, d, p.wv, g, dV);
+    const s = keys.map((j) => {
+      let dot = 0;
+      for (let c = 0; c < dK; c++) dot += q[i * dK + c] * k[j * dK + c];
+      return dot / Math.sqrt(dK);
+    });
+    const top = Math.max(...s), e = s.map((value) => Math.exp(value - top)), total = e.reduce((a, b) => a + b, 0);
+    return Array.from({ length: dV }, (_, c) => keys.reduce((sum, j, r) => sum + (e[r] / total) * v[j * dV + c], 0));
+  });
+}
+
+forEachBuild((build) => `kvCache({ evict }) (StreamingLLM) on the ${build} learning build`, { learning: true }, ({ engine }) => {
+  const weightsOf = ({ x: _x, n: _n, ...rest }) => rest;
+
+  it('keeps the first sinks and the most recent tokens, and each row reads exactly them (float64)', () => {
+    const p = problem(24, 10);
+    for (const [sinks, budget] of [[1, 4], [2, 5], [0, 3]]) {
+      const cache = engine.kvCache({ ...weightsOf(p), capacity: p.n, evict: { sinks, budget } });
+      try {
+        cache.prefill(p.x.slice(0, p.dModel));
+        for (let i = 1; i < p.n; i++) {
+          const step = cache.step(p.x.slice(i * p.dModel, (i + 1) * p.dModel));
+          const keys = Array.from({ length: i + 1 }, (_, j) => j).filter((j) => i + 1 <= budget || j < sinks || j > i - (budget - sinks));
+          assert.deepEqual(step.keyPositions, keys, `sinks ${sinks}, budget ${budget}, token ${i}`);
+          assert.equal(step.length, Math.min(i + 1, budget));
+          keptRow64(p, i, keys).forEach((z, h) => assertNear(step.z.slice(h * p.dV, (h + 1) * p.dV), z, BOUND, `token ${i} head ${h} z`));
+        }
+      } finally {
+        cache.dispose();
+      }
+    }
+  });
+
+  it('refuses a bad eviction naming the field', () => {
+    const p = problem(25, 4);
+    assert.throws(() => engine.kvCache({ ...weightsOf(p), capacity: 4, evict: { sinks: 1, budget: 5 } }), (e) => e instanceof RangeError && e.field === 'budget');
+    assert.throws(() => engine.kvCache({ ...weightsOf(p), capacity: 4, evict: { sinks: 3, budget: 3 } }), (e) => e instanceof RangeError && e.field === 'sinks');
+    assert.throws(() => engine.kvCache({ ...weightsOf(p), capacity: 4, evict: { sinks: -1, budget: 3 } }), (e) => e.field === 'sinks');
+    assert.throws(() => engine.kvCache({ ...weightsOf(p), capacity: 4, evict: 'all' }), (e) => e instanceof TypeError && e.field === 'evict');
+    assert.throws(() => engine.kvCache({ ...weightsOf(p), capacity: 4, evict: { budget: 3, keep: 1 } }), (e) => e.field === 'keep');
+    assert.throws(() => engine.kvCache({ ...weightsOf(p), capacity: 4, window: 2, evict: { budget: 3 } }), (e) => e.field === 'window');
+    const cache = engine.kvCache({ ...weightsOf(p), capacity: 4, evict: { budget: 3 } });
     assert.equal(cache.step(p.x.slice(0, 8)).length, 1);
     cache.dispose();
   });

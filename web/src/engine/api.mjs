@@ -5,7 +5,7 @@
 import { variance, normalDraws } from '../shared/stats.mjs';
 import { trainingCalls, learning } from './training-calls.mjs';
 import { modelCalls } from './models-calls.mjs';
-import { runStack } from './stack.mjs';
+import { runStack, stackOptions } from './stack.mjs';
 
 function identity(size) {
   const w = new Float32Array(size * size);
@@ -72,6 +72,27 @@ export function createEngineApi(loadAttention, { models = null } = {}) {
      * on every token; `rotary` ({ dims } or null) rotates q and k. On the learning engine, as flash.
      */
     kvDecode: (request, prefill, rotary) => kvDecode(api, request, prefill, rotary),
+
+    /**
+     * The window chapter: the request's x as causal self-attention with a sliding window of `window`
+     * keys (engine.attention()), and a stack of `layers` attention-only blocks with that window
+     * (engine.transformer()) run once as is and once per token with that token's vector perturbed:
+     * reach[l][i] lists the tokens j whose change moved token i's output after layer l + 1.
+     */
+    windowReach: (request, window, layers) => windowReach(api, request, window, layers),
+
+    /**
+     * The sinks chapter: attention on the given options (x, sizes, weights) computed with a sink logit
+     * per head (engine.flashAttention() in one tile; `sinks` null for none), beside the plain softmax.
+     */
+    sinkAttention: (options, sinks) => learningCall(api, (learner) => learner.flashAttention({ ...options, tile: options.n, ...(sinks ? { sinks } : {}) })),
+
+    /**
+     * The sinks chapter's StreamingLLM cache: the request's x as causal self-attention, the first token
+     * prefilled and the rest decoded by a cache that keeps `sinks` first tokens and `budget` in all
+     * (engine.kvCache({ evict })), beside the full causal pass (nothing evicted).
+     */
+    evictDecode: (request, sinks, budget) => evictDecode(api, request, sinks, budget),
   };
 }
 
@@ -131,6 +152,61 @@ async function kvDecode(api, request, prefill, rotary) {
     return { error: { name: error.name, field: error.field ?? null, message: error.message } };
   } finally {
     cache?.dispose();
+  }
+}
+
+async function learningCall(api, call) {
+  try {
+    return { result: call(await learning(api)) };
+  } catch (error) {
+    return { error: { name: error.name, field: error.field ?? null, message: error.message } };
+  }
+}
+
+async function evictDecode(api, request, sinks, budget) {
+  let cache = null;
+  try {
+    const learner = await learning(api);
+    const { x, n, dModel, heads, dK, dV, scale } = request;
+    const options = { dModel, heads, dK, dV, scale, ...weightsFor(learner, request) };
+    const full = learner.attention({ ...options, x, n, mask: 'causal', trace: true });
+    cache = learner.kvCache({ ...options, capacity: n, evict: { sinks, budget } });
+    cache.prefill(x.slice(0, dModel));
+    const steps = [];
+    for (let i = 1; i < n; i++) steps.push(cache.step(x.slice(i * dModel, (i + 1) * dModel)));
+    return { full, steps };
+  } catch (error) {
+    return { error: { name: error.name, field: error.field ?? null, message: error.message } };
+  } finally {
+    cache?.dispose();
+  }
+}
+
+async function windowReach(api, request, window, layers) {
+  try {
+    const learner = await learning(api);
+    const { x, n, dModel, heads, dK, dV, scale } = request;
+    const attention = learner.attention({ dModel, heads, dK, dV, scale, ...weightsFor(learner, request), x, n, mask: 'causal', window, trace: true });
+    // every layer the lab's first layer, causal, with the window (state/stack.mjs's request, built here)
+    const stacked = { ...request, mask: 'causal', stack: { recipes: Array(layers).fill(request.weights), arrangement: 'attention-only' } };
+    const { options } = stackOptions(learner, stacked);
+    for (const layer of options.layers) layer.attention.window = window;
+    const outputs = (tokens) => learner.transformer({ ...options, tokens }).layers.map((layer) => layer.output);
+    const base = outputs(x);
+    const reach = base.map(() => Array.from({ length: n }, () => []));
+    for (let j = 0; j < n; j++) {
+      const moved = Float32Array.from(x);
+      for (let c = 0; c < dModel; c++) moved[j * dModel + c] += 1;  // token j's vector, every feature + 1
+      outputs(moved).forEach((output, l) => {
+        for (let i = 0; i < n; i++) {
+          const changed = output.subarray(i * dModel, (i + 1) * dModel).some((value, c) => value !== base[l][i * dModel + c]);
+          if (changed) reach[l][i].push(j);
+        }
+      });
+    }
+    return { attention, reach };
+  } catch (error) {
+    return { error: { name: error.name, field: error.field ?? null, message: error.message } };
   }
 }
 

@@ -27,7 +27,7 @@ export function forwardWork({ n, m = n, dModel, heads, dK, dV, useWo }) {
 /**
  * workerUrl: the worker script; loadEngine: async () => loadAttention, for the page; models: async () =>
  * the "Real models" reader (web/src/models/open.mjs) for an engine on the page (the worker has its own).
- * Returns { ready (engine info, with .where), run, varianceLab, softmaxRow, flash, kvDecode, training }; run's reply
+ * Returns { ready (engine info, with .where), run, varianceLab, softmaxRow, flash, kvDecode, windowReach, sinkAttention, evictDecode, training }; run's reply
  * says where it was computed (.where: 'worker' or 'page'). A request with a `stack` (state/stack.mjs)
  * is run by engine/stack.mjs on the learning engine, on the page's copy once it is up.
  */
@@ -89,5 +89,8 @@ export function createCompute({ workerUrl, loadEngine, models = null }) {
     // the flash chapter's tiled pass, on the learning engine (api.mjs)
     flash: call('flash'),
     kvDecode: call('kvDecode'),
+    windowReach: call('windowReach'),
+    sinkAttention: call('sinkAttention'),
+    evictDecode: call('evictDecode'),
   };
 }

@@ -37,6 +37,9 @@ export function bindLifetime(compute, signal) {
     softmaxRow: bound(compute.softmaxRow),
     flash: bound(compute.flash),
     kvDecode: bound(compute.kvDecode),
+    windowReach: bound(compute.windowReach),
+    sinkAttention: bound(compute.sinkAttention),
+    evictDecode: bound(compute.evictDecode),
     training: Object.fromEntries(Object.entries(compute.training ?? {}).map(([name, fn]) => [name, bound(fn)])),
     models: Object.fromEntries(Object.entries(compute.models ?? {}).map(([name, fn]) => [name, bound(fn)])),
   };

@@ -8,6 +8,9 @@ import { mount as pictures } from '../pictures/index.mjs';
 import { mount as scaling } from '../scaling/index.mjs';
 import { mount as flash } from '../flash/index.mjs';
 import { mount as kvCache } from '../kv-cache/index.mjs';
+import { mount as windowChapter } from '../window/index.mjs';
+import { mount as sinks } from '../sinks/index.mjs';
+import { mount as contents } from '../contents/index.mjs';
 import { mount as walk } from '../walk/index.mjs';
 import { mount as exports } from '../exports/index.mjs';
 import { mount as training } from '../training/index.mjs';
@@ -22,6 +25,7 @@ import { mount as explain } from '../explain/index.mjs';
 // cards sit beside every table); the explanation follows its cell after everything (redraw).
 export const FEATURES = [
   { name: 'controls', mount: controls },
+  { name: 'contents', mount: contents },
   { name: 'tables', mount: tables },
   { name: 'summary', mount: summary, section: 'summary' },
   { name: 'blocks', mount: blocks, section: 'blocks' },
@@ -29,6 +33,8 @@ export const FEATURES = [
   { name: 'scaling', mount: scaling, section: 'lab' },
   { name: 'flash', mount: flash, section: 'flash' },
   { name: 'kv-cache', mount: kvCache, section: 'kv-cache' },
+  { name: 'window', mount: windowChapter, section: 'window' },
+  { name: 'sinks', mount: sinks, section: 'sinks' },
   { name: 'walk', mount: walk, section: 'learn' },
   { name: 'exports', mount: exports },
   { name: 'training', mount: training },

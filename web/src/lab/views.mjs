@@ -1,5 +1,8 @@
 // The sections a host may show (data-view names in app.html) and their aliases.
 export const VIEW_NAMES = ['controls', 'learn', 'notes', 'tokens', 'inputs', 'parameters', 'steps', 'summary', 'matrices', 'pictures', 'heatmap', 'lines', 'embedding', 'lab', 'flash', 'kv-cache', 'output', 'train', 'layers', 'models', 'blocks'];
+VIEW_NAMES.push('window');
+VIEW_NAMES.push('sinks');
+VIEW_NAMES.push('contents');  // the contents bar (web/src/contents/)  // issue 25's chapters, each on a line of its own
 const VIEW_ALIASES = new Map([['weights', ['heatmap', 'matrices']], ['tables', ['inputs', 'steps', 'summary', 'matrices', 'output']], ['all', VIEW_NAMES]]);
 
 /** The views a comma-separated list names, or null for all; unknown names are reported. */
