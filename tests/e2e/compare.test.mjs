@@ -58,6 +58,12 @@ describe('the compare view', () => {
     const shown = await read();
     assert.equal(shown.a.state.preset, 'money-bank');
     assert.equal(shown.b.state.preset, 'river-bank');
+    // the page's contents bar is not repeated inside the two labs
+    const bars = await tab.page.evaluate(() => [...document.querySelectorAll('attention-lab')].map((lab) => {
+      const bar = lab.shadowRoot?.querySelector('nav.contents');
+      return Boolean(bar && !bar.hidden && bar.getClientRects().length);
+    }));
+    assert.deepEqual(bars, [false, false], 'no contents bar inside a compared lab');
     checkDifference(shown.weights, shown.a.weights, shown.b.weights, 'weights');
     checkDifference(shown.output, shown.a.output, shown.b.output, 'output');
     assert.ok(shown.weights.some((c) => c.sign === 1) && shown.weights.some((c) => c.sign === -1), 'both signs occur');

@@ -3,6 +3,7 @@
 // connection for both, and the difference tables B − A under them (blocks/compare.mjs). The link
 // carries both: "#lab=…&lab=…" (each part a lab's own fragment, whose JSON is percent-encoded and so
 // holds no '&'). Without a fragment: the notes' money bank (A) and river bank (B).
+import { VIEW_NAMES } from '../lab/views.mjs';
 import { defineAttentionLab } from './element.mjs';
 import { renderDifferences } from '../blocks/compare.mjs';
 import { stateFromFragment, stateToFragment, presetState } from '../state/index.mjs';
@@ -61,6 +62,8 @@ export function mountCompare(host, { compute, language }) {
     lab.setAttribute('state', stateToFragment(state).replace(/^#/, ''));
     lab.setAttribute('lang', language);
     lab.setAttribute('theme', 'auto');  // the reader's light or dark, as the page around it
+    // every section but the contents bar: the page's chapters are not in a lab of the comparison
+    lab.setAttribute('view', VIEW_NAMES.filter((name) => name !== 'contents').join(','));
     column.append(lab);
     side.append(column);
     return lab;
