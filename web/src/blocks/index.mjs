@@ -90,8 +90,10 @@ function drawStream(parts, state, view, t) {
   renderMatrix(parts.stream, {
     caption: t('blocks.stream.caption', { token: view.tokens[token] }), t,
     rowLabels: rows.map((row) => t(row.key, { layer: row.layer })), columnLabels: view.columns, values,
-    address: { matrix: null },
+    address: { matrix: 'stream' },
   });
+  // each cell explains itself ("Explain this number", shared/explain-layers.mjs) for this token
+  for (const td of parts.stream.querySelectorAll('td[data-matrix="stream"]')) td.dataset.token = String(token);
 }
 
 /** mount(ctx): the feature contract (docs/architecture.md). */
