@@ -1,0 +1,76 @@
+// Practice across layers (issue 23), pure: one sequence that crosses a residual addition and a norm
+// in the shown layer of a stack, for the query token. Given x and attention(x): their sum (the row),
+// its mean, its variance, and the norm's output in one column (LN₂ of the sum pre-LN, LN₁ post-LN).
+// The true values are the engine's own trace (result.layers: `attended`, `norm2` or `middle`), the
+// mean and variance taken in float64 from the engine's summed row; each typical mistake is computed
+// from the same rows. Texts are message references { key, params } ('practice.' + key).
+import { near } from './check.mjs';
+
+const EPS = 1e-5;  // the lab's LayerNorm: weight γ = 1, bias β = 0, eps 1e-5 (engine/stack.mjs)
+const msg = (key, params = {}) => ({ key, params });
+const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length;
+const squares = (values, centre) => values.reduce((a, b) => a + (b - centre) ** 2, 0);
+
+// the column to normalise: the one that moves most from the mean (a 0 teaches nothing)
+function columnOf(sum, centre) {
+  let best = 0;
+  sum.forEach((v, c) => { if (Math.abs(v - centre) > Math.abs(sum[best] - centre)) best = c; });
+  return best;
+}
+
+// The norm's exercises: mean, variance, one output; mistakes by n − 1, the root, the mean, ε and γ
+function normExercises({ sum, attention, normed, norm, columns }) {
+  const n = sum.length;
+  const centre = mean(sum);
+  const variance = squares(sum, centre) / n;
+  const sample = squares(sum, centre) / (n - 1);
+  const col = columnOf(sum, centre);
+  const s = sum[col];
+  return [
+    { id: 'mean', label: msg('layers.label.mean', { count: n }), blanks: [centre], mistakes: [
+      { key: 'layers.mistake.noResidual', values: [mean(attention)] },
+    ] },
+    { id: 'variance', label: msg('layers.label.variance', { count: n }), blanks: [variance], mistakes: [
+      { key: 'layers.mistake.nMinus1', values: [sample], params: { count: n } },
+      { key: 'layers.mistake.std', values: [Math.sqrt(variance)] },
+    ] },
+    { id: 'norm', label: msg('layers.label.norm', { norm, col: columns[col] }), blanks: [normed[col]], col, mistakes: [
+      { key: 'layers.mistake.nMinus1', values: [(s - centre) / Math.sqrt(sample + EPS)], params: { count: n } },
+      { key: 'layers.mistake.noMean', values: [s / Math.sqrt(variance + EPS)] },
+      { key: 'layers.mistake.noRoot', values: [(s - centre) / (variance + EPS)] },
+      // with ε = 10⁻⁵ beside a variance near 1, and γ = 1, β = 0, these give the true value: said so
+      { key: 'layers.mistake.noEps', values: [(s - centre) / Math.sqrt(variance)] },
+      { key: 'layers.mistake.noGamma', values: [(s - centre) / Math.sqrt(variance + EPS)] },
+    ] },
+  ];
+}
+
+/**
+ * The sequence for token `token` in the shown layer of `view` (lab/run.mjs), or null outside a
+ * stack: { layer, token, x, attention, arrangement, exercises: [{ id, label, blanks: [truth], col?,
+ * mistakes: [{ key, values, params? }], blind: [mistake keys that give the true value here] }] }.
+ * An attention-only block has no norm: its sequence is the sum alone.
+ */
+export function layerSequence(view, token, tolerance) {
+  const stack = view.result.layers;
+  if (!stack || token < 0 || token >= view.tokens.length) return null;
+  const l = view.layer;
+  const layer = stack[l];
+  const d = view.dModel;
+  const row = (values) => Array.from(values.subarray(token * d, (token + 1) * d));
+  const [x, attention, sum] = [row(layer.input), row(layer.attention), row(layer.attended)];
+  const { arrangement } = view.result;
+  const exercises = [{ id: 'sum', label: msg('layers.label.sum', { count: d }), blanks: sum, mistakes: [
+    { key: 'layers.mistake.noResidual', values: attention },
+    { key: 'layers.mistake.noAttention', values: x },
+  ] }];
+  if (arrangement !== 'attention-only') {
+    const normed = row(arrangement === 'pre' ? layer.norm2 : layer.middle);
+    exercises.push(...normExercises({ sum, attention, normed, norm: arrangement === 'pre' ? 'LN₂' : 'LN₁', columns: view.columns }));
+  }
+  for (const exercise of exercises) {
+    exercise.blind = exercise.mistakes.filter((m) => near(m.values, exercise.blanks, tolerance)).map((m) => m.key);
+    exercise.mistakes = exercise.mistakes.filter((m) => !exercise.blind.includes(m.key));
+  }
+  return { layer: l, token, x, attention, arrangement, exercises };
+}
