@@ -51,14 +51,17 @@ export function attention64(x, n, d, w, { heads, dK, dV, causal }) {
   return { output: matmul(concat, Array.from(w.wo), n, heads * dV, d), weights: headWeights, concat };
 }
 
-// LayerNorm of each row, weight 1 and bias 0, eps 1e-5 (the lab's norms)
-export function layerNorm(x, n, d) {
+// LayerNorm of each row, eps 1e-5: weight 1 and bias 0 (the lab's norms), or `table` = [γ (d values), β (d values)]
+export function layerNorm(x, n, d, table = null) {
   const out = new Float64Array(n * d);
   for (let i = 0; i < n; i++) {
     const row = Array.from(x.slice(i * d, (i + 1) * d));
     const mean = row.reduce((a, b) => a + b, 0) / d;
     const variance = row.reduce((a, b) => a + (b - mean) ** 2, 0) / d;
-    row.forEach((value, c) => { out[i * d + c] = (value - mean) / Math.sqrt(variance + 1e-5); });
+    row.forEach((value, c) => {
+      const normed = (value - mean) / Math.sqrt(variance + 1e-5);
+      out[i * d + c] = table ? normed * table[c] + table[d + c] : normed;
+    });
   }
   return out;
 }
@@ -77,17 +80,19 @@ export function stack64(x0, n, d, layerWeights, { arrangement, ...sizes }) {
       layer.mlpOut = matmul(layer.hidden, Array.from(w.w2), n, f, d);
       return layer.mlpOut;
     };
-    const seen = arrangement === 'pre' ? layerNorm(x, n, d) : x;
+    // a norm's γ and β: the layer's `ln1`, `ln2` tables (2 × d) when given, else 1 and 0
+    const [ln1, ln2] = [w.ln1 ?? null, w.ln2 ?? null];
+    const seen = arrangement === 'pre' ? layerNorm(x, n, d, ln1) : x;
     const { output, weights, concat } = attention64(seen, n, d, w, sizes);
     Object.assign(layer, { attention: output, weights, concat, attended: add(x, output) });
     if (arrangement === 'attention-only') layer.output = layer.attended;
     if (arrangement === 'pre') {
       layer.middle = layer.attended;
-      layer.output = add(layer.middle, mlp(layerNorm(layer.middle, n, d)));
+      layer.output = add(layer.middle, mlp(layerNorm(layer.middle, n, d, ln2)));
     }
     if (arrangement === 'post') {
-      layer.middle = layerNorm(layer.attended, n, d);
-      layer.output = layerNorm(add(layer.middle, mlp(layer.middle)), n, d);
+      layer.middle = layerNorm(layer.attended, n, d, ln1);
+      layer.output = layerNorm(add(layer.middle, mlp(layer.middle)), n, d, ln2);
     }
     layers.push(layer);
     x = layer.output;

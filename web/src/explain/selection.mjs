@@ -3,6 +3,7 @@
 //   panel: { root, container, getView(), t, guard(cell), render(explanation),
 //            selected, stepHeaders, refocusing }
 import { explainCell } from '../shared/explain-cell.mjs';
+import { LAYER_TABLES } from '../shared/explain-layers.mjs';
 
 /** The address of a table cell: { matrix, head, row, col } (and the stream's token) from its data attributes. */
 export function cellOf(td) {
@@ -54,7 +55,7 @@ export function show(panel) {
   // a link into another layer waits for that layer's tables (explain/index.mjs follow)
   if (selected.layer !== undefined && selected.layer !== view.layer) return panel.render(null);
   const rows = matrix === 'k' || matrix === 'v' || matrix === 'context' ? view.keyTokens.length : view.tokens.length;
-  if ((matrix !== 'stream' && row >= rows) || head >= view.heads) return panel.render(null);
+  if ((!LAYER_TABLES.has(matrix) && row >= rows) || head >= view.heads) return panel.render(null);
   const explanation = explainCell(view, selected, t);
   if (!explanation) return panel.render(null);
   const withheld = panel.guard(selected);

@@ -2,14 +2,15 @@
 // Pure: takes the shown computation (`view`) and a cell address, returns text lines.
 //   view: { tokens, keyTokens, columns, x, context, dModel, heads, dK, dV, result, weights }
 //   cell: { matrix, head, row, col, token? } with matrix one of x, context, q, k, v, scores, scaled,
-//         weights, z, concat, output, wq, wk, wv, wo, or stream (the residual stream's table, of token)
+//         weights, z, concat, output, wq, wk, wv, wo, or stream (the residual stream's table, of token),
+//         w1, w2, ln1, ln2 (a full block's MLP and norms, blocks/params.mjs)
 // Rows and columns are named exactly as the tables' headers name them (tableLabels), every
 // non-zero term is shown (zeros are left out and counted past four terms), and every float32 is printed at
 // the lab's precision (formatNumber: 4 significant digits, or the exact float32 on request).
 import { formatNumber } from './format.mjs';
 import { tableLabels } from './labels.mjs';
 import { message } from '../i18n/index.mjs';
-import { explainLayerInput, explainStream } from './explain-layers.mjs';
+import { explainLayerInput, explainStream, explainBlockParameter } from './explain-layers.mjs';
 
 // the lab's precision (4 significant digits unless the reader asks for more)
 const f = (value) => formatNumber(value);
@@ -177,6 +178,7 @@ const PER_HEAD = ['q', 'k', 'v', 'scores', 'scaled', 'weights', 'z', 'wq', 'wk',
 /** { title, lines, value, links? } for a cell, or null for a cell of the stream that is not there. */
 export function explainCell(view, { matrix, head = 0, row, col, token }, t = message) {
   if (matrix === 'stream') return explainStream(view, { row, col, token }, t);
+  if (['w1', 'w2', 'ln1', 'ln2'].includes(matrix)) return explainBlockParameter(view, { matrix, row, col }, t);
   const labels = tableLabels(view, matrix);
   const rowName = labels.rows[row];
   const colName = labels.columns[col];

@@ -7,6 +7,9 @@
 import { formatNumber } from './format.mjs';
 import { streamRows } from './stream-rows.mjs';
 
+/** The tables explained here rather than by explain-cell.mjs's own: the stream, and a block's MLP and norms (state/stack.mjs BLOCK_TABLES). */
+export const LAYER_TABLES = new Set(['stream', 'w1', 'w2', 'ln1', 'ln2']);
+
 const f = (value) => formatNumber(value);
 const EPS = 1e-5;  // the lab's LayerNorm (engine/stack.mjs: weight 1, bias 0, eps 1e-5)
 
@@ -133,5 +136,21 @@ export function explainStream(view, { row, col, token }, t) {
   return {
     title: t('explain.layers.streamTitle', { token: view.tokens[token], stage: t(stage.key, { layer: stage.layer }), col: view.columns[col] }),
     lines: parts.lines, value: f(stage.values[col]), links: parts.links,
+  };
+}
+
+/** A cell of a full block's w1, w2, ln1 or ln2 (blocks/params.mjs): a parameter, seeded or typed. */
+export function explainBlockParameter(view, { matrix, row, col }, t) {
+  const used = view.layerWeights?.[view.layer]?.[matrix];
+  const hidden = view.dModel * 4;
+  const width = matrix === 'w1' ? hidden : view.dModel;
+  if (!used || col >= width || (row + 1) * width > used.length) return null;
+  const values = { layer: view.layer + 1, hidden };
+  const rowName = matrix === 'w2' ? `h${row + 1}` : matrix === 'w1' ? view.columns[row] : t(row === 0 ? 'blocks.params.gamma' : 'blocks.params.beta');
+  const colName = matrix === 'w1' ? `h${col + 1}` : view.columns[col];
+  return {
+    title: t('explain.title', { table: t(`blocks.params.${matrix}`, values), row: rowName, col: colName }),
+    lines: [t(`explain.layers.parameter.${matrix.startsWith('ln') ? 'norm' : 'mlp'}`, values)],
+    value: f(used[row * width + col]),
   };
 }
