@@ -100,6 +100,24 @@ describe('practice across layers', () => {
     assert.equal(await tab.page.locator('.practice-layers-step[data-status="correct"]').count(), 4);
   });
 
+});
+
+describe('practice across layers: typed norms, Hindi', () => {
+  it('typed γ and β: the output of the norm uses them, and leaving them out is now named', async () => {
+    const edits = Object.fromEntries([0, 1, 2, 3].flatMap((c) => [[`0:ln2:${c}`, 2], [`0:ln2:${D + c}`, 0.5]]));
+    await setLab({ ...labOf('pre', 0), blockEdits: edits });
+    const ref = await reference('pre', 0);
+    for (const id of ['sum', 'mean', 'variance']) await tab.page.click(`${STEP(id)} button >> nth=1`);  // Show the answer
+    const question = await tab.page.textContent(`${STEP('norm')} p`);
+    assert.match(question, /times γ = 2, plus β = 0.5/);
+    const columns = await tab.page.evaluate(() => globalThis.attentionLab.view.columns);
+    const col = columns.indexOf(question.match(/column '([^']+)'/)[1]);
+    const plain = (ref.sum[col] - ref.mean) / Math.sqrt(ref.variance + 1e-5);
+    assert.doesNotMatch(await tab.page.textContent(STEP('norm')), /forgetting γ/);
+    assert.equal((await answer('norm', [plain.toFixed(5)])).mistakes, 'layers.mistake.noGamma');
+    assert.equal((await answer('norm', [(2 * plain + 0.5).toFixed(5)])).verdict, 'correct');
+  });
+
   it('post-LN, layer 1, in Hindi: LN₁ of the sum; a wrong row says how many are right; axe', async () => {
     await setLab(labOf('post', 0));
     const ref = await reference('post', 0);

@@ -5,6 +5,7 @@
 // mean and variance taken in float64 from the engine's summed row; each typical mistake is computed
 // from the same rows. Texts are message references { key, params } ('practice.' + key).
 import { near } from './check.mjs';
+import { formatNumber } from '../shared/format.mjs';
 
 const EPS = 1e-5;  // the lab's LayerNorm: weight γ = 1, bias β = 0, eps 1e-5 (engine/stack.mjs)
 const msg = (key, params = {}) => ({ key, params });
@@ -19,13 +20,16 @@ function columnOf(sum, centre) {
 }
 
 // The norm's exercises: mean, variance, one output; mistakes by n − 1, the root, the mean, ε and γ
-function normExercises({ sum, attention, normed, norm, columns }) {
+function normExercises({ sum, attention, normed, norm, columns, table }) {
   const n = sum.length;
   const centre = mean(sum);
   const variance = squares(sum, centre) / n;
   const sample = squares(sum, centre) / (n - 1);
   const col = columnOf(sum, centre);
   const s = sum[col];
+  // the norm's weight γ and bias β of that column (1 and 0 unless typed, blocks/params.mjs)
+  const [gamma, beta] = table ? [table[col], table[n + col]] : [1, 0];
+  const affine = (v) => v * gamma + beta;
   return [
     { id: 'mean', label: msg('layers.label.mean', { count: n }), blanks: [centre], mistakes: [
       { key: 'layers.mistake.noResidual', values: [mean(attention)] },
@@ -34,12 +38,12 @@ function normExercises({ sum, attention, normed, norm, columns }) {
       { key: 'layers.mistake.nMinus1', values: [sample], params: { count: n } },
       { key: 'layers.mistake.std', values: [Math.sqrt(variance)] },
     ] },
-    { id: 'norm', label: msg('layers.label.norm', { norm, col: columns[col] }), blanks: [normed[col]], col, mistakes: [
-      { key: 'layers.mistake.nMinus1', values: [(s - centre) / Math.sqrt(sample + EPS)], params: { count: n } },
-      { key: 'layers.mistake.noMean', values: [s / Math.sqrt(variance + EPS)] },
-      { key: 'layers.mistake.noRoot', values: [(s - centre) / (variance + EPS)] },
-      // with ε = 10⁻⁵ beside a variance near 1, and γ = 1, β = 0, these give the true value: said so
-      { key: 'layers.mistake.noEps', values: [(s - centre) / Math.sqrt(variance)] },
+    { id: 'norm', label: msg('layers.label.norm', { norm, col: columns[col], gamma: formatNumber(gamma), beta: formatNumber(beta) }), blanks: [normed[col]], col, mistakes: [
+      { key: 'layers.mistake.nMinus1', values: [affine((s - centre) / Math.sqrt(sample + EPS))], params: { count: n } },
+      { key: 'layers.mistake.noMean', values: [affine(s / Math.sqrt(variance + EPS))] },
+      { key: 'layers.mistake.noRoot', values: [affine((s - centre) / (variance + EPS))] },
+      // with ε = 10⁻⁵ beside a variance near 1, and with γ = 1, β = 0 (untyped), these give the true value: said so
+      { key: 'layers.mistake.noEps', values: [affine((s - centre) / Math.sqrt(variance))] },
       { key: 'layers.mistake.noGamma', values: [(s - centre) / Math.sqrt(variance + EPS)] },
     ] },
   ];
@@ -66,7 +70,8 @@ export function layerSequence(view, token, tolerance) {
   ] }];
   if (arrangement !== 'attention-only') {
     const normed = row(arrangement === 'pre' ? layer.norm2 : layer.middle);
-    exercises.push(...normExercises({ sum, attention, normed, norm: arrangement === 'pre' ? 'LN₂' : 'LN₁', columns: view.columns }));
+    const table = view.layerWeights?.[l]?.[arrangement === 'pre' ? 'ln2' : 'ln1'];
+    exercises.push(...normExercises({ sum, attention, normed, norm: arrangement === 'pre' ? 'LN₂' : 'LN₁', columns: view.columns, table }));
   }
   for (const exercise of exercises) {
     exercise.blind = exercise.mistakes.filter((m) => near(m.values, exercise.blanks, tolerance)).map((m) => m.key);

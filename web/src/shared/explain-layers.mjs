@@ -14,13 +14,16 @@ const f = (value) => formatNumber(value);
 const EPS = 1e-5;  // the lab's LayerNorm (engine/stack.mjs: weight 1, bias 0, eps 1e-5)
 
 // A row's mean and variance (over d_model, as LayerNorm divides: by n, not n − 1), and the cell's
-// normalised value written out
-function normLines(t, { norm, values, col, layer }) {
+// normalised value written out, with the norm's weight γ and bias β of that column (1 and 0 unless
+// typed: view.layerWeights[l].ln1 / ln2, 2 × d_model)
+function normLines(t, { view, norm, values, col, layer }) {
   const mean = values.reduce((a, b) => a + b, 0) / values.length;
   const variance = values.reduce((a, b) => a + (b - mean) ** 2, 0) / values.length;
+  const table = view.layerWeights?.[layer - 1]?.[norm === 'LN₁' ? 'ln1' : 'ln2'];
+  const [gamma, beta] = table ? [table[col], table[values.length + col]] : [1, 0];
   return [
-    t('explain.layers.norm', { norm, layer, count: values.length, mean: f(mean), variance: f(variance) }),
-    `(${f(values[col])} − ${f(mean)}) / √(${f(variance)} + ${EPS})`,
+    t('explain.layers.norm', { norm, layer, count: values.length, mean: f(mean), variance: f(variance), gamma: f(gamma), beta: f(beta) }),
+    `(${f(values[col])} − ${f(mean)}) / √(${f(variance)} + ${EPS}) × ${f(gamma)} + ${f(beta)}`,
   ];
 }
 
@@ -61,7 +64,7 @@ export function explainLayerInput({ view, t, row, col, title, rowName, colName }
   if (arrangement === 'pre') {
     // the attention reads LN₁ of the stream; the stream is what the layer before gave out (or the sentence)
     const stream = rowOf(layers[l].input, view.dModel, row);
-    const lines = normLines(t, { norm: 'LN₁', values: stream, col, layer: l + 1 });
+    const lines = normLines(t, { view, norm: 'LN₁', values: stream, col, layer: l + 1 });
     const links = [streamLink(view, t, { token: row, layer: l, name: 'input', col })];
     if (l > 0) {
       const sum = sumOf(view, t, { token: row, col, layer: l - 1, terms: ['attended', 'mlpOut'], intro: t('explain.layers.fromPre', names) });
@@ -75,7 +78,7 @@ export function explainLayerInput({ view, t, row, col, title, rowName, colName }
     const summed = rowOf(layers[l - 1].summed, view.dModel, row);
     return {
       title, value: f(x),
-      lines: [t('explain.layers.fromPost', names), ...normLines(t, { norm: 'LN₂', values: summed, col, layer: l })],
+      lines: [t('explain.layers.fromPost', names), ...normLines(t, { view, norm: 'LN₂', values: summed, col, layer: l })],
       links: [streamLink(view, t, { token: row, layer: l - 1, name: 'summed', col })],
     };
   }
@@ -96,7 +99,7 @@ function stageParts(view, t, { token, col, layer, name }) {
   const values = { layer: layer + 1, previous: layer, token: view.tokens[token] };
   const sum = (terms, key) => sumOf(view, t, { ...at, terms, intro: t(key, values) });
   const norm = (from, key) => ({
-    lines: [t(key, values), ...normLines(t, { norm: key.endsWith('norm1') ? 'LN₁' : 'LN₂', values: rowOf(layers[layer][from], view.dModel, token), col, layer: layer + 1 })],
+    lines: [t(key, values), ...normLines(t, { view, norm: key.endsWith('norm1') ? 'LN₁' : 'LN₂', values: rowOf(layers[layer][from], view.dModel, token), col, layer: layer + 1 })],
     links: [streamLink(view, t, { ...at, name: from })],
   });
   switch (name) {
