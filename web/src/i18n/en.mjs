@@ -834,6 +834,7 @@ export const EN = {
   'blocks.compare.same': { plural: 'count', one: 'Row {tokens} is 0 throughout: it puts the same weight on each position in both labs; its output can still differ, through the values it mixes.', other: 'Rows {tokens} are 0 throughout: they put the same weight on each position in both labs; their outputs can still differ, through the values they mix.' },
   'blocks.compare.weights': 'Attention weights, B (head {b}) − A (head {a})',
   'blocks.compare.output': 'Output of the shown layer’s attention, B − A',
+  'blocks.compare.stream': "The residual stream of '{token}', B − A, layer by layer",
   'blocks.compare.mismatch': 'A has {a} tokens and B has {b}: the tables can be compared cell by cell only with as many tokens on each side.',
   'explain.stream': "The stream entering layer {layer} for '{row}', column '{col}': the sentence's vector (with positions) in layer 1, else what the layer before it gave out; the residual stream shows how it was summed.",
   'explain.streamNorm': "LN₁ of the stream entering layer {layer} for '{row}', column '{col}': this pre-LN block's attention reads the stream normalised (mean 0, variance 1 across the columns); the residual stream shows the stream itself.",

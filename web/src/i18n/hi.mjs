@@ -864,6 +864,7 @@ export const HI = {
   'blocks.compare.same': { plural: 'count', one: 'पंक्ति {tokens} पूरी 0 है: वह A और B दोनों में हर position पर वही weight रखती है; उसका आउटपुट फिर भी बदल सकता है, उन values से जिन्हें वह मिलाती है।', other: 'पंक्तियाँ {tokens} पूरी 0 हैं: वे A और B दोनों में हर position पर वही weight रखती हैं; उनके आउटपुट फिर भी बदल सकते हैं, उन values से जिन्हें वे मिलाती हैं।' },
   'blocks.compare.weights': 'Attention weights का अंतर: B (head {b}) − A (head {a})',
   'blocks.compare.output': 'दिखाई गई layer के attention का परिणाम, B − A',
+  'blocks.compare.stream': "'{token}' की residual stream, B − A, layer दर layer",
   'blocks.compare.mismatch': 'A में {a} tokens हैं और B में {b}: तालिकाओं की खाने-दर-खाने तुलना तभी होती है जब दोनों ओर उतने ही tokens हों।',
   'explain.stream': "layer {layer} में आने वाली stream, '{row}' के लिए, स्तंभ '{col}': layer 1 में वाक्य का vector (positions के साथ), वरना उससे पहले वाली layer का परिणाम; residual stream दिखाती है कि यह कैसे जोड़ा गया।",
   'explain.streamNorm': "layer {layer} में आने वाली stream का LN₁, '{row}' के लिए, स्तंभ '{col}': इस pre-LN block का attention सामान्यीकृत stream पढ़ता है (स्तंभों में माध्य 0, प्रसरण 1); residual stream ख़ुद stream दिखाती है।",
