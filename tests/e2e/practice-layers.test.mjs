@@ -33,12 +33,12 @@ const labOf = (norm, selectedLayer) => ({
 });
 
 // The float64 truths for the token the lab shows: the rows, the sum, mean, variances, the stack
-async function reference(arrangement, layer) {
+async function reference(arrangement, layer, rows = ROWS) {
   const { used, token } = await tab.page.evaluate(() => ({
     used: globalThis.attentionLab.view.layerWeights.map((w) => Object.fromEntries(Object.entries(w).filter(([, v]) => v).map(([k, v]) => [k, Array.from(v)]))),
-    token: globalThis.attentionLab.state.selectedToken,
+    token: Number(document.querySelector('.practice-layers').dataset.token),
   }));
-  const l64 = stack64(ROWS.flat(), N, D, used, { arrangement, ...SIZES })[layer];
+  const l64 = stack64(rows.flat(), N, D, used, { arrangement, ...SIZES })[layer];
   const row = (values) => Array.from(values.slice(token * D, (token + 1) * D));
   const sum = row(l64.attended);
   const mean = sum.reduce((a, b) => a + b, 0) / D;
@@ -103,6 +103,18 @@ describe('practice across layers', () => {
 });
 
 describe('practice across layers: typed norms, Hindi', () => {
+  it('a token whose sum has equal columns (variance 0) is passed over for one whose mistakes show', async () => {
+    // 'the' (token 0) as [0.5, 0.5, 0.5, 0.5]: pre-LN, its LN₁ is 0, so is its attention (causal: it
+    // reads itself alone), and its sum is 0.5 in every column
+    const rows = [[0.5, 0.5, 0.5, 0.5], ...ROWS.slice(1)];
+    await setLab({ ...labOf('pre', 0), inputs: { tokens: TOKENS, rows }, selectedToken: 0 });
+    const token = Number(await tab.page.getAttribute('.practice-layers', 'data-token'));
+    const ref = await reference('pre', 0, rows);
+    assert.equal(ref.token, token);
+    assert.notEqual(token, 0, 'not the token with a constant sum');
+    assert.ok(ref.variance > 0.01, `a variance that shows its mistakes: ${ref.variance}`);
+  });
+
   it('typed γ and β: the output of the norm uses them, and leaving them out is now named', async () => {
     const edits = Object.fromEntries([0, 1, 2, 3].flatMap((c) => [[`0:ln2:${c}`, 2], [`0:ln2:${D + c}`, 0.5]]));
     await setLab({ ...labOf('pre', 0), blockEdits: edits });

@@ -1,12 +1,13 @@
 // Practice across layers (issue 23), the DOM: at the end of the practice panel, when the lab is a
-// stack, the shown layer's x and attention(x) for the query token, and the sequence of layers.mjs
+// stack, the shown layer's x and attention(x) for the query token (or the first after it whose
+// mistakes show: layers.mjs chooseLayerSequence), and the sequence of layers.mjs
 // (the sum, then the norm's mean, variance and one output), each step opening when the one before
 // is answered. Answers are read as practice reads them (answer.mjs) and judged with its tolerance
 // (check.mjs); a typed value that matches a typical mistake gets that mistake named.
 import { parseAnswer } from './answer.mjs';
 import { judgeBlanks, DEFAULT_TOLERANCE } from './check.mjs';
 import { practiceSettings } from './spec.mjs';
-import { layerSequence } from './layers.mjs';
+import { chooseLayerSequence } from './layers.mjs';
 import { element, resolve } from './render.mjs';
 import { renderMatrix } from '../shared/matrix.mjs';
 import { formatNumber } from '../shared/format.mjs';
@@ -115,13 +116,14 @@ export function mountLayerPractice({ section, t }) {
   const draw = (state, view) => {
     const token = Number.isInteger(state.selectedToken) ? state.selectedToken : 0;
     own.tolerance = practiceSettings(state.practice).tolerance;
-    const sequence = view ? layerSequence(view, token, own.tolerance) : null;
+    const sequence = view ? chooseLayerSequence(view, token, own.tolerance) : null;
     parts.box.hidden = !sequence;
     if (!sequence) return;
     Object.assign(own, { state, view });
+    parts.box.dataset.token = String(sequence.token);  // the token asked about (tests, styles)
     fillGiven(parts, sequence, view, t);
     // the same numbers keep the steps and what was typed; new ones start again
-    const signature = JSON.stringify([sequence.layer, token, sequence.exercises.map((e) => e.blanks)]);
+    const signature = JSON.stringify([sequence.layer, sequence.token, sequence.exercises.map((e) => e.blanks)]);
     if (signature === own.signature) return;
     own.signature = signature;
     own.steps = sequence.exercises.map((exercise, index) => stepItem(exercise, index, t, view.columns));

@@ -79,3 +79,25 @@ export function layerSequence(view, token, tolerance) {
   }
   return { layer: l, token, x, attention, arrangement, exercises };
 }
+
+// ε and γ, β cannot show while the norm's ε is tiny beside the variance and γ = 1, β = 0: not counted
+const EXPECTED_BLIND = new Set(['layers.mistake.noEps', 'layers.mistake.noGamma']);
+
+/**
+ * The sequence for the query token, or for another token where it cannot tell its mistakes apart
+ * (a row whose columns are all equal has variance 0, and its norm teaches nothing): the token
+ * `first` first, then the others, the first with no blind mistake (ε, γ and β aside), else the one
+ * with the fewest. Null outside a stack.
+ */
+export function chooseLayerSequence(view, first, tolerance) {
+  const tokens = [first, ...view.tokens.keys()].filter((token, i, all) => all.indexOf(token) === i);
+  let best = null;
+  for (const token of tokens.slice(0, 16)) {
+    const sequence = layerSequence(view, token, tolerance);
+    if (!sequence) return best;
+    const blind = sequence.exercises.flatMap((e) => e.blind).filter((key) => !EXPECTED_BLIND.has(key)).length;
+    if (!best || blind < best.blind) best = { sequence, blind };
+    if (blind === 0) break;
+  }
+  return best?.sequence ?? null;
+}
