@@ -404,6 +404,8 @@ export const EN = {
   'train.inductionHead.found': 'Induction head: layer {layer}, head {head} (score {score}: its mean weight from a repeated letter to the letter after its earlier copy).',
   'train.inductionHead.notYet': 'No induction head yet: the best in layer {layer} is head {head}, score {score}.',
   'train.twin': "In layer 1, 'it' puts {percent} % of its weight on '{adjective}'. So the query of 'it' in the last layer differs between this sentence and its twin with the other adjective by {second} % of its length; in layer 1 it differs by {first} %, as it is computed from 'it' alone.",
+  'train.ablateInduction': 'Switch off the induction heads found',
+  'train.inductionShared': 'Layer {layer} has {count} induction heads: either can stand in for the other, so switching one off leaves the copying to the rest; switch them off together to see what they do.',
   'train.ablated': 'Held-out accuracy with {heads} switched off: {percent} % (all heads on: {all} %, step {step}).',
   'train.stackHeatmap': 'Attention weights of layer {layer}, head {head} on “{sentence}”',
   'train.sequenceCount': '{train} training and {heldOut} held-out sequences of random letters; each is scored from where its repeat starts.',

@@ -206,6 +206,8 @@ export const HI = {
   'train.inductionHead.found': 'Induction head: layer {layer}, head {head} (score {score}: दोहराए गए अक्षर से उसकी पिछली प्रति के बाद वाले अक्षर पर उसका औसत weight)।',
   'train.inductionHead.notYet': 'अभी कोई induction head नहीं: layer {layer} में सबसे अच्छा head {head} है, score {score}।',
   'train.twin': "पहली layer में 'it' अपने weight का {percent} % '{adjective}' पर रखता है। इसलिए आख़िरी layer में 'it' की query इस वाक्य और दूसरे विशेषण वाले उसके जोड़ीदार वाक्य के बीच अपनी लंबाई के {second} % जितनी बदलती है; पहली layer में {first} %, क्योंकि वह सिर्फ़ 'it' से बनती है।",
+  'train.ablateInduction': 'मिले हुए induction heads बंद करें',
+  'train.inductionShared': 'Layer {layer} में {count} induction heads हैं: एक की जगह दूसरा काम कर सकता है, इसलिए एक बंद करने पर नकल बाक़ी करते हैं; उनका काम देखने के लिए उन्हें साथ बंद करें।',
   'train.ablated': '{heads} बंद होने पर held-out accuracy: {percent} % (सभी heads चालू: {all} %, step {step})।',
   'train.stackHeatmap': '“{sentence}” पर layer {layer}, head {head} के attention weights',
   'train.sequenceCount': 'random अक्षरों के {train} training और {heldOut} held-out क्रम; हर क्रम को वहाँ से जाँचा जाता है जहाँ उसका दोहराव शुरू होता है।',
