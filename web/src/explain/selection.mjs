@@ -121,4 +121,5 @@ export function follow(panel, target, dispatch) {
 export function forget(panel) {
   panel.selected = null;
   panel.stepHeaders = null;
+  panel.following = false;  // a link followed and not arrived yet is forgotten too
 }
