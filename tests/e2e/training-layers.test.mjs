@@ -75,6 +75,9 @@ describe('the Train section with layers', () => {
     assert.equal(await page().locator('#train-heatmaps canvas').count(), 2);
   });
 
+});
+
+describe('the Train section with layers: induction heads', () => {
   it('induction heads: ≥ 95 % held out; the page names a previous-token head in layer 1 and an induction head in layer 2; ablation', async () => {
     await chooseTask('induction');
     const ms = await trainTo({ goal: 0.95, steps: 1500 });
@@ -101,6 +104,16 @@ describe('the Train section with layers', () => {
     await page().waitForFunction(() => globalThis.attentionLab.training.ablated?.heads.length === 2);
     const layer2Off = await page().evaluate(() => globalThis.attentionLab.training.ablated.accuracy);
     assert.ok(layer2Off < 0.5, `layer 2's heads off: ${layer2Off}`);
+    // "Switch off the induction heads found": exactly the heads the text names, and below 50 %
+    const named = [...(await page().textContent('#train-findings')).matchAll(/Induction head: layer 2, head (\d)/g)].map((m) => [1, Number(m[1]) - 1]);
+    await page().click('#train-ablate-induction');
+    await page().waitForFunction((n) => globalThis.attentionLab.training.ablated?.heads.length === n &&
+      document.querySelectorAll('#train-ablate input:checked').length === n, named.length);
+    const found = await page().evaluate(() => globalThis.attentionLab.training.ablated);
+    assert.deepEqual(found.heads.map(String).sort(), named.map(String).sort(), 'the named induction heads, switched off');
+    assert.ok(found.accuracy < 0.5, `the induction heads found (${named.length}) off: ${found.accuracy}`);
+    process.stdout.write(`# induction heads named: ${named.length}, held out with them off: ${found.accuracy}\n`);
+    if (named.length > 1) assert.match(await page().textContent('#train-findings'), new RegExp(`Layer 2 has ${named.length} induction heads`));
   });
 
   it('induction heads with one head a layer: switching the induction head off drops held-out accuracy below 50 %', async () => {

@@ -5,6 +5,8 @@ import { renderMatrix } from '../shared/matrix.mjs';
 import { selectionIn } from '../shared/selection.mjs';
 import { isolate } from '../shared/bidi.mjs';
 import { tableLabels } from '../shared/labels.mjs';
+import { streamRows } from './stream.mjs';
+import { arrangementOf } from '../state/stack.mjs';
 
 /**
  * The differences of two labs' views ({ state, view } each): { weights, output } as
@@ -31,7 +33,25 @@ export function differences(a, b) {
     ? { rowLabels, columnLabels: label(tableLabels(pa.view, 'output').columns, tableLabels(pb.view, 'output').columns),
       values: minus(pa.view.result.output, pb.view.result.output) }
     : null;
-  return { weights, output };
+  return { weights, output, stream: streamDifference(a, b) };
+}
+
+/**
+ * The residual streams of A's chosen token, B − A, stage by stage through every layer, when both
+ * labs are stacks of as many layers and as wide a stream: { rows: [{ key, layer }], values,
+ * columnLabels, token }; with blocks of different kinds, only what enters and leaves each layer. Else null.
+ */
+export function streamDifference(a, b) {
+  const [la, lb] = [a.view.result.layers, b.view.result.layers];
+  if (!la || !lb || la.length !== lb.length || a.view.dModel !== b.view.dModel) return null;
+  const { token } = selectionIn(a.state, a.view);
+  const [arrA, arrB] = [arrangementOf(a.state), arrangementOf(b.state)];
+  const same = arrA === arrB;
+  const rowsOf = (layers, arrangement) => streamRows(layers, arrangement, token, a.view.dModel)
+    .filter((row) => same || row.name === 'input' || row.name === 'output');
+  const [ra, rb] = [rowsOf(la, arrA), rowsOf(lb, arrB)];
+  const values = Float64Array.from(ra.flatMap((row, r) => Array.from(row.values, (v, c) => rb[r].values[c] - v)));
+  return { rows: ra.map(({ key, layer }) => ({ key: same ? key : key === 'blocks.stream.enter' ? key : 'blocks.stream.output', layer })), values, columnLabels: a.view.columns, token: a.view.tokens[token] };
 }
 
 // The row labels of the weights' rows that are 0 in every cell (the same weights in A and B).
@@ -48,13 +68,14 @@ function markSigns(table, values) {
   });
 }
 
-/** Draws the difference tables into `parts` ({ weights, output, note }: containers) in the language of `t`. */
+/** Draws the difference tables into `parts` ({ weights, output, stream?, note }: containers) in the language of `t`. */
 export function renderDifferences(parts, a, b, t) {
   const found = differences(a, b);
   if (found.mismatch) {
     parts.note.textContent = t('blocks.compare.mismatch', found.mismatch);
     parts.weights.replaceChildren();
     parts.output.replaceChildren();
+    parts.stream?.replaceChildren();
     return found;
   }
   const { weights, output } = found;
@@ -67,5 +88,11 @@ export function renderDifferences(parts, a, b, t) {
   table(parts.weights, weights, t('blocks.compare.weights', { a: weights.heads[0], b: weights.heads[1] }));
   if (output) table(parts.output, output, t('blocks.compare.output'));
   else parts.output.replaceChildren();
+  // the residual stream, B − A per layer (both labs stacks of as many layers)
+  const { stream } = found;
+  if (stream && parts.stream) {
+    const spec = { rowLabels: stream.rows.map((row) => t(row.key, { layer: row.layer })), columnLabels: stream.columnLabels, values: stream.values };
+    table(parts.stream, spec, t('blocks.compare.stream', { token: stream.token }));
+  } else parts.stream?.replaceChildren();
   return found;
 }

@@ -7,6 +7,7 @@ import { selectionIn } from '../shared/selection.mjs';
 import { PAGE_LIMITS } from '../state/model.mjs';
 import { arrangementOf } from '../state/stack.mjs';
 import { streamRows } from './stream.mjs';
+import { buildParams, drawParams, listenToParams } from './params.mjs';
 
 const element = (tag, props = {}) => Object.assign(document.createElement(tag), props);
 
@@ -43,8 +44,9 @@ function build() {
   const streamTitle = element('h3');
   const streamHint = element('p', { className: 'hint' });
   const stream = element('div', { className: 'scroll blocks-stream' });
-  section.append(title, row, shown, streamTitle, streamHint, stream);
-  return { section, title, layers, block, norm, layer, shown, streamTitle, streamHint, stream };
+  const params = buildParams();
+  section.append(title, row, shown, streamTitle, streamHint, stream, params.box);
+  return { section, title, layers, block, norm, layer, shown, streamTitle, streamHint, stream, params };
 }
 
 function relabel(parts, t) {
@@ -90,8 +92,10 @@ function drawStream(parts, state, view, t) {
   renderMatrix(parts.stream, {
     caption: t('blocks.stream.caption', { token: view.tokens[token] }), t,
     rowLabels: rows.map((row) => t(row.key, { layer: row.layer })), columnLabels: view.columns, values,
-    address: { matrix: null },
+    address: { matrix: 'stream' },
   });
+  // each cell explains itself ("Explain this number", shared/explain-layers.mjs) for this token
+  for (const td of parts.stream.querySelectorAll('td[data-matrix="stream"]')) td.dataset.token = String(token);
 }
 
 /** mount(ctx): the feature contract (docs/architecture.md). */
@@ -109,9 +113,11 @@ export function mount(ctx) {
   // the chosen layer changes what the tables read (its X, weights and heads): a new view, not a selection
   parts.layer.control.addEventListener('change', () => settings({ selectedLayer: Number(parts.layer.control.value) }));
   relabel(parts, ctx.t);
+  listenToParams(parts.params, { getView: () => ctx.store.view, getState: () => ctx.store.state, dispatch: ctx.store.dispatch, t: ctx.t });
   const draw = (state, view) => {
     follow(parts, state, ctx.t);
     drawStream(parts, state, view, ctx.t);
+    drawParams(parts.params, view, ctx.t);
   };
   return {
     draw,

@@ -26,7 +26,8 @@ function layerWeights(engine, recipe, { dModel, heads, dK, dV, useWo }) {
 }
 
 // A full block's MLP, seeded from the lab's seed and the layer (Xavier/Glorot uniform, the core's
-// init_weights): w1 d_model × hidden, w2 hidden × d_model, no biases, GELU (erf).
+// init_weights): w1 d_model × hidden, w2 hidden × d_model, no biases, GELU (erf); cells the reader
+// typed are written over it (stackOptions).
 function mlpOf(engine, { dModel, hidden, seed }, l) {
   const layerSeed = seed + 1000 * (l + 1);
   const w1 = engine.initWeights({ dModel, heads: 1, dK: hidden, dV: hidden, seed: layerSeed }).wq;
@@ -34,19 +35,36 @@ function mlpOf(engine, { dModel, hidden, seed }, l) {
   return { kind: 'plain', activation: 'gelu', hidden, w1, w2 };
 }
 
+// The reader's typed cells of a table ([[index, value], …], state/stack.mjs) written over its values
+function withEdits(values, edits) {
+  for (const [index, value] of edits ?? []) values[index] = value;
+  return values;
+}
+
+// A norm's table as the page shows it, 2 × d_model: the weight γ (1s), then the bias β (0s), typed cells over them
+function normTable(dModel, edits) {
+  const table = new Float32Array(2 * dModel);
+  table.fill(1, 0, dModel);
+  return withEdits(table, edits);
+}
+const normOf = (table, dModel) => ({ kind: 'layernorm', weight: table.slice(0, dModel), bias: table.slice(dModel) });
+
 /** engine.transformer()'s options for a page request with a `stack`, and each layer's weights. */
 export function stackOptions(engine, request) {
   const { x, n, dModel, heads, dK, dV, scale, mask, positions, weights, useWo, stack } = request;
   const sizes = { dModel, heads, dK, dV, useWo };
   const used = stack.recipes.map((recipe, l) => layerWeights(engine, l === 0 ? weights : recipe, sizes));
   const full = stack.arrangement !== 'attention-only';
-  const norm = () => ({ kind: 'layernorm', weight: new Float32Array(dModel).fill(1) });
   const layers = used.map((w, l) => {
     const attention = { heads, dK, dV, scale, mask, ...Object.fromEntries(Object.entries(w).filter(([, v]) => v)) };
     if (!full) return { arrangement: 'attention-only', attention };
+    const edits = stack.edits?.[l] ?? {};
     const mlp = mlpOf(engine, { dModel, hidden: stack.hidden, seed: stack.seed }, l);
-    Object.assign(w, { w1: mlp.w1, w2: mlp.w2 });  // shown with the layer's weights, as used
-    return { arrangement: stack.arrangement, attention, norm1: norm(), norm2: norm(), mlp };
+    withEdits(mlp.w1, edits.w1);
+    withEdits(mlp.w2, edits.w2);
+    const [ln1, ln2] = [normTable(dModel, edits.ln1), normTable(dModel, edits.ln2)];
+    Object.assign(w, { w1: mlp.w1, w2: mlp.w2, ln1, ln2 });  // shown with the layer's weights, as used
+    return { arrangement: stack.arrangement, attention, norm1: normOf(ln1, dModel), norm2: normOf(ln2, dModel), mlp };
   });
   const ids = Array.from({ length: n }, (_, i) => i);
   const options = { ids, vocab: n, dModel, tokens: x, positions: positions ?? 'none', layers, unembedding: 'none' };

@@ -1,7 +1,7 @@
 // "Explain this number" in a lab: which computed cell is selected (click, focus, arrow keys), its
 // explanation drawn in the panel, and the ways to close it (the button, Esc), after which focus
 // returns to the number that was explained.
-import { cellOf, select, close, redraw, forget, show } from './selection.mjs';
+import { cellOf, select, close, redraw, forget, show, follow } from './selection.mjs';
 import { renderExplanation } from './render.mjs';
 
 export { cellOf };
@@ -20,13 +20,23 @@ function listen(panel) {
     if (td && td.dataset.practice !== 'blank') select(panel, td);  // an editable input's cell too
   });
   root.getElementById('explain-close').addEventListener('click', () => close(panel));
+  // a link to a cell its terms came from (another layer's, or the residual stream's)
+  root.getElementById('explain-links').addEventListener('click', (event) => {
+    const button = event.target.closest('button[data-link]');
+    const link = button && panel.links?.[Number(button.dataset.link)];
+    if (link) follow(panel, link.target, panel.dispatch);
+  });
   container.addEventListener('keydown', (event) => {
     if (event.key === 'Escape' && panel.selected) close(panel);
   });
 }
 
-function createPanel({ root, container, getView, t, guard, render }) {
-  const panel = { root, container, getView, t, guard, render, selected: null, stepHeaders: null, refocusing: false };
+function createPanel({ root, container, getView, t, guard, render, dispatch }) {
+  const panel = { root, container, getView, t, guard, dispatch, selected: null, stepHeaders: null, refocusing: false, following: false, links: null };
+  panel.render = (explanation) => {
+    panel.links = explanation?.links ?? null;
+    render(explanation);
+  };
   listen(panel);
   return panel;
 }
@@ -42,6 +52,8 @@ export function mount(ctx) {
   const panel = createPanel({
     root: ctx.root, container: ctx.container, getView: () => ctx.store.view, t: ctx.t,
     guard: (cell) => guard(cell), render: (explanation) => renderExplanation(ctx.root, explanation),
+    // following a link: its token selected, unless it is the one shown (no new state, no redraw)
+    dispatch: (action) => (action.type === 'select' && action.token === ctx.store.state.selectedToken ? redraw(panel) : ctx.store.dispatch(action)),
   });
   return {
     relabel: () => show(panel),

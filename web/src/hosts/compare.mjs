@@ -1,4 +1,5 @@
-// The full page's compare view (index.html?view=compare, issue 23): two labs side by side, A and B,
+// The compare view (index.html?view=compare, embed.html?view=compare, <attention-lab view="compare">;
+// issue 23): two labs side by side, A and B,
 // each an <attention-lab> in its own shadow root (so their tables keep their ids), one engine
 // connection for both, and the difference tables B − A under them (blocks/compare.mjs). The link
 // carries both: "#lab=…&lab=…" (each part a lab's own fragment, whose JSON is percent-encoded and so
@@ -47,21 +48,23 @@ function languageMenu(language) {
   return label;
 }
 
-/** Mounts the compare view in `host`; returns { a, b } (the two <attention-lab> elements). */
-export function mountCompare(host, { compute, language }) {
-  defineAttentionLab(() => compute);
+/**
+ * The compare view's parts in `host`: the two <attention-lab> elements for `states` ({ a, b }), the
+ * difference tables, and `update()` drawing them; `onChange(a, b)` after each (the states). `menu`:
+ * the page's language menu, or none (an embed, a component). Shared by the page, the embed and
+ * <attention-lab view="compare"> (element.mjs).
+ */
+export function mountComparePair(host, { states, language, theme = 'auto', menu = false, onChange = null }) {
   const t = translator(language);
-  const { a: stateA, b: stateB, problems } = statesOfCompareFragment(location.hash);
-  const side = document.createElement('div');
-  side.className = 'compare-labs';
-  const labs = [['A', stateA], ['B', stateB]].map(([name, state]) => {
+  const side = element('div', 'compare-labs');
+  const labs = [['A', states.a], ['B', states.b]].map(([name, state]) => {
     const column = element('section', 'compare-lab');
     column.setAttribute('aria-label', t('blocks.compare.lab', { name }));
     column.append(element('h2', null, t('blocks.compare.lab', { name })));
     const lab = document.createElement('attention-lab');
     lab.setAttribute('state', stateToFragment(state).replace(/^#/, ''));
     lab.setAttribute('lang', language);
-    lab.setAttribute('theme', 'auto');  // the reader's light or dark, as the page around it
+    lab.setAttribute('theme', theme);  // the page's (the reader's light or dark, as the page around it)
     // every section but the contents bar: the page's chapters are not in a lab of the comparison
     lab.setAttribute('view', VIEW_NAMES.filter((name) => name !== 'contents').join(','));
     column.append(lab);
@@ -69,20 +72,35 @@ export function mountCompare(host, { compute, language }) {
     return lab;
   });
   const section = element('section', 'compare-difference');
-  section.setAttribute('aria-labelledby', 'compare-title');
   const title = element('h2', null, t('blocks.compare.title'));
   title.id = 'compare-title';
-  const parts = { note: element('p', 'hint'), weights: element('div', 'scroll compare-weights'), output: element('div', 'scroll compare-output') };
-  section.append(languageMenu(language), title, parts.note, parts.weights, parts.output);
+  section.setAttribute('aria-labelledby', title.id);
+  const parts = {
+    note: element('p', 'hint'), weights: element('div', 'scroll compare-weights'), output: element('div', 'scroll compare-output'),
+    stream: element('div', 'scroll compare-stream'),
+  };
+  section.append(...(menu ? [languageMenu(language)] : []), title, parts.note, parts.weights, parts.output, parts.stream);
   // the differences first: on a phone the two labs stack, and the table they are compared by stays in reach
   host.replaceChildren(section, side);
   const [a, b] = labs;
   const update = () => {
     if (!a.lab?.view || !b.lab?.view) return;
     renderDifferences(parts, { state: a.lab.state, view: a.lab.view }, { state: b.lab.state, view: b.lab.view }, t);
-    history.replaceState(null, '', compareFragment(a.lab.state, b.lab.state));
+    onChange?.(a.lab.state, b.lab.state);
   };
   side.addEventListener('attention-lab:change', update);
+  return { a, b, update };
+}
+
+/** Mounts the compare view of a page (index.html, embed.html) in `host`, its pair in the address's fragment; returns { a, b, update }. */
+export function mountCompare(host, { compute, language, theme = 'auto', menu = true }) {
+  defineAttentionLab(() => compute);
+  const { a: stateA, b: stateB, problems } = statesOfCompareFragment(location.hash);
+  const pair = mountComparePair(host, {
+    states: { a: stateA, b: stateB }, language, theme, menu,
+    onChange: (a, b) => history.replaceState(null, '', compareFragment(a, b)),
+  });
+  const { a, b } = pair;
   // a compare link typed over the open page: both labs take its states (a part that cannot be read, said)
   addEventListener('hashchange', () => {
     const next = statesOfCompareFragment(location.hash);
@@ -92,5 +110,5 @@ export function mountCompare(host, { compute, language }) {
   });
   // a part of the link that could not be read: said in lab A (its labs are up once connected)
   if (problems.length) a.lab?.notice(problems);
-  return { a, b, update };
+  return pair;
 }

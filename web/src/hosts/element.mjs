@@ -5,7 +5,8 @@
 // d-v, scale ("sqrt_dk", "none" or a divisor), mask ("none", "causal", "padding"), weights
 // ("identity", "random"), seed, wo ("on", "off"), query (a token index), layers (1–6), block
 // ("attention", "full"), norm ("pre", "post"), layer (the layer shown, from 1), view (a comma-separated
-// list of views, e.g. "weights" or "steps,heatmap"), state (a link's "lab=…" fragment, for exact
+// list of views, e.g. "weights" or "steps,heatmap"; or "compare": two labs and their differences, the
+// state attribute then a compare link's "lab=…&lab=…"), state (a link's "lab=…" fragment, for exact
 // hand edits), theme ("light", the default, "dark" or "auto": the reader's system), compact (no
 // notes and no hints), mode ("practice" blanks cells to work out; "explore", the default), lang
 // ("en", the default, or "hi": every text of the lab in that language; another value shows English
@@ -19,6 +20,7 @@ import { createApp, parseViews } from '../lab/app.mjs';
 import { stateFromSettings } from '../state/index.mjs';
 import { resolveLanguage, problemOf } from '../i18n/page.mjs';
 import { remToPx } from './component-style.mjs';
+import { mountComparePair, statesOfCompareFragment } from './compare.mjs';
 import css from '../../styles.css';
 
 let connectEngine = null;
@@ -31,6 +33,7 @@ export class AttentionLabElement extends HTMLElement {
   static observedAttributes = ['preset', 'sentence', 'context', 'd-model', 'heads', 'd-k', 'd-v', 'scale', 'mask', 'weights', 'seed', 'wo', 'query', 'layers', 'block', 'norm', 'layer', 'view', 'state', 'theme', 'compact', 'mode', 'lang'];
 
   #app = null;
+  #compare = null;
   #pending = false;
   #relabelPending = false;
 
@@ -46,6 +49,7 @@ export class AttentionLabElement extends HTMLElement {
     shadow.adoptedStyleSheets = [sharedSheet];
     const container = document.createElement('div');
     shadow.replaceChildren(container);
+    if (this.getAttribute('view') === 'compare') return this.#mountCompare(container);
     const { state, problems } = this.#stateFromAttributes();
     const { views, unknown } = parseViews(this.getAttribute('view'));
     const { language } = resolveLanguage(this.getAttribute('lang'));
@@ -59,9 +63,32 @@ export class AttentionLabElement extends HTMLElement {
   disconnectedCallback() {
     this.#app?.destroy();
     this.#app = null;
+    this.#compare = null;
+  }
+
+  // view="compare": two labs (each an <attention-lab> of its own) and their differences B − A; the
+  // state attribute is a compare link's "lab=…&lab=…" (without it: money bank and river bank)
+  #mountCompare(container) {
+    container.className = 'compare';
+    const { a, b, problems } = statesOfCompareFragment(this.getAttribute('state'));
+    const { language } = resolveLanguage(this.getAttribute('lang'));
+    this.#compare = mountComparePair(container, { states: { a, b }, language, theme: this.getAttribute('theme') ?? 'light' });
+    if (problems.length) this.#compare.a.lab?.notice(problems);
   }
 
   attributeChangedCallback(name) {
+    if (this.#compare) {
+      // the compare view is made again from its attributes, once for changes made in one go
+      if (this.#pending) return;
+      this.#pending = true;
+      queueMicrotask(() => {
+        this.#pending = false;
+        if (!this.#compare) return;
+        if (this.getAttribute('view') === 'compare') this.#mountCompare(this.shadowRoot.firstElementChild);
+        else this.#remount();
+      });
+      return;
+    }
     if (!this.#app) return;
     if (name === 'lang') {
       // the texts only: the state, the edits and the chosen token and head stay. A relabel redraws
@@ -90,6 +117,11 @@ export class AttentionLabElement extends HTMLElement {
     queueMicrotask(() => {
       this.#pending = false;
       if (!this.#app) return;
+      if (this.getAttribute('view') === 'compare') {
+        this.#app.destroy();
+        this.#app = null;
+        return this.connectedCallback();
+      }
       const { state, problems } = this.#stateFromAttributes();
       const { views, unknown } = parseViews(this.getAttribute('view'));
       this.#app.setViews(views, { redraw: false });  // setState draws
@@ -108,9 +140,20 @@ export class AttentionLabElement extends HTMLElement {
     return this.#app?.result ?? null;
   }
 
-  /** The lab: { state, result, view, draws, setState, … } (lab/api.mjs). */
+  /** The lab: { state, result, view, draws, setState, … } (lab/api.mjs); null in the compare view. */
   get lab() {
     return this.#app;
+  }
+
+  /** The compare view (view="compare"): { a, b, update } (its two <attention-lab> elements), else null. */
+  get compare() {
+    return this.#compare;
+  }
+
+  // from the compare view back to one lab (view changed): connected anew
+  #remount() {
+    this.#compare = null;
+    this.connectedCallback();
   }
 
   #report(problems, unknown) {

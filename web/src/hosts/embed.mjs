@@ -1,6 +1,7 @@
 // The iframe embed (embed.html?view=…&theme=…&compact=1#lab=…): one lab with minimal chrome for
 // course platforms that only allow iframes.
-//   ?view=     the views to show (as the component's view attribute)
+//   ?view=     the views to show (as the component's view attribute), or compare: two labs and
+//              their differences B − A, the pair in the fragment (#lab=…&lab=…)
 //   ?theme=    light (the default: most course pages are white), dark, or auto (the reader's system)
 //   ?compact=1 no notes and no hints
 //   ?lang=     en (the default) or hi: the lab's language
@@ -14,11 +15,14 @@ import { createApp, parseViews } from '../lab/app.mjs';
 import { createCompute } from '../engine/compute.mjs';
 import { stateFromSettings, settingsOfAddress } from '../state/index.mjs';
 import { resolveLanguage, translator, problemOf } from '../i18n/page.mjs';
+import { mountCompare } from './compare.mjs';
 
 const THEMES = ['light', 'dark', 'auto'];
 
 const params = new URLSearchParams(location.search);
-const { views, unknown } = parseViews(params.get('view'));
+// ?view=compare: the compare view (two labs and their differences B − A, hosts/compare.mjs)
+const comparing = params.get('view') === 'compare';
+const { views, unknown } = parseViews(comparing ? null : params.get('view'));
 const { state: opened, problems: settingsProblems } = stateFromSettings(settingsOfAddress(location.href));
 const asked = resolveLanguage(params.get('lang'));
 const problems = [...(asked.problem ? [asked.problem] : []), ...settingsProblems];
@@ -37,18 +41,14 @@ document.querySelector('meta[name="color-scheme"]').content = chosenTheme === 'a
 const container = document.getElementById('lab');
 const compact = params.get('compact');
 container.classList.toggle('compact', compact !== null && compact !== '0' && compact !== 'false');
-const app = createApp(container, {
-  compute: createCompute({
-    workerUrl: new URL('./worker.js', import.meta.url),
-    loadEngine: async () => (await import('./lib/attention.mjs')).loadAttention,
-    models: () => import('../models/open.mjs'),
-  }),
-  initialState: opened,
-  views,
-  embedded: true,
-  lang: asked.language,
+const compute = createCompute({
+  workerUrl: new URL('./worker.js', import.meta.url),
+  loadEngine: async () => (await import('./lib/attention.mjs')).loadAttention,
+  models: () => import('../models/open.mjs'),
 });
-if (problems.length) app.notice(problems);
+const app = comparing ? null : createApp(container, { compute, initialState: opened, views, embedded: true, lang: asked.language });
+if (comparing) globalThis.attentionCompare = mountCompare(container, { compute, language: asked.language, theme: chosenTheme, menu: false });
+if (problems.length) (app ?? globalThis.attentionCompare.a.lab)?.notice(problems);
 
 // The content's height, not the document's scroll height: that is never less than the frame's own
 // height, so a frame once grown could never shrink again.
@@ -67,4 +67,4 @@ container.addEventListener('attention-lab:practice', (event) => {
   if (window.parent !== window) window.parent.postMessage({ type: 'attention-lab:practice', ...event.detail }, '*');
 });
 
-globalThis.attentionLab = app;
+if (app) globalThis.attentionLab = app;

@@ -24,6 +24,7 @@ import { wirePanel, drawPanel } from './panel.mjs';
 import { prepare, leave } from './prepare.mjs';
 import { relabel } from './cards.mjs';
 import { restoreWork } from './answering.mjs';
+import { mountLayerPractice } from './layers-panel.mjs';
 
 /**
  * The feature contract: ctx is the lab's context (root, container, t, language(), store, services, …). Returns
@@ -54,11 +55,18 @@ export function mount(ctx) {
     setOverlay: (overlay) => ctx.services.setOverlay?.(overlay),
   }, lifetime.signal);
   wirePanel(session);
+  const layers = mountLayerPractice({ section: ctx.section('practice'), t: ctx.t });
   return {
     /** Before the tables: its blanks planned; returns a selection ({ token, head }) the tables must show, or null. */
     prepare: (state, view) => prepare(session, view, state),
-    draw: (state) => drawPanel(session, state),
-    relabel: () => relabel(session),
+    draw: (state) => {
+      drawPanel(session, state);
+      if (state.practice) layers.draw(state, ctx.store.view);  // across layers, in a stack
+    },
+    relabel: () => {
+      relabel(session);
+      layers.relabel();
+    },
     views: (shown, state) => viewsFor(session, shown, state),
     explainGuard: (cell) => explainGuard(session, cell),
     /** How it is going: { correct, total, hints, done, attempts, summary }. */

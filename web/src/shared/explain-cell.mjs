@@ -1,14 +1,16 @@
 // "Explain this number": the arithmetic that produced one cell, with the actual values.
 // Pure: takes the shown computation (`view`) and a cell address, returns text lines.
 //   view: { tokens, keyTokens, columns, x, context, dModel, heads, dK, dV, result, weights }
-//   cell: { matrix, head, row, col } with matrix one of x, context, q, k, v, scores, scaled,
-//         weights, z, concat, output, wq, wk, wv, wo
+//   cell: { matrix, head, row, col, token? } with matrix one of x, context, q, k, v, scores, scaled,
+//         weights, z, concat, output, wq, wk, wv, wo, or stream (the residual stream's table, of token),
+//         w1, w2, ln1, ln2 (a full block's MLP and norms, blocks/params.mjs)
 // Rows and columns are named exactly as the tables' headers name them (tableLabels), every
 // non-zero term is shown (zeros are left out and counted past four terms), and every float32 is printed at
 // the lab's precision (formatNumber: 4 significant digits, or the exact float32 on request).
 import { formatNumber } from './format.mjs';
 import { tableLabels } from './labels.mjs';
 import { message } from '../i18n/index.mjs';
+import { explainLayerInput, explainStream, explainBlockParameter } from './explain-layers.mjs';
 
 // the lab's precision (4 significant digits unless the reader asks for more)
 const f = (value) => formatNumber(value);
@@ -32,10 +34,14 @@ function products(n, a, b) {
 // context (the keys' rows), source ('X' or 'C')) and returns { title, lines, value }.
 const at = (values, width, r, c) => values[r * width + c];
 
-function explainInput({ view, t, matrix, row, col, title, rowName, colName, context }) {
+function explainInput(cell) {
+  const { view, t, matrix, row, col, title, rowName, colName, context } = cell;
   const values = matrix === 'x' ? view.x : context;
-  // in a stack, X past layer 1's own input is computed: the stream entering the layer, or its LN₁
+  // in a stack, X past layer 1's own input is computed: the stream entering the layer, or its LN₁,
+  // explained from the layer before (explain-layers.mjs)
   const stream = matrix === 'x' && view.typedX === false;
+  const across = stream && view.result.layers ? explainLayerInput(cell) : null;
+  if (across) return across;
   const key = !stream ? 'explain.input' : view.x === view.result.layers?.[view.layer]?.input ? 'explain.stream' : 'explain.streamNorm';
   return {
     title,
@@ -169,7 +175,10 @@ const EXPLAINERS = {
 };
 const PER_HEAD = ['q', 'k', 'v', 'scores', 'scaled', 'weights', 'z', 'wq', 'wk', 'wv'];
 
-export function explainCell(view, { matrix, head = 0, row, col }, t = message) {
+/** { title, lines, value, links? } for a cell, or null for a cell of the stream that is not there. */
+export function explainCell(view, { matrix, head = 0, row, col, token }, t = message) {
+  if (matrix === 'stream') return explainStream(view, { row, col, token }, t);
+  if (['w1', 'w2', 'ln1', 'ln2'].includes(matrix)) return explainBlockParameter(view, { matrix, row, col }, t);
   const labels = tableLabels(view, matrix);
   const rowName = labels.rows[row];
   const colName = labels.columns[col];

@@ -6,7 +6,7 @@ import { presetById } from './presets.mjs';
 import { problemOf } from '../i18n/page.mjs';
 import { BASE, PAGE_LIMITS, PARAMETER_NAMES, isFloat32, presetState, ownValueCount } from './model.mjs';
 import { buildRequest } from './request.mjs';
-import { BLOCKS, NORMS } from './stack.mjs';
+import { BLOCKS, NORMS, BLOCK_EDIT_KEY } from './stack.mjs';
 import { parseJson, JsonDepthError } from '../shared/json-depth.mjs';
 
 // Weights with more values than this are left out of links (a BERT-base layer has 2.4 million).
@@ -45,6 +45,7 @@ const LINK_FIELDS = {
   norm: (v) => NORMS.includes(v),
   layerWeights: (v) => v === null || (Array.isArray(v) && v.length < PAGE_LIMITS.layers && v.every((w) => w === null || isParameters(w))),
   selectedLayer: Number.isInteger,
+  blockEdits: (v) => isBlockEdits(v),
 };
 
 // Hand-set parameters: named matrices of float32 values (or null).
@@ -67,6 +68,13 @@ function isEdits(v) {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
   const entries = Object.entries(v);
   return entries.length <= MAX_EDITS && entries.every(([key, value]) => /^\d+:.*:\d+$/s.test(key) && isFloat32(value));
+}
+
+// "layer:table:index" → a float32 value: typed cells of a full block's MLP and norms (state/stack.mjs)
+function isBlockEdits(v) {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const entries = Object.entries(v);
+  return entries.length <= 1 << 18 && entries.every(([key, value]) => BLOCK_EDIT_KEY.test(key) && isFloat32(value));
 }
 
 /**

@@ -43,6 +43,7 @@ export const BASE = {
   block: 'attention',           // 'attention' (x + attention(x)) | 'full' (norms, MLP and residuals)
   norm: 'pre',                  // a full block's norms: 'pre' (GPT-2) | 'post' (BERT)
   layerWeights: null,           // hand-set W_q, W_k, W_v, W_O of layers 2 … (index l − 1), each null or as `custom`
+  blockEdits: {},               // "layer:table:index" → number, cells of a full block's w1, w2, ln1, ln2 typed (state/stack.mjs)
   selectedLayer: 0,             // the layer every table shows (0-based)
 };
 
@@ -107,6 +108,8 @@ export function withSettingChange(state, change) {
   }
   let changed = { ...state, ...next };
   let replaced = null;
+  // typed MLP and norm cells are at places of a d_model that is no more
+  if ('dModel' in next && next.dModel !== state.dModel && Object.keys(state.blockEdits ?? {}).length) changed.blockEdits = {};
   if (SIZES.some((field) => field in next && next[field] !== state[field]) && changed.weightsMode === 'custom') {
     changed = { ...changed, weightsMode: 'random', custom: null, layerWeights: null };
     replaced = 'sizes';
@@ -166,7 +169,7 @@ const ASPECTS = {
   scaling: ['scaleMode', 'scaleDivisor'],
   mask: ['maskMode', 'padTo'],
   parameters: ['weightsMode', 'seed', 'custom', 'useWo', 'layerWeights'],
-  layers: ['layers', 'block', 'norm'],
+  layers: ['layers', 'block', 'norm', 'blockEdits'],
   inputs: ['x', 'xEdits', 'contextEdits'],
 };
 

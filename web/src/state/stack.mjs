@@ -9,6 +9,15 @@ export const NORMS = ['pre', 'post'];
 /** The MLP's hidden width per d_model, as in GPT-2 and BERT. */
 export const MLP_WIDTH = 4;
 
+/**
+ * The tables of a full block's own parameters a reader can type into, and their sizes for d_model:
+ * w1 (d_model × hidden), w2 (hidden × d_model), ln1 and ln2 (2 × d_model: row 1 the weight γ, row 2
+ * the bias β). A typed cell is kept as `blockEdits["layer:table:index"]` (layer 0-based, index row-major).
+ */
+export const BLOCK_TABLES = ['w1', 'w2', 'ln1', 'ln2'];
+export const BLOCK_EDIT_KEY = /^(\d+):(w1|w2|ln1|ln2):(\d+)$/;
+export const blockTableSize = (table, dModel) => (table === 'w1' || table === 'w2' ? dModel * MLP_WIDTH * dModel : 2 * dModel);
+
 /** The engine's arrangement of a block for a state: 'attention-only', 'pre' or 'post'. */
 export const arrangementOf = (state) => (state.block === 'attention' ? 'attention-only' : state.norm);
 
@@ -24,7 +33,13 @@ export function stackOf(state) {
     if (state.weightsMode === 'identity') return { mode: 'identity' };
     return { mode: 'random', seed: state.seed + l };
   });
-  return { layers: state.layers, arrangement: arrangementOf(state), hidden: MLP_WIDTH * state.dModel, seed: state.seed, recipes };
+  // the typed cells of the layers there are: [layer][table] → [[index, value], …]
+  const edits = Array.from({ length: state.layers }, () => ({}));
+  for (const [key, value] of Object.entries(state.blockEdits ?? {})) {
+    const [, layer, table, index] = key.match(BLOCK_EDIT_KEY) ?? [];
+    if (Number(layer) < state.layers) (edits[Number(layer)][table] ??= []).push([Number(index), value]);
+  }
+  return { layers: state.layers, arrangement: arrangementOf(state), hidden: MLP_WIDTH * state.dModel, seed: state.seed, recipes, edits };
 }
 
 // A stack keeps the stream d_model wide, reads one sentence, and masks nothing or the future.
@@ -45,6 +60,15 @@ function layerWeightProblems(state, { dModel, heads, dK, dV }, problems) {
   });
 }
 
+// A typed cell of a block's MLP or norm: a key the page writes, at a place its table has
+function blockEditProblems(state, problems) {
+  const wrong = Object.keys(state.blockEdits ?? {}).find((key) => {
+    const [, , table, index] = key.match(BLOCK_EDIT_KEY) ?? [];
+    return !table || Number(index) >= blockTableSize(table, state.dModel);
+  });
+  if (wrong !== undefined) problems.push(problemOf('layers', 'blocks.problem.edit', { key: JSON.stringify(wrong).slice(0, 40), dModel: state.dModel }));
+}
+
 /** Problems of a stack's settings, pushed to `problems` (buildRequest's list). */
 export function stackProblems(state, sizes, problems) {
   const { layers } = state;
@@ -58,5 +82,6 @@ export function stackProblems(state, sizes, problems) {
     problems.push(problemOf('layer', 'blocks.problem.layer', { value: JSON.stringify(state.selectedLayer)?.slice(0, 40) ?? '' }));
   }
   shapeProblems(state, sizes, problems);
+  blockEditProblems(state, problems);
   if (state.weightsMode === 'custom') layerWeightProblems(state, sizes, problems);
 }

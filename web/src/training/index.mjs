@@ -7,7 +7,8 @@
 import markup from './training.html';
 import { TASKS, taskById } from './tasks.mjs';
 import { fillTaskMenu, showTask } from './settings.mjs';
-import { ablate, pause, play, reset, stepOnce, showProbe, stop } from './run.mjs';
+import { ablate, ablateInduction, pause, play, reset, stepOnce, showProbe, stop } from './run.mjs';
+import { inductionHeadsFound } from './pictures.mjs';
 import { fillProbes, draw } from './pictures.mjs';
 import { useWeights } from './use.mjs';
 import { applyTexts } from '../i18n/page.mjs';
@@ -111,6 +112,7 @@ function wire(training) {
   $('train-controls').addEventListener('submit', (event) => event.preventDefault());
   $('train-probe').addEventListener('change', () => showProbe(training));
   $('train-ablate').addEventListener('change', () => ablate(training));
+  $('train-ablate-induction').addEventListener('click', () => training.run && ablateInduction(training, inductionHeadsFound(training.run.snapshot)));
 }
 
 /** Every text again in the lab's language now; the run goes on. */

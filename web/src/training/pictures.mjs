@@ -49,13 +49,24 @@ function strongest(scores, layer, kind) {
   return scores[layer].reduce((best, s, head) => (s[kind] > best.score ? { layer, head, score: s[kind] } : best), { layer, head: -1, score: -1 });
 }
 
-// a stack's heads the text names: the previous-token head of layer 1 and the induction head of the last
+// a stack's heads the text names: the previous-token head of layer 1 and the induction heads of the
+// last (every one that scores 0.5 or more, the strongest first: with two heads a layer both often
+// copy, and either can stand in for the other; else the strongest, not found yet)
 function namedHeads(snapshot) {
   const { scores } = snapshot;
   if (!scores) return [];
   const named = [{ ...strongest(scores, 0, 'previous'), kind: 'previous' }];
-  if (scores.length > 1) named.push({ ...strongest(scores, scores.length - 1, 'induction'), kind: 'induction' });
-  return named;
+  if (scores.length < 2) return named;
+  const last = scores.length - 1;
+  const best = strongest(scores, last, 'induction');
+  const found = scores[last].map((s, head) => ({ layer: last, head, score: s.induction, kind: 'induction' }))
+    .filter((x) => x.score >= 0.5 && x.head !== best.head);
+  return [...named, { ...best, kind: 'induction' }, ...found.sort((a, b) => b.score - a.score)];
+}
+
+/** The induction heads a stack's run has found now: [[layer, head], …] (the ones its text names). */
+export function inductionHeadsFound(snapshot) {
+  return namedHeads(snapshot).filter((x) => x.kind === 'induction' && x.score >= 0.5).map((x) => [x.layer, x.head]);
 }
 
 /** A stack's findings in words: the heads it found (induction), or what layer 1 gave 'it' (tired/wide). */
@@ -67,6 +78,9 @@ function drawFindings(training, snapshot, config) {
       const found = score >= 0.5 ? 'found' : 'notYet';
       lines.push(t(`train.${kind}Head.${found}`, { layer: layer + 1, head: head + 1, score: formatNumber(score) }));
     }
+    const induction = inductionHeadsFound(snapshot);
+    if (induction.length > 1) lines.push(t('train.inductionShared', { count: induction.length, layer: induction[0][0] + 1 }));
+    $('train-ablate-induction').disabled = induction.length === 0;
     const { twin } = snapshot;
     if (twin) {
       lines.push(t('train.twin', { adjective: twin.adjective, percent: Math.round(twin.onAdjective * 100),

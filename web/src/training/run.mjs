@@ -190,6 +190,13 @@ export async function showProbe(training) {
   }
 }
 
+/** Ticks exactly the induction heads the run has found (the button "Switch off the induction heads found"), then ablates. */
+export function ablateInduction(training, found) {
+  const wanted = new Set(found.map(([layer, head]) => `${layer},${head}`));
+  for (const box of training.section.querySelectorAll('input[name="train-ablate-head"]')) box.checked = wanted.has(box.value);
+  return ablate(training);
+}
+
 /** Held-out accuracy with the heads ticked under "Switch heads off", at the run's current weights. */
 export async function ablate(training) {
   const { $, t, section } = training;

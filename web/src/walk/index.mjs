@@ -82,6 +82,8 @@ export function mount(ctx) {
     ctx.store.dispatch({ type: 'select', token, head });
   };
   const walker = createWalker({ root: ctx.root, container: ctx.container, focus, t: ctx.t });
+  // a stack's walk goes on into the next layer: the lab shows it (a new view, as the layer picker)
+  walker.showLayer = (layer) => ctx.store.dispatch({ type: 'settings', change: { selectedLayer: layer } });
   return {
     draw(state, view) {
       const { token, head } = selectionIn(state, view);

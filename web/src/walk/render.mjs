@@ -56,7 +56,11 @@ export function buildWalkPanel(panel) {
   return parts;
 }
 
-/** Fills the panel: the intro when not walking, else the step's position, sentence and arithmetic. */
+/**
+ * Fills the panel: the intro when not walking, else the step's position, sentence and arithmetic.
+ * step: { index, count, text, lines, layer?, layers?, onward?, backward? } (in a stack: its layer,
+ * and whether Next and Back go on into the next or the previous layer)
+ */
 export function renderWalkPanel(parts, step, t) {
   const { start, back, next, stop, position, text, arithmetic, keys } = parts;
   start.hidden = step !== null;
@@ -69,9 +73,9 @@ export function renderWalkPanel(parts, step, t) {
     return;
   }
   // aria-disabled, not disabled: the button keeps the focus, so the keys keep working at either end
-  back.setAttribute('aria-disabled', String(step.index === 0));
-  next.setAttribute('aria-disabled', String(step.index === step.count - 1));
-  position.textContent = t('walk.position', { step: step.index + 1, count: step.count });
+  back.setAttribute('aria-disabled', String(step.index === 0 && !step.backward));
+  next.setAttribute('aria-disabled', String(step.index === step.count - 1 && !step.onward));
+  position.textContent = t(step.layers ? 'walk.positionLayer' : 'walk.position', { step: step.index + 1, count: step.count, layer: step.layer, layers: step.layers });
   text.textContent = step.text;
   arithmetic.replaceChildren(...step.lines.map((line) => {
     const li = document.createElement('li');

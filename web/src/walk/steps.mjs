@@ -62,7 +62,18 @@ export function walkSteps(view, query, head, t = message) {
   add('output', t(view.weights.wo ? 'walk.wo' : 'walk.noWo', { token }), [{ matrix: 'concat', row: query }, { matrix: 'wo' }], [{ matrix: 'output', row: query }],
     { matrix: 'output', row: query, col: largest(result.output, result.shape.dOut, query) });
   if (result.layers) steps.push(...stackSteps(view, query, t));
+  if (result.arrangement === 'pre') steps.unshift(normFirst(view, query, t));
   return steps;
+}
+
+// A pre-LN block normalises first: the attention reads LN₁ of the stream (the tables' X)
+function normFirst({ tokens, dModel, result }, query, t) {
+  const layer = result.layers[result.layer];
+  const row = (values) => `[${Array.from(values.subarray(query * dModel, (query + 1) * dModel), (v) => formatNumber(v)).join(', ')}]`;
+  return {
+    stage: 'x', text: t('walk.stack.norm1Pre', { token: tokens[query], layer: result.layer + 1 }),
+    inputs: [], outputs: [{ matrix: 'x', row: query }], explain: null, arithmetic: [`LN₁(${row(layer.input)})`, `= ${row(layer.norm1)}`],
+  };
 }
 
 // A stack's block after its attention (issue 23), for the query token's row of the stream: the
@@ -78,6 +89,7 @@ function stackSteps(view, query, t) {
   if (layer.mlpOut) {
     const post = result.arrangement === 'post';
     if (post) steps.push(step('walk.stack.norm1', [`LN₁(${row(layer.attended)})`, `= ${row(layer.middle)}`]));
+    else steps.push(step('walk.stack.norm2Pre', [`LN₂(${row(layer.attended)})`, `= ${row(layer.norm2)}`]));
     steps.push(step(post ? 'walk.stack.mlpPost' : 'walk.stack.mlpPre', [`MLP(${row(post ? layer.middle : layer.norm2)})`, `= ${row(layer.mlpOut)}`]));
     steps.push(step('walk.stack.addMlp', [`${row(layer.middle)} + ${row(layer.mlpOut)}`, `= ${row(layer.summed)}`]));
     if (post) steps.push(step('walk.stack.norm2', [`LN₂(${row(layer.summed)})`, `= ${row(layer.output)}`]));

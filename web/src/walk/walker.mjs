@@ -1,8 +1,8 @@
 // The walk itself: where it stands, the cells it marks, and the panel's text. Each function takes
 // the walk's own object (made by walk/index.mjs):
-//   walker: { container, t, focus(token, head), strip, panel, parts (the panel's buttons),
+//   walker: { container, t, focus(token, head), showLayer(l), strip, panel, parts (the panel's buttons),
 //             view (the lab's view with its state), shownHead,
-//             walk: { token, head, steps, index } while walking, else null }
+//             walk: { token, head, layer, steps, index, onward } while walking, else null }
 import { explainCell } from '../shared/explain-cell.mjs';
 import { walkSteps, cellSelector } from './steps.mjs';
 import { renderWalkPanel } from './render.mjs';
@@ -35,12 +35,28 @@ function sync(walker) {
   walk.token = token;
   walk.head = head;
   walk.steps = walkSteps(view, token, head, walker.t);
+  // another layer shown: the walk goes on at its first step (Next) or its last (Back)
+  if (walk.layer !== undefined && walk.layer !== view.layer) walk.index = walk.onward === 'back' ? walk.steps.length - 1 : 0;
+  walk.layer = view.layer;
+  walk.onward = null;
   walk.index = Math.min(walk.index, walk.steps.length - 1);
+}
+
+// In a stack, past a layer's last step the walk goes on into the next layer, and back before its
+// first into the one before (the lab shows that layer: a new view, then follow() goes on)
+function crossLayer(walker, index) {
+  const { walk, view } = walker;
+  const layers = view.result.layers?.length ?? 1;
+  const to = index >= walk.steps.length ? view.layer + 1 : index < 0 ? view.layer - 1 : view.layer;
+  if (to === view.layer || to < 0 || to >= layers) return false;
+  walk.onward = to > view.layer ? 'next' : 'back';
+  walker.showLayer(to);
+  return true;
 }
 
 export function go(walker, index) {
   const { walk } = walker;
-  if (!walk) return;
+  if (!walk || crossLayer(walker, index)) return;
   walk.index = Math.max(0, Math.min(index, walk.steps.length - 1));
   walker.focus(walk.token, walk.head);  // the lab redraws if it showed another head
   showPanel(walker);  // first: the panel's height, with this step's text, sets where the table goes
@@ -111,7 +127,11 @@ export function showPanel(walker) {
     const explained = explainCell(walker.view, step.explain, t);
     lines = [t('walk.arithmeticOf', { cell: explained.title }), ...explained.lines, ...(explained.value === null ? [] : [`= ${explained.value}`])];
   }
-  renderWalkPanel(parts, { index: walk.index, count: walk.steps.length, text: step.text, lines: lines ?? [] }, t);
+  const { layer, result } = walker.view;
+  const layers = result.layers?.length ?? 1;
+  // in a stack: which layer, and whether Next and Back go on into another
+  const across = layers > 1 ? { layer: layer + 1, layers, onward: layer + 1 < layers, backward: layer > 0 } : {};
+  renderWalkPanel(parts, { index: walk.index, count: walk.steps.length, text: step.text, lines: lines ?? [], ...across }, t);
 }
 
 /** After each redraw of the lab: keep the walk on the numbers now shown. */
@@ -119,7 +139,9 @@ export function follow(walker, view, state) {
   walker.view = { ...view, state };
   walker.shownHead = state.selectedHead === 'all' ? 0 : state.selectedHead;
   if (!walker.walk) return;
+  const crossed = walker.walk.onward !== null && walker.walk.onward !== undefined && walker.walk.layer !== view.layer;
   sync(walker);
+  if (crossed) return go(walker, walker.walk.index);  // the step reached in the other layer, scrolled to
   highlight(walker, false);
   showPanel(walker);
 }

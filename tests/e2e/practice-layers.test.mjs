@@ -1,0 +1,159 @@
+// Practice across layers (issue 23, practice/layers.mjs and layers-panel.mjs): in practice mode on a
+// stack, one sequence across a residual addition and a norm (x + attention(x), then LN's mean,
+// variance and one output), every true value and every typical mistake computed here from the float64
+// stack of stack64.mjs, typed in as a student would.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+
+import { useLabPage, renderEverySection } from './browser.mjs';
+import { stack64 } from './stack64.mjs';
+
+const require = createRequire(import.meta.url);
+let tab;
+const lab = useLabPage({ before, after, assert, onReady: (opened) => { tab = opened; } });
+
+const TOKENS = ['the', 'bank', 'by', 'the', 'river'];
+const D = 4;
+const N = TOKENS.length;
+const ROWS = TOKENS.map((_, i) => Array.from({ length: D }, (__, c) => Math.round(100 * Math.sin(1 + 3 * i + c)) / 100));
+const SIZES = { heads: 2, dK: 2, dV: 2, causal: true };
+
+async function setLab(change) {
+  await lab.redrawn(() => tab.page.evaluate((c) => {
+    const l = globalThis.attentionLab;
+    l.setState({ ...l.state, ...c });
+  }, change));
+}
+
+const labOf = (norm, selectedLayer) => ({
+  preset: null, sentence: TOKENS.join(' '), inputs: { tokens: TOKENS, rows: ROWS }, xEdits: {},
+  dModel: D, heads: 2, dK: 2, dV: 2, useWo: true, maskMode: 'causal', scaleMode: 'sqrt_dk', positions: 'none',
+  weightsMode: 'random', seed: 5, custom: null, layerWeights: null, layers: 2, block: 'full', norm, selectedLayer, practice: {},
+});
+
+// The float64 truths for the token the lab shows: the rows, the sum, mean, variances, the stack
+async function reference(arrangement, layer, rows = ROWS) {
+  const { used, token } = await tab.page.evaluate(() => ({
+    used: globalThis.attentionLab.view.layerWeights.map((w) => Object.fromEntries(Object.entries(w).filter(([, v]) => v).map(([k, v]) => [k, Array.from(v)]))),
+    token: Number(document.querySelector('.practice-layers').dataset.token),
+  }));
+  const l64 = stack64(rows.flat(), N, D, used, { arrangement, ...SIZES })[layer];
+  const row = (values) => Array.from(values.slice(token * D, (token + 1) * D));
+  const sum = row(l64.attended);
+  const mean = sum.reduce((a, b) => a + b, 0) / D;
+  const squares = sum.reduce((a, b) => a + (b - mean) ** 2, 0);
+  return { token, x: row(l64.input), attention: row(l64.attention), sum, mean, variance: squares / D, sample: squares / (D - 1) };
+}
+
+const STEP = (id) => `.practice-layers-step[data-id="${id}"]`;
+// Types `values` into a step's blanks and checks it (by Enter in the last blank, or the button)
+async function answer(id, values, { enter = false } = {}) {
+  const inputs = tab.page.locator(`${STEP(id)} input`);
+  for (let k = 0; k < values.length; k++) await inputs.nth(k).fill(String(values[k]));
+  if (enter) await inputs.nth(values.length - 1).press('Enter');
+  else await tab.page.click(`${STEP(id)} button >> nth=0`);
+  const feedback = tab.page.locator(`${STEP(id)} .feedback`);
+  return { verdict: await feedback.getAttribute('data-verdict'), mistakes: await feedback.getAttribute('data-mistakes'), text: await feedback.textContent() };
+}
+const given = () => tab.page.$$eval('.practice-layers-given tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => Number(td.textContent))));
+const near = (a, b, what) => assert.ok(Math.abs(a - b) <= 5e-4 * Math.max(1, Math.abs(b)), `${what}: ${a} vs float64 ${b}`);
+
+describe('practice across layers', () => {
+  it('pre-LN, layer 2: the residual sum, then LN₂\'s mean, variance and output, mistakes named', async () => {
+    await setLab(labOf('pre', 1));
+    const ref = await reference('pre', 1);
+    // the given rows are layer 2's x (what layer 1 gave out) and its attention, as float64
+    const [x, attention] = await given();
+    x.forEach((v, c) => near(v, ref.x[c], `given x col ${c + 1}`));
+    attention.forEach((v, c) => near(v, ref.attention[c], `given attention col ${c + 1}`));
+    assert.equal(await tab.page.locator(`${STEP('mean')} input`).isDisabled(), true, 'the mean waits for the sum');
+
+    let said = await answer('sum', ref.attention);
+    assert.equal(said.mistakes, 'layers.mistake.noResidual');
+    assert.match(said.text, /residual adds x/);
+    said = await answer('sum', ref.sum.map((v) => v.toFixed(5)), { enter: true });
+    assert.equal(said.verdict, 'correct');
+    assert.ok(await tab.page.evaluate(() => document.activeElement?.closest('.practice-layers-step')?.dataset.id === 'mean'), 'the focus moved on to the mean');
+
+    assert.equal((await answer('mean', [ref.mean.toFixed(5)], { enter: true })).verdict, 'correct');
+    said = await answer('variance', [ref.sample.toFixed(5)]);
+    assert.equal(said.mistakes, 'layers.mistake.nMinus1');
+    assert.match(said.text, /divided by 4 − 1/);
+    said = await answer('variance', [Math.sqrt(ref.variance).toFixed(5)]);
+    assert.equal(said.mistakes, 'layers.mistake.std');
+    assert.equal((await answer('variance', [ref.variance.toFixed(5)])).verdict, 'correct');
+
+    // the output's column is named in its question; its value and mistakes from the float64 row
+    const question = await tab.page.textContent(`${STEP('norm')} p`);
+    const columns = await tab.page.evaluate(() => globalThis.attentionLab.view.columns);
+    const col = columns.indexOf(question.match(/column '([^']+)'/)[1]);
+    assert.ok(col >= 0, question);
+    const s = ref.sum[col];
+    const truth = (s - ref.mean) / Math.sqrt(ref.variance + 1e-5);
+    assert.equal((await answer('norm', [((s - ref.mean) / Math.sqrt(ref.sample + 1e-5)).toFixed(5)])).mistakes, 'layers.mistake.nMinus1');
+    assert.equal((await answer('norm', [(s / Math.sqrt(ref.variance + 1e-5)).toFixed(5)])).mistakes, 'layers.mistake.noMean');
+    assert.equal((await answer('norm', [((s - ref.mean) / (ref.variance + 1e-5)).toFixed(5)])).mistakes, 'layers.mistake.noRoot');
+    // ε and γ cannot show here (variance far above 10⁻⁵, γ = 1): the step says so
+    assert.match(await tab.page.textContent(STEP('norm')), /cannot reveal: forgetting ε; forgetting γ and β/);
+    assert.equal((await answer('norm', [truth.toFixed(5)])).verdict, 'correct');
+    assert.equal(await tab.page.locator('.practice-layers-step[data-status="correct"]').count(), 4);
+  });
+
+});
+
+describe('practice across layers: typed norms, Hindi', () => {
+  it('a token whose sum has equal columns (variance 0) is passed over for one whose mistakes show', async () => {
+    // 'the' (token 0) as [0.5, 0.5, 0.5, 0.5]: pre-LN, its LN₁ is 0, so is its attention (causal: it
+    // reads itself alone), and its sum is 0.5 in every column
+    const rows = [[0.5, 0.5, 0.5, 0.5], ...ROWS.slice(1)];
+    await setLab({ ...labOf('pre', 0), inputs: { tokens: TOKENS, rows }, selectedToken: 0 });
+    const token = Number(await tab.page.getAttribute('.practice-layers', 'data-token'));
+    const ref = await reference('pre', 0, rows);
+    assert.equal(ref.token, token);
+    assert.notEqual(token, 0, 'not the token with a constant sum');
+    assert.ok(ref.variance > 0.01, `a variance that shows its mistakes: ${ref.variance}`);
+  });
+
+  it('typed γ and β: the output of the norm uses them, and leaving them out is now named', async () => {
+    const edits = Object.fromEntries([0, 1, 2, 3].flatMap((c) => [[`0:ln2:${c}`, 2], [`0:ln2:${D + c}`, 0.5]]));
+    await setLab({ ...labOf('pre', 0), blockEdits: edits });
+    const ref = await reference('pre', 0);
+    for (const id of ['sum', 'mean', 'variance']) await tab.page.click(`${STEP(id)} button >> nth=1`);  // Show the answer
+    const question = await tab.page.textContent(`${STEP('norm')} p`);
+    assert.match(question, /times γ = 2, plus β = 0.5/);
+    const columns = await tab.page.evaluate(() => globalThis.attentionLab.view.columns);
+    const col = columns.indexOf(question.match(/column '([^']+)'/)[1]);
+    const plain = (ref.sum[col] - ref.mean) / Math.sqrt(ref.variance + 1e-5);
+    assert.doesNotMatch(await tab.page.textContent(STEP('norm')), /forgetting γ/);
+    assert.equal((await answer('norm', [plain.toFixed(5)])).mistakes, 'layers.mistake.noGamma');
+    assert.equal((await answer('norm', [(2 * plain + 0.5).toFixed(5)])).verdict, 'correct');
+  });
+
+  it('post-LN, layer 1, in Hindi: LN₁ of the sum; a wrong row says how many are right; axe', async () => {
+    await setLab(labOf('post', 0));
+    const ref = await reference('post', 0);
+    await lab.redrawn(() => tab.page.evaluate(() => globalThis.attentionLab.setLanguage('hi')));
+    assert.match(await tab.page.textContent('.practice-layers h3'), /residual और एक norm/);
+    let said = await answer('sum', ref.attention);
+    assert.match(said.text, /अकेला attention\(x\) है/);
+    said = await answer('sum', [ref.sum[0].toFixed(5), ref.sum[1].toFixed(5), '0', '0']);
+    assert.equal(said.verdict, 'wrong');
+    assert.match(said.text, /4 में से 2 सही/);
+    said = await answer('sum', ['abc', '0', '0', '0']);
+    assert.equal(said.verdict, 'format');
+    assert.equal((await answer('sum', ref.sum.map((v) => v.toFixed(5)))).verdict, 'correct');
+    await tab.page.click(`${STEP('mean')} button >> nth=1`);  // Show the answer
+    near(Number(await tab.page.inputValue(`${STEP('mean')} input`)), ref.mean, 'the mean shown');
+    assert.match(await tab.page.textContent(`${STEP('norm')} p`), /का LN₁/);
+    await renderEverySection(tab.page);
+    await tab.page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
+    const violations = await tab.page.evaluate(async () => {
+      const result = await globalThis.axe.run(document.querySelector('.practice-layers'), { resultTypes: ['violations'] });
+      return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`);
+    });
+    assert.deepEqual(violations, []);
+    await lab.redrawn(() => tab.page.evaluate(() => globalThis.attentionLab.setLanguage('en')));
+    await setLab({ practice: null, layers: 1, block: 'attention' });
+  });
+});

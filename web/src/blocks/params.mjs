@@ -1,0 +1,74 @@
+// A full block's own parameters, editable per layer (issue 23): the MLP's w1 and w2 and the two
+// norms' weight γ and bias β of the shown layer, as typed tables. Seeded (engine/stack.mjs) until a
+// cell is typed; a typed cell becomes state.blockEdits["layer:table:index"] (state/stack.mjs), which
+// links carry, and the stack is computed again.
+import { renderMatrix } from '../shared/matrix.mjs';
+import { parseNumber } from '../shared/format.mjs';
+import { numbered } from '../shared/labels.mjs';
+import { FLOAT32_MAX } from '../state/model.mjs';
+import { BLOCK_TABLES } from '../state/stack.mjs';
+
+const element = (tag, props = {}) => Object.assign(document.createElement(tag), props);
+
+/** The tables' parts: a folded block under the stream, one holder per table, and a line for bad input. */
+export function buildParams() {
+  const box = element('details', { className: 'blocks-params' });
+  const summary = element('summary');
+  const hint = element('p', { className: 'hint' });
+  const problem = element('p', { className: 'blocks-params-problem' });
+  problem.setAttribute('role', 'status');
+  const holders = Object.fromEntries(BLOCK_TABLES.map((table) => [table, element('div', { className: 'scroll' })]));
+  box.append(summary, hint, problem, ...BLOCK_TABLES.map((table) => holders[table]));
+  return { box, summary, hint, problem, holders };
+}
+
+// Each table's rows and columns: model dimensions by the input's names, hidden units h1 … h_f
+function labelsOf(table, view, t) {
+  const hidden = numbered(view.dModel * 4, 'h');
+  if (table === 'w1') return { rows: view.columns, columns: hidden };
+  if (table === 'w2') return { rows: hidden, columns: view.columns };
+  return { rows: [t('blocks.params.gamma'), t('blocks.params.beta')], columns: view.columns };
+}
+
+/** Draws the shown layer's tables (a full block only; else the block is hidden). */
+export function drawParams(parts, view, t) {
+  const used = view.layerWeights?.[view.layer];
+  parts.box.hidden = !used?.w1;
+  if (parts.box.hidden) return;
+  const values = { layer: view.layer + 1, hidden: view.dModel * 4 };
+  parts.summary.textContent = t('blocks.params.title', values);
+  parts.hint.textContent = t('blocks.params.hint');
+  for (const table of BLOCK_TABLES) {
+    const { rows, columns } = labelsOf(table, view, t);
+    renderMatrix(parts.holders[table], {
+      caption: t(`blocks.params.${table}`, values), label: t(`blocks.params.${table}`, values), t,
+      rowLabels: rows, columnLabels: columns, values: used[table], editable: true, address: { matrix: table },
+    });
+  }
+}
+
+/**
+ * Listens to the tables: a number typed becomes the cell's edit (dispatched as a settings change);
+ * anything else is marked and said, and the last good numbers stay.
+ */
+export function listenToParams(parts, { getView, getState, dispatch, t }) {
+  parts.box.addEventListener('input', (event) => {
+    const input = event.target;
+    const td = input.closest('td[data-matrix]');
+    const view = getView();
+    if (!td || !view) return;
+    const { matrix: table, row, col } = td.dataset;
+    const width = labelsOf(table, view, t).columns.length;
+    const value = parseNumber(input.value);
+    if (value === null || Math.abs(value) > FLOAT32_MAX) {
+      input.setAttribute('aria-invalid', 'true');
+      const { rows, columns } = labelsOf(table, view, t);
+      parts.problem.textContent = t('blocks.params.bad', { table: t(`blocks.params.${table}`, { layer: view.layer + 1, hidden: view.dModel * 4 }), row: rows[row], col: columns[col], value: input.value.slice(0, 40) });
+      return;
+    }
+    input.removeAttribute('aria-invalid');
+    parts.problem.textContent = '';
+    const key = `${view.layer}:${table}:${Number(row) * width + Number(col)}`;
+    dispatch({ type: 'settings', change: { blockEdits: { ...getState().blockEdits, [key]: value } } });
+  });
+}

@@ -1,0 +1,154 @@
+// Practice across layers (issue 23), the DOM: at the end of the practice panel, when the lab is a
+// stack, the shown layer's x and attention(x) for the query token (or the first after it whose
+// mistakes show: layers.mjs chooseLayerSequence), and the sequence of layers.mjs
+// (the sum, then the norm's mean, variance and one output), each step opening when the one before
+// is answered. Answers are read as practice reads them (answer.mjs) and judged with its tolerance
+// (check.mjs); a typed value that matches a typical mistake gets that mistake named.
+import { parseAnswer } from './answer.mjs';
+import { judgeBlanks, DEFAULT_TOLERANCE } from './check.mjs';
+import { practiceSettings } from './spec.mjs';
+import { chooseLayerSequence } from './layers.mjs';
+import { element, resolve } from './render.mjs';
+import { renderMatrix } from '../shared/matrix.mjs';
+import { formatNumber } from '../shared/format.mjs';
+
+function build(section) {
+  const parts = {
+    box: element('section', { className: 'practice-layers', attributes: { 'aria-labelledby': 'practice-layers-title' } }),
+    title: element('h3', { attributes: { id: 'practice-layers-title' } }),
+    intro: element('p', { className: 'hint' }),
+    given: element('div', { className: 'scroll practice-layers-given' }),
+    list: element('ol', { className: 'practice-layers-steps' }),
+  };
+  parts.box.append(parts.title, parts.intro, parts.given, parts.list);
+  section.append(parts.box);
+  return parts;
+}
+
+// One step: its question, a blank per value, Check and Show the answer, and the verdict
+function stepItem(exercise, index, t, columns) {
+  const item = element('li', { className: 'practice-layers-step', attributes: { 'data-id': exercise.id } });
+  const question = element('p', { text: resolve(exercise.label, t), attributes: { id: `practice-layers-q${index}` } });
+  const inputs = exercise.blanks.map((_, k) => element('input', { className: 'practice-input', attributes: {
+    type: 'text', inputmode: 'decimal', autocomplete: 'off', 'data-blank': String(k),
+    'aria-label': exercise.blanks.length > 1 ? t('practice.layers.blank', { col: columns[k] }) : resolve(exercise.label, t),
+  } }));
+  const check = element('button', { text: t('practice.layers.check'), attributes: { type: 'button' } });
+  const reveal = element('button', { text: t('practice.layers.reveal'), attributes: { type: 'button' } });
+  const feedback = element('p', { className: 'feedback practice-layers-feedback', attributes: { 'aria-live': 'polite', id: `practice-layers-f${index}` } });
+  for (const input of inputs) input.setAttribute('aria-describedby', feedback.id);
+  const blind = exercise.blind.length ? element('p', { className: 'practice-note', text: t('practice.layers.blind', { mistakes: exercise.blind.map((key) => t(`practice.${key}.name`)).join('; ') }) }) : null;
+  // a row of blanks is labelled by its columns, as the tables above it
+  const blanks = inputs.length > 1 ? inputs.map((input, k) => element('label', { className: 'practice-layers-blank' }, [element('span', { text: columns[k] }), input])) : inputs;
+  item.append(question, element('div', { className: 'practice-layers-blanks' }, blanks), element('div', { className: 'practice-actions' }, [check, reveal]), feedback, ...(blind ? [blind] : []));
+  return { item, inputs, check, reveal, feedback, exercise, status: 'open' };
+}
+
+function showStatus(steps) {
+  let open = true;
+  for (const step of steps) {
+    const locked = !open;
+    const done = step.status === 'correct' || step.status === 'revealed';
+    step.item.dataset.status = locked ? 'locked' : step.status;
+    for (const input of step.inputs) {
+      input.disabled = locked;
+      input.readOnly = done;
+    }
+    step.check.hidden = step.reveal.hidden = done || locked;
+    open = open && done;
+  }
+}
+
+// Check: every blank read (a format problem said, no verdict), then right, a named mistake, or wrong
+function checkStep(step, t, tolerance) {
+  const read = step.inputs.map((input) => parseAnswer(input.value));
+  const problem = read.find((r) => r.value === undefined);
+  if (problem) {
+    step.feedback.textContent = t(`practice.${problem.problem}`, problem.params);
+    step.feedback.dataset.verdict = 'format';
+    return false;
+  }
+  const values = read.map((r) => r.value);
+  const blanks = step.exercise.blanks.map((truth) => ({ truth }));
+  const verdict = judgeBlanks(values, { blanks, mistakes: step.exercise.mistakes }, tolerance);
+  step.inputs.forEach((input, k) => {
+    input.setAttribute('aria-invalid', String(!verdict.right[k]));
+    input.dataset.verdict = verdict.right[k] ? 'right' : '';
+  });
+  if (verdict.correct) {
+    step.status = 'correct';
+    step.feedback.textContent = t('practice.layers.correct', { value: step.exercise.blanks.map((v) => formatNumber(v)).join(', ') });
+  } else {
+    step.feedback.textContent = verdict.mistakes.length
+      ? verdict.mistakes.map((m) => t(`practice.${m.key}`, m.params ?? {})).join(' ')
+      : t('practice.layers.wrong', { right: verdict.right.filter(Boolean).length, count: values.length });
+  }
+  step.feedback.dataset.verdict = verdict.correct ? 'correct' : verdict.mistakes.length ? 'mistake' : 'wrong';
+  step.feedback.dataset.mistakes = verdict.mistakes.map((m) => m.key).join(' ');
+  return verdict.correct;
+}
+
+function revealStep(step, t) {
+  step.status = 'revealed';
+  step.inputs.forEach((input, k) => { input.value = formatNumber(step.exercise.blanks[k]); });
+  step.feedback.textContent = t('practice.layers.revealed');
+  step.feedback.dataset.verdict = 'revealed';
+}
+
+/** mountLayerPractice({ section, t }) → { draw(state, view), relabel(), destroy() } */
+export function mountLayerPractice({ section, t }) {
+  const parts = build(section);
+  const own = { steps: [], signature: null, tolerance: DEFAULT_TOLERANCE, state: null, view: null };
+  const act = (event) => {
+    const index = own.steps.findIndex((step) => step.item.contains(event.target));
+    const step = own.steps[index];
+    if (!step) return;
+    const checking = event.type === 'click' ? event.target === step.check : event.key === 'Enter' && event.target.matches('input');
+    if (!checking && !(event.type === 'click' && event.target === step.reveal)) return;
+    if (checking) checkStep(step, t, own.tolerance);
+    else revealStep(step, t);
+    showStatus(own.steps);
+    // on to the next step's first blank once this one is answered
+    if (step.status !== 'open') own.steps[index + 1]?.inputs[0]?.focus();
+  };
+  parts.list.addEventListener('click', act);
+  parts.list.addEventListener('keydown', act);
+  const draw = (state, view) => {
+    const token = Number.isInteger(state.selectedToken) ? state.selectedToken : 0;
+    own.tolerance = practiceSettings(state.practice).tolerance;
+    const sequence = view ? chooseLayerSequence(view, token, own.tolerance) : null;
+    parts.box.hidden = !sequence;
+    if (!sequence) return;
+    Object.assign(own, { state, view });
+    parts.box.dataset.token = String(sequence.token);  // the token asked about (tests, styles)
+    fillGiven(parts, sequence, view, t);
+    // the same numbers keep the steps and what was typed; new ones start again
+    const signature = JSON.stringify([sequence.layer, sequence.token, sequence.exercises.map((e) => e.blanks)]);
+    if (signature === own.signature) return;
+    own.signature = signature;
+    own.steps = sequence.exercises.map((exercise, index) => stepItem(exercise, index, t, view.columns));
+    parts.list.replaceChildren(...own.steps.map((step) => step.item));
+    showStatus(own.steps);
+  };
+  return {
+    draw,
+    relabel() {
+      own.signature = null;  // the steps are said again in the new language (what was typed is not kept)
+      if (own.view) draw(own.state, own.view);
+    },
+    destroy: () => parts.box.remove(),
+  };
+}
+
+// The title, what the sequence is about, and the given rows: x and attention(x)
+function fillGiven(parts, sequence, view, t) {
+  const values = { token: view.tokens[sequence.token], layer: sequence.layer + 1 };
+  parts.title.textContent = t('practice.layers.title');
+  parts.intro.textContent = t(`practice.layers.intro.${sequence.arrangement}`, values);
+  const given = new Float32Array([...sequence.x, ...sequence.attention]);
+  renderMatrix(parts.given, {
+    caption: t('practice.layers.given', values), t,
+    rowLabels: [t('practice.layers.x', values), t(sequence.arrangement === 'pre' ? 'practice.layers.attentionPre' : 'practice.layers.attention', values)],
+    columnLabels: view.columns, values: given, address: { matrix: null },
+  });
+}

@@ -1,0 +1,159 @@
+// "Explain this number" across layers (issue 23). Pure, as explain-cell.mjs: a cell of the residual
+// stream's table, and X of a layer past the first (the stream entering it, or its LN₁), explained
+// from the layer before: the residual sums, the norms and the MLP, with the actual values, and with
+// links to the cells each term comes from, in a layer's own tables or in the stream's table.
+//   link: { text, target: { layer?, matrix, head?, row, col, token? } } (layer: 0-based, the layer
+//   whose tables hold the cell; token: the stream table's token, its rows being stages)
+import { formatNumber } from './format.mjs';
+import { streamRows } from './stream-rows.mjs';
+
+/** The tables explained here rather than by explain-cell.mjs's own: the stream, and a block's MLP and norms (state/stack.mjs BLOCK_TABLES). */
+export const LAYER_TABLES = new Set(['stream', 'w1', 'w2', 'ln1', 'ln2']);
+
+const f = (value) => formatNumber(value);
+const EPS = 1e-5;  // the lab's LayerNorm (engine/stack.mjs: weight 1, bias 0, eps 1e-5)
+
+// A row's mean and variance (over d_model, as LayerNorm divides: by n, not n − 1), and the cell's
+// normalised value written out, with the norm's weight γ and bias β of that column (1 and 0 unless
+// typed: view.layerWeights[l].ln1 / ln2, 2 × d_model)
+function normLines(t, { view, norm, values, col, layer }) {
+  const mean = values.reduce((a, b) => a + b, 0) / values.length;
+  const variance = values.reduce((a, b) => a + (b - mean) ** 2, 0) / values.length;
+  const table = view.layerWeights?.[layer - 1]?.[norm === 'LN₁' ? 'ln1' : 'ln2'];
+  const [gamma, beta] = table ? [table[col], table[values.length + col]] : [1, 0];
+  return [
+    t('explain.layers.norm', { norm, layer, count: values.length, mean: f(mean), variance: f(variance), gamma: f(gamma), beta: f(beta) }),
+    `(${f(values[col])} − ${f(mean)}) / √(${f(variance)} + ${EPS}) × ${f(gamma)} + ${f(beta)}`,
+  ];
+}
+
+const rowOf = (values, dModel, row) => Array.from(values.subarray(row * dModel, (row + 1) * dModel));
+
+// A link to a cell of the stream's table: the token's row of a stage in a layer, named as the table
+// names that row
+function streamLink(view, t, { token, layer, name, col }) {
+  const rows = streamRows(view.result.layers, view.result.arrangement, token, view.dModel);
+  const row = rows.findIndex((r) => r.layer === layer + 1 && r.name === name);
+  return {
+    text: t('explain.layers.toStream', { token: view.tokens[token], stage: t(rows[row].key, { layer: layer + 1 }), col: view.columns[col] }),
+    target: { matrix: 'stream', row, col, token },
+  };
+}
+
+// A link to a cell of one layer's tables (the tables switch to that layer)
+function tableLink(view, t, { layer, matrix, row, col }) {
+  return {
+    text: t('explain.layers.toTable', { layer: layer + 1, table: t(`table.${matrix}`), row: view.tokens[row], col: view.columns[col] }),
+    target: { layer, matrix, row, col },
+  };
+}
+
+// a + b = value, with a link to each term
+function sumOf(view, t, { token, col, layer, terms, intro }) {
+  const { layers } = view.result;
+  const values = terms.map((name) => layers[layer][name][token * view.dModel + col]);
+  return { lines: [intro, values.map(f).join(' + ')], links: terms.map((name) => streamLink(view, t, { token, layer, name, col })) };
+}
+
+/** X of a layer past the first, in a stack (lab/run.mjs chosenLayer): from the layer before. */
+export function explainLayerInput({ view, t, row, col, title, rowName, colName }) {
+  const { layers, arrangement } = view.result;
+  const l = view.layer;
+  const x = view.x[row * view.dModel + col];
+  const names = { row: rowName, col: colName, layer: l + 1, previous: l };
+  if (arrangement === 'pre') {
+    // the attention reads LN₁ of the stream; the stream is what the layer before gave out (or the sentence)
+    const stream = rowOf(layers[l].input, view.dModel, row);
+    const lines = normLines(t, { view, norm: 'LN₁', values: stream, col, layer: l + 1 });
+    const links = [streamLink(view, t, { token: row, layer: l, name: 'input', col })];
+    if (l > 0) {
+      const sum = sumOf(view, t, { token: row, col, layer: l - 1, terms: ['attended', 'mlpOut'], intro: t('explain.layers.fromPre', names) });
+      lines.push(...sum.lines);
+      links.push(...sum.links);
+    }
+    return { title, lines, value: f(x), links };
+  }
+  if (l === 0) return null;
+  if (arrangement === 'post') {
+    const summed = rowOf(layers[l - 1].summed, view.dModel, row);
+    return {
+      title, value: f(x),
+      lines: [t('explain.layers.fromPost', names), ...normLines(t, { view, norm: 'LN₂', values: summed, col, layer: l })],
+      links: [streamLink(view, t, { token: row, layer: l - 1, name: 'summed', col })],
+    };
+  }
+  // attention only: x + attention(x) of the layer before, both in its own tables
+  const before = layers[l - 1];
+  const [a, b] = [before.input[row * view.dModel + col], before.attention[row * view.dModel + col]];
+  return {
+    title, value: f(x),
+    lines: [t('explain.layers.fromAttention', names), `${f(a)} + ${f(b)}`],
+    links: [tableLink(view, t, { layer: l - 1, matrix: 'x', row, col }), tableLink(view, t, { layer: l - 1, matrix: 'output', row, col })],
+  };
+}
+
+// Each stage of the stream, explained from the stages it adds or normalises
+function stageParts(view, t, { token, col, layer, name }) {
+  const { layers, arrangement } = view.result;
+  const at = { token, col, layer };
+  const values = { layer: layer + 1, previous: layer, token: view.tokens[token] };
+  const sum = (terms, key) => sumOf(view, t, { ...at, terms, intro: t(key, values) });
+  const norm = (from, key) => ({
+    lines: [t(key, values), ...normLines(t, { view, norm: key.endsWith('norm1') ? 'LN₁' : 'LN₂', values: rowOf(layers[layer][from], view.dModel, token), col, layer: layer + 1 })],
+    links: [streamLink(view, t, { ...at, name: from })],
+  });
+  switch (name) {
+    case 'input':
+      if (layer > 0) return { lines: [t('explain.layers.stage.enters', values)], links: [streamLink(view, t, { ...at, layer: layer - 1, name: 'output' })] };
+      // layer 1's X table holds it too, unless pre-LN shows LN₁ there
+      return { lines: [t('explain.layers.stage.sentence', values)], links: arrangement === 'pre' ? [] : [tableLink(view, t, { layer: 0, matrix: 'x', row: token, col })] };
+    case 'attention':
+      return { lines: [t('explain.layers.stage.attentionOut', values)], links: [tableLink(view, t, { layer, matrix: 'output', row: token, col })] };
+    case 'attended':
+      return sum(['input', 'attention'], 'explain.layers.stage.attended');
+    case 'middle':
+      return norm('attended', 'explain.layers.stage.norm1');
+    case 'mlpOut':
+      return {
+        lines: [t(arrangement === 'pre' ? 'explain.layers.stage.mlpPre' : 'explain.layers.stage.mlpPost', { ...values, hidden: layers[layer].mlpHidden.length / view.tokens.length })],
+        links: [streamLink(view, t, { ...at, name: arrangement === 'pre' ? 'attended' : 'middle' })],
+      };
+    case 'summed':
+      return sum(['middle', 'mlpOut'], 'explain.layers.stage.summed');
+    default:  // output
+      if (arrangement === 'attention-only') return sum(['input', 'attention'], 'explain.layers.stage.attended');
+      if (arrangement === 'pre') return sum(['attended', 'mlpOut'], 'explain.layers.stage.summed');
+      return norm('summed', 'explain.layers.stage.norm2');
+  }
+}
+
+/** A cell of the residual stream's table: { matrix: 'stream', row (its row there), col, token }. */
+export function explainStream(view, { row, col, token }, t) {
+  const { layers } = view.result;
+  if (!layers || token === undefined || token >= view.tokens.length) return null;
+  const rows = streamRows(layers, view.result.arrangement, token, view.dModel);
+  const stage = rows[row];
+  if (!stage || col >= view.dModel) return null;
+  const layer = stage.layer - 1;
+  const parts = stageParts(view, t, { token, col, layer, name: stage.name });
+  return {
+    title: t('explain.layers.streamTitle', { token: view.tokens[token], stage: t(stage.key, { layer: stage.layer }), col: view.columns[col] }),
+    lines: parts.lines, value: f(stage.values[col]), links: parts.links,
+  };
+}
+
+/** A cell of a full block's w1, w2, ln1 or ln2 (blocks/params.mjs): a parameter, seeded or typed. */
+export function explainBlockParameter(view, { matrix, row, col }, t) {
+  const used = view.layerWeights?.[view.layer]?.[matrix];
+  const hidden = view.dModel * 4;
+  const width = matrix === 'w1' ? hidden : view.dModel;
+  if (!used || col >= width || (row + 1) * width > used.length) return null;
+  const values = { layer: view.layer + 1, hidden };
+  const rowName = matrix === 'w2' ? `h${row + 1}` : matrix === 'w1' ? view.columns[row] : t(row === 0 ? 'blocks.params.gamma' : 'blocks.params.beta');
+  const colName = matrix === 'w1' ? `h${col + 1}` : view.columns[col];
+  return {
+    title: t('explain.title', { table: t(`blocks.params.${matrix}`, values), row: rowName, col: colName }),
+    lines: [t(`explain.layers.parameter.${matrix.startsWith('ln') ? 'norm' : 'mlp'}`, values)],
+    value: f(used[row * width + col]),
+  };
+}
