@@ -3,10 +3,13 @@
 #include "attention/prepared_stack.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "attention/layers.hpp"
+#include "kernels/kernels.hpp"
 #include "ops.hpp"
 #include "transformer_common.hpp"
 #include "validate.hpp"
@@ -296,6 +299,35 @@ Status overflow(int l, const char* what) {
       field + ": " + what + " overflows float32 (a value beyond ±3.4e38); the weights are too large for this input");
 }
 
+// GELU tanh (GPT-2's gelu_new) in place, in float32 on the build's exp kernel (kExpMinusMaxKernels,
+// SIMD where the build has it) in place of layers.hpp's double std::tanh per value:
+//   gelu(x) = x · (1 + tanh u) / 2, u = √(2/π) (x + 0.044715 x³), and with e = exp(−2|u|) ≤ 1,
+//   (1 + tanh u) / 2 = 1 / (1 + e) for x ≥ 0 and e / (1 + e) for x < 0 (u has x's sign),
+// a form with no cancellation. Relative error a few float32 roundings of u's (2|u| ε on e).
+void gelu_tanh_in_place(float* values, std::size_t count) {
+  constexpr kernels::ExpMinusMaxKernel exp_kernel = std::end(kernels::kExpMinusMaxKernels)[-1].fn;
+  constexpr std::size_t kChunk = 1024;  // e stays in L1 between the passes
+  float e[kChunk];
+  for (std::size_t first = 0; first < count; first += kChunk) {
+    const std::size_t size = std::min(kChunk, count - first);
+    float* x = values + first;
+    for (std::size_t i = 0; i < size; ++i) {
+      const float u = 0.7978845608f * (x[i] + 0.044715f * x[i] * x[i] * x[i]);
+      e[i] = -2.0f * std::fabs(u);
+    }
+    exp_kernel(static_cast<int>(size), e, 0.0f);
+    for (std::size_t i = 0; i < size; ++i) x[i] = x[i] * (x[i] >= 0 ? 1.0f : e[i]) / (1.0f + e[i]);
+  }
+}
+
+void activate_in_place(std::vector<float>& values, Activation activation) {
+  if (activation == Activation::GeluTanh) {
+    gelu_tanh_in_place(values.data(), values.size());
+    return;
+  }
+  activation_forward(Span(values), View<float>(values), activation);  // one value at a time: in place is safe
+}
+
 // ws->sub (n, d) = mlp(a)
 void mlp_rows(const PreparedBlock& b, const float* a, int n, int d, StackWorkspace* ws) {
   const std::size_t nf = static_cast<std::size_t>(n) * b.hidden;
@@ -304,7 +336,7 @@ void mlp_rows(const PreparedBlock& b, const float* a, int n, int d, StackWorkspa
   if (b.mlp == MlpKind::Plain) {
     apply(b.w1, a, n, ws->pre.data(), &ws->products);
     add_bias(b.b1, n, ws->pre.data());
-    activation_forward(Span(ws->pre), View<float>(ws->pre), b.activation);  // in place: one value at a time
+    activate_in_place(ws->pre, b.activation);
     apply(b.w2, ws->pre.data(), n, ws->sub.data(), &ws->products);
     add_bias(b.b2, n, ws->sub.data());
     return;

@@ -971,3 +971,31 @@ TEST_CASE("prepare_stack refuses bad weights naming the field and keeps what it 
   REQUIRE(attn::prepared_stack_forward(prepared, good.inputs(), {}, {}, &after, &ws).ok());
   CHECK(after.logits == before.logits);
 }
+
+TEST_CASE("a token table of GPT-2 small's size (50,257 × 768 = 38.6 M values) is taken; above 2^27 values, refused") {
+  attn::Stack stack;
+  stack.vocab = 50257;
+  stack.d_model = 768;
+  const Floats table(static_cast<std::size_t>(stack.vocab) * stack.d_model, 0.25f);
+  stack.tokens = attn::View<float>(table);
+  stack.unembedding = Unembedding::Tied;
+  const std::vector<std::int32_t> ids = {50256, 0};
+  attn::StackInputs inputs;
+  inputs.ids = attn::View<std::int32_t>(ids);
+  attn::StackTrace trace;
+  REQUIRE(attn::stack_forward(stack, inputs, &trace).ok());
+  CHECK(trace.logits.size() == 2u * 50257u);
+  CHECK(trace.logits[50256] == doctest::Approx(768 * 0.0625));  // a row of 0.25s dotted with itself
+  attn::PreparedStack prepared;
+  REQUIRE(attn::prepare_stack(stack, &prepared).ok());
+  attn::PreparedStackResult result;
+  REQUIRE(attn::prepared_stack_forward(prepared, inputs, {}, {}, &result, nullptr).ok());
+  CHECK(result.output == trace.output);  // the rows read back out of the tied panels
+  CHECK(result.logits[50256] == doctest::Approx(768 * 0.0625));
+  stack.vocab = (1 << 27) / 768 + 1;  // sizes are checked before the table is read
+  const attn::Status s = attn::stack_forward(stack, inputs, &trace);
+  CHECK(s.field == "vocab");
+  CHECK(s.message ==
+        "vocab is 174763; it must be at least 1, with vocab × dModel at most 134217728 (a token table of 512 MiB)");
+  CHECK(attn::prepare_stack(stack, &prepared).field == "vocab");
+}
