@@ -26,6 +26,24 @@ export function engineBlock(engine) {
   };
 }
 
+/**
+ * The same block prepared once (engine.prepareTransformer): weights checked and packed into WebAssembly
+ * memory at prepare, then each run copies in x (the stream into the block: `x` in place of token rows)
+ * and copies out the output, no trace, no logits.
+ */
+export function enginePreparedBlock(engine) {
+  const request = engineBlock(engine).prepare;
+  return {
+    name: 'engine SIMD prepared stack',
+    prepare: (p) => {
+      const { ids, heads, tokens, vocab, ...weights } = request(p);
+      return { x: p.x, prepared: engine.prepareTransformer({ ...weights, vocab: 1, tokens: new Float32Array(p.d) }) };
+    },
+    run: ({ x, prepared }) => prepared.run({ x, logits: false }).output,
+    release: ({ prepared }) => prepared.dispose(),
+  };
+}
+
 /** ONNX Runtime Web (wasm EP, one thread, graph optimisation 'all') on the plain and the contrib graph. */
 export function ortBlocks(ort) {
   const graphs = [{ name: 'ORT-web plain ops', build: plainBlockModel, batch: false },

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "attention/prepared_stack.hpp"
 #include "attention/transformer.hpp"
 #include "errors.hpp"
 #include "trace.hpp"
@@ -109,8 +110,10 @@ struct Request {
     s.unembedding = static_cast<attn::Unembedding>(r["unembeddingCode"].as<int>());
     s.unembedding_weight = take(r["unembeddingWeight"]);
     s.unembedding_bias = take(r["unembeddingBias"]);
-    ids = emscripten::convertJSArrayToNumberVector<std::int32_t>(r["ids"]);
-    inputs.ids = attn::View<std::int32_t>(ids);
+    if (!absent(r["ids"])) {  // engine.prepareTransformer()'s weights come without
+      ids = emscripten::convertJSArrayToNumberVector<std::int32_t>(r["ids"]);
+      inputs.ids = attn::View<std::int32_t>(ids);
+    }
     if (!absent(r["typeIds"])) {
       type_ids = emscripten::convertJSArrayToNumberVector<std::int32_t>(r["typeIds"]);
       inputs.type_ids = attn::View<std::int32_t>(type_ids);
@@ -257,6 +260,65 @@ val transformer_gradients(const val& request) {
   return out;
 }
 
+// engine.prepareTransformer(): the weights copied in and prepared once (prepared_stack.hpp), then
+// runs on ids or x that copy in only those and copy out the output (and logits, hidden states).
+class PreparedTransformer {
+ public:
+  // null, or { error } (the stack is left as it was)
+  val prepare(const val& request) {
+    attn::Status status;
+    {
+      const Request r(request);  // the request's copies freed before the call returns
+      status = attn::prepare_stack(r.stack, &stack_);
+    }
+    return status.ok() ? val::null() : error_of(status);
+  }
+
+  // { n, output, logits?, hiddenStates? } or { error }
+  val run(const val& ids, const val& type_ids, const val& x, bool logits, bool hidden_states) {
+    attn::StackInputs inputs;
+    std::vector<std::int32_t> id_values, type_values;
+    std::vector<float> x_values;
+    if (!absent(ids)) {
+      id_values = emscripten::convertJSArrayToNumberVector<std::int32_t>(ids);
+      inputs.ids = attn::View<std::int32_t>(id_values);
+    }
+    if (!absent(type_ids)) {
+      type_values = emscripten::convertJSArrayToNumberVector<std::int32_t>(type_ids);
+      inputs.type_ids = attn::View<std::int32_t>(type_values);
+    }
+    attn::View<float> x_view;
+    if (!absent(x)) {
+      x_values = emscripten::convertJSArrayToNumberVector<float>(x);
+      x_view = attn::View<float>(x_values);
+    }
+    attn::PreparedRunOptions options;
+    options.logits = logits;
+    options.hidden_states = hidden_states;
+    const attn::Status status = attn::prepared_stack_forward(stack_, inputs, x_view, options, &result_, &workspace_);
+    if (!status.ok()) return error_of(status);
+    val out = val::object();
+    out.set("n", result_.n);
+    out.set("output", f32(result_.output));
+    if (!result_.logits.empty()) out.set("logits", f32(result_.logits));
+    if (hidden_states) {
+      val list = val::array();
+      for (const std::vector<float>& state : result_.hidden_states) list.call<void>("push", f32(state));
+      out.set("hiddenStates", list);
+    }
+    return out;
+  }
+
+  int d_model() const { return stack_.d_model; }
+  int vocab() const { return stack_.vocab; }
+  int layers() const { return static_cast<int>(stack_.layers.size()); }
+
+ private:
+  attn::PreparedStack stack_;
+  attn::PreparedStackResult result_;
+  attn::StackWorkspace workspace_;
+};
+
 }  // namespace
 
 // For the stack trainer's binding (stack_trainer.cpp): the same readout of a trace.
@@ -265,4 +327,11 @@ val attn_bindings::stack_trace_out(const attn::StackTrace& trace, bool heads) { 
 EMSCRIPTEN_BINDINGS(attention_lab_transformer) {
   emscripten::function("transformerForward", &transformer_forward);
   emscripten::function("transformerGradients", &transformer_gradients);
+  emscripten::class_<PreparedTransformer>("PreparedTransformer")
+      .constructor<>()
+      .function("prepare", &PreparedTransformer::prepare)
+      .function("run", &PreparedTransformer::run)
+      .function("dModel", &PreparedTransformer::d_model)
+      .function("vocab", &PreparedTransformer::vocab)
+      .function("layers", &PreparedTransformer::layers);
 }

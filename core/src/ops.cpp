@@ -133,6 +133,17 @@ void matmul_packed(const float* a, int lda, const float* panels, float* c, int l
   kernels::gemm_f32_prepacked(kGemm, rows, inner, cols, a, lda, panels, c, ldc);
 }
 
+void matmul_packed_long(const float* a, int lda, const float* panels, float* c, int ldc, int rows, int inner, int cols,
+                        ProductScratch* scratch) {
+  constexpr int kKBlock = 256;
+  if (inner <= kKBlock * 3 / 2) {
+    matmul_packed(a, lda, panels, c, ldc, rows, inner, cols, scratch);
+    return;
+  }
+  kernels::ppmm_f32_kblocked(kPpmm, rows, inner, cols, a, lda, panels, kKBlock, strip_scratch(scratch, rows, kKBlock),
+                             c, ldc);
+}
+
 void pack_strips(const float* a, int lda, int rows, int inner, std::vector<float>* strips) {
   strips->resize(kernels::strips_size(rows, inner, kPpmm.mr));
   kernels::pack_strips(rows, inner, a, lda, kPpmm.mr, strips->data());

@@ -142,9 +142,10 @@ Status check_sizes(const Stack& stack, const StackInputs& inputs) {
     return Status::Range("dModel", "dModel is " + str(stack.d_model) + "; it must be between 1 and " + str(kMaxWidth));
   }
   if (stack.vocab < 1 || stack.vocab > kMaxVocab ||
-      static_cast<long long>(stack.vocab) * stack.d_model > static_cast<long long>(kMaxMatrixValues)) {
+      static_cast<long long>(stack.vocab) * stack.d_model > kMaxTableValues) {
     return Status::Range("vocab", "vocab is " + str(stack.vocab) +
-                                      "; it must be at least 1, with vocab × dModel at most " + str(kMaxMatrixValues));
+                                      "; it must be at least 1, with vocab × dModel at most " + str(kMaxTableValues) +
+                                      " (a token table of 512 MiB)");
   }
   const long long n = inputs.ids.size;
   if (!inputs.ids.present || n < 1 || n > kMaxTokens) {

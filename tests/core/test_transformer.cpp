@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "attention/prepared_stack.hpp"
 #include "attention/transformer.hpp"
 
 namespace {
@@ -434,8 +435,57 @@ void draw_sizes(Spec* spec, std::mt19937& rng) {
 }
 
 struct Worst {
-  double forward = 0, gradient = 0;
+  double forward = 0, gradient = 0, prepared = 0;
 };
+
+// The prepared stack (prepared_stack.hpp) on the same stack and ids, run twice in one workspace: its
+// output and logits against float64 to the traced forward's bound (1e-5 norm-wise), and against the
+// traced forward itself to 1e-5: the two differ only in the order the MLP's and unembedding's
+// products add (the SIMD gemm against Eigen), a few float32 roundings per value. Every hidden state
+// too, and x given as the token rows gives the ids' result bit for bit.
+void check_prepared(const attn::Stack& stack, const attn::StackInputs& inputs, const attn::StackTrace& trace,
+                    const Vec& want, double* worst) {
+  attn::PreparedStack prepared;
+  const attn::Status status = attn::prepare_stack(stack, &prepared);
+  INFO("prepare_stack: " << status.field << ": " << status.message);
+  REQUIRE(status.ok());
+  attn::PreparedRunOptions options;
+  options.hidden_states = true;
+  attn::PreparedStackResult result;
+  attn::StackWorkspace workspace;
+  for (int run = 0; run < 2; ++run) {
+    const attn::Status s = attn::prepared_stack_forward(prepared, inputs, {}, options, &result, &workspace);
+    INFO("run " << run << ": " << s.field << ": " << s.message);
+    REQUIRE(s.ok());
+  }
+  Floats got = result.output;
+  got.insert(got.end(), result.logits.begin(), result.logits.end());
+  Vec traced(trace.output.begin(), trace.output.end());
+  traced.insert(traced.end(), trace.logits.begin(), trace.logits.end());
+  const double error = relative_error(got, want, 1e-6);
+  CHECK(error <= 1e-5);
+  CHECK(relative_error(got, traced, 1e-6) <= 1e-5);
+  *worst = std::max(*worst, error);
+  REQUIRE(result.hidden_states.size() == trace.layers.size() + 1);
+  for (std::size_t l = 0; l <= trace.layers.size(); ++l) {
+    INFO("hidden_states[" << l << "]");
+    const Floats& stream = l == 0 ? trace.embeddings : trace.layers[l - 1].output;
+    CHECK(relative_error(result.hidden_states[l], Vec(stream.begin(), stream.end()), 1e-6) <= 1e-5);
+  }
+  // x = the token rows, in place of the ids
+  const int d = stack.d_model;
+  Floats x;
+  for (std::size_t i = 0; i < inputs.ids.size; ++i) {
+    const float* row = stack.tokens.data + static_cast<std::size_t>(inputs.ids.data[i]) * d;
+    x.insert(x.end(), row, row + d);
+  }
+  attn::StackInputs types = inputs;
+  types.ids = attn::View<std::int32_t>();
+  attn::PreparedStackResult by_x;
+  REQUIRE(attn::prepared_stack_forward(prepared, types, attn::View<float>(x), options, &by_x, &workspace).ok());
+  CHECK(by_x.output == result.output);
+  CHECK(by_x.logits == result.logits);
+}
 
 // The trace's buffers mean what transformer.hpp says: each residual is its two terms' sum, the MLP's
 // hidden values are its activation of the pre-activations, the stream out of one block is the next's
@@ -490,6 +540,7 @@ void check_spec(Spec spec, std::mt19937& rng, bool with_d_output, Worst* worst) 
   const double forward_error = relative_error(got, want, 1e-6);
   CHECK(forward_error <= 1e-5);
   worst->forward = std::max(worst->forward, forward_error);
+  check_prepared(stack, inputs, trace, want, &worst->prepared);
   // backward: L = Σ d_output ⊙ output + Σ d_logits ⊙ logits
   const std::size_t nd = trace.output.size();
   const bool logits = spec.unembedding != Unembedding::None;
@@ -614,7 +665,8 @@ TEST_CASE("stack_forward and stack_backward against float64 and its finite diffe
     check_spec(spec, rng, true, &worst);
     if (spec.unembedding != Unembedding::None) check_spec(spec, rng, false, &worst);  // d_logits alone
   }
-  MESSAGE("largest relative error: forward " << worst.forward << ", gradients " << worst.gradient);
+  MESSAGE("largest relative error: forward " << worst.forward << ", gradients " << worst.gradient << ", prepared "
+                                             << worst.prepared);
 }
 
 namespace {
@@ -812,4 +864,138 @@ TEST_CASE("stack_backward refuses missing or mis-sized upstream gradients, a for
     const Floats& buffer = *entry.second;
     CHECK_MESSAGE(std::all_of(buffer.begin(), buffer.end(), [](float v) { return v == 0.0f; }), entry.first);
   }
+}
+
+namespace {
+
+// A larger stack than check_spec's (n above the 32 rows from which the products pack a into strips,
+// d and f past one 8-column panel), forward only, prepared against float64 and the traced forward.
+void check_prepared_large(Spec spec, std::mt19937& rng) {
+  spec.vocab = 61, spec.d = 48, spec.heads = spec.kv_heads ? 2 * spec.kv_heads : 4, spec.d_k = 12, spec.f = 100;
+  spec.n = 41, spec.layers = 2;
+  INFO(spec.name);
+  const Params params = make_params(spec, rng);
+  const Weights weights = to_floats(params);
+  std::vector<std::int32_t> ids(spec.n), types(spec.n);
+  for (int i = 0; i < spec.n; ++i) {
+    ids[i] = std::uniform_int_distribution<int>(0, spec.vocab - 1)(rng);
+    types[i] = spec.token_types ? i % spec.token_types : 0;
+  }
+  const attn::Stack stack = stack_of(spec, weights);
+  attn::StackInputs inputs;
+  inputs.ids = attn::View<std::int32_t>(ids);
+  if (spec.token_types) inputs.type_ids = attn::View<std::int32_t>(types);
+  attn::StackTrace trace;
+  REQUIRE(attn::stack_forward(stack, inputs, &trace).ok());
+  double worst = 0;
+  check_prepared(stack, inputs, trace, stack64(spec, params, ids, types), &worst);
+  MESSAGE(spec.name << ": prepared against float64 " << worst);
+}
+
+}  // namespace
+
+TEST_CASE("prepared stacks at n = 41, d = 48, f = 100: GPT-2-like, BERT-like, Llama-like, against float64") {
+  std::mt19937 rng(271);
+  Spec gpt2 = spec_named("GPT-2-like");
+  check_prepared_large(gpt2, rng);
+  Spec bert = spec_named("BERT-like: post-LN, GELU erf, 2 token types, embedding norm, no mask");
+  bert.arrangement = Arrangement::PostNorm;
+  bert.activation = Activation::GeluErf;
+  bert.token_types = 2;
+  bert.embedding_norm = true;
+  bert.final_norm = false;
+  bert.causal = false;
+  bert.unembedding = Unembedding::None;
+  check_prepared_large(bert, rng);
+  Spec llama = spec_named("Llama-like: RMSNorm, SwiGLU, 2 of 4 heads, RoPE, own unembedding");
+  llama.norm = NormKind::RmsNorm;
+  llama.mlp = MlpKind::SwiGlu;
+  llama.attention_bias = llama.mlp_bias = false;
+  llama.positions = PositionKind::Rotary;
+  llama.rotary_dims = 8;
+  llama.kv_heads = 2;
+  llama.unembedding = Unembedding::Own;
+  check_prepared_large(llama, rng);
+}
+
+TEST_CASE("prepare_stack refuses bad weights naming the field and keeps what it had; runs refuse bad input") {
+  Breakable good;
+  attn::PreparedStack prepared;
+  REQUIRE(attn::prepare_stack(stack_of(good.spec, good.weights), &prepared).ok());
+  attn::PreparedStackResult before;
+  attn::StackWorkspace ws;
+  REQUIRE(attn::prepared_stack_forward(prepared, good.inputs(), {}, {}, &before, &ws).ok());
+  // a bad weight: refused as stack_forward refuses it, and the prepared stack still runs as before
+  for (const char* name : {"tokens", "layers[1].attention.wk", "layers[0].mlp.w2", "finalNorm.weight"}) {
+    Breakable broken;
+    broken.weights[name][0] = std::numeric_limits<float>::quiet_NaN();
+    const attn::Status s = attn::prepare_stack(stack_of(broken.spec, broken.weights), &prepared);
+    CHECK(s.field == name);
+    CHECK(s.message.find("NaN") != std::string::npos);
+    attn::PreparedStackResult again;
+    REQUIRE(attn::prepared_stack_forward(prepared, good.inputs(), {}, {}, &again, &ws).ok());
+    CHECK(again.logits == before.logits);
+  }
+  attn::Stack keep = stack_of(good.spec, good.weights);
+  keep.layers[1].attention.mask_mode = attn::MaskMode::Keep;
+  CHECK(attn::prepare_stack(keep, &prepared).field == "layers[1].attention.mask");
+  // bad runs, each named; the result is left as it was
+  const auto refused_run = [&](const attn::StackInputs& in, attn::View<float> x, const std::string& field) {
+    attn::PreparedStackResult result;
+    result.n = -1;
+    const attn::Status s = attn::prepared_stack_forward(prepared, in, x, {}, &result, &ws);
+    INFO(s.message);
+    CHECK(s.field == field);
+    CHECK(s.message.rfind(field, 0) == 0);
+    CHECK(result.n == -1);
+    return s;
+  };
+  Breakable ids;
+  ids.ids[2] = 7;
+  CHECK(refused_run(ids.inputs(), {}, "ids").message == "ids[2] is 7; it must be between 0 and 6 (vocab − 1)");
+  ids.ids.assign(6, 0);  // more tokens than the 5 learned positions
+  refused_run(ids.inputs(), {}, "positionTable");
+  ids.ids.clear();
+  refused_run(ids.inputs(), {}, "ids");
+  const std::vector<std::int32_t> types = {0, 0, 0};
+  attn::StackInputs typed = good.inputs();
+  typed.type_ids = attn::View<std::int32_t>(types);
+  refused_run(typed, {}, "typeIds");
+  Floats x(3 * 4, 0.5f);
+  x[5] = std::numeric_limits<float>::infinity();
+  CHECK(refused_run({}, attn::View<float>(x), "x").message == "x[5] is Infinity; every value must be a finite number");
+  x.pop_back();
+  refused_run({}, attn::View<float>(x), "x");
+  // and the prepared stack still gives what it gave
+  attn::PreparedStackResult after;
+  REQUIRE(attn::prepared_stack_forward(prepared, good.inputs(), {}, {}, &after, &ws).ok());
+  CHECK(after.logits == before.logits);
+}
+
+TEST_CASE("a token table of GPT-2 small's size (50,257 × 768 = 38.6 M values) is taken; above 2^27 values, refused") {
+  attn::Stack stack;
+  stack.vocab = 50257;
+  stack.d_model = 768;
+  const Floats table(static_cast<std::size_t>(stack.vocab) * stack.d_model, 0.25f);
+  stack.tokens = attn::View<float>(table);
+  stack.unembedding = Unembedding::Tied;
+  const std::vector<std::int32_t> ids = {50256, 0};
+  attn::StackInputs inputs;
+  inputs.ids = attn::View<std::int32_t>(ids);
+  attn::StackTrace trace;
+  REQUIRE(attn::stack_forward(stack, inputs, &trace).ok());
+  CHECK(trace.logits.size() == 2u * 50257u);
+  CHECK(trace.logits[50256] == doctest::Approx(768 * 0.0625));  // a row of 0.25s dotted with itself
+  attn::PreparedStack prepared;
+  REQUIRE(attn::prepare_stack(stack, &prepared).ok());
+  attn::PreparedStackResult result;
+  REQUIRE(attn::prepared_stack_forward(prepared, inputs, {}, {}, &result, nullptr).ok());
+  CHECK(result.output == trace.output);  // the rows read back out of the tied panels
+  CHECK(result.logits[50256] == doctest::Approx(768 * 0.0625));
+  stack.vocab = (1 << 27) / 768 + 1;  // sizes are checked before the table is read
+  const attn::Status s = attn::stack_forward(stack, inputs, &trace);
+  CHECK(s.field == "vocab");
+  CHECK(s.message ==
+        "vocab is 174763; it must be at least 1, with vocab × dModel at most 134217728 (a token table of 512 MiB)");
+  CHECK(attn::prepare_stack(stack, &prepared).field == "vocab");
 }

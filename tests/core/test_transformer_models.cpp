@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "attention/prepared_stack.hpp"
 #include "attention/transformer.hpp"
 #include "model_files.hpp"
 
@@ -161,6 +162,42 @@ void check_stack_against(Model& model, const attn::Stack& stack, bool causal) {
   MESSAGE(model.path << ": " << worst.checked << " arrays, largest relative error " << worst.error);
 }
 
+// The prepared stack (prepared_stack.hpp) on the same model: every hidden state and the top-5 logits
+// to 1e-4 relative, without a trace.
+void check_prepared_against(Model& model, const attn::Stack& stack, bool causal) {
+  attn::PreparedStack prepared;
+  const attn::Status status = attn::prepare_stack(stack, &prepared);
+  INFO(status.field << ": " << status.message);
+  REQUIRE(status.ok());
+  attn::StackInputs inputs;
+  inputs.ids = attn::View<std::int32_t>(model.ids);
+  attn::PreparedRunOptions options;
+  options.hidden_states = true;
+  attn::PreparedStackResult result;
+  const attn::Status run = attn::prepared_stack_forward(prepared, inputs, {}, options, &result, nullptr);
+  INFO(run.field << ": " << run.message);
+  REQUIRE(run.ok());
+  const int layers = static_cast<int>(stack.layers.size());
+  const model_files::Json& hidden = model.reference["hidden_states"];
+  Worst worst;
+  for (int i = 0; i <= layers; ++i) {
+    const Floats& got = i == layers ? result.output : result.hidden_states[static_cast<std::size_t>(i)];
+    check(&worst, "prepared hidden_states[" + std::to_string(i) + "]", got,
+          hidden[static_cast<std::size_t>(i)].numbers());
+  }
+  if (causal) {
+    const std::size_t last = static_cast<std::size_t>(result.n - 1) * stack.vocab;
+    Floats got;
+    Vec want;
+    for (const model_files::Json& pair : model.reference["next_token_top5"].items) {
+      got.push_back(result.logits[last + static_cast<std::size_t>(pair[0].number)]);
+      want.push_back(pair[1].number);
+    }
+    check(&worst, "prepared next_token_top5 logits", got, want);
+  }
+  MESSAGE(model.path << " prepared: " << worst.checked << " arrays, largest relative error " << worst.error);
+}
+
 }  // namespace
 
 TEST_CASE("a GPT-2 stack reproduces Hugging Face's GPT2LMHeadModel: hidden states, attention, logits") {
@@ -203,6 +240,7 @@ TEST_CASE("a GPT-2 stack reproduces Hugging Face's GPT2LMHeadModel: hidden state
   stack.final_norm = layer_norm(model, "transformer.ln_f", eps);
   stack.unembedding = attn::Unembedding::Tied;
   check_stack_against(model, stack, true);
+  check_prepared_against(model, stack, true);
 }
 
 TEST_CASE("a BERT stack reproduces Hugging Face's BertModel: embeddings, post-LN blocks, attention") {
@@ -247,6 +285,7 @@ TEST_CASE("a BERT stack reproduces Hugging Face's BertModel: embeddings, post-LN
     stack.layers.push_back(block);
   }
   check_stack_against(model, stack, false);
+  check_prepared_against(model, stack, false);
 }
 
 namespace {
@@ -310,12 +349,16 @@ attn::Stack llama_like_stack(Model& model, bool qkv_bias) {
 TEST_CASE("a Llama stack reproduces Hugging Face's LlamaForCausalLM: RoPE, grouped-query attention, SwiGLU") {
   Model model;
   if (!open_model("llama", &model)) return;
-  check_stack_against(model, llama_like_stack(model, false), true);
+  const attn::Stack stack = llama_like_stack(model, false);
+  check_stack_against(model, stack, true);
+  check_prepared_against(model, stack, true);
 }
 
 TEST_CASE("a Qwen2 stack reproduces Hugging Face's Qwen2ForCausalLM: as Llama, with q, k and v biases") {
   Model model;
   if (!open_model("qwen2", &model)) return;
   CHECK(model.config["use_sliding_window"].number == 0);  // so no window: every layer attends in full
-  check_stack_against(model, llama_like_stack(model, true), true);
+  const attn::Stack stack = llama_like_stack(model, true);
+  check_stack_against(model, stack, true);
+  check_prepared_against(model, stack, true);
 }

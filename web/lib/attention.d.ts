@@ -367,6 +367,34 @@ export interface TransformerOptions {
   heads?: boolean;  // default true: every head's trace
 }
 
+/** prepareTransformer()'s weights: a stack's request without ids, typeIds and heads. */
+export type PreparedTransformerWeights = Omit<TransformerOptions, 'ids' | 'typeIds' | 'heads'>;
+
+/** One run of a prepared stack: ids (or x, n × dModel, in place of the token rows), no trace. */
+export interface PreparedTransformerRun {
+  ids?: Int32Array | number[];
+  x?: Float32Array | number[];
+  typeIds?: Int32Array | number[];
+  logits?: boolean;        // default true (a stack with an unembedding)
+  hiddenStates?: boolean;  // default false: the stream into block 0 and out of every block
+}
+
+export interface PreparedTransformerResult {
+  n: number;
+  output: Float32Array;            // n × dModel, after the final norm
+  logits?: Float32Array;           // n × vocab
+  hiddenStates?: Float32Array[];   // L + 1 of n × dModel
+}
+
+/** A stack whose weights live packed in WebAssembly memory (errors name 'prepared' once disposed or lost). */
+export interface PreparedTransformer {
+  readonly dModel: number;
+  readonly vocab: number;
+  readonly layers: number;
+  run(request: PreparedTransformerRun): PreparedTransformerResult;
+  dispose(): void;
+}
+
 export interface NormTrace { output: Float32Array; mean: Float32Array; rstd: Float32Array }
 
 export interface BlockTrace {
@@ -472,6 +500,8 @@ export interface AttentionEngine {
   createStackTrainer(options: StackTrainerOptions): StackTrainer;
   /** A stack of transformer blocks with every block's trace. Learning engine only, as gradients(). */
   transformer(options: TransformerOptions): TransformerResult;
+  /** The stack's weights checked and packed once; run() takes ids (or x) and keeps no trace. Learning engine only. */
+  prepareTransformer(weights: PreparedTransformerWeights): PreparedTransformer;
   /** Its gradients for every weight present, by the request's names, given dLogits (n × vocab) and/or dOutput (n × dModel). */
   transformerGradients(options: TransformerOptions & { dLogits?: Float32Array | number[]; dOutput?: Float32Array | number[] }):
     { trace: TransformerResult; gradients: TransformerGradients };

@@ -520,6 +520,15 @@ class AttentionEngine {
     return this.#stack.transformer(this.#runtime, { ...TRAINER_API, guarded }, options);
   }
 
+  /**
+   * A stack prepared once, run many times on ids or x without a trace: { run(request), dispose() }
+   * (transformer.mjs, docs/api.md#prepared-stacks). Learning engine only, as transformer().
+   */
+  prepareTransformer(weights) {
+    if (!this.info.learning) throw notLearning('prepareTransformer()');
+    return this.#stack.prepareTransformer(this.#runtime, { ...TRAINER_API, guarded }, weights);
+  }
+
   /** The stack's gradients with respect to every weight, given dLogits and/or dOutput, and its trace. */
   transformerGradients(options) {
     if (!this.info.learning) throw notLearning('transformerGradients()');

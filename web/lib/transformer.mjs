@@ -7,6 +7,8 @@ const STACK_OPTIONS = new Set(['ids', 'typeIds', 'vocab', 'dModel', 'tokens', 'p
   'tokenTypes', 'typeTable', 'embeddingNorm', 'layers', 'finalNorm', 'unembedding', 'unembeddingWeight',
   'unembeddingBias', 'heads']);
 const GRADIENT_OPTIONS = new Set([...STACK_OPTIONS, 'dLogits', 'dOutput']);
+const PREPARE_OPTIONS = new Set([...STACK_OPTIONS].filter((key) => !['ids', 'typeIds', 'heads'].includes(key)));
+const RUN_OPTIONS = new Set(['ids', 'typeIds', 'x', 'logits', 'hiddenStates']);
 const LAYER_OPTIONS = new Set(['arrangement', 'attention', 'norm1', 'norm2', 'mlp']);
 const ATTENTION_OPTIONS = new Set(['heads', 'kvHeads', 'dK', 'dV', 'scale', 'mask', 'window',
   'wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo']);
@@ -198,13 +200,11 @@ function rotarySpec(reader, value) {
 function stackRequest(api, options, allowed, what) {
   api.checkOptions(options, allowed, what);
   const reader = new Reader(api);
-  const heads = reader.read(options, 'heads', '');
-  if (heads !== undefined && typeof heads !== 'boolean') {
-    throw api.fieldError(TypeError, 'heads', `heads must be true or false (each head's trace), got ${api.describe(heads)}`);
-  }
+  const heads = flag(reader, options, 'heads', "each head's trace");
+  const withIds = allowed.has('ids');
   return {
-    ids: reader.ids(options, 'ids', true),
-    typeIds: reader.ids(options, 'typeIds', false),
+    ids: withIds ? reader.ids(options, 'ids', true) : null,
+    typeIds: withIds ? reader.ids(options, 'typeIds', false) : null,
     vocab: reader.whole(options, 'vocab', '', undefined, 1),
     dModel: reader.whole(options, 'dModel', '', undefined, 1),
     tokens: reader.floats(options, 'tokens', '', true),
@@ -221,6 +221,15 @@ function stackRequest(api, options, allowed, what) {
     unembeddingBias: reader.floats(options, 'unembeddingBias', ''),
     heads: heads ?? true,
   };
+}
+
+// options[key]: true, false or undefined
+function flag(reader, options, key, what) {
+  const value = reader.read(options, key, '');
+  if (value !== undefined && typeof value !== 'boolean') {
+    throw reader.api.fieldError(TypeError, key, `${key} must be true or false (${what}), got ${reader.api.describe(value)}`);
+  }
+  return value;
 }
 
 // The binding's answer, or its error raised naming the field.
@@ -241,4 +250,68 @@ export function transformerGradients(runtime, api, options) {
   request.dLogits = api.matrix(options, 'dLogits', false);
   request.dOutput = api.matrix(options, 'dOutput', false);
   return api.guarded(runtime, 'transformerGradients()', (module) => answer(api, module.transformerGradients(request)));
+}
+
+/**
+ * A stack whose weights are checked and packed into WebAssembly memory once (engine.prepareTransformer,
+ * docs/api.md#prepared-stacks); run() takes only ids (or x) and keeps no trace. Free it with dispose().
+ */
+export class PreparedTransformer {
+  #handle;
+  #api;
+  #runtime;
+  #generation;
+
+  constructor(runtime, api, options) {
+    const request = stackRequest(api, options, PREPARE_OPTIONS, 'prepareTransformer()');
+    this.#handle = api.guarded(runtime, 'prepareTransformer()', (module) => {
+      const handle = new module.PreparedTransformer();
+      const error = handle.prepare(request);
+      if (error) {
+        handle.delete();
+        api.raise(error.error);
+      }
+      return handle;
+    });
+    this.#api = api;
+    this.#runtime = runtime;
+    this.#generation = runtime.generation;
+    this.dModel = request.dModel;
+    this.vocab = request.vocab;
+    this.layers = request.layers.length;
+  }
+
+  #live() {
+    if (!this.#handle) throw this.#api.fieldError(Error, 'prepared', 'this prepared stack was disposed; call engine.prepareTransformer() again');
+    if (this.#generation !== this.#runtime.generation) {
+      throw this.#api.fieldError(Error, 'prepared', 'this prepared stack was lost when the engine started again after a WebAssembly error; prepare it again');
+    }
+    return this.#handle;
+  }
+
+  /** { n, output (n × dModel), logits (n × vocab, with an unembedding), hiddenStates (with hiddenStates: true) }. */
+  run(options) {
+    const handle = this.#live();
+    const api = this.#api;
+    api.checkOptions(options, RUN_OPTIONS, 'run()');
+    const reader = new Reader(api);
+    const x = api.matrix(options, 'x', false);
+    const ids = reader.ids(options, 'ids', x === null);
+    if (x !== null && ids !== null) throw api.fieldError(TypeError, 'x', 'give ids or x, not both');
+    const typeIds = reader.ids(options, 'typeIds', false);
+    const logits = flag(reader, options, 'logits', 'compute the logits') ?? true;
+    const hiddenStates = flag(reader, options, 'hiddenStates', 'keep every block\'s output') ?? false;
+    return answer(api, api.guarded(this.#runtime, 'run()', () => handle.run(ids, typeIds, x, logits, hiddenStates)));
+  }
+
+  /** Frees the weights in WebAssembly memory; run() then throws. Safe to call twice. */
+  dispose() {
+    if (this.#handle && this.#generation === this.#runtime.generation && this.#runtime.module) this.#handle.delete();
+    this.#handle = null;
+  }
+}
+
+/** engine.prepareTransformer(weights): the stack's weights without ids (docs/api.md#prepared-stacks). */
+export function prepareTransformer(runtime, api, options) {
+  return new PreparedTransformer(runtime, api, options);
 }

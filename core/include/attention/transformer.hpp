@@ -25,6 +25,11 @@ namespace attn {
 
 constexpr int kMaxLayers = 1024;  // a stack's blocks
 constexpr int kMaxVocab = 1 << 20;
+// The token table (vocab × d_model values, and the own unembedding's d_model × vocab): 2^27 floats,
+// 512 MiB, above kMaxMatrixValues so that GPT-2 small's 50,257 × 768 = 38.6 M table fits. The real
+// bound is WebAssembly memory (2 GiB in these builds): a prepared GPT-2 small keeps 124 M floats, and
+// preparing it from JavaScript holds the request's copy beside them for the call.
+constexpr long long kMaxTableValues = 1LL << 27;
 // A stack's trace as a whole (every block's buffers and heads' matrices): 2^26 floats, 256 MiB.
 constexpr long long kMaxStackTraceValues = 1LL << 26;
 

@@ -134,6 +134,43 @@ void ppmm_f32(const PpmmEntry& kernel, int rows, int inner, int cols, const floa
   }
 }
 
+// ppmm_f32 with the shared dimension walked in chunks of k_block: a's strips are packed a chunk at a
+// time (into `strips`, strips_size(rows, k_block, mr) floats) and each chunk of a panel is read where it
+// lies in the whole panel (its rows k0… are contiguous), so that a block of strips and a panel's chunk
+// stay in cache when inner is long (the MLP's 3072). The first chunk writes c; each later one writes a
+// tile and adds it in: the sum of a value is then chunk by chunk, not the same bits as ppmm_f32.
+void ppmm_f32_kblocked(const PpmmEntry& kernel, int rows, int inner, int cols, const float* a, int lda,
+                       const float* panels, int k_block, float* strips, float* c, int ldc) {
+  assert(rows >= 1 && inner >= 1 && cols >= 1 && k_block >= 1 && kernel.mr <= 4);
+  const int row_block = kRowBlock / kernel.mr * kernel.mr;
+  float tile[4 * kGemmNr];
+  for (int k0 = 0; k0 < inner; k0 += k_block) {
+    const int kb = std::min(k_block, inner - k0);
+    pack_strips(rows, kb, a + k0, lda, kernel.mr, strips);
+    for (int block = 0; block < rows; block += row_block) {
+      const int block_end = std::min(rows, block + row_block);
+      for (int p = 0; p < panel_count(cols); ++p) {
+        const int first = p * kGemmNr;
+        const int nc = std::min(kGemmNr, cols - first);
+        const float* panel =
+            panels + static_cast<std::size_t>(p) * kGemmNr * inner + static_cast<std::size_t>(k0) * kGemmNr;
+        for (int r = block; r < block_end; r += kernel.mr) {
+          const int mr = std::min(kernel.mr, block_end - r);
+          float* c_tile = c + static_cast<std::size_t>(r) * ldc + first;
+          const float* strip = strips + static_cast<std::size_t>(r) * kb;
+          if (k0 == 0) {
+            kernel.fn(mr, nc, kb, strip, panel, c_tile, ldc);
+            continue;
+          }
+          kernel.fn(mr, nc, kb, strip, panel, tile, kGemmNr);
+          for (int i = 0; i < mr; ++i)
+            for (int j = 0; j < nc; ++j) c_tile[static_cast<std::size_t>(i) * ldc + j] += tile[i * kGemmNr + j];
+        }
+      }
+    }
+  }
+}
+
 void gemm_f32_strips(const PpmmEntry& kernel, int rows, int inner, int cols, const float* a, int lda, const float* b,
                      int ldb, bool b_transposed, float* c, int ldc, float* strips, float* panels) {
   assert(rows >= 1 && inner >= 1 && cols >= 1);

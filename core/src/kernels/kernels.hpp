@@ -135,6 +135,10 @@ std::size_t strips_size(int rows, int inner, int mr);
 void pack_strips(int rows, int inner, const float* a, int lda, int mr, float* strips, const float* row_scale = nullptr);
 void ppmm_f32(const PpmmEntry& kernel, int rows, int inner, int cols, const float* strips, const float* panels,
               float* c, int ldc);
+// ppmm_f32 on a plain a (rows, inner) and whole panels, the shared dimension in chunks of k_block (a's
+// strips packed a chunk at a time into `strips`: strips_size(rows, k_block, mr) floats): for a long inner.
+void ppmm_f32_kblocked(const PpmmEntry& kernel, int rows, int inner, int cols, const float* a, int lda,
+                       const float* panels, int k_block, float* strips, float* c, int ldc);
 void gemm_f32_strips(const PpmmEntry& kernel, int rows, int inner, int cols, const float* a, int lda, const float* b,
                      int ldb, bool b_transposed, float* c, int ldc, float* strips, float* panels);
 

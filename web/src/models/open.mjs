@@ -3,6 +3,7 @@
 // typed ids) through engine.transformer() and gives the lab's public result (docs/api.md#real-models).
 // Pure: Blobs in, numbers out; used by the page's "Real models" view and by the Node tests.
 import { ModelError, catalogue, readJsonFile } from './tensors.mjs';
+import { MAX_TABLE_VALUES } from '../shared/safetensors.mjs';
 import { recognise } from './config.mjs';
 import { tensorTaker, buildRequest, keptBytes } from './request.mjs';
 import { loadTokenizer } from './tokenizer.mjs';
@@ -10,8 +11,9 @@ import { loadTokenizer } from './tokenizer.mjs';
 // The weights kept, as F32, at most this: the engine's WebAssembly memory is at most 2 GB, and a
 // forward pass copies every weight into it beside the JavaScript copy, with room for the trace.
 export const MAX_MODEL_BYTES = 900 * 2 ** 20;
-// One weight table the engine takes (kMaxMatrixValues in core/include/attention/attention.hpp).
-export const MAX_TABLE_VALUES = 2 ** 24;
+// One weight table the engine takes: the token table's cap (kMaxTableValues in
+// core/include/attention/transformer.hpp), 2²⁷ values; GPT-2 small's 50,257 × 768 = 38.6 M fits.
+export { MAX_TABLE_VALUES } from '../shared/safetensors.mjs';
 export const TOP_NEXT = 10;
 
 const baseName = (name) => String(name).split(/[\\/]/).pop();

@@ -3,7 +3,7 @@
 // then one tensor's bytes at a time when it is asked for, so a 500 MB model is never one buffer.
 // One model.safetensors, or a sharded set named by model.safetensors.index.json.
 import {
-  FileFormatError, FLOAT_DTYPES, decodeFloats, product, safetensorsHeaderLength, parseSafetensorsHeader,
+  FileFormatError, FLOAT_DTYPES, decodeFloats, product, safetensorsHeaderLength, parseSafetensorsHeader, MAX_TABLE_VALUES,
 } from '../shared/safetensors.mjs';
 import { parseJson } from '../shared/json-depth.mjs';
 import { isolate } from '../shared/bidi.mjs';
@@ -33,7 +33,7 @@ export async function readJsonFile(file, name) {
 async function readHeader(file, name) {
   try {
     const length = safetensorsHeaderLength(await bytesOf(file, 0, 8), file.size);
-    return { file, name, parsed: parseSafetensorsHeader(await bytesOf(file, 8, 8 + length), file.size) };
+    return { file, name, parsed: parseSafetensorsHeader(await bytesOf(file, 8, 8 + length), file.size, MAX_TABLE_VALUES) };
   } catch (error) {
     if (error instanceof FileFormatError) throw new ModelError(name, error.message);
     throw error;

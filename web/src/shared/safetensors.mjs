@@ -18,6 +18,9 @@ const fail = (message) => { throw new FileFormatError(message); };
 
 // A tensor larger than this is refused, whatever the file's size: 2²⁴ values, the engine's own cap.
 export const MAX_TENSOR_VALUES = 1 << 24;
+// A whole model's tensors (the Real models loader) may be larger, up to the engine's token-table cap:
+// 2²⁷ values (kMaxTableValues in core/include/attention/transformer.hpp; GPT-2 small's 50,257 × 768 fits).
+export const MAX_TABLE_VALUES = 2 ** 27;
 // A safetensors header above this is refused before it is read (real ones are a few hundred KB).
 export const MAX_HEADER_BYTES = 16 << 20;
 
@@ -91,7 +94,7 @@ function headerJson(headerBytes) {
 }
 
 // One tensor's entry, every field checked against what safetensors defines and the data the file holds.
-function tensorEntry(name, info, dataBytes) {
+function tensorEntry(name, info, dataBytes, maxValues) {
   const at = `tensor "${isolate(name.slice(0, 80))}"`;
   if (info === null || typeof info !== 'object') fail(`${at} has no dtype, shape and data_offsets`);
   const { dtype, shape, data_offsets: offsets } = info;
@@ -99,7 +102,7 @@ function tensorEntry(name, info, dataBytes) {
   if (typeof dtype !== 'string' || bytesPerValue === undefined) fail(`${at} has dtype ${JSON.stringify(dtype)?.slice(0, 40)}, which safetensors does not define`);
   if (!isShape(shape)) fail(`${at} has shape ${JSON.stringify(shape)?.slice(0, 80)}; a shape is a list of whole numbers from 0 to ${MAX_TENSOR_VALUES.toLocaleString('en')}`);
   const count = product(shape);
-  if (count > MAX_TENSOR_VALUES) fail(`${at} claims ${count.toLocaleString('en')} values (shape ${JSON.stringify(shape)}); the lab takes at most ${MAX_TENSOR_VALUES.toLocaleString('en')} per tensor`);
+  if (count > maxValues) fail(`${at} claims ${count.toLocaleString('en')} values (shape ${JSON.stringify(shape)}); the lab takes at most ${maxValues.toLocaleString('en')} per tensor`);
   if (!Array.isArray(offsets) || offsets.length !== 2 || !offsets.every((o) => Number.isSafeInteger(o) && o >= 0) || offsets[1] < offsets[0]) {
     fail(`${at} has data_offsets ${JSON.stringify(offsets)}; expected [begin, end] with begin ≤ end`);
   }
@@ -122,11 +125,12 @@ function checkTiling(entries, dataBytes) {
   if (next !== dataBytes) fail(`the tensors cover ${next} bytes of data but the file holds ${dataBytes}: the offsets and the file do not agree`);
 }
 
-export function parseSafetensorsHeader(headerBytes, fileSize) {
+// `maxValues`: the most one tensor may hold (MAX_TENSOR_VALUES; the Real models loader: MAX_TABLE_VALUES).
+export function parseSafetensorsHeader(headerBytes, fileSize, maxValues = MAX_TENSOR_VALUES) {
   const { header, metadata } = headerJson(headerBytes);
   const dataStart = 8 + headerBytes.byteLength;
   const dataBytes = fileSize - dataStart;
-  const entries = Object.entries(header).filter(([name]) => name !== '__metadata__').map(([name, info]) => tensorEntry(name, info, dataBytes));
+  const entries = Object.entries(header).filter(([name]) => name !== '__metadata__').map(([name, info]) => tensorEntry(name, info, dataBytes, maxValues));
   checkTiling(entries, dataBytes);
   return { entries, metadata, dataStart };
 }

@@ -80,9 +80,9 @@ describe('bad model folders: a message naming the file and the problem, then a g
   });
 
   it('a model too large for the page is refused before any weight is read, saying the limit and why', async () => {
-    // GPT-2 small's config over this folder's weights: the size check comes before the shapes
-    const big = { ...config, n_embd: 768, n_head: 12, n_layer: 12, vocab_size: 50257, n_positions: 1024 };
-    await refused('too-large', { 'config.json': big }, 'config.json', /weights take \d+ MB as float32; the lab opens models up to 900 MB|at most 16777216 values in one weight table/);
+    // GPT-2 medium's config over this folder's weights: the size check comes before the shapes
+    const big = { ...config, n_embd: 1024, n_head: 16, n_layer: 24, vocab_size: 50257, n_positions: 1024 };
+    await refused('too-large', { 'config.json': big }, 'config.json', /weights take \d+ MB as float32; the lab opens models up to 900 MB/);
     const wide = { ...config, n_embd: 4096, n_head: 32, n_layer: 60, vocab_size: 400 };
     await refused('too-wide', { 'config.json': wide }, 'config.json', /takes? \d+ MB as float32; the lab opens models up to 900 MB, because the engine's WebAssembly memory is at most 2 GB/);
   });
@@ -93,5 +93,34 @@ describe('bad model folders: a message naming the file and the problem, then a g
     const typed = runModel(engine, { ...model, tokenizer: null }, { ids: reference.ids });
     assert.deepEqual(typed.tokens, reference.ids.map(String));
     assert.deepEqual(typed.next.slice(0, 5).map((t) => t.id), reference.next_token_top5.map(([id]) => id));
+  });
+});
+
+describe('the token table cap: 2²⁷ values (GPT-2 small\'s 38.6 M pass the size checks)', { skip: !have && 'no ../shared/models' }, () => {
+  let root;
+  let tensors;
+  let config;
+  before(() => {
+    root = tempRoot();
+    tensors = readSafetensorsFile(`${gpt2}/model.safetensors`);
+    config = JSON.parse(textFiles('gpt2')['config.json']);
+  });
+  after(() => rmSync(root, { recursive: true, force: true }));
+  const open = async (name, changes) => openModel(await blobsOf(writeFolder(root, name,
+    { ...textFiles('gpt2'), 'model.safetensors': safetensorsBytes(tensors), 'config.json': { ...config, ...changes } })));
+
+  it('refuses a table above it before any weight is read, and lets GPT-2 small\'s through to the shape checks', async () => {
+    // 200,000 × 768 = 153.6 M values (614 MB, under the 900 MB model limit)
+    await assert.rejects(open('table', { n_embd: 768, n_head: 12, n_layer: 1, vocab_size: 200000, n_positions: 64 }), (error) => {
+      assert.equal(error.file, 'config.json');
+      assert.match(error.problem, /200000 × 768 = 153600000 values in the token table; the engine takes at most 134217728 values in one weight table/);
+      return true;
+    });
+    // GPT-2 small's config over this folder's small weights: refused, but by the shapes, not by a size cap
+    await assert.rejects(open('small', { n_embd: 768, n_head: 12, n_layer: 12, vocab_size: 50257, n_positions: 1024 }), (error) => {
+      assert.ok(error instanceof ModelError, error.stack);
+      assert.doesNotMatch(error.problem, /MB as float32|weight table/);
+      return true;
+    });
   });
 });
