@@ -20,7 +20,8 @@ function sparse(rows, cols, entries) {
 const identity = (size) => sparse(size, size, Array.from({ length: size }, (_, i) => [i, i, 1]));
 
 // The "it" example (003), with the notes' full sentence. Each word's x is its q, k and v side by
-// side, and W_q, W_k, W_v pick them out. A word has one row wherever it appears, whatever its case
+// side (e1 … e3, e4 … e6, e7 … e9: model dimensions are named e1 … e_d, issue 26 point 5), and
+// W_q, W_k, W_v pick them out. A word has one row wherever it appears, whatever its case
 // (wordKey in vocabulary.mjs), so 'the' takes the row of 'The'. The notes give no q or k for
 // 'because', 'too' and '.': theirs are 0 here (a score of 0, so they still take a share of softmax).
 const IT_SENTENCE = "The animal didn't cross the street because it was too tired.";
@@ -84,7 +85,7 @@ export const PRESETS = [
       sentence: IT_SENTENCE,
       dModel: 9, heads: 1, dK: 3, dV: 3,
       x: {
-        columns: ['q1', 'q2', 'q3', 'k1', 'k2', 'k3', 'v1', 'v2', 'v3'],
+        columns: Array.from({ length: 9 }, (_, c) => `e${c + 1}`),
         tokens: Object.keys(IT_ROWS),
         rows: Object.values(IT_ROWS).map(([q, k, v]) => [...q, ...k, ...v]),
       },
