@@ -96,3 +96,65 @@ describe('one name per column, over every preset (issue 26, point 5)', () => {
     assert.deepEqual(broken, []);
   });
 });
+
+// Point 4's rest: on a table taller than the screen the walk's marked cell could be below the fold,
+// and at 375 px the step table's marked column cut at the right or scrolled off at the left.
+// Every step of every preset at 1280 × 800 and 375 × 800: the cells the step points at (.walk-focus,
+// each one a cell the step marks) lie on screen below the sticky panel, clear of the sticky token
+// column, and their table's header row is on screen below the panel, or repeated just above them.
+describe('the walk shows the cells it points at with their headers (issue 26, point 4)', () => {
+  const measure = () => tab.page.evaluate(() => {
+    const panel = document.getElementById('walk').getBoundingClientRect();
+    const focus = [...document.querySelectorAll('td.walk-focus')];
+    if (!focus.length) return null;
+    const table = focus[0].closest('table');
+    const head = table.tHead.getBoundingClientRect();
+    const repeat = document.querySelector('table.walk-header')?.getBoundingClientRect();
+    const boxes = focus.map((c) => c.getBoundingClientRect());
+    const scroller = table.parentElement.closest('.scroll')?.getBoundingClientRect();
+    const sticky = focus[0].closest('tr').querySelector('th[scope="row"]')?.getBoundingClientRect();
+    return {
+      marked: focus.every((c) => c.matches('.walk-in, .walk-out')), what: focus[0].dataset.matrix ?? focus[0].dataset.part,
+      panel: panel.bottom, height: innerHeight, head: [head.top, head.bottom], repeat: repeat && [repeat.top, repeat.bottom],
+      top: Math.min(...boxes.map((b) => b.top)), bottom: Math.max(...boxes.map((b) => b.bottom)),
+      left: Math.min(...boxes.map((b) => b.left)), right: Math.max(...boxes.map((b) => b.right)),
+      from: Math.max(scroller?.left ?? 0, sticky?.right ?? 0), to: Math.min(scroller?.right ?? innerWidth, innerWidth),
+    };
+  });
+  const problem = (a) => {
+    if (!a) return 'points at no cell';
+    if (!a.marked) return 'points at a cell it does not mark';
+    const headShown = (a.head[0] >= a.panel - 1 && a.head[1] <= a.height) || (a.repeat && a.repeat[0] >= a.panel - 1 && a.repeat[1] <= a.top + 1);
+    if (!headShown) return `${a.what}: header ${a.head.map(Math.round)} not below the panel (${Math.round(a.panel)}), none repeated`;
+    if (a.top < a.panel - 1 || a.bottom > a.height + 1) return `${a.what}: cells ${Math.round(a.top)}–${Math.round(a.bottom)} not between the panel ${Math.round(a.panel)} and the foot ${a.height}`;
+    if (a.left < a.from - 1 || a.right > a.to + 1) return `${a.what}: cells ${Math.round(a.left)}–${Math.round(a.right)} not within ${Math.round(a.from)}–${Math.round(a.to)}`;
+    return '';
+  };
+
+  for (const width of [1280, 375]) {
+    it(`every step of every preset at ${width} × 800`, async () => {
+      await tab.page.setViewportSize({ width, height: 800 });
+      const presets = await tab.page.evaluate(() => Array.from(document.querySelectorAll('#preset option'), (o) => o.value).filter(Boolean));
+      const bad = [];
+      let steps = 0;
+      for (const preset of presets) {
+        await openLab({ preset });
+        if (await tab.page.isVisible('#walk-stop')) await tab.page.click('#walk-stop');
+        await tab.page.click('#walk-start');
+        await tab.page.waitForTimeout(150);
+        for (let i = 0; i < 80; i++) {
+          steps++;
+          const why = problem(await measure());
+          if (why) bad.push(`${preset} step ${i + 1}: ${why}`);
+          if (await tab.page.getAttribute('#walk-next', 'aria-disabled') === 'true') break;
+          await tab.page.click('#walk-next');
+          await tab.page.waitForTimeout(60);
+        }
+        await tab.page.click('#walk-stop');
+      }
+      await tab.page.setViewportSize({ width: 1280, height: 800 });
+      assert.ok(steps >= 180, `${steps} steps`);
+      assert.deepEqual(bad, []);
+    });
+  }
+});
