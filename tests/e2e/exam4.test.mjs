@@ -6,13 +6,17 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
+import { readFileSync } from 'node:fs';
+
 import { useLabPage } from './browser.mjs';
 
 let tab;
-useLabPage({ before, after, assert, onReady: (opened) => { tab = opened; } });
+const shared = useLabPage({ before, after, assert, onReady: (opened) => { tab = opened; } });
+const lab2 = (action) => shared.redrawn(action);
 const linkTo = (state) => `#lab=${encodeURIComponent(JSON.stringify(state))}`;
 
-const FEATURES = ['finance', 'nature', 'animal', 'person', 'action', 'pronoun', 'plural', 'feeling', 'object', 'science'];
+// the vocabulary's features, and 003's own two (the notes' Word2Vec vector for 'Apple': fruit, tech)
+const FEATURES = ['finance', 'nature', 'animal', 'person', 'action', 'pronoun', 'plural', 'feeling', 'object', 'science', 'fruit', 'tech'];
 const MODEL = new Set(['x', 'context']);
 const HEAD = new Set(['q', 'k', 'v', 'z']);
 const WEIGHTS = new Set(['wq', 'wk', 'wv']);
@@ -157,4 +161,148 @@ describe('the walk shows the cells it points at with their headers (issue 26, po
       assert.deepEqual(bad, []);
     });
   }
+});
+
+// Wish (a): 003's "Apple … apple" as an example. The notes' numbers and sentence are read from the
+// notes (../shared/seeds/003); the outputs from a float64 attention written here (W = I, no scaling:
+// y_i = Σ_j softmax_j(x_i · x_j) x_j), the page's from the engine; the notes' sentences quote the engine.
+describe("003's 'Apple … apple' example (issue 26, a wish)", () => {
+  const SEED_003 = readFileSync(new URL('../../../shared/seeds/003_de08049c1f6dff4f.txt', import.meta.url), 'utf8');
+  const attention64 = (rows, mask) => rows.map((xi, i) => {
+    const scores = rows.map((xj, j) => (mask && j > i ? -Infinity : xi[0] * xj[0] + xi[1] * xj[1]));
+    const top = Math.max(...scores);
+    const e = scores.map((s) => Math.exp(s - top));
+    const sum = e.reduce((a, b) => a + b, 0);
+    return [0, 1].map((c) => rows.reduce((acc, xj, j) => acc + (e[j] / sum) * xj[c], 0));
+  });
+  const shown = () => tab.page.evaluate(() => {
+    const v = globalThis.attentionLab.view;
+    const table = (m) => document.querySelector(`td[data-matrix="${m}"]`).closest('table');
+    const rows = (m) => Array.from(table(m).tBodies[0].rows, (tr) => [tr.cells[0].textContent.trim(), Array.from(tr.querySelectorAll('td[data-matrix]'), (td) => Number(td.querySelector('input')?.value ?? td.textContent))]);
+    return { tokens: v.tokens, x: Array.from({ length: v.tokens.length }, (_, i) => Array.from(v.x.slice(i * 2, i * 2 + 2))),
+      output: Array.from({ length: v.tokens.length }, (_, i) => Array.from(v.result.output.slice(i * 2, i * 2 + 2))),
+      xTable: rows('x'), notes: document.getElementById('notes').textContent };
+  });
+  const fmt = (row) => `[${row.map((v) => Number(v.toPrecision(4))).join(', ')}]`;
+
+  it("the notes' sentence and static vector [0.8, 0.2] for both occurrences; both outputs the same without positions, as the note says with the engine's numbers", async () => {
+    const sentence = /\*\*"(Apple launched[^"]*)"\*\*/.exec(SEED_003)[1];
+    const vector = /\*Apple\*, say\s+\$\[([\d.]+), ([\d.]+)\]\$/.exec(SEED_003).slice(1).map(Number);
+    assert.deepEqual(vector, [0.8, 0.2]);
+    await openLab({ preset: 'apple' });
+    const page = await shown();
+    assert.equal(page.tokens.join(' ').replace(' .', '.'), sentence);
+    const first = page.tokens.indexOf('Apple');
+    const last = page.tokens.lastIndexOf('apple');
+    assert.ok(first >= 0 && last > first);
+    for (const i of [first, last]) assert.deepEqual(page.x[i].map((v) => Math.fround(v)), vector.map(Math.fround), `x of ${page.tokens[i]}`);
+    assert.deepEqual(page.xTable[last], ['apple', vector], 'X shows the static vector on the row of \'apple\'');
+    const y = attention64(page.x, false);
+    for (const i of [first, last]) for (const c of [0, 1]) assert.ok(Math.abs(page.output[i][c] - y[i][c]) < 1e-6, `output ${page.tokens[i]} ${c}`);
+    assert.equal(fmt(y[first]), fmt(y[last]));
+    assert.ok(page.notes.includes(`'Apple' becomes ${fmt(y[first])} and 'apple' becomes ${fmt(y[last])}`), page.notes);
+    assert.ok(Math.abs(y[first][0] - 0.8) > 0.1, 'the contextual vector is not the static one');
+  });
+
+  it('the experiment the third note proposes (the causal mask) keeps the notes and says what to see: the two rows differ', async () => {
+    await openLab({ preset: 'apple' });
+    await lab2(() => tab.page.selectOption('#maskMode', 'causal'));
+    const page = await shown();
+    const y = attention64(page.x, true);
+    const first = page.tokens.indexOf('Apple');
+    const last = page.tokens.lastIndexOf('apple');
+    for (const i of [first, last]) for (const c of [0, 1]) assert.ok(Math.abs(page.output[i][c] - y[i][c]) < 1e-6, `causal output ${page.tokens[i]} ${c}`);
+    assert.deepEqual(y[first].map(Math.fround), [0.8, 0.2].map(Math.fround), 'the first sees only itself');
+    assert.notEqual(fmt(y[first]), fmt(y[last]));
+    const line = await tab.page.locator('#notes .experiment').textContent();
+    assert.ok(line.includes(`stays ${fmt(y[first])}`) && line.includes(`becomes ${fmt(y[last])}`), line);
+    assert.equal(await tab.page.locator('#notes li.stale').count(), 0, 'no note dimmed');
+  });
+});
+
+// The fourth review's findings in this area (/work/briefs/review4/findings.md): 1, 9, 12, 14.
+describe('review 4: what a first-time student read wrong', () => {
+  it("finding 1: 000's third note blames no number on the notes that the notes do not write", async () => {
+    const seed = readFileSync(new URL('../../../shared/seeds/000_5974fc8f6535fe8e.txt', import.meta.url), 'utf8');
+    await openLab({ preset: 'money-bank-scaling' });
+    const note = await tab.page.locator('#notes li').nth(2).textContent();
+    for (const claimed of ['15.6', '1.8 × 10⁻⁷', '1.8e-7']) {
+      assert.ok(!seed.includes(claimed), `the notes do not write ${claimed}`);
+      assert.ok(!note.includes(claimed), `the note does not say they do: ${note}`);
+    }
+    for (const written of ['0.2', '0.8']) assert.ok(seed.includes(written) && note.includes(written), written);
+  });
+
+  it("finding 9: an unscaled step table says 'q·k (not scaled)', not 'q·k / 1' (en and hi)", async () => {
+    await openLab({ preset: 'animal-it' });
+    const header = () => tab.page.$$eval('#steps thead th', (ths) => ths[5].textContent);
+    assert.equal(await header(), 'q·k (not scaled)');
+    await tab.page.selectOption('#language', 'hi');
+    await tab.page.waitForFunction(() => document.querySelectorAll('#steps thead th')[5].textContent !== 'q·k (not scaled)');
+    assert.equal(await header(), 'q·k (scaling नहीं)');
+    await tab.page.selectOption('#language', 'en');
+    await tab.page.waitForFunction(() => document.querySelectorAll('#steps thead th')[5].textContent === 'q·k (not scaled)');
+    await openLab({ preset: 'cat-sat' });
+    assert.equal(await header(), 'q·k / √d_k = 2');
+  });
+
+  it('finding 12: where the digits are explained, trailing zeros are said to be left out', async () => {
+    const text = await tab.page.evaluate(() => document.querySelector('[data-text="precision.float32"]')?.textContent ?? document.body.textContent);
+    assert.match(text, /trailing zeros left out \(0\.0624 is 0\.06240/);
+  });
+
+  for (const width of [1280, 375]) {
+    it(`finding 15 at ${width} × 800: the first screen points to the example's notes, one click away`, async () => {
+      await tab.page.setViewportSize({ width, height: 800 });
+      await openLab({ preset: 'money-bank-scaling' });
+      await tab.page.evaluate(() => window.scrollTo(0, 0));
+      const button = await tab.page.locator('#to-notes').boundingBox();
+      assert.ok(button && button.y >= 0 && button.y + button.height <= 800 && button.x + button.width <= width, JSON.stringify(button));
+      assert.equal(await tab.page.locator('#to-notes').textContent(), 'About this example ↓');
+      await tab.page.click('#to-notes');
+      await tab.page.waitForFunction(() => Math.abs(document.getElementById('notes-title').getBoundingClientRect().top) < 120);
+      const note = await tab.page.locator('#notes li').first().boundingBox();
+      await tab.page.setViewportSize({ width: 1280, height: 800 });
+      assert.ok(note.y > 0 && note.y < 800, 'the first note on screen');
+    });
+  }
+
+  it("finding 14: in Hindi the query-token heading and the step table's token header are Hindi", async () => {
+    await tab.page.selectOption('#language', 'hi');
+    await tab.page.waitForFunction(() => /[\u0900-\u097F]/.test(document.querySelector('#steps thead th').textContent));
+    const [heading, token] = await tab.page.evaluate(() => [document.querySelector('[data-text="section.tokens"]')?.textContent, document.querySelector('#steps thead th').textContent]);
+    await tab.page.selectOption('#language', 'en');
+    await tab.page.waitForFunction(() => document.querySelector('#steps thead th').textContent === 'token');
+    for (const text of [heading, token]) assert.match(text, /[\u0900-\u097F]/, text);
+  });
+});
+
+// Wish (c): the gradient of one chosen weight in the Train section, from the engine's backward pass,
+// checked against a central finite difference (L(w + h) − L(w − h)) / 2h computed here from the
+// losses the engine's forward pass gives at w ± h; the sign sentence follows that difference's sign.
+describe("one weight's gradient in Train (issue 26, a wish)", () => {
+  it("W_q, head 1, row 'pronoun', column 1 of the first task: dLoss/dw agrees with the central difference, and the text says which way the weight goes", async () => {
+    await tab.page.setViewportSize({ width: 1280, height: 800 });
+    await openLab({ preset: 'cat-sat' });
+    await tab.page.locator('section[data-view="train"]').scrollIntoViewIfNeeded();
+    await tab.page.waitForFunction(() => globalThis.attentionLab.training.run !== null, null, { timeout: 30_000 });
+    await tab.page.evaluate(() => { const d = document.getElementById('train-gradient'); d.open = false; d.open = true; });
+    await tab.page.waitForFunction(() => document.querySelectorAll('#train-gradient-matrix option').length > 0);
+    await tab.page.selectOption('#train-gradient-matrix', 'wq:0');
+    await tab.page.selectOption('#train-gradient-row', { label: 'pronoun' });
+    await tab.page.selectOption('#train-gradient-col', '0');
+    await tab.page.click('#train-gradient-go');
+    await tab.page.waitForFunction(() => globalThis.attentionLab.training.gradient !== null, null, { timeout: 30_000 });
+    const g = await tab.page.evaluate(() => globalThis.attentionLab.training.gradient);
+    const difference = (g.plus - g.minus) / (2 * g.h);
+    assert.ok(Math.abs(difference) > 1e-3, `a weight that matters: ${difference}`);
+    assert.ok(Math.abs(g.gradient - difference) <= 2e-3 + 0.02 * Math.abs(difference), `backward ${g.gradient} vs central difference ${difference}`);
+    const text = await tab.page.locator('#train-gradient-out').textContent();
+    const four = (v) => String(Number(v.toPrecision(4)));
+    const seven = (v) => String(Number(v.toPrecision(7)));  // the two losses: at 4 digits they would read the same
+    assert.ok(text.includes(`dLoss/dw = ${four(g.gradient)}`), text);
+    assert.ok(text.includes(`(${seven(g.plus)} − ${seven(g.minus)}) / 0.02 = ${four(difference)}`), text);
+    assert.ok(text.includes(difference < 0 ? 'makes this weight larger' : 'makes this weight smaller'), text);
+    assert.ok(text.includes("W_q, head 1, row pronoun, column 1"), text);
+  });
 });

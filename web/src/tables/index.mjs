@@ -44,7 +44,8 @@ function experimentLine(t, experiment, state, view) {
   const { token, head } = selectionIn(state, view);
   const weights = view.result.heads[head === 'all' ? 0 : head].weights.subarray(token * view.m, (token + 1) * view.m);
   const top = Math.max(...weights);
-  return t(`preset.${state.preset}.${experiment.key}`, { token: view.tokens[token], weight: formatNumber(top), key: view.keyTokens[weights.indexOf(top)] });
+  const values = experiment.values ? experiment.values(view) : {};
+  return t(`preset.${state.preset}.${experiment.key}`, { token: view.tokens[token], weight: formatNumber(top), key: view.keyTokens[weights.indexOf(top)], ...values });
 }
 
 // One section's drawing from the state and the view; tables: { api, t, openBlocks, replacedWeights }.
