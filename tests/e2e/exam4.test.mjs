@@ -306,3 +306,37 @@ describe("one weight's gradient in Train (issue 26, a wish)", () => {
     assert.ok(text.includes("W_q, head 1, row pronoun, column 1"), text);
   });
 });
+
+// Wish (b): what to remember, one short panel per example on top of its notes: it fits one screen at
+// 375 and 1280 px, and its only numbers are the engine's (the chosen token's largest weight, found
+// here from the view's weights row; the names of the token and key beside it).
+describe('what to remember, per example (issue 26, a wish)', () => {
+  for (const width of [1280, 375]) {
+    it(`every preset at ${width} × 800: one screen, numbers from the engine`, async () => {
+      await tab.page.setViewportSize({ width, height: 800 });
+      const presets = await tab.page.evaluate(() => Array.from(document.querySelectorAll('#preset option'), (o) => o.value).filter(Boolean));
+      const bad = [];
+      for (const preset of presets) {
+        await openLab({ preset });
+        const got = await tab.page.evaluate(() => {
+          const { view, state } = globalThis.attentionLab;
+          const box = document.querySelector('#notes .remember');
+          const i = state.selectedToken;
+          const head = state.selectedHead === 'all' ? 0 : state.selectedHead;
+          const row = Array.from(view.result.heads[head].weights.slice(i * view.m, (i + 1) * view.m));
+          const top = Math.max(...row);
+          return box && { text: box.textContent, height: box.getBoundingClientRect().height, top, token: view.tokens[i], key: view.keyTokens[row.indexOf(top)] };
+        });
+        if (!got) { bad.push(`${preset}: no panel`); continue; }
+        if (got.height > 800) bad.push(`${preset}: ${Math.round(got.height)} px tall`);
+        const weight = String(Number(got.top.toPrecision(4)));
+        const numbers = got.text.replace(/W_[a-zA-Z]|d_k|√d_k/g, '').match(/\d+(?:\.\d+)?(?: × 10[⁻⁰-⁹]+)?/g) ?? [];
+        const foreign = numbers.filter((n) => n !== weight);
+        if (foreign.length) bad.push(`${preset}: numbers not from the engine: ${foreign.join(', ')}`);
+        if (preset !== 'apple' && !(got.text.includes(weight) && got.text.includes(`'${got.token}'`) && got.text.includes(`'${got.key}'`))) bad.push(`${preset}: ${got.text} lacks '${got.token}' → '${got.key}' ${weight}`);
+      }
+      await tab.page.setViewportSize({ width: 1280, height: 800 });
+      assert.deepEqual(bad, []);
+    });
+  }
+});

@@ -258,6 +258,17 @@ export const EN = {
   'hint.useWo': 'W_O: the output projection, (heads · d_v) × d_model, mixing the concatenated heads back to d_model.',
 
   // the example and how it was changed
+  'notes.remember': "What to remember",
+  'preset.cat-sat.remember': "With W = I, q = k = v = x: a word attends most to the words whose vectors are most like its own ('{token}' → '{key}', {weight}).",
+  'preset.apple.remember': "A static vector is the same wherever the word stands; attention's output depends on the sentence, but without positions or a mask the same word still gets the same output.",
+  'preset.animal-it.remember': "Softmax follows the largest score, not the meaning: with the notes' vectors '{token}' attends most to '{key}' ({weight}).",
+  'preset.animal-it-works.remember': "The weights decide what a query asks: with W_q and W_k set by hand, '{token}' attends most to '{key}' ({weight}).",
+  'preset.money-bank.remember': "The context decides the sense: '{token}' attends most to '{key}' ({weight}), and its output leans that way.",
+  'preset.river-bank.remember': "The context decides the sense: '{token}' attends most to '{key}' ({weight}), and its output leans that way.",
+  'preset.money-bank-scaling.remember': "Scores far apart make softmax nearly one-hot even after ÷ √d_k: '{token}' gives {weight} to '{key}'.",
+  'preset.action.remember': "Dot products of d_k numbers have a variance of about d_k; ÷ √d_k brings them back so that softmax is not one-hot: '{token}' gives at most {weight} (to '{key}').",
+  'preset.kids-lions.remember': "A head can ask a precise question (plural persons?): '{token}' attends most to '{key}' ({weight}).",
+  'preset.telescope.remember': "Two heads, two readings, kept apart by W_O: in the head shown '{token}' attends most to '{key}' ({weight}).",
   'preset.modified': 'Modified from "{title}": {aspects} changed. Notes that no longer hold are dimmed; choose the example again to restore it.',
   'preset.ownSentence': 'Your sentence takes every word\'s vector from the vocabulary (the table of features below), the example\'s words too: the hand-made vectors of "{title}" belong to its own sentence and come back with it.',
   'preset.aspect.sentence': 'the sentence',

@@ -62,6 +62,17 @@ export const HI = {
   'hint.useWo': 'W_O: आउटपुट projection, (heads · d_v) × d_model, जो concatenate किए गए heads को मिलाकर वापस d_model चौड़ाई में लाता है।',
 
   // the example and how it was changed
+  'notes.remember': "याद रखने की बात",
+  'preset.cat-sat.remember': "W = I होने पर q = k = v = x: कोई शब्द सबसे ज़्यादा उन शब्दों पर ध्यान देता है जिनके vector उसके अपने जैसे हों ('{token}' → '{key}', {weight})।",
+  'preset.apple.remember': "स्थिर vector शब्द की हर जगह एक जैसा होता है; attention का आउटपुट वाक्य पर निर्भर है, पर positions या mask के बिना एक ही शब्द को फिर भी एक जैसा आउटपुट मिलता है।",
+  'preset.animal-it.remember': "Softmax सबसे बड़े score के पीछे चलता है, अर्थ के नहीं: नोट्स के vector से '{token}' सबसे ज़्यादा '{key}' पर ध्यान देता है ({weight})।",
+  'preset.animal-it-works.remember': "Query क्या पूछे, यह weights तय करते हैं: हाथ से रखे W_q और W_k से '{token}' सबसे ज़्यादा '{key}' पर ध्यान देता है ({weight})।",
+  'preset.money-bank.remember': "संदर्भ अर्थ तय करता है: '{token}' सबसे ज़्यादा '{key}' पर ध्यान देता है ({weight}), और उसका आउटपुट उसी ओर झुकता है।",
+  'preset.river-bank.remember': "संदर्भ अर्थ तय करता है: '{token}' सबसे ज़्यादा '{key}' पर ध्यान देता है ({weight}), और उसका आउटपुट उसी ओर झुकता है।",
+  'preset.money-bank-scaling.remember': "दूर-दूर के scores ÷ √d_k के बाद भी softmax को लगभग one-hot बनाते हैं: '{token}' '{key}' को {weight} देता है।",
+  'preset.action.remember': "d_k संख्याओं के \"dot product\" का variance लगभग d_k होता है; ÷ √d_k उन्हें वापस लाता है ताकि softmax one-hot न हो: '{token}' अधिकतम {weight} देता है ('{key}' को)।",
+  'preset.kids-lions.remember': "एक head सटीक सवाल पूछ सकता है (बहुवचन व्यक्ति?): '{token}' सबसे ज़्यादा '{key}' पर ध्यान देता है ({weight})।",
+  'preset.telescope.remember': "दो heads, दो अर्थ, W_O से अलग रखे गए: दिखाए गए head में '{token}' सबसे ज़्यादा '{key}' पर ध्यान देता है ({weight})।",
   'preset.modified': '"{title}" में बदलाव किया गया है: {aspects}। जो टिप्पणियाँ अब लागू नहीं होतीं, वे धुंधली दिखाई गई हैं; उदाहरण को दोबारा चुनें तो सब पहले जैसा हो जाएगा।',
   'preset.ownSentence': 'आपका वाक्य हर शब्द का vector शब्दावली (नीचे features की तालिका) से लेता है, उदाहरण के शब्दों का भी: "{title}" के हाथ से बने vector उसके अपने वाक्य के हैं और उसी के साथ लौटते हैं।',
   'preset.aspect.sentence': 'वाक्य',

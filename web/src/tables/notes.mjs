@@ -39,6 +39,29 @@ function actionBar(t, preset, modified) {
   return bar;
 }
 
+// what the reader did to the example: the experiment a note proposes, or what changed
+function changeLines(t, { preset, aspects, replacedWeights, experiment, modified }) {
+  const lines = [];
+  if (experiment) lines.push(paragraph('experiment', experiment));
+  if (modified) {
+    lines.push(paragraph('modified', t('preset.modified', { title: t(`preset.${preset.id}.title`), aspects: aspects.map((a) => t(`preset.aspect.${a}`)).join(', ') })));
+  }
+  // the example's hand-made vectors belong to its own sentence: a typed one takes the vocabulary's
+  if (preset.state.x && aspects.includes('sentence')) lines.push(paragraph('modified', t('preset.ownSentence', { title: t(`preset.${preset.id}.title`) })));
+  if (replacedWeights) lines.push(paragraph('modified', replacedWeights));
+  return lines;
+}
+
+// the example in one line (what to remember), on top of its notes
+function rememberBox(t, text) {
+  const box = document.createElement('div');
+  box.className = 'remember';
+  const title = document.createElement('strong');
+  title.textContent = t('notes.remember');
+  box.append(title, paragraph(null, text));
+  return box;
+}
+
 // the notes' file names are for course authors, out of the reader's way
 function sourceDetails(t, preset) {
   const source = document.createElement('details');
@@ -54,24 +77,17 @@ function sourceDetails(t, preset) {
  * view: the result shown (a note's numbers come from it);
  * experiment: what to see now when the change is the one a note proposes (no note is dimmed then), or null.
  */
-export function renderNotes({ $, t }, { preset, aspects, replacedWeights, experiment = null, view = null }) {
+export function renderNotes({ $, t }, { preset, aspects, replacedWeights, experiment = null, view = null, remember = null }) {
   const container = $('notes');
   // a note with numbers from the engine is drawn again whenever they may have changed
   const numbers = preset?.notes.some((note) => note.values) ? view : null;
-  if (unchanged(container, [preset?.id ?? '', aspects.join(','), replacedWeights ?? '', experiment ?? ''].join('\u0001')) && !numbers) return;
+  if (unchanged(container, [preset?.id ?? '', aspects.join(','), replacedWeights ?? '', experiment ?? '', remember ?? ''].join('\u0001')) && !numbers) return;
   if (!preset) {
     container.replaceChildren(paragraph('modified', t('vocabulary.own')), paragraph(null, t('vocabulary.note')));
     return;
   }
-  const parts = [];
   const modified = aspects.length > 0 && !experiment;
-  if (experiment) parts.push(paragraph('experiment', experiment));
-  if (modified) {
-    parts.push(paragraph('modified', t('preset.modified', { title: t(`preset.${preset.id}.title`), aspects: aspects.map((a) => t(`preset.aspect.${a}`)).join(', ') })));
-  }
-  // the example's hand-made vectors belong to its own sentence: a typed one takes the vocabulary's
-  if (preset.state.x && aspects.includes('sentence')) parts.push(paragraph('modified', t('preset.ownSentence', { title: t(`preset.${preset.id}.title`) })));
-  if (replacedWeights) parts.push(paragraph('modified', replacedWeights));
+  const parts = [...(remember ? [rememberBox(t, remember)] : []), ...changeLines(t, { preset, aspects, replacedWeights, experiment, modified })];
   parts.push(noteList(t, preset, modified, view));
   const bar = actionBar(t, preset, modified);
   if (bar) parts.push(bar);
