@@ -267,6 +267,22 @@ describe('review 4: what a first-time student read wrong', () => {
     });
   }
 
+  it("finding 10: the weights heatmap prints 0.4223 as the tables do, not '.4223'", async () => {
+    await tab.page.setViewportSize({ width: 375, height: 800 });
+    await openLab({ preset: 'money-bank' });
+    await tab.page.evaluate(() => {
+      globalThis.canvasTexts = [];
+      const fill = CanvasRenderingContext2D.prototype.fillText;
+      CanvasRenderingContext2D.prototype.fillText = function (text, ...rest) { globalThis.canvasTexts.push(String(text)); return fill.call(this, text, ...rest); };
+    });
+    await openLab({ preset: 'cat-sat' });
+    await tab.page.locator('canvas').first().scrollIntoViewIfNeeded();
+    await tab.page.waitForFunction(() => globalThis.canvasTexts.includes('0.4223'), null, { timeout: 10_000 });
+    const texts = await tab.page.evaluate(() => globalThis.canvasTexts);
+    await tab.page.setViewportSize({ width: 1280, height: 800 });
+    assert.deepEqual(texts.filter((text) => /^-?\.\d/.test(text)), []);
+  });
+
   it("finding 14: in Hindi the query-token heading and the step table's token header are Hindi", async () => {
     await tab.page.selectOption('#language', 'hi');
     await tab.page.waitForFunction(() => /[\u0900-\u097F]/.test(document.querySelector('#steps thead th').textContent));
