@@ -187,7 +187,7 @@ function scalingAndHeadsTests() {
     const raw = await weightsRow('Action');
     assert.ok(Math.max(...raw) > 0.99, `unscaled ${raw}`);
     const header = await tab.page.$$eval('#steps thead th', (ths) => ths.map((th) => th.textContent));
-    assert.ok(header.includes('q·k / 1'), header.join(' | '));
+    assert.ok(header.includes('q·k (not scaled)'), header.join(' | '));  // not 'q·k / 1' (issue 26 review 4)
     const shown = await tab.page.$$eval('#steps td[data-part="weights"]', (tds) => tds.map((td) => Number(td.textContent)));
     assert.ok(Math.max(...shown) > 0.99, 'the step table shows the one-hot row');
     await redrawn(() => tab.page.check('#steps-scale'));

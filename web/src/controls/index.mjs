@@ -120,6 +120,11 @@ export function mount(ctx) {
   const form = ctx.root.getElementById('controls');
   form.addEventListener('input', (event) => ctx.store.dispatch(actionOf(controls, event.target, ctx.store)));
   form.addEventListener('submit', (event) => event.preventDefault());
+  // the example's notes (its corrections of the lecture notes) are far below: one click away (issue 26 review 4)
+  ctx.root.getElementById('to-notes')?.addEventListener('click', () => {
+    const notes = ctx.root.getElementById('notes-section');
+    if (notes && !notes.hidden) notes.scrollIntoView({ block: 'start' });
+  });
   return {
     /** After each new state: `action` is what made it (the field it came from keeps its text). */
     follow(state, action) {

@@ -72,7 +72,7 @@ export function createCompute({ workerUrl, loadEngine, models = null }) {
       run: async (key, input) => (await connection).api.models.run(key, input),
       close: async (key) => (await connection).api.models.close(key),
     },
-    training: { start: train('start'), step: train('step'), probe: train('probe'), ablate: train('ablate'), weights: train('weights'), dispose: train('dispose') },
+    training: { start: train('start'), step: train('step'), probe: train('probe'), ablate: train('ablate'), weights: train('weights'), gradient: train('gradient'), dispose: train('dispose') },
     ready: connection.then(({ info }) => info),
     async run(request) {
       // a stack of layers: on the page's copy when it is up (the learning engine loads there once), else in the worker

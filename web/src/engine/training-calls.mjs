@@ -37,6 +37,7 @@ export function trainingCalls(api) {
     probe: (key, index) => session(api, key).probe(index),
     ablate: (key, heads) => session(api, key).ablate(heads),
     weights: (key) => session(api, key).weights(),
+    gradient: (key, request) => session(api, key).gradient(request),
     dispose(key) {
       api.sessions.get(key)?.dispose();
       api.sessions.delete(key);

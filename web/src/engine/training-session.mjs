@@ -44,6 +44,8 @@ export function createTrainingSession(getEngine) {
       session.run.probe = Math.max(0, Math.min(session.run.heldOut.length - 1, index));
       return snapshot(session);
     },
+    /** One weight's gradient of the training loss, with the loss at w and w ± h (gradient.mjs). */
+    gradient: (request) => oneGradient(session, request),
     /** Every learned parameter (Float32Array copies), for "Use these weights". */
     weights: () => (session.trainer ? session.trainer.weights() : null),
     dispose() {
@@ -71,7 +73,8 @@ function start(session, config) {
     if (config.embeddings) session.trainer.setWeights({ embeddings: config.embeddings.table });
     const ids = vocabulary?.ids;
     session.trainer.setData(config.examples.train.map((e) => strip(e, ids)));
-    session.run = { model, heldOut: config.examples.heldOut, heldOutData: config.examples.heldOut.map((e) => strip(e, ids)), vocabulary, probe: config.probe ?? 0 };
+    session.run = { model, heldOut: config.examples.heldOut, heldOutData: config.examples.heldOut.map((e) => strip(e, ids)), vocabulary, probe: config.probe ?? 0,
+      loss: config.loss, trainData: config.examples.train.map((e) => strip(e, ids)) };
     return snapshot(session);
   } catch (error) {
     session.trainer?.dispose();
@@ -105,6 +108,40 @@ function startStack(session, config) {
     session.trainer?.dispose();
     session.trainer = null;
     return asError(error);
+  }
+}
+
+// One weight's gradient of the training loss over every training sentence (issue 26, a wish), at the
+// run's weights now: the engine's backward pass, read from one step of plain gradient descent (SGD,
+// rate 1, no momentum, all sentences) on a twin trainer, whose change in the weight is −dLoss/dw; and
+// the loss at w and at w ± h, each from the engine's forward pass alone (evaluate), to check it by.
+// request: { name, index, h }. The run's own trainer is not touched.
+function oneGradient(session, { name, index, h = 0.01 }) {
+  const { trainer, run } = session;
+  if (!trainer || run.stack) return { error: { name: 'Error', field: 'trainer', message: 'no one-layer training run: choose a task first' } };
+  const weights = trainer.weights();
+  const w = weights[name];
+  if (!w) return { error: { name: 'RangeError', field: 'name', message: `name: this run has no parameter '${String(name).slice(0, 40)}'` } };
+  if (!Number.isInteger(index) || index < 0 || index >= w.length) return { error: { name: 'RangeError', field: 'index', message: `index must be a whole number from 0 to ${w.length - 1}` } };
+  let twin = null;
+  try {
+    twin = session.getEngine().createTrainer({ model: run.model, loss: run.loss, optimizer: { kind: 'sgd', learningRate: 1, momentum: 0, batchSize: 0 }, train: [name], seed: 0 });
+    twin.setWeights(weights);
+    twin.setData(run.trainData);
+    const lossAt = (value) => {
+      const moved = Float32Array.from(w);
+      moved[index] = value;
+      twin.setWeights({ [name]: moved });
+      return twin.evaluate(run.trainData).loss;
+    };
+    const value = w[index];
+    const [plus, minus, loss] = [lossAt(value + h), lossAt(value - h), lossAt(value)];
+    twin.step(1);
+    return { name, index, value, gradient: value - twin.weights()[name][index], loss, plus, minus, h };
+  } catch (error) {
+    return asError(error);
+  } finally {
+    twin?.dispose();
   }
 }
 

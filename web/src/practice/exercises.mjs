@@ -13,7 +13,7 @@ import { DEFAULT_TOLERANCE, near } from './check.mjs';
 import { explainCell } from '../shared/explain-cell.mjs';
 import { message } from '../i18n/index.mjs';
 import { formatNumber } from '../shared/format.mjs';
-import { keyColumns, valueColumns, concatColumns, numbered } from '../shared/labels.mjs';
+import { keyColumns, valueColumns, concatColumns, tableLabels } from '../shared/labels.mjs';
 
 /** The kinds of blank, in the order of the computation. */
 export const KINDS = ['q', 'scores', 'scaled', 'weights', 'softmax', 'z', 'concat', 'output'];
@@ -398,7 +398,7 @@ const BUILDERS = {
     const width = view.heads * view.dV;
     const wo = view.weights.wo;
     const concat = view.result.concat;
-    const outColumns = view.columns?.length === dModel ? view.columns : numbered(dModel);  // as the output table's header
+    const outColumns = tableLabels(view, 'output').columns;  // as the output table's header (issue 26, point 5)
     const mistakes = [];
     if (width === dModel) mistakes.push({ key: 'mistake.rowNotColumn', params: { matrix: 'W_O', col: outColumns[c] }, value: dot(width, (t) => f64.concat[i * width + t], (t) => wo[c * dModel + t]) });
     return {

@@ -75,7 +75,7 @@ function drawNumbers(context, { left, top }, cell, weights, shades, rows, cols, 
       if (scaled !== null && scaled[index] === -Infinity) continue;
       context.fillStyle = weightColour(shades[index]).foreground;
       // at most the cell's width: 4 significant digits are squeezed in rather than run into the next cell
-      context.fillText(formatNumber(weights[index]).replace(/^0\./, '.'), left + (c + 0.5) * cell, top + (r + 0.5) * cell + 1, cell - 3);
+      context.fillText(formatNumber(weights[index]), left + (c + 0.5) * cell, top + (r + 0.5) * cell + 1, cell - 3);
     }
   }
   context.font = LABEL_FONT;

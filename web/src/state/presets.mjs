@@ -20,7 +20,8 @@ function sparse(rows, cols, entries) {
 const identity = (size) => sparse(size, size, Array.from({ length: size }, (_, i) => [i, i, 1]));
 
 // The "it" example (003), with the notes' full sentence. Each word's x is its q, k and v side by
-// side, and W_q, W_k, W_v pick them out. A word has one row wherever it appears, whatever its case
+// side (e1 … e3, e4 … e6, e7 … e9: model dimensions are named e1 … e_d, issue 26 point 5), and
+// W_q, W_k, W_v pick them out. A word has one row wherever it appears, whatever its case
 // (wordKey in vocabulary.mjs), so 'the' takes the row of 'The'. The notes give no q or k for
 // 'because', 'too' and '.': theirs are 0 here (a score of 0, so they still take a share of softmax).
 const IT_SENTENCE = "The animal didn't cross the street because it was too tired.";
@@ -39,6 +40,15 @@ const IT_ROWS = {
   '.':      [[0, 0, 0], [0, 0, 0], [0, 0, 0]],
 };
 const pick = (offset) => sparse(9, 3, [[offset, 0, 1], [offset + 1, 1, 1], [offset + 2, 2, 1]]);
+
+// 003's "Apple … apple" sentence. 'Apple' and 'apple' share one row (wordKey), the notes' static
+// Word2Vec vector [0.8, 0.2] (fruit, tech). The notes give no other vector: 'phone' (tech) and
+// 'eating' (fruit) are ours, one-hot; every other word is 0.
+const APPLE_SENTENCE = 'Apple launched a new phone while I was eating an apple.';
+const APPLE_ROWS = {
+  Apple: [0.8, 0.2], launched: [0, 0], a: [0, 0], new: [0, 0], phone: [0, 1], while: [0, 0],
+  I: [0, 0], was: [0, 0], eating: [1, 0], an: [0, 0], '.': [0, 0],
+};
 
 // "Action gets results" (004) at d_k = 64: entries of ±1 (mean 0, variance 1) from a seeded
 // generator, so that q·k has variance about d_k = 64 before scaling, as the notes assume.
@@ -78,13 +88,32 @@ export const PRESETS = [
     slips: [{ query: 2, weights: [0.21, 0.21, 0.53] }],
   },
   {
+    // 003's Word2Vec example: one static vector for 'Apple' wherever it appears (the notes' [0.8, 0.2],
+    // fruit and tech), against what self-attention makes of each occurrence in the notes' sentence
+    id: 'apple',
+    source: '003_de08049c1f6dff4f.txt',
+    state: {
+      sentence: APPLE_SENTENCE,
+      dModel: 2, heads: 1, dK: 2, dV: 2,
+      x: { columns: ['fruit', 'tech'], tokens: Object.keys(APPLE_ROWS), rows: Object.values(APPLE_ROWS) },
+      weightsMode: 'identity', useWo: false, scaleMode: 'none', selectedToken: 0,
+    },
+    // the experiment note 3 proposes: the causal mask, after which the two rows differ
+    experiments: [{ key: 'causal', aspects: ['mask'], state: { maskMode: 'causal' }, values: appleRows }],
+    notes: [
+      'note1',
+      { key: 'note2', values: appleRows },
+      { key: 'note3', always: true },
+    ],
+  },
+  {
     id: 'animal-it',
     source: '003_de08049c1f6dff4f.txt',
     state: {
       sentence: IT_SENTENCE,
       dModel: 9, heads: 1, dK: 3, dV: 3,
       x: {
-        columns: ['q1', 'q2', 'q3', 'k1', 'k2', 'k3', 'v1', 'v2', 'v3'],
+        columns: Array.from({ length: 9 }, (_, c) => `e${c + 1}`),
         tokens: Object.keys(IT_ROWS),
         rows: Object.values(IT_ROWS).map(([q, k, v]) => [...q, ...k, ...v]),
       },
@@ -232,6 +261,17 @@ function scalingGap(view) {
   const r = Math.min(1, tokens.length - 1);
   const [low, high] = [h.scaled[r * m], h.scaled[r * m + Math.min(1, m - 1)]];
   return { low: formatNumber(low), high: formatNumber(high), gap: formatNumber(high - low), small: formatNumber(h.weights[r * m]) };
+}
+
+// 003's two occurrences of 'Apple' after attention: their rows of the output, at the lab's precision.
+function appleRows(view) {
+  const { tokens, result } = view;
+  const width = result.shape.dOut;
+  const row = (word) => {
+    const i = tokens.lastIndexOf(word);
+    return `[${Array.from(result.output.subarray(i * width, (i + 1) * width), (v) => formatNumber(v)).join(', ')}]`;
+  };
+  return { first: row('Apple'), last: row('apple') };
 }
 
 // The telescope with head 1 alone: its weights and its rows of W_O.

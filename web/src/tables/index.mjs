@@ -38,13 +38,26 @@ function rendererApi(page) {
   };
 }
 
-// What the reader should now see after a note's experiment: the selected token's largest weight.
-function experimentLine(t, experiment, state, view) {
-  if (!experiment || !view?.result) return null;
+// The selected token's largest weight, from the engine: { token, weight, key }.
+function strongest(state, view) {
   const { token, head } = selectionIn(state, view);
   const weights = view.result.heads[head === 'all' ? 0 : head].weights.subarray(token * view.m, (token + 1) * view.m);
   const top = Math.max(...weights);
-  return t(`preset.${state.preset}.${experiment.key}`, { token: view.tokens[token], weight: formatNumber(top), key: view.keyTokens[weights.indexOf(top)] });
+  return { token: view.tokens[token], weight: formatNumber(top), key: view.keyTokens[weights.indexOf(top)] };
+}
+
+// What the reader should now see after a note's experiment: the selected token's largest weight.
+function experimentLine(t, experiment, state, view) {
+  if (!experiment || !view?.result) return null;
+  const values = experiment.values ? experiment.values(view) : {};
+  return t(`preset.${state.preset}.${experiment.key}`, { ...strongest(state, view), ...values });
+}
+
+// The example's one line to remember (issue 26, a wish), its numbers from the engine; only while the
+// example is as given (or in the experiment a note proposes), where it holds.
+function rememberLine(t, preset, aspects, experiment, state, view) {
+  if (!preset || !view?.result || (aspects.length > 0 && !experiment)) return null;
+  return t(`preset.${preset.id}.remember`, strongest(state, view));
 }
 
 // Layers added to an example (the only change): layer 1 is still the example as given while its
@@ -63,9 +76,11 @@ const SECTION_DRAWERS = {
   notes: ({ api, t, replacedWeights }, state, view) => {
     const preset = presetById(state.preset);
     const aspects = modifiedAspects(state);
+    const experiment = experimentOf(preset, state, aspects);
     api.renderNotes({
       preset, aspects, replacedWeights: replacedWeights && t(replacedWeights.key, replacedWeights.values),
-      experiment: experimentLine(t, experimentOf(preset, state, aspects), state, view), view,
+      experiment: experimentLine(t, experiment, state, view), view,
+      remember: rememberLine(t, preset, aspects, experiment, state, view),
       layers: preset ? layersNote(t, state, aspects) : null,
     });
   },

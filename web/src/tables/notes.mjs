@@ -39,6 +39,16 @@ function actionBar(t, preset, modified) {
   return bar;
 }
 
+// the example in one line (what to remember), on top of its notes
+function rememberBox(t, text) {
+  const box = document.createElement('div');
+  box.className = 'remember';
+  const title = document.createElement('strong');
+  title.textContent = t('notes.remember');
+  box.append(title, paragraph(null, text));
+  return box;
+}
+
 // the notes' file names are for course authors, out of the reader's way
 function sourceDetails(t, preset) {
   const source = document.createElement('details');
@@ -69,17 +79,17 @@ function headLines(t, { preset, aspects, replacedWeights, experiment, layers }, 
  * experiment: what to see now when the change is the one a note proposes (no note is dimmed then), or null;
  * layers: { line, keep } when layers were added (keep: the notes still hold for the layer shown), or null.
  */
-export function renderNotes({ $, t }, { preset, aspects, replacedWeights, experiment = null, view = null, layers = null }) {
+export function renderNotes({ $, t }, { preset, aspects, replacedWeights, experiment = null, view = null, remember = null, layers = null }) {
   const container = $('notes');
   // a note with numbers from the engine is drawn again whenever they may have changed
   const numbers = preset?.notes.some((note) => note.values) ? view : null;
-  if (unchanged(container, [preset?.id ?? '', aspects.join(','), replacedWeights ?? '', experiment ?? '', layers?.line ?? ''].join('\u0001')) && !numbers) return;
+  if (unchanged(container, [preset?.id ?? '', aspects.join(','), replacedWeights ?? '', experiment ?? '', remember ?? '', layers?.line ?? ''].join('\u0001')) && !numbers) return;
   if (!preset) {
     container.replaceChildren(paragraph('modified', t('vocabulary.own')), paragraph(null, t('vocabulary.note')));
     return;
   }
   const modified = aspects.length > 0 && !experiment && !layers?.keep;
-  const parts = headLines(t, { preset, aspects, replacedWeights, experiment, layers }, modified);
+  const parts = [...(remember ? [rememberBox(t, remember)] : []), ...headLines(t, { preset, aspects, replacedWeights, experiment, layers }, modified)];
   parts.push(noteList(t, preset, modified, view));
   const bar = actionBar(t, preset, modified);
   if (bar) parts.push(bar);

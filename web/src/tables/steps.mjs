@@ -113,7 +113,7 @@ function fillSteps(table, view, queryIndex, head, t) {
   setText(table.caption, layers > 1 || view.readsNorm ? t(layerKey, { ...caption, layer: view.layer + 1, layers }) : t('steps.caption', caption));
   const headers = table.tHead.rows[0].cells;
   setText(headers[0], t('steps.token'));
-  setText(headers[5], `q·k / ${divisor}`);
+  setText(headers[5], view.scaleMode === 'none' ? t('steps.notScaled') : `q·k / ${divisor}`);  // not '/ 1' (issue 26 review)
   // the query's own row carries q, as in the notes; in cross-attention the first row does
   const qRow = view.self ? queryIndex : 0;
   const rows = table.tBodies[0].rows;

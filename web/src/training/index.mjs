@@ -11,6 +11,7 @@ import { ablate, ablateInduction, pause, play, reset, stepOnce, showProbe, stop 
 import { inductionHeadsFound } from './pictures.mjs';
 import { fillProbes, draw } from './pictures.mjs';
 import { useWeights } from './use.mjs';
+import { mountGradient } from './gradient.mjs';
 import { applyTexts } from '../i18n/page.mjs';
 import { whenNear } from '../shared/in-view.mjs';
 import { staticMarkup } from '../shared/markup.mjs';
@@ -55,6 +56,7 @@ export function createTraining({ after, compute, getState, useState, signal, t }
   wire(training);
   training.$('train-speed').value = String(DEFAULT_SPEED);
   showTask(training);
+  training.gradient = mountGradient(training);  // one weight's dLoss/dw (gradient.mjs)
   return handle(training);
 }
 
@@ -74,6 +76,7 @@ function createSection({ after, compute, getState, useState, signal, t }) {
       probe: (index) => compute.training.probe(key, index),
       ablate: (heads) => compute.training.ablate(key, heads),
       weights: () => compute.training.weights(key),
+      gradient: (request) => compute.training.gradient(key, request),
       dispose: () => compute.training.dispose(key),
     },
     task: TASKS[0],
@@ -123,6 +126,7 @@ function relabel(training) {
   $('train-run').textContent = t(training.running ? 'train.pause' : 'train.start');
   if (training.examples) fillProbes(training);
   if (training.run?.snapshot) draw(training);
+  training.gradient?.relabel();
 }
 
 function handle(training) {
@@ -135,6 +139,8 @@ function handle(training) {
     get running() { return training.running; },
     /** For tests: the last ablation's heads and held-out accuracy. */
     get ablated() { return training.ablated ?? null; },
+    /** For tests: the last gradient shown (gradient.mjs), with the engine's numbers. */
+    get gradient() { return training.gradient.last; },
     stop: () => stop(training),
     destroy: () => stop(training),
   };

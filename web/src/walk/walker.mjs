@@ -63,8 +63,11 @@ export function go(walker, index) {
   highlight(walker, true);
 }
 
-function clearHighlight({ container, strip }) {
-  for (const cell of container.querySelectorAll('.walk-in, .walk-out')) cell.classList.remove('walk-in', 'walk-out');
+function clearHighlight(walker) {
+  const { container, strip } = walker;
+  for (const cell of container.querySelectorAll('.walk-in, .walk-out, .walk-focus')) cell.classList.remove('walk-in', 'walk-out', 'walk-focus');
+  walker.header?.remove();
+  walker.header = null;
   for (const b of strip.querySelectorAll('button')) b.removeAttribute('aria-current');
 }
 
@@ -95,27 +98,80 @@ function highlight(walker, scroll) {
   const outputs = step.outputs.flatMap((address) => [...container.querySelectorAll(cellSelector(address))]);
   for (const cell of outputs) cell.classList.add('walk-out');
   strip.querySelector(`[data-stage="${step.stage}"]`)?.setAttribute('aria-current', 'step');
-  // bring the result into view: the matrix's cell when there is one, else the step table's
-  const shown = outputs.find((cell) => !cell.closest('.steps')) ?? outputs[0];
-  if (scroll) showBelowPanel(walker, step, shown);
+  const focus = focusCells(walker, step, outputs);
+  for (const cell of focus) cell.classList.add('walk-focus');
+  if (scroll && focus.length) showBelowPanel(walker, focus);
 }
 
 const WEIGHTS = new Set(['wq', 'wk', 'wv', 'wo']);
+const inMatrix = (cell) => !cell.closest('.steps');
+
+// The cells a step points at (issue 26, point 4): the column of the weights it reads that makes the
+// cell it explains (W_q's column for q's), else the cell it explains, else its first result.
+function focusCells({ container }, step, outputs) {
+  const weights = step.inputs.find(({ matrix }) => WEIGHTS.has(matrix));
+  const col = step.explain?.col;
+  if (weights) {
+    const column = [...container.querySelectorAll(`${cellSelector({ ...weights, col })}.walk-in`)];
+    if (column.length) return column;
+  }
+  const explained = step.explain && [...container.querySelectorAll(cellSelector(step.explain))].find(inMatrix);
+  const first = outputs.find(inMatrix) ?? outputs[0];
+  return explained ? [explained] : first ? [first] : [];
+}
 
 // The table a step points at, scrolled to just below the sticky panel so that the panel covers none
-// of its headers (issue 26, point 4): the weights it reads when it reads some (W_q at step 1), else
-// the table of its result; then that table's scroller brings the marked cell's column in sideways.
-function showBelowPanel(walker, step, shown) {
-  const weights = step.inputs.find(({ matrix }) => WEIGHTS.has(matrix));
-  const cell = (weights && walker.container.querySelector(`${cellSelector(weights)}.walk-in`)) ?? shown;
-  const table = cell?.closest('table');
-  if (!table) return;
-  table.style.scrollMarginTop = `${Math.ceil(walker.panel.getBoundingClientRect().height) + 8}px`;
-  table.scrollIntoView({ block: 'start', inline: 'nearest' });
+// of its headers, with the cells it points at on screen too (issue 26, point 4): its header row just
+// below the panel when the first cell fits under it, else that cell at the foot of the screen, the
+// table's header row then repeated just below the panel (repeatHeader). The table's scroller brings
+// the cells' column in sideways, clear of the sticky token column.
+function showBelowPanel(walker, focus) {
+  const table = focus[0].closest('table');
+  const panel = Math.ceil(walker.panel.getBoundingClientRect().height) + 8;
+  const room = table.ownerDocument.defaultView.innerHeight - panel - 8;
+  const top = table.getBoundingClientRect().top;
+  const fits = focus.map((cell) => cell.getBoundingClientRect().bottom - top <= room);
+  table.style.scrollMarginTop = `${panel}px`;
+  if (fits[0]) {
+    table.scrollIntoView({ block: 'start', inline: 'nearest' });
+    // a column longer than the screen (Action's 64 rows): the cells pointed at are those on it
+    focus.forEach((cell, i) => fits[i] || cell.classList.remove('walk-focus'));
+  } else {
+    const last = focus[focus.length - 1];
+    last.style.scrollMarginBottom = '8px';
+    last.scrollIntoView({ block: 'end', inline: 'nearest' });
+    repeatHeader(walker, table, walker.panel.getBoundingClientRect().bottom);
+  }
+  bringInSideways(focus[0]);
+}
+
+// The header row of a table whose top is scrolled under the panel, drawn again just below the
+// panel's edge (a copy in the table's scroller, the table's own column widths), until the next step.
+function repeatHeader(walker, table, panelBottom) {
+  const head = table.tHead;
   const scroller = table.parentElement?.closest('.scroll');
+  if (!head || !scroller || head.getBoundingClientRect().top >= panelBottom - 1) return;
+  const copy = table.cloneNode(false);
+  copy.removeAttribute('id');
+  copy.append(head.cloneNode(true));
+  copy.classList.add('walk-header');
+  copy.setAttribute('aria-hidden', 'true');
+  const [box, frame] = [table.getBoundingClientRect(), scroller.getBoundingClientRect()];
+  Object.assign(copy.style, { top: `${panelBottom - frame.top}px`, left: `${box.left - frame.left + scroller.scrollLeft}px`, width: `${box.width}px` });
+  const widths = Array.from(head.rows[head.rows.length - 1].cells, (th) => th.getBoundingClientRect().width);
+  Array.from(copy.tHead.rows[copy.tHead.rows.length - 1].cells).forEach((th, i) => { th.style.width = `${widths[i]}px`; th.style.boxSizing = 'border-box'; });
+  scroller.append(copy);
+  walker.header = copy;
+}
+
+// the cell's column brought into its scroller, its start just after the sticky token column
+function bringInSideways(cell) {
+  const scroller = cell.closest('.scroll');
   if (!scroller) return;
   const [box, view] = [cell.getBoundingClientRect(), scroller.getBoundingClientRect()];
-  if (box.right > view.right) scroller.scrollLeft += box.right - view.right + 8;
+  const sticky = cell.closest('tr')?.querySelector('th[scope="row"], th:first-child');
+  const left = view.left + (sticky && sticky !== cell ? sticky.getBoundingClientRect().width : 0);
+  if (box.left < left - 1 || box.right > view.right + 1) scroller.scrollLeft += box.left - left;
 }
 
 export function showPanel(walker) {

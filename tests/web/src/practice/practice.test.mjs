@@ -343,7 +343,7 @@ describe("practice: the 'it' example (003)", () => {
   });
   it('no scaling in this example: no scaling step in the sequence', () => {
     const cells = defaultCells(view, { query: view.tokens.indexOf('it') });
-    // W_q picks X's q1…q3: a q entry would only copy a number of X, so none is asked (issue 26, point 8)
+    // W_q picks X's e1…e3 (the notes' q): a q entry would only copy a number of X, so none is asked (issue 26, point 8)
     assert.deepEqual(cells.map((c) => c.matrix), ['scores', 'softmax', 'z']);
     assert.equal(view.keyTokens[cells[0].col], 'tired', "'it' weighs 'tired' most (the notes' q and k)");
   });
