@@ -73,17 +73,23 @@ function headLines(t, { preset, aspects, replacedWeights, experiment, layers }, 
   return parts;
 }
 
+// what the notes are drawn from, as one string: the same string, nothing to draw again
+const notesKey = ({ preset, aspects, replacedWeights, experiment, remember, layers }) => [
+  preset?.id ?? '', aspects.join(','), replacedWeights ?? '', experiment ?? '', remember ?? '', layers?.line ?? '',
+].join('\u0001');
+
 /**
  * preset: the example or null; aspects: what the reader changed; replacedWeights: a sentence or null;
  * view: the result shown (a note's numbers come from it);
  * experiment: what to see now when the change is the one a note proposes (no note is dimmed then), or null;
+ * remember: the example in one line, or null;
  * layers: { line, keep } when layers were added (keep: the notes still hold for the layer shown), or null.
  */
 export function renderNotes({ $, t }, { preset, aspects, replacedWeights, experiment = null, view = null, remember = null, layers = null }) {
   const container = $('notes');
   // a note with numbers from the engine is drawn again whenever they may have changed
   const numbers = preset?.notes.some((note) => note.values) ? view : null;
-  if (unchanged(container, [preset?.id ?? '', aspects.join(','), replacedWeights ?? '', experiment ?? '', remember ?? '', layers?.line ?? ''].join('\u0001')) && !numbers) return;
+  if (unchanged(container, notesKey({ preset, aspects, replacedWeights, experiment, remember, layers })) && !numbers) return;
   if (!preset) {
     container.replaceChildren(paragraph('modified', t('vocabulary.own')), paragraph(null, t('vocabulary.note')));
     return;
