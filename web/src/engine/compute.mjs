@@ -89,5 +89,7 @@ export function createCompute({ workerUrl, loadEngine, models = null }) {
     // the flash chapter's tiled pass, on the learning engine (api.mjs)
     flash: call('flash'),
     kvDecode: call('kvDecode'),
+    rope: call('rope'),
+    gqa: call('gqa'),
   };
 }

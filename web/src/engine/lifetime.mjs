@@ -37,6 +37,8 @@ export function bindLifetime(compute, signal) {
     softmaxRow: bound(compute.softmaxRow),
     flash: bound(compute.flash),
     kvDecode: bound(compute.kvDecode),
+    rope: bound(compute.rope),
+    gqa: bound(compute.gqa),
     training: Object.fromEntries(Object.entries(compute.training ?? {}).map(([name, fn]) => [name, bound(fn)])),
     models: Object.fromEntries(Object.entries(compute.models ?? {}).map(([name, fn]) => [name, bound(fn)])),
   };

@@ -8,6 +8,8 @@ import { mount as pictures } from '../pictures/index.mjs';
 import { mount as scaling } from '../scaling/index.mjs';
 import { mount as flash } from '../flash/index.mjs';
 import { mount as kvCache } from '../kv-cache/index.mjs';
+import { mount as rope } from '../rope/index.mjs';
+import { mount as gqa } from '../gqa/index.mjs';
 import { mount as walk } from '../walk/index.mjs';
 import { mount as exports } from '../exports/index.mjs';
 import { mount as training } from '../training/index.mjs';
@@ -29,6 +31,8 @@ export const FEATURES = [
   { name: 'scaling', mount: scaling, section: 'lab' },
   { name: 'flash', mount: flash, section: 'flash' },
   { name: 'kv-cache', mount: kvCache, section: 'kv-cache' },
+  { name: 'rope', mount: rope, section: 'rope' },
+  { name: 'gqa', mount: gqa, section: 'gqa' },
   { name: 'walk', mount: walk, section: 'learn' },
   { name: 'exports', mount: exports },
   { name: 'training', mount: training },

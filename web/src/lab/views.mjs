@@ -1,5 +1,7 @@
 // The sections a host may show (data-view names in app.html) and their aliases.
 export const VIEW_NAMES = ['controls', 'learn', 'notes', 'tokens', 'inputs', 'parameters', 'steps', 'summary', 'matrices', 'pictures', 'heatmap', 'lines', 'embedding', 'lab', 'flash', 'kv-cache', 'output', 'train', 'layers', 'models', 'blocks'];
+// issue 25's RoPE and GQA chapters (web/src/rope/, web/src/gqa/), after the other chapters
+VIEW_NAMES.push('rope', 'gqa');
 const VIEW_ALIASES = new Map([['weights', ['heatmap', 'matrices']], ['tables', ['inputs', 'steps', 'summary', 'matrices', 'output']], ['all', VIEW_NAMES]]);
 
 /** The views a comma-separated list names, or null for all; unknown names are reported. */
