@@ -99,7 +99,7 @@ function renderGroups(ctx, parts, chapter) {
 function renderReads(ctx, parts, chapter) {
   const { heads, kvHeads } = chapter.r;
   const h = chapter.step;
-  parts.reads.textContent = ctx.t('gqa.reads', { head: h + 1, index: h, heads, kvHeads, product: h * kvHeads, g: kvHeadOf(h, heads, kvHeads), kvHead: kvHeadOf(h, heads, kvHeads) + 1 });
+  parts.reads.textContent = ctx.t('gqa.reads', { head: h + 1, index: h, heads, kvHeads, product: h * kvHeads, mod: h % kvHeads, g: kvHeadOf(h, heads, kvHeads), kvHead: kvHeadOf(h, heads, kvHeads) + 1 });
   parts.prev.disabled = h === 0;
   parts.next.disabled = h === heads - 1;
 }
@@ -118,7 +118,7 @@ export function outputError(a, b) {
 function renderModel(ctx, parts) {
   const read = readModel(parts.model);
   parts.modelProblem.textContent = read.problem
-    ? ctx.t(read.problem.heads ? 'gqa.model.divides' : 'gqa.model.problem', { field: ctx.t(`gqa.model.${read.problem.field}`), ...read.problem })
+    ? ctx.t(read.problem.heads ? 'gqa.model.divides' : 'gqa.model.problem', { ...read.problem, field: ctx.t(`gqa.model.${read.problem.field}`) })
     : '';
   parts.modelCache.hidden = Boolean(read.problem);
   if (read.model) renderCache(ctx, parts.modelCache, read.model, ctx.t('gqa.model.caption', read.model));

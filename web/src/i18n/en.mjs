@@ -867,7 +867,7 @@ export const EN = {
   'gqa.caption': "Which query heads read which K and V: {heads} query heads, {kvHeads} key/value heads",
   'gqa.col.kvHead': "K/V head",
   'gqa.col.queries': "Query heads that read it",
-  'gqa.reads': "Query head {head}: counted from 0 it is {index}, and it reads K/V head ⌊{index} × {kvHeads} / {heads}⌋ = ⌊{product} / {heads}⌋ = {g}, counted from 0: K/V head {kvHead}. Consecutive query heads share one K/V head (not {index} mod {kvHeads}).",
+  'gqa.reads': "Query head {head}: counted from 0 it is {index}, and it reads K/V head ⌊{index} × {kvHeads} / {heads}⌋ = ⌊{product} / {heads}⌋ = {g}, counted from 0: K/V head {kvHead}. Consecutive query heads share a K/V head: {index} mod {kvHeads} = {mod} is not the rule.",
   'gqa.convert': "Converting the MHA layer ({heads} key/value heads) to {kvHeads} by averaging W_K and W_V over each group of {group} heads changes its output: the largest difference is {largest}, and ‖Δ‖ / ‖output‖ = {relative}. Models converted so are trained a little further to win that back.",
   'gqa.same': "With key/value heads = query heads = {heads}, the core's output is the MHA output bit for bit.",
   'gqa.differs': "With key/value heads = query heads = {heads}, the core's output differs from MHA by up to {difference}.",

@@ -901,7 +901,7 @@ export const HI = {
   'gqa.caption': "कौन से query heads कौन सा K और V पढ़ते हैं: {heads} query heads, {kvHeads} key/value heads",
   'gqa.col.kvHead': "K/V head",
   'gqa.col.queries': "इसे पढ़ने वाले query heads",
-  'gqa.reads': "Query head {head}: 0 से गिनें तो यह {index} है, और यह K/V head ⌊{index} × {kvHeads} / {heads}⌋ = ⌊{product} / {heads}⌋ = {g} पढ़ता है, 0 से गिनकर: K/V head {kvHead}। लगातार query heads एक K/V head बाँटते हैं ({index} mod {kvHeads} नहीं)।",
+  'gqa.reads': "Query head {head}: 0 से गिनें तो यह {index} है, और यह K/V head ⌊{index} × {kvHeads} / {heads}⌋ = ⌊{product} / {heads}⌋ = {g} पढ़ता है, 0 से गिनकर: K/V head {kvHead}। लगातार query heads एक K/V head बाँटते हैं: {index} mod {kvHeads} = {mod} नियम नहीं है।",
   'gqa.convert': "MHA layer ({heads} key/value heads) को हर {group} heads के समूह पर W_K और W_V का औसत लेकर {kvHeads} में बदलने से उसका आउटपुट बदलता है: सबसे बड़ा अंतर {largest} है, और ‖Δ‖ / ‖आउटपुट‖ = {relative}। ऐसे बदले गए models को यह वापस पाने के लिए थोड़ा और train किया जाता है।",
   'gqa.same': "Key/value heads = query heads = {heads} होने पर कोर का आउटपुट MHA के आउटपुट से bit दर bit वही है।",
   'gqa.differs': "Key/value heads = query heads = {heads} होने पर कोर का आउटपुट MHA से {difference} तक अलग है।",
