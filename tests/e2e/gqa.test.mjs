@@ -209,3 +209,30 @@ describe('the GQA chapter', () => {
     assert.deepEqual(await seriousViolations('section[data-view="gqa"]'), []);
   });
 });
+
+describe("the GQA chapter's practice", () => {
+  it('practice: the K/V head a query head reads (repeat_kv), and a typed model\'s cache bytes, mistakes named', async () => {
+    await tab.page.setViewportSize({ width: 1280, height: 800 });
+    await open('view=gqa');
+    await group({ heads: 8, kvHeads: 2, dHead: 4 });
+    const answer = async (key, value) => {
+      await tab.page.fill(`[data-${key}-practice="answer"]`, String(value));
+      await tab.page.click(`[data-${key}-practice="check"]`);
+      return tab.page.textContent(`[data-${key}-practice="feedback"]`);
+    };
+    const [, head] = /which K\/V head does query head (\d+) read/.exec(await tab.page.textContent('[data-gqa-practice="question"]')) ?? [];
+    const h = Number(head) - 1;
+    assert.equal(new Set([Math.floor(h / 4) + 1, (h % 2) + 1, Math.floor(h / 4)]).size, 3, 'a head where the answer and both mistakes differ');
+    assert.equal(await answer('gqa', Math.floor(h / 4) + 1), `Right: the engine gives ${Math.floor(h / 4) + 1}.`);
+    assert.match(await answer('gqa', (h % 2) + 1), /by taking h mod kvHeads instead of ⌊h · kvHeads \/ heads⌋\./);
+    assert.match(await answer('gqa', Math.floor(h / 4)), /by counting from 0 \(the question counts from 1\)\./);
+    const model = { layers: 32, heads: 32, kvHeads: 8, dHead: 128, bytes: 2, tokens: 8192 };
+    for (const [field, value] of Object.entries(model)) await tab.page.fill(`[data-gqa="model-${field}"]`, String(value));
+    assert.match(await tab.page.textContent('[data-gqa-cache-practice="question"]'), /\(32 layers, 8 key\/value heads of d_head = 128, 2 bytes per number\)/);
+    const perToken = 32 * 2 * 8 * 128 * 2;  // layers × (K and V) × kvHeads × d_head × bytes
+    assert.equal(await answer('gqa-cache', perToken), `Right: the engine gives ${perToken}.`);
+    assert.match(await answer('gqa-cache', perToken / 2), /by counting K but not V\./);
+    assert.match(await answer('gqa-cache', perToken / 32), /by forgetting the layers\./);
+    assert.match(await answer('gqa-cache', perToken * 4), /by counting every query head instead of the key\/value heads\./);
+  });
+});

@@ -148,6 +148,23 @@ async function shown() {
   });
 }
 
+async function checkPractice(s) {
+  const question = await tab.page.textContent('[data-rope-practice="question"]');
+  const [, position, pairNumber] = /is at position (\d+)\. Its pair (\d+) /.exec(question) ?? [];
+  assert.equal(Number(position), s.query + 7, question);
+  const c = Number(pairNumber) - 1;
+  const answer = async (value) => {
+    await tab.page.fill('[data-rope-practice="answer"]', String(value));
+    await tab.page.press('[data-rope-practice="answer"]', 'Enter');
+    return tab.page.textContent('[data-rope-practice="feedback"]');
+  };
+  const want = rotate(s.q, s.query, s.dK, s.query + 7, 10000)[c];
+  assert.match(await answer(want.toPrecision(4)), /^Right: the engine gives /);
+  assert.match(await answer(rotate(s.q, s.query, s.dK, s.query, 10000)[c].toPrecision(5)), /^Not yet: \S+ is what you get by rotating by the wrong position\. Try again\.$/);
+  assert.match(await answer(s.q[s.query * s.dK + c]), /by not rotating at all\./);
+  assert.equal(await answer('twelve'), 'Your answer: type a number, such as 0.25 or -1.5e-3.');
+}
+
 describe('the RoPE chapter', () => {
   it('shows each pair turned as a float64 rotation turns it, and the scores with and without RoPE, shifted and reversed', async () => {
     await open('view=rope');
@@ -189,6 +206,14 @@ describe('the RoPE chapter', () => {
     for (let i = 0; i < s.pairs.length; i++) await tab.page.keyboard.press('Enter');  // stops at the last pair
     assert.match(await tab.page.textContent('[data-rope="arithmetic"]'), new RegExp(`^Pair ${s.pairs.length} of `));
     assert.equal(await tab.page.isDisabled('[data-rope="next"]'), true);
+  });
+
+  it('practice: turning the query at its shifted position, checked against float64, the typical mistakes named', async () => {
+    await rotateWith({ key: 0, theta: 10000, shift: 7 });
+    await tab.page.focus('[data-rope="prev"]');
+    while (!(await tab.page.isDisabled('[data-rope="prev"]'))) await tab.page.keyboard.press('Enter');  // pair 1: θ_c = 1, a large turn
+    const s = await shown();
+    await checkPractice(s);
   });
 
   it('names the field of a d_k too small to rotate, and stays usable', async () => {

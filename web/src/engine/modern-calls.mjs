@@ -61,6 +61,16 @@ export function averageHeads(w, heads, kvHeads, size) {
   return out;
 }
 
+/** For each query head, its K/V head as the trace shows it: heads whose k holds the same numbers share one, numbered in order. */
+function groupsOf(traceHeads) {
+  const firsts = [];
+  return traceHeads.map(({ k }) => {
+    let g = firsts.findIndex((other) => other.length === k.length && other.every((value, i) => Object.is(value, k[i])));
+    if (g < 0) g = firsts.push(k) - 1;
+    return g;
+  });
+}
+
 /**
  * One seeded random layer (W_O included) on the lab's sentence as multi-head attention, again with
  * kvHeads = heads given, and converted to kvHeads key/value heads by averaging W_K's and W_V's heads
@@ -79,8 +89,8 @@ export function gqaLab(engine, { x, n, dModel, heads, kvHeads, dHead, seed, scal
     const same = engine.attention({ ...common, wk: weights.wk, wv: weights.wv, kvHeads: heads });
     const wk = averageHeads(weights.wk, heads, kvHeads, dModel * dHead);
     const wv = averageHeads(weights.wv, heads, kvHeads, dModel * dHead);
-    const gqa = engine.attention({ ...common, wk, wv, kvHeads });
-    return { heads, kvHeads, dHead, mha: mha.output, same: same.output, gqa: gqa.output, kvHeadsShown: gqa.shape.kvHeads };
+    const gqa = engine.attention({ ...common, wk, wv, kvHeads, trace: true });
+    return { heads, kvHeads, dHead, mha: mha.output, same: same.output, gqa: gqa.output, groupOf: groupsOf(gqa.heads) };
   } catch (error) {
     return failure(error);
   }

@@ -9,6 +9,8 @@ import { buildRequest } from '../state/request.mjs';
 import { formatNumber } from '../shared/format.mjs';
 import { chapterParts, element } from '../shared/chapter.mjs';
 import { MODEL_DEFAULTS, renderCache, readModel } from './cache.mjs';
+import { mountPractice } from '../shared/chapter-practice.mjs';
+import { groupQuestion, cacheQuestion } from './practice.mjs';
 
 function numberInput(name, value, max) {
   const input = element('input');
@@ -122,6 +124,7 @@ function renderModel(ctx, parts) {
     : '';
   parts.modelCache.hidden = Boolean(read.problem);
   if (read.model) renderCache(ctx, parts.modelCache, read.model, ctx.t('gqa.model.caption', read.model));
+  parts.cachePractice?.refresh();
 }
 
 function redraw(ctx, parts, chapter) {
@@ -133,6 +136,7 @@ function redraw(ctx, parts, chapter) {
   const error = outputError(r.gqa, r.mha);
   parts.convert.textContent = ctx.t('gqa.convert', { heads: r.heads, kvHeads: r.kvHeads, group: r.heads / r.kvHeads, largest: formatNumber(error.largest), relative: formatNumber(error.relative) });
   const same = outputError(r.same, r.mha).largest;
+  parts.groupPractice.refresh();
   parts.same.textContent = same === 0 ? ctx.t('gqa.same', { heads: r.heads }) : ctx.t('gqa.differs', { heads: r.heads, difference: formatNumber(same) });
   parts.body.hidden = false;
 }
@@ -169,6 +173,8 @@ async function compute(ctx, parts, chapter) {
 export function mount(ctx) {
   const parts = build(ctx);
   const chapter = { started: false, r: null, error: null, step: 0, request: 0 };
+  parts.groupPractice = mountPractice(ctx, parts.body, 'gqa', () => groupQuestion(ctx, chapter));
+  parts.cachePractice = mountPractice(ctx, parts.body, 'gqaCache', () => cacheQuestion(ctx, parts.model));
   const again = () => compute(ctx, parts, chapter);
   parts.run.addEventListener('click', () => {
     chapter.started = true;

@@ -12,6 +12,8 @@ import { formatNumber } from '../shared/format.mjs';
 import { isolate } from '../shared/bidi.mjs';
 import { chapterParts, element } from '../shared/chapter.mjs';
 import { renderCurve, renderScores, renderCompare, differences } from './scores.mjs';
+import { mountPractice } from '../shared/chapter-practice.mjs';
+import { ropeQuestion } from './practice.mjs';
 
 function labelled(parts, name, input) {
   const label = element('label');
@@ -135,6 +137,7 @@ function redraw(ctx, parts, chapter) {
     shift: chapter.r.shift, shifted: formatNumber(d.shifted), plainReversed: formatNumber(d.plainReversed), rotatedReversed: formatNumber(d.rotatedReversed),
   });
   renderCurve(ctx, parts, chapter);
+  parts.practice.refresh();
   parts.body.hidden = false;
 }
 
@@ -189,6 +192,7 @@ async function compute(ctx, parts, chapter) {
 export function mount(ctx) {
   const parts = build(ctx);
   const chapter = { started: false, r: null, error: null, tokens: [], head: 0, query: 0, key: 0, step: 0, request: 0 };
+  parts.practice = mountPractice(ctx, parts.body, 'rope', () => ropeQuestion(ctx, chapter));
   const again = () => compute(ctx, parts, chapter);
   parts.run.addEventListener('click', () => {
     chapter.started = true;
