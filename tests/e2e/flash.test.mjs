@@ -142,8 +142,7 @@ describe('the flash chapter', () => {
         end: scrollY + innerHeight >= document.documentElement.scrollHeight - 2,
         height: innerHeight,
       }));
-      // (within a pixel: scrolling lands on whole device pixels, the section may start between two)
-      assert.ok(top > -1 && (top < 80 || (end && top < height / 2)), `${view}: the chapter's top is at ${top} px`);
+      assert.ok(top > -1 && (top < 80 || (end && top < height / 2)), `${view}: the chapter's top is at ${top} px`);  // > −1: a subpixel
       assert.equal(await tab.page.locator('section[data-view="steps"]').count(), 1, 'the rest of the page is there');
     }
   });

@@ -243,3 +243,21 @@ describe('the RoPE chapter', () => {
     assert.deepEqual(violations, []);
   });
 });
+
+describe('links to the chapters', () => {
+  it('index.html?view=rope and ?view=gqa land on that chapter, the whole page around it', async () => {
+    await tab.page.setViewportSize({ width: 1280, height: 800 });
+    for (const view of ['rope', 'gqa']) {
+      await tab.page.goto(`${browser.url}index.html?view=${view}`);
+      await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
+      await tab.page.waitForTimeout(100);
+      const { top, end, height } = await tab.page.$eval(`section[data-view="${view}"]`, (section) => ({
+        top: section.getBoundingClientRect().top,
+        end: scrollY + innerHeight >= document.documentElement.scrollHeight - 2,
+        height: innerHeight,
+      }));
+      assert.ok(top > -1 && (top < 80 || (end && top < height / 2)), `${view}: the chapter's top is at ${top} px`);
+      assert.equal(await tab.page.locator('section[data-view="steps"]').count(), 1, 'the rest of the page is there');
+    }
+  });
+});
