@@ -142,7 +142,7 @@ describe('the flash chapter', () => {
         end: scrollY + innerHeight >= document.documentElement.scrollHeight - 2,
         height: innerHeight,
       }));
-      assert.ok(top > -1 && (top < 80 || (end && top < height / 2)), `${view}: the chapter's top is at ${top} px`);  // -1: sub-pixel scroll
+      assert.ok(top > -1 && (top < 80 || (end && top < height / 2)), `${view}: the chapter's top is at ${top} px`);  // > −1: a subpixel
       assert.equal(await tab.page.locator('section[data-view="steps"]').count(), 1, 'the rest of the page is there');
     }
   });
@@ -165,5 +165,41 @@ describe('the flash chapter', () => {
       return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.length}`);
     });
     assert.deepEqual(violations, []);
+  });
+});
+
+// The practice (shared/chapter-practice.mjs): ℓ after the tile that follows the step-through's, against
+// the float64 online softmax above; forgetting to rescale ℓ named.
+describe("the flash chapter's practice", () => {
+  it('asks ℓ after the next tile, takes the float64 answer, names a forgotten rescale, and waits at the last tile', async () => {
+    await tab.page.setViewportSize({ width: 1280, height: 800 });
+    await open('view=flash');
+    // a longer sentence and seeded weights: rows whose maximum moves from tile to tile
+    const draws = await tab.page.evaluate(() => globalThis.attentionLab.draws);
+    await tab.page.evaluate(() => globalThis.attentionLab.setState({ ...globalThis.attentionLab.state, sentence: 'the cat sat on the mat and then it slept', preset: null, weightsMode: 'random', seed: 4, selectedToken: 0 }));
+    await tab.page.waitForFunction((n) => globalThis.attentionLab.draws > n, draws);
+    await compute(1);
+    const s = await shown();
+    const want = online(s.view, s.head, s.token, 1);
+    // a tile whose score raises the maximum, so that a forgotten rescale gives another ℓ
+    const t = want.rows.findIndex((row, i) => i > 0 && row.m > want.rows[i - 1].m + 0.05);
+    assert.ok(t > 0, 'some tile raises the running maximum');
+    await tab.page.focus('[data-flash="next"]');
+    for (let i = 1; i < t; i++) await tab.page.keyboard.press('Enter');
+    const question = await tab.page.textContent('[data-flash-practice="question"]');
+    assert.match(question, new RegExp(`^Tile ${t + 1} brings the scaled scores `));
+    const answer = async (value) => {
+      await tab.page.fill('[data-flash-practice="answer"]', String(value));
+      await tab.page.press('[data-flash-practice="answer"]', 'Enter');
+      return tab.page.textContent('[data-flash-practice="feedback"]');
+    };
+    assert.match(await answer(want.rows[t].l.toPrecision(4)), /^Right: the engine gives /);
+    // not rescaled: the old ℓ plus the tile's terms e^(s − m_new) (tiles of one key: ℓ_new − r·ℓ_old is that term)
+    const forgot = want.rows[t - 1].l + (want.rows[t].l - want.rows[t].r * want.rows[t - 1].l);
+    assert.match(await answer(forgot.toPrecision(4)), /by forgetting to rescale ℓ by e\^\(m_old − m_new\)\. Try again\.$/);
+    await tab.page.focus('[data-flash="next"]');
+    for (let i = t; i < want.rows.length; i++) await tab.page.keyboard.press('Enter');
+    assert.match(await tab.page.textContent('[data-flash-practice="question"]'), /^The step-through is at the last tile/);
+    assert.equal(await tab.page.isDisabled('[data-flash-practice="answer"]'), true);
   });
 });

@@ -154,3 +154,28 @@ describe('the KV-cache chapter', () => {
     assert.deepEqual(violations, []);
   });
 });
+
+// The practice (shared/chapter-practice.mjs): the cache's bytes after the last step, against the count
+// written here (tokens × (K and V) × kvHeads × d × 4 bytes); counting K but not V named.
+describe("the KV-cache chapter's practice", () => {
+  it("asks the cache's bytes after the last step and names counting K but not V", async () => {
+    await tab.page.setViewportSize({ width: 1280, height: 800 });
+    await open('view=kv-cache');
+    await decode(1, false);
+    const { n, heads, dK, dV } = await tab.page.evaluate(() => {
+      const { view } = globalThis.attentionLab;
+      return { n: view.tokens.length, heads: view.heads, dK: view.dK, dV: view.dV };
+    });
+    assert.equal(await tab.page.textContent('[data-kv-practice="question"]'),
+      `After the last step the cache holds ${n} tokens, each with ${heads} key/value heads of d_k = ${dK} and d_v = ${dV}, in float32 (4 bytes). How many bytes is that?`);
+    const answer = async (value) => {
+      await tab.page.fill('[data-kv-practice="answer"]', String(value));
+      await tab.page.click('[data-kv-practice="check"]');
+      return tab.page.textContent('[data-kv-practice="feedback"]');
+    };
+    assert.equal(await answer(n * heads * (dK + dV) * 4), `Right: the engine gives ${n * heads * (dK + dV) * 4}.`);
+    assert.equal(await answer(n * heads * dK * 4), `Not yet: ${n * heads * dK * 4} is what you get by counting K but not V. Try again.`);
+    assert.match(await answer(n * heads * (dK + dV)), /by counting numbers, not bytes\./);
+    assert.match(await answer('four kilobytes'), /^Your answer: type a number/);
+  });
+});

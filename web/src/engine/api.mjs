@@ -6,6 +6,7 @@ import { variance, normalDraws } from '../shared/stats.mjs';
 import { trainingCalls, learning } from './training-calls.mjs';
 import { modelCalls } from './models-calls.mjs';
 import { runStack, stackOptions } from './stack.mjs';
+import { ropeLab, gqaLab } from './modern-calls.mjs';
 
 function identity(size) {
   const w = new Float32Array(size * size);
@@ -73,6 +74,11 @@ export function createEngineApi(loadAttention, { models = null } = {}) {
      */
     kvDecode: (request, prefill, rotary) => kvDecode(api, request, prefill, rotary),
 
+    /** The RoPE chapter: the request without and with rotary positions, shifted, reversed (modern-calls.mjs). */
+    rope: (request, options) => ropeLab(api.engine, request, weightsFor(api.engine, request), options),
+
+    /** The GQA chapter: a seeded layer as MHA, with kvHeads = heads, and averaged to kvHeads (modern-calls.mjs). */
+    gqa: (options) => gqaLab(api.engine, options),
     /**
      * The window chapter: the request's x as causal self-attention with a sliding window of `window`
      * keys (engine.attention()), and a stack of `layers` attention-only blocks with that window

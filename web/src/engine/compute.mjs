@@ -89,6 +89,8 @@ export function createCompute({ workerUrl, loadEngine, models = null }) {
     // the flash chapter's tiled pass, on the learning engine (api.mjs)
     flash: call('flash'),
     kvDecode: call('kvDecode'),
+    rope: call('rope'),
+    gqa: call('gqa'),
     windowReach: call('windowReach'),
     sinkAttention: call('sinkAttention'),
     evictDecode: call('evictDecode'),

@@ -37,6 +37,8 @@ export function bindLifetime(compute, signal) {
     softmaxRow: bound(compute.softmaxRow),
     flash: bound(compute.flash),
     kvDecode: bound(compute.kvDecode),
+    rope: bound(compute.rope),
+    gqa: bound(compute.gqa),
     windowReach: bound(compute.windowReach),
     sinkAttention: bound(compute.sinkAttention),
     evictDecode: bound(compute.evictDecode),

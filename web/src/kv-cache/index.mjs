@@ -8,6 +8,8 @@ import { selectionIn } from '../shared/selection.mjs';
 import { formatNumber, formatNumbers } from '../shared/format.mjs';
 import { isolate } from '../shared/bidi.mjs';
 import { chapterParts, element } from '../shared/chapter.mjs';
+import { mountPractice } from '../shared/chapter-practice.mjs';
+import { cacheQuestion } from './practice.mjs';
 
 function labelled(parts, name, input) {
   const label = element('label');
@@ -89,6 +91,7 @@ function redraw(ctx, parts, chapter) {
   if (parts.body.hidden) return;
   renderTable(ctx, parts, chapter);
   renderDetail(ctx, parts, chapter);
+  parts.practice.refresh();
 }
 
 function relabel(ctx, parts, chapter) {
@@ -126,6 +129,7 @@ async function compute(ctx, parts, chapter) {
 export function mount(ctx) {
   const parts = build(ctx);
   const chapter = { started: false, answer: null, error: null, prefill: 1, tokens: [], head: 0, step: 0, request: 0 };
+  parts.practice = mountPractice(ctx, parts.body, 'kv', () => cacheQuestion(ctx, chapter));
   const again = () => compute(ctx, parts, chapter);
   parts.run.addEventListener('click', () => {
     chapter.started = true;

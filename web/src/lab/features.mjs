@@ -8,6 +8,8 @@ import { mount as pictures } from '../pictures/index.mjs';
 import { mount as scaling } from '../scaling/index.mjs';
 import { mount as flash } from '../flash/index.mjs';
 import { mount as kvCache } from '../kv-cache/index.mjs';
+import { mount as rope } from '../rope/index.mjs';
+import { mount as gqa } from '../gqa/index.mjs';
 import { mount as windowChapter } from '../window/index.mjs';
 import { mount as sinks } from '../sinks/index.mjs';
 import { mount as contents } from '../contents/index.mjs';
@@ -33,6 +35,8 @@ export const FEATURES = [
   { name: 'scaling', mount: scaling, section: 'lab' },
   { name: 'flash', mount: flash, section: 'flash' },
   { name: 'kv-cache', mount: kvCache, section: 'kv-cache' },
+  { name: 'rope', mount: rope, section: 'rope' },
+  { name: 'gqa', mount: gqa, section: 'gqa' },
   { name: 'window', mount: windowChapter, section: 'window' },
   { name: 'sinks', mount: sinks, section: 'sinks' },
   { name: 'walk', mount: walk, section: 'learn' },

@@ -1,5 +1,7 @@
 // The sections a host may show (data-view names in app.html) and their aliases.
 export const VIEW_NAMES = ['controls', 'learn', 'notes', 'tokens', 'inputs', 'parameters', 'steps', 'summary', 'matrices', 'pictures', 'heatmap', 'lines', 'embedding', 'lab', 'flash', 'kv-cache', 'output', 'train', 'layers', 'models', 'blocks'];
+// issue 25's RoPE and GQA chapters (web/src/rope/, web/src/gqa/), after the other chapters
+VIEW_NAMES.push('rope', 'gqa');
 VIEW_NAMES.push('window');
 VIEW_NAMES.push('sinks');
 VIEW_NAMES.push('contents');  // the contents bar (web/src/contents/)  // issue 25's chapters, each on a line of its own

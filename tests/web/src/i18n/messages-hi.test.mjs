@@ -28,6 +28,13 @@ const SAME_AS_ENGLISH = {
   // [flash] the chapter's table: a kept term alone, and a formula
   'flash.col.tile': 'kept term', 'flash.col.keys': 'kept term', 'flash.col.rescale': 'a formula',
   'kv.col.token': 'kept term', 'kv.col.position': 'kept term',
+  // [rope] the pair table's formulas and symbols, kept terms alone
+  'rope.col.pair': 'a formula', 'rope.col.rate': 'a formula', 'rope.col.cos': 'a symbol', 'rope.col.sin': 'a symbol',
+  // [gqa] the chapter's controls and columns: kept terms alone, the kinds of attention by their abbreviations
+  'gqa.heads': 'kept terms', 'gqa.kvHeads': 'kept terms', 'gqa.dHead': 'a symbol', 'gqa.col.kvHead': 'kept terms', 'gqa.cache.kvHeads': 'kept terms',
+  'gqa.kind.mha': 'an abbreviation', 'gqa.kind.gqa': 'an abbreviation', 'gqa.kind.mqa': 'an abbreviation', 'gqa.model.layers': 'kept term',
+  'gqa.model.heads': 'kept terms', 'gqa.model.kvHeads': 'kept terms', 'gqa.model.dHead': 'a symbol',
+  'rope.col.rotated': 'kept term', 'rope.col.key': 'kept term', 'rope.key': 'kept terms', 'rope.compare.models.rotary': "the models' names",
   'controls.attention': 'kept term', 'controls.attention.self': 'kept term', 'controls.attention.cross': 'kept term',
   'controls.heads': 'kept term', 'controls.scaleMode': 'kept term', 'controls.maskMode': 'kept term',
   'controls.mask.causal': 'kept term', 'controls.mask.padding': 'kept term', 'controls.weightsMode': 'kept term',
