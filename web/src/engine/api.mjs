@@ -61,6 +61,14 @@ export function createEngineApi(loadAttention, { models = null } = {}) {
      */
     softmaxRow: (scores, factor) => softmaxRow(api.engine, scores, factor),
 
+    // issue 25's chapters: flash, kv-cache, rope, gqa, window and sinks
+    ...chapterCalls(api),
+  };
+}
+
+// The calls of issue 25's chapters (web/src/flash, kv-cache, rope, gqa, window, sinks).
+function chapterCalls(api) {
+  return {
     /**
      * The flash chapter: the request's attention computed tile by tile (engine.flashAttention()), on
      * the learning engine, loaded the first time (as the training's). Errors come back as data.
