@@ -147,3 +147,35 @@ describe('Open this layer in the lab', { skip: !have && 'no ../shared/models' },
     assert.deepEqual(await page().evaluate(() => globalThis.attentionLab.models.result.tokens), reference.tokens);
   });
 });
+
+describe('the lab\'s features on a model\'s layer', { skip: !have && 'no ../shared/models' }, () => {
+  it('gpt2 layer 2, head 3 opened over a two-block stack: one layer in the lab, its CSV export and practice mode work on it', async () => {
+    const reference = await openAndRun('gpt2');
+    const n = reference.ids.length;
+    await lab.redrawn(() => page().evaluate(() => {
+      const l = globalThis.attentionLab;
+      l.setState({ ...l.state, preset: null, layers: 2, block: 'full', norm: 'pre', weightsMode: 'random', custom: null, selectedLayer: 1 });
+    }));
+    await openedHead('gpt2', reference, 1, 2);
+    assert.equal(await page().evaluate(() => globalThis.attentionLab.state.layers), 1);
+    // the exports panel: head 3's weights as CSV, every float32 digit, the model's tokens as row labels
+    if (await page().locator('#export-panel').isHidden()) await page().click('#export-toggle');
+    await page().selectOption('#export-format', 'csv');
+    await page().selectOption('#export-precision', 'full');
+    await page().selectOption('#export-table', 'weights-2');
+    const lines = (await page().textContent('#export-preview')).trim().split('\n').filter((line) => /\d/.test(line));
+    const rows = lines.slice(-n).map((line) => line.split(',').slice(-n).map(Number));
+    const want = reference.layers[1].probs.slice(2 * n * n, 3 * n * n);
+    assert.ok(largestDifference(rows.flat(), want) <= 1e-4, `exported CSV: ${lines.slice(-n).join(' | ')}`);
+    // practice mode on the model's layer: exercises made from its numbers
+    await lab.redrawn(() => page().evaluate(() => {
+      const l = globalThis.attentionLab;
+      l.setState({ ...l.state, practice: {} });
+    }));
+    assert.ok(await page().evaluate(() => globalThis.attentionLab.practice.exercises.length) > 0);
+    await lab.redrawn(() => page().evaluate(() => {
+      const l = globalThis.attentionLab;
+      l.setState({ ...l.state, practice: null });
+    }));
+  });
+});

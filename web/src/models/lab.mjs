@@ -27,7 +27,11 @@ export function labStateOf(state, layer, result, l, h) {
   const params = { dModel: d, heads, dK, dV: dK, causal: layer.mask === 'causal' };
   for (const name of ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo']) params[name] = layer[name] ?? null;
   const withLayer = stateWithLayer(state, params, inputs);
-  return { ...stateWithInputs(withLayer, inputs), selectedHead: h, scaleMode: layer.scale === 'none' ? 'none' : 'sqrt_dk' };
+  return {
+    ...stateWithInputs(withLayer, inputs), selectedHead: h, scaleMode: layer.scale === 'none' ? 'none' : 'sqrt_dk',
+    // one attention layer, whatever stack the lab showed before
+    layers: 1, block: 'attention', layerWeights: null, blockEdits: {}, selectedLayer: 0,
+  };
 }
 
 /**
