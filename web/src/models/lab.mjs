@@ -6,7 +6,7 @@
 // scale. A layer with rotary positions or grouped-query attention (Llama, Qwen2, Mistral) is refused
 // with the reason: the one-layer lab rotates nothing and gives every head its own keys and values.
 import { stateWithLayer, stateWithInputs } from '../layers/apply.mjs';
-import { buildRequest } from '../state/index.mjs';
+import { buildRequest, linkCarriesWeights, ownValueCount } from '../state/index.mjs';
 import { formatNumber } from '../shared/format.mjs';
 
 // Why the one-layer lab cannot show this layer as the model computes it, or null.
@@ -55,6 +55,8 @@ export async function openInLab(models, l, h) {
     heads: layer.heads, dK: layer.dK, mask: t(`layers.mask.${state.maskMode}`),
     scale: state.scaleMode === 'none' ? t('layers.scale.none') : t('layers.scale.sqrt_dk', { value: formatNumber(Math.sqrt(layer.dK)) }),
   });
-  models.useState(state, status);
-  return { state, status };
+  // a layer of a large model is more numbers than a link carries: said, as the one-layer loader says it
+  const said = linkCarriesWeights(state) ? status : `${status} ${t('layers.tooLargeForLink', { count: ownValueCount(state).toLocaleString('en') })}`;
+  models.useState(state, said);
+  return { state, status: said };
 }
