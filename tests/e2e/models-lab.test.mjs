@@ -149,7 +149,7 @@ describe('Open this layer in the lab', { skip: !have && 'no ../shared/models' },
 });
 
 describe('the lab\'s features on a model\'s layer', { skip: !have && 'no ../shared/models' }, () => {
-  it('gpt2 layer 2, head 3 opened over a two-block stack: one layer in the lab, its CSV export and practice mode work on it', async () => {
+  it('gpt2 layer 2, head 3 opened over a two-block stack: one layer in the lab, its CSV export, the walk and practice mode work on it', async () => {
     const reference = await openAndRun('gpt2');
     const n = reference.ids.length;
     await lab.redrawn(() => page().evaluate(() => {
@@ -167,6 +167,12 @@ describe('the lab\'s features on a model\'s layer', { skip: !have && 'no ../shar
     const rows = lines.slice(-n).map((line) => line.split(',').slice(-n).map(Number));
     const want = reference.layers[1].probs.slice(2 * n * n, 3 * n * n);
     assert.ok(largestDifference(rows.flat(), want) <= 1e-4, `exported CSV: ${lines.slice(-n).join(' | ')}`);
+    // the guided walk on the model's layer: it starts, and explains cells with arithmetic
+    if (await page().isVisible('#walk-stop')) await page().click('#walk-stop');
+    await page().click('#walk-start');
+    await page().waitForFunction(() => document.querySelectorAll('.walk-arithmetic li').length > 0);
+    assert.match(await page().textContent('.walk-position'), /\d/);
+    await page().click('#walk-stop');
     // practice mode on the model's layer: exercises made from its numbers
     await lab.redrawn(() => page().evaluate(() => {
       const l = globalThis.attentionLab;
