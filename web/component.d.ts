@@ -84,9 +84,12 @@ export interface ModelResult {
   ids: number[];
   n: number;
   layers: { input: Float32Array; output: Float32Array; hidden: Float32Array; heads: { weights: Float32Array }[] }[];
-  hidden: Float32Array[];
-  /** Causal models: the 10 most likely next tokens; null for BERT. */
+  /** null while only layer 1 is computed (partial). */
+  hidden: Float32Array[] | null;
+  /** Causal models: the 10 most likely next tokens; null for BERT (and while partial). */
   next: { id: number; token: string; probability: number; logit: number }[] | null;
+  /** Set while the page shows layer 1 alone, before the whole model's result. */
+  partial?: { layers: number; of: number };
 }
 
 export interface ModelProblem {
@@ -99,6 +102,10 @@ export interface LabModels {
   run(input: { text: string } | { ids: number[] }): Promise<ModelResult | ModelProblem | null>;
   readonly report: ModelReport | null;
   readonly result: ModelResult | null;
+  /** Layer `layer`, head `head` of the last result as the main lab's state (Llama, Qwen2, Mistral: { problem }). */
+  openInLab(layer: number, head: number): Promise<{ state: Record<string, unknown>; status: string } | { problem: string } | null>;
+  /** What was drawn, in order: layer 1 alone first, then every layer. */
+  readonly drawn: { layers: number; of: number }[];
 }
 
 /** A lab's controller (see web/src/lab/api.mjs): its state, the last computation, and a few calls. */

@@ -69,7 +69,11 @@ export function createCompute({ workerUrl, loadEngine, models = null }) {
         const { api, info } = await connection;
         return api.models.open(key, files, progress(info, onProgress));
       },
-      run: async (key, input) => (await connection).api.models.run(key, input),
+      async run(key, input, onFirstLayer) {
+        const { api, info } = await connection;
+        return api.models.run(key, input, progress(info, onFirstLayer));
+      },
+      layer: async (key, l) => (await connection).api.models.layer(key, l),
       close: async (key) => (await connection).api.models.close(key),
     },
     training: { start: train('start'), step: train('step'), probe: train('probe'), ablate: train('ablate'), weights: train('weights'), gradient: train('gradient'), dispose: train('dispose') },

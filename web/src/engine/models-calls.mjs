@@ -15,7 +15,24 @@ function answer(result) {
   };
 }
 
-/** open(key, files, onProgress) → { report } | { error }; run(key, input) → the result | { error }; close(key). */
+// Layer `l`'s attention as the engine runs it (head-major W_q, W_k, W_v, W_O (in, out), biases, mask,
+// scale): what "Open this layer in the lab" makes the lab's custom weights.
+function layerAttention(model, l) {
+  const layer = model.request.layers[l];
+  if (!layer) return failure({ name: 'Error', message: `the model has no layer ${l + 1}` });
+  const { heads, kvHeads = heads, dK = model.request.dModel / heads, mask = 'none', scale = 'sqrt_dk', window = 0, wq, wk, wv, wo, bq, bk, bv, bo } = layer.attention;
+  return { family: model.report.family, arrangement: layer.arrangement, dModel: model.request.dModel, heads, kvHeads, dK, mask, scale, window,
+    rotary: model.request.positions === 'rotary', wq, wk, wv, wo, bq: bq ?? null, bk: bk ?? null, bv: bv ?? null, bo: bo ?? null };
+}
+
+// The request for the first block only (its attention drawn before the whole model is run).
+const firstLayerOnly = (request) => ({ ...request, layers: request.layers.slice(0, 1), finalNorm: undefined, unembedding: 'none', unembeddingWeight: undefined });
+
+/**
+ * open(key, files, onProgress) → { report } | { error }; run(key, input, onFirstLayer) → the result |
+ * { error } (onFirstLayer(partial) first, with layer 1 only, when given and the model has more
+ * layers); layer(key, l) → layer l's attention | { error }; close(key).
+ */
 export function modelCalls(api, given) {
   const models = new Map();  // lab key → the open model
   let reader = typeof given === 'function' ? null : given;
@@ -34,15 +51,24 @@ export function modelCalls(api, given) {
         return failure(error);
       }
     },
-    run(key, input) {
+    async run(key, input, onFirstLayer) {
       if (!reader) return missing();
       const model = models.get(key);
       if (!model) return failure({ name: 'Error', message: 'no model is open: choose a model folder first' });
       try {
+        if (onFirstLayer && model.request.layers.length > 1) {
+          const first = reader.runModel(api.learnerReady, { ...model, request: firstLayerOnly(model.request), report: { ...model.report, causal: false } }, input);
+          await onFirstLayer({ ...answer(first), next: null, hidden: null, partial: { layers: 1, of: model.request.layers.length } });
+        }
         return answer(reader.runModel(api.learnerReady, model, input));
       } catch (error) {
         return failure(error);
       }
+    },
+    layer(key, l) {
+      const model = models.get(key);
+      if (!model) return failure({ name: 'Error', message: 'no model is open: choose a model folder first' });
+      return layerAttention(model, l);
     },
     close(key) {
       models.delete(key);

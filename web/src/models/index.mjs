@@ -7,6 +7,7 @@ import css from './models.css';
 import { MAX_MODEL_BYTES } from './open.mjs';
 import { renderTokens, renderNext, renderLayers } from './view.mjs';
 import { reportLines } from './report.mjs';
+import { openInLab } from './lab.mjs';
 import { applyTexts } from '../i18n/page.mjs';
 import { staticMarkup } from '../shared/markup.mjs';
 
@@ -30,6 +31,10 @@ export function mount(ctx) {
     section, t: ctx.t, compute: ctx.compute, key: `models-${++mounted}`,
     $: (id) => section.querySelector(`#${id}`),
     report: null, result: null, reads: 0, failed: null,
+    getState: () => ctx.store.state,
+    useState: (state, status) => ctx.store.dispatch({ type: 'replace', state, status }),
+    // what was drawn, in order ({ layers, of }: layer 1 alone first, then all): tests read it
+    drawn: [],
   };
   relabel(models);
   wire(models, ctx.signal);
@@ -39,6 +44,8 @@ export function mount(ctx) {
     relabel: () => relabel(models),
     open: (files) => open(models, files),
     run: (input) => run(models, input),
+    openInLab: (layer, head) => openLayer(models, layer, head),
+    get drawn() { return models.drawn.map((d) => ({ ...d })); },
     get result() { return models.result; },
     get report() { return models.report; },
   };
@@ -98,10 +105,20 @@ function inputOf(models) {
   return { ids: text.split(/[\s,]+/).filter(Boolean).map(Number) };
 }
 
+// Layer 1 drawn as soon as the worker has it (its own one-block pass), then every layer.
+function drawFirst(models, read, partial) {
+  if (read !== models.reads || models.ran !== partial.ran) return;
+  say(models, null);
+  models.result = partial;
+  draw(models);
+  models.$('models-status').textContent = models.t('models.computing', { count: partial.partial.of - 1 });
+}
+
 async function run(models, input = inputOf(models)) {
   const read = models.reads;
-  const answer = await models.compute.models.run(models.key, input);
-  if (read !== models.reads) return null;
+  const ran = models.ran = (models.ran ?? 0) + 1;
+  const answer = await models.compute.models.run(models.key, input, (partial) => drawFirst(models, read, { ...partial, ran }));
+  if (read !== models.reads || ran !== models.ran) return null;
   if (answer.error) {
     say(models, answer.error.message);
     return answer;
@@ -117,7 +134,23 @@ function draw(models) {
   const ink = getComputedStyle(models.section).color;
   renderTokens($('models-tokens'), result, t);
   renderNext($('models-next'), result.next, t);
-  renderLayers($('models-layers'), result, t, ink);
+  renderLayers($('models-layers'), result, t, ink, (l, h) => openLayer(models, l, h));
+  const of = result.partial?.of ?? result.layers.length;
+  if (!result.partial) $('models-status').textContent = t('models.opened', { type: models.report.modelType, layers: models.report.layers, heads: models.report.heads });
+  models.drawn.push({ layers: result.layers.length, of });
+  models.section.dispatchEvent(new CustomEvent('models-drawn', { detail: { layers: result.layers.length, of } }));
+}
+
+async function openLayer(models, l, h) {
+  const read = models.reads;
+  const opened = await openInLab(models, l, h);
+  if (read !== models.reads) return null;
+  if (opened.problem) say(models, opened.problem);
+  else {
+    say(models, null);
+    models.$('models-status').textContent = opened.status;
+  }
+  return opened;
 }
 
 // A dropped folder: its entries walked (webkitGetAsEntry), or the dropped files as they are.

@@ -51,7 +51,7 @@ export function renderNext(container, next, t) {
 }
 
 // One head: its weights as a heatmap, and as a table when its details are opened.
-function headFigure(result, l, h, t, ink) {
+function headFigure(result, l, h, t, ink, onOpen) {
   const { n, tokens } = result;
   const weights = result.layers[l].heads[h].weights;
   const figure = element('figure', 'model-head');
@@ -70,19 +70,27 @@ function headFigure(result, l, h, t, ink) {
     renderMatrix(holder, { caption: t('models.headLabel', { layer: l + 1, head: h + 1 }), rowLabels: tokens, columnLabels: tokens,
       values: weights, shade: true, rowSums: true, address: { matrix: null }, t });
   });
-  figure.append(element('figcaption', '', t('models.head', { head: h + 1 })), canvas, table);
+  const open = element('button', 'model-open', t('models.openInLab'));
+  open.type = 'button';
+  open.setAttribute('aria-label', t('models.openInLabLabel', { layer: l + 1, head: h + 1 }));
+  open.addEventListener('click', () => onOpen(l, h));
+  figure.append(element('figcaption', '', t('models.head', { head: h + 1 })), canvas, table, open);
   return figure;
 }
 
-/** Every layer, every head: the first layer open, the others a click away. */
-export function renderLayers(container, result, t, ink) {
+/**
+ * Every layer, every head: the first layer open, the others a click away (a partial result, layer 1
+ * alone, says how many layers the model has). onOpen(l, h): "Open this layer in the lab".
+ */
+export function renderLayers(container, result, t, ink, onOpen) {
+  const count = result.partial?.of ?? result.layers.length;
   const sections = result.layers.map((layer, l) => {
     const details = element('details', 'model-layer');
     details.open = l === 0;
     details.dataset.layer = String(l);
-    details.append(element('summary', '', t('models.layer', { layer: l + 1, count: result.layers.length })));
+    details.append(element('summary', '', t('models.layer', { layer: l + 1, count })));
     const heads = element('div', 'model-heads');
-    const draw = () => heads.replaceChildren(...layer.heads.map((_, h) => headFigure(result, l, h, t, ink)));
+    const draw = () => heads.replaceChildren(...layer.heads.map((_, h) => headFigure(result, l, h, t, ink, onOpen)));
     if (details.open) draw();
     else details.addEventListener('toggle', () => details.open && !heads.childElementCount && draw());
     details.append(heads);

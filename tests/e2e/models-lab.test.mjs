@@ -1,0 +1,187 @@
+// "Real models" → the main lab, in headless Chromium (issue 24): a model's layer and head opened in
+// the one-layer lab gives, in the lab's own result, the attention probabilities transformers computed
+// for that layer and head (../shared/models/*/reference.json, probs); a Llama layer (RoPE, grouped-query
+// attention) is refused with the reason and the lab keeps what it showed; layer 1 is drawn before the
+// other layers are computed; the folder input and a drop open the GPT-2 folder.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+
+import { useLabPage } from './browser.mjs';
+import { MODELS } from '../web/src/models/copies.mjs';
+
+const have = existsSync(new URL('gpt2/reference.json', MODELS));
+const lab = useLabPage({ before, after, assert });
+const page = () => lab.tab.page;
+const dirOf = (name) => fileURLToPath(new URL(name, MODELS));
+const filesOf = (dir) => readdirSync(dir).filter((name) => name !== 'reference.json').map((name) => join(dir, name));
+const referenceOf = (name) => JSON.parse(readFileSync(join(dirOf(name), 'reference.json'), 'utf8'));
+
+// Waits until the section has opened a folder (or said why not); the report's text.
+async function opened() {
+  await page().waitForFunction(() => !document.querySelector('#models-input').hidden || document.querySelector('#models-messages').textContent !== '');
+  assert.equal(await page().textContent('#models-messages'), '');
+  return page().textContent('#models-report');
+}
+
+// Opens `name` through the files input and runs its reference sentence.
+async function openAndRun(name) {
+  const reference = referenceOf(name);
+  await page().setInputFiles('#models-files', filesOf(dirOf(name)));
+  await opened();
+  await page().fill('#models-text', reference.text);
+  await page().click('#models-run');
+  await page().waitForFunction((ids) => {
+    const result = globalThis.attentionLab.models.result;
+    return result && !result.partial && JSON.stringify(result.ids) === ids;
+  }, JSON.stringify(reference.ids));
+  return reference;
+}
+
+// The largest |a − b| over two arrays of the same length.
+function largestDifference(got, want) {
+  assert.equal(got.length, want.length);
+  return got.reduce((worst, v, i) => Math.max(worst, Math.abs(v - want[i])), 0);
+}
+
+// Layer l, head h opened in the lab (by the page's button for layer 1, head 2; else by the API): the
+// lab's state and its result's weights for that head against transformers' probabilities.
+async function openedHead(name, reference, l, h) {
+  const n = reference.ids.length;
+  if (l === 0 && h === 1) {
+    await lab.redrawn(() => page().locator('#models-layers details[data-layer="0"] figure[data-head="1"] button.model-open').click());
+  } else {
+    await lab.redrawn(() => page().evaluate(([l, h]) => globalThis.attentionLab.models.openInLab(l, h), [l, h]));
+  }
+  const { state, weights, all } = await page().evaluate((h) => {
+    const lab = globalThis.attentionLab;
+    return { state: lab.state, weights: [...lab.result.heads[h].weights], all: lab.result.heads.length };
+  }, h);
+  assert.equal(all, reference.layers[0].probs.length / (n * n));
+  assert.equal(state.selectedHead, h);
+  assert.equal(state.maskMode, name === 'gpt2' ? 'causal' : 'none');
+  assert.deepEqual(state.inputs.tokens, reference.tokens);
+  // the lab's inputs are what the model's attention received (after ln_1 for GPT-2)
+  assert.ok(largestDifference(state.inputs.rows.flat(), reference.layers[l].input) < 1e-4, `layer ${l + 1} input`);
+  const want = reference.layers[l].probs.slice(h * n * n, (h + 1) * n * n);
+  const difference = largestDifference(weights, want);
+  assert.ok(difference <= 1e-4, `${name} layer ${l + 1} head ${h + 1}: largest difference ${difference}`);
+  return difference;
+}
+
+describe('Open this layer in the lab', { skip: !have && 'no ../shared/models' }, () => {
+  for (const name of ['gpt2', 'bert']) {
+    it(`${name}: every layer and head opened in the lab gives transformers' attention probabilities`, async () => {
+      const reference = await openAndRun(name);
+      const n = reference.ids.length;
+      const heads = reference.layers[0].probs.length / (n * n);
+      let worst = 0;
+      for (let l = 0; l < reference.layers.length; l++) {
+        for (let h = 0; h < heads; h++) worst = Math.max(worst, await openedHead(name, reference, l, h));
+      }
+      console.log(`# ${name}: lab's weights vs transformers' probs, every layer and head: largest difference ${worst.toExponential(2)}`);
+      assert.match(await page().textContent('#models-status'), new RegExp(`^Layer ${reference.layers.length}, head ${heads} of the ${name} model is in the lab`));
+      // the lab's own views show the model's tokens and dimensions (columns e1 …)
+      assert.match(await page().textContent('#status'), /is in the lab/);
+    });
+  }
+
+  it('llama: a layer with RoPE and grouped-query attention is refused with the reason; the lab keeps what it showed', async () => {
+    await openAndRun('gpt2');
+    await lab.redrawn(() => page().evaluate(() => globalThis.attentionLab.models.openInLab(0, 0)));
+    const before = await page().evaluate(() => globalThis.attentionLab.state);
+    await openAndRun('llama');
+    await page().locator('#models-layers details[data-layer="0"] figure[data-head="0"] button.model-open').click();
+    await page().waitForFunction(() => document.querySelector('#models-messages').textContent !== '');
+    const message = await page().textContent('#models-messages');
+    assert.match(message, /^Layer 1 of this llama model cannot be opened in the one-layer lab: it turns queries and keys by their positions \(rotary positions, RoPE\)/);
+    assert.match(message, /its 4 query heads share 2 key\/value heads/);
+    assert.deepEqual(await page().evaluate(() => globalThis.attentionLab.state), before);
+  });
+
+  it('layer 1 is drawn before the other layers are computed', async () => {
+    await page().evaluate(() => { globalThis.modelsDrawn = []; });
+    await page().evaluate(() => {
+      document.querySelector('[data-view="models"]').addEventListener('models-drawn', (event) => {
+        // what the page holds when layer 1 is drawn: its canvases, and the model's result so far
+        const result = globalThis.attentionLab.models.result;
+        globalThis.modelsDrawn.push({ ...event.detail, canvases: document.querySelectorAll('#models-layers details[data-layer="0"] canvas').length,
+          computed: result.layers.length, hidden: result.hidden === null ? null : result.hidden.length });
+      });
+    });
+    const reference = await openAndRun('gpt2');
+    const drawn = await page().evaluate(() => globalThis.modelsDrawn);
+    const heads = reference.layers[0].probs.length / reference.ids.length ** 2;
+    const layers = reference.layers.length;
+    assert.deepEqual(drawn, [
+      { layers: 1, of: layers, canvases: heads, computed: 1, hidden: null },
+      { layers, of: layers, canvases: heads, computed: layers, hidden: layers + 1 },
+    ]);
+    // layer 1 drawn early is the model's layer 1: the same weights as the whole pass, transformers' numbers
+    const probs = await page().evaluate(() => globalThis.attentionLab.models.result.layers[0].heads.flatMap((h) => [...h.weights]));
+    assert.ok(largestDifference(probs, reference.layers[0].probs) <= 1e-4);
+  });
+
+  it('the folder input opens the GPT-2 folder (setInputFiles on the directory)', async () => {
+    await page().setInputFiles('#models-folder', dirOf('gpt2'));
+    assert.match(await opened(), /Recognised: gpt2/);
+    assert.match(await page().textContent('#models-status'), /^Opened a gpt2 model: 2 layers, 4 heads each\./);
+  });
+
+  it('a drop of the folder\'s files opens the GPT-2 folder', async () => {
+    await page().setInputFiles('#models-files', filesOf(dirOf('bert')));
+    assert.match(await opened(), /Recognised: bert/);
+    const files = filesOf(dirOf('gpt2')).map((path) => ({ name: path.split('/').pop(), bytes: [...readFileSync(path)] }));
+    await page().evaluate((files) => {
+      const transfer = new DataTransfer();
+      for (const { name, bytes } of files) transfer.items.add(new File([new Uint8Array(bytes)], name));
+      document.querySelector('#models-drop').dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+    }, files);
+    await page().waitForFunction(() => /Recognised: gpt2/.test(document.querySelector('#models-report').textContent));
+    const reference = referenceOf('gpt2');
+    await page().fill('#models-text', reference.text);
+    await page().click('#models-run');
+    await page().waitForFunction((ids) => JSON.stringify(globalThis.attentionLab.models.result?.ids) === ids && !globalThis.attentionLab.models.result.partial, JSON.stringify(reference.ids));
+    assert.deepEqual(await page().evaluate(() => globalThis.attentionLab.models.result.tokens), reference.tokens);
+  });
+});
+
+describe('the lab\'s features on a model\'s layer', { skip: !have && 'no ../shared/models' }, () => {
+  it('gpt2 layer 2, head 3 opened over a two-block stack: one layer in the lab, its CSV export, the walk and practice mode work on it', async () => {
+    const reference = await openAndRun('gpt2');
+    const n = reference.ids.length;
+    await lab.redrawn(() => page().evaluate(() => {
+      const l = globalThis.attentionLab;
+      l.setState({ ...l.state, preset: null, layers: 2, block: 'full', norm: 'pre', weightsMode: 'random', custom: null, selectedLayer: 1 });
+    }));
+    await openedHead('gpt2', reference, 1, 2);
+    assert.equal(await page().evaluate(() => globalThis.attentionLab.state.layers), 1);
+    // the exports panel: head 3's weights as CSV, every float32 digit, the model's tokens as row labels
+    if (await page().locator('#export-panel').isHidden()) await page().click('#export-toggle');
+    await page().selectOption('#export-format', 'csv');
+    await page().selectOption('#export-precision', 'full');
+    await page().selectOption('#export-table', 'weights-2');
+    const lines = (await page().textContent('#export-preview')).trim().split('\n').filter((line) => /\d/.test(line));
+    const rows = lines.slice(-n).map((line) => line.split(',').slice(-n).map(Number));
+    const want = reference.layers[1].probs.slice(2 * n * n, 3 * n * n);
+    assert.ok(largestDifference(rows.flat(), want) <= 1e-4, `exported CSV: ${lines.slice(-n).join(' | ')}`);
+    // the guided walk on the model's layer: it starts, and explains cells with arithmetic
+    if (await page().isVisible('#walk-stop')) await page().click('#walk-stop');
+    await page().click('#walk-start');
+    await page().waitForFunction(() => document.querySelectorAll('.walk-arithmetic li').length > 0);
+    assert.match(await page().textContent('.walk-position'), /\d/);
+    await page().click('#walk-stop');
+    // practice mode on the model's layer: exercises made from its numbers
+    await lab.redrawn(() => page().evaluate(() => {
+      const l = globalThis.attentionLab;
+      l.setState({ ...l.state, practice: {} });
+    }));
+    assert.ok(await page().evaluate(() => globalThis.attentionLab.practice.exercises.length) > 0);
+    await lab.redrawn(() => page().evaluate(() => {
+      const l = globalThis.attentionLab;
+      l.setState({ ...l.state, practice: null });
+    }));
+  });
+});
