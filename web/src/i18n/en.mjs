@@ -655,6 +655,8 @@ export const EN = {
   'practice.mistake.swapped': "you swapped the two words: that is the score of '{key}' with '{query}'.",
   'practice.mistake.rowNotColumn': 'you used a row of {matrix}; use column {col}.',
   'practice.mistake.otherHead': 'that number belongs to another head; this column is head {head}.',
+  'practice.mistake.rootOfTwo': "you divided by √2 = 1.414, as in the notes' example with d_k = 2. Here d_k = {dK}, so divide by √{dK} = {root}.",
+  'practice.mistake.oneTerm': "that is only the term of '{key}': its weight {weight} × its value {value}. z adds this term for every word in the row, so add the other words' terms too.",
   'practice.mistake.notesSlip': "that is the notes' slip: for '{query}' they write {values}, which add to {sum}, not 1. Divide each e^x by the row total again.",
 
   // a mistake's short name, for "this blank cannot reveal …"

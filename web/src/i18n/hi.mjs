@@ -695,6 +695,8 @@ export const HI = {
   'practice.mistake.swapped': "आपने दोनों शब्द आपस में बदल दिए: यह '{key}' का '{query}' के साथ score है।",
   'practice.mistake.rowNotColumn': 'आपने {matrix} की एक पंक्ति ली; स्तंभ {col} लीजिए।',
   'practice.mistake.otherHead': 'यह संख्या किसी दूसरे head की है; यह स्तंभ head {head} का है।',
+  'practice.mistake.rootOfTwo': "आपने √2 = 1.414 से भाग दिया, जैसे नोट्स के उस उदाहरण में जहाँ d_k = 2 है। यहाँ d_k = {dK} है, इसलिए √{dK} = {root} से भाग दीजिए।",
+  'practice.mistake.oneTerm': "यह सिर्फ़ '{key}' का पद है: उसका weight {weight} × उसकी value {value}। z पंक्ति के हर शब्द का ऐसा पद जोड़ता है, इसलिए बाकी शब्दों के पद भी जोड़िए।",
   'practice.mistake.notesSlip': "यह नोट्स की चूक है: '{query}' के लिए वे {values} लिखते हैं, जिनका जोड़ {sum} है, 1 नहीं। हर e^x को पंक्ति के कुल से फिर से भाग दीजिए।",
 
   'practice.name.noScaling': 'scale करना भूल जाना',

@@ -1,0 +1,96 @@
+// Issue 26, review 4 (/work/briefs/review4/findings.md), what was still open on the night before the exam.
+// Finding 11: typical practice slips named, not a bare "Not quite", and answers written as the
+// explanations write them. The cat-sat numbers come from the notes (../shared/seeds/002: E_The,
+// E_cat, E_sat, W = I, d_k = 4) through a float64 attention written here.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+
+import { useLabPage } from './browser.mjs';
+import { HI } from '../../web/src/i18n/hi.mjs';
+
+let tab;
+useLabPage({ before, after, assert, onReady: (opened) => { tab = opened; } });
+const linkTo = (state) => `#lab=${encodeURIComponent(JSON.stringify(state))}`;
+
+// the notes' 002: three embeddings, W_q = W_k = W_v = I, scores divided by √4
+function catSat() {
+  const seed = readFileSync(new URL('../../../shared/seeds/002_042da22eb111699f.txt', import.meta.url), 'utf8');
+  const tokens = ['The', 'cat', 'sat'];
+  const x = tokens.map((t) => JSON.parse(new RegExp(`\\$\\$E_\\{${t}\\} = (\\[[^\\]]*\\])\\$\\$`).exec(seed)[1]));
+  const dot = (a, b) => a.reduce((s, v, t) => s + v * b[t], 0);
+  const scores = x.map((q) => x.map((k) => dot(q, k)));
+  const scaled = scores.map((row) => row.map((s) => s / Math.sqrt(4)));
+  const weights = scaled.map((row) => row.map((s) => Math.exp(s) / row.reduce((a, r) => a + Math.exp(r), 0)));
+  const z = weights.map((row) => x[0].map((_, c) => row.reduce((a, w, j) => a + w * x[j][c], 0)));
+  return { tokens, x, scores, scaled, weights, z };
+}
+
+async function openPractice(state) {
+  const before = await tab.page.evaluate(() => globalThis.attentionLab.draws);
+  await tab.page.evaluate((h) => { location.hash = h; }, linkTo(state));
+  await tab.page.waitForFunction((n) => globalThis.attentionLab.draws > n && globalThis.attentionLab.practice?.exercises?.length > 0, before);
+  return tab.page.evaluate(() => globalThis.attentionLab.practice.exercises.map((e) => ({ id: e.id, truths: e.blanks.map((b) => b.truth) })));
+}
+
+async function answer(k, typed) {
+  const inputs = tab.page.locator(`.practice-input[data-exercise="${k}"]`);
+  for (let b = 0; b < typed.length; b++) await inputs.nth(b).fill(typed[b]);
+  await inputs.nth(typed.length - 1).press('Enter');
+  const feedback = tab.page.locator(`.exercise[data-index="${k}"] .feedback`);
+  await tab.page.waitForFunction((k) => document.querySelector(`.exercise[data-index="${k}"] .feedback`).textContent !== '', k);
+  const said = { text: await feedback.textContent(), mistakes: await feedback.getAttribute('data-mistakes') };
+  const status = await tab.page.locator(`.exercise[data-index="${k}"]`).getAttribute('data-status');
+  return { ...said, status };
+}
+
+// the terms of the notes' softmax for one weight, as the explanations write them: e^1/(e^1+e^0+e^1)
+const eForm = (row, j) => `e^${row[j]}/(${row.map((s) => `e^${s}`).join('+')})`;
+
+describe('finding 11: practice slips named, answers in e^ form', () => {
+  for (const lang of ['en', 'hi']) {
+    it(`cat-sat (${lang}): 2/1.414 for a scaled score, one term for z, and weights typed as e^1/(…)`, async () => {
+      const ref = catSat();
+      if (lang === 'hi') {
+        await tab.page.evaluate(() => globalThis.attentionLab.setLanguage('hi'));
+        await openPractice({ preset: 'money-bank', practice: {} });  // a new session: cat-sat's cards start unanswered
+      }
+      const exercises = await openPractice({ preset: 'cat-sat', practice: {} });
+      const seen = new Set();
+      for (let k = 0; k < exercises.length; k++) {
+        const [matrix, , row, col] = exercises[k].id.split(':');
+        const i = Number(row);
+        if (matrix === 'scaled') {
+          const j = Number(col);
+          const slip = await answer(k, [`${ref.scores[i][j]}/1.414`]);
+          assert.equal(slip.mistakes, 'mistake.rootOfTwo', slip.text);
+          if (lang === 'en') assert.match(slip.text, /divided by √2 = 1\.414.*d_k = 4, so divide by √4 = 2\./, slip.text);
+          else assert.ok(slip.text.includes('√2 = 1.414') && slip.text.includes('d_k = 4'), slip.text);
+          assert.equal((await answer(k, [String(ref.scaled[i][j])])).status, 'correct');
+          seen.add(matrix);
+        } else if (matrix === 'z') {
+          const c = Number(col);
+          const terms = ref.weights[i].map((w, j) => w * ref.x[j][c]);
+          const j = terms.indexOf(Math.max(...terms));
+          assert.ok(Math.abs(terms[j] - ref.z[i][c]) > 0.05, 'one term alone is not z here');
+          const slip = await answer(k, [terms[j].toFixed(4)]);
+          assert.equal(slip.mistakes, 'mistake.oneTerm', slip.text);
+          assert.ok(slip.text.includes(ref.tokens[j]) && slip.text.includes(ref.weights[i][j].toFixed(4)), slip.text);
+          if (lang === 'en') assert.match(slip.text, /only the term of .*add the other words' terms too/, slip.text);
+          else assert.ok(slip.text.includes(HI['practice.mistake.oneTerm'].split('{value}')[1].slice(0, 12)), slip.text);
+          assert.equal((await answer(k, [ref.z[i][c].toFixed(4)])).status, 'correct');
+          seen.add(matrix);
+        } else if (matrix === 'softmax' || matrix === 'weights') {
+          const keys = matrix === 'softmax' ? ref.scaled[i].map((_, j) => j) : [Number(col)];
+          const typed = keys.map((j) => eForm(ref.scaled[i], j));
+          const said = await answer(k, typed);
+          assert.equal(said.status, 'correct', `${typed.join(' ; ')}: ${said.text}`);
+          seen.add('softmax');
+        } else {
+          assert.equal((await answer(k, exercises[k].truths.map(String))).status, 'correct', exercises[k].id);
+        }
+      }
+      assert.deepEqual([...seen].sort(), ['scaled', 'softmax', 'z'], `the exercises: ${exercises.map((e) => e.id)}`);
+    });
+  }
+});
