@@ -94,3 +94,59 @@ describe('finding 11: practice slips named, answers in e^ form', () => {
     });
   }
 });
+
+// Finding 6: a long dot product in the walk names the feature (or key, or column) of each term it
+// keeps, and the X row it reads is quoted in the panel. The products are the test's own, from the
+// numbers the X and W_q tables show.
+const walkStep = () => tab.page.evaluate(() => ({
+  out: [...document.querySelectorAll('td.walk-out')].filter((td) => td.dataset.matrix).map((td) => ({ matrix: td.dataset.matrix, row: Number(td.dataset.row), col: Number(td.dataset.col) })),
+  lines: [...document.querySelectorAll('.walk-arithmetic li')].map((li) => li.textContent),
+  last: document.getElementById('walk-next').getAttribute('aria-disabled') === 'true',
+}));
+const tableRead = (selector) => tab.page.evaluate((selector) => {
+  const table = document.querySelector(selector);
+  const columns = [...table.tHead.rows[0].cells].slice(1).map((c) => c.textContent.trim());
+  const rows = [...table.tBodies[0].rows].map((tr) => [...tr.querySelectorAll('td[data-matrix]')].map((td) => Number((td.querySelector('input')?.value ?? td.textContent).replace('−', '-'))));
+  return { columns, rows };
+}, selector);
+const TERM = /^('[^']+'|\S+): (-?[\d.]+) × (-?[\d.]+)$/;
+
+describe('finding 6: the walk names the feature of each term', () => {
+  it('telescope, step 1: "object: 1 × 3", the X row quoted; every long sum of the walk names its terms', async () => {
+    await tab.page.setViewportSize({ width: 1280, height: 800 });
+    await openPractice({ preset: 'money-bank', practice: {} });
+    const before = await tab.page.evaluate(() => globalThis.attentionLab.draws);
+    await tab.page.evaluate((h) => { location.hash = h; }, linkTo({ preset: 'telescope' }));
+    await tab.page.waitForFunction((n) => globalThis.attentionLab.draws > n && globalThis.attentionLab.idle, before);
+    if (await tab.page.isVisible('#walk-stop')) await tab.page.click('#walk-stop');
+    await tab.page.click('#walk-start');
+    await tab.page.waitForFunction(() => document.querySelectorAll('td[data-matrix="wq"].walk-in').length > 0);
+    const first = await walkStep();
+    const cell = first.out.find((c) => c.matrix === 'q');
+    assert.ok(cell, JSON.stringify(first.out));
+    const x = await tableRead('#x-table table');
+    const wq = await tableRead('#weights table:has(td[data-matrix="wq"])');
+    const row = x.rows[cell.row];
+    const token = await tab.page.evaluate((r) => document.querySelectorAll('#x-table tbody th')[r].textContent.trim(), cell.row);
+    assert.ok(first.lines.includes(`Row '${token}' of X: [${row.join(', ')}].`), first.lines.join(' | '));
+    const expected = row.map((v, i) => [x.columns[i], v, wq.rows[i][cell.col]]).filter(([, a, b]) => a !== 0 && b !== 0);
+    assert.ok(expected.length >= 1 && expected.length < row.length);
+    const sum = first.lines.find((line) => /zero terms? left out/.test(line));
+    const shown = sum.replace(/ \(\d+ zero terms? left out\)$/, '').split(' + ');
+    assert.deepEqual(shown, expected.map(([name, a, b]) => `${name}: ${a} × ${b}`), sum);
+    if (token === 'telescope') assert.ok(shown.some((term) => term.startsWith('object: ')), sum);
+    const unnamed = [];
+    for (let i = 0; i < 80; i++) {
+      const { lines, last } = await walkStep();
+      for (const line of lines.filter((l) => /zero terms? left out/.test(l) && !/^every term is 0/.test(l))) {
+        const terms = line.replace(/ \(\d+ zero terms? left out\)$/, '').split(' + ');
+        if (!terms.every((term) => TERM.test(term))) unnamed.push(`step ${i + 1}: ${line}`);
+      }
+      if (last) break;
+      await tab.page.click('#walk-next');
+      await tab.page.waitForTimeout(40);
+    }
+    await tab.page.click('#walk-stop');
+    assert.deepEqual(unnamed, []);
+  });
+});

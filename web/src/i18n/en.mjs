@@ -346,6 +346,7 @@ export const EN = {
   'explain.titleHead': "{table}, head {head}: row '{row}', column '{col}'",
   'explain.input': "An input: the embedding of '{row}' in column '{col}', from the vocabulary, the example, or typed by you.",
   'explain.projection': "{table} = {source} · {weights}: row '{row}' of {source} times column '{col}' of {weights}.",
+  'explain.sourceRow': "Row '{row}' of {source}: {values}.",
   'explain.score': "q·k: row '{token}' of Q times row '{key}' of K, a sum over the {dK} columns of the head.",
   'explain.masked': "Masked: '{key}' is hidden from '{token}', so its score is set to −∞ and its weight will be e^−∞ = 0.",
   'explain.scaledBy': 'The score divided by {why} = {divisor}.',
