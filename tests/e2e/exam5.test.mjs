@@ -150,3 +150,56 @@ describe('finding 6: the walk names the feature of each term', () => {
     assert.deepEqual(unnamed, []);
   });
 });
+
+// Finding 5: at 375 px, swiping the step table sideways keeps the caption (which query) and the
+// z row's name on screen, whole and not covered; practice's weights table keeps its title and its
+// "Σ row" column can be scrolled into view. Boxes measured in the page.
+const inside = (box, area) => box.left >= area.left - 1 && box.right <= area.right + 1 && box.width > 0;
+const stepsSeen = () => tab.page.evaluate(() => {
+  const scroller = document.getElementById('steps');
+  const table = scroller.querySelector('table.steps');
+  const rect = (el) => { const b = el.getBoundingClientRect(); return { left: b.left, right: b.right, top: b.top, bottom: b.bottom, width: b.width }; };
+  const textBoxes = (el) => { const r = document.createRange(); r.selectNodeContents(el); return [...r.getClientRects()].map((b) => ({ left: b.left, right: b.right, width: b.width })); };
+  const name = table.tFoot.rows[0].cells[0];
+  const nb = name.getBoundingClientRect();
+  const top = document.elementFromPoint(nb.left + 8, nb.top + nb.height / 2);
+  return {
+    area: rect(scroller), scroll: scroller.scrollLeft, caption: textBoxes(table.caption), captionText: table.caption.textContent,
+    name: textBoxes(name), nameText: name.textContent, nameOnTop: name.contains(top),
+  };
+});
+
+describe('finding 5: the step table and practice\'s weights at 375 px', () => {
+  for (const lang of ['en', 'hi']) {
+    it(`cat-sat (${lang}): the caption and the z row's name stay whole on screen at every swipe`, async () => {
+      await tab.page.setViewportSize({ width: 375, height: 800 });
+      await tab.page.evaluate((lang) => globalThis.attentionLab.setLanguage(lang), lang);
+      await openPractice({ preset: 'money-bank', practice: {} });
+      const before = await tab.page.evaluate(() => globalThis.attentionLab.draws);
+      await tab.page.evaluate((h) => { location.hash = h; }, linkTo({ preset: 'cat-sat' }));
+      await tab.page.waitForFunction((n) => globalThis.attentionLab.draws > n && globalThis.attentionLab.idle, before);
+      await tab.page.evaluate(() => { const el = document.getElementById('steps'); el.scrollIntoView(); el.scrollLeft = 0; });
+      await tab.page.waitForTimeout(200);
+      const bad = [];
+      let swipes = 0;
+      for (; swipes < 40; swipes++) {
+        const seen = await stepsSeen();
+        if (!seen.captionText.includes("'The'")) bad.push(`caption: ${seen.captionText}`);
+        if (!seen.caption.every((b) => inside(b, seen.area))) bad.push(`scroll ${seen.scroll}: caption cut (${JSON.stringify(seen.caption)} in ${seen.area.left}–${seen.area.right})`);
+        if (!/^z\b/.test(seen.nameText) || !seen.name.every((b) => inside(b, seen.area)) || !seen.nameOnTop) bad.push(`scroll ${seen.scroll}: z row's name "${seen.nameText}" cut or covered`);
+        const moved = await tab.page.evaluate(async () => {
+          const el = document.getElementById('steps');
+          const from = el.scrollLeft;
+          el.scrollBy({ left: 45, behavior: 'instant' });
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          return el.scrollLeft > from;
+        });
+        if (!moved) break;
+      }
+      assert.ok(swipes >= 3, `${swipes} swipes: the table scrolls at 375 px`);
+      assert.deepEqual(bad, []);
+      await tab.page.evaluate(() => globalThis.attentionLab.setLanguage('en'));
+      await tab.page.setViewportSize({ width: 1280, height: 800 });
+    });
+  }
+});

@@ -165,7 +165,7 @@ export const EN = {
   'steps.captionLayer': "Layer {layer} of {layers}: query '{token}' (row {row}), head {head}: q = {q}",
   'steps.token': 'token',
   'steps.notScaled': 'q·k (not scaled)',
-  'steps.sum': "z = Σ softmax · v  (output of head {head} for '{token}')",
+  'steps.sum': "output of head {head} for '{token}'",
   'precision.label': 'Digits',
   'precision.4': '4 significant',
   'precision.6': '6 significant',

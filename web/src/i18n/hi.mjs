@@ -496,7 +496,7 @@ export const HI = {
   'steps.captionLayer': "{layers} में से layer {layer}: query '{token}' (पंक्ति {row}), head {head}: q = {q}",
   'steps.token': 'token (शब्द)',
   'steps.notScaled': 'q·k (scaling नहीं)',
-  'steps.sum': "z = Σ softmax · v  ('{token}' के लिए head {head} का आउटपुट)",
+  'steps.sum': "'{token}' के लिए head {head} का आउटपुट",
   'precision.label': 'अंक',
   'precision.4': '4 सार्थक अंक',
   'precision.6': '6 सार्थक अंक',
