@@ -203,3 +203,47 @@ describe('finding 5: the step table and practice\'s weights at 375 px', () => {
     });
   }
 });
+
+describe('finding 5: practice\'s weights table at 375 px', () => {
+  it('cat-sat (hi): the weights table keeps its title while it scrolls, and its "Σ row" column comes into view', async () => {
+    await tab.page.setViewportSize({ width: 375, height: 800 });
+    await tab.page.evaluate(() => globalThis.attentionLab.setLanguage('hi'));
+    await openPractice({ preset: 'money-bank', practice: {} });
+    const exercises = await openPractice({ preset: 'cat-sat', practice: {} });
+    const row = exercises.findIndex((e) => e.id.startsWith('softmax:'));
+    assert.ok(row > 0);
+    for (let k = 0; k < row; k++) assert.equal((await answer(k, exercises[k].truths.map(String))).status, 'correct');
+    const sumHeader = HI['caption.rowSum'];
+    const seen = () => tab.page.evaluate((sumHeader) => {
+      const table = document.querySelector('td[data-practice="blank"][data-matrix="weights"]')?.closest('table')
+        ?? document.querySelector('.practice-input[data-exercise]:not([readonly])').closest('table');
+      const scroller = table.closest('.scroll');
+      const area = scroller.getBoundingClientRect();
+      const r = document.createRange();
+      r.selectNodeContents(table.caption);
+      const sum = [...table.tHead.rows[0].cells].find((th) => th.textContent.trim() === sumHeader);
+      const box = (b) => ({ left: b.left, right: b.right, width: b.width });
+      return { area: box(area), caption: [...r.getClientRects()].map(box), text: table.caption.textContent, sum: sum && box(sum.getBoundingClientRect()), scroll: scroller.scrollLeft, max: scroller.scrollWidth - scroller.clientWidth };
+    }, sumHeader);
+    const step = (left) => tab.page.evaluate(async (left) => {
+      const table = document.querySelector('.practice-input[data-exercise]:not([readonly])').closest('table');
+      table.closest('.scroll').scrollLeft = left;
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }, left);
+    await step(0);
+    const start = await seen();
+    assert.ok(start.sum, `a "${sumHeader}" column`);
+    assert.ok(start.max > 0, 'the table is wider than the screen here');
+    const bad = [];
+    for (let left = 0; left <= start.max + 45; left += 45) {
+      await step(Math.min(left, start.max));
+      const now = await seen();
+      if (!now.caption.every((b) => inside(b, now.area))) bad.push(`scroll ${now.scroll}: "${now.text}" cut`);
+    }
+    const end = await seen();
+    assert.ok(inside(end.sum, end.area), `the Σ column ${JSON.stringify(end.sum)} within ${JSON.stringify(end.area)}`);
+    assert.deepEqual(bad, []);
+    await tab.page.evaluate(() => globalThis.attentionLab.setLanguage('en'));
+    await tab.page.setViewportSize({ width: 1280, height: 800 });
+  });
+});
