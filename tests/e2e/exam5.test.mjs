@@ -247,3 +247,48 @@ describe('finding 5: practice\'s weights table at 375 px', () => {
     await tab.page.setViewportSize({ width: 1280, height: 800 });
   });
 });
+
+// Finding 10: at 375 px every picture label on the page is drawn at 12 px or more (its font size
+// times the SVG's drawn scale) and no two labels of one picture overlap.
+describe('finding 10: picture labels at 375 px', () => {
+  for (const lang of ['en', 'hi']) {
+    it(`cat-sat with a typed sentence (${lang}): labels ≥ 12 px, none overlapping`, async () => {
+      await tab.page.setViewportSize({ width: 375, height: 800 });
+      await tab.page.evaluate((lang) => globalThis.attentionLab.setLanguage(lang), lang);
+      await openPractice({ preset: 'money-bank', practice: {} });
+      const before = await tab.page.evaluate(() => globalThis.attentionLab.draws);
+      await tab.page.evaluate((h) => { location.hash = h; }, linkTo({ preset: 'cat-sat' }));
+      await tab.page.waitForFunction((n) => globalThis.attentionLab.draws > n && globalThis.attentionLab.idle, before);
+      const typed = await tab.page.evaluate(() => globalThis.attentionLab.draws);
+      await tab.page.fill('#sentence', 'I sat on the river bank with my dog');
+      await tab.page.press('#sentence', 'Enter');
+      await tab.page.waitForFunction((n) => globalThis.attentionLab.draws > n && globalThis.attentionLab.idle, typed);
+      await tab.page.evaluate(async () => {
+        for (let y = 0; y < document.documentElement.scrollHeight; y += 600) { scrollTo(0, y); await new Promise((r) => setTimeout(r, 40)); }
+      });
+      const labels = await tab.page.evaluate(() => [...document.querySelectorAll('svg text')].filter((t) => t.getBoundingClientRect().width > 0 && t.textContent.trim()).map((t) => {
+        const svg = t.closest('svg');
+        const view = svg.viewBox.baseVal;
+        const scale = view && view.width ? svg.getBoundingClientRect().width / view.width : 1;
+        const b = t.getBoundingClientRect();
+        return { svg: svg.id || svg.parentElement.id, text: t.textContent, px: parseFloat(getComputedStyle(t).fontSize) * scale, box: [b.left, b.top, b.right, b.bottom] };
+      }));
+      assert.ok(labels.length >= 10, `${labels.length} labels`);
+      assert.ok(labels.some((l) => l.svg === 'train-loss') && labels.some((l) => l.svg === 'token-lines'), [...new Set(labels.map((l) => l.svg))].join(', '));
+      const small = labels.filter((l) => l.px < 12 - 0.05).map((l) => `${l.svg} '${l.text}' ${l.px.toFixed(1)} px`);
+      assert.deepEqual(small, []);
+      const overlaps = [];
+      for (const [a, first] of labels.entries()) {
+        for (const second of labels.slice(a + 1)) {
+          if (first.svg !== second.svg) continue;
+          const [l1, t1, r1, b1] = first.box;
+          const [l2, t2, r2, b2] = second.box;
+          if (Math.min(r1, r2) - Math.max(l1, l2) > 1 && Math.min(b1, b2) - Math.max(t1, t2) > 1) overlaps.push(`${first.svg}: '${first.text}' / '${second.text}'`);
+        }
+      }
+      assert.deepEqual(overlaps, []);
+      await tab.page.evaluate(() => globalThis.attentionLab.setLanguage('en'));
+      await tab.page.setViewportSize({ width: 1280, height: 800 });
+    });
+  }
+});
