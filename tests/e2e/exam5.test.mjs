@@ -114,6 +114,7 @@ const TERM = /^('[^']+'|\S+): (-?[\d.]+) × (-?[\d.]+)$/;
 describe('finding 6: the walk names the feature of each term', () => {
   it('telescope, step 1: "object: 1 × 3", the X row quoted; every long sum of the walk names its terms', async () => {
     await tab.page.setViewportSize({ width: 1280, height: 800 });
+    await tab.page.evaluate(() => globalThis.attentionLab.setLanguage('en'));
     await openPractice({ preset: 'money-bank', practice: {} });
     const before = await tab.page.evaluate(() => globalThis.attentionLab.draws);
     await tab.page.evaluate((h) => { location.hash = h; }, linkTo({ preset: 'telescope' }));
