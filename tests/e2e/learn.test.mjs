@@ -351,7 +351,7 @@ describe('explanations', () => {
     await tab.page.click('[data-slot="head-0-q"] td[data-row="9"][data-col="0"]');  // q of 'they', column 1
     const lines = await tab.page.textContent('#explain-lines');
     // 'they': pronoun 1, plural 1, person 1; W_q reads pronoun ×2 into column 1: one non-zero term of ten
-    assert.match(lines, /1×2 \(9 zero terms left out\)/);
+    assert.match(lines, /pronoun: 1 × 2 \(9 zero terms left out\)/);
     assert.equal(await tab.page.textContent('#explain-value'), '= 2');
   });
 });

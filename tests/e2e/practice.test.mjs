@@ -79,6 +79,16 @@ const notesSlipOf = (inputs, i, keys) => (notesNumbers(inputs) && i === NOTES_SL
 
 // The true values of an exercise's blanks and the values of its typical mistakes (one per blank),
 // from the reference's traces: { truths, mistakes: [[key, values]] (those not already correct), all }.
+// a score divided by d_k, or by the 000 notes' √2 whatever d_k is (review 4, finding 11)
+const wrongRoots = (score, dK) => ({ 'mistake.dividedByDk': [score / dK], ...(dK === 2 ? {} : { 'mistake.rootOfTwo': [score / Math.SQRT2] }) });
+
+// z with one word's term alone, weight × value (review 4, finding 11): each word not masked whose value is not 0
+function oneTermMistakes(h, i, m, v) {
+  const out = {};
+  for (let j = 0; j < m; j++) if (h.scaled[i * m + j] !== -Infinity && v(j) !== 0) out[`mistake.oneTerm#${j}`] = [h.weights[i * m + j] * v(j)];
+  return out;
+}
+
 function truthAndMistakes({ inputs, expected }, { matrix, head, row: i, col }, blanks) {
   const { n, m, dModel, dK, dV, x, wq, wo, heads } = inputs;
   const h = expected.heads[head];
@@ -103,7 +113,7 @@ function truthAndMistakes({ inputs, expected }, { matrix, head, row: i, col }, b
     case 'scaled':
       truths = [h.scaled[i * m + col]];
       mistakes['mistake.noScaling'] = [h.scores[i * m + col]];
-      if (inputs.scale === 'sqrt_dk') mistakes['mistake.dividedByDk'] = [h.scores[i * m + col] / dK];
+      if (inputs.scale === 'sqrt_dk') Object.assign(mistakes, wrongRoots(h.scores[i * m + col], dK));
       break;
     case 'weights':
     case 'softmax': {
@@ -122,6 +132,7 @@ function truthAndMistakes({ inputs, expected }, { matrix, head, row: i, col }, b
       mistakes['mistake.unnormalisedSum'] = [sum(m, (j) => (h.scaled[i * m + j] === -Infinity ? 0 : Math.exp(h.scaled[i * m + j])) * v(j))];
       const raw = Array.from(h.scores.subarray(i * m, (i + 1) * m));
       if (divisor !== 1) mistakes['mistake.noScaling'] = [sum(m, (j) => (h.scaled[i * m + j] === -Infinity ? 0 : softmaxAt(raw, i, j)) * v(j))];
+      Object.assign(mistakes, oneTermMistakes(h, i, m, v));
       break;
     }
     case 'concat':

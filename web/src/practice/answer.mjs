@@ -8,16 +8,20 @@
 // thousands separator and is refused as ambiguous. Commas mixed with points (1,234.5) are refused.
 // Refused with a message: '', text, '3e' (an exponent with no digits), a zero denominator, '42 %',
 // spaces inside a number, Infinity and NaN.
+// Expressions as the explanations write them (e^1/(2e^1+e^2), 2/√4, exp(1)/3): expression.mjs, tried
+// only when the text is not one plain number and looks like a sum, product or power.
 // Digits: every Unicode decimal digit (Nd) reads as its value, so the digits a keyboard types count:
 // Devanagari ०.५, Arabic-Indic ٠٫٥ (with the Arabic decimal separator), full-width ０．５.
 
-const MAX_LENGTH = 60;
+const MAX_LENGTH = 96;
 const MINUS = /[\u2212\u2012\u2013\u2014\uFE63\uFF0D]/g;
 const SLASH = /[\u2044\u2215\u00F7]/g;
 const VULGAR = {
   '½': 1 / 2, '⅓': 1 / 3, '⅔': 2 / 3, '¼': 1 / 4, '¾': 3 / 4, '⅕': 1 / 5, '⅖': 2 / 5, '⅗': 3 / 5, '⅘': 4 / 5,
   '⅙': 1 / 6, '⅚': 5 / 6, '⅐': 1 / 7, '⅛': 1 / 8, '⅜': 3 / 8, '⅝': 5 / 8, '⅞': 7 / 8, '⅑': 1 / 9, '⅒': 1 / 10,
 };
+import { looksLikeExpression, readExpression } from './expression.mjs';
+
 const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 
 const problem = (key, text) => ({ problem: key, params: { text } });
@@ -75,6 +79,14 @@ export function parseAnswer(typed) {
     if (inner.value === undefined) return inner;
     return { problem: 'answer.percent', params: { text: shown, suggestion: String(Number((inner.value / 100).toPrecision(12))) } };
   }
+  const plain = readPlain(text, shown);
+  if (plain.problem !== 'answer.notNumber' && plain.problem !== 'answer.space') return plain;
+  const expression = looksLikeExpression(text) ? readExpression(text) : null;
+  return expression === null ? plain : { value: expression };
+}
+
+/** One number with at most one slash, spaces already trimmed around it: { value } or a problem. */
+function readPlain(text, shown) {
   if (/\s/.test(text)) return problem('answer.space', shown);
   const vulgar = readVulgar(text);
   if (vulgar) return vulgar;

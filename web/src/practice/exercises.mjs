@@ -224,6 +224,16 @@ export function withNearest(shown) {
 
 const tokenParams = (view, i, j) => ({ query: view.tokens[i], key: view.keyTokens[j] });
 // what the scores are divided by, as the mistake about skipping it names it
+// z's column c with one term of its sum only, weight × value of one word (review 4, finding 11: the
+// weight of 'sat' typed for z, the other words' terms not added); words whose value is 0 add nothing
+function oneTermMistakes(view, { weights, v, masked }, i, c) {
+  const { m, dV } = view;
+  return range(m).filter((j) => !masked[i * m + j] && v[j * dV + c] !== 0).map((j) => ({
+    key: 'mistake.oneTerm', params: { key: view.keyTokens[j], weight: f(weights[i * m + j]), value: f(v[j * dV + c]) },
+    value: weights[i * m + j] * v[j * dV + c],
+  }));
+}
+
 const divisorName = (view) => (view.scaleMode === 'sqrt_dk' ? msg('why.sqrtDk', { dK: view.dK }) : msg('why.divisor'));
 
 // A run of cells of one table, for the first hint to light up: { matrix, head?, row, col }.
@@ -298,6 +308,8 @@ const BUILDERS = {
     const score = view.result.heads[head].scores[i * m + j];
     const mistakes = [{ key: 'mistake.noScaling', params: { divisor: divisorName(view) }, value: f64.heads[head].scores[i * m + j] }];
     if (view.scaleMode === 'sqrt_dk') mistakes.push({ key: 'mistake.dividedByDk', params: {}, value: f64.heads[head].scores[i * m + j] / dK });
+    // the 000 notes' d_k = 2 carried over: divided by √2 = 1.414 whatever d_k is (review 4, finding 11)
+    if (view.scaleMode === 'sqrt_dk' && dK !== 2) mistakes.push({ key: 'mistake.rootOfTwo', params: { dK, root: f(Math.sqrt(dK)) }, value: f64.heads[head].scores[i * m + j] / Math.SQRT2 });
     const why = view.scaleMode === 'sqrt_dk' ? msg('why.sqrtDk', { dK }) : msg('why.divisor');
     return {
       label: msg('label.scaled', { ...tokenParams(view, i, j), head: head + 1 }),
@@ -365,6 +377,7 @@ const BUILDERS = {
       const total = e.reduce((a, b) => a + b, 0);
       mistakes.push({ key: 'mistake.noScaling', params: { divisor: divisorName(view) }, value: dot(m, (j) => e[j] / total, vAt) });
     }
+    mistakes.push(...oneTermMistakes(view, f64.heads[head], i, c));
     const columns = valueColumns(view);
     const shown = view.result.heads[head];
     return {

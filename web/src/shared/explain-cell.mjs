@@ -9,6 +9,7 @@
 // the lab's precision (formatNumber: 4 significant digits, or the exact float32 on request).
 import { formatNumber } from './format.mjs';
 import { tableLabels } from './labels.mjs';
+import { isolate } from './bidi.mjs';
 import { message } from '../i18n/index.mjs';
 import { explainLayerInput, explainStream, explainBlockParameter } from './explain-layers.mjs';
 
@@ -16,13 +17,23 @@ import { explainLayerInput, explainStream, explainBlockParameter } from './expla
 const f = (value) => formatNumber(value);
 
 // "a×b + c×d + …" over the pairs whose product is not zero, then how many zero terms were left out.
-// A short sum (at most FEW terms) is written out whole, zeros too, as the notes write it.
+// A short sum (at most FEW terms) is written out whole, zeros too, as the notes write it. A longer one
+// names each term it keeps by what it runs over (`names`: the feature, head column or key), since the
+// reader can no longer count its place: "object: 1 × 3 (9 zero terms left out)" (review 4, finding 6).
 const FEW = 4;
-function sumOfProducts(pairs, t) {
-  const kept = pairs.length <= FEW ? pairs : pairs.filter(([a, b]) => a !== 0 && b !== 0);
+function sumOfProducts(pairs, t, names = null) {
+  const kept = pairs.map((pair, i) => [...pair, i]).filter(([a, b]) => pairs.length <= FEW || (a !== 0 && b !== 0));
   const zeros = pairs.length - kept.length;
-  const shown = kept.length ? kept.map(([a, b]) => `${f(a)}×${f(b)}`).join(' + ') : t('explain.allZero');
+  const term = ([a, b, i]) => (zeros > 0 && names ? `${names[i]}: ${f(a)} × ${f(b)}` : `${f(a)}×${f(b)}`);
+  const shown = kept.length ? kept.map(term).join(' + ') : t('explain.allZero');
   return zeros === 0 ? shown : `${shown} ${zeros === 1 ? t('explain.zero') : t('explain.zeros', { count: zeros })}`;
+}
+
+// the row of X (or C) a projection reads, quoted whole up to QUOTED numbers (review 4, finding 6)
+const QUOTED = 12;
+function sourceRow(values, dModel, row) {
+  const all = Array.from({ length: dModel }, (_, i) => f(values[row * dModel + i]));
+  return all.length <= QUOTED ? `[${all.join(', ')}]` : `[${all.slice(0, QUOTED - 2).join(', ')}, … (${dModel})]`;
 }
 
 function products(n, a, b) {
@@ -64,8 +75,9 @@ function explainProjection({ view, t, matrix, head, row, col, h, title, rowName,
     title,
     lines: [
       t('explain.projection', { table: t(`table.${matrix}`), source: from, weights: t(`table.w${matrix}`), row: rowName, col: colName }),
+      t('explain.sourceRow', { source: from, row: rowName, values: sourceRow(rows, dModel, row) }),
       ...(added ? [t('explain.positions', { source: from })] : []),
-      sumOfProducts(pairs, t),
+      sumOfProducts(pairs, t, view.columns),
       ...(bias === undefined ? [] : [t('explain.bias', { bias: `b_${matrix}`, value: f(bias) })]),
     ],
     value: f(at(h[matrix], width, row, col)),
@@ -77,7 +89,7 @@ function explainScore({ view, t, row, col, h, title, token, key }) {
   const pairs = products(dK, (i) => at(h.q, dK, row, i), (i) => at(h.k, dK, col, i));
   return {
     title,
-    lines: [t('explain.score', { token, key, dK }), sumOfProducts(pairs, t)],
+    lines: [t('explain.score', { token, key, dK }), sumOfProducts(pairs, t, tableLabels(view, 'q').columns)],
     value: f(at(h.scores, view.m, row, col)),
   };
 }
@@ -124,7 +136,7 @@ function explainHeadOutput({ view, t, row, col, h, title, token, colName }) {
   const pairs = products(view.m, (j) => at(h.weights, view.m, row, j), (j) => at(h.v, dV, j, col));
   return {
     title,
-    lines: [t('explain.z', { token, col: colName }), sumOfProducts(pairs, t)],
+    lines: [t('explain.z', { token, col: colName }), sumOfProducts(pairs, t, view.keyTokens.map((k) => `'${isolate(k)}'`))],
     value: f(at(h.z, dV, row, col)),
   };
 }
@@ -149,7 +161,7 @@ function explainOutput({ view, t, row, col, title, token, colName }) {
   const pairs = products(width, (i) => at(result.concat, width, row, i), (i) => weights.wo[i * dModel + col]);
   return {
     title,
-    lines: [t('explain.wo', { token, col: colName }), sumOfProducts(pairs, t),
+    lines: [t('explain.wo', { token, col: colName }), sumOfProducts(pairs, t, tableLabels(view, 'concat').columns),
       ...(weights.bo ? [t('explain.bias', { bias: 'b_o', value: f(weights.bo[col]) })] : [])],
     value: f(at(result.output, result.dOut, row, col)),
   };

@@ -77,12 +77,20 @@ function buildSteps(keyTokens) {
   });
   const foot = document.createElement('tfoot');
   const sumRow = document.createElement('tr');
-  const sumLabel = document.createElement('th');
-  sumLabel.scope = 'row';
-  sumLabel.colSpan = 7;
+  // the row is named in the token column, which stays on screen as the table scrolls sideways, and
+  // says whose output it is above its vector: no sentence spans the columns to be cut by the sticky
+  // column (review 4, finding 5)
+  const name = document.createElement('th');
+  name.scope = 'row';
+  name.textContent = 'z = Σ softmax · v';
+  const gap = document.createElement('td');
+  gap.colSpan = 6;
   const sum = document.createElement('td');
   sum.dataset.part = 'z';
-  sumRow.append(sumLabel, sum);
+  const whose = document.createElement('span');
+  whose.className = 'z-whose';
+  sum.append(whose, document.createElement('span'));
+  sumRow.append(name, gap, sum);
   foot.append(sumRow);
   table.append(thead, body, foot);
   return table;
@@ -156,7 +164,7 @@ function fillSteps(table, view, queryIndex, head, t) {
       if (matrix === 'scaled') td.classList.toggle('masked', h.scaled[queryIndex * m + j] === -Infinity);
     });
   }
-  const [sumLabel, sum] = table.tFoot.rows[0].cells;
-  setText(sumLabel, t('steps.sum', { head: head + 1, token: tokens[queryIndex] }));
-  setText(sum, vector(row(h.z, dV, queryIndex)));
+  const [whose, z] = table.tFoot.rows[0].cells[2].children;
+  setText(whose, t('steps.sum', { head: head + 1, token: tokens[queryIndex] }));
+  setText(z, vector(row(h.z, dV, queryIndex)));
 }

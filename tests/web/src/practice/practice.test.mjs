@@ -71,6 +71,20 @@ describe('practice: reading an answer', () => {
     assert.equal(value('−¾'), -0.75);
     assert.equal(value('1⁄4'), 0.25);  // the fraction slash
   });
+  it('reads an answer written as the explanations write it (review 4, finding 11)', () => {
+    const e = Math.E;
+    assert.equal(value('e^1/(2e^1+e^2)'), e / (2 * e + e * e));
+    assert.equal(value('e^1 / (e^1 + e^0 + e^1)'), e / (e + 1 + e));
+    assert.equal(value('e^0.8209 / (e^-0.1183 + e^0.8209 + e^-0.2875)'), Math.exp(0.8209) / (Math.exp(-0.1183) + Math.exp(0.8209) + Math.exp(-0.2875)));
+    assert.equal(value('2/√4'), 1);
+    assert.equal(value('exp(1)/3'), e / 3);
+    assert.equal(value('0.5 × 1 + 0.25 × 0'), 0.5);
+    assert.equal(value('−e^2'), -(e * e));
+    assert.equal(value('e^−1'), 1 / e);
+    assert.equal(value('१/(१+e^०)'), 0.5);
+    assert.equal(problem('2 3 + 1'), 'answer.space');
+    for (const text of ['e^', '(1', 'e^1000', '(1/0)', 'e^1)', 'exp1']) assert.equal(problem(text), 'answer.notNumber', text);
+  });
   it('the comma rule: a decimal comma, except where it could be a thousands separator', () => {
     assert.equal(value('0,5'), 0.5);
     assert.equal(value('2,75'), 2.75);
@@ -134,7 +148,14 @@ describe('practice: cat-sat (002) in numbers from the notes', () => {
   });
   it('names the typical mistakes with their values', () => {
     const scaled = exerciseOf(view, { matrix: 'scaled', head: 0, row: 0, col: 2 });
-    assert.deepEqual(scaled.mistakes.map((m) => [m.key, m.value]), [['mistake.noScaling', 2], ['mistake.dividedByDk', 0.5]]);
+    assert.deepEqual(scaled.mistakes.map((m) => [m.key, m.value]), [['mistake.noScaling', 2], ['mistake.dividedByDk', 0.5], ['mistake.rootOfTwo', 2 / Math.SQRT2]]);
+    assert.equal(judge(2 / 1.414, scaled).mistakes[0].key, 'mistake.rootOfTwo');  // the 000 notes' √2 carried over (d_k = 4 here)
+    // z of 'sat', column 1: only the term of 'sat' (weight e²/(2e + e²) × v = 1), the other words' terms not added
+    const z = exerciseOf(view, { matrix: 'z', head: 0, row: 2, col: 0 });
+    const sat = Math.exp(2) / (2 * Math.E + Math.exp(2));
+    assert.deepEqual(judge(0.5761, z).mistakes.map((m) => [m.key, m.params.key]), [['mistake.oneTerm', 'sat']]);
+    assert.ok(Math.abs(z.mistakes.find((m) => m.params.key === 'sat').value - sat) < 1e-12);
+    assert.equal(judge(sat + Math.E / (2 * Math.E + Math.exp(2)), z).correct, true);  // 'The' (v = 1) + 'sat'; 'cat' has v = 0
     const weight = exerciseOf(view, { matrix: 'weights', head: 0, row: 0, col: 2 });
     const byKey = Object.fromEntries(weight.mistakes.map((m) => [m.key, m.value]));
     assert.ok(Math.abs(byKey['mistake.unnormalised'] - Math.E) < 1e-12);           // e^1

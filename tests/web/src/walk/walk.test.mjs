@@ -7,7 +7,7 @@ import { walkSteps, STAGES, cellSelector } from '../../../../web/src/walk/steps.
 import { presetState, buildRequest, withCellEdit, withSettingChange, withWeightEdit, modifiedAspects } from '../../../../web/src/state/index.mjs';
 import { explainCell } from '../../../../web/src/shared/explain-cell.mjs';
 import { tableLabels } from '../../../../web/src/shared/labels.mjs';
-import { setPrecision } from '../../../../web/src/shared/format.mjs';
+import { setPrecision, formatNumber } from '../../../../web/src/shared/format.mjs';
 import { message } from '../../../../web/src/i18n/index.mjs';
 import { referenceAttention } from '../../reference.mjs';
 
@@ -122,9 +122,14 @@ describe('explanations', () => {
     assert.equal(the.lines[1], '0.6×0.2 + 0.5×0.1 + 0.4×0');
     const q = explainCell(view, { matrix: 'q', head: 0, row: it, col: 2 });
     assert.equal(q.title, `Q, head 1: row 'it', column '${tableLabels(view, 'q').columns[2]}'`);
-    assert.equal(q.lines[1], '0.4×1 (8 zero terms left out)');
+    // the X row the terms come from, quoted whole, and each kept term named by its feature (review 4, finding 6)
+    const xIt = Array.from({ length: view.dModel }, (_, i) => view.x[it * view.dModel + i]);
+    assert.equal(q.lines[1], `Row 'it' of X: [${xIt.map((v) => formatNumber(v)).join(', ')}].`);
+    const named = /^(\w+): 0\.4 × 1 \(8 zero terms left out\)$/.exec(q.lines[2]);
+    assert.ok(named, q.lines[2]);
+    assert.equal(Math.fround(xIt[view.columns.indexOf(named[1])]), Math.fround(0.4), `${named[1]} is the feature 'it' holds 0.4 of`);
     const because = explainCell(view, { matrix: 'q', head: 0, row: view.tokens.indexOf('because'), col: 0 });
-    assert.match(because.lines[1], /^every term is 0 \(9 zero terms left out\)$/);
+    assert.match(because.lines[2], /^every term is 0 \(9 zero terms left out\)$/);
   });
 });
 
