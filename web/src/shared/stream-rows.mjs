@@ -5,7 +5,7 @@
 // The rows of one block, by arrangement: [message key, the layer's array].
 export const STREAM_STAGES = {
   'attention-only': [['blocks.stream.enter', 'input'], ['blocks.stream.attention', 'attention'], ['blocks.stream.output', 'output']],
-  pre: [['blocks.stream.enter', 'input'], ['blocks.stream.attentionPre', 'attention'], ['blocks.stream.attended', 'attended'],
+  pre: [['blocks.stream.enter', 'input'], ['blocks.stream.attentionPre', 'attention'], ['blocks.stream.attendedPre', 'attended'],
     ['blocks.stream.mlpPre', 'mlpOut'], ['blocks.stream.output', 'output']],
   post: [['blocks.stream.enter', 'input'], ['blocks.stream.attention', 'attention'], ['blocks.stream.attended', 'attended'],
     ['blocks.stream.norm1', 'middle'], ['blocks.stream.mlp', 'mlpOut'], ['blocks.stream.summed', 'summed'],
