@@ -161,7 +161,7 @@ describe('explain this number across layers: full blocks', () => {
     const [attended, mlp] = numbersOf(shown.lines[3]);
     near(attended, expected[0].attended[RIVER * D + 3], 'layer 1 x + attention');
     near(mlp, expected[0].mlpOut[RIVER * D + 3], 'layer 1 MLP');
-    assert.match(shown.links[1], /Residual stream of 'river': = x \+ attention, layer 1, column/);
+    assert.match(shown.links[1], /Residual stream of 'river': = a = x \+ attention, layer 1, column/);
 
     // the residual sum of layer 1 in the stream's table, then its attention term, in layer 1's tables
     await followLink(/= x \+ attention, layer 1/);
