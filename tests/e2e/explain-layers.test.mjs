@@ -166,7 +166,7 @@ describe('explain this number across layers: full blocks', () => {
     // the residual sum of layer 1 in the stream's table, then its attention term, in layer 1's tables
     await followLink(/= x \+ attention, layer 1/);
     shown = await panel();
-    assert.match(shown.title, /^Residual stream of 'river': = x \+ attention, layer 1/);
+    assert.match(shown.title, /^Residual stream of 'river': = a = x \+ attention, layer 1/);
     near(shown.value, expected[0].attended[RIVER * D + 3], 'layer 1 x + attention (stream cell)');
     const [x, attention] = numbersOf(shown.lines[1]);
     near(x, expected[0].input[RIVER * D + 3], 'layer 1 x');
