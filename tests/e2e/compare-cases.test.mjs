@@ -71,4 +71,19 @@ describe('the compare view: two heads, two layers', () => {
     equalsDifference(shown.weights, shown.layers[1].heads[0], shown.layers[0].heads[0], 'layer 2 − layer 1 weights');
     equalsDifference(shown.output, shown.layers[1].attention, shown.layers[0].attention, 'layer 2 − layer 1 attention output');
   });
+
+  it('at 375 px, in Hindi, the tables scroll sideways and their captions stay whole on the screen', async () => {
+    await tab.page.setViewportSize({ width: 375, height: 800 });
+    const state = { ...presetState('cat-sat'), layers: 2, block: 'full', selectedLayer: 0 };
+    await tab.page.goto('about:blank');
+    await tab.page.goto(`${browser.url}?view=compare&lang=hi${stateToFragment(state)}&${stateToFragment({ ...state, selectedLayer: 1 }).slice(1)}`);
+    await tab.page.waitForFunction(() => document.querySelectorAll('.compare-difference caption').length === 3);
+    const seen = await tab.page.evaluate(() => ({
+      page: document.documentElement.scrollWidth,
+      captions: [...document.querySelectorAll('.compare-difference caption')].map((c) => ({ text: c.textContent, right: c.getBoundingClientRect().right })),
+    }));
+    assert.equal(seen.page, 375, 'nothing wider than the screen but the scrolling tables');
+    for (const { text, right } of seen.captions) assert.ok(right <= 375, `caption "${text}" ends at ${right} px`);
+    assert.match(seen.captions[0].text, /[\u0900-\u097F]/);
+  });
 });
