@@ -158,6 +158,15 @@ describe('Compare before and after training', () => {
     await compare.close();
   });
 
+  it('the link says what it opens in the lab\'s language, Hindi after the menu changes it', async () => {
+    assert.match(await page().textContent('#train-compare-link'), /^Open the comparison: .* after \d+ steps/);
+    await page().selectOption('#language', 'hi');
+    await page().waitForFunction(() => /[\u0900-\u097F]/.test(document.querySelector('#train-compare-link').textContent));
+    assert.match(await page().textContent('#train-compare-link'), /तुलना खोलें: .* \d+ चरणों/);
+    await page().selectOption('#language', 'en');
+    await page().waitForFunction(() => /^Open the comparison/.test(document.querySelector('#train-compare-link').textContent));
+  });
+
   it('induction is not offered (rotary positions are no lab state); the button follows the task', async () => {
     await chooseTask('induction');
     assert.equal(await page().isHidden('#train-compare'), true);

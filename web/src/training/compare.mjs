@@ -61,7 +61,7 @@ export function compareAddress(href, a, b) {
 
 // The button: the run paused, its weights now read, the link written under the buttons (or why not)
 async function showCompare(training) {
-  const { $, t } = training;
+  const { $ } = training;
   if (!training.run?.initial) return;
   pause(training);
   await training.busy;
@@ -71,13 +71,19 @@ async function showCompare(training) {
   const address = compareAddress(location.href, a, b);
   const link = $('train-compare-link');
   link.hidden = !address;
-  if (address) {
-    link.href = address;
-    link.textContent = t('train.compareOpen', { steps: training.run.snapshot.steps });
-  } else link.removeAttribute('href');
-  $('train-compare-why').textContent = address ? '' : t('train.compareTooLarge', { max: MAX_LINK.toLocaleString('en') });
+  if (address) link.href = address;
+  else link.removeAttribute('href');
+  training.compareSteps = address ? training.run.snapshot.steps : null;
   $('train-compare-note').hidden = false;
+  relabelCompare(training);
   if (address) link.focus();
+}
+
+/** The link's text (or why there is none) in the lab's language now. */
+export function relabelCompare({ $, t, compareSteps }) {
+  if ($('train-compare-note').hidden) return;
+  $('train-compare-link').textContent = compareSteps === null ? '' : t('train.compareOpen', { steps: compareSteps });
+  $('train-compare-why').textContent = compareSteps === null ? t('train.compareTooLarge', { max: MAX_LINK.toLocaleString('en') }) : '';
 }
 
 /** Wires the button; shown for the tasks whose weights make a lab (comparable). */

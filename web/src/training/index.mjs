@@ -11,7 +11,7 @@ import { ablate, ablateInduction, pause, play, reset, stepOnce, showProbe, stop 
 import { inductionHeadsFound } from './pictures.mjs';
 import { fillProbes, draw } from './pictures.mjs';
 import { useWeights } from './use.mjs';
-import { wireCompare } from './compare.mjs';
+import { wireCompare, relabelCompare } from './compare.mjs';
 import { mountGradient } from './gradient.mjs';
 import { applyTexts } from '../i18n/page.mjs';
 import { whenNear } from '../shared/in-view.mjs';
@@ -129,6 +129,7 @@ function relabel(training) {
   if (training.examples) fillProbes(training);
   if (training.run?.snapshot) draw(training);
   training.gradient?.relabel();
+  relabelCompare(training);
 }
 
 function handle(training) {
