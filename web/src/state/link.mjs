@@ -61,7 +61,8 @@ function isParameters(v) {
 export function registerLinkField(name, check) {
   if (Object.hasOwn(BASE, name) && !Object.hasOwn(LINK_FIELDS, name)) LINK_FIELDS[name] = check;
 }
-const MAX_LINK = 2_000_000;
+/** The longest fragment the page reads (Chromium opens no address over 2 MB). */
+export const MAX_LINK = 2_000_000;
 // "row:token:col" → a float32 value, no more than one per cell of the largest table the page shows.
 const MAX_EDITS = MAX_TOKENS * PAGE_LIMITS.dModel;
 function isEdits(v) {

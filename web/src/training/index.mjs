@@ -11,6 +11,7 @@ import { ablate, ablateInduction, pause, play, reset, stepOnce, showProbe, stop 
 import { inductionHeadsFound } from './pictures.mjs';
 import { fillProbes, draw } from './pictures.mjs';
 import { useWeights } from './use.mjs';
+import { wireCompare, relabelCompare } from './compare.mjs';
 import { mountGradient } from './gradient.mjs';
 import { applyTexts } from '../i18n/page.mjs';
 import { whenNear } from '../shared/in-view.mjs';
@@ -54,6 +55,7 @@ export function createTraining({ after, compute, getState, useState, signal, t }
   const training = createSection({ after, compute, getState, useState, signal, t });
   fillTaskMenu(training);
   wire(training);
+  wireCompare(training);  // "Compare before and after" (compare.mjs)
   training.$('train-speed').value = String(DEFAULT_SPEED);
   showTask(training);
   training.gradient = mountGradient(training);  // one weight's dLoss/dw (gradient.mjs)
@@ -127,6 +129,7 @@ function relabel(training) {
   if (training.examples) fillProbes(training);
   if (training.run?.snapshot) draw(training);
   training.gradient?.relabel();
+  relabelCompare(training);
 }
 
 function handle(training) {

@@ -56,7 +56,10 @@ export async function start(training) {
     training.run = null;
     return false;
   }
-  training.run = { config, history: { train: [], heldOut: [[0, answer.heldOut.loss]] }, snapshot: answer, best: { accuracy: answer.heldOut.accuracy, step: 0 } };
+  // the starting weights, for "Compare before and after" (compare.mjs)
+  const initial = await training.engine.weights();
+  if (id !== training.generation) return false;
+  training.run = { config, history: { train: [], heldOut: [[0, answer.heldOut.loss]] }, snapshot: answer, best: { accuracy: answer.heldOut.accuracy, step: 0 }, initial };
   training.$('train-stopped').textContent = '';
   // heads switched off belong to the run before
   for (const box of training.section.querySelectorAll('input[name="train-ablate-head"]')) box.checked = false;

@@ -3,7 +3,7 @@
 import { pause } from './run.mjs';
 
 /** The lab's state with the learned layer: one self-attention layer on `example`'s sentence. */
-function stateWithWeights(state, { model, weights, learnedEmbeddings, example }) {
+export function stateWithWeights(state, { model, weights, learnedEmbeddings, example }) {
   const d = model.dModel / model.heads;
   return {
     ...state,
