@@ -169,7 +169,7 @@ describe('the flash chapter', () => {
 });
 
 // The practice (shared/chapter-practice.mjs): the whole update of the tile that follows the
-// step-through's (new m, ℓ and o's first value), against the float64 online softmax above; keeping the
+// step-through's (new m, ℓ and o's value in one column of V), against the float64 online softmax above; keeping the
 // old maximum, forgetting to rescale ℓ or o, and the old maximum in the tile's terms named.
 describe("the flash chapter's practice", () => {
   it('asks m, ℓ and o after the next tile, takes the float64 answers, names the typical mistakes, and waits at the last tile', async () => {
@@ -205,12 +205,15 @@ describe("the flash chapter's practice", () => {
     assert.match(await answer((before.l + term).toPrecision(4)), /by forgetting to rescale ℓ by e\^\(m_old − m_new\)\. Try again\.$/);
     // the term against the old maximum: e^(s − m_old) = e^(s − m_new) / r, and the old ℓ not rescaled
     assert.match(await answer((before.l + term / after.r).toPrecision(4)), /by taking the tile's terms against the old maximum\. Try again\.$/);
-    // o's first value: r·o_old + e^(s − m_new)·v; not rescaled, o_old + (o_new − r·o_old)
-    assert.match(await tab.page.textContent('[data-flash-out-practice="question"]'), new RegExp(`^Tile ${t + 1}'s keys carry the values .+ What is o's first value after it \\(before dividing by ℓ\\)\\?$`));
-    assert.match(await answer(after.o[0].toPrecision(4), 'flash-out'), /^Right: the engine gives /);
-    const added = after.o[0] - after.r * before.o[0];
-    if (Math.abs(before.o[0] * (1 - after.r)) > 0.01 * Math.max(1e-3, Math.abs(after.o[0]))) {
-      assert.match(await answer((before.o[0] + added).toPrecision(4), 'flash-out'), /by forgetting to rescale o by e\^\(m_old − m_new\)\. Try again\.$/);
+    // o's value in the column asked: r·o_old + e^(s − m_new)·v; not rescaled, o_old + (o_new − r·o_old)
+    const asked = await tab.page.textContent('[data-flash-out-practice="question"]');
+    const [, column] = new RegExp(`^Tile ${t + 1}'s keys carry the values .+ in column (\\d+) of V\\. .+ what is that value after it \\(before dividing by ℓ\\)\\?$`).exec(asked) ?? [];
+    assert.ok(column, asked);
+    const c = Number(column) - 1;
+    assert.match(await answer(after.o[c].toPrecision(4), 'flash-out'), /^Right: the engine gives /);
+    const added = after.o[c] - after.r * before.o[c];
+    if (Math.abs(before.o[c] * (1 - after.r)) > 0.01 * Math.max(1e-3, Math.abs(after.o[c]))) {
+      assert.match(await answer((before.o[c] + added).toPrecision(4), 'flash-out'), /by forgetting to rescale o by e\^\(m_old − m_new\)\. Try again\.$/);
     }
     await tab.page.focus('[data-flash="next"]');
     for (let i = t; i < want.rows.length; i++) await tab.page.keyboard.press('Enter');

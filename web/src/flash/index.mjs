@@ -115,7 +115,7 @@ export function mount(ctx) {
   const parts = build(ctx);
   const chapter = { started: false, r: null, error: null, head: 0, row: 0, step: 0, tokenName: '', request: 0 };
   parts.practice = [mountPractice(ctx, parts.body, 'flashMax', () => maxQuestion(ctx, chapter)),
-    mountPractice(ctx, parts.body, 'flash', () => flashQuestion(ctx, chapter)), mountPractice(ctx, parts.body, 'flashOut', () => outputQuestion(ctx, chapter))];
+    mountPractice(ctx, parts.body, 'flash', () => flashQuestion(ctx, chapter), { heading: false }), mountPractice(ctx, parts.body, 'flashOut', () => outputQuestion(ctx, chapter), { heading: false })];
   const compute = async () => {
     const state = ctx.store.state, view = ctx.store.view;
     if (!chapter.started || !view) return;

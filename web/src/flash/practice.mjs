@@ -5,7 +5,7 @@
 // rescaled, rescaled the wrong way; the tile's terms taken against the old maximum.
 import { formatNumber, formatNumbers } from '../shared/format.mjs';
 
-// The tile after the step's: its scores and first values, m, ℓ and o[0] before it, and the core's after it.
+// The tile after the step's: its scores and values in one column c, m, ℓ and o[c] before it, and the core's after it.
 function nextTile(chapter) {
   const { r, head, row, step } = chapter;
   if (!r || step + 1 >= r.tiles) return null;
@@ -13,11 +13,15 @@ function nextTile(chapter) {
   const h = r.heads[head], exact = r.exact.heads[head];
   const first = t * r.tile, last = Math.min(m, first + r.tile);
   const scores = Array.from(exact.scaled.slice(row * m + first, row * m + last));
-  const values = scores.map((_, k) => exact.v[(first + k) * dV]);
+  // the output's column whose values in the tile are largest (a column of zeros asks nothing)
+  const column = (c) => scores.map((_, k) => exact.v[(first + k) * dV + c]);
+  const size = (c) => column(c).reduce((total, value) => total + Math.abs(value), 0);
+  let c = 0;
+  for (let d = 1; d < dV; d++) if (size(d) > size(c)) c = d;
   return {
-    tile: t + 1, scores, values,
-    mOld: h.runningMax[at + step], lOld: h.runningSum[at + step], oOld: h.runningOutput[(at + step) * dV],
-    m: h.runningMax[at + t], l: h.runningSum[at + t], o: h.runningOutput[(at + t) * dV],
+    tile: t + 1, scores, values: column(c), column: c,
+    mOld: h.runningMax[at + step], lOld: h.runningSum[at + step], oOld: h.runningOutput[(at + step) * dV + c],
+    m: h.runningMax[at + t], l: h.runningSum[at + t], o: h.runningOutput[(at + t) * dV + c],
   };
 }
 
@@ -52,13 +56,13 @@ export function flashQuestion(ctx, chapter) {
   });
 }
 
-/** The new running output's first value (before the division by ℓ). */
+/** The new running output's value in one column (before the division by ℓ). */
 export function outputQuestion(ctx, chapter) {
   return asked(ctx, chapter, 'flash-o', (next) => {
     const mNew = Math.max(next.mOld, ...next.scores);
     const added = terms(next, mNew, next.values);
     return {
-      text: ctx.t('flash.practiceOut', { tile: next.tile, values: formatNumbers(next.values), m: formatNumber(next.mOld), o: formatNumber(next.oOld) }), want: next.o,
+      text: ctx.t('flash.practiceOut', { tile: next.tile, column: next.column + 1, values: formatNumbers(next.values), m: formatNumber(next.mOld), o: formatNumber(next.oOld) }), want: next.o,
       mistakes: [{ key: 'flashRescaleOut', value: next.oOld + added }, { key: 'flashWrongWayOut', value: next.oOld * Math.exp(mNew - next.mOld) + added },
         { key: 'flashOldMax', value: next.oOld + terms(next, next.mOld, next.values) }],
     };

@@ -1091,7 +1091,7 @@ export const EN = {
   'chapterPractice.mistake.gqaMod': "taking h mod kvHeads instead of ⌊h · kvHeads / heads⌋",
   'chapterPractice.mistake.gqaZero': "counting from 0 (the question counts from 1)",
   'flash.practiceMax': "Tile {tile} brings the scaled scores {scores}. Before it, m = {m}. What is m after it?",
-  'flash.practiceOut': "Tile {tile}'s keys carry the values {values} in the output's first column. Before it, m = {m} and o's first value is {o}. What is o's first value after it (before dividing by ℓ)?",
+  'flash.practiceOut': "Tile {tile}'s keys carry the values {values} in column {column} of V. Before it, m = {m} and o's value in column {column} is {o}. With the new m, what is that value after it (before dividing by ℓ)?",
   'chapterPractice.mistake.flashKeepMax': "keeping the old maximum (the tile has a larger score)",
   'chapterPractice.mistake.flashTileMax': "taking the tile's maximum alone, forgetting the old one",
   'chapterPractice.mistake.flashRescaleOut': "forgetting to rescale o by e^(m_old − m_new)",

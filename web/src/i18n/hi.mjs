@@ -1127,7 +1127,7 @@ export const HI = {
   'chapterPractice.mistake.gqaMod': "⌊h · kvHeads / heads⌋ की जगह h mod kvHeads लेते हैं",
   'chapterPractice.mistake.gqaZero': "0 से गिनते हैं (प्रश्न 1 से गिनता है)",
   'flash.practiceMax': "Tile {tile} scaled scores {scores} लाती है। उससे पहले m = {m}। उसके बाद m क्या है?",
-  'flash.practiceOut': "Tile {tile} की keys आउटपुट के पहले स्तंभ में values {values} लाती हैं। उससे पहले m = {m} और o का पहला मान {o} है। उसके बाद o का पहला मान क्या है (ℓ से भाग देने से पहले)?",
+  'flash.practiceOut': "Tile {tile} की keys V के स्तंभ {column} में values {values} लाती हैं। उससे पहले m = {m} और स्तंभ {column} में o का मान {o} है। नए m के साथ, उसके बाद वह मान क्या है (ℓ से भाग देने से पहले)?",
   'chapterPractice.mistake.flashKeepMax': "पुराना अधिकतम ही रखते हैं (tile में बड़ा score है)",
   'chapterPractice.mistake.flashTileMax': "पुराना अधिकतम भूलकर केवल tile का अधिकतम लेते हैं",
   'chapterPractice.mistake.flashRescaleOut': "o को e^(m_old − m_new) से फिर से scale करना भूल जाते हैं",

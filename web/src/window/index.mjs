@@ -179,7 +179,7 @@ export function mount(ctx) {
   const parts = build(ctx);
   const chapter = { started: false, answer: null, error: null, tokens: [], token: 0, head: 0, step: 0, window: 2, layers: 3, request: 0 };
   parts.practice = [mountPractice(ctx, parts.body, 'window', () => firstKeyQuestion(ctx, chapter)),
-    mountPractice(ctx, parts.body, 'windowReach', () => reachQuestion(ctx, chapter))];
+    mountPractice(ctx, parts.body, 'windowReach', () => reachQuestion(ctx, chapter), { heading: false })];
   const again = () => compute(ctx, parts, chapter);
   parts.run.addEventListener('click', () => {
     chapter.started = true;
