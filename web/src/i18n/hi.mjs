@@ -868,7 +868,7 @@ export const HI = {
   'window.reachCaption': "'{token}' (token {index}) तक क्या पहुँचता है: ● जहाँ उस token का vector बदलने से इसका आउटपुट हिला",
   'window.prev': "पिछली layer",
   'window.next': "अगली layer",
-  'window.rule': { plural: 'back', one: "कोर की window से निकलता नियम: हर layer w − 1 = {back} tokens और पीछे पहुँचती है, इसलिए L = {layers} layers के बाद एक token तक (w − 1) × L + 1 = {rule} tokens पहुँचते हैं, वह ख़ुद भी, जहाँ तक पाठ पीछे जाता है। Mistral का शोध-पत्र इसे w × L = {mistral} कहता है।", other: "कोर की window से निकलता नियम: हर layer w − 1 = {back} tokens और पीछे पहुँचती है, इसलिए L = {layers} layers के बाद एक token तक (w − 1) × L + 1 = {rule} tokens पहुँचते हैं, वह ख़ुद भी, जहाँ तक पाठ पीछे जाता है। Mistral का शोध-पत्र इसे w × L = {mistral} कहता है।" },
+  'window.rule': { plural: 'back', one: "कोर की window से निकलता नियम: हर layer w − 1 = {back} token और पीछे पहुँचती है, इसलिए L = {layers} layers के बाद एक token तक (w − 1) × L + 1 = {rule} tokens पहुँचते हैं, वह ख़ुद भी, जहाँ तक पाठ पीछे जाता है। Mistral का शोध-पत्र इसे w × L = {mistral} कहता है।", other: "कोर की window से निकलता नियम: हर layer w − 1 = {back} tokens और पीछे पहुँचती है, इसलिए L = {layers} layers के बाद एक token तक (w − 1) × L + 1 = {rule} tokens पहुँचते हैं, वह ख़ुद भी, जहाँ तक पाठ पीछे जाता है। Mistral का शोध-पत्र इसे w × L = {mistral} कहता है।" },
   'window.reach': "Layer {layer} / {layers} के बाद: '{token}' को tokens {first}–{last} ने हिलाया, कुल {count}; नियम (w − 1) × {layer} + 1 = {rule} देता है जहाँ पाठ काफ़ी लंबा है।",
   // [sinks] attention sinks and StreamingLLM's cache (web/src/sinks/)
   'sinks.title': "Attention sinks: पंक्ति वह weight कहाँ रखती है जिसकी उसे ज़रूरत नहीं",

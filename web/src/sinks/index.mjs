@@ -123,7 +123,9 @@ async function compute(ctx, parts, chapter) {
 export function mount(ctx) {
   const parts = build(ctx);
   const chapter = { started: false, sinkAnswer: null, evictAnswer: null, error: null, head: 0, step: 0, request: 0 };
-  parts.practice = mountPractice(ctx, parts.body, 'sinks', () => sinkQuestion(ctx, chapter));
+  const practice = element('div');  // under the sink table it asks about, before StreamingLLM's part
+  parts.sums.after(practice);
+  parts.practice = mountPractice(ctx, practice, 'sinks', () => sinkQuestion(ctx, chapter));
   const again = () => compute(ctx, parts, chapter);
   parts.run.addEventListener('click', () => {
     chapter.started = true;
