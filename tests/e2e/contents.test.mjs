@@ -1,8 +1,8 @@
 // The contents bar (web/src/contents/) and the chapters embedded alone: the bar's links in the issue's
 // order, each to ?view=<name>; following one by keyboard lands on the chapter with the focus in it; a
-// chapter not built yet (rope, gqa until their branch) is a link that loads the page as usual; Hindi at
-// 375 px in one line that scrolls, no link over another; axe-core; embed.html?view=window and <attention-lab view="sinks">
-// show that chapter alone, and it computes.
+// click on RoPE's the same; Hindi at 375 px in one line that scrolls, no link over another; axe-core;
+// for each of the six chapters, index.html?view=<name> lands on it in the whole page and
+// embed.html?view=<name> is it alone and computes; <attention-lab view="sinks"> the same.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
@@ -49,13 +49,18 @@ describe('the contents bar', () => {
     assert.equal(new URL(tab.page.url()).pathname.endsWith('index.html'), true, 'no reload: the same page');
   });
 
-  it('a chapter this page lacks yet (rope) is a plain link: the page loads as usual, with no error', async () => {
+  it('every chapter is on the page now: the RoPE link by a click lands on it too, no reload, no error', async () => {
     await open('index.html');
-    const has = await tab.page.locator('section[data-view="rope"]').count();
+    assert.equal(await tab.page.locator('section[data-view="rope"]').count(), 1);
     await tab.page.click('nav.contents a[data-contents="rope"]');
-    await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0 && location.search === '?view=rope');
+    await tab.page.waitForFunction(() => document.activeElement?.dataset.view === 'rope');
+    await tab.page.waitForTimeout(300);  // any smooth scroll ended
+    const { top, end, height } = await tab.page.$eval('section[data-view="rope"]', (s) => ({
+      top: s.getBoundingClientRect().top, end: scrollY + innerHeight >= document.documentElement.scrollHeight - 2, height: innerHeight,
+    }));
+    assert.ok(top > -2 && (top < 2 || (end && top < height / 2)), `the chapter's top is at ${top} px`);
+    assert.equal(new URL(tab.page.url()).pathname.endsWith('index.html'), true, 'no reload: the same page');
     assert.equal(await tab.page.locator('section[data-view="steps"]').count(), 1);
-    if (has) assert.ok(await tab.page.locator('section[data-view="rope"]').isVisible());
   });
 
   it('in Hindi at 375 px: Hindi labels, the bar wraps with no link over another, no overflow, axe-core clean', async () => {
@@ -83,6 +88,29 @@ describe('the contents bar', () => {
     assert.deepEqual(violations, []);
     await tab.page.setViewportSize({ width: 1280, height: 800 });
   });
+});
+
+describe('every chapter by its link, on the page and alone', () => {
+  // [view, the key of its data attributes]
+  const CHAPTERS = [['flash', 'flash'], ['kv-cache', 'kv'], ['rope', 'rope'], ['gqa', 'gqa'], ['window', 'window'], ['sinks', 'sinks']];
+  for (const [view, key] of CHAPTERS) {
+    it(`index.html?view=${view} lands on it in the whole page; embed.html?view=${view} is it alone, and it computes`, async () => {
+      await tab.page.setViewportSize({ width: 1280, height: 800 });
+      await open(`index.html?view=${view}&preset=telescope`);
+      await tab.page.waitForTimeout(100);
+      const { top, end, height } = await tab.page.$eval(`section[data-view="${view}"]`, (s) => ({
+        top: s.getBoundingClientRect().top, end: scrollY + innerHeight >= document.documentElement.scrollHeight - 2, height: innerHeight,
+      }));
+      assert.ok(top > -1 && (top < 80 || (end && top < height / 2)), `${view}: its top is at ${top} px`);
+      assert.equal(await tab.page.locator('section[data-view="steps"]').count(), 1, 'the rest of the page is there');
+      await open(`embed.html?view=${view}&preset=telescope`);
+      assert.deepEqual(await shownViews(tab.page), [view]);
+      await tab.page.click(`[data-${key}="run"]`);
+      await tab.page.waitForFunction((k) => document.querySelectorAll(`[data-${k}="table"] tbody tr`).length > 0, key);
+      assert.equal(await tab.page.locator(`section[data-view="${view}"] .flash-status[role="status"]`).first().textContent(), '', 'no error');
+      assert.ok(await tab.page.locator(`[data-${key}="table"]`).isVisible(), 'its table is shown');
+    });
+  }
 });
 
 describe('one chapter embedded alone', () => {

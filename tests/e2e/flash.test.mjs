@@ -168,10 +168,11 @@ describe('the flash chapter', () => {
   });
 });
 
-// The practice (shared/chapter-practice.mjs): ℓ after the tile that follows the step-through's, against
-// the float64 online softmax above; forgetting to rescale ℓ named.
+// The practice (shared/chapter-practice.mjs): the whole update of the tile that follows the
+// step-through's (new m, ℓ and o's value in one column of V), against the float64 online softmax above; keeping the
+// old maximum, forgetting to rescale ℓ or o, and the old maximum in the tile's terms named.
 describe("the flash chapter's practice", () => {
-  it('asks ℓ after the next tile, takes the float64 answer, names a forgotten rescale, and waits at the last tile', async () => {
+  it('asks m, ℓ and o after the next tile, takes the float64 answers, names the typical mistakes, and waits at the last tile', async () => {
     await tab.page.setViewportSize({ width: 1280, height: 800 });
     await open('view=flash');
     // a longer sentence and seeded weights: rows whose maximum moves from tile to tile
@@ -188,18 +189,37 @@ describe("the flash chapter's practice", () => {
     for (let i = 1; i < t; i++) await tab.page.keyboard.press('Enter');
     const question = await tab.page.textContent('[data-flash-practice="question"]');
     assert.match(question, new RegExp(`^Tile ${t + 1} brings the scaled scores `));
-    const answer = async (value) => {
-      await tab.page.fill('[data-flash-practice="answer"]', String(value));
-      await tab.page.press('[data-flash-practice="answer"]', 'Enter');
-      return tab.page.textContent('[data-flash-practice="feedback"]');
+    const answer = async (value, key = 'flash') => {
+      await tab.page.fill(`[data-${key}-practice="answer"]`, String(value));
+      await tab.page.press(`[data-${key}-practice="answer"]`, 'Enter');
+      return tab.page.textContent(`[data-${key}-practice="feedback"]`);
     };
-    assert.match(await answer(want.rows[t].l.toPrecision(4)), /^Right: the engine gives /);
+    const [before, after] = [want.rows[t - 1], want.rows[t]];
+    // m: the larger of the old and the tile's; the old one kept named
+    assert.match(await tab.page.textContent('[data-flash-max-practice="question"]'), new RegExp(`^Tile ${t + 1} brings the scaled scores .+ What is m after it\\?$`));
+    assert.match(await answer(after.m.toPrecision(4), 'flash-max'), /^Right: the engine gives /);
+    assert.match(await answer(before.m.toPrecision(4), 'flash-max'), /by keeping the old maximum \(the tile has a larger score\)\. Try again\.$/);
+    assert.match(await answer(after.l.toPrecision(4)), /^Right: the engine gives /);
     // not rescaled: the old ℓ plus the tile's terms e^(s − m_new) (tiles of one key: ℓ_new − r·ℓ_old is that term)
-    const forgot = want.rows[t - 1].l + (want.rows[t].l - want.rows[t].r * want.rows[t - 1].l);
-    assert.match(await answer(forgot.toPrecision(4)), /by forgetting to rescale ℓ by e\^\(m_old − m_new\)\. Try again\.$/);
+    const term = after.l - after.r * before.l;
+    assert.match(await answer((before.l + term).toPrecision(4)), /by forgetting to rescale ℓ by e\^\(m_old − m_new\)\. Try again\.$/);
+    // the term against the old maximum: e^(s − m_old) = e^(s − m_new) / r, and the old ℓ not rescaled
+    assert.match(await answer((before.l + term / after.r).toPrecision(4)), /by taking the tile's terms against the old maximum\. Try again\.$/);
+    // o's value in the column asked: r·o_old + e^(s − m_new)·v; not rescaled, o_old + (o_new − r·o_old)
+    const asked = await tab.page.textContent('[data-flash-out-practice="question"]');
+    const [, column] = new RegExp(`^Tile ${t + 1}'s keys carry the values .+ in column (\\d+) of V\\. .+ what is that value after it \\(before dividing by ℓ\\)\\?$`).exec(asked) ?? [];
+    assert.ok(column, asked);
+    const c = Number(column) - 1;
+    assert.match(await answer(after.o[c].toPrecision(4), 'flash-out'), /^Right: the engine gives /);
+    const added = after.o[c] - after.r * before.o[c];
+    if (Math.abs(before.o[c] * (1 - after.r)) > 0.01 * Math.max(1e-3, Math.abs(after.o[c]))) {
+      assert.match(await answer((before.o[c] + added).toPrecision(4), 'flash-out'), /by forgetting to rescale o by e\^\(m_old − m_new\)\. Try again\.$/);
+    }
     await tab.page.focus('[data-flash="next"]');
     for (let i = t; i < want.rows.length; i++) await tab.page.keyboard.press('Enter');
     assert.match(await tab.page.textContent('[data-flash-practice="question"]'), /^The step-through is at the last tile/);
     assert.equal(await tab.page.isDisabled('[data-flash-practice="answer"]'), true);
+    assert.equal(await tab.page.isDisabled('[data-flash-max-practice="answer"]'), true);
+    assert.equal(await tab.page.isDisabled('[data-flash-out-practice="answer"]'), true);
   });
 });

@@ -119,16 +119,50 @@ describe('the sinks chapter: the sink logit', () => {
     }
   }
 
-  // (bit for bit in the core: tests/core/test_modern_exact.cpp; here the tiled pass beside attention()'s)
-  it('σ = −∞ (no sink) is the plain softmax: the same weights and output, nothing on the sink', async () => {
+  // (bit for bit in the core too: tests/core/test_modern_exact.cpp)
+  it('σ = −∞ (no sink) is the plain softmax bit for bit: the same float32 weights and output, nothing on the sink', async () => {
     await compute({ mode: 'none' });
     const s = await shown();
     for (const [weights, plainSum, sinkWeights, keySum, sink, zPlain, zSink] of s.sinks) {
-      vector(sinkWeights).forEach((value, j) => near(value, vector(weights)[j], `weight ${j}`));
-      near(parse(keySum), parse(plainSum), 'Σ');
+      assert.equal(sinkWeights, weights, 'the row reads the same');
+      assert.equal(keySum, plainSum, 'Σ');
       assert.equal(parse(sink), 0);
-      vector(zSink).forEach((value, c) => near(value, vector(zPlain)[c], `z ${c}`));
+      assert.equal(zSink, zPlain, 'z');
     }
+    // the chapter's σ = −∞ pass (its call: the example, one tile, sinks [−∞, −∞]) against the engine's
+    // sink-free passes, attention() and flashAttention() with no sinks: every float32 the same
+    const example = Object.fromEntries(Object.entries(exampleOptions()).map(([key, value]) => [key, value instanceof Float32Array ? Array.from(value) : value]));
+    const bits = await tab.page.evaluate(async (plain) => {
+      const options = Object.fromEntries(Object.entries(plain).map(([key, value]) => [key, Array.isArray(value) ? Float32Array.from(value) : value]));
+      const { loadAttention } = await import('./lib/attention.mjs');
+      const engine = await loadAttention({ learning: true });
+      const arr = (a) => Array.from(a);
+      const heads = (result) => result.heads.map((h) => ({ weights: arr(h.weights), z: arr(h.z), sink: arr(h.sinkWeight ?? []) }));
+      const minusInfinity = engine.flashAttention({ ...options, tile: options.n, sinks: [-Infinity, -Infinity] });
+      const none = engine.flashAttention({ ...options, tile: options.n });
+      const exact = engine.attention({ ...options, trace: true });
+      return { sink: heads(minusInfinity), none: heads(none), exact: heads(exact), flashExact: heads(minusInfinity.exact) };
+    }, example);
+    assert.equal(bits.sink.length, 2);
+    let apart = 0;
+    bits.sink.forEach((h, head) => {
+      assert.ok(h.weights.some((w) => w > 0 && w < 1), 'weights to compare');
+      // bit for bit: the same routine with no sink at all (the same start, m = −∞ and ℓ = 0)
+      assert.deepEqual(h.weights, bits.none[head].weights, `head ${head + 1}: σ = −∞ weights = no sink's, bit for bit`);
+      assert.deepEqual(h.z, bits.none[head].z, `head ${head + 1}: σ = −∞ output = no sink's, bit for bit`);
+      assert.deepEqual(bits.flashExact[head].weights, bits.exact[head].weights, 'the chapter\'s plain column is attention()\'s, bit for bit');
+      assert.ok(h.sink.every((w) => w === 0), 'nothing on the sink');
+      // attention() itself: its kernels divide the scores by the scale and take e^x in float32, the tiled
+      // pass multiplies by 1/scale and takes e^x in double, so the two agree to float32's last bit or so
+      h.weights.forEach((w, k) => { apart = Math.max(apart, Math.abs(w - bits.exact[head].weights[k])); });
+    });
+    assert.ok(apart <= 5e-7, `σ = −∞ against attention(): largest difference ${apart}`);
+    // and both as the float64 softmax gives them (to float32's rounding)
+    const want = attention64(exampleOptions(), causal);
+    const n = exampleOptions().n;
+    bits.sink.forEach((h, head) => want.forEach((row, i) => row.weights[head].forEach((w, j) => {
+      assert.ok(Math.abs(h.weights[i * n + j] - w) <= 1e-6, `head ${head + 1} row ${i} key ${j}: ${h.weights[i * n + j]} against ${w}`);
+    })));
   });
 
 });
@@ -183,5 +217,46 @@ describe("the sinks chapter: StreamingLLM's cache", () => {
       return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.length}`);
     });
     assert.deepEqual(violations, []);
+  });
+});
+
+// The practice (shared/chapter-practice.mjs): what the last row spends on its keys with σ one above the
+// table's, against the float64 sink softmax above (1 − the sink's share); the typical mistakes named.
+describe("the sinks chapter's practice", () => {
+  const answer = async (value) => {
+    await tab.page.fill('[data-sinks-practice="answer"]', String(value));
+    await tab.page.press('[data-sinks-practice="answer"]', 'Enter');
+    return tab.page.textContent('[data-sinks-practice="feedback"]');
+  };
+
+  for (const [head, mode, sigma, asked] of [[1, 'learned', -2, -1], [0, 'none', 0, 1], [1, 'one', 0, 1]]) {
+    it(`head ${head + 1}, ${mode} σ = ${sigma}: asks σ = ${asked}, takes the float64 sum, names the typical mistakes`, async () => {
+      await tab.page.setViewportSize({ width: 1280, height: 800 });
+      if (mode === 'learned') await open('view=sinks&preset=telescope');
+      await compute({ head, mode, sigma });
+      const example = exampleOptions(), n = example.n;
+      const row = attention64(example, causal, asked)[n - 1];
+      const spent = 1 - row.sink[head];
+      const question = await tab.page.textContent('[data-sinks-practice="question"]');
+      assert.match(question, new RegExp(`^Head ${head + 1}, 'mat': its scaled scores are .+\\. With a sink logit σ = ${asked}, what do its weights on the keys sum to\\?$`));
+      assert.match(await answer(spent.toPrecision(4)), /^Right: the engine gives /);
+      // the scores the question shows, in float64: Σ e^s, and the mistakes from them
+      const total = Math.exp(asked) * (1 - row.sink[head]) / row.sink[head];
+      // a mistake is named only where it gives another number than the right one (to the 4 digits typed)
+      const apart2 = (value) => Math.abs(value - spent) > 6e-3 * spent;
+      const logit = total / (total + asked);
+      if (apart2(logit)) assert.match(await answer(logit.toPrecision(4)), /by adding σ itself, not e\^σ, to the denominator\. Try again\.$/);
+      assert.match(await answer(row.sink[head].toPrecision(4)), /by giving the sink's share e\^σ \/ \(Σ e\^s \+ e\^σ\), not the keys'\. Try again\.$/);
+      if (apart2(1)) assert.match(await answer(1), /by forgetting the sink's e\^σ in the denominator \(a plain row sums to 1\)\. Try again\.$/);
+    });
+  }
+
+  it('in Hindi: the question and a named mistake', async () => {
+    await open('view=sinks&lang=hi&preset=telescope');
+    await tab.page.selectOption('[data-sinks="head"]', '1');
+    await tab.page.click('[data-sinks="run"]');
+    await tab.page.waitForFunction(() => document.querySelector('[data-sinks-practice="question"]')?.textContent.startsWith('Head 2,'));
+    assert.match(await tab.page.textContent('[data-sinks-practice="question"]'), /sink logit σ = 4 के साथ keys पर इसके weights का योग क्या है\?$/);
+    assert.match(await answer(1), /भाजक में sink का e\^σ भूल जाते हैं/);
   });
 });

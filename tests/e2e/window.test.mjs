@@ -141,3 +141,53 @@ describe('the window chapter', () => {
     assert.deepEqual(violations, []);
   });
 });
+
+// The practice (shared/chapter-practice.mjs): the first key a query reads, from the float64 weights
+// above (the first key they do not mask), and the tokens that reach it after L layers, counted here by
+// the rule min(i + 1, (w − 1)·L + 1); Mistral's w·L, the one-off and the text's start named.
+describe("the window chapter's practice", () => {
+  const answer = async (key, value) => {
+    await tab.page.fill(`[data-${key}-practice="answer"]`, String(value));
+    await tab.page.press(`[data-${key}-practice="answer"]`, 'Enter');
+    return tab.page.textContent(`[data-${key}-practice="feedback"]`);
+  };
+  const firstKey = (weights, i) => weights[i].findIndex((value) => value > 0) + 1;
+  const reached = (i, w, layers) => Math.min(i + 1, (w - 1) * layers + 1);
+
+  it('the first key and the receptive field: right answers from float64, typical mistakes named, in English and Hindi', async () => {
+    await tab.page.setViewportSize({ width: 1280, height: 800 });
+    await open('view=window&preset=telescope&weights=random');
+    const [w, layers] = [3, 2];
+    await compute(w, layers);
+    let s = await shown();
+    const weights = windowed64(s.lab, s.head, w);
+    let i = s.token;
+    assert.match(await tab.page.textContent('[data-window-practice="question"]'), new RegExp(`^With a window of w = 3, query token ${i + 1} \\(`));
+    assert.equal(firstKey(weights, i), i + 1 - w + 1);
+    assert.match(await answer('window', firstKey(weights, i)), new RegExp(`^Right: the engine gives ${firstKey(weights, i)}\\.`));
+    assert.match(await answer('window', i + 1 - w), /by counting one off \(w keys before the query, rather than w with it\)\. Try again\.$/);
+    assert.match(await tab.page.textContent('[data-window-reach-practice="question"]'), new RegExp(`^With w = 3 and L = 2 layers, how many tokens .* token ${i + 1} \\(`));
+    assert.match(await answer('window-reach', reached(i, w, layers)), /^Right: the engine gives 5\./);
+    assert.match(await answer('window-reach', w * layers), /by taking w × L: each layer reaches w − 1 further back, not w\. Try again\.$/);
+    assert.match(await answer('window-reach', (w - 1) * layers), /by leaving the token itself out\. Try again\.$/);
+    // near the start of the text: the window and the field are cut by token 1
+    await tab.page.selectOption('[data-window="token"]', '1');
+    await tab.page.waitForFunction(() => document.querySelector('[data-window-practice="question"]').textContent.includes('query token 2 '));
+    s = await shown();
+    i = s.token;
+    assert.equal(firstKey(weights, i), 1);
+    assert.match(await answer('window', 1), /^Right: the engine gives 1\./);
+    assert.match(await answer('window', i + 1 - w + 1), /by forgetting that the text starts at token 1\. Try again\.$/);
+    assert.match(await answer('window-reach', reached(i, w, layers)), /^Right: the engine gives 2\./);
+    assert.match(await answer('window-reach', (w - 1) * layers + 1), /by forgetting that the text starts at token 1\./);
+    assert.match(await answer('window-reach', 3), /^Not yet: 3 is not the engine's number\./);
+  });
+
+  it('in Hindi: the questions and the named mistake in Hindi', async () => {
+    await open('view=window&lang=hi&preset=telescope');
+    await compute(2, 3);
+    assert.match(await tab.page.textContent('[data-window-practice="question"]'), /^w = 2 की window के साथ query token 8 /);
+    assert.match(await answer('window-reach', 6), /w × L लेते हैं: हर layer w − 1 और पीछे पहुँचती है, w नहीं। फिर से कोशिश करें।$/);
+    assert.match(await answer('window-reach', 4), /^सही: इंजन 4 देता है।$/);
+  });
+});

@@ -8,7 +8,7 @@ import { selectionIn } from '../shared/selection.mjs';
 import { formatNumber, formatNumbers } from '../shared/format.mjs';
 import { chapterParts, element } from '../shared/chapter.mjs';
 import { mountPractice } from '../shared/chapter-practice.mjs';
-import { flashQuestion } from './practice.mjs';
+import { maxQuestion, flashQuestion, outputQuestion } from './practice.mjs';
 
 // The chapter's markup, built once (shared/chapter.mjs): every text is set by relabel() (textContent only).
 function build(ctx) {
@@ -95,7 +95,7 @@ function redraw(ctx, parts, chapter) {
   if (!chapter.r) return;
   renderTable(ctx, parts, chapter);
   renderArithmetic(ctx, parts, chapter);
-  parts.practice.refresh();
+  for (const practice of parts.practice) practice.refresh();
   parts.body.hidden = false;
 }
 
@@ -114,7 +114,8 @@ function relabel(ctx, parts, chapter) {
 export function mount(ctx) {
   const parts = build(ctx);
   const chapter = { started: false, r: null, error: null, head: 0, row: 0, step: 0, tokenName: '', request: 0 };
-  parts.practice = mountPractice(ctx, parts.body, 'flash', () => flashQuestion(ctx, chapter));
+  parts.practice = [mountPractice(ctx, parts.body, 'flashMax', () => maxQuestion(ctx, chapter)),
+    mountPractice(ctx, parts.body, 'flash', () => flashQuestion(ctx, chapter), { heading: false }), mountPractice(ctx, parts.body, 'flashOut', () => outputQuestion(ctx, chapter), { heading: false })];
   const compute = async () => {
     const state = ctx.store.state, view = ctx.store.view;
     if (!chapter.started || !view) return;

@@ -174,7 +174,7 @@ export function mount(ctx) {
   const parts = build(ctx);
   const chapter = { started: false, r: null, error: null, step: 0, request: 0 };
   parts.groupPractice = mountPractice(ctx, parts.body, 'gqa', () => groupQuestion(ctx, chapter));
-  parts.cachePractice = mountPractice(ctx, parts.body, 'gqaCache', () => cacheQuestion(ctx, parts.model));
+  parts.cachePractice = mountPractice(ctx, parts.body, 'gqaCache', () => cacheQuestion(ctx, parts.model), { heading: false });
   const again = () => compute(ctx, parts, chapter);
   parts.run.addEventListener('click', () => {
     chapter.started = true;

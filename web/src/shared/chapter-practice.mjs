@@ -61,10 +61,12 @@ function feedbackText(ctx, result, { want, exact }) {
 
 /**
  * Practice in `body` for a chapter: returns { refresh() } to call after each redraw and relabel (a new
- * question clears the answer and the feedback). `question()` as above.
+ * question clears the answer and the feedback). `question()` as above; `heading: false` leaves the
+ * "Practice" heading out (a chapter's questions after its first).
  */
-export function mountPractice(ctx, body, key, question) {
+export function mountPractice(ctx, body, key, question, { heading = true } = {}) {
   const parts = practiceParts(key);
+  parts.title.hidden = !heading;  // a chapter's second and third questions go under the first's heading
   body.append(parts.box);
   let asked = null, shown = '';
   const check = () => {

@@ -9,6 +9,8 @@ import { buildRequest } from '../state/request.mjs';
 import { chapterParts, element } from '../shared/chapter.mjs';
 import { TOKENS, exampleOptions } from './example.mjs';
 import { renderSinkTable, renderEvictTable, renderLines } from './render.mjs';
+import { mountPractice } from '../shared/chapter-practice.mjs';
+import { sinkQuestion, practiceSigma } from './practice.mjs';
 
 function control(parts, name, input) {
   input.dataset.sinks = name;
@@ -58,6 +60,7 @@ function redraw(ctx, parts, chapter) {
   renderSinkTable(ctx, parts.sinkTable, chapter);
   renderEvictTable(ctx, parts.table, chapter);
   renderLines(ctx, parts, chapter);
+  parts.practice.refresh();
 }
 
 const LABELS = [['title', 'sinks.title'], ['intro', 'sinks.intro'], ['headText', 'sinks.head'], ['modeText', 'sinks.mode'], ['sigmaText', 'sinks.sigma'],
@@ -97,17 +100,20 @@ async function compute(ctx, parts, chapter) {
   const kept = Math.min(budget, view.tokens.length);  // the cache holds at most the sentence
   const id = ++chapter.request;
   parts.status.textContent = ctx.t('sinks.computing');
-  const [sinkAnswer, evictAnswer] = await Promise.all([
-    ctx.compute.sinkAttention(exampleOptions(), mode === 'none' ? null : [logit, logit]),
+  // no sink is σ = −∞ in the core (the same arithmetic as the plain softmax, bit for bit)
+  const sinkLogit = mode === 'none' ? -Infinity : logit, asked = practiceSigma(mode, sigma);
+  const [sinkAnswer, evictAnswer, practiceAnswer] = await Promise.all([
+    ctx.compute.sinkAttention(exampleOptions(), [sinkLogit, sinkLogit]),
     ctx.compute.evictDecode(built.request, keep, kept),
+    ctx.compute.sinkAttention(exampleOptions(), [asked, asked]),
   ]);
   if (id !== chapter.request || ctx.signal.aborted) return;
-  const error = sinkAnswer.error ?? evictAnswer.error;
+  const error = sinkAnswer.error ?? evictAnswer.error ?? practiceAnswer.error;
   chapter.error = error ? error.message : null;
   parts.status.textContent = error ? ctx.t('sinks.error', { message: error.message }) : evictAnswer.steps.length ? '' : ctx.t('sinks.nothing');
   if (error || !evictAnswer.steps.length) return;
   Object.assign(chapter, {
-    sinkAnswer: sinkAnswer.result, evictAnswer, sinkMode: mode, sigma, sinkText: sinkText(ctx, mode, sigma), evictSinks: keep, budget: kept,
+    sinkAnswer: sinkAnswer.result, evictAnswer, practiceAnswer: practiceAnswer.result, practiceSigma: asked, sinkMode: mode, sigma, sinkText: sinkText(ctx, mode, sigma), evictSinks: keep, budget: kept,
     tokens: TOKENS, lineTokens: view.tokens, head: Number(parts.head.value), step: 0,
   });
   redraw(ctx, parts, chapter);
@@ -117,6 +123,9 @@ async function compute(ctx, parts, chapter) {
 export function mount(ctx) {
   const parts = build(ctx);
   const chapter = { started: false, sinkAnswer: null, evictAnswer: null, error: null, head: 0, step: 0, request: 0 };
+  const practice = element('div');  // under the sink table it asks about, before StreamingLLM's part
+  parts.sums.after(practice);
+  parts.practice = mountPractice(ctx, practice, 'sinks', () => sinkQuestion(ctx, chapter));
   const again = () => compute(ctx, parts, chapter);
   parts.run.addEventListener('click', () => {
     chapter.started = true;

@@ -9,6 +9,8 @@ import { selectionIn } from '../shared/selection.mjs';
 import { formatNumber } from '../shared/format.mjs';
 import { isolate } from '../shared/bidi.mjs';
 import { chapterParts, element } from '../shared/chapter.mjs';
+import { mountPractice } from '../shared/chapter-practice.mjs';
+import { firstKeyQuestion, reachQuestion } from './practice.mjs';
 
 const MAX_LAYERS = 8;
 
@@ -121,6 +123,7 @@ function redraw(ctx, parts, chapter) {
   renderWeights(ctx, parts, chapter);
   renderReach(ctx, parts, chapter);
   renderLine(ctx, parts, chapter);
+  for (const practice of parts.practice) practice.refresh();
   parts.body.hidden = false;
 }
 
@@ -175,6 +178,8 @@ async function compute(ctx, parts, chapter) {
 export function mount(ctx) {
   const parts = build(ctx);
   const chapter = { started: false, answer: null, error: null, tokens: [], token: 0, head: 0, step: 0, window: 2, layers: 3, request: 0 };
+  parts.practice = [mountPractice(ctx, parts.body, 'window', () => firstKeyQuestion(ctx, chapter)),
+    mountPractice(ctx, parts.body, 'windowReach', () => reachQuestion(ctx, chapter), { heading: false })];
   const again = () => compute(ctx, parts, chapter);
   parts.run.addEventListener('click', () => {
     chapter.started = true;
