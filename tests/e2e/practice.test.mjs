@@ -438,6 +438,14 @@ async function assertHintsInOrder({ index, card, what }) {
   assert.ok(await card.locator('.hints > li[data-level="3"] .explain-lines li').count() >= 1, `${what}: hint 3 is the arithmetic`);
 }
 
+const SUPERSCRIPT = { '⁻': '-', '⁰': '0', '¹': '1', '²': '2', '³': '3', '⁴': '4', '⁵': '5', '⁶': '6', '⁷': '7', '⁸': '8', '⁹': '9' };
+// a shown number: plain, or "m × 10ⁿ" with a superscript exponent
+function readShown(text) {
+  const power = /^(-?[\d.]+)\s*×\s*10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)$/.exec(text.trim());
+  if (!power) return Number(text);
+  return Number(power[1]) * 10 ** Number([...power[2]].map((c) => SUPERSCRIPT[c]).join(''));
+}
+
 // Inside the tolerance accepted; answered, the blank keeps its value and what it hid shows its numbers.
 async function assertAnswered({ ref, cell, index, card, inputs, what, truths }) {
   const inside = await answer(index, truths.map((truth) => String(truth + 0.9 * allowance(truth))));
@@ -449,7 +457,8 @@ async function assertAnswered({ ref, cell, index, card, inputs, what, truths }) 
   assert.equal(await card.locator('.hint-button').isHidden(), true, `${what}: no more hints once answered`);
   await inputs.last().press('Enter');
   assert.equal(await card.locator('.feedback').getAttribute('data-verdict'), 'correct', `${what}: still correct`);
-  const revealed = (await inputs.evaluateAll((list) => list.map((input) => Number(input.value))));
+  // a tiny value shows as "1.754 × 10⁻⁷" (the lab's format for numbers a student writes that way)
+  const revealed = (await inputs.evaluateAll((list) => list.map((input) => input.value))).map(readShown);
   // at the lab's precision (4 significant digits by default, issue 26): within half a unit of the 4th digit
   const halfUnit = (v) => (v === 0 ? 1e-9 : 0.5 * 10 ** (Math.floor(Math.log10(Math.abs(v))) - 3) * (1 + 1e-6));
   revealed.forEach((value, k) => assert.ok(Math.abs(value - truths[k]) <= halfUnit(truths[k]), `${what}: shows the true value (${value} vs ${truths[k]})`));
