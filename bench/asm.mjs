@@ -1,5 +1,7 @@
-// `npm run bench -- --asm`: the instruction mix of each gemm and ppmm kernel's main loop in V8's machine code
-// (Node only: it runs Node itself with --print-wasm-code).
+// `npm run bench:asm [-- --kernels=ppmm]` (or `node bench/asm.mjs` after `cmake --build build/wasm --target
+// bench_peak`): the instruction mix of each gemm and ppmm kernel's main loop in V8's machine code (Node
+// only: it runs Node itself with --print-wasm-code), for the kernels whose name contains --kernels= when
+// given. A few seconds. (`npm run bench -- --asm` hands --asm to the last command of that script only.)
 /**
  * The instruction mix of each gemm kernel's main loop in V8's machine code: runs this file under
  * `node --no-liftoff --print-wasm-code` (TurboFan only, the optimised code) and, in each kernel's
@@ -41,6 +43,17 @@ export async function asmReport() {
     if (best) report.push({ kernel: name, ...best });
   }
   return report;
+}
+
+// Run as a script: print the table (the lines bench/run.mjs --asm prints), for the kernels named by
+// --kernels= when given.
+const isScript = process.argv[1] && import.meta.url === (await import('node:url')).pathToFileURL(process.argv[1]).href;
+if (isScript && !process.argv.includes('--tier-up')) {
+  const only = process.argv.find((a) => a.startsWith('--kernels='))?.slice(10) ?? '';
+  const report = (await asmReport()).filter((k) => k.kernel.includes(only));
+  console.log('| kernel | instructions | mulps | addps | shuffles | broadcast loads | vector loads | stack spills and reloads |');
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  for (const k of report) console.log(`| ${k.kernel} | ${k.instructions} | ${k.mul} | ${k.add} | ${k.shuffles} | ${k.broadcastLoads} | ${k.vectorLoads} | ${k.spills} |`);
 }
 
 // Run as a script with --tier-up: call every kernel once so V8 compiles it (under --no-liftoff,

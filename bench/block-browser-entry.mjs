@@ -8,9 +8,10 @@ import createPeakModule from '../build/wasm/peak.mjs';
 import { measurePeak } from './suite.mjs';
 import { runBlockBench } from './block-suite.mjs';
 
-globalThis.runBlockBench = async ({ sizes, rounds }) => {
+globalThis.runBlockBench = async ({ sizes, rounds, plain }) => {
   const log = (...args) => console.log(...args);
-  const peak = measurePeak(await createPeakModule());
+  const peakModule = await createPeakModule();
+  const peak = measurePeak(peakModule);
   log(`SIMD ceiling: ${peak.gflops.toFixed(2)} GFLOP/s (${peak.chains} chains)`);
   const engine = await loadAttention({ learning: true, simd: true });
   setWasmPaths(new URL('./tfjs/', location.href).href);
@@ -19,5 +20,5 @@ globalThis.runBlockBench = async ({ sizes, rounds }) => {
   await tf.ready();
   ort.env.wasm.numThreads = 1;
   ort.env.wasm.wasmPaths = new URL('./ort/', location.href).href;
-  await runBlockBench({ engine, ort, tf, sizes, rounds, peak, log });
+  await runBlockBench({ engine, ort, tf, sizes, rounds, peak, peakModule, plain, log });
 };

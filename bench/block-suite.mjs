@@ -59,7 +59,7 @@ async function checked(contenders, p, log) {
       const error = maxRelative(out, reference);
       log(`  n=${p.n} ${c.name}: max relative difference to the engine ${error.toExponential(2)}`);
       if (!(error <= TOLERANCE)) throw new Error(`differs from the engine by ${error.toExponential(2)} (> ${TOLERANCE})`);
-      ready.push({ c, state, times: [] });
+      ready.push({ c, state, times: [], cpu: [] });
     } catch (error) {
       log(`  n=${p.n} ${c.name}: NOT TIMED: ${error.message.split('\n')[0]}`);
       if (c === contenders[0]) return [];
@@ -68,17 +68,54 @@ async function checked(contenders, p, log) {
   return ready;
 }
 
-async function measureSize(n, contenders, { peak, roundCount, log }) {
+// The block's matrix products replayed alone (bench/peak.cpp's block_products: the prepared stack's
+// product calls on the same shapes, nothing else), timed in the same round-robin: its time over the
+// prepared stack's is the products' share of the block, its GFLOP/s their own fraction of the ceiling.
+const PRODUCTS = 'products alone (bench/peak.cpp)';
+function productsEntry(peakModule, n) {
+  if (!peakModule?._block_products) return [];
+  peakModule._block_products(n, 0, 1);  // sizes its buffers, tiers up
+  return [{ c: { name: PRODUCTS, run: () => peakModule._block_products(n, 0, 1) }, times: [], cpu: [] }];
+}
+
+function logProducts(ready, p, peak, log) {
+  const products = ready.find((e) => e.c.name === PRODUCTS);
+  const prepared = ready.find((e) => e.c.name === 'engine SIMD prepared stack');
+  if (!products || !prepared || !peak) return;
+  const time = median(products.times), gflops = productFlops(p) / time / 1e6;
+  log(`  products alone: ${time.toFixed(2)} ms = ${(100 * time / median(prepared.times)).toFixed(0)} % of the prepared stack's time; ${gflops.toFixed(2)} GFLOP/s = ${(100 * gflops / peak.gflops).toFixed(0)} % of the SIMD ceiling`);
+}
+
+// Node only: each run's CPU time of the process as well (user + system), which the waits for a core on a
+// loaded machine do not lengthen, and the prepared stack's ratio by it
+const cpuUsage = globalThis.process?.cpuUsage;
+const cpuMs = ({ user, system }) => (user + system) / 1000;
+function logCpu(ready, p, peakCpu, log) {
+  const prepared = ready.find((e) => e.c.name === 'engine SIMD prepared stack');
+  const orts = ready.filter((e) => e.c.name.startsWith('ORT') && e.cpu.length);
+  if (!prepared?.cpu.length || !orts.length) return;
+  const ortBest = Math.min(...orts.map((e) => median(e.cpu)));
+  const products = ready.find((e) => e.c.name === PRODUCTS);
+  log(`  by CPU time (median ms): prepared stack ${median(prepared.cpu).toFixed(2)}, fastest ORT-web ${ortBest.toFixed(2)}: ${(ortBest / median(prepared.cpu)).toFixed(2)}×`);
+  if (!products?.cpu.length) return;
+  const time = median(products.cpu), gflops = productFlops(p) / time / 1e6;
+  log(`  by CPU time: products alone ${time.toFixed(2)} ms = ${(100 * time / median(prepared.cpu)).toFixed(0)} % of the prepared stack's; ${gflops.toFixed(2)} GFLOP/s${peakCpu ? ` = ${(100 * gflops / peakCpu).toFixed(0)} % of the ceiling by CPU time (${peakCpu.toFixed(2)} GFLOP/s)` : ''}`);
+}
+
+async function measureSize(n, contenders, { peak, peakCpu, peakModule, roundCount, log }) {
   const p = problem(n);
   const ready = await checked(contenders, p, log);
   if (!ready.length) return;
+  ready.push(...productsEntry(peakModule, n));
   const rounds = roundCount ?? defaultRounds(n);
   for (let round = -WARMUP; round < rounds; round++) {  // the first WARMUP rounds are not counted
     for (const entry of round % 2 ? [...ready].reverse() : ready) {
       if (entry.c.slow?.(n) && (round < 0 || round >= SLOW_ROUNDS)) continue;  // its check run warmed it
-      const start = performance.now();
+      const start = performance.now(), cpuStart = cpuUsage?.();
       await entry.c.run(entry.state);
-      if (round >= 0) entry.times.push(performance.now() - start);
+      if (round < 0) continue;
+      entry.times.push(performance.now() - start);
+      if (cpuStart) entry.cpu.push(cpuMs(cpuUsage(cpuStart)));
     }
   }
   const ortBest = Math.min(...ready.filter((e) => e.c.name.startsWith('ORT')).map((e) => median(e.times)));
@@ -91,11 +128,17 @@ async function measureSize(n, contenders, { peak, roundCount, log }) {
     const gflops = productFlops(p) / time / 1e6;
     if (peak) log(`  ${e.c.name}: ${gflops.toFixed(2)} GFLOP/s of matrix products over the whole block = ${(100 * gflops / peak.gflops).toFixed(0)} % of the SIMD ceiling (a lower bound for the products alone)`);
   }
+  logProducts(ready, p, peak, log);
+  logCpu(ready, p, peakCpu, log);
   ready.forEach((e) => e.c.release?.(e.state));
 }
 
-/** Every size in turn; `engine` a learning engine, `ort` and `tf` (on its wasm backend) the peers' modules. */
-export async function runBlockBench({ engine, ort, tf, sizes, rounds = null, peak = null, log }) {
-  const contenders = [engineBlock(engine), enginePreparedBlock(engine), ...ortBlocks(ort), tfBlock(tf), plainJs];
-  for (const n of sizes) await measureSize(n, contenders, { peak, roundCount: rounds, log });
+/**
+ * Every size in turn; `engine` a learning engine, `ort` and `tf` (on its wasm backend) the peers' modules,
+ * `peakModule` (build/wasm/peak.mjs) for the products replayed alone, `peakCpu` the ceiling by CPU time (Node);
+ * `plain: false` leaves plain JS out.
+ */
+export async function runBlockBench({ engine, ort, tf, sizes, rounds = null, peak = null, peakCpu = null, peakModule = null, plain = true, log }) {
+  const contenders = [engineBlock(engine), enginePreparedBlock(engine), ...ortBlocks(ort), tfBlock(tf), ...(plain ? [plainJs] : [])];
+  for (const n of sizes) await measureSize(n, contenders, { peak, peakCpu, peakModule, roundCount: rounds, log });
 }

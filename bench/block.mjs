@@ -1,10 +1,12 @@
-// npm run bench:block [-- --sizes=16,128 --rounds=N --node-only --browser-only]: one GPT-2-small-sized pre-LN block (d_model 768,
+// npm run bench:block [-- --sizes=16,128 --rounds=N --node-only --browser-only --no-plain --dist=DIR]: one GPT-2-small-sized pre-LN block (d_model 768,
 // 12 heads, MLP 3072, LayerNorm, GELU tanh, biases, causal mask), forward only, in Node then headless
 // Chromium: this engine's
 // transformer() against ONNX Runtime Web (plain ops and contrib ops), TF.js-wasm and plain JS.
 // Same random weights for all; every output checked against the engine's (1e-4 relative) before timing;
 // then round-robin rounds, medians and ratios. With build/wasm/peak.mjs present (npm run bench builds
-// it), also the block's matrix-product GFLOP/s as a fraction of the measured SIMD ceiling.
+// it), also the block's matrix-product GFLOP/s as a fraction of the measured SIMD ceiling, and the
+// products replayed alone (bench/peak.cpp's block_products) in the same round-robin: their share of the
+// prepared stack's time and their own fraction of the ceiling.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,9 +25,24 @@ const sizes = argument('sizes', '16,128,512').split(',').map(Number);
 const roundsArgument = argument('rounds', null);
 const rounds = roundsArgument === null ? null : Number(roundsArgument);
 const log = (...args) => console.log(...args);
+const plain = !process.argv.includes('--no-plain');  // plain JS takes 20–80 s a run at n = 512
+
+// The ceiling's best chain count timed by the process's CPU time (best of 5), for the CPU-time figures
+function cpuCeiling(peakModule, chains) {
+  const iterations = 5_000_000;
+  let best = 0;
+  for (let r = 0; r < 5; r++) {
+    const start = process.cpuUsage();
+    peakModule._peak_chains(chains, iterations);
+    const { user, system } = process.cpuUsage(start);
+    best = Math.max(best, (iterations * chains * 8) / ((user + system) / 1000) / 1e6);
+  }
+  return best;
+}
 
 async function main() {
-  const { loadAttention } = await import(path.join(root, 'dist/lib/attention.node.mjs'));
+  // --dist=DIR: the engine of an earlier build (a copy of its dist/), for a before/after in Node
+  const { loadAttention } = await import(path.join(path.resolve(argument('dist', path.join(root, 'dist'))), 'lib/attention.node.mjs'));
   const engine = await loadAttention({ learning: true, simd: true });
   log(`engine ${JSON.stringify(engine.info)}; node ${process.version}`);
   setWasmPaths(`${tfWasmDir}/`);
@@ -33,13 +50,16 @@ async function main() {
   await tf.setBackend('wasm');
   await tf.ready();
   ort.env.wasm.numThreads = 1;
-  let peak = null;
+  let peak = null, peakCpu = null, peakModule = null;
   const peakPath = path.join(root, 'build/wasm/peak.mjs');
   if (existsSync(peakPath)) {
-    peak = measurePeak(await (await import(peakPath)).default());
+    peakModule = await (await import(peakPath)).default();
+    peak = measurePeak(peakModule);
     log(`SIMD ceiling: ${peak.gflops.toFixed(2)} GFLOP/s (${peak.chains} chains)`);
+    peakCpu = cpuCeiling(peakModule, peak.chains);
+    log(`SIMD ceiling by CPU time: ${peakCpu.toFixed(2)} GFLOP/s (${peak.chains} chains)`);
   } else log('SIMD ceiling: build/wasm/peak.mjs not built (cmake --build build/wasm --target bench_peak); skipped');
-  await runBlockBench({ engine, ort, tf, sizes, rounds, peak, log });
+  await runBlockBench({ engine, ort, tf, sizes, rounds, peak, peakCpu, peakModule, plain, log });
 }
 
 // The same suite in headless Chromium (bench/block-browser-entry.mjs), its lines printed as they come.
@@ -51,7 +71,7 @@ async function browser() {
     await page.goto(site.page);
     await page.waitForFunction(() => typeof globalThis.runBlockBench === 'function');
     log(`Chromium ${site.browser.version()}`);
-    await page.evaluate((options) => globalThis.runBlockBench(options), { sizes, rounds });
+    await page.evaluate((options) => globalThis.runBlockBench(options), { sizes, rounds, plain });
   } finally {
     await site.close();
   }

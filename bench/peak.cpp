@@ -41,15 +41,19 @@ extern "C" EMSCRIPTEN_KEEPALIVE float peak_chains(int chains, int iterations) {
 #include "kernels/kernels.hpp"
 
 namespace {
-constexpr int kKernelCount = static_cast<int>(sizeof(attn::kernels::kGemmKernels) / sizeof(attn::kernels::kGemmKernels[0]));
+constexpr int kKernelCount =
+    static_cast<int>(sizeof(attn::kernels::kGemmKernels) / sizeof(attn::kernels::kGemmKernels[0]));
 }
 
 extern "C" EMSCRIPTEN_KEEPALIVE int gemm_kernel_count() { return kKernelCount; }
-extern "C" EMSCRIPTEN_KEEPALIVE const char* gemm_kernel_name(int kernel) { return attn::kernels::kGemmKernels[kernel].name; }
+extern "C" EMSCRIPTEN_KEEPALIVE const char* gemm_kernel_name(int kernel) {
+  return attn::kernels::kGemmKernels[kernel].name;
+}
 
 // c (rows, cols) = a (rows, inner) · b (inner, cols), `repeats` times, through the engine's driver
 // with the given micro-kernel. Returns c[0] so that nothing is dropped.
-extern "C" EMSCRIPTEN_KEEPALIVE float gemm_repeat(int kernel, int rows, int inner, int cols, int transposed, int repeats) {
+extern "C" EMSCRIPTEN_KEEPALIVE float gemm_repeat(int kernel, int rows, int inner, int cols, int transposed,
+                                                  int repeats) {
   static std::vector<float> a, b, c, panels;
   a.assign(static_cast<std::size_t>(rows) * inner, 0.5f);
   b.assign(static_cast<std::size_t>(inner) * cols, 0.25f);
@@ -68,8 +72,11 @@ extern "C" EMSCRIPTEN_KEEPALIVE float gemm_repeat(int kernel, int rows, int inne
 extern "C" EMSCRIPTEN_KEEPALIVE int ppmm_kernel_count() {
   return static_cast<int>(sizeof(attn::kernels::kPpmmKernels) / sizeof(attn::kernels::kPpmmKernels[0]));
 }
-extern "C" EMSCRIPTEN_KEEPALIVE const char* ppmm_kernel_name(int kernel) { return attn::kernels::kPpmmKernels[kernel].name; }
-extern "C" EMSCRIPTEN_KEEPALIVE float ppmm_repeat(int kernel, int rows, int inner, int cols, int transposed, int repeats) {
+extern "C" EMSCRIPTEN_KEEPALIVE const char* ppmm_kernel_name(int kernel) {
+  return attn::kernels::kPpmmKernels[kernel].name;
+}
+extern "C" EMSCRIPTEN_KEEPALIVE float ppmm_repeat(int kernel, int rows, int inner, int cols, int transposed,
+                                                  int repeats) {
   static std::vector<float> a, b, c, strips, panels;
   const attn::kernels::PpmmEntry& entry = attn::kernels::kPpmmKernels[kernel];
   a.assign(static_cast<std::size_t>(rows) * inner, 0.5f);
@@ -88,7 +95,8 @@ extern "C" EMSCRIPTEN_KEEPALIVE float ppmm_repeat(int kernel, int rows, int inne
 // The fused scale-mask-softmax row pass over rows × cols scores (causal when asked), `repeats`
 // times: its share of a forward pass is this time × heads over the pass's time.
 extern "C" EMSCRIPTEN_KEEPALIVE int softmax_kernel_count() {
-  return static_cast<int>(sizeof(attn::kernels::kScaledSoftmaxKernels) / sizeof(attn::kernels::kScaledSoftmaxKernels[0]));
+  return static_cast<int>(sizeof(attn::kernels::kScaledSoftmaxKernels) /
+                          sizeof(attn::kernels::kScaledSoftmaxKernels[0]));
 }
 extern "C" EMSCRIPTEN_KEEPALIVE const char* softmax_kernel_name(int kernel) {
   return attn::kernels::kScaledSoftmaxKernels[kernel].name;
@@ -102,8 +110,121 @@ extern "C" EMSCRIPTEN_KEEPALIVE float softmax_repeat(int kernel, int rows, int c
   for (int r = 0; r < repeats; ++r) {
     work = scores;  // raw scores each time, as the forward pass has them
     for (int i = 0; i < rows; ++i) {
-      fn(cols, causal ? (i + 1 < cols ? i + 1 : cols) : cols, nullptr, 8.0f, work.data() + static_cast<std::size_t>(i) * cols);
+      fn(cols, causal ? (i + 1 < cols ? i + 1 : cols) : cols, nullptr, 8.0f,
+         work.data() + static_cast<std::size_t>(i) * cols);
     }
   }
   return work[0];
+}
+
+// ---- the products of one GPT-2-small block, replayed alone (npm run bench:block)
+//
+// d_model 768, 12 heads of 64, MLP 3072, causal mask, at n tokens: every matrix product of the prepared
+// stack's block (core/src/prepared_stack.cpp and attention.cpp), through the same ops calls on the same
+// shapes, on weights packed once as engine.prepareTransformer() packs them, and nothing else (no norm,
+// bias, softmax, GELU, residual or check). Its time, against the whole block's, is the products' share.
+//   part 0: all; 1: the projections q, k, v; 2: the scores q·kᵀ and weights·v (by blocks of queries, each
+//   against the keys it sees); 3: W_O; 4: the MLP's two.
+
+#include <algorithm>
+
+#include "ops.hpp"
+
+namespace {
+
+struct BlockProducts {
+  static constexpr int d = 768, heads = 12, d_k = 64, f = 3072;
+  int n = 0;
+  std::vector<float> x, wq, wk, wv, wo, w1, w2;  // panels
+  std::vector<float> x_strips, q, k, v, scores, concat, out, pre, k_panels, v_panels;
+  attn::ProductScratch scratch;
+};
+
+std::vector<float> filled(std::size_t count, float scale) {
+  std::vector<float> values(count);
+  for (std::size_t i = 0; i < count; ++i) values[i] = scale * (static_cast<float>((i * 7919) % 1999) / 999.5f - 1.0f);
+  return values;
+}
+
+std::vector<float> panels_of(int inner, int cols, int blocks) {
+  const std::vector<float> w = filled(static_cast<std::size_t>(blocks) * inner * cols, 0.05f);
+  std::vector<float> out;
+  for (int b = 0; b < blocks; ++b) {
+    const std::vector<float> p =
+        attn::ops::pack_panels(w.data() + static_cast<std::size_t>(b) * inner * cols, cols, inner, cols);
+    out.insert(out.end(), p.begin(), p.end());
+  }
+  return out;
+}
+
+BlockProducts& block_of(int n) {
+  static BlockProducts bp;
+  using B = BlockProducts;
+  if (bp.wq.empty()) {
+    bp.wq = panels_of(B::d, B::d_k, B::heads), bp.wk = panels_of(B::d, B::d_k, B::heads);
+    bp.wv = panels_of(B::d, B::d_k, B::heads), bp.wo = panels_of(B::d, B::d, 1);
+    bp.w1 = panels_of(B::d, B::f, 1), bp.w2 = panels_of(B::f, B::d, 1);
+  }
+  if (bp.n != n) {
+    bp.n = n;
+    const std::size_t nd = static_cast<std::size_t>(n) * B::d;
+    bp.x = filled(nd, 1.0f), bp.concat = filled(nd, 1.0f), bp.out.resize(nd);
+    bp.q.resize(static_cast<std::size_t>(n) * B::d_k), bp.k = bp.q, bp.v = bp.q;
+    bp.scores = filled(static_cast<std::size_t>(n) * n, 0.01f),
+    bp.pre = filled(static_cast<std::size_t>(n) * B::f, 0.5f);
+  }
+  return bp;
+}
+
+// attention.cpp's attend_head_causal_by_blocks without its checks and softmax: per block of queries
+// the scores against the keys it sees, then weights · v over those keys into the head's concat columns
+void block_causal_head(BlockProducts& bp, int h) {
+  using B = BlockProducts;
+  const int n = bp.n, query_block = std::min(n, std::max(64, 64 * 1024 / n / 4 * 4));
+  attn::ops::pack_panels_into(bp.k.data(), B::d_k, B::d_k, n, true, &bp.k_panels);
+  for (int first = 0; first < n; first += query_block) {
+    const int rows = std::min(query_block, n - first), keys = std::min(n, first + rows);
+    attn::ops::matmul_packed(bp.q.data() + static_cast<std::size_t>(first) * B::d_k, B::d_k, bp.k_panels.data(),
+                             bp.scores.data(), keys, rows, B::d_k, keys, &bp.scratch);
+    attn::ops::pack_panels_into(bp.v.data(), B::d_k, keys, B::d_k, false, &bp.v_panels);
+    attn::ops::matmul_packed(bp.scores.data(), keys, bp.v_panels.data(),
+                             bp.concat.data() + static_cast<std::size_t>(first) * B::d + h * B::d_k, B::d, rows, keys,
+                             B::d_k, &bp.scratch);
+  }
+}
+
+void block_attention(BlockProducts& bp, int part) {
+  using B = BlockProducts;
+  const int n = bp.n;
+  const std::size_t head_panels = bp.wq.size() / B::heads;
+  attn::ops::pack_strips(bp.x.data(), B::d, n, B::d, &bp.x_strips);  // pack_inputs: x once for every head
+  for (int h = 0; h < B::heads; ++h) {
+    if (part == 0 || part == 1) {
+      attn::ops::matmul_strips(bp.x_strips.data(), bp.wq.data() + h * head_panels, bp.q.data(), B::d_k, n, B::d,
+                               B::d_k);
+      attn::ops::matmul_strips(bp.x_strips.data(), bp.wk.data() + h * head_panels, bp.k.data(), B::d_k, n, B::d,
+                               B::d_k);
+      attn::ops::matmul_strips(bp.x_strips.data(), bp.wv.data() + h * head_panels, bp.v.data(), B::d_k, n, B::d,
+                               B::d_k);
+    }
+    if (part == 0 || part == 2) block_causal_head(bp, h);
+  }
+}
+
+}  // namespace
+
+extern "C" EMSCRIPTEN_KEEPALIVE float block_products(int n, int part, int repeats) {
+  using B = BlockProducts;
+  BlockProducts& bp = block_of(n);
+  for (int r = 0; r < repeats; ++r) {
+    if (part <= 2) block_attention(bp, part);
+    if (part == 0 || part == 3) {
+      attn::ops::matmul_packed(bp.concat.data(), B::d, bp.wo.data(), bp.out.data(), B::d, n, B::d, B::d, &bp.scratch);
+    }
+    if (part == 0 || part == 4) {
+      attn::ops::matmul_packed_long(bp.x.data(), B::d, bp.w1.data(), bp.pre.data(), B::f, n, B::d, B::f, &bp.scratch);
+      attn::ops::matmul_packed_long(bp.pre.data(), B::f, bp.w2.data(), bp.out.data(), B::d, n, B::f, B::d, &bp.scratch);
+    }
+  }
+  return bp.out[0];
 }

@@ -128,7 +128,7 @@ void ppmm_f32(const PpmmEntry& kernel, int rows, int inner, int cols, const floa
       const float* panel = panels + static_cast<std::size_t>(p) * kGemmNr * inner;
       for (int r = block; r < block_end; r += kernel.mr) {
         kernel.fn(std::min(kernel.mr, block_end - r), nc, inner, strips + static_cast<std::size_t>(r) * inner, panel,
-                  c + static_cast<std::size_t>(r) * ldc + first, ldc);
+                  c + static_cast<std::size_t>(r) * ldc + first, ldc, false);
       }
     }
   }
@@ -137,13 +137,12 @@ void ppmm_f32(const PpmmEntry& kernel, int rows, int inner, int cols, const floa
 // ppmm_f32 with the shared dimension walked in chunks of k_block: a's strips are packed a chunk at a
 // time (into `strips`, strips_size(rows, k_block, mr) floats) and each chunk of a panel is read where it
 // lies in the whole panel (its rows k0… are contiguous), so that a block of strips and a panel's chunk
-// stay in cache when inner is long (the MLP's 3072). The first chunk writes c; each later one writes a
-// tile and adds it in: the sum of a value is then chunk by chunk, not the same bits as ppmm_f32.
+// stay in cache when inner is long (the MLP's 3072). The first chunk writes c; the kernel adds each later
+// one into c: the sum of a value is then chunk by chunk, not the same bits as ppmm_f32.
 void ppmm_f32_kblocked(const PpmmEntry& kernel, int rows, int inner, int cols, const float* a, int lda,
                        const float* panels, int k_block, float* strips, float* c, int ldc) {
-  assert(rows >= 1 && inner >= 1 && cols >= 1 && k_block >= 1 && kernel.mr <= 4);
+  assert(rows >= 1 && inner >= 1 && cols >= 1 && k_block >= 1);
   const int row_block = kRowBlock / kernel.mr * kernel.mr;
-  float tile[4 * kGemmNr];
   for (int k0 = 0; k0 < inner; k0 += k_block) {
     const int kb = std::min(k_block, inner - k0);
     pack_strips(rows, kb, a + k0, lda, kernel.mr, strips);
@@ -157,14 +156,7 @@ void ppmm_f32_kblocked(const PpmmEntry& kernel, int rows, int inner, int cols, c
         for (int r = block; r < block_end; r += kernel.mr) {
           const int mr = std::min(kernel.mr, block_end - r);
           float* c_tile = c + static_cast<std::size_t>(r) * ldc + first;
-          const float* strip = strips + static_cast<std::size_t>(r) * kb;
-          if (k0 == 0) {
-            kernel.fn(mr, nc, kb, strip, panel, c_tile, ldc);
-            continue;
-          }
-          kernel.fn(mr, nc, kb, strip, panel, tile, kGemmNr);
-          for (int i = 0; i < mr; ++i)
-            for (int j = 0; j < nc; ++j) c_tile[static_cast<std::size_t>(i) * ldc + j] += tile[i * kGemmNr + j];
+          kernel.fn(mr, nc, kb, strips + static_cast<std::size_t>(r) * kb, panel, c_tile, ldc, k0 > 0);
         }
       }
     }

@@ -16,7 +16,8 @@ namespace {
 constexpr int kMr = 4;
 }
 
-void ppmm_f32_4x8__scalar(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc) {
+void ppmm_f32_4x8__scalar(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc,
+                          bool accumulate) {
   assert(mr >= 1 && mr <= kMr);
   assert(nc >= 1 && nc <= kGemmNr);
   assert(kc >= 1);
@@ -29,13 +30,34 @@ void ppmm_f32_4x8__scalar(int mr, int nc, int kc, const float* strip, const floa
     }
   }
   for (int r = 0; r < mr; ++r) {
-    for (int j = 0; j < nc; ++j) c[r * ldc + j] = acc[r][j];
+    for (int j = 0; j < nc; ++j) c[r * ldc + j] = accumulate ? c[r * ldc + j] + acc[r][j] : acc[r][j];
   }
 }
 
 #if defined(__wasm_simd128__)
 
-void ppmm_f32_4x8__wasmsimd_splat(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc) {
+namespace {
+
+// c (mr, nc) += the tile acc (rows of two f32x4): c + acc, one rounding per value, as the scalar twin
+void add_tile(int mr, int nc, const v128_t* acc_lo, const v128_t* acc_hi, float* c, int ldc) {
+  for (int r = 0; r < mr; ++r) {
+    float* c_r = c + r * ldc;
+    if (nc == kGemmNr) {
+      wasm_v128_store(c_r, wasm_f32x4_add(wasm_v128_load(c_r), acc_lo[r]));
+      wasm_v128_store(c_r + 4, wasm_f32x4_add(wasm_v128_load(c_r + 4), acc_hi[r]));
+      continue;
+    }
+    float tile[kGemmNr];
+    wasm_v128_store(tile, acc_lo[r]);
+    wasm_v128_store(tile + 4, acc_hi[r]);
+    for (int j = 0; j < nc; ++j) c_r[j] += tile[j];
+  }
+}
+
+}  // namespace
+
+void ppmm_f32_4x8__wasmsimd_splat(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc,
+                                  bool accumulate) {
   assert(mr >= 1 && mr <= kMr);
   assert(nc >= 1 && nc <= kGemmNr);
   assert(kc >= 1);
@@ -59,6 +81,10 @@ void ppmm_f32_4x8__wasmsimd_splat(int mr, int nc, int kc, const float* strip, co
     }
   }
 
+  if (accumulate) {
+    add_tile(mr, nc, acc_lo, acc_hi, c, ldc);
+    return;
+  }
 #pragma clang loop unroll(full)
   for (int r = 0; r < kMr; ++r) {
     if (r < mr) store_partial(c + r * ldc, nc, acc_lo[r], acc_hi[r]);
