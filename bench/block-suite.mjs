@@ -97,6 +97,8 @@ function logCpu(ready, p, peakCpu, log) {
   const ortBest = Math.min(...orts.map((e) => median(e.cpu)));
   const products = ready.find((e) => e.c.name === PRODUCTS);
   log(`  by CPU time (median ms): prepared stack ${median(prepared.cpu).toFixed(2)}, fastest ORT-web ${ortBest.toFixed(2)}: ${(ortBest / median(prepared.cpu)).toFixed(2)}×`);
+  const earlier = ready.find((e) => e.c.name === 'engine SIMD prepared stack, before');
+  if (earlier?.cpu.length) log(`  by CPU time: prepared stack, before ${median(earlier.cpu).toFixed(2)}: ${(ortBest / median(earlier.cpu)).toFixed(2)}× the fastest ORT-web`);
   if (!products?.cpu.length) return;
   const time = median(products.cpu), gflops = productFlops(p) / time / 1e6;
   log(`  by CPU time: products alone ${time.toFixed(2)} ms = ${(100 * time / median(prepared.cpu)).toFixed(0)} % of the prepared stack's; ${gflops.toFixed(2)} GFLOP/s${peakCpu ? ` = ${(100 * gflops / peakCpu).toFixed(0)} % of the ceiling by CPU time (${peakCpu.toFixed(2)} GFLOP/s)` : ''}`);
@@ -136,9 +138,10 @@ async function measureSize(n, contenders, { peak, peakCpu, peakModule, roundCoun
 /**
  * Every size in turn; `engine` a learning engine, `ort` and `tf` (on its wasm backend) the peers' modules,
  * `peakModule` (build/wasm/peak.mjs) for the products replayed alone, `peakCpu` the ceiling by CPU time (Node);
- * `plain: false` leaves plain JS out.
+ * `plain: false` leaves plain JS out; `before`, an engine of an earlier build, adds its prepared stack.
  */
-export async function runBlockBench({ engine, ort, tf, sizes, rounds = null, peak = null, peakCpu = null, peakModule = null, plain = true, log }) {
-  const contenders = [engineBlock(engine), enginePreparedBlock(engine), ...ortBlocks(ort), tfBlock(tf), ...(plain ? [plainJs] : [])];
+export async function runBlockBench({ engine, ort, tf, sizes, rounds = null, peak = null, peakCpu = null, peakModule = null, plain = true, before = null, log }) {
+  const earlier = before ? [{ ...enginePreparedBlock(before), name: 'engine SIMD prepared stack, before' }] : [];
+  const contenders = [engineBlock(engine), enginePreparedBlock(engine), ...earlier, ...ortBlocks(ort), tfBlock(tf), ...(plain ? [plainJs] : [])];
   for (const n of sizes) await measureSize(n, contenders, { peak, peakCpu, peakModule, roundCount: rounds, log });
 }

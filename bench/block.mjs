@@ -1,4 +1,4 @@
-// npm run bench:block [-- --sizes=16,128 --rounds=N --node-only --browser-only --no-plain --dist=DIR]: one GPT-2-small-sized pre-LN block (d_model 768,
+// npm run bench:block [-- --sizes=16,128 --rounds=N --node-only --browser-only --no-plain --dist=DIR --before=DIR]: one GPT-2-small-sized pre-LN block (d_model 768,
 // 12 heads, MLP 3072, LayerNorm, GELU tanh, biases, causal mask), forward only, in Node then headless
 // Chromium: this engine's
 // transformer() against ONNX Runtime Web (plain ops and contrib ops), TF.js-wasm and plain JS.
@@ -59,7 +59,10 @@ async function main() {
     peakCpu = cpuCeiling(peakModule, peak.chains);
     log(`SIMD ceiling by CPU time: ${peakCpu.toFixed(2)} GFLOP/s (${peak.chains} chains)`);
   } else log('SIMD ceiling: build/wasm/peak.mjs not built (cmake --build build/wasm --target bench_peak); skipped');
-  await runBlockBench({ engine, ort, tf, sizes, rounds, peak, peakCpu, peakModule, plain, log });
+  // --before=DIR: the prepared stack of an earlier build (a copy of its dist/) as one more contender
+  const beforeDir = argument('before', null);
+  const before = beforeDir && await (await import(path.join(path.resolve(beforeDir), 'lib/attention.node.mjs'))).loadAttention({ learning: true, simd: true });
+  await runBlockBench({ engine, ort, tf, sizes, rounds, peak, peakCpu, peakModule, plain, before, log });
 }
 
 // The same suite in headless Chromium (bench/block-browser-entry.mjs), its lines printed as they come.

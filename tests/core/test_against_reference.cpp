@@ -100,6 +100,24 @@ TEST_CASE("identity projections: the notes' parameter-free contextual embedding 
   }
 }
 
+TEST_CASE("long sequences with the causal mask: the trace-free pass by blocks, each block only the keys it sees") {
+  // a block of queries first … first + rows − 1 takes the keys below first + rows: 1100 self (blocks of
+  // 64, the last of 12 rows, under 33), 300 self (blocks of 216 and 84); more queries than keys: 700 on
+  // 200 (blocks of 324 and 52) and 340 on 203 (320 and 20), every block then sees every key, the first
+  // rows only a few of them; keys not a multiple of 4 or 8
+  struct Sizes {
+    int n, m, cross;
+    ref::Scale scale;
+  };
+  std::uint64_t seed = 73;
+  for (const Sizes& s : {Sizes{1100, 1100, 0, ref::Scale::SqrtDk}, Sizes{300, 300, 0, ref::Scale::Divisor},
+                         Sizes{700, 200, 1, ref::Scale::SqrtDk}, Sizes{340, 203, 1, ref::Scale::None}}) {
+    const ref::Problem p =
+        ref::random_problem(seed++, s.n, s.m, 8, 2, 4, 3, s.cross, /*with_wo=*/true, s.scale, ref::Mask::Causal);
+    compare(p, "causal n=" + std::to_string(s.n) + " m=" + std::to_string(p.m));
+  }
+}
+
 TEST_CASE("long sequences without a mask: the trace-free pass by blocks of queries, every remainder") {
   // n above the query block (64 rows, or more when m is short): 1100 keys give blocks of 64 and a last
   // block of 12 rows; 700 queries on 200 keys, blocks of 324 and a last of 52; 340 on 203 keys, a block
