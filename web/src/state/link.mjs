@@ -46,6 +46,12 @@ const LINK_FIELDS = {
   layerWeights: (v) => v === null || (Array.isArray(v) && v.length < PAGE_LIMITS.layers && v.every((w) => w === null || isParameters(w))),
   selectedLayer: Number.isInteger,
   blockEdits: (v) => isBlockEdits(v),
+  // in range or not: buildRequest names the field (state/modern.mjs)
+  kvHeads: (v) => v === null || Number.isInteger(v),
+  rotary: (v) => typeof v === 'boolean',
+  rotaryTheta: Number.isFinite,
+  rotaryDims: (v) => v === null || Number.isInteger(v),
+  window: Number.isInteger,
 };
 
 // Hand-set parameters: named matrices of float32 values (or null).
