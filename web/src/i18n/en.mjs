@@ -547,10 +547,6 @@ export const EN = {
   'models.openedInLab': "Layer {layer}, head {head} of the {type} model is in the lab: its {n} input rows ({input}), its W_q, W_k, W_v, W_O and biases, {heads} heads of d_k {dK}; {mask}; {scale}.",
   'models.inputPre': "the hidden states entering the layer, after the layer's norm",
   'models.inputPost': "the hidden states entering the layer",
-  'models.labRefused': "Layer {layer} of this {type} model cannot be opened in the one-layer lab: {reasons}. Its heads are drawn here, as the model computes them; the Rotary positions and Grouped-query attention chapters show both.",
-  'models.labRotary': "it turns queries and keys by their positions (rotary positions, RoPE), which the lab's layer does not",
-  'models.labGrouped': "its {heads} query heads share {kvHeads} key/value heads, while each head of the lab's layer has its own",
-  'models.labWindow': "each token sees only the {window} tokens before it (a sliding window)",
   'models.cannotOpen': "Layer {layer} cannot be shown in the lab ({problem}); the lab keeps what it showed.",
   'models.computing': "Layer 1 is drawn; computing the other {count} layers…",
 

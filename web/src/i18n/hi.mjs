@@ -347,10 +347,6 @@ export const HI = {
   'models.openedInLab': "{type} model की layer {layer}, head {head} अब lab में है: उसकी {n} इनपुट पंक्तियाँ ({input}), उसके W_q, W_k, W_v, W_O और bias, {heads} heads, हर head का d_k {dK}; {mask}; {scale}।",
   'models.inputPre': "layer में आती hidden states, layer के norm के बाद",
   'models.inputPost': "layer में आती hidden states",
-  'models.labRefused': "इस {type} model की layer {layer} एक-layer वाले lab में नहीं खुल सकती: {reasons}। उसके heads यहाँ वैसे ही दिखे हैं जैसे model उन्हें निकालता है; Rotary positions और Grouped-query attention अध्याय दोनों दिखाते हैं।",
-  'models.labRotary': "यह queries और keys को उनकी position से घुमाती है (rotary positions, RoPE), lab की layer ऐसा नहीं करती",
-  'models.labGrouped': "इसके {heads} query heads {kvHeads} key/value heads बाँटते हैं, जबकि lab की layer में हर head के अपने होते हैं",
-  'models.labWindow': "हर token अपने से पहले के केवल {window} tokens देखता है (sliding window)",
   'models.cannotOpen': "layer {layer} lab में नहीं दिखाई जा सकती ({problem}); lab में वही रहता है जो दिख रहा था।",
   'models.computing': "layer 1 दिख गई; बाक़ी {count} layers निकाली जा रही हैं…",
 
