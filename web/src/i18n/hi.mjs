@@ -1191,5 +1191,5 @@ export const HI = {
   'modern.off': 'बंद',
   'modern.none': 'कोई नहीं',
   'table.qUnrotated': 'घुमाने से पहले Q', 'table.kUnrotated': 'घुमाने से पहले K',
-  'modern.explainRotated': 'Rotary positions चालू हैं: ऊपर का योग घुमाने से पहले का {table} है ({value}); यह cell उसे features की जोड़ी-जोड़ी, position {position} के कोणों से घुमाकर बनता है।',
+  'modern.explainRotated': 'Rotary positions चालू हैं: ऊपर का योग घुमाने से पहले का {table} है ({value}); यह खाना उसे features की जोड़ी-जोड़ी, position {position} के कोणों से घुमाकर बनता है।',
 };
