@@ -23,7 +23,8 @@ const referenceOf = (name) => JSON.parse(readFileSync(join(dirOf(name), 'referen
 
 // Waits until the section has opened a folder (or said why not); the report's text.
 async function opened() {
-  await page().waitForFunction(() => !document.querySelector('#models-input').hidden || document.querySelector('#models-messages').textContent !== '');
+  // a folder is read while the section is busy (the model opened before stays shown meanwhile)
+  await page().waitForFunction(() => !document.querySelector('section[data-view="models"]').hasAttribute('aria-busy') && (!document.querySelector('#models-input').hidden || document.querySelector('#models-messages').textContent !== ''));
   assert.equal(await page().textContent('#models-messages'), '');
   return page().textContent('#models-report');
 }

@@ -14,6 +14,9 @@
  */
 export const KEPT_IN_ENGLISH = [
   // attention itself
+  // [models] a real model's parts by their names: the hidden state, byte-level and WordPiece pieces,
+  // the transformers library, the norms and MLPs of Llama's blocks
+  'state', 'byte', 'byte-level', 'wordpiece', 'transformers', 'rmsnorm', 'layernorm', 'swiglu', 'activation',
   'attention', 'self', 'cross', 'multi-head', 'query', 'queries', 'key', 'keys', 'value', 'values',
   'score', 'scores', 'scaling', 'softmax', 'weight', 'weights', 'weighted', 'token', 'tokens',
   'head', 'heads', 'embedding', 'embeddings', 'contextual', 'task-specific', 'mask', 'causal',
@@ -330,7 +333,7 @@ export const HI = {
   'models.head': "Head {head}",
   'models.layer': "{count} में से layer {layer}",
   'models.andMore': "{names} और {count} और",
-  'models.recognised': "पहचाना गया: {type} ({architectures}), {layers} layers, d_model {dModel}, d_k {dK} के {heads} heads, {kvHeads} key/value heads।",
+  'models.recognised': "पहचाना गया: {type} ({architectures}), {layers} layers, d_model {dModel}, d_k {dK} के {heads} heads।",
   'models.causal': "Causal mask: हर token ख़ुद पर और अपने से पहले के tokens पर ध्यान देता है।",
   'models.bidirectional': "कोई mask नहीं: हर token हर token पर ध्यान देता है।",
   'models.files': "{files} पढ़ी गईं ({dtypes}); रखे गए weights float32 में {size} MB के हैं; tensor नाम prefix ‘{prefix}’ के नीचे।",
@@ -349,6 +352,26 @@ export const HI = {
   'models.inputPost': "layer में आती hidden states",
   'models.cannotOpen': "layer {layer} lab में नहीं दिखाई जा सकती ({problem}); lab में वही रहता है जो दिख रहा था।",
   'models.computing': "layer 1 दिख गई; बाक़ी {count} layers निकाली जा रही हैं…",
+  'models.recognisedGqa': "पहचाना गया: {type} ({architectures}), {layers} layers, d_model {dModel}, d_k {dK} के {heads} heads, जो {kvHeads} key/value heads साझा करते हैं (grouped-query attention)।",
+  'models.kept': "पहले खोला गया {type} मॉडल अब भी दिख रहा है।",
+  'models.leftModel': "lab में अब {type} मॉडल की layer {layer}, head {head} नहीं है: lab में उसका वाक्य, संख्याएँ या सेटिंग्स बदली गईं, इसलिए उसकी पंक्तियाँ अब मॉडल की hidden states नहीं हैं (वे lab की अपनी शब्दावली या आपकी संख्याओं से आती हैं)। किसी वाक्य पर मॉडल देखने के लिए उसे “असली मॉडल” में चलाएँ और फिर से कोई layer खोलें।",
+  'models.openedThere': "layer {layer}, head {head} अब पेज के ऊपर lab में है: पेज वहाँ गया, और lab की स्थिति-पंक्ति बताती है कि उसमें क्या है।",
+  'models.pieceMark': "token की शुरुआत में ## बताता है कि यह टुकड़ा पिछले शब्द को आगे बढ़ाता है (WordPiece): “c”, “##at” मिलकर “cat”।",
+  'models.noNext': "अगले token की सूची नहीं: यह मॉडल causal नहीं है। BERT जैसा masked भाषा मॉडल पूरा वाक्य दोनों दिशाओं में पढ़ता है और छिपाए गए ([MASK]) tokens भरना सीखता है, अगला token बताना नहीं।",
+  'models.nextText': "पाठ",
+  'models.nextNote': "token: शब्दावली की प्रविष्टि (Ġ एक खाली जगह है); पाठ: tokenizer उसे जो पाठ बनाता है (· एक खाली जगह है)। byte-level शब्दावली में लंबे UTF-8 अक्षरों के अकेले bytes भी होते हैं: अकेला ऐसा byte � बनता है।",
+  'models.layersHint': "layer 1 खुली है; कोई और layer देखने के लिए नीचे उसके शीर्षक पर क्लिक करें (कुल {count} layers)। हर हीटमैप में एक पंक्ति एक query token है और key tokens (स्तंभों) पर उसके weights; सटीक संख्याएँ “तालिका के रूप में” में हैं।",
+  'models.layerHint': "हर हीटमैप में एक पंक्ति एक query token है और key tokens (स्तंभों) पर उसके weights; सटीक संख्याएँ “तालिका के रूप में” में हैं। layers: {count}।",
+  'models.stream': "Residual stream: हर token की hidden state, हर layer में आते और उससे निकलते हुए",
+  'models.streamIntro': "hidden state 0 token का embedding है (उसकी position के साथ); {count} layers में से हर एक उसमें अपना attention और अपना MLP जोड़ती है। ये मॉडल की अपनी संख्याएँ हैं; हर खाने का सटीक float32 उसके टूलटिप में है।",
+  'models.streamIntroNorm': "hidden state 0 token का embedding है (उसकी position के साथ); {count} layers में से हर एक उसमें अपना attention और अपना MLP जोड़ती है, और आख़िरी पंक्ति मॉडल के अंतिम norm के बाद की है, जैसे transformers देता है। ये मॉडल की अपनी संख्याएँ हैं; हर खाने का सटीक float32 उसके टूलटिप में है।",
+  'models.streamToken': "कौन-सा token",
+  'models.streamCaption': "Token {token} (पंक्ति {row}): उसकी hidden state ({d} features), चरण दर चरण",
+  'models.streamEnters': "layer 1 में आती है (embedding + position)",
+  'models.streamLeaves': "layer {layer} से निकलती है",
+  'models.streamLastNorm': "layer {layer} से निकलती है, अंतिम norm के बाद",
+  'models.stackNot': "पूरा मॉडल lab में नहीं खुलता: lab का blocks का stack अपने MLP और norm के weights seed से या लिखे गए खानों से लेता है, मॉडल फ़ोल्डर से नहीं। “इस layer को lab में खोलें” एक layer का attention लेता है, जिसकी इनपुट पंक्तियाँ ऊपर की hidden states हैं (जहाँ layer का norm है, उसके बाद)।",
+  'models.stackNotRms': "पूरा मॉडल lab में नहीं खुलता: इसके blocks RMSNorm और SwiGLU MLP इस्तेमाल करते हैं, जो lab के block (LayerNorm, एक activation, 4·d_model चौड़ा MLP) में नहीं हैं, और lab का stack अपने MLP और norm के weights seed से या लिखे गए खानों से लेता है, मॉडल फ़ोल्डर से नहीं। “इस layer को lab में खोलें” एक layer का attention लेता है (इनपुट पंक्तियाँ ऊपर की hidden states हैं, layer के RMSNorm के बाद), उसकी rotary positions और key/value heads के साथ।",
 
   // ---- keys added with the catalogue move (i18n)
   // [i18n] the language system, the page, the settings, the sections, tables, problems and

@@ -56,5 +56,24 @@ export async function openInLab(models, l, h) {
   // a layer of a large model is more numbers than a link carries: said, as the one-layer loader says it
   const said = linkCarriesWeights(state) ? status : `${status} ${t('layers.tooLargeForLink', { count: ownValueCount(state).toLocaleString('en') })}`;
   models.useState(state, said);
-  return { state, status: said };
+  // the state as the lab holds it: what later changes are measured against
+  return { state: models.getState(), status: said };
+}
+
+// Equal numbers, arrays element by element (a model's weights are long: no copies, no strings).
+function same(a, b) {
+  if (a === b) return true;
+  if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (!same(a[i], b[i])) return false;
+  return true;
+}
+
+const KEPT = ['dModel', 'heads', 'dK', 'dV', 'maskMode', 'scaleMode', 'kvHeads', 'window', 'rotary', 'rotaryTheta', 'rotaryDims', 'layers', 'block', 'useWo'];
+
+/** True while the lab's `state` still holds what "Open this layer in the lab" put there (`opened`). */
+export function stillTheModel(state, opened) {
+  if (KEPT.some((key) => state[key] !== opened[key])) return false;
+  if (!same(state.inputs?.tokens, opened.inputs?.tokens) || !same(state.inputs?.rows, opened.inputs?.rows)) return false;
+  const names = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo'];
+  return state.weightsMode === opened.weightsMode && names.every((name) => same(state.custom?.[name] ?? null, opened.custom?.[name] ?? null));
 }
