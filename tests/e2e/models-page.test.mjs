@@ -54,7 +54,7 @@ function relativeError(got, want) {
   return Math.sqrt(diff / norm);
 }
 
-// Every distinct colour in each cell of layer 1, head 1's heatmap (its pixels, read back)
+// Every distinct colour in each cell of layer 1, head 1's heatmap (its pixels, read back), and where the cells start (CSS px)
 function cellColours(n) {
   return page().evaluate(({ n }) => {
     const canvas = document.querySelector('#models-layers details[data-layer="0"] figure[data-head="0"] canvas');
@@ -82,7 +82,7 @@ function cellColours(n) {
       }
       colours.push(row);
     }
-    return colours;
+    return { colours, left: left / ratio, top: top / ratio };
   }, { n });
 }
 
@@ -155,7 +155,7 @@ describe('Real models as a student reads them', { skip: !have && 'no ../shared/m
     const reference = await openAndRun('gpt2', referenceOf('gpt2').text);
     const n = reference.ids.length;
     // layer 1, head 1: every distinct colour in each cell's pixels, read back
-    const pixels = await cellColours(n);
+    const { colours: pixels, left, top } = await cellColours(n);
     const { weightColour } = await import('../../web/src/shared/colour.mjs');
     const weights = reference.layers[0].probs.slice(0, n * n);
     for (let r = 0; r < n; r++) {
@@ -165,6 +165,18 @@ describe('Real models as a student reads them', { skip: !have && 'no ../shared/m
         else assert.deepEqual(got, [weightColour(weights[r * n + c]).rgb.join()], `cell ${r},${c}: its colour alone, no digits drawn`);
       }
     }
+    // a cell's exact weight under the pointer: row 'Ġc' (2), column 'The' (1), and a masked cell
+    const canvas = page().locator('#models-layers details[data-layer="0"] figure[data-head="0"] canvas');
+    await canvas.scrollIntoViewIfNeeded();
+    const box = await canvas.boundingBox();
+    const at = async (r, c) => {
+      await page().mouse.move(box.x + left + (c + 0.5) * 26, box.y + top + (r + 0.5) * 26);
+      return canvas.getAttribute('title');
+    };
+    const tip = await at(1, 0);
+    assert.match(tip, /^query Ġc, key The: /);
+    assert.ok(Math.abs(Number(tip.split(': ')[1]) - weights[n]) <= 1e-6, tip);
+    assert.equal(await at(0, 1), 'query The, key Ġc: masked');
     assert.equal(await page().locator('#models-layers canvas.model-legend').count(), 1);
     assert.match(await page().getAttribute('#models-layers canvas.model-legend', 'aria-label'), /hatched cells are masked/);
   });

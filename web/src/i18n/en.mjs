@@ -549,6 +549,7 @@ export const EN = {
   'models.inputPost': "the hidden states entering the layer",
   'models.cannotOpen': "Layer {layer} cannot be shown in the lab ({problem}); the lab keeps what it showed.",
   'models.computing': "Layer 1 is drawn; computing the other {count} layers…",
+  'models.cellTip': "query {query}, key {key}: {weight}",
   'models.recognisedGqa': "Recognised: {type} ({architectures}), {layers} layers, d_model {dModel}, {heads} heads of d_k {dK}, sharing {kvHeads} key/value heads (grouped-query attention).",
   'models.kept': "The {type} model opened before is still shown.",
   'models.leftModel': "The lab no longer holds layer {layer}, head {head} of the {type} model: its sentence, numbers or settings were changed in the lab, so its rows are not the model's hidden states any more (the lab's own vocabulary or your numbers give them). To see the model on a sentence, run it under Real models and open a layer again.",

@@ -352,6 +352,7 @@ export const HI = {
   'models.inputPost': "layer में आती hidden states",
   'models.cannotOpen': "layer {layer} lab में नहीं दिखाई जा सकती ({problem}); lab में वही रहता है जो दिख रहा था।",
   'models.computing': "layer 1 दिख गई; बाक़ी {count} layers निकाली जा रही हैं…",
+  'models.cellTip': "query {query}, key {key}: {weight}",
   'models.recognisedGqa': "पहचाना गया: {type} ({architectures}), {layers} layers, d_model {dModel}, d_k {dK} के {heads} heads, जो {kvHeads} key/value heads साझा करते हैं (grouped-query attention)।",
   'models.kept': "पहले खोला गया {type} मॉडल अब भी दिख रहा है।",
   'models.leftModel': "lab में अब {type} मॉडल की layer {layer}, head {head} नहीं है: lab में उसका वाक्य, संख्याएँ या सेटिंग्स बदली गईं, इसलिए उसकी पंक्तियाँ अब मॉडल की hidden states नहीं हैं (वे lab की अपनी शब्दावली या आपकी संख्याओं से आती हैं)। किसी वाक्य पर मॉडल देखने के लिए उसे “असली मॉडल” में चलाएँ और फिर से कोई layer खोलें।",

@@ -3,7 +3,7 @@
 // renderers. DOM nodes and textContent only; a token's text is the reader's model's, isolated.
 import { renderHeatmap, renderLegend } from '../shared/heatmap.mjs';
 import { renderMatrix } from '../shared/matrix.mjs';
-import { formatNumber } from '../shared/format.mjs';
+import { formatFull, formatNumber } from '../shared/format.mjs';
 
 const element = (tag, className, text) => {
   const node = document.createElement(tag);
@@ -77,7 +77,16 @@ function headFigure(result, l, h, t, { ink, onOpen, causal }) {
   canvas.setAttribute('role', 'img');
   canvas.setAttribute('aria-label', t('models.headLabel', { layer: l + 1, head: h + 1 }));
   // no numbers in the cells (shrunk to fit they cannot be read): the exact ones are in "as a table"
-  renderHeatmap(canvas, weights, n, n, { rowLabels: tokens, columnLabels: tokens, scaled: maskOf(n, causal), ink });
+  const scaled = maskOf(n, causal);
+  const layout = renderHeatmap(canvas, weights, n, n, { rowLabels: tokens, columnLabels: tokens, scaled, ink });
+  // a cell's exact weight in the canvas's tooltip, under the pointer
+  canvas.addEventListener('pointermove', (event) => {
+    const box = canvas.getBoundingClientRect();
+    const r = Math.floor((event.clientY - box.top - layout.top) / layout.cell), c = Math.floor((event.clientX - box.left - layout.left) / layout.cell);
+    const inside = r >= 0 && r < n && c >= 0 && c < n;
+    canvas.title = !inside ? '' : t('models.cellTip', { query: tokens[r], key: tokens[c],
+      weight: scaled?.[r * n + c] === -Infinity ? t('pictures.masked') : formatFull(weights[r * n + c]) });
+  });
   const table = element('details');
   table.append(element('summary', '', t('models.headTable')));
   table.addEventListener('toggle', () => {
