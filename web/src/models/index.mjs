@@ -84,7 +84,8 @@ function relabel(models) {
   $('models-text-label').textContent = t(models.report && !models.report.tokenizer ? 'models.ids' : 'models.text');
   $('models-report').replaceChildren(...(models.report ? reportLines(models.report, t) : []));
   $('models-report').hidden = !models.report;
-  $('models-text').placeholder = EXAMPLE;
+  // a sentence for a tokenizer; typed ids have no example (they are the model's own)
+  $('models-text').placeholder = models.report && !models.report.tokenizer ? '' : EXAMPLE;
   if (models.result) draw(models);
   if (models.failed) say(models, models.failed);
 }
