@@ -236,6 +236,26 @@ function compactTests() {
   });
 }
 
+describe('the component\'s attributes for attention as real models have it', () => {
+  it('kv-heads, rotary, rotary-dims and window set the lab; a bad one is named in the lab\'s messages', async () => {
+    const tab = await browser.newPage();
+    await tab.page.goto(`${browser.url}components.html`);
+    await drawn(tab.page, 'second');
+    const set = (attributes) => redrawn(tab.page, 'second', () => tab.page.$eval('#second', (el, a) => {
+      for (const [name, value] of Object.entries(a)) el.setAttribute(name, value);
+    }, attributes));
+    await set({ 'd-model': '4', heads: '2', 'd-k': '4', 'd-v': '4', weights: 'random', mask: 'causal', 'kv-heads': '1', rotary: '500', 'rotary-dims': '2', window: '3' });
+    const read = await tab.page.$eval('#second', (el) => {
+      const { state, result } = el.lab;
+      return { fields: [state.kvHeads, state.rotary, state.rotaryTheta, state.rotaryDims, state.window], kvHeads: result.shape.kvHeads, turned: Boolean(result.heads[0].qUnrotated) };
+    });
+    assert.deepEqual(read, { fields: [1, true, 500, 2, 3], kvHeads: 1, turned: true });
+    await tab.page.$eval('#second', (el) => el.setAttribute('kv-heads', 'three'));
+    await tab.page.waitForFunction(() => /key\/value heads must be a whole number of at least 1, got "three"/.test(document.getElementById('second').shadowRoot.getElementById('messages').textContent));
+    await tab.page.close();
+  });
+});
+
 describe('the iframe on a course platform', () => {
   it('posts its content height, as its own message and as lti.frameResize, and the frame follows it down and up', async () => {
     const tab = await browser.newPage();

@@ -1,8 +1,9 @@
 // "Real models" → the main lab, in headless Chromium (issue 24): a model's layer and head opened in
 // the one-layer lab gives, in the lab's own result, the attention probabilities transformers computed
-// for that layer and head (../shared/models/*/reference.json, probs); a Llama layer (RoPE, grouped-query
-// attention) is refused with the reason and the lab keeps what it showed; layer 1 is drawn before the
-// other layers are computed; the folder input and a drop open the GPT-2 folder.
+// for that layer and head (../shared/models/*/reference.json, probs), Llama and Qwen2 (RoPE, grouped-query
+// attention, Qwen2's q/k/v biases) too, and the Llama folder written as Mistral with a sliding window of
+// 4 against a float64 layer written in the test (modern64.mjs); layer 1 is drawn before the other
+// layers are computed; the folder input and a drop open the GPT-2 folder.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
@@ -10,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 
 import { useLabPage } from './browser.mjs';
-import { MODELS } from '../web/src/models/copies.mjs';
+import { MODELS, tempRoot, writeFolder, textFiles } from '../web/src/models/copies.mjs';
+import { attention64 } from './modern64.mjs';
 
 const have = existsSync(new URL('gpt2/reference.json', MODELS));
 const lab = useLabPage({ before, after, assert });
@@ -21,7 +23,8 @@ const referenceOf = (name) => JSON.parse(readFileSync(join(dirOf(name), 'referen
 
 // Waits until the section has opened a folder (or said why not); the report's text.
 async function opened() {
-  await page().waitForFunction(() => !document.querySelector('#models-input').hidden || document.querySelector('#models-messages').textContent !== '');
+  // a folder is read while the section is busy (the model opened before stays shown meanwhile)
+  await page().waitForFunction(() => !document.querySelector('section[data-view="models"]').hasAttribute('aria-busy') && (!document.querySelector('#models-input').hidden || document.querySelector('#models-messages').textContent !== ''));
   assert.equal(await page().textContent('#models-messages'), '');
   return page().textContent('#models-report');
 }
@@ -61,7 +64,7 @@ async function openedHead(name, reference, l, h) {
   }, h);
   assert.equal(all, reference.layers[0].probs.length / (n * n));
   assert.equal(state.selectedHead, h);
-  assert.equal(state.maskMode, name === 'gpt2' ? 'causal' : 'none');
+  assert.equal(state.maskMode, name === 'bert' ? 'none' : 'causal');
   assert.deepEqual(state.inputs.tokens, reference.tokens);
   // the lab's inputs are what the model's attention received (after ln_1 for GPT-2)
   assert.ok(largestDifference(state.inputs.rows.flat(), reference.layers[l].input) < 1e-4, `layer ${l + 1} input`);
@@ -72,7 +75,7 @@ async function openedHead(name, reference, l, h) {
 }
 
 describe('Open this layer in the lab', { skip: !have && 'no ../shared/models' }, () => {
-  for (const name of ['gpt2', 'bert']) {
+  for (const name of ['gpt2', 'bert', 'llama', 'qwen2']) {
     it(`${name}: every layer and head opened in the lab gives transformers' attention probabilities`, async () => {
       const reference = await openAndRun(name);
       const n = reference.ids.length;
@@ -88,19 +91,55 @@ describe('Open this layer in the lab', { skip: !have && 'no ../shared/models' },
     });
   }
 
-  it('llama: a layer with RoPE and grouped-query attention is refused with the reason; the lab keeps what it showed', async () => {
-    await openAndRun('gpt2');
-    await lab.redrawn(() => page().evaluate(() => globalThis.attentionLab.models.openInLab(0, 0)));
-    const before = await page().evaluate(() => globalThis.attentionLab.state);
-    await openAndRun('llama');
-    await page().locator('#models-layers details[data-layer="0"] figure[data-head="0"] button.model-open').click();
-    await page().waitForFunction(() => document.querySelector('#models-messages').textContent !== '');
-    const message = await page().textContent('#models-messages');
-    assert.match(message, /^Layer 1 of this llama model cannot be opened in the one-layer lab: it turns queries and keys by their positions \(rotary positions, RoPE\)/);
-    assert.match(message, /its 4 query heads share 2 key\/value heads/);
-    assert.deepEqual(await page().evaluate(() => globalThis.attentionLab.state), before);
+});
+
+describe('Open a layer with rotary positions, key/value heads or a window in the lab', { skip: !have && 'no ../shared/models' }, () => {
+  it('llama and qwen2: the lab holds the layer\'s rotary positions, key/value heads and biases, and says so', async () => {
+    for (const name of ['llama', 'qwen2']) {
+      const reference = await openAndRun(name);
+      await openedHead(name, reference, 1, 3);
+      const state = await page().evaluate(() => globalThis.attentionLab.state);
+      // 4 query heads share 2 key/value heads of 8 features, all 8 rotated (the folders' config.json)
+      assert.deepEqual([state.heads, state.kvHeads, state.dK, state.rotary, state.rotaryDims, state.window], [4, 2, 8, true, 8, 0]);
+      assert.equal(state.custom.wk.length, 2 * 32 * 8);
+      assert.equal(Boolean(state.custom.bk), name === 'qwen2');
+      const status = await page().textContent('#models-status');
+      assert.match(status, /rotary: on, θ = 10,?000, 8 features per head; key\/value heads: 2; window: none\.$/);
+      assert.equal(await page().textContent('#messages'), '');
+    }
   });
 
+  it('mistral (the Llama folder with sliding_window 4): the lab\'s weights keep each query\'s last 4 keys, as a float64 layer on the same numbers', async () => {
+    const reference = referenceOf('llama');
+    const root = tempRoot();
+    const config = { ...JSON.parse(textFiles('llama')['config.json']), model_type: 'mistral', architectures: ['MistralForCausalLM'], sliding_window: 4 };
+    const dir = writeFolder(root, 'mistral-4', { ...textFiles('llama'), 'config.json': config, 'model.safetensors': readFileSync(join(dirOf('llama'), 'model.safetensors')) });
+    await page().setInputFiles('#models-files', readdirSync(dir).map((file) => join(dir, file)));
+    await opened();
+    await page().fill('#models-text', reference.text);
+    await page().click('#models-run');
+    await page().waitForFunction(() => globalThis.attentionLab.models.result && !globalThis.attentionLab.models.result.partial);
+    await lab.redrawn(() => page().evaluate(() => globalThis.attentionLab.models.openInLab(0, 1)));
+    const { state, heads } = await page().evaluate(() => {
+      const lab = globalThis.attentionLab;
+      return { state: lab.state, heads: lab.result.heads.map((h) => [...h.weights]) };
+    });
+    assert.equal(state.window, 4);
+    // layer 1's input is Llama's (the window acts inside the attention): transformers' numbers
+    assert.ok(largestDifference(state.inputs.rows.flat(), reference.layers[0].input) < 1e-4);
+    const n = reference.ids.length;
+    const want = attention64(state.inputs.rows, state.custom, { heads: 4, kvHeads: 2, dK: 8, causal: true, window: 4, rotary: { dims: 8, theta: state.rotaryTheta } });
+    let worst = 0;
+    want.heads.forEach((head, h) => { worst = Math.max(worst, largestDifference(heads[h], head.weights.flat())); });
+    assert.ok(worst <= 1e-5, `largest difference ${worst}`);
+    // and key j > 3 back is 0 for query i
+    assert.equal(heads[1][(n - 1) * n + (n - 5)], 0);
+    assert.match(await page().textContent('#models-status'), /window: 4\.$/);
+  });
+
+});
+
+describe('Real models: drawing and opening folders', { skip: !have && 'no ../shared/models' }, () => {
   it('layer 1 is drawn before the other layers are computed', async () => {
     await page().evaluate(() => { globalThis.modelsDrawn = []; });
     await page().evaluate(() => {

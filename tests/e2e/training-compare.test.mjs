@@ -3,7 +3,9 @@
 // trained ones. Checked against the trainer itself: B's W_q, W_k, W_v are the run's snapshot's (one
 // layer); for the two-layer "'tired' or 'wide'", A's and B's matrices are those of a stack trainer made
 // and stepped as many steps in Node from the same task, and B's attention in every layer and head is
-// the trainer's trace of the probe sentence. The difference tables equal B − A of the two labs' results.
+// the trainer's trace of the probe sentence; for induction (rotary positions), A is a stack trainer's
+// step 0 made in Node, X its token rows, and B's attention the page trainer's trace of the probe
+// sequence. The difference tables equal B − A of the two labs' results.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
@@ -167,9 +169,51 @@ describe('Compare before and after training', () => {
     await page().waitForFunction(() => /^Open the comparison/.test(document.querySelector('#train-compare-link').textContent));
   });
 
-  it('induction is not offered (rotary positions are no lab state); the button follows the task', async () => {
+});
+
+describe('Compare before and after training with rotary positions', () => {
+  it('induction (two attention-only layers with rotary positions): A is the trainer\'s step 0, B now; X the token table\'s rows; B\'s attention is the trainer\'s trace; the table is B − A', async () => {
     await chooseTask('induction');
-    assert.equal(await page().isHidden('#train-compare'), true);
+    assert.equal(await page().isVisible('#train-compare'), true);
+    await trainTo({ goal: 0.6, steps: 200 });
+    const run = await page().evaluate(() => {
+      const { snapshot, config } = globalThis.attentionLab.training.run;
+      return { steps: snapshot.steps, model: config.model, probe: snapshot.probe.map((layer) => layer.map((h) => Array.from(h))) };
+    });
+    assert.ok(run.steps > 0);
+    const { compare, shown } = await openComparison();
+    // A: the trainer's weights at step 0, made here in Node from the task's seed
+    const task = taskById('induction');
+    const learner = await loadAttention({ learning: true });
+    const trainer = learner.createStackTrainer({ model: run.model, loss: task.loss, optimizer: task.optimizer, train: [], seed: task.seed });
+    const initial = trainer.weights();
+    const example = task.build(run.model.dModel).heldOut[0];
+    for (const which of ['a', 'b']) {
+      const { state } = shown[which];
+      assert.deepEqual([state.layers, state.block, state.useWo, state.rotary, state.rotaryTheta, state.rotaryDims, state.maskMode], [2, 'attention', true, true, 10000, null, 'causal']);
+      assert.deepEqual(state.inputs.tokens, example.tokens, `${which.toUpperCase()} reads the probe sequence`);
+    }
+    const a = shown.a.state;
+    for (let l = 0; l < 2; l++) {
+      for (const name of ['wq', 'wk', 'wv', 'wo']) close(matricesOf(a, l)[name], Array.from(initial[`layers.${l}.${name}`]), 0, `A layer ${l + 1} ${name}`);
+    }
+    const d = run.model.dModel;
+    close(a.inputs.rows.flat(), example.ids.flatMap((id) => Array.from(initial.tokens.subarray(id * d, (id + 1) * d))), 0, 'A\'s X: the step-0 token rows');
+    const b = shown.b.state;
+    assert.notDeepEqual(b.custom.wq, a.custom.wq, 'training changed W_q');
+    // B's attention in every layer and head (the lab's rotary stack) is the stack trainer's own trace
+    // of the probe sequence with B's weights (its token rows written over the step-0 table)
+    const tokens = Float32Array.from(initial.tokens);
+    example.ids.forEach((id, i) => tokens.set(b.inputs.rows[i], id * d));
+    const own = Object.fromEntries([0, 1].flatMap((l) => ['wq', 'wk', 'wv', 'wo'].map((name) => [`layers.${l}.${name}`, Float32Array.from(matricesOf(b, l)[name])])));
+    trainer.setWeights({ ...own, tokens });
+    const trace = trainer.trace({ ids: example.ids, first: example.first });
+    trainer.dispose();
+    trace.layers.forEach((layer, l) => layer.attention.heads.forEach(({ weights }, h) => close(shown.b.layers[l][h], Array.from(weights), 1e-5, `B layer ${l + 1} head ${h + 1}`)));
+    assert.ok(run.probe.length === 2, 'the page\'s run traced both layers');
+    checkDifference(shown.weights, shown.a.head, shown.b.head, 'layer 2 weights B − A');
+    checkDifference(shown.output, shown.a.output, shown.b.output, 'output B − A');
+    await compare.close();
     await chooseTask('who-is-it');
     assert.equal(await page().isVisible('#train-compare'), true);
   });

@@ -5,7 +5,10 @@ import { parseNumber } from '../shared/format.mjs';
 import { ownWeights } from '../state/model.mjs';
 
 export const SIZE_FIELDS = ['dModel', 'heads', 'dK', 'dV'];
-const HINTED = ['attention', 'dModel', 'heads', 'dK', 'dV', 'maskMode', 'useWo'];
+const HINTED = ['attention', 'dModel', 'heads', 'dK', 'dV', 'maskMode', 'useWo', 'kvHeads', 'rotary', 'window'];
+// attention as real models have it (state/modern.mjs): an empty box is the default (null: as many
+// key/value heads as heads; every feature of d_k rotated)
+const MODERN_NUMBERS = ['kvHeads', 'rotaryDims', 'window'];
 
 /** `t(key, values)`: the lab's language, read each time a text is set. */
 export function createControls({ root, container, t }) {
@@ -70,6 +73,9 @@ export function createControls({ root, container, t }) {
     set('weightsMode', state.weightsMode);
     if ($('useWo').checked !== state.useWo) $('useWo').checked = state.useWo;
     set('positions', state.positions ?? 'none');
+    for (const name of MODERN_NUMBERS) set(name, state[name] === null ? '' : String(state[name]));
+    set('rotaryTheta', String(state.rotaryTheta));
+    if ($('rotary').checked !== (state.rotary === true)) $('rotary').checked = state.rotary === true;
     showDependent(state);
   }
 
@@ -79,6 +85,8 @@ export function createControls({ root, container, t }) {
     field('scaleDivisor').hidden = state.scaleMode !== 'custom';
     field('padTo').hidden = state.maskMode !== 'padding';
     field('seed').hidden = state.weightsMode !== 'random';
+    field('rotaryTheta').hidden = state.rotary !== true;
+    field('rotaryDims').hidden = state.rotary !== true;
   }
 
   return { fillPresetMenu, addHints, relabel, sync, showDependent, read: readControl };
@@ -92,7 +100,14 @@ export function readControl(target) {
     return { [id]: text === '' ? text : Number(text) };
   }
   if (id === 'scaleDivisor') return { scaleDivisor: parseNumber(target.value) ?? target.value };
-  if (id === 'useWo') return { useWo: target.checked };
+  if (id === 'useWo' || id === 'rotary') return { [id]: target.checked };
+  if (MODERN_NUMBERS.includes(id)) {
+    const text = target.value.trim();
+    // empty: the default (window 0); else a number, or the text for the lab to name
+    if (text === '') return { [id]: id === 'window' ? 0 : null };
+    return { [id]: Number.isFinite(Number(text)) ? Number(text) : text };
+  }
+  if (id === 'rotaryTheta') return { rotaryTheta: parseNumber(target.value) ?? target.value };
   if (id === 'attention') return { attention: target.value };
   return { [id]: target.value };
 }

@@ -5,7 +5,7 @@
 import { variance, normalDraws } from '../shared/stats.mjs';
 import { trainingCalls, learning } from './training-calls.mjs';
 import { modelCalls } from './models-calls.mjs';
-import { runStack, stackOptions } from './stack.mjs';
+import { runStack, stackOptions, randomWeights } from './stack.mjs';
 import { ropeLab, gqaLab } from './modern-calls.mjs';
 
 function identity(size) {
@@ -110,10 +110,10 @@ function chapterCalls(api) {
   };
 }
 
-function weightsFor(engine, { weights, dModel, heads, dK, dV, useWo }) {
+function weightsFor(engine, { weights, dModel, heads, dK, dV, useWo, kvHeads }) {
   if (weights.mode === 'identity') return { wq: null, wk: null, wv: null, wo: useWo ? identity(dModel) : null };
   if (weights.mode === 'random') {
-    const drawn = engine.initWeights({ dModel, heads, dK, dV, seed: weights.seed });
+    const drawn = randomWeights(engine, { dModel, heads, dK, dV, kvHeads }, weights.seed);
     return { ...drawn, wo: useWo ? drawn.wo : null };
   }
   const f32 = (values) => (values ? Float32Array.from(values) : null);

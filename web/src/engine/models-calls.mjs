@@ -22,7 +22,8 @@ function layerAttention(model, l) {
   if (!layer) return failure({ name: 'Error', message: `the model has no layer ${l + 1}` });
   const { heads, kvHeads = heads, dK = model.request.dModel / heads, mask = 'none', scale = 'sqrt_dk', window = 0, wq, wk, wv, wo, bq, bk, bv, bo } = layer.attention;
   return { family: model.report.family, arrangement: layer.arrangement, dModel: model.request.dModel, heads, kvHeads, dK, mask, scale, window,
-    rotary: model.request.positions === 'rotary', wq, wk, wv, wo, bq: bq ?? null, bk: bk ?? null, bv: bv ?? null, bo: bo ?? null };
+    // the model's rotary positions ({ dims, theta }), or null
+    rotary: model.request.positions === 'rotary' ? { ...model.request.rotary } : null, wq, wk, wv, wo, bq: bq ?? null, bk: bk ?? null, bv: bv ?? null, bo: bo ?? null };
 }
 
 // The request for the first block only (its attention drawn before the whole model is run).

@@ -5,6 +5,15 @@
 // The reply is the page's: result.layers[l] for every block, result.heads … for the chosen one
 // (lab/run.mjs picks it), and the weights of every layer as they were used.
 
+/**
+ * Seeded random weights for `kvHeads` key/value heads (grouped-query attention): the heads' draw, with
+ * W_k and W_v cut to their first kvHeads heads (each head's block is dModel × dK, head-major).
+ */
+export function randomWeights(engine, { dModel, heads, dK, dV, kvHeads = heads }, seed) {
+  const drawn = engine.initWeights({ dModel, heads, dK, dV, seed });
+  return { ...drawn, wk: drawn.wk.slice(0, kvHeads * dModel * dK), wv: drawn.wv.slice(0, kvHeads * dModel * dV) };
+}
+
 function identity(size) {
   const w = new Float32Array(size * size);
   for (let i = 0; i < size; i++) w[i * size + i] = 1;
@@ -12,10 +21,10 @@ function identity(size) {
 }
 
 // One layer's W_q, W_k, W_v, W_O (and biases) from its recipe, as api.mjs's weightsFor does for one layer.
-function layerWeights(engine, recipe, { dModel, heads, dK, dV, useWo }) {
+function layerWeights(engine, recipe, { dModel, heads, dK, dV, useWo, kvHeads }) {
   if (recipe.mode === 'identity') return { wq: identity(dModel), wk: identity(dModel), wv: identity(dModel), wo: useWo ? identity(dModel) : null };
   if (recipe.mode === 'random') {
-    const drawn = engine.initWeights({ dModel, heads, dK, dV, seed: recipe.seed });
+    const drawn = randomWeights(engine, { dModel, heads, dK, dV, kvHeads }, recipe.seed);
     return { ...drawn, wo: useWo ? drawn.wo : null };
   }
   const f32 = (values) => (values ? Float32Array.from(values) : null);
@@ -51,12 +60,12 @@ const normOf = (table, dModel) => ({ kind: 'layernorm', weight: table.slice(0, d
 
 /** engine.transformer()'s options for a page request with a `stack`, and each layer's weights. */
 export function stackOptions(engine, request) {
-  const { x, n, dModel, heads, dK, dV, scale, mask, positions, weights, useWo, stack } = request;
-  const sizes = { dModel, heads, dK, dV, useWo };
+  const { x, n, dModel, heads, dK, dV, scale, mask, positions, weights, useWo, stack, kvHeads = heads, rotary, window = 0 } = request;
+  const sizes = { dModel, heads, dK, dV, useWo, kvHeads };
   const used = stack.recipes.map((recipe, l) => layerWeights(engine, l === 0 ? weights : recipe, sizes));
   const full = stack.arrangement !== 'attention-only';
   const layers = used.map((w, l) => {
-    const attention = { heads, dK, dV, scale, mask, ...Object.fromEntries(Object.entries(w).filter(([, v]) => v)) };
+    const attention = { heads, kvHeads, dK, dV, scale, mask, window, ...Object.fromEntries(Object.entries(w).filter(([, v]) => v)) };
     if (!full) return { arrangement: 'attention-only', attention };
     const edits = stack.edits?.[l] ?? {};
     const mlp = mlpOf(engine, { dModel, hidden: stack.hidden, seed: stack.seed }, l);
@@ -67,7 +76,9 @@ export function stackOptions(engine, request) {
     return { arrangement: stack.arrangement, attention, norm1: normOf(ln1, dModel), norm2: normOf(ln2, dModel), mlp };
   });
   const ids = Array.from({ length: n }, (_, i) => i);
-  const options = { ids, vocab: n, dModel, tokens: x, positions: positions ?? 'none', layers, unembedding: 'none' };
+  // rotary positions turn every layer's q and k (the stack's positions: 'rotary')
+  const placed = rotary ? { positions: 'rotary', rotary } : { positions: positions ?? 'none' };
+  const options = { ids, vocab: n, dModel, tokens: x, ...placed, layers, unembedding: 'none' };
   return { options, used };
 }
 
@@ -91,6 +102,6 @@ export function runStack(engine, request) {
   const layers = trace.layers.map((layer) => pageLayer(layer, full));
   // the divisor as attention() reports it: √d_k, 1 for none, or the number given
   const divisor = scale === 'sqrt_dk' ? Math.sqrt(dK) : scale === 'none' ? 1 : scale;
-  const shape = { n, m: n, dModel, heads, kvHeads: heads, dK, dV, dOut: dModel, scale: divisor, self: true, layers: layers.length };
+  const shape = { n, m: n, dModel, heads, kvHeads: request.kvHeads ?? heads, dK, dV, dOut: dModel, scale: divisor, self: true, layers: layers.length };
   return { result: { shape, dOut: dModel, arrangement: request.stack.arrangement, embeddings: trace.embeddings, layers }, layerWeights: used };
 }

@@ -30,7 +30,7 @@ let sharedSheet = null;
 const THEMES = ['light', 'dark', 'auto'];
 
 export class AttentionLabElement extends HTMLElement {
-  static observedAttributes = ['preset', 'sentence', 'context', 'd-model', 'heads', 'd-k', 'd-v', 'scale', 'mask', 'weights', 'seed', 'wo', 'query', 'layers', 'block', 'norm', 'layer', 'view', 'state', 'theme', 'compact', 'mode', 'lang'];
+  static observedAttributes = ['preset', 'sentence', 'context', 'd-model', 'heads', 'd-k', 'd-v', 'scale', 'mask', 'weights', 'seed', 'wo', 'query', 'layers', 'block', 'norm', 'layer', 'kv-heads', 'rotary', 'rotary-dims', 'window', 'view', 'state', 'theme', 'compact', 'mode', 'lang'];
 
   #app = null;
   #compare = null;

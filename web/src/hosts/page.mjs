@@ -71,7 +71,8 @@ function mountLab() {
     }
   });
 
-  jumpToView(params.get('view'));
+  // ?view=models, or a plain anchor #models: the page lands on that section
+  jumpToView(params.get('view') ?? (/^#[a-z-]+$/.test(location.hash) ? location.hash.slice(1) : null));
   // for tests and the curious
   globalThis.attentionLab = app;
 }

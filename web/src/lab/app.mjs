@@ -49,6 +49,8 @@ function routeActions({ runner, problems, lab, features, redraw, renderStatus })
     if (SELECTION_ACTIONS.has(action.type)) return action.quiet || (runner.view && redraw());
     const effects = { ...EFFECTS[action.type] };
     if (action.external) Object.assign(effects, { outside: true, cells: true });
+    // a state a section made at the reader's click (it comes with its status line) answers old messages too
+    if (action.type === 'replace' && action.status) effects.outside = true;
     if (action.external || action.given) runner.given = state;
     if (effects.outside) problems.clearOutside();
     if (effects.cells) problems.cells.clear();

@@ -4,7 +4,8 @@
 import { columnsOf } from '../state/index.mjs';
 
 // The engine names its arguments; the page's controls that set them.
-const CONTROL_OF_ENGINE_FIELD = new Map([['wq', 'weightsMode'], ['wk', 'weightsMode'], ['wv', 'weightsMode'], ['wo', 'weightsMode'], ['dModel', 'dModel'], ['heads', 'heads'], ['dK', 'dK'], ['dV', 'dV'], ['n', 'sentence'], ['m', 'contextSentence']]);
+const CONTROL_OF_ENGINE_FIELD = new Map([['wq', 'weightsMode'], ['wk', 'weightsMode'], ['wv', 'weightsMode'], ['wo', 'weightsMode'], ['dModel', 'dModel'], ['heads', 'heads'], ['dK', 'dK'], ['dV', 'dV'], ['n', 'sentence'], ['m', 'contextSentence'],
+  ['kvHeads', 'kvHeads'], ['rotary', 'rotary'], ['rotary.dims', 'rotaryDims'], ['rotary.theta', 'rotaryTheta'], ['window', 'window']]);
 
 // The engine's problem, marked on the control that sets its field; its text stays English, inside
 // a sentence of the lab's language ('engine.problem').
@@ -37,6 +38,8 @@ function viewOf(asked, built, reply) {
     m: keyTokens.length, self: asked.attention === 'self', scaleMode: asked.scaleMode,
     identity: asked.weightsMode === 'identity',
     result: reply.result, weights: reply.weights, layer: 0, typedX: true, layerWeights: null,
+    // grouped-query attention's key/value heads, and whether q and k were turned (rotary positions)
+    kvHeads: reply.result.shape.kvHeads ?? asked.heads, rotary: Boolean(built.request.rotary), window: built.request.window ?? 0,
     ...stack,
   };
 }

@@ -7,9 +7,15 @@ import css from './models.css';
 import { MAX_MODEL_BYTES } from './open.mjs';
 import { renderTokens, renderNext, renderLayers } from './view.mjs';
 import { reportLines } from './report.mjs';
-import { openInLab } from './lab.mjs';
+import { openInLab, stillTheModel } from './lab.mjs';
+import { renderStream } from './stream.mjs';
+import { loadDecoder } from './decode.mjs';
 import { applyTexts } from '../i18n/page.mjs';
 import { staticMarkup } from '../shared/markup.mjs';
+
+// The example sentence in the box (run when it is left empty): the models' reference sentence, in
+// English in both languages, as the lab's example sentences are (they are what the tokenizer reads).
+const EXAMPLE = 'The cat sat on the mat.';
 
 let sheet = null;
 let mounted = 0;
@@ -27,8 +33,14 @@ export function mount(ctx) {
   const holder = staticMarkup(markup);
   const section = holder.querySelector('section');
   (ctx.section('layers') ?? ctx.section('train') ?? ctx.container.lastElementChild).after(section);
+  const lab = `models-${++mounted}`;
   const models = {
-    section, t: ctx.t, compute: ctx.compute, key: `models-${++mounted}`,
+    section, t: ctx.t, compute: ctx.compute, lab, key: `${lab}-0`,
+    // the lab's status line: where "Open this layer in the lab" takes the reader, and what it says
+    labStatus: () => ctx.container.querySelector('#status'),
+    afterLabDraw: (then) => ctx.container.addEventListener('attention-lab:change', then, { once: true, signal: ctx.signal }),
+    renderLabStatus: (text) => ctx.services.renderStatus(text),
+    inLab: null, decoder: null,
     $: (id) => section.querySelector(`#${id}`),
     report: null, result: null, reads: 0, failed: null,
     getState: () => ctx.store.state,
@@ -48,7 +60,21 @@ export function mount(ctx) {
     get drawn() { return models.drawn.map((d) => ({ ...d })); },
     get result() { return models.result; },
     get report() { return models.report; },
+    // after every draw of the lab: a model's layer there whose sentence or numbers the reader changed is no longer the model's
+    redraw: () => watchLab(models),
   };
+}
+
+// The lab's state no longer holds the model's layer (the reader typed another sentence, a cell, a
+// setting): both status lines say so, once, instead of claiming the model's hidden states.
+function watchLab(models) {
+  const { inLab } = models;
+  if (!inLab || inLab.left || stillTheModel(models.getState(), inLab.state)) return;
+  inLab.left = true;
+  const text = models.t('models.leftModel', { layer: inLab.layer + 1, head: inLab.head + 1, type: inLab.type });
+  models.renderLabStatus(text);
+  models.$('models-status').textContent = text;
+  for (const note of models.section.querySelectorAll('.model-opened')) note.remove();
 }
 
 function relabel(models) {
@@ -58,6 +84,8 @@ function relabel(models) {
   $('models-text-label').textContent = t(models.report && !models.report.tokenizer ? 'models.ids' : 'models.text');
   $('models-report').replaceChildren(...(models.report ? reportLines(models.report, t) : []));
   $('models-report').hidden = !models.report;
+  // a sentence for a tokenizer; typed ids have no example (they are the model's own)
+  $('models-text').placeholder = models.report && !models.report.tokenizer ? '' : EXAMPLE;
   if (models.result) draw(models);
   if (models.failed) say(models, models.failed);
 }
@@ -69,29 +97,39 @@ function say(models, problem) {
   models.$('models-messages').replaceChildren(...(problem ? [line] : []));
 }
 
+// A new folder opens under a key of its own: the model shown stays, in the worker and on the page,
+// until the new one has opened; a bad folder's message is said above it.
 async function open(models, files) {
   const { $, t } = models;
   const read = ++models.reads;
   const list = [...files];
+  const key = `${models.lab}-${read}`;
   say(models, null);
-  Object.assign(models, { report: null, result: null });
-  for (const id of ['models-report', 'models-tokens', 'models-next', 'models-layers']) $(id).replaceChildren();
-  $('models-report').hidden = true;
-  $('models-input').hidden = true;
   const bar = $('models-progress');
   Object.assign(bar, { hidden: false, value: 0 });
+  // busy while reading: the model shown cannot be run meanwhile (tests wait on aria-busy too)
+  models.section.setAttribute('aria-busy', 'true');
+  $('models-run').disabled = true;
   $('models-status').textContent = t('models.reading', { count: list.length });
-  const answer = await models.compute.models.open(models.key, list, ({ done, total }) => {
+  const answer = await models.compute.models.open(key, list, ({ done, total }) => {
     if (read === models.reads && total > 0) bar.value = done / total;
   });
-  if (read !== models.reads) return null;
+  if (read !== models.reads) {
+    models.compute.models.close?.(key);
+    return null;
+  }
   bar.hidden = true;
+  models.section.removeAttribute('aria-busy');
+  $('models-run').disabled = false;
   if (answer.error) {
-    $('models-status').textContent = '';
+    models.compute.models.close?.(key);
+    $('models-status').textContent = models.report ? t('models.kept', { type: models.report.modelType }) : '';
     say(models, answer.error.message);
     return answer;
   }
-  models.report = answer.report;
+  models.compute.models.close?.(models.key);
+  Object.assign(models, { key, report: answer.report, result: null, inLab: null, decoder: loadDecoder(list) });
+  for (const id of ['models-tokens', 'models-next', 'models-layers', 'models-stream']) $(id).replaceChildren();
   $('models-status').textContent = t('models.opened', { type: answer.report.modelType, layers: answer.report.layers, heads: answer.report.heads });
   relabel(models);
   $('models-input').hidden = false;
@@ -100,7 +138,9 @@ async function open(models, files) {
 
 // The typed text: a sentence, or (without a tokenizer) token ids separated by spaces or commas.
 function inputOf(models) {
-  const text = models.$('models-text').value;
+  const box = models.$('models-text');
+  // an empty box runs the example shown in it
+  const text = box.value.trim() === '' && models.report?.tokenizer ? box.placeholder : box.value;
   if (models.report?.tokenizer) return { text };
   return { ids: text.split(/[\s,]+/).filter(Boolean).map(Number) };
 }
@@ -130,26 +170,50 @@ async function run(models, input = inputOf(models)) {
 }
 
 function draw(models) {
-  const { $, t, result } = models;
+  const { $, t, result, report } = models;
   const ink = getComputedStyle(models.section).color;
   renderTokens($('models-tokens'), result, t);
-  renderNext($('models-next'), result.next, t);
-  renderLayers($('models-layers'), result, t, ink, (l, h) => openLayer(models, l, h));
+  renderNext($('models-next'), result.next, t, { causal: report.causal, decode: null });
+  // the decoded text of each next token, once the page has the tokenizer (Tokenizers.js, as the worker's)
+  models.decoder?.then((decode) => decode && models.result === result && renderNext($('models-next'), result.next, t, { causal: report.causal, decode }));
+  renderLayers($('models-layers'), result, t, ink, (l, h) => openLayer(models, l, h), { causal: report.causal });
+  renderStream($('models-stream'), result, t, report);
   const of = result.partial?.of ?? result.layers.length;
-  if (!result.partial) $('models-status').textContent = t('models.opened', { type: models.report.modelType, layers: models.report.layers, heads: models.report.heads });
+  if (!result.partial) $('models-status').textContent = t('models.opened', { type: report.modelType, layers: report.layers, heads: report.heads });
   models.drawn.push({ layers: result.layers.length, of });
   models.section.dispatchEvent(new CustomEvent('models-drawn', { detail: { layers: result.layers.length, of } }));
 }
 
+// "Open this layer in the lab": the lab takes the layer, the page goes to the lab's status line
+// (focused, so a screen reader says it too), and a note beside the button says where it went.
 async function openLayer(models, l, h) {
   const read = models.reads;
   const opened = await openInLab(models, l, h);
   if (read !== models.reads) return null;
-  if (opened.problem) say(models, opened.problem);
-  else {
-    say(models, null);
-    models.$('models-status').textContent = opened.status;
+  if (opened.problem) {
+    say(models, opened.problem);
+    return opened;
   }
+  say(models, null);
+  models.$('models-status').textContent = opened.status;
+  models.inLab = { state: opened.state, layer: l, head: h, type: models.report.modelType, left: false };
+  for (const note of models.section.querySelectorAll('.model-opened')) note.remove();
+  const button = models.section.querySelector(`#models-layers figure[data-layer="${l}"][data-head="${h}"] button.model-open`);
+  const note = document.createElement('p');
+  note.className = 'model-opened hint';
+  note.setAttribute('role', 'status');
+  note.textContent = models.t('models.openedThere', { layer: l + 1, head: h + 1 });
+  button?.after(note);
+  // once the lab has drawn the layer (a draw keeps the reader's scroll), and now
+  const go = () => {
+    const status = models.labStatus();
+    if (!status) return;
+    status.tabIndex = -1;
+    status.scrollIntoView({ block: 'center' });
+    status.focus({ preventScroll: true });
+  };
+  models.afterLabDraw(go);
+  go();
   return opened;
 }
 

@@ -3,19 +3,16 @@
 // rows the model's attention received (the hidden states entering the layer, after the layer's norm
 // for pre-LN models: result.layers[l].input), the weights W_q, W_k, W_v, W_O and biases those of the
 // layer as the engine ran it (the worker's request: head-major, (in, out)), with its heads, mask and
-// scale. A layer with rotary positions or grouped-query attention (Llama, Qwen2, Mistral) is refused
-// with the reason: the one-layer lab rotates nothing and gives every head its own keys and values.
+// scale; a layer with rotary positions, grouped-query attention or a sliding window (Llama, Qwen2,
+// Mistral) with its θ and rotated features, its key/value heads and its window (state/modern.mjs).
 import { stateWithLayer, stateWithInputs } from '../layers/apply.mjs';
 import { buildRequest, linkCarriesWeights, ownValueCount } from '../state/index.mjs';
 import { formatNumber } from '../shared/format.mjs';
 
-// Why the one-layer lab cannot show this layer as the model computes it, or null.
-function refusal(layer, l, type, t) {
-  const reasons = [];
-  if (layer.rotary) reasons.push(t('models.labRotary'));
-  if (layer.kvHeads !== layer.heads) reasons.push(t('models.labGrouped', { heads: layer.heads, kvHeads: layer.kvHeads }));
-  if (layer.window > 0) reasons.push(t('models.labWindow', { window: layer.window }));
-  return reasons.length ? t('models.labRefused', { layer: l + 1, type, reasons: reasons.join('; ') }) : null;
+// What the status says of the rotary positions, key/value heads and window the lab took from the layer
+function modernStatus(layer, t) {
+  const rotary = layer.rotary ? t('modern.rotaryOn', { theta: formatNumber(layer.rotary.theta), dims: layer.rotary.dims }) : t('modern.off');
+  return t('modern.status', { rotary, kvHeads: layer.kvHeads, window: layer.window > 0 ? layer.window : t('modern.none') });
 }
 
 /** The lab's state for layer `l` (its attention `layer`, from compute.models.layer) and head `h` of `result`. */
@@ -31,6 +28,9 @@ export function labStateOf(state, layer, result, l, h) {
     ...stateWithInputs(withLayer, inputs), selectedHead: h, scaleMode: layer.scale === 'none' ? 'none' : 'sqrt_dk',
     // one attention layer, whatever stack the lab showed before
     layers: 1, block: 'attention', layerWeights: null, blockEdits: {}, selectedLayer: 0,
+    // as the model computes it: its key/value heads, rotary positions (from position 0) and window
+    kvHeads: layer.kvHeads === heads ? null : layer.kvHeads, window: layer.window ?? 0,
+    rotary: Boolean(layer.rotary), rotaryTheta: layer.rotary?.theta ?? 10000, rotaryDims: layer.rotary ? layer.rotary.dims : null,
   };
 }
 
@@ -42,8 +42,6 @@ export async function openInLab(models, l, h) {
   const { t, result, report } = models;
   const layer = await models.compute.models.layer(models.key, l);
   if (layer.error) return { problem: layer.error.message };
-  const refused = refusal(layer, l, report.modelType, t);
-  if (refused) return { problem: refused };
   const state = labStateOf(models.getState(), layer, result, l, h);
   const built = buildRequest(state);
   if (built.problems) {
@@ -54,9 +52,28 @@ export async function openInLab(models, l, h) {
     input: t(layer.arrangement === 'pre' ? 'models.inputPre' : 'models.inputPost'),
     heads: layer.heads, dK: layer.dK, mask: t(`layers.mask.${state.maskMode}`),
     scale: state.scaleMode === 'none' ? t('layers.scale.none') : t('layers.scale.sqrt_dk', { value: formatNumber(Math.sqrt(layer.dK)) }),
-  });
+  }) + ' ' + modernStatus(layer, t);
   // a layer of a large model is more numbers than a link carries: said, as the one-layer loader says it
   const said = linkCarriesWeights(state) ? status : `${status} ${t('layers.tooLargeForLink', { count: ownValueCount(state).toLocaleString('en') })}`;
   models.useState(state, said);
-  return { state, status: said };
+  // the state as the lab holds it: what later changes are measured against
+  return { state: models.getState(), status: said };
+}
+
+// Equal numbers, arrays element by element (a model's weights are long: no copies, no strings).
+function same(a, b) {
+  if (a === b) return true;
+  if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (!same(a[i], b[i])) return false;
+  return true;
+}
+
+const KEPT = ['dModel', 'heads', 'dK', 'dV', 'maskMode', 'scaleMode', 'kvHeads', 'window', 'rotary', 'rotaryTheta', 'rotaryDims', 'layers', 'block', 'useWo'];
+
+/** True while the lab's `state` still holds what "Open this layer in the lab" put there (`opened`). */
+export function stillTheModel(state, opened) {
+  if (KEPT.some((key) => state[key] !== opened[key])) return false;
+  if (!same(state.inputs?.tokens, opened.inputs?.tokens) || !same(state.inputs?.rows, opened.inputs?.rows)) return false;
+  const names = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo'];
+  return state.weightsMode === opened.weightsMode && names.every((name) => same(state.custom?.[name] ?? null, opened.custom?.[name] ?? null));
 }

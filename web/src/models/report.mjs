@@ -19,7 +19,9 @@ const item = (text) => {
 /** The report (openModel's) as <li> elements. */
 export function reportLines(report, t) {
   const lines = [
-    t('models.recognised', { type: isolate(report.modelType), architectures: report.architectures.map((a) => isolate(a)).join(', ') || '—', layers: report.layers,
+    // key/value heads only where the model shares them (grouped-query attention): BERT and GPT-2 have no such notion
+    t(report.kvHeads === report.heads ? 'models.recognised' : 'models.recognisedGqa', { type: isolate(report.modelType),
+      architectures: report.architectures.map((a) => isolate(a)).join(', ') || '—', layers: report.layers,
       dModel: report.dModel, heads: report.heads, dK: report.dK, kvHeads: report.kvHeads }),
     t(report.causal ? 'models.causal' : 'models.bidirectional'),
     t('models.files', { files: names(report.files, t), dtypes: report.dtypes.join(', '), size: (report.keptBytes / 2 ** 20).toFixed(1),

@@ -4,7 +4,7 @@
 import { ModelError, readJsonFile } from './tensors.mjs';
 
 /**
- * { encode(text) → { ids, tokens }, tokenOf(id), largestId } for the folder's tokenizer.json (and
+ * { encode(text) → { ids, tokens }, tokenOf(id), decode(ids), largestId } for the folder's tokenizer.json (and
  * tokenizer_config.json when present), or null when there is none. Its ids must fit the model's
  * token table: `vocab` rows.
  */
@@ -31,5 +31,7 @@ export async function loadTokenizer(folder, vocab) {
       return { ids: [...ids].map(Number), tokens: [...tokens] };
     },
     tokenOf: (id) => tokenizer.id_to_token(id) ?? null,
+    // the text of ids as the tokenizer's decoder writes it (byte-level tokens back to UTF-8, ## joined)
+    decode: (ids) => tokenizer.decode(ids, { skip_special_tokens: false }),
   };
 }

@@ -1,9 +1,9 @@
 // The "Real models" view's renderers: the tokens as the tokenizer made them, the next-token list,
 // and every layer's heads with the lab's heatmap (shared/heatmap.mjs) and table (shared/matrix.mjs)
 // renderers. DOM nodes and textContent only; a token's text is the reader's model's, isolated.
-import { renderHeatmap } from '../shared/heatmap.mjs';
+import { renderHeatmap, renderLegend } from '../shared/heatmap.mjs';
 import { renderMatrix } from '../shared/matrix.mjs';
-import { formatNumber } from '../shared/format.mjs';
+import { formatFull, formatNumber } from '../shared/format.mjs';
 
 const element = (tag, className, text) => {
   const node = document.createElement(tag);
@@ -26,32 +26,48 @@ export function renderTokens(container, { tokens, ids }, t) {
   // byte-level BPE (GPT-2, Llama 3) writes a leading space as Ġ, SentencePiece as ▁: said once, when seen
   const marks = [...new Set(tokens.join('').match(/[Ġ▁]/gu) ?? [])];
   const note = marks.length ? [element('p', 'hint', t('models.spaceMark', { marks: marks.join(' ') }))] : [];
+  // WordPiece (BERT) marks a piece that continues the word before it with ##
+  if (tokens.some((token) => token.startsWith('##') && token.length > 2)) note.push(element('p', 'model-note', t('models.pieceMark')));
   container.replaceChildren(element('h3', '', t('models.tokens', { count: tokens.length })), ...note, list);
 }
 
-/** The next-token list (causal models), or nothing. */
-export function renderNext(container, next, t) {
+/**
+ * The next-token list (causal models): each token as the vocabulary writes it, its text (decode(id),
+ * the tokenizer's own decoding, once the page has it), id and probability; a model without one says why.
+ */
+export function renderNext(container, next, t, { causal = true, decode = null } = {}) {
   if (!next) {
-    container.replaceChildren();
+    container.replaceChildren(...(causal ? [] : [element('p', 'model-note', t('models.noNext'))]));
     return;
   }
   const table = element('table', 'model-next');
   table.append(element('caption', '', t('models.next', { count: next.length })));
   const head = element('tr');
-  head.append(element('th', '', t('models.nextToken')), element('th', '', t('models.nextId')), element('th', '', t('models.nextProbability')));
+  head.append(element('th', '', t('models.nextToken')), element('th', '', t('models.nextText')), element('th', '', t('models.nextId')), element('th', '', t('models.nextProbability')));
   table.append(head);
   for (const { id, token, probability } of next) {
     const row = element('tr');
     const cell = element('td', 'model-token', token);
     cell.dir = 'auto';
-    row.append(cell, element('td', '', String(id)), element('td', '', formatNumber(probability)));
+    // the decoded text, its spaces shown (·) and a byte that is only part of a character (�) as it is
+    const text = element('td', 'model-text', decode ? decode(id).replaceAll(' ', '·') : '…');
+    text.dir = 'auto';
+    row.append(cell, text, element('td', '', String(id)), element('td', '', formatNumber(probability)));
     table.append(row);
   }
-  container.replaceChildren(table);
+  container.replaceChildren(table, element('p', 'model-note', t('models.nextNote')));
+}
+
+// −∞ above the diagonal of a causal model (the lab's heatmap hatches those cells), else nothing masked.
+function maskOf(n, causal) {
+  if (!causal) return null;
+  const scaled = new Float32Array(n * n);
+  for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) scaled[i * n + j] = -Infinity;
+  return scaled;
 }
 
 // One head: its weights as a heatmap, and as a table when its details are opened.
-function headFigure(result, l, h, t, ink, onOpen) {
+function headFigure(result, l, h, t, { ink, onOpen, causal }) {
   const { n, tokens } = result;
   const weights = result.layers[l].heads[h].weights;
   const figure = element('figure', 'model-head');
@@ -60,7 +76,17 @@ function headFigure(result, l, h, t, ink, onOpen) {
   const canvas = element('canvas');
   canvas.setAttribute('role', 'img');
   canvas.setAttribute('aria-label', t('models.headLabel', { layer: l + 1, head: h + 1 }));
-  renderHeatmap(canvas, weights, n, n, { rowLabels: tokens, columnLabels: tokens, numbers: n <= 12, ink });
+  // no numbers in the cells (shrunk to fit they cannot be read): the exact ones are in "as a table"
+  const scaled = maskOf(n, causal);
+  const layout = renderHeatmap(canvas, weights, n, n, { rowLabels: tokens, columnLabels: tokens, scaled, ink });
+  // a cell's exact weight in the canvas's tooltip, under the pointer
+  canvas.addEventListener('pointermove', (event) => {
+    const box = canvas.getBoundingClientRect();
+    const r = Math.floor((event.clientY - box.top - layout.top) / layout.cell), c = Math.floor((event.clientX - box.left - layout.left) / layout.cell);
+    const inside = r >= 0 && r < n && c >= 0 && c < n;
+    canvas.title = !inside ? '' : t('models.cellTip', { query: tokens[r], key: tokens[c],
+      weight: scaled?.[r * n + c] === -Infinity ? t('pictures.masked') : formatFull(weights[r * n + c]) });
+  });
   const table = element('details');
   table.append(element('summary', '', t('models.headTable')));
   table.addEventListener('toggle', () => {
@@ -80,21 +106,27 @@ function headFigure(result, l, h, t, ink, onOpen) {
 
 /**
  * Every layer, every head: the first layer open, the others a click away (a partial result, layer 1
- * alone, says how many layers the model has). onOpen(l, h): "Open this layer in the lab".
+ * alone, says how many layers the model has), under the colour legend. onOpen(l, h): "Open this
+ * layer in the lab"; causal: the heatmaps hatch the masked cells above the diagonal.
  */
-export function renderLayers(container, result, t, ink, onOpen) {
+export function renderLayers(container, result, t, ink, onOpen, { causal = false } = {}) {
   const count = result.partial?.of ?? result.layers.length;
+  const legend = element('canvas', 'model-legend');
+  legend.setAttribute('role', 'img');
+  legend.setAttribute('aria-label', t('heatmap.legend'));
+  renderLegend(legend, { ink, masked: t('pictures.masked') });
+  const hint = element('p', 'hint', t(count > 1 ? 'models.layersHint' : 'models.layerHint', { count }));
   const sections = result.layers.map((layer, l) => {
     const details = element('details', 'model-layer');
     details.open = l === 0;
     details.dataset.layer = String(l);
     details.append(element('summary', '', t('models.layer', { layer: l + 1, count })));
     const heads = element('div', 'model-heads');
-    const draw = () => heads.replaceChildren(...layer.heads.map((_, h) => headFigure(result, l, h, t, ink, onOpen)));
+    const draw = () => heads.replaceChildren(...layer.heads.map((_, h) => headFigure(result, l, h, t, { ink, onOpen, causal })));
     if (details.open) draw();
     else details.addEventListener('toggle', () => details.open && !heads.childElementCount && draw());
     details.append(heads);
     return details;
   });
-  container.replaceChildren(...sections);
+  container.replaceChildren(hint, legend, ...sections);
 }

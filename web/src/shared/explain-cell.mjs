@@ -61,8 +61,14 @@ function explainInput(cell) {
   };
 }
 
-function explainProjection({ view, t, matrix, head, row, col, h, title, rowName, colName, context, source }) {
+function explainProjection({ view, t, matrix: shown, head: queryHead, row, col, h, title, rowName, colName, context, source }) {
   const { dModel, dK, dV, result, weights } = view;
+  // q and k before rotation ('qUnrotated') are the projection; q and k with rotary positions are it turned
+  const matrix = shown.replace('Unrotated', '');
+  const turned = matrix !== 'v' && Boolean(h[`${matrix}Unrotated`]);
+  // grouped-query attention: K and V of query head h are those of its key/value head
+  const kvHeads = view.kvHeads ?? view.heads;
+  const head = matrix === 'q' ? queryHead : Math.floor(queryHead / (view.heads / kvHeads));
   const width = matrix === 'v' ? dV : dK;
   const w = weights[`w${matrix}`];
   const rows = matrix === 'q' ? view.x : context;
@@ -79,8 +85,9 @@ function explainProjection({ view, t, matrix, head, row, col, h, title, rowName,
       ...(added ? [t('explain.positions', { source: from })] : []),
       sumOfProducts(pairs, t, view.columns),
       ...(bias === undefined ? [] : [t('explain.bias', { bias: `b_${matrix}`, value: f(bias) })]),
+      ...(turned && shown === matrix ? [t('modern.explainRotated', { table: t(`table.${matrix}`), value: f(at(h[`${matrix}Unrotated`], width, row, col)), position: row })] : []),
     ],
-    value: f(at(h[matrix], width, row, col)),
+    value: f(at(h[shown], width, row, col)),
   };
 }
 
@@ -181,11 +188,11 @@ function explainParameter({ view, t, matrix, head, row, col, title }) {
 
 const EXPLAINERS = {
   x: explainInput, context: explainInput,
-  q: explainProjection, k: explainProjection, v: explainProjection,
+  q: explainProjection, k: explainProjection, v: explainProjection, qUnrotated: explainProjection, kUnrotated: explainProjection,
   scores: explainScore, scaled: explainScaled, weights: explainWeight, z: explainHeadOutput,
   concat: explainConcat, output: explainOutput,
 };
-const PER_HEAD = ['q', 'k', 'v', 'scores', 'scaled', 'weights', 'z', 'wq', 'wk', 'wv'];
+const PER_HEAD = ['q', 'k', 'v', 'qUnrotated', 'kUnrotated', 'scores', 'scaled', 'weights', 'z', 'wq', 'wk', 'wv'];
 
 /** { title, lines, value, links? } for a cell, or null for a cell of the stream that is not there. */
 export function explainCell(view, { matrix, head = 0, row, col, token }, t = message) {

@@ -40,8 +40,8 @@ export function tableLabels(view, matrix) {
   switch (matrix) {
     case 'x': return { rows: view.tokens, columns: view.columns };
     case 'context': return { rows: view.keyTokens, columns: view.columns };
-    case 'q': return { rows: view.tokens, columns: keyColumns(view) };
-    case 'k': return { rows: view.keyTokens, columns: keyColumns(view) };
+    case 'q': case 'qUnrotated': return { rows: view.tokens, columns: keyColumns(view) };
+    case 'k': case 'kUnrotated': return { rows: view.keyTokens, columns: keyColumns(view) };
     case 'v': return { rows: view.keyTokens, columns: valueColumns(view) };
     case 'z': return { rows: view.tokens, columns: valueColumns(view) };
     case 'scores': case 'scaled': case 'weights': return square;

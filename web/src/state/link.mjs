@@ -46,6 +46,12 @@ const LINK_FIELDS = {
   layerWeights: (v) => v === null || (Array.isArray(v) && v.length < PAGE_LIMITS.layers && v.every((w) => w === null || isParameters(w))),
   selectedLayer: Number.isInteger,
   blockEdits: (v) => isBlockEdits(v),
+  // in range or not: buildRequest names the field (state/modern.mjs)
+  kvHeads: (v) => v === null || Number.isInteger(v),
+  rotary: (v) => typeof v === 'boolean',
+  rotaryTheta: Number.isFinite,
+  rotaryDims: (v) => v === null || Number.isInteger(v),
+  window: Number.isInteger,
 };
 
 // Hand-set parameters: named matrices of float32 values (or null).
@@ -123,6 +129,8 @@ export function linkCarriesWeights(state) {
   return linkOf(state).carriesWeights;
 }
 
+const PLAIN_ANCHOR = /^[A-Za-z][\w-]{0,63}$/;
+
 /**
  * The state a fragment describes, or { problems } saying what is wrong with it. An empty fragment
  * is { state: null }. Nothing in a fragment is trusted: every field is checked, unknown ones refused.
@@ -130,6 +138,8 @@ export function linkCarriesWeights(state) {
 export function stateFromFragment(fragment) {
   const text = String(fragment ?? '').replace(/^#/, '');
   if (text === '') return { state: null };
+  // a plain anchor (#models, #top: a section a reader bookmarks or types) is a place, not a lab's settings
+  if (PLAIN_ANCHOR.test(text)) return { state: null };
   // why: a message of its own ({ key, values }), or English details of the link's format
   const problem = (why) => ({ problems: [problemOf('link', 'problem.link', { why })] });
   if (text.length > MAX_LINK) return problem({ key: 'problem.linkLength', values: { length: text.length, max: MAX_LINK } });

@@ -45,7 +45,15 @@ export const BASE = {
   layerWeights: null,           // hand-set W_q, W_k, W_v, W_O of layers 2 … (index l − 1), each null or as `custom`
   blockEdits: {},               // "layer:table:index" → number, cells of a full block's w1, w2, ln1, ln2 typed (state/stack.mjs)
   selectedLayer: 0,             // the layer every table shows (0-based)
+  kvHeads: null,                // key/value heads (grouped-query attention), dividing heads; null: as many as heads
+  rotary: false,                // rotary positions (RoPE, rotate-half) on q and k
+  rotaryTheta: 10000,           // RoPE's base θ
+  rotaryDims: null,             // the rotated features of each head (even); null: all d_k
+  window: 0,                    // sliding window: query i sees key j only when i − j < window; 0: none
 };
+
+/** The key/value heads a state's W_k and W_v hold. */
+export const kvHeadsOf = (state) => state.kvHeads ?? state.heads;
 
 /** True when the state asks for a stack of blocks rather than today's single attention layer. */
 export const isStack = (state) => state.layers !== 1 || state.block !== 'attention';
@@ -92,7 +100,7 @@ export function withCellEdit(state, which, row, token, col, value) {
   return { ...state, [field]: { ...Object.fromEntries(kept), [editKey(row, token, col)]: value } };
 }
 
-const SIZES = ['dModel', 'heads', 'dK', 'dV'];
+const SIZES = ['dModel', 'heads', 'dK', 'dV', 'kvHeads'];
 const identityMatrix = (size) => Array.from({ length: size * size }, (_, i) => (i % (size + 1) === 0 ? 1 : 0));
 
 /**
@@ -145,6 +153,7 @@ export function withWeightEdit(state, weights, { matrix, head, row, col }, value
     next = { ...state, weightsMode: 'custom', custom: ownWeights(layers?.[0] ?? weights), layerWeights: others };
   }
   const width = { wq: next.dK, wk: next.dK, wv: next.dV, wo: next.dModel }[matrix];
+  // W_k's and W_v's `head` is a key/value head (grouped-query attention holds kvHeads of them)
   const index = matrix === 'wo' ? row * width + col : (head * next.dModel + row) * width + col;
   const layer = isStack(next) ? next.selectedLayer : 0;
   if (layer === 0) {
@@ -165,9 +174,9 @@ export function withWeightEdit(state, weights, { matrix, head, row, col }, value
 const ASPECTS = {
   sentence: ['sentence'],
   attention: ['attention', 'contextSentence'],
-  sizes: ['dModel', 'heads', 'dK', 'dV'],
+  sizes: ['dModel', 'heads', 'dK', 'dV', 'kvHeads'],
   scaling: ['scaleMode', 'scaleDivisor'],
-  mask: ['maskMode', 'padTo'],
+  mask: ['maskMode', 'padTo', 'window'],
   parameters: ['weightsMode', 'seed', 'custom', 'useWo', 'layerWeights'],
   layers: ['layers', 'block', 'norm', 'blockEdits'],
   inputs: ['x', 'xEdits', 'contextEdits'],

@@ -5,6 +5,7 @@ import { embed, wordKey } from './vocabulary.mjs';
 import { problemOf } from '../i18n/page.mjs';
 import { PAGE_LIMITS, LOADED_LIMITS, FLOAT32_MAX, FLOAT32_MIN_NORMAL, tokensOf, editKey, editedWord, ownX, isStack } from './model.mjs';
 import { stackProblems, stackOf } from './stack.mjs';
+import { modernProblems, modernRequest } from './modern.mjs';
 
 /**
  * An embedding matrix for tokens. The rule: a word has one vector wherever it appears, looked up by
@@ -68,7 +69,9 @@ function scaleAndSelectionProblems(state, problems) {
 // Hand-set weights: each matrix (and each bias given) as long as the sizes need; the first that is not, named.
 function customWeightProblems(state, { dModel, heads, dK, dV }, problems) {
   const c = state.custom;
-  const sizes = { wq: heads * dModel * dK, wk: heads * dModel * dK, wv: heads * dModel * dV, wo: heads * dV * dModel, bq: heads * dK, bk: heads * dK, bv: heads * dV, bo: dModel };
+  // W_k, W_v (and b_k, b_v) hold the key/value heads (grouped-query attention: fewer than heads)
+  const kv = state.kvHeads ?? heads;
+  const sizes = { wq: heads * dModel * dK, wk: kv * dModel * dK, wv: kv * dModel * dV, wo: heads * dV * dModel, bq: heads * dK, bk: kv * dK, bv: kv * dV, bo: dModel };
   const optional = ['bq', 'bk', 'bv', ...(state.useWo ? ['bo'] : [])].filter((name) => c?.[name]);
   const wrong = ['wq', 'wk', 'wv', ...(state.useWo ? ['wo'] : []), ...optional].find((name) => !c || !c[name] || c[name].length !== sizes[name]);
   if (wrong) problems.push(problemOf('weightsMode', 'problem.customSize', { name: wrong, count: c?.[wrong]?.length ?? 0, need: sizes[wrong] }));
@@ -111,6 +114,7 @@ function requestOf(state, { tokens, contextTokens }, { dModel, heads, dK, dV }) 
     ...(context ? { context, m: contextTokens.length } : {}),
     weights: { mode: state.weightsMode, seed: state.seed, ...(state.weightsMode === 'custom' ? state.custom : {}) },
     useWo: state.useWo,
+    ...modernRequest(state),
     ...(isStack(state) ? { stack: stackOf(state) } : {}),
   };
   return { request, tokens, keyTokens };
@@ -130,7 +134,8 @@ export function buildRequest(state) {
   };
   if (state.maskMode === 'padding') integerField(state, 'padTo', problems);
   scaleAndSelectionProblems(state, problems);
-  weightProblems(state, sizes, problems);
+  modernProblems(state, sizes, problems);
+  if (!problems.some((p) => p.field === 'kvHeads')) weightProblems(state, sizes, problems);
   if (isStack(state)) stackProblems(state, sizes, problems);
   return problems.length ? { problems } : requestOf(state, tokens, sizes);
 }

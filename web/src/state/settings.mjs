@@ -63,7 +63,22 @@ function withComputation(state, get, problems) {
   else if (weights !== null) problems.push(problemOf('weightsMode', 'problem.weights', { value: weights.slice(0, 40) }));
   const wo = get('wo');
   if (wo !== null) next = { ...next, useWo: wo === 'on' || wo === 'true' || wo === '' };
-  return withBlocks(next, get, problems);
+  return withModern(withBlocks(next, get, problems), get);
+}
+
+// Attention as real models have it: kv-heads="2", window="4", rotary="10000" (on, with θ; "on" keeps
+// θ, "off" turns it off; other text is kept as θ for the lab to name), rotary-dims="8".
+function withModern(state, get) {
+  let next = state;
+  for (const [name, field] of [['kv-heads', 'kvHeads'], ['window', 'window'], ['rotary-dims', 'rotaryDims']]) {
+    if (get(name) !== null) next = { ...next, [field]: numberOrText(get(name)) };
+  }
+  const rotary = get('rotary');
+  if (rotary === null) return next;
+  const text = rotary.trim().toLowerCase();
+  if (text === 'off' || text === 'false' || text === 'none') return { ...next, rotary: false };
+  if (text === 'on' || text === 'true' || text === '') return { ...next, rotary: true };
+  return { ...next, rotary: true, rotaryTheta: numberOrText(rotary) };
 }
 
 // The stack (issue 23): layers="2" (checked by the lab, which names the setting), block="attention"
@@ -96,7 +111,8 @@ function withMode(state, mode, problems) {
 /**
  * The state a host's settings describe, and the problems met on the way: { state, problems }.
  * `get(name)` gives a setting's text or null: state, preset, sentence, context, d-model, heads, d-k,
- * d-v, scale, mask, weights, seed, wo, query, mode, layers, block, norm, layer.
+ * d-v, scale, mask, weights, seed, wo, query, mode, layers, block, norm, layer, kv-heads, rotary,
+ * rotary-dims, window.
  */
 export function stateFromSettings(get) {
   const problems = [];
@@ -104,7 +120,7 @@ export function stateFromSettings(get) {
   let state = withComputation(withTextAndSizes(start, get), get, problems);
   const sizes = (s) => [s.dModel, s.heads, s.dK, s.dV].join();
   // sizes that no longer fit hand-set weights: seeded random ones instead
-  if (state.weightsMode === 'custom' && sizes(state) !== sizes(start)) {
+  if (state.weightsMode === 'custom' && (sizes(state) !== sizes(start) || state.kvHeads !== start.kvHeads)) {
     state = { ...state, weightsMode: 'random', custom: null, layerWeights: null };
     problems.push(problemOf('weightsMode', 'weights.replaced', { seed: state.seed }));
   }

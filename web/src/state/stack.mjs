@@ -51,7 +51,8 @@ function shapeProblems(state, { dModel, heads, dV }, problems) {
 
 // Each hand-set layer as long as the sizes need; the first that is not, named.
 function layerWeightProblems(state, { dModel, heads, dK, dV }, problems) {
-  const sizes = { wq: heads * dModel * dK, wk: heads * dModel * dK, wv: heads * dModel * dV, wo: heads * dV * dModel };
+  const kv = state.kvHeads ?? heads;
+  const sizes = { wq: heads * dModel * dK, wk: kv * dModel * dK, wv: kv * dModel * dV, wo: heads * dV * dModel };
   const names = ['wq', 'wk', 'wv', ...(state.useWo ? ['wo'] : [])];
   (state.layerWeights ?? []).slice(0, state.layers - 1).forEach((own, i) => {
     if (own === null) return;

@@ -3,6 +3,7 @@
 //   page: { $(id), t(key, values), overlay (practice mode's blanks, or null) }
 import { renderMatrix } from '../shared/matrix.mjs';
 import { slotIn, unchanged } from './slots.mjs';
+import { kvHeadOf } from '../state/modern.mjs';
 import { keyColumns, valueColumns, concatColumns } from '../shared/labels.mjs';
 
 export function renderHeadTabs({ $, t }, heads, selected) {
@@ -28,14 +29,24 @@ export function renderHeadTabs({ $, t }, heads, selected) {
 export function renderHeadPanel({ $, t, overlay }, view, selected) {
   const panel = $('head-panel');
   const heads = selected === 'all' ? Array.from({ length: view.heads }, (_, h) => h) : [selected];
+  // with rotary positions, q and k before the rotation, then turned (the trace keeps both)
+  const qk = view.rotary
+    ? [['qUnrotated', t('modern.qBefore')], ['q', t('modern.qRotated')], ['kUnrotated', t('modern.kBefore')], ['k', t('modern.kRotated')]]
+    : [['q', 'Q'], ['k', 'K']];
   const matrices = selected === 'all'
     ? [['weights', t('caption.weights')]]
-    : [['q', 'Q'], ['k', 'K'], ['v', 'V'], ['scores', t('caption.scores')], ['scaled', t('table.scaled')], ['weights', t('caption.weights')], ['z', t('caption.z')]];
-  const signature = `${selected}|${view.heads}`;
+    : [...qk, ['v', 'V'], ['scores', t('caption.scores')], ['scaled', t('table.scaled')], ['weights', t('caption.weights')], ['z', t('caption.z')]];
+  const kvHeads = view.kvHeads ?? view.heads;
+  const signature = `${selected}|${view.heads}|${view.rotary}|${kvHeads}`;
   if (panel.dataset.signature !== signature) {
     panel.dataset.signature = signature;
     panel.replaceChildren();
     panel.classList.toggle('overview', selected === 'all');
+  }
+  // grouped-query attention: each query head says which key/value head its K and V are
+  if (selected !== 'all' && kvHeads !== view.heads) {
+    const line = panel.querySelector('p.uses-kv') ?? panel.appendChild(Object.assign(document.createElement('p'), { className: 'uses-kv hint' }));
+    line.textContent = t('modern.usesKv', { head: selected + 1, group: kvHeadOf(selected, view.heads, kvHeads) + 1 });
   }
   for (const h of heads) {
     for (const [name, title] of matrices) {
@@ -44,7 +55,7 @@ export function renderHeadPanel({ $, t, overlay }, view, selected) {
       const square = name === 'scores' || name === 'scaled' || name === 'weights';
       renderMatrix(slot, {
         caption: t('caption.perHead', { table: title, head: h + 1 }), t,
-        rowLabels: name === 'k' || name === 'v' ? view.keyTokens : view.tokens,
+        rowLabels: name === 'k' || name === 'kUnrotated' || name === 'v' ? view.keyTokens : view.tokens,
         columnLabels: square ? view.keyTokens : name === 'v' || name === 'z' ? valueColumns(view) : keyColumns(view),
         values: trace[name],
         shade: name === 'weights', rowSums: name === 'weights',

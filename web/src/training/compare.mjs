@@ -2,13 +2,19 @@
 // with lab A = the lab's state with the run's starting weights (the task's, from its seed) and lab B =
 // the same state with the weights learned so far, both on the probe sentence. One-layer tasks as
 // "Use these weights" makes them; the stack of "'tired' or 'wide'" as an attention-only stack of as many
-// layers. Induction is not offered: its rotary positions and causal next-token model are not a lab state.
+// layers; induction as a two-layer attention-only stack with rotary positions (state/modern.mjs), X the
+// model's own token-table rows of the probe sequence (its unembedding, the next-token logits, is not
+// in a lab: the lab ends at the residual stream after layer 2).
 import { pause } from './run.mjs';
 import { stateWithWeights } from './use.mjs';
 import { stateToFragment, linkCarriesWeights, MAX_LINK } from '../state/link.mjs';
 
-/** Whether a task's weights make a lab state: every one-layer task, and a stack on fixed words without positions. */
-export const comparable = (task) => !task.stack || (task.fixedTokens && (task.model.positions ?? 'none') === 'none');
+/**
+ * Whether a task's weights make a lab state: every one-layer task, a stack on fixed words without
+ * positions, and an attention-only stack with rotary positions (induction).
+ */
+export const comparable = (task) => !task.stack || (task.fixedTokens && (task.model.positions ?? 'none') === 'none') ||
+  (task.model.positions === 'rotary' && (task.model.block ?? 'attention-only') === 'attention-only');
 
 const own = (weights, l) => Object.fromEntries(['wq', 'wk', 'wv', 'wo'].map((name) => [name, Array.from(weights[`layers.${l}.${name}`])]));
 
@@ -25,6 +31,20 @@ export function stackStateWithWeights(state, { model, weights, example }) {
     layers: model.layers, block: 'attention', blockEdits: {}, selectedLayer: model.layers - 1,
     inputs: null, x: null, xEdits: {}, contextEdits: {}, embeddings: null,
     selectedToken: example.query, selectedHead: 0,
+    kvHeads: null, rotary: false, window: 0,
+    ...(model.positions === 'rotary' ? rotaryInputs(model, weights, example) : {}),
+  };
+}
+
+// A stack with rotary positions and its own token table (induction): X is the table's rows of the
+// sequence's ids; q and k turned on all d_k features with θ = 10000, as the stack trainer does
+// (core/src/stack_trainer.cpp); causal.
+function rotaryInputs(model, weights, example) {
+  const d = model.dModel;
+  const rows = example.ids.map((id) => Array.from(weights.tokens.subarray(id * d, (id + 1) * d)));
+  return {
+    inputs: { tokens: [...example.tokens], rows }, maskMode: 'causal',
+    rotary: true, rotaryTheta: 10000, rotaryDims: null,
   };
 }
 

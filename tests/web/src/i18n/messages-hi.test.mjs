@@ -58,7 +58,7 @@ const SAME_AS_ENGLISH = {
   'practice.scorm.v12': "a standard's name",
   // Real models: a message that is the file's problem alone (the file's name and what is wrong)
   'contents.flash': "a method's name", 'contents.kvCache': "a method's name", 'contents.rope': "a method's name", 'contents.gqa': "a method's name",
-  'models.problem': 'a slot alone', 'models.nextToken': 'kept term', 'models.nextId': 'kept term', 'models.head': 'kept term and a number',
+  'models.problem': 'a slot alone', 'models.cellTip': 'kept terms and slots', 'models.nextToken': 'kept term', 'models.nextId': 'kept term', 'models.head': 'kept term and a number',
 };
 
 const DEVANAGARI = /[\u0900-\u097F]/;

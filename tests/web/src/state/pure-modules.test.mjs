@@ -189,13 +189,15 @@ describe('links', async () => {
   });
   it('refuses what it cannot trust, saying why', () => {
     for (const [fragment, why] of [['#lab=%7B', /not valid JSON/], ['#lab=%7B%22dModel%22%3A%22x%22%7D', /"dModel"/],
-      ['#lab=%7B%22constructor%22%3A1%7D', /unknown setting/], ['#lab=null', /not an object/], ['#other', /lab=/],
+      ['#lab=%7B%22constructor%22%3A1%7D', /unknown setting/], ['#lab=null', /not an object/], ['#other=1', /lab=/], ['#other anchor', /lab=/],
       ['#lab=%7B%22preset%22%3A%22nope%22%7D', /"preset"/], [`#lab=${'x'.repeat(2_000_001)}`, /characters long/]]) {
       const { problems } = stateFromFragment(fragment);
       assert.ok(problems, fragment.slice(0, 40));
       assert.match(problems[0].message, why);
     }
     assert.deepEqual(stateFromFragment(''), { state: null });
+    // a plain anchor (a section's name a reader bookmarks or types) is a place, not a broken link (review 5, finding 10)
+    for (const anchor of ['#models', '#top', '#section-2']) assert.deepEqual(stateFromFragment(anchor), { state: null });
   });
 });
 

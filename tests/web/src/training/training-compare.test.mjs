@@ -57,7 +57,9 @@ describe('the before-and-after link', () => {
     assert.deepEqual(stateFromFragment(parts(address)[1]).state.layerWeights[0].wq, fits.layerWeights[0].wq);
   });
 
-  it('is offered for every one-layer task and the stack on fixed words, not for induction (rotary positions)', () => {
-    assert.deepEqual(TASKS.filter(comparable).map((t) => t.id), TASKS.map((t) => t.id).filter((id) => id !== 'induction'));
+  it('is offered for every task: the one-layer ones, the stack on fixed words, and induction (an attention-only stack with rotary positions)', () => {
+    assert.deepEqual(TASKS.filter(comparable).map((t) => t.id), TASKS.map((t) => t.id));
+    // a stack the lab cannot hold (a full block with rotary positions) is not offered
+    assert.equal(comparable({ stack: true, model: { positions: 'rotary', block: 'pre' } }), false);
   });
 });
