@@ -28,6 +28,15 @@ export function labelled(parts, name, input) {
   return label;
 }
 
+/**
+ * Sets `text` as `node`'s text with each ℓ in a span.ell, drawn in the page's sans font: in a
+ * monospace line in Hindi the system's monospace font for the language (Lohit Devanagari here) draws
+ * ℓ like ι (styles.css, .ell). Text only, no markup.
+ */
+export function setLineText(node, text) {
+  node.replaceChildren(...text.split('ℓ').flatMap((piece, i) => (i ? [element('span', 'ell', 'ℓ'), piece] : [piece])));
+}
+
 function button(key, name) {
   const node = element('button');
   node.type = 'button';
