@@ -81,6 +81,8 @@ describe('practice across layers', () => {
     assert.equal((await answer('norm', [((s - ref.mean) / (ref.variance + 1e-5)).toFixed(5)])).mistakes, 'layers.mistake.noRoot');
     // ε and γ cannot show here (variance far above 10⁻⁵, γ = 1): the step says so
     assert.match(await tab.page.textContent(STEP('norm')), /cannot reveal: forgetting ε; forgetting γ and β/);
+    said = await answer('norm', [(truth + 1).toFixed(5)]);
+    assert.equal(said.text, `Not quite. Take the sum's value in column '${columns[col]}', subtract the mean, divide by √(variance + ε), then multiply by γ and add β.`);
     assert.equal((await answer('norm', [truth.toFixed(5)])).verdict, 'correct');
     assert.equal(await tab.page.locator('.practice-layers-step[data-status="correct"]').count(), 4);
   });
@@ -106,17 +108,22 @@ describe('practice across layers in practice\'s progress', () => {
     });
     await answer('sum', ref.attention);  // a named mistake: one attempt
     await answer('sum', ref.sum.map((v) => v.toFixed(5)));
+    // a wrong mean is told how a mean is made, not counted in columns (review 5, finding 4)
+    let said = await answer('mean', [(ref.mean + 0.3).toFixed(5)]);
+    assert.equal(said.verdict, 'wrong');
+    assert.equal(said.text, 'Not quite. The mean: add the 4 values of the sum, then divide by 4.');
     await answer('mean', [ref.mean.toFixed(5)]);
     await answer('variance', ['abc']);  // a format problem: no attempt
-    await tab.page.fill(`${STEP('variance')} input`, '0.123');
+    said = await answer('variance', ['0.123']);
+    assert.match(said.text, /^Not quite\. The variance: subtract the mean from each of the 4 values/);
     seen = await now();
-    assert.deepEqual([seen.results.correct, seen.results.done, seen.results.attempts, seen.results.total], [2, 2, 1, cards + 4]);
+    assert.deepEqual([seen.results.correct, seen.results.done, seen.results.attempts, seen.results.total], [2, 2, 3, cards + 4]);
     assert.equal(seen.progress, 2);
     assert.match(seen.text, new RegExp(`2 of ${cards + 4} done`));
     assert.match(seen.text, new RegExp(`2/${cards + 4} correct`));
     const events = await tab.page.evaluate(() => globalThis.practiceEvents);
-    assert.equal(events.length, 4);
-    assert.deepEqual([events[3].correct, events[3].total], [2, cards + 4]);
+    assert.equal(events.length, 6);
+    assert.deepEqual([events.at(-1).correct, events.at(-1).attempts, events.at(-1).total], [2, 3, cards + 4]);
     const variance = seen.work.find((w) => w.id === 'layers-variance');
     assert.deepEqual([variance.status, variance.answers], ['open', ['0.123']]);
     assert.deepEqual(seen.work.find((w) => w.id === 'layers-sum').attempts, 1);
@@ -183,6 +190,8 @@ describe('practice across layers: typed norms, Hindi', () => {
     said = await answer('sum', ['abc', '0', '0', '0']);
     assert.equal(said.verdict, 'format');
     assert.equal((await answer('sum', ref.sum.map((v) => v.toFixed(5)))).verdict, 'correct');
+    said = await answer('mean', ['12345']);
+    assert.equal(said.text, 'पूरी तरह नहीं। माध्य: योग के 4 मान जोड़िए, फिर 4 से भाग दीजिए।');
     await tab.page.click(`${STEP('mean')} button >> nth=1`);  // Show the answer
     near(Number(await tab.page.inputValue(`${STEP('mean')} input`)), ref.mean, 'the mean shown');
     assert.match(await tab.page.textContent(`${STEP('norm')} p`), /का LN₁/);

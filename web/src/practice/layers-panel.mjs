@@ -62,6 +62,16 @@ function showStatus(steps) {
   }
 }
 
+// A one-value step's own "not quite": how its value is made (a mean has no columns to count)
+const WRONG = { mean: 'practice.layers.wrongMean', variance: 'practice.layers.wrongVariance', norm: 'practice.layers.wrongNorm' };
+
+// What a wrong answer with no named mistake is told: a row, how many of its columns are right
+function wrongText(step, verdict, t) {
+  const key = step.inputs.length === 1 ? WRONG[step.exercise.id] : null;
+  if (key) return t(key, step.exercise.label.params);
+  return t('practice.layers.wrong', { right: verdict.right.filter(Boolean).length, count: step.inputs.length });
+}
+
 // Check: every blank read (a format problem said, no verdict), then right, a named mistake, or wrong
 function checkStep(step, t, tolerance) {
   const read = step.inputs.map((input) => parseAnswer(input.value));
@@ -84,7 +94,7 @@ function checkStep(step, t, tolerance) {
   } else {
     step.feedback.textContent = verdict.mistakes.length
       ? verdict.mistakes.map((m) => t(`practice.${m.key}`, m.params ?? {})).join(' ')
-      : t('practice.layers.wrong', { right: verdict.right.filter(Boolean).length, count: values.length });
+      : wrongText(step, verdict, t);
   }
   step.feedback.dataset.verdict = verdict.correct ? 'correct' : verdict.mistakes.length ? 'mistake' : 'wrong';
   step.feedback.dataset.mistakes = verdict.mistakes.map((m) => m.key).join(' ');
