@@ -11,11 +11,26 @@ function identity(size) {
   return w;
 }
 
+// The engine's seeded weights for these sizes and seed, drawn once per engine: every edit of a stack
+// asks again for each layer's attention and MLP (6 calls into WebAssembly for two full blocks). A
+// copy each time: the reader's typed cells are written over them. The last 32 kept.
+const drawnBy = new WeakMap();
+function seeded(engine, options) {
+  if (!drawnBy.has(engine)) drawnBy.set(engine, new Map());
+  const drawn = drawnBy.get(engine);
+  const key = JSON.stringify(options);
+  if (!drawn.has(key)) {
+    if (drawn.size >= 32) drawn.delete(drawn.keys().next().value);
+    drawn.set(key, engine.initWeights(options));
+  }
+  return Object.fromEntries(Object.entries(drawn.get(key)).map(([name, values]) => [name, values?.slice?.() ?? values]));
+}
+
 // One layer's W_q, W_k, W_v, W_O (and biases) from its recipe, as api.mjs's weightsFor does for one layer.
 function layerWeights(engine, recipe, { dModel, heads, dK, dV, useWo }) {
   if (recipe.mode === 'identity') return { wq: identity(dModel), wk: identity(dModel), wv: identity(dModel), wo: useWo ? identity(dModel) : null };
   if (recipe.mode === 'random') {
-    const drawn = engine.initWeights({ dModel, heads, dK, dV, seed: recipe.seed });
+    const drawn = seeded(engine, { dModel, heads, dK, dV, seed: recipe.seed });
     return { ...drawn, wo: useWo ? drawn.wo : null };
   }
   const f32 = (values) => (values ? Float32Array.from(values) : null);
@@ -30,8 +45,8 @@ function layerWeights(engine, recipe, { dModel, heads, dK, dV, useWo }) {
 // typed are written over it (stackOptions).
 function mlpOf(engine, { dModel, hidden, seed }, l) {
   const layerSeed = seed + 1000 * (l + 1);
-  const w1 = engine.initWeights({ dModel, heads: 1, dK: hidden, dV: hidden, seed: layerSeed }).wq;
-  const w2 = engine.initWeights({ dModel: hidden, heads: 1, dK: dModel, dV: dModel, seed: layerSeed + 1 }).wq;
+  const w1 = seeded(engine, { dModel, heads: 1, dK: hidden, dV: hidden, seed: layerSeed }).wq;
+  const w2 = seeded(engine, { dModel: hidden, heads: 1, dK: dModel, dV: dModel, seed: layerSeed + 1 }).wq;
   return { kind: 'plain', activation: 'gelu', hidden, w1, w2 };
 }
 
