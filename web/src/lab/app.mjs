@@ -56,7 +56,9 @@ function routeActions({ runner, problems, lab, features, redraw, renderStatus })
     if (action.type === 'settings') lab.replaced = replacement(previous, action, state) ?? lab.replaced;
     features.tables.setReplacedWeights(lab.replaced);
     if (effects.explain) features.explain.reset();
-    features.controls.follow(state, action);
+    // a typed cell of X or C changes its edits only, nothing the settings form shows: the form is
+    // not walked again on every edit (state/actions.mjs, withCellEdit)
+    if (action.type !== 'cell') features.controls.follow(state, action);
     return runner.update().then(() => action.status && renderStatus(action.status));
   };
 }
