@@ -3,7 +3,8 @@
 // and 12 edits of one cell of X are made (2 to warm up) while Chromium's sampling profiler runs
 // (0.1 ms). Prints the self time per function (the 15 largest, in ms per edit), Chromium's own
 // script, style and layout times per edit (Performance.getMetrics), and writes a trace of one edit
-// for DevTools' Performance panel to build/page-edit-trace.json.
+// for DevTools' Performance panel to build/page-edit-trace.json. With --stack, the edit of issue 23
+// instead: X in layer 1 of a two-layer full block (post-LN) at 12 tokens × d_model 16 × 2 heads.
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
@@ -53,12 +54,18 @@ function selfTimes(profile) {
 
 const metricsOf = async (cdp) => Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
 
+const STACK = process.argv.includes('--stack');
+const SIZES = STACK
+  ? { tokens: 12, dModel: 16, heads: 2, extra: { layers: 2, block: 'full', norm: 'post' }, name: 'An edit in layer 1 of a two-layer full block at 12 tokens × d_model 16 × 2 heads' }
+  : { tokens: 64, dModel: 128, heads: 8, extra: {}, name: 'An edit at 64 tokens × d_model 128 × 8 heads' };
+
 async function profileEdits(browser, url) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const words = 'the quick brown fox jumps over the lazy dog by the river bank'.split(' ');
-  const state = { preset: null, sentence: Array.from({ length: 64 }, (_, i) => words[i % words.length]).join(' '), dModel: 128, heads: 8, dK: 16, dV: 16, weightsMode: 'random', seed: 3, useWo: true };
+  const { tokens, dModel, heads, extra } = SIZES;
+  const state = { preset: null, sentence: Array.from({ length: tokens }, (_, i) => words[i % words.length]).join(' '), dModel, heads, dK: dModel / heads, dV: dModel / heads, weightsMode: 'random', seed: 3, useWo: true, ...extra };
   await page.goto(`${url}index.html#lab=${encodeURIComponent(JSON.stringify(state))}`);
-  await page.waitForFunction(() => globalThis.attentionLab?.view?.heads === 8);
+  await page.waitForFunction((h) => globalThis.attentionLab?.view?.heads === h, heads);
   await page.waitForTimeout(500);
   for (let i = 0; i < WARMUP; i++) await edit(page, 0.5 + i / 100);
   const cdp = await page.context().newCDPSession(page);
@@ -89,7 +96,7 @@ const result = await profileEdits(browser, site.url);
 await browser.close();
 await site.close();
 rmSync(dir, { recursive: true, force: true });
-console.log(`An edit at 64 tokens × d_model 128 × 8 heads, ${EDITS} edits; load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`);
+console.log(`${SIZES.name}, ${EDITS} edits; load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`);
 console.log(`per edit: main-thread tasks ${result.task.toFixed(1)} ms, of which script ${result.script.toFixed(1)} ms, style ${result.style.toFixed(1)} ms, layout ${result.layout.toFixed(1)} ms`);
 console.log('self time per edit, the 15 largest:');
 for (const [name, ms] of result.selfTimes.slice(0, 15)) console.log(`  ${(ms / EDITS).toFixed(2).padStart(7)} ms  ${name}`);

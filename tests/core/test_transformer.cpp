@@ -513,25 +513,45 @@ void check_trace(const Spec& spec, const attn::StackTrace& trace) {
   CHECK(trace.output == (spec.final_norm ? trace.final_norm.out : trace.layers.back().output));
 }
 
+// A spec's stack drawn from rng: its float64 parameters and their float32 copy, random ids (and
+// token types), the stack and inputs that view them, and its traced forward with the status it
+// returned. Not copied: the stack and inputs point into it.
+struct Drawn {
+  Params params;
+  Weights weights;
+  std::vector<std::int32_t> ids, types;
+  attn::Stack stack;
+  attn::StackInputs inputs;
+  attn::StackTrace trace;
+  attn::Status status;
+
+  Drawn(const Spec& spec, std::mt19937& rng)
+      : params(make_params(spec, rng)), weights(to_floats(params)), ids(spec.n), types(spec.n) {
+    for (int i = 0; i < spec.n; ++i) {
+      ids[i] = std::uniform_int_distribution<int>(0, spec.vocab - 1)(rng);
+      types[i] = spec.token_types ? i % spec.token_types : 0;
+    }
+    stack = stack_of(spec, weights);
+    inputs.ids = attn::View<std::int32_t>(ids);
+    if (spec.token_types) inputs.type_ids = attn::View<std::int32_t>(types);
+    status = attn::stack_forward(stack, inputs, &trace);
+  }
+  Drawn(const Drawn&) = delete;
+  Drawn& operator=(const Drawn&) = delete;
+};
+
 void check_spec(Spec spec, std::mt19937& rng, bool with_d_output, Worst* worst) {
   draw_sizes(&spec, rng);
   INFO(spec.name << ": vocab " << spec.vocab << ", d " << spec.d << ", heads " << spec.heads << ", d_k " << spec.d_k
                  << ", f " << spec.f << ", n " << spec.n);
-  const Params params = make_params(spec, rng);
-  const Weights weights = to_floats(params);
-  std::vector<std::int32_t> ids(spec.n), types(spec.n);
-  for (int i = 0; i < spec.n; ++i) {
-    ids[i] = std::uniform_int_distribution<int>(0, spec.vocab - 1)(rng);
-    types[i] = spec.token_types ? i % spec.token_types : 0;
-  }
-  const attn::Stack stack = stack_of(spec, weights);
-  attn::StackInputs inputs;
-  inputs.ids = attn::View<std::int32_t>(ids);
-  if (spec.token_types) inputs.type_ids = attn::View<std::int32_t>(types);
-  attn::StackTrace trace;
-  const attn::Status status = attn::stack_forward(stack, inputs, &trace);
-  INFO(status.field << ": " << status.message);
-  REQUIRE(status.ok());
+  const Drawn drawn(spec, rng);
+  const Params& params = drawn.params;
+  const std::vector<std::int32_t>&ids = drawn.ids, &types = drawn.types;
+  const attn::Stack& stack = drawn.stack;
+  const attn::StackInputs& inputs = drawn.inputs;
+  const attn::StackTrace& trace = drawn.trace;
+  INFO(drawn.status.field << ": " << drawn.status.message);
+  REQUIRE(drawn.status.ok());
   // forward: the output, then the logits, against float64
   const Vec want = stack64(spec, params, ids, types);
   Floats got = trace.output;
@@ -874,21 +894,10 @@ void check_prepared_large(Spec spec, std::mt19937& rng) {
   spec.vocab = 61, spec.d = 48, spec.heads = spec.kv_heads ? 2 * spec.kv_heads : 4, spec.d_k = 12, spec.f = 100;
   spec.n = 41, spec.layers = 2;
   INFO(spec.name);
-  const Params params = make_params(spec, rng);
-  const Weights weights = to_floats(params);
-  std::vector<std::int32_t> ids(spec.n), types(spec.n);
-  for (int i = 0; i < spec.n; ++i) {
-    ids[i] = std::uniform_int_distribution<int>(0, spec.vocab - 1)(rng);
-    types[i] = spec.token_types ? i % spec.token_types : 0;
-  }
-  const attn::Stack stack = stack_of(spec, weights);
-  attn::StackInputs inputs;
-  inputs.ids = attn::View<std::int32_t>(ids);
-  if (spec.token_types) inputs.type_ids = attn::View<std::int32_t>(types);
-  attn::StackTrace trace;
-  REQUIRE(attn::stack_forward(stack, inputs, &trace).ok());
+  const Drawn drawn(spec, rng);
+  REQUIRE(drawn.status.ok());
   double worst = 0;
-  check_prepared(stack, inputs, trace, stack64(spec, params, ids, types), &worst);
+  check_prepared(drawn.stack, drawn.inputs, drawn.trace, stack64(spec, drawn.params, drawn.ids, drawn.types), &worst);
   MESSAGE(spec.name << ": prepared against float64 " << worst);
 }
 

@@ -7,28 +7,13 @@ import assert from 'node:assert/strict';
 
 import { useLabPage } from './browser.mjs';
 import { stack64, assertClose } from './stack64.mjs';
+import { D, N, ROWS, SIZES, labOf, setLab as setLabOf } from './two-layer-lab.mjs';
 import { stateToFragment } from '../../web/src/state/link.mjs';
 
 let tab;
 const lab = useLabPage({ before, after, assert, onReady: (opened) => { tab = opened; } });
 
-const TOKENS = ['the', 'bank', 'by', 'the', 'river'];
-const D = 4;
-const N = TOKENS.length;
-const ROWS = TOKENS.map((_, i) => Array.from({ length: D }, (__, c) => Math.round(100 * Math.sin(1 + 3 * i + c)) / 100));
-const SIZES = { heads: 2, dK: 2, dV: 2, causal: true };
-
-async function setLab(change) {
-  await lab.redrawn(() => tab.page.evaluate((c) => {
-    const l = globalThis.attentionLab;
-    l.setState({ ...l.state, ...c });
-  }, change));
-}
-const labOf = (norm, extra = {}) => ({
-  preset: null, sentence: TOKENS.join(' '), inputs: { tokens: TOKENS, rows: ROWS }, xEdits: {},
-  dModel: D, heads: 2, dK: 2, dV: 2, useWo: true, maskMode: 'causal', scaleMode: 'sqrt_dk', positions: 'none',
-  weightsMode: 'random', seed: 5, custom: null, layerWeights: null, layers: 2, block: 'full', norm, selectedLayer: 0, blockEdits: {}, ...extra,
-});
+const setLab = (change) => setLabOf(lab, tab, change);
 
 // The page's stack and the weights it used; the seeded attention and MLP weights are the inputs of
 // the float64 stack, the norms' γ and β are written by the test

@@ -112,6 +112,35 @@ export function useLabPage({ before, after, assert, onReady }) {
 }
 
 /**
+ * The usual set-up of a chapter's test file: a browser and one tab; open(query) goes to
+ * `${prefix}${query}` (the embed unless `prefix` says otherwise), waits for its lab's first draw and,
+ * with `render`, has every section rendered (a section far below is skipped until near:
+ * content-visibility). `onReady(tab, browser)` at the end of the `before` hook; when the file ends,
+ * the checks every page must pass (as useLabPage). Returns { open }.
+ */
+export function useChapterPage({ before, after, assert, onReady, prefix = 'embed.html?', render = true }) {
+  const shared = {};
+  before(async () => {
+    shared.browser = await openBrowser();
+    shared.tab = await shared.browser.newPage();
+    onReady?.(shared.tab, shared.browser);
+  });
+  after(async () => {
+    if (shared.tab) {
+      assert.deepEqual(shared.tab.problems, [], 'no console or page errors');
+      assert.deepEqual(shared.tab.foreignRequests, [], 'no request left the origin');
+    }
+    await shared.browser?.close();
+  });
+  shared.open = async (query) => {
+    await shared.tab.page.goto(`${shared.browser.url}${prefix}${query}`);
+    await shared.tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
+    if (render) await renderEverySection(shared.tab.page);
+  };
+  return shared;
+}
+
+/**
  * Waits for the page's lab (globalThis.attentionLab) to have drawn more than `n` times with no input
  * still waiting for its answer: the page then shows the last input, not a draw for an earlier one.
  */

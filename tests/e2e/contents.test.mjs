@@ -7,26 +7,13 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 
-import { openBrowser } from './browser.mjs';
+import { useChapterPage } from './browser.mjs';
 
 const require = createRequire(import.meta.url);
 const ORDER = ['learn', 'blocks', 'flash', 'flash', 'kv-cache', 'rope', 'gqa', 'window', 'sinks', 'train', 'models'];
 
 let browser, tab;
-before(async () => {
-  browser = await openBrowser();
-  tab = await browser.newPage();
-});
-after(async () => {
-  assert.deepEqual(tab.problems, [], 'no console or page errors');
-  assert.deepEqual(tab.foreignRequests, [], 'no request left the origin');
-  await browser?.close();
-});
-
-async function open(path) {
-  await tab.page.goto(`${browser.url}${path}`);
-  await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
-}
+const { open } = useChapterPage({ before, after, assert, prefix: '', render: false, onReady: (opened, launched) => { tab = opened; browser = launched; } });
 
 // the section's views shown: every [data-view] element not hidden and not inside a hidden one
 const shownViews = (page) => page.evaluate(() => [...document.querySelectorAll('[data-view]')]

@@ -5,7 +5,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 
-import { openBrowser, renderEverySection } from './browser.mjs';
+import { useChapterPage, renderEverySection } from './browser.mjs';
 
 const require = createRequire(import.meta.url);
 const SUPERSCRIPT = { '⁰': '0', '¹': '1', '²': '2', '³': '3', '⁴': '4', '⁵': '5', '⁶': '6', '⁷': '7', '⁸': '8', '⁹': '9', '⁻': '-' };
@@ -49,20 +49,7 @@ function online(view, head, row, tile) {
 }
 
 let browser, tab;
-before(async () => {
-  browser = await openBrowser();
-  tab = await browser.newPage();
-});
-after(async () => {
-  assert.deepEqual(tab.problems, [], 'no console or page errors');
-  assert.deepEqual(tab.foreignRequests, [], 'no request left the origin');
-  await browser?.close();
-});
-
-async function open(query) {
-  await tab.page.goto(`${browser.url}embed.html?${query}`);
-  await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
-}
+const { open } = useChapterPage({ before, after, assert, render: false, onReady: (opened, launched) => { tab = opened; browser = launched; } });
 
 async function compute(tile) {
   await tab.page.fill('[data-flash="tile"]', String(tile));
@@ -147,6 +134,9 @@ describe('the flash chapter', () => {
     }
   });
 
+});
+
+describe('the flash chapter in Hindi, on a phone', () => {
   it('in Hindi at 375 px: the Hindi texts, the same numbers, no page overflow, and axe-core finds nothing serious', async () => {
     await tab.page.setViewportSize({ width: 375, height: 800 });
     await open('view=flash&lang=hi');
@@ -156,6 +146,14 @@ describe('the flash chapter', () => {
     const s = await shown();
     const want = online(s.view, s.head, s.token, 2);
     near(parse(s.rows.at(-1)[5]), want.rows.at(-1).l, 'ℓ in Hindi');
+    // the step's line is monospace: its ℓ is drawn in the font a sans paragraph draws it in, not in
+    // the monospace font for Hindi (Lohit Devanagari here, whose ℓ reads like ι), as Chromium reports
+    await tab.page.evaluate(() => document.querySelector('[data-flash="arithmetic"]').scrollIntoView());
+    assert.equal(await tab.page.textContent('[data-flash="arithmetic"] .ell'), 'ℓ');
+    assert.match(await tab.page.textContent('[data-flash="arithmetic"]'), /ℓ = /, 'the sentence reads as before');
+    const mono = await fontsOf(tab.page, '[data-flash="arithmetic"]');
+    const ell = await fontsOf(tab.page, '[data-flash="arithmetic"] .ell');
+    assert.ok(ell.length > 0 && !ell.some((family) => mono.includes(family) && /Devanagari/.test(family)), `ℓ drawn in ${ell}, the line in ${mono}`);
     const overflow = await tab.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     assert.ok(overflow <= 0, `the page is ${overflow} px wider than 375`);
     await renderEverySection(tab.page);
@@ -171,6 +169,17 @@ describe('the flash chapter', () => {
 // The practice (shared/chapter-practice.mjs): the whole update of the tile that follows the
 // step-through's (new m, ℓ and o's value in one column of V), against the float64 online softmax above; keeping the
 // old maximum, forgetting to rescale ℓ or o, and the old maximum in the tile's terms named.
+// The font families Chromium draws a node's own text in (DevTools' "Rendered fonts").
+async function fontsOf(page, selector) {
+  const cdp = await page.context().newCDPSession(page);
+  const { root } = await cdp.send('DOM.getDocument', { depth: -1 });
+  const { nodeId } = await cdp.send('DOM.querySelector', { nodeId: root.nodeId, selector });
+  await cdp.send('CSS.enable');
+  const { fonts } = await cdp.send('CSS.getPlatformFontsForNode', { nodeId });
+  await cdp.detach();
+  return fonts.map((font) => font.familyName);
+}
+
 describe("the flash chapter's practice", () => {
   it('asks m, ℓ and o after the next tile, takes the float64 answers, names the typical mistakes, and waits at the last tile', async () => {
     await tab.page.setViewportSize({ width: 1280, height: 800 });

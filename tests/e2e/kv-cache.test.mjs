@@ -5,7 +5,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 
-import { openBrowser, renderEverySection, redrawn } from './browser.mjs';
+import { useChapterPage, renderEverySection, redrawn } from './browser.mjs';
 
 const require = createRequire(import.meta.url);
 const SUPERSCRIPT = { '⁰': '0', '¹': '1', '²': '2', '³': '3', '⁴': '4', '⁵': '5', '⁶': '6', '⁷': '7', '⁸': '8', '⁹': '9', '⁻': '-' };
@@ -47,22 +47,8 @@ function causal64({ x, n, dModel: d, heads, dK, dV, wq, wk, wv, wo, scale }, dim
   return { output, weights };
 }
 
-let browser, tab;
-before(async () => {
-  browser = await openBrowser();
-  tab = await browser.newPage();
-});
-after(async () => {
-  assert.deepEqual(tab.problems, [], 'no console or page errors');
-  assert.deepEqual(tab.foreignRequests, [], 'no request left the origin');
-  await browser?.close();
-});
-
-async function open(query) {
-  await tab.page.goto(`${browser.url}embed.html?${query}`);
-  await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
-  await renderEverySection(tab.page);  // a section far below the controls is skipped until near (content-visibility)
-}
+let tab;
+const { open } = useChapterPage({ before, after, assert, onReady: (opened) => { tab = opened; } });
 
 async function decode(prefill, rope) {
   await tab.page.fill('[data-kv="prefill"]', String(prefill));
@@ -102,10 +88,12 @@ describe('the KV-cache chapter', () => {
       assert.equal(s.rows.length, n - 1);
       // identity projections are copies (no multiply-adds); W_O, when used, is a product even as the identity
       const projections = d * ((s.identity ? 0 : heads * dK + heads * dK + heads * dV) + (s.lab.wo ? heads * dV : 0));
-      s.rows.forEach(([, position, keys, work, full, cache, same], k) => {
+      s.rows.forEach(([token, position, keys, work, full, cache, same], k) => {
         const i = k + 1, length = i + 1;
-        assert.equal(Number(position), i);
-        assert.equal(keys, `0–${i}`, "keys read, by position as the Position column counts");
+        // counted from 1, as the token column counts (the row's own token is its position)
+        assert.equal(Number(position), i + 1);
+        assert.equal(keys, `1–${i + 1}`, "keys read, by position as the Position column counts");
+        assert.equal(token.split(':')[0], String(i + 1), 'the token column and the Position column agree');
         assert.equal(Number(work), projections + heads * length * (dK + dV));
         let seen = 0;
         for (let r = 1; r <= length; r++) seen += r;
@@ -118,6 +106,7 @@ describe('the KV-cache chapter', () => {
       const last = n - s.rows.length;
       const [, weights, output] = /weights are (\[.*?\]); the output row (\[.*?\]) against/.exec(s.detail) ?? [];
       assert.ok(weights, s.detail);
+      assert.match(s.detail, new RegExp(`at position ${last + 1} computes`), 'the detail counts positions from 1 too');
       vector(weights).forEach((value, j) => near(value, want.weights[s.head][last][j], `weight ${j}`));
       vector(output).forEach((value, c) => near(value, want.output[last][c], `output ${c}`));
     });

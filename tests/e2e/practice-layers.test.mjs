@@ -8,29 +8,14 @@ import { createRequire } from 'node:module';
 
 import { useLabPage, renderEverySection } from './browser.mjs';
 import { stack64 } from './stack64.mjs';
+import { TOKENS, D, N, ROWS, SIZES, labOf as twoLayerLab, setLab as setLabOf } from './two-layer-lab.mjs';
 
 const require = createRequire(import.meta.url);
 let tab;
 const lab = useLabPage({ before, after, assert, onReady: (opened) => { tab = opened; } });
 
-const TOKENS = ['the', 'bank', 'by', 'the', 'river'];
-const D = 4;
-const N = TOKENS.length;
-const ROWS = TOKENS.map((_, i) => Array.from({ length: D }, (__, c) => Math.round(100 * Math.sin(1 + 3 * i + c)) / 100));
-const SIZES = { heads: 2, dK: 2, dV: 2, causal: true };
-
-async function setLab(change) {
-  await lab.redrawn(() => tab.page.evaluate((c) => {
-    const l = globalThis.attentionLab;
-    l.setState({ ...l.state, ...c });
-  }, change));
-}
-
-const labOf = (norm, selectedLayer) => ({
-  preset: null, sentence: TOKENS.join(' '), inputs: { tokens: TOKENS, rows: ROWS }, xEdits: {},
-  dModel: D, heads: 2, dK: 2, dV: 2, useWo: true, maskMode: 'causal', scaleMode: 'sqrt_dk', positions: 'none',
-  weightsMode: 'random', seed: 5, custom: null, layerWeights: null, layers: 2, block: 'full', norm, selectedLayer, practice: {},
-});
+const setLab = (change) => setLabOf(lab, tab, change);
+const labOf = (norm, selectedLayer) => twoLayerLab(norm, { selectedLayer, practice: {} });
 
 // The float64 truths for the token the lab shows: the rows, the sum, mean, variances, the stack
 async function reference(arrangement, layer, rows = ROWS) {
@@ -96,10 +81,72 @@ describe('practice across layers', () => {
     assert.equal((await answer('norm', [((s - ref.mean) / (ref.variance + 1e-5)).toFixed(5)])).mistakes, 'layers.mistake.noRoot');
     // ε and γ cannot show here (variance far above 10⁻⁵, γ = 1): the step says so
     assert.match(await tab.page.textContent(STEP('norm')), /cannot reveal: forgetting ε; forgetting γ and β/);
+    said = await answer('norm', [(truth + 1).toFixed(5)]);
+    assert.equal(said.text, `Not quite. Take the sum's value in column '${columns[col]}', subtract the mean, divide by √(variance + ε), then multiply by γ and add β.`);
     assert.equal((await answer('norm', [truth.toFixed(5)])).verdict, 'correct');
     assert.equal(await tab.page.locator('.practice-layers-step[data-status="correct"]').count(), 4);
   });
+});
 
+describe('practice across layers in practice\'s progress', () => {
+  it('counts in practice\'s progress, score, event and kept work; a change of language keeps it', async () => {
+    await setLab({ ...labOf('post', 1), seed: 6 });
+    const ref = await reference('post', 1);
+    const cards = await tab.page.evaluate(() => globalThis.attentionLab.practice.exercises.length);
+    const now = () => tab.page.evaluate(() => {
+      const { results, work } = globalThis.attentionLab.practice;
+      return { results, work, progress: document.querySelector('[data-view="practice"] progress')?.value, text: document.querySelector('[data-view="practice"]').textContent };
+    });
+    let seen = await now();
+    assert.equal(seen.results.total, cards + 4, 'the sum, mean, variance and norm count as exercises');
+    assert.equal(seen.results.done, 0);
+    assert.deepEqual(seen.work.slice(cards).map((w) => [w.id, w.status]), [['layers-sum', 'open'], ['layers-mean', 'open'], ['layers-variance', 'open'], ['layers-norm', 'open']]);
+    // each answer is reported to the host as the cards' are
+    await tab.page.evaluate(() => {
+      globalThis.practiceEvents = [];
+      document.addEventListener('attention-lab:practice', (event) => globalThis.practiceEvents.push(event.detail));
+    });
+    await answer('sum', ref.attention);  // a named mistake: one attempt
+    await answer('sum', ref.sum.map((v) => v.toFixed(5)));
+    // a wrong mean is told how a mean is made, not counted in columns (review 5, finding 4)
+    let said = await answer('mean', [(ref.mean + 0.3).toFixed(5)]);
+    assert.equal(said.verdict, 'wrong');
+    assert.equal(said.text, 'Not quite. The mean: add the 4 values of the sum, then divide by 4.');
+    await answer('mean', [ref.mean.toFixed(5)]);
+    await answer('variance', ['abc']);  // a format problem: no attempt
+    said = await answer('variance', ['0.123']);
+    assert.match(said.text, /^Not quite\. The variance: subtract the mean from each of the 4 values/);
+    seen = await now();
+    assert.deepEqual([seen.results.correct, seen.results.done, seen.results.attempts, seen.results.total], [2, 2, 3, cards + 4]);
+    assert.equal(seen.progress, 2);
+    assert.match(seen.text, new RegExp(`2 of ${cards + 4} done`));
+    assert.match(seen.text, new RegExp(`2/${cards + 4} correct`));
+    const events = await tab.page.evaluate(() => globalThis.practiceEvents);
+    assert.equal(events.length, 6);
+    assert.deepEqual([events.at(-1).correct, events.at(-1).attempts, events.at(-1).total], [2, 3, cards + 4]);
+    const variance = seen.work.find((w) => w.id === 'layers-variance');
+    assert.deepEqual([variance.status, variance.answers], ['open', ['0.123']]);
+    assert.deepEqual(seen.work.find((w) => w.id === 'layers-sum').attempts, 1);
+
+    // Hindi and back: the steps said again, their progress kept
+    await lab.redrawn(() => tab.page.evaluate(() => globalThis.attentionLab.setLanguage('hi')));
+    assert.equal(await tab.page.getAttribute(STEP('mean'), 'data-status'), 'correct');
+    await lab.redrawn(() => tab.page.evaluate(() => globalThis.attentionLab.setLanguage('en')));
+    assert.equal(await tab.page.inputValue(`${STEP('variance')} input`), '0.123');
+    assert.equal((await now()).results.correct, 2);
+
+    // saved work put back (a relaunch): a fresh set of steps, then resume() with the work kept above
+    await setLab({ seed: 7 });
+    await setLab({ seed: 6 });
+    assert.equal((await now()).results.done, 0, 'new numbers, new steps');
+    const restored = await tab.page.evaluate((work) => globalThis.attentionLab.practice.resume(work), seen.work);
+    assert.ok(restored >= 4, `restored ${restored}`);
+    assert.equal(await tab.page.getAttribute(STEP('sum'), 'data-status'), 'correct');
+    assert.equal(await tab.page.getAttribute(STEP('mean'), 'data-status'), 'correct');
+    assert.equal(await tab.page.inputValue(`${STEP('variance')} input`), '0.123');
+    assert.equal((await now()).results.correct, 2);
+    await setLab({ practice: null, layers: 1, block: 'attention' });
+  });
 });
 
 describe('practice across layers: typed norms, Hindi', () => {
@@ -143,6 +190,8 @@ describe('practice across layers: typed norms, Hindi', () => {
     said = await answer('sum', ['abc', '0', '0', '0']);
     assert.equal(said.verdict, 'format');
     assert.equal((await answer('sum', ref.sum.map((v) => v.toFixed(5)))).verdict, 'correct');
+    said = await answer('mean', ['12345']);
+    assert.equal(said.text, 'पूरी तरह नहीं। माध्य: योग के 4 मान जोड़िए, फिर 4 से भाग दीजिए।');
     await tab.page.click(`${STEP('mean')} button >> nth=1`);  // Show the answer
     near(Number(await tab.page.inputValue(`${STEP('mean')} input`)), ref.mean, 'the mean shown');
     assert.match(await tab.page.textContent(`${STEP('norm')} p`), /का LN₁/);

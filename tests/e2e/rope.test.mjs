@@ -6,7 +6,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 
-import { openBrowser, renderEverySection } from './browser.mjs';
+import { useChapterPage } from './browser.mjs';
 
 const require = createRequire(import.meta.url);
 const SUPERSCRIPT = { '⁰': '0', '¹': '1', '²': '2', '³': '3', '⁴': '4', '⁵': '5', '⁶': '6', '⁷': '7', '⁸': '8', '⁹': '9', '⁻': '-' };
@@ -99,21 +99,7 @@ function checkPropertyAndPicture(s, { key, theta, shift }, scale, qAt) {
 }
 
 let browser, tab;
-before(async () => {
-  browser = await openBrowser();
-  tab = await browser.newPage();
-});
-after(async () => {
-  assert.deepEqual(tab.problems, [], 'no console or page errors');
-  assert.deepEqual(tab.foreignRequests, [], 'no request left the origin');
-  await browser?.close();
-});
-
-async function open(query) {
-  await tab.page.goto(`${browser.url}embed.html?${query}`);
-  await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
-  await renderEverySection(tab.page);
-}
+const { open } = useChapterPage({ before, after, assert, onReady: (opened, launched) => { tab = opened; browser = launched; } });
 
 async function setLab(change) {
   const draws = await tab.page.evaluate(() => globalThis.attentionLab.draws);

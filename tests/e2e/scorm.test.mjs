@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { unzipSync } from 'fflate';
 
 import { openBrowser, downloadedBytes } from './browser.mjs';
+import { stack64 } from './stack64.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'attention-lab-scorm-'));
@@ -63,11 +64,11 @@ function unpack(name, zip, version) {
   return { folder, entries };
 }
 
-async function launch(name, stored = null) {
+async function launch(name, stored = null, exercises = 3) {
   const tab = await browser.newPage();
   await tab.page.goto(`${browser.url}${name}/lms.html${stored ? `#${encodeURIComponent(JSON.stringify(stored))}` : ''}`);
   const frame = tab.page.frame({ url: /attention-lab\.html/ });
-  await frame.waitForFunction(() => globalThis.attentionLab?.draws > 0 && globalThis.attentionLab.practice?.exercises?.length === 3);
+  await frame.waitForFunction((count) => globalThis.attentionLab?.draws > 0 && globalThis.attentionLab.practice?.exercises?.length === count, exercises);
   return { tab, frame, cmi: () => tab.page.evaluate(() => window.cmi()) };
 }
 
@@ -157,6 +158,64 @@ for (const [version, platformGives, mastery, outcome] of [
     });
   });
 }
+
+// Practice across layers (issue 23) in a graded launch: a two-layer post-LN lab with one card (q₀
+// of the query in layer 2), and the sequence across layers (the sum x + attention(x), LN₁'s mean,
+// variance, one output): five exercises, the truths from the float64 stack of stack64.mjs.
+describe('SCORM: practice across layers counts in the score', () => {
+  const TOKENS = ['the', 'bank', 'by', 'the', 'river'];
+  const ROWS = TOKENS.map((_, i) => Array.from({ length: 4 }, (__, c) => Math.round(100 * Math.sin(1 + 3 * i + c)) / 100));
+  const STACK = {
+    preset: null, sentence: TOKENS.join(' '), inputs: { tokens: TOKENS, rows: ROWS }, dModel: 4, heads: 2, dK: 2, dV: 2, useWo: true,
+    maskMode: 'causal', scaleMode: 'sqrt_dk', positions: 'none', weightsMode: 'random', seed: 5, layers: 2, block: 'full', norm: 'post',
+    selectedLayer: 1, practice: { cells: [{ matrix: 'q', head: 0, row: 1, col: 0 }] },
+  };
+  const STEP = (id) => `.practice-layers-step[data-id="${id}"]`;
+  // the float64 sum row and LN₁'s mean and variance of the token the steps ask about
+  const truths = async (frame) => {
+    const { used, token } = await frame.evaluate(() => ({
+      used: globalThis.attentionLab.view.layerWeights.map((w) => Object.fromEntries(Object.entries(w).filter(([, v]) => v).map(([k, v]) => [k, Array.from(v)]))),
+      token: Number(document.querySelector('.practice-layers').dataset.token),
+    }));
+    const layer = stack64(ROWS.flat(), 5, 4, used, { arrangement: 'post', heads: 2, dK: 2, dV: 2, causal: true })[1];
+    const sum = Array.from(layer.attended.slice(token * 4, token * 4 + 4));
+    const mean = sum.reduce((a, b) => a + b, 0) / 4;
+    return { sum, mean, variance: sum.reduce((a, b) => a + (b - mean) ** 2, 0) / 4 };
+  };
+  const check = async (frame, id, values) => {
+    for (let k = 0; k < values.length; k++) await frame.locator(`${STEP(id)} input`).nth(k).fill(String(values[k]));
+    await frame.locator(`${STEP(id)} input`).nth(values.length - 1).press('Enter');
+  };
+
+  it('the steps scored with the cards, kept in suspend data, put back on relaunch (SCORM 2004)', async () => {
+    pack('layers', ['--scorm', '2004', '--start', `#lab=${encodeURIComponent(JSON.stringify(STACK))}`, '--mastery', '60', '--scoring', 'best']);
+    let { tab, frame, cmi } = await launch('layers', null, 1);
+    await frame.waitForSelector(`${STEP('sum')} input`);
+    assert.equal(await frame.locator(`${STEP('sum')} .reveal-button`).isVisible(), false, 'exam mode hides "Show the answer" here too');
+    const truth = await truths(frame);
+    await check(frame, 'sum', truth.sum.map((v) => v.toFixed(5)));
+    await check(frame, 'mean', [truth.mean.toFixed(5)]);
+    await frame.locator(`${STEP('variance')} input`).fill('0.5');
+    // two of five right: 100 × 2 / 5
+    assert.deepEqual(pick(VIEW['2004'](await cmi())), { raw: 40, status: 'incomplete' });
+    await tab.page.$eval('#sco', (f) => { f.src = 'about:blank'; });
+    await tab.page.waitForFunction(() => JSON.parse(window.cmi().suspend_data || '{}').exercises?.some((e) => e.id === 'layers-variance' && e.answers[0] === '0.5'));
+    const left = await cmi();
+    assert.deepEqual(JSON.parse(left.suspend_data).exercises.map((e) => [e.id, e.status]),
+      [[JSON.parse(left.suspend_data).exercises[0].id, 'open'], ['layers-sum', 'correct'], ['layers-mean', 'correct'], ['layers-variance', 'open'], ['layers-norm', 'open']]);
+    await tab.page.close();
+
+    ({ tab, frame, cmi } = await launch('layers', KEPT['2004'](left, {}), 1));
+    await frame.waitForFunction(() => document.querySelector('.practice-layers-step[data-id="mean"]')?.dataset.status === 'correct');
+    assert.equal(await frame.getAttribute(STEP('sum'), 'data-status'), 'correct');
+    assert.equal(await frame.inputValue(`${STEP('variance')} input`), '0.5');
+    assert.equal(await frame.evaluate(() => globalThis.attentionLab.practice.results.correct), 2);
+    await check(frame, 'variance', [truth.variance.toFixed(5)]);
+    assert.deepEqual(pick(VIEW['2004'](await cmi())), { raw: 60, status: 'incomplete' });
+    assert.deepEqual(tab.problems, []);
+    await tab.page.close();
+  });
+});
 
 describe('exam mode as the teacher allows', () => {
   it('--allow reveal,explore shows "Show the answer" and the mode switch, not Export; --exam off shows all', async () => {

@@ -7,7 +7,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 
-import { openBrowser, renderEverySection } from './browser.mjs';
+import { useChapterPage } from './browser.mjs';
 import { exampleOptions } from '../../web/src/sinks/example.mjs';
 
 const require = createRequire(import.meta.url);
@@ -47,22 +47,8 @@ function attention64({ x, n, dModel: d, heads, dK, dV, wq, wk, wv, wo, scale }, 
 }
 const causal = (i) => Array.from({ length: i + 1 }, (_, j) => j);
 
-let browser, tab;
-before(async () => {
-  browser = await openBrowser();
-  tab = await browser.newPage();
-});
-after(async () => {
-  assert.deepEqual(tab.problems, [], 'no console or page errors');
-  assert.deepEqual(tab.foreignRequests, [], 'no request left the origin');
-  await browser?.close();
-});
-
-async function open(query) {
-  await tab.page.goto(`${browser.url}embed.html?${query}`);
-  await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
-  await renderEverySection(tab.page);
-}
+let tab;
+const { open } = useChapterPage({ before, after, assert, onReady: (opened) => { tab = opened; } });
 
 async function compute({ head = 0, mode = 'learned', sigma = 3, keep = 1, budget = 3 }) {
   await tab.page.selectOption('[data-sinks="head"]', String(head));

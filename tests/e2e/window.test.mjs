@@ -7,7 +7,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 
-import { openBrowser, renderEverySection } from './browser.mjs';
+import { useChapterPage } from './browser.mjs';
 
 const require = createRequire(import.meta.url);
 const SUPERSCRIPT = { '⁰': '0', '¹': '1', '²': '2', '³': '3', '⁴': '4', '⁵': '5', '⁶': '6', '⁷': '7', '⁸': '8', '⁹': '9', '⁻': '-' };
@@ -32,22 +32,8 @@ function windowed64({ x, n, dModel: d, dK, wq, wk, scale }, head, w) {
   });
 }
 
-let browser, tab;
-before(async () => {
-  browser = await openBrowser();
-  tab = await browser.newPage();
-});
-after(async () => {
-  assert.deepEqual(tab.problems, [], 'no console or page errors');
-  assert.deepEqual(tab.foreignRequests, [], 'no request left the origin');
-  await browser?.close();
-});
-
-async function open(query) {
-  await tab.page.goto(`${browser.url}embed.html?${query}`);
-  await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
-  await renderEverySection(tab.page);
-}
+let tab;
+const { open } = useChapterPage({ before, after, assert, onReady: (opened) => { tab = opened; } });
 
 async function compute(w, layers) {
   await tab.page.fill('[data-window="size"]', String(w));

@@ -10,7 +10,7 @@
  * W_k and W_v cut to their first kvHeads heads (each head's block is dModel × dK, head-major).
  */
 export function randomWeights(engine, { dModel, heads, dK, dV, kvHeads = heads }, seed) {
-  const drawn = engine.initWeights({ dModel, heads, dK, dV, seed });
+  const drawn = seeded(engine, { dModel, heads, dK, dV, seed });
   return { ...drawn, wk: drawn.wk.slice(0, kvHeads * dModel * dK), wv: drawn.wv.slice(0, kvHeads * dModel * dV) };
 }
 
@@ -18,6 +18,21 @@ function identity(size) {
   const w = new Float32Array(size * size);
   for (let i = 0; i < size; i++) w[i * size + i] = 1;
   return w;
+}
+
+// The engine's seeded weights for these sizes and seed, drawn once per engine: every edit of a stack
+// asks again for each layer's attention and MLP (6 calls into WebAssembly for two full blocks). A
+// copy each time: the reader's typed cells are written over them. The last 32 kept.
+const drawnBy = new WeakMap();
+function seeded(engine, options) {
+  if (!drawnBy.has(engine)) drawnBy.set(engine, new Map());
+  const drawn = drawnBy.get(engine);
+  const key = JSON.stringify(options);
+  if (!drawn.has(key)) {
+    if (drawn.size >= 32) drawn.delete(drawn.keys().next().value);
+    drawn.set(key, engine.initWeights(options));
+  }
+  return Object.fromEntries(Object.entries(drawn.get(key)).map(([name, values]) => [name, values?.slice?.() ?? values]));
 }
 
 // One layer's W_q, W_k, W_v, W_O (and biases) from its recipe, as api.mjs's weightsFor does for one layer.
@@ -39,8 +54,8 @@ function layerWeights(engine, recipe, { dModel, heads, dK, dV, useWo, kvHeads })
 // typed are written over it (stackOptions).
 function mlpOf(engine, { dModel, hidden, seed }, l) {
   const layerSeed = seed + 1000 * (l + 1);
-  const w1 = engine.initWeights({ dModel, heads: 1, dK: hidden, dV: hidden, seed: layerSeed }).wq;
-  const w2 = engine.initWeights({ dModel: hidden, heads: 1, dK: dModel, dV: dModel, seed: layerSeed + 1 }).wq;
+  const w1 = seeded(engine, { dModel, heads: 1, dK: hidden, dV: hidden, seed: layerSeed }).wq;
+  const w2 = seeded(engine, { dModel: hidden, heads: 1, dK: dModel, dV: dModel, seed: layerSeed + 1 }).wq;
   return { kind: 'plain', activation: 'gelu', hidden, w1, w2 };
 }
 

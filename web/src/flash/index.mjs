@@ -6,7 +6,7 @@
 import { buildRequest } from '../state/request.mjs';
 import { selectionIn } from '../shared/selection.mjs';
 import { formatNumber, formatNumbers } from '../shared/format.mjs';
-import { chapterParts, element } from '../shared/chapter.mjs';
+import { chapterParts, element, setLineText } from '../shared/chapter.mjs';
 import { mountPractice } from '../shared/chapter-practice.mjs';
 import { maxQuestion, flashQuestion, outputQuestion } from './practice.mjs';
 
@@ -76,11 +76,11 @@ function renderArithmetic(ctx, parts, chapter) {
   const h = r.heads[head];
   const now = tileRow(r, h, row, step);
   const before = step > 0 ? tileRow(r, h, row, step - 1) : null;
-  parts.arithmetic.textContent = ctx.t('flash.arithmetic', {
+  setLineText(parts.arithmetic, ctx.t('flash.arithmetic', {
     tile: step + 1, tiles: r.tiles,
     mOld: before ? formatNumber(before.m) : '−∞', m: formatNumber(now.m), rescale: formatNumber(now.rescale),
     sumOld: before ? formatNumber(before.sum) : '0', sum: formatNumber(now.sum),
-  });
+  }));
   parts.prev.disabled = step === 0;
   parts.next.disabled = step === r.tiles - 1;
   const dV = r.shape.dV;

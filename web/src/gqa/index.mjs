@@ -7,24 +7,10 @@
 // against MHA bit for bit (engine/modern-calls.mjs gqaLab, on the forward engine).
 import { buildRequest } from '../state/request.mjs';
 import { formatNumber } from '../shared/format.mjs';
-import { chapterParts, element } from '../shared/chapter.mjs';
+import { chapterParts, element, labelled, numberInput } from '../shared/chapter.mjs';
 import { MODEL_DEFAULTS, renderCache, readModel } from './cache.mjs';
 import { mountPractice } from '../shared/chapter-practice.mjs';
 import { groupQuestion, cacheQuestion } from './practice.mjs';
-
-function numberInput(name, value, max) {
-  const input = element('input');
-  Object.assign(input, { type: 'number', min: '1', max: String(max), step: '1', value: String(value) });
-  input.dataset.gqa = name;
-  return input;
-}
-
-function labelled(parts, name, input) {
-  const label = element('label');
-  parts[`${name}Text`] = element('span');
-  label.append(parts[`${name}Text`], ' ', input);
-  return label;
-}
 
 // The model form: its fields (Llama-3-8B's numbers) in a fieldset with its legend.
 function buildModel(parts) {
@@ -33,7 +19,7 @@ function buildModel(parts) {
   parts.modelLegend = element('legend');
   fieldset.append(parts.modelLegend);
   for (const [field, value] of Object.entries(MODEL_DEFAULTS)) {
-    parts.model[field] = numberInput(`model-${field}`, value, 10000000);
+    parts.model[field] = numberInput({ min: 1, max: 10000000, value, data: { gqa: `model-${field}` } });
     fieldset.append(labelled(parts, `model-${field}`, parts.model[field]));
   }
   parts.modelProblem = element('p', 'flash-status');
@@ -50,9 +36,9 @@ function buildModel(parts) {
 // The chapter's markup, built once (shared/chapter.mjs): every text is set by relabel() (textContent only).
 function build(ctx) {
   const parts = chapterParts({ view: 'gqa', key: 'gqa', className: 'flash gqa', line: 'reads' });
-  parts.heads = numberInput('heads', 8, 16);
-  parts.kvHeads = numberInput('kv-heads', 2, 16);
-  parts.dHead = numberInput('d-head', 4, 64);
+  parts.heads = numberInput({ min: 1, max: 16, value: 8, data: { gqa: 'heads' } });
+  parts.kvHeads = numberInput({ min: 1, max: 16, value: 2, data: { gqa: 'kv-heads' } });
+  parts.dHead = numberInput({ min: 1, max: 64, value: 4, data: { gqa: 'd-head' } });
   parts.controls.prepend(labelled(parts, 'heads', parts.heads), labelled(parts, 'kvHeads', parts.kvHeads), labelled(parts, 'dHead', parts.dHead));
   parts.cacheTitle = element('h3');
   const scroll = element('div', 'scroll');

@@ -7,16 +7,9 @@ import { buildRequest } from '../state/request.mjs';
 import { selectionIn } from '../shared/selection.mjs';
 import { formatNumber, formatNumbers } from '../shared/format.mjs';
 import { isolate } from '../shared/bidi.mjs';
-import { chapterParts, element } from '../shared/chapter.mjs';
+import { chapterParts, element, labelled } from '../shared/chapter.mjs';
 import { mountPractice } from '../shared/chapter-practice.mjs';
 import { cacheQuestion } from './practice.mjs';
-
-function labelled(parts, name, input) {
-  const label = element('label');
-  parts[`${name}Text`] = element('span');
-  label.append(parts[`${name}Text`], ' ', input);
-  return label;
-}
 
 // The chapter's markup, built once (shared/chapter.mjs): every text is set by relabel() (textContent only).
 function build(ctx) {
@@ -62,7 +55,8 @@ function renderTable(ctx, parts, chapter) {
     if (k > current) tr.hidden = true;
     const th = element('th', '', `${index + 1}: ${isolate(tokens[index])}`);  // reader text, isolated
     th.scope = 'row';
-    tr.append(th, element('td', '', String(step.position)), element('td', '', `${step.firstKey}–${step.length - 1}`),
+    // positions counted from 1, as the token column and the other chapters count (the core's from 0)
+    tr.append(th, element('td', '', String(step.position + 1)), element('td', '', `${step.firstKey + 1}–${step.length}`),
       element('td', '', String(step.multiplyAdds)), element('td', '', String(step.fullMultiplyAdds)),
       element('td', '', ctx.t('kv.cacheSize', { values: step.cacheValues, bytes: step.cacheBytes })),
       element('td', '', sameText(ctx, differenceOf(answer, step, index))));
@@ -77,7 +71,7 @@ function renderDetail(ctx, parts, chapter) {
   const index = step.length - 1, visible = step.length - step.firstKey;
   const weights = step.weights.slice(head * visible, (head + 1) * visible);
   parts.detail.textContent = ctx.t('kv.detail', {
-    step: k + 1, steps: answer.steps.length, token: tokens[index], position: step.position, cached: index,
+    step: k + 1, steps: answer.steps.length, token: tokens[index], position: step.position + 1, cached: index,
     head: head + 1, weights: formatNumbers(weights), output: formatNumbers(step.output),
     same: sameText(ctx, differenceOf(answer, step, index)),
   });

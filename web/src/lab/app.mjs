@@ -9,7 +9,7 @@ import { applyTexts } from '../i18n/page.mjs';
 import { bindLifetime } from '../engine/lifetime.mjs';
 import { staticMarkup } from '../shared/markup.mjs';
 import { FEATURES } from './features.mjs';
-import { showViews } from './views.mjs';
+import { showFeatureViews } from './views.mjs';
 import { createProblems } from './problems.mjs';
 import { createRunner } from './run.mjs';
 import { createDrawer } from './draw.mjs';
@@ -58,7 +58,9 @@ function routeActions({ runner, problems, lab, features, redraw, renderStatus })
     if (action.type === 'settings') lab.replaced = replacement(previous, action, state) ?? lab.replaced;
     features.tables.setReplacedWeights(lab.replaced);
     if (effects.explain) features.explain.reset();
-    features.controls.follow(state, action);
+    // a typed cell of X or C changes its edits only, nothing the settings form shows: the form is
+    // not walked again on every edit (state/actions.mjs, withCellEdit)
+    if (action.type !== 'cell') features.controls.follow(state, action);
     return runner.update().then(() => action.status && renderStatus(action.status));
   };
 }
@@ -69,6 +71,12 @@ function mountAll(ctx) {
     Object.assign(ctx.services, feature.services);
     return Object.assign(feature, { name, section });
   });
+}
+
+// Keeps a section found (not a miss: a chapter may add its section later)
+function found(sections, name, section) {
+  if (section) sections.set(name, section);
+  return section;
 }
 
 /**
@@ -82,16 +90,19 @@ export function createApp(container, { compute, initialState = null, views = nul
   container.classList.add('lab');
   container.classList.toggle('embedded', embedded);
   const root = container.getRootNode();
+  const sections = new Map();
   const lifetime = new AbortController();  // ends every listener outside the lab's own tree (destroy)
   watchPrint(container, lifetime.signal);  // wide tables split by columns while printing
-  const lab = { language: LANGUAGES.includes(lang) ? lang : 'en', shown: views, replaced: null };
+  const lab = { language: LANGUAGES.includes(lang) ? lang : 'en', shown: views, replaced: null, viewsShown: undefined };
   const t = (key, values) => message(key, values, lab.language);
   container.lang = lab.language;
   applyTexts(container, t);
   const store = createStore(initialState ?? defaultState());
   const ctx = {
     root, container, t, links, embedded, signal: lifetime.signal, services: {},
-    section: (name) => container.querySelector(`[data-view="${name}"]`),
+    // a section by its view name, found once (the draw asks for each on every edit: a query of the
+    // whole lab each time cost more than the tables in view took to draw)
+    section: (name) => sections.get(name) ?? found(sections, name, container.querySelector(`[data-view="${name}"]`)),
     language: () => lab.language,
     // every feature drawn again, kept parts too (the lab's precision changed)
     redrawAll: () => {
@@ -108,7 +119,7 @@ export function createApp(container, { compute, initialState = null, views = nul
   // practice mode withholds what an explanation would give away
   byName.explain.setGuard((cell) => byName.practice.explainGuard(cell));
   const applyViews = () => {
-    showViews(container, features.reduce((shown, feature) => (feature.views ? feature.views(shown, store.state) : shown), lab.shown));
+    lab.viewsShown = showFeatureViews(container, features, { shown: lab.shown, state: store.state, last: lab.viewsShown });
     for (const feature of features) feature.afterViews?.();
   };
   const drawer = createDrawer({

@@ -21,7 +21,23 @@ export function parseViews(text) {
   return { views: views.size ? views : null, unknown };
 }
 
-/** Hides every section not in `views` (a Set), or none for null. */
+/** Hides every section not in `views` (a Set), or none for null; a part already as asked is left alone. */
 export function showViews(container, views) {
-  for (const part of container.querySelectorAll('[data-view]')) part.hidden = views !== null && !views.has(part.dataset.view);
+  for (const part of container.querySelectorAll('[data-view]')) {
+    const hidden = views !== null && !views.has(part.dataset.view);
+    if (part.hidden !== hidden) part.hidden = hidden;
+  }
+}
+
+/**
+ * The views the features leave shown (each feature's views(shown, state) in turn, from `shown`),
+ * applied only when they differ from the ones last applied (`last`, a key; undefined: none yet):
+ * an edit's draw does not walk every section again. Every section is made as its feature mounts, so
+ * none comes later. Returns the key of the views now shown.
+ */
+export function showFeatureViews(container, features, { shown, state, last }) {
+  const views = features.reduce((asked, feature) => (feature.views ? feature.views(asked, state) : asked), shown);
+  const key = views === null ? null : [...views].sort().join(',');
+  if (key !== last) showViews(container, views);
+  return key;
 }

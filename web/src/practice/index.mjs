@@ -16,11 +16,12 @@
 // before it is answered. Results stay in the page. After each answer, hint or reveal the lab's
 // element dispatches
 //   attention-lab:practice  (bubbling, composed)  detail { correct, total, hints, done, attempts, summary }
-// for a host that reports a score (an LMS, a SCORM wrapper).
+// for a host that reports a score (an LMS, a SCORM wrapper). In a stack, the sequence across layers
+// (layers-panel.mjs) counts in it as exercises of their own, and in the work kept.
 import { cellKey } from './blanks.mjs';
 import { sourceCellsOf } from './exercises.mjs';
 import { createSession, results, statusAt } from './session.mjs';
-import { wirePanel, drawPanel } from './panel.mjs';
+import { wirePanel, drawPanel, showProgress } from './panel.mjs';
 import { prepare, leave } from './prepare.mjs';
 import { relabel } from './cards.mjs';
 import { restoreWork } from './answering.mjs';
@@ -55,13 +56,15 @@ export function mount(ctx) {
     setOverlay: (overlay) => ctx.services.setOverlay?.(overlay),
   }, lifetime.signal);
   wirePanel(session);
-  const layers = mountLayerPractice({ section: ctx.section('practice'), t: ctx.t });
+  // practice across layers (in a stack): its steps count in the progress, the score and the work
+  const layers = mountLayerPractice({ section: ctx.section('practice'), t: ctx.t, onAnswer: () => showProgress(session) });
+  session.layers = layers;
   return {
     /** Before the tables: its blanks planned; returns a selection ({ token, head }) the tables must show, or null. */
     prepare: (state, view) => prepare(session, view, state),
     draw: (state) => {
+      if (state.practice) layers.draw(state, ctx.store.view);  // across layers, in a stack: before the progress counts it
       drawPanel(session, state);
-      if (state.practice) layers.draw(state, ctx.store.view);  // across layers, in a stack
     },
     relabel: () => {
       relabel(session);
@@ -73,12 +76,17 @@ export function mount(ctx) {
     get results() { return results(session); },
     /** The exercises on screen, for tests and course authors: [{ id, cell, blanks, truth, mistakes, blind, … }]. */
     get exercises() { return session.exercises; },
-    /** The work so far, to keep (SCORM's suspend data): [{ id, status, hints, attempts, answers: [typed text] }]. */
+    /** The work so far, to keep (SCORM's suspend data): [{ id, status, hints, attempts, answers: [typed text] }], the steps across layers last. */
     get work() {
-      return session.progress.records().map((record, index) => ({ ...record, answers: (session.cards[index]?.inputs ?? []).map((input) => input.value) }));
+      const cards = session.progress.records().map((record, index) => ({ ...record, answers: (session.cards[index]?.inputs ?? []).map((input) => input.value) }));
+      return [...cards, ...layers.records()];
     },
-    /** Puts saved work back (a SCORM relaunch); returns how many exercises matched. */
-    resume: (saved) => (Array.isArray(saved) && session.exercises.length ? restoreWork(session, saved) : 0),
+    /** Puts saved work back (a SCORM relaunch); returns how many exercises matched (steps across layers drawn later: when drawn). */
+    resume: (saved) => {
+      if (!Array.isArray(saved) || !session.exercises.length) return 0;
+      const across = layers.restore(saved);
+      return restoreWork(session, saved) + across;
+    },
     destroy() {
       lifetime.abort();
       leave(session);
@@ -95,7 +103,9 @@ export function mount(ctx) {
  */
 function viewsFor(session, shown, state) {
   for (const button of session.modeButtons) button.setAttribute('aria-pressed', String((button.dataset.mode === 'practice') === Boolean(state.practice)));
-  const all = [...session.host.container.querySelectorAll('[data-view]')].map((part) => part.dataset.view);
+  // every section's view name, read once (the sections are made as the lab mounts)
+  session.viewNames ??= [...session.host.container.querySelectorAll('[data-view]')].map((part) => part.dataset.view);
+  const all = session.viewNames;
   if (!state.practice) return new Set((shown ? [...shown] : all).filter((name) => name !== 'practice'));
   const views = new Set(['practice', 'inputs', 'parameters', 'matrices', 'output']);
   for (const optional of ['controls', 'tokens']) if (!session.host.embedded || shown?.has(optional)) views.add(optional);

@@ -84,9 +84,11 @@ export function announce(session, text) {
   requestAnimationFrame(() => { announcer.textContent = text; });
 }
 
-/** How it is going: { correct, total, hints, done, attempts, summary }. */
+/** How it is going: { correct, total, hints, done, attempts, summary }, the steps across layers counted (a stack's). */
 export function results(session) {
   const totals = session.progress.totals();
+  const across = session.layers?.totals();
+  if (across) for (const key of Object.keys(totals)) totals[key] += across[key];
   return { ...totals, summary: session.host.t('practice.summary', totals) };
 }
 

@@ -10,31 +10,18 @@ import { buildRequest } from '../state/request.mjs';
 import { selectionIn } from '../shared/selection.mjs';
 import { formatNumber } from '../shared/format.mjs';
 import { isolate } from '../shared/bidi.mjs';
-import { chapterParts, element } from '../shared/chapter.mjs';
+import { chapterParts, element, labelled, numberInput } from '../shared/chapter.mjs';
 import { renderCurve, renderScores, renderCompare, differences } from './scores.mjs';
 import { mountPractice } from '../shared/chapter-practice.mjs';
 import { ropeQuestion } from './practice.mjs';
-
-function labelled(parts, name, input) {
-  const label = element('label');
-  parts[`${name}Text`] = element('span');
-  input.dataset.rope = name;
-  label.append(parts[`${name}Text`], ' ', input);
-  return label;
-}
-
-function numberInput(value, min, max) {
-  const input = element('input');
-  Object.assign(input, { type: 'number', min: String(min), max: String(max), step: '1', value: String(value) });
-  return input;
-}
 
 // The chapter's markup, built once (shared/chapter.mjs): every text is set by relabel() (textContent only).
 function build(ctx) {
   const parts = chapterParts({ view: 'rope', key: 'rope', className: 'flash rope', line: 'arithmetic' });
   parts.key = element('select');
-  parts.theta = numberInput(10000, 2, 1000000);
-  parts.shift = numberInput(5, 0, 100000);
+  parts.key.dataset.rope = 'key';
+  parts.theta = numberInput({ min: 2, max: 1000000, value: 10000, data: { rope: 'theta' } });
+  parts.shift = numberInput({ min: 0, max: 100000, value: 5, data: { rope: 'shift' } });
   parts.controls.prepend(labelled(parts, 'key', parts.key), labelled(parts, 'theta', parts.theta), labelled(parts, 'shift', parts.shift));
   parts.scoresCaption = element('h3');
   const scroll = element('div', 'scroll');

@@ -2,13 +2,39 @@
 // its title, intro, a row of controls ending in the run button, a status line, and a body (hidden until
 // there is a result) holding a scrolling table, a step-through (previous, next) and a live line that
 // says the chosen step's arithmetic. Every text is set by the chapter's relabel() (textContent only).
-// `key` names the parts for tests: data-flash="table", data-kv="prev", ….
+// `key` names the parts for tests: data-flash="table", data-kv="prev", …. The chapters' small
+// controls (a labelled number input) are built here too.
 
 export function element(tag, className, text) {
   const node = document.createElement(tag);
   if (className) node.className = className;
   if (text !== undefined) node.textContent = text;
   return node;
+}
+
+/** A number input from `min` to `max` by `step` (whole steps unless given), showing `value`; `data` its data-* attributes. */
+export function numberInput({ min, max, value, step = 1, data = {} }) {
+  const input = element('input');
+  Object.assign(input, { type: 'number', min: String(min), max: String(max), step: String(step), value: String(value) });
+  Object.assign(input.dataset, data);
+  return input;
+}
+
+/** A control's label: its text in parts[`${name}Text`] (relabel() sets it), then the control. */
+export function labelled(parts, name, input) {
+  const label = element('label');
+  parts[`${name}Text`] = element('span');
+  label.append(parts[`${name}Text`], ' ', input);
+  return label;
+}
+
+/**
+ * Sets `text` as `node`'s text with each ℓ in a span.ell, drawn in the page's sans font: in a
+ * monospace line in Hindi the system's monospace font for the language (Lohit Devanagari here) draws
+ * ℓ like ι (styles.css, .ell). Text only, no markup.
+ */
+export function setLineText(node, text) {
+  node.replaceChildren(...text.split('ℓ').flatMap((piece, i) => (i ? [element('span', 'ell', 'ℓ'), piece] : [piece])));
 }
 
 function button(key, name) {

@@ -6,7 +6,7 @@
 // the lab's sentence), each decoded row against the full causal pass. On the learning engine, loaded
 // when the reader first asks.
 import { buildRequest } from '../state/request.mjs';
-import { chapterParts, element } from '../shared/chapter.mjs';
+import { chapterParts, element, labelled, numberInput } from '../shared/chapter.mjs';
 import { TOKENS, exampleOptions } from './example.mjs';
 import { renderSinkTable, renderEvictTable, renderLines } from './render.mjs';
 import { mountPractice } from '../shared/chapter-practice.mjs';
@@ -15,16 +15,7 @@ import { sinkQuestion, practiceSigma } from './practice.mjs';
 function control(parts, name, input) {
   input.dataset.sinks = name;
   parts[name] = input;
-  const label = element('label');
-  parts[`${name}Text`] = element('span');
-  label.append(parts[`${name}Text`], ' ', input);
-  return label;
-}
-
-function numberInput(min, max, step, value) {
-  const input = element('input');
-  Object.assign(input, { type: 'number', min: String(min), max: String(max), step: String(step), value: String(value) });
-  return input;
+  return labelled(parts, name, input);
 }
 
 function select(values) {
@@ -37,8 +28,8 @@ function select(values) {
 function build(ctx) {
   const parts = chapterParts({ view: 'sinks', key: 'sinks', className: 'flash sinks-chapter', line: 'evictLine' });
   parts.controls.prepend(control(parts, 'head', select(['0', '1'])), control(parts, 'mode', select(['none', 'one', 'learned'])),
-    control(parts, 'sigma', numberInput(-20, 20, 0.5, 3)), control(parts, 'keep', numberInput(0, 64, 1, 1)),
-    control(parts, 'budget', numberInput(1, 64, 1, 3)));
+    control(parts, 'sigma', numberInput({ min: -20, max: 20, step: 0.5, value: 3 })), control(parts, 'keep', numberInput({ min: 0, max: 64, step: 1, value: 1 })),
+    control(parts, 'budget', numberInput({ min: 1, max: 64, step: 1, value: 3 })));
   parts.mode.value = 'learned';
   const scroll = element('div', 'scroll');
   scroll.tabIndex = 0;

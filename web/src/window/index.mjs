@@ -8,31 +8,17 @@ import { buildRequest } from '../state/request.mjs';
 import { selectionIn } from '../shared/selection.mjs';
 import { formatNumber } from '../shared/format.mjs';
 import { isolate } from '../shared/bidi.mjs';
-import { chapterParts, element } from '../shared/chapter.mjs';
+import { chapterParts, element, labelled, numberInput } from '../shared/chapter.mjs';
 import { mountPractice } from '../shared/chapter-practice.mjs';
 import { firstKeyQuestion, reachQuestion } from './practice.mjs';
 
 const MAX_LAYERS = 8;
 
-function numberInput(name, min, max, value) {
-  const input = element('input');
-  Object.assign(input, { type: 'number', min: String(min), max: String(max), step: '1', value: String(value) });
-  input.dataset.window = name;
-  return input;
-}
-
-function labelled(parts, name, input) {
-  const label = element('label');
-  parts[`${name}Text`] = element('span');
-  label.append(parts[`${name}Text`], ' ', input);
-  return label;
-}
-
 // The chapter's markup, built once (shared/chapter.mjs): every text is set by relabel() (textContent only).
 function build(ctx) {
   const parts = chapterParts({ view: 'window', key: 'window', className: 'flash window-chapter', line: 'reach' });
-  parts.size = numberInput('size', 1, 64, 2);
-  parts.layers = numberInput('layers', 1, MAX_LAYERS, 3);
+  parts.size = numberInput({ min: 1, max: 64, value: 2, data: { window: 'size' } });
+  parts.layers = numberInput({ min: 1, max: MAX_LAYERS, value: 3, data: { window: 'layers' } });
   parts.token = element('select');
   parts.token.dataset.window = 'token';
   parts.controls.prepend(labelled(parts, 'size', parts.size), labelled(parts, 'layers', parts.layers), labelled(parts, 'token', parts.token));

@@ -1,0 +1,92 @@
+// node bench/page-critical.mjs (after `bash scripts/build.sh`): where the time of an edit goes before
+// its frame, for the edit of issue 23 (X in layer 1 of a two-layer full block, post-LN, 12 tokens ×
+// d_model 16 × 2 heads). The page's bundles are built again unminified (names kept) into a copy of
+// dist/; 16 edits (2 before them to warm up) are each profiled by Chromium's sampling profiler (50 µs)
+// from the input event to the first animation frame after the tables in view are drawn. Prints the
+// call tree below the input handler, the draw (onView) and the stack's computation (runStack), in ms
+// per edit. The profiler's own cost inflates every figure; compare them with one another.
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { serve } from '../scripts/serve.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const EDITS = 16;
+const WARMUP = 2;
+const ROOTS = ['onInput', 'onView', 'runStack'];
+
+function unminifiedSite() {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'attention-lab-critical-'));
+  cpSync(path.join(root, 'dist'), dir, { recursive: true });
+  rmSync(path.join(dir, 'chunks'), { recursive: true, force: true });
+  execFileSync('npx', ['esbuild', 'main=web/src/hosts/page.mjs', '--bundle', '--splitting', '--format=esm', '--target=es2020',
+    `--outdir=${dir}`, '--entry-names=[name]', '--chunk-names=chunks/[name]-[hash]', '--external:./lib/attention.mjs',
+    '--loader:.html=text', '--loader:.css=text', '--log-level=warning'], { cwd: root, stdio: 'inherit' });
+  return dir;
+}
+
+// One edit of X's cell (3, 5), resolved at the first frame after the tables in view are drawn.
+const edit = (page, value) => page.evaluate(async (v) => {
+  const input = document.querySelector('#x-table td[data-row="3"][data-col="5"] input');
+  const before = performance.getEntriesByName('attention-lab:visible').length;
+  input.value = String(v);
+  input.dispatchEvent(new Event('input', { bubbles: true }));
+  await new Promise((resolve) => {
+    const frame = () => {
+      if (performance.getEntriesByName('attention-lab:visible').length === before) requestAnimationFrame(frame);
+      else setTimeout(resolve, 0);
+    };
+    requestAnimationFrame(frame);
+  });
+}, value);
+
+// Adds a profile's samples to `tree`: ms per call path (names joined by ' > ') from a root, 7 deep.
+function addTree(profile, tree) {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parent = new Map();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  profile.samples.forEach((id, k) => {
+    const names = [];
+    for (let x = id; x !== undefined; x = parent.get(x)) names.push(byId.get(x).callFrame.functionName || '(anonymous)');
+    names.reverse();
+    const start = names.findIndex((name) => ROOTS.includes(name));
+    if (start < 0) return;
+    for (let depth = start; depth < Math.min(names.length, start + 7); depth++) {
+      const key = names.slice(start, depth + 1).join(' > ');
+      tree.set(key, (tree.get(key) ?? 0) + (profile.timeDeltas[k] ?? 0) / 1000);
+    }
+  });
+}
+
+const dir = unminifiedSite();
+const site = await serve({ dir, port: 0 });
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+});
+const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+const words = 'the quick brown fox jumps over the lazy dog by the river bank'.split(' ');
+const state = { preset: null, sentence: words.slice(0, 12).join(' '), dModel: 16, heads: 2, dK: 8, dV: 8, weightsMode: 'random', seed: 3, useWo: true, layers: 2, block: 'full', norm: 'post' };
+await page.goto(`${site.url}index.html#lab=${encodeURIComponent(JSON.stringify(state))}`);
+await page.waitForFunction(() => globalThis.attentionLab?.view?.heads === 2);
+await page.waitForTimeout(500);
+const cdp = await page.context().newCDPSession(page);
+await cdp.send('Profiler.enable');
+await cdp.send('Profiler.setSamplingInterval', { interval: 50 });
+const tree = new Map();
+for (let i = 0; i < WARMUP + EDITS; i++) {
+  if (i >= WARMUP) await cdp.send('Profiler.start');
+  await edit(page, 0.1 + i / 100);
+  if (i >= WARMUP) addTree((await cdp.send('Profiler.stop')).profile, tree);
+  await page.waitForTimeout(400);  // the sections out of view are drawn after the frame
+}
+await browser.close();
+await site.close();
+rmSync(dir, { recursive: true, force: true });
+console.log(`An edit in layer 1 of a two-layer full block (12 × 16 × 2), to its frame: ${EDITS} edits; load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`);
+for (const [key, ms] of [...tree].filter(([, ms]) => ms / EDITS >= 0.15).sort((a, b) => a[0].localeCompare(b[0]))) {
+  console.log(`${(ms / EDITS).toFixed(2).padStart(7)} ms  ${key}`);
+}
