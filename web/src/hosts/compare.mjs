@@ -90,7 +90,7 @@ function shareBar(t, links, language, fragment) {
     status.textContent = open ? t('embed.iframeHint') : '';
     Object.assign(box, { value: open ? iframe() : '', hidden: !open });
   });
-  bar.append(copy, embed, note, box, status);
+  bar.append(copy, embed, note, status, box);  // what the box holds, said above it
   return bar;
 }
 
