@@ -59,7 +59,26 @@ describe('review 5: the compare view names its layers (finding 9)', () => {
     const shown = await labs();
     checkDifference(weights.values, shown.a.weights, shown.b.weights, 'weights, layer 2 of B − layer 1 of A');
     checkDifference(output.values, shown.a.output, shown.b.output, 'attention output, layer 2 of B − layer 1 of A');
-    assert.match(await tab.page.textContent('.compare-difference > p.hint'), /choose it with “Show layer” in that lab’s settings/);
+    assert.match(await tab.page.textContent('.compare-difference > p.hint'), /choose it for both below, or with “Show layer” in that lab’s settings/);
+  });
+
+  it('"Show layer in both labs" sets both labs\' layer; it says when they differ, and is hidden with one layer', async () => {
+    await open(`${browser.url}?view=compare${pairHash(twoLayers('money-bank', 0), twoLayers('river-bank', 1))}`);
+    assert.equal(await tab.page.inputValue('#compare-layer'), '');
+    assert.match(await tab.page.textContent('#compare-layer option:checked'), /^A and B show different layers$/);
+    await tab.page.selectOption('#compare-layer', '1');
+    await tab.page.waitForFunction(() => {
+      const { a, b } = globalThis.attentionCompare;
+      return a.lab.view.layer === 1 && b.lab.view.layer === 1 && a.lab.idle && b.lab.idle &&
+        /B \(layer 2, head 1\) − A \(layer 2, head 1\)/.test(document.querySelector('.compare-weights caption').textContent);
+    });
+    const shown = await labs();
+    assert.equal(shown.a.selectedLayer, 1);
+    assert.equal(shown.b.selectedLayer, 1);
+    checkDifference((await tableOf('.compare-weights')).values, shown.a.weights, shown.b.weights, 'weights, layer 2 of both');
+    assert.equal(await tab.page.inputValue('#compare-layer'), '1');
+    await open(`${browser.url}?view=compare`);
+    assert.ok(await tab.page.isHidden('#compare-layer'), 'no picker for one layer');
   });
 
   it('one layer on each side: the captions as before, no layer named', async () => {

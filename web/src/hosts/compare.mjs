@@ -94,6 +94,33 @@ function shareBar(t, links, language, fragment) {
   return bar;
 }
 
+// "Show layer in both labs" (review 5, finding 9): one picker setting both labs' shown layer, when
+// both are stacks; it says so when they show different layers. Returns { box, follow(a, b) }.
+function layerPicker(t, labs) {
+  const box = element('div', 'field compare-layer');
+  const label = element('label', null, t('blocks.compare.showLayer'));
+  const select = element('select');
+  select.id = 'compare-layer';
+  label.htmlFor = select.id;
+  box.append(label, select);
+  box.hidden = true;
+  select.addEventListener('change', () => {
+    if (select.value === '') return;
+    for (const lab of labs) lab.lab.setState({ ...lab.lab.state, selectedLayer: Number(select.value) });
+  });
+  const follow = (a, b) => {
+    const count = Math.min(a.layers, b.layers);
+    box.hidden = !(count > 1);
+    if (box.hidden) return;
+    const differ = a.selectedLayer !== b.selectedLayer;
+    select.replaceChildren(...(differ ? [element('option', null, t('blocks.compare.layersDiffer'))] : []),
+      ...Array.from({ length: count }, (_, l) => element('option', null, t('blocks.layerOption', { layer: l + 1 }))));
+    [...select.options].forEach((option, i) => { option.value = differ && i === 0 ? '' : String(differ ? i - 1 : i); });
+    select.value = differ ? '' : String(a.selectedLayer);
+  };
+  return { box, follow };
+}
+
 /**
  * The compare view's parts in `host`: the two <attention-lab> elements for `states` ({ a, b }), the
  * difference tables, and `update()` drawing them; `onChange(a, b)` after each (the states). `menu`:
@@ -128,12 +155,15 @@ export function mountComparePair(host, { states, language, theme = 'auto', menu 
   const [a, b] = labs;
   const fragment = () => (a.lab?.state && b.lab?.state ? compareFragment(a.lab.state, b.lab.state) : compareFragment(states.a, states.b));
   const share = links ? [shareBar(t, links, language, fragment)] : [];
-  section.append(...(menu ? [languageMenu(language)] : []), ...share, title, parts.note, parts.weights, parts.output, parts.stream);
+  const picker = layerPicker(t, labs);
+  section.append(...(menu ? [languageMenu(language)] : []), ...share, title, parts.note, picker.box, parts.weights, parts.output, parts.stream);
   // the differences first: on a phone the two labs stack, and the table they are compared by stays in reach
   host.replaceChildren(section, side);
   const update = () => {
     if (!a.lab?.view || !b.lab?.view) return;
     renderDifferences(parts, { state: a.lab.state, view: a.lab.view }, { state: b.lab.state, view: b.lab.view }, t);
+    const shown = (lab) => ({ layers: lab.view.result.layers?.length ?? 1, selectedLayer: lab.view.layer ?? 0 });
+    picker.follow(shown(a.lab), shown(b.lab));
     onChange?.(a.lab.state, b.lab.state);
   };
   side.addEventListener('attention-lab:change', update);
