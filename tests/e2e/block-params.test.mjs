@@ -38,7 +38,7 @@ describe('a full block\'s MLP and norm weights, typed per layer', () => {
     const before = await shown();
     await tab.page.evaluate(() => { document.querySelector('.blocks-params').open = true; });
     await lab.redrawn(() => tab.page.fill(cellInput('w1', 1, 2), '0.75'));
-    await lab.redrawn(() => tab.page.selectOption('section.blocks [data-field="layer"] select', '1'));
+    await lab.redrawn(() => tab.page.selectOption('.blocks-settings [data-field="layer"] select', '1'));
     assert.match(await tab.page.textContent('.blocks-params summary'), /of layer 2/);
     await lab.redrawn(() => tab.page.fill(cellInput('ln1', 0, 3), '1.5'));
     await lab.redrawn(() => tab.page.fill(cellInput('ln1', 1, 0), '-0.25'));

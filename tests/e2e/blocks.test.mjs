@@ -99,7 +99,7 @@ describe('layers on the page against the float64 stack', () => {
 describe('the layer picker, edits per layer and the residual stream', () => {
   it('the layer picker shows layer 2 in every table, and a layer-1 edit changes layer 2', async () => {
     await setLab(handLab({ layers: 2, block: 'attention' }));
-    await lab.redrawn(() => tab.page.selectOption('section.blocks [data-field="layer"] select', '1'));
+    await lab.redrawn(() => tab.page.selectOption('.blocks-settings [data-field="layer"] select', '1'));
     let page = await shown();
     assert.equal(page.state.selectedLayer, 1);
     // the step table above the picker says which layer it now shows
@@ -120,7 +120,7 @@ describe('the layer picker, edits per layer and the residual stream', () => {
     const stepsBefore = await tab.page.textContent('#steps');
 
     // back to layer 1; type into its W_q: layer 2's tables follow
-    await lab.redrawn(() => tab.page.selectOption('section.blocks [data-field="layer"] select', '0'));
+    await lab.redrawn(() => tab.page.selectOption('.blocks-settings [data-field="layer"] select', '0'));
     await lab.redrawn(() => tab.page.fill('#weights td[data-matrix="wq"] input', '2.5'));
     page = await shown();
     assert.equal(page.state.custom.wq[0], 2.5);
@@ -128,7 +128,7 @@ describe('the layer picker, edits per layer and the residual stream', () => {
     const edited = { ...handSet(1), wq: [2.5, ...handSet(1).wq.slice(1)] };
     const after64 = checkAgainst64({ layerWeights: [edited, handSet(2)] }, page, 'attention-only');
     assert.ok(after64[1].weights[0].some((w, i) => Math.abs(w - expected[1].weights[0][i]) > 1e-3), 'the edit reaches layer 2');
-    await lab.redrawn(() => tab.page.selectOption('section.blocks [data-field="layer"] select', '1'));
+    await lab.redrawn(() => tab.page.selectOption('.blocks-settings [data-field="layer"] select', '1'));
     assert.notEqual(await tab.page.textContent('#steps'), stepsBefore, 'layer 2\'s step table changed');
 
     // a weight of layer 2 typed goes to layer 2 alone
@@ -241,7 +241,9 @@ describe('layers in links, bad settings, Hindi, keyboard and axe-core', () => {
     assert.match(await tab.page.textContent('.blocks-stream tbody tr:nth-child(2) th'), /layer 1 में/);
     assert.deepEqual((await shown()).layers, english.layers);
     await lab.redrawn(() => tab.page.evaluate(() => globalThis.attentionLab.setLanguage('en')));
-    await tab.page.focus('section.blocks [data-field="layer"] select');
+    // the picker is in the settings (review 5, finding 12), which a new language draws folded
+    await tab.page.evaluate(() => { document.getElementById('settings').open = true; });
+    await tab.page.focus('.blocks-settings [data-field="layer"] select');
     const drawn = await tab.page.evaluate(() => globalThis.attentionLab.draws);
     await tab.page.keyboard.press('ArrowDown');
     await drawnSince(tab.page, drawn);

@@ -53,7 +53,8 @@ const panel = () => tab.page.evaluate(() => ({
 function near(shown, expected, what) {
   assert.ok(Math.abs(shown - expected) <= 5e-4 * Math.max(1, Math.abs(expected)), `${what}: shown ${shown}, float64 ${expected}`);
 }
-const numbersOf = (line) => line.split(/×| [+−/] |[()√]/).map((s) => s.trim()).filter((s) => s !== '' && Number.isFinite(Number(s))).map(Number);
+// a "+ b" or "− b" term, its sign folded into the operator ("3.97 − 0.02035" adds −0.02035), read back signed
+const numbersOf = (line) => line.replace(/ − (?=\d)/g, ' + -').split(/×| [+−/] |[()√]/).map((s) => s.trim()).filter((s) => s !== '' && Number.isFinite(Number(s))).map(Number);
 
 const cell = (matrix, row, col, where = '') => `${where} td[data-matrix="${matrix}"][data-row="${row}"][data-col="${col}"]`;
 
@@ -153,15 +154,21 @@ describe('explain this number across layers: full blocks', () => {
     const variance = stream.reduce((s, v) => s + (v - mean) ** 2, 0) / D;  // by n: a divide by n − 1 would fail
     await tab.page.click(cell('x', RIVER, 3, '#x-table'));
     let shown = await panel();
-    assert.match(shown.lines[0], /LN₁ in layer 2: the row has mean/);
-    const [m, v] = numbersOf(shown.lines[0].replace(/^.*mean /, '').replace(/ and variance /, ' + ').replace(/ over.*$/, ''));
+    // in reading order (review 5, finding 3): where the stream came from, its sum, then the norm of that sum
+    assert.match(shown.lines[0], /stream entering layer 2 is what layer 1 gave out/);
+    assert.match(shown.lines[3], /LN₁ in layer 2: the row has mean/);
+    const [m, v] = numbersOf(shown.lines[3].replace(/^.*mean /, '').replace(/ and variance /, ' + ').replace(/ over.*$/, ''));
     near(m, mean, 'mean of the stream entering layer 2');
     near(v, variance, 'variance of the stream entering layer 2');
     near(shown.value, layerNorm(expected[1].input, N, D)[RIVER * D + 3], 'layer 2 X = LN₁');
-    const [attended, mlp] = numbersOf(shown.lines[3]);
+    const [attended, mlp] = numbersOf(shown.lines[1]);
     near(attended, expected[0].attended[RIVER * D + 3], 'layer 1 x + attention');
     near(mlp, expected[0].mlpOut[RIVER * D + 3], 'layer 1 MLP');
-    assert.match(shown.links[1], /Residual stream of 'river': = a = x \+ attention, layer 1, column/);
+    near(Number(shown.lines[2].replace(/^= /, '')), stream[3], 'the sum, = the stream entering layer 2');
+    near(numbersOf(shown.lines[4])[0], stream[3], 'the norm reads that sum');
+    assert.doesNotMatch(shown.lines.join('\n'), /[−+] -/, 'no "− -0.03" or "+ -0.03"');
+    assert.match(shown.links[0], /Residual stream of 'river': = a = x \+ attention, layer 1, column/);
+    assert.match(shown.links[2], /Residual stream of 'river': x: enters layer 2, column/);
 
     // the residual sum of layer 1 in the stream's table, then its attention term, in layer 1's tables
     await followLink(/= x \+ attention, layer 1/);

@@ -13,7 +13,7 @@ const lab = useLabPage({ before, after, assert, onReady: (opened) => { tab = ope
 
 const notes = () => tab.page.evaluate(() => Array.from(document.querySelectorAll('#notes li'), (li) => li.classList.contains('stale')));
 const noteLines = () => tab.page.evaluate(() => Array.from(document.querySelectorAll('#notes p'), (p) => p.textContent).join('\n'));
-const blocksField = (name) => `section.blocks [data-field="${name}"] ${name === 'layers' ? 'input' : 'select'}`;
+const blocksField = (name) => `.blocks-settings [data-field="${name}"] ${name === 'layers' ? 'input' : 'select'}`;
 
 // row `r` of softmax(X Xᵀ / √d) in float64, X the page's (W = I in cat-sat)
 function weightsRow(x, n, d, r) {

@@ -24,8 +24,11 @@ export function differences(a, b) {
   const label = (ta, tb) => ta.map((token, i) => (token === tb[i] ? token : `${token} / ${tb[i]}`));
   const minus = (x, y) => Float64Array.from(y, (value, i) => value - x[i]);
   const rowLabels = label(a.view.tokens, b.view.tokens);
+  // the layer each side's tables show (its "Show layer"), named when either lab is a stack of more than one
+  const stacked = [a, b].some(({ view }) => (view.result.layers?.length ?? 1) > 1);
   const weights = {
     rowLabels, columnLabels: label(a.view.keyTokens, b.view.keyTokens), heads: [pa.head + 1, pb.head + 1],
+    layers: stacked ? [(a.view.layer ?? 0) + 1, (b.view.layer ?? 0) + 1] : null,
     values: minus(pa.view.result.heads[pa.head].weights, pb.view.result.heads[pb.head].weights),
   };
   const output = pa.view.result.output.length === pb.view.result.output.length
@@ -81,12 +84,16 @@ export function renderDifferences(parts, a, b, t) {
   const { weights, output } = found;
   // rows whose weights are the same in both labs, said: a reader expects every row to change
   const same = unchangedRows(weights);
+  const hint = weights.layers ? `${t('blocks.compare.hint')} ${t('blocks.compare.layerHint')}` : t('blocks.compare.hint');
   parts.note.textContent = same.length
-    ? `${t('blocks.compare.hint')} ${t('blocks.compare.same', { tokens: same.map((token) => `‘${isolate(token)}’`).join(', '), count: same.length })}`
-    : t('blocks.compare.hint');
+    ? `${hint} ${t('blocks.compare.same', { tokens: same.map((token) => `‘${isolate(token)}’`).join(', '), count: same.length })}`
+    : hint;
   const table = (container, spec, caption) => markSigns(renderMatrix(container, { ...spec, caption, t, address: { matrix: null } }), spec.values);
-  table(parts.weights, weights, t('blocks.compare.weights', { a: weights.heads[0], b: weights.heads[1] }));
-  if (output) table(parts.output, output, t('blocks.compare.output'));
+  // with layers, each caption says which layer of A and of B it shows (review 5, finding 9)
+  const [la, lb] = weights.layers ?? [];
+  const heads = { a: weights.heads[0], b: weights.heads[1], la, lb };
+  table(parts.weights, weights, t(la ? 'blocks.compare.weightsLayers' : 'blocks.compare.weights', heads));
+  if (output) table(parts.output, output, la ? t('blocks.compare.outputLayers', heads) : t('blocks.compare.output'));
   else parts.output.replaceChildren();
   // the residual stream, B − A per layer (both labs stacks of as many layers)
   const { stream } = found;

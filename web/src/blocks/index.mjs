@@ -11,8 +11,10 @@ import { buildParams, drawParams, listenToParams } from './params.mjs';
 
 const element = (tag, props = {}) => Object.assign(document.createElement(tag), props);
 
-// A labelled control inside a field the problems can mark (data-field, as the settings' own).
+// A labelled control inside a field the problems can mark (data-field, as the settings' own); its id
+// blocks-<name> (a test's or a reader's handle, wherever the field stands)
 function field(name, control) {
+  control.id = `blocks-${name}`;
   const label = element('label');
   const text = element('span');
   label.append(text, ' ', control);
@@ -39,18 +41,24 @@ function build() {
   const layer = field('layer', element('select'));
   const row = element('div', { className: 'blocks-controls' });
   row.append(layers.box, block.box, norm.box, layer.box);
+  // the settings' own group of these four (review 5, finding 12: "set in the settings"), moved there
+  // as one block when the lab has its settings (placeIn), else kept in this section
+  const group = element('fieldset', { className: 'field wide blocks-settings' });
+  const legend = element('legend');
+  group.append(legend, row);
   const shown = element('p', { className: 'hint blocks-shown' });
   shown.setAttribute('aria-live', 'polite');
   const streamTitle = element('h3');
   const streamHint = element('p', { className: 'hint' });
   const stream = element('div', { className: 'scroll blocks-stream' });
   const params = buildParams();
-  section.append(title, row, shown, streamTitle, streamHint, stream, params.box);
-  return { section, title, layers, block, norm, layer, shown, streamTitle, streamHint, stream, params };
+  section.append(title, group, shown, streamTitle, streamHint, stream, params.box);
+  return { section, title, group, legend, layers, block, norm, layer, shown, streamTitle, streamHint, stream, params };
 }
 
 function relabel(parts, t) {
   parts.title.textContent = t('blocks.title');
+  parts.legend.textContent = t('blocks.settings');
   parts.layers.text.textContent = t('blocks.layers');
   parts.block.text.textContent = t('blocks.block');
   parts.norm.text.textContent = t('blocks.norm');
@@ -103,6 +111,12 @@ export function mount(ctx) {
   const parts = build();
   // under the step table and its summary: the first screen stays the sentence and the step table (issue 26)
   (ctx.section('summary') ?? ctx.section('steps')).after(parts.section);
+  // inside "Settings: sizes, layers, …" (the form's own input listener leaves them to this feature)
+  const settingsGrid = ctx.root.getElementById('settings')?.querySelector('.settings-grid');
+  if (settingsGrid) {
+    settingsGrid.append(parts.group);
+    parts.group.addEventListener('input', (event) => event.stopPropagation());
+  }
   const settings = (change) => ctx.store.dispatch({ type: 'settings', change });
   parts.layers.control.addEventListener('change', () => {
     const value = parts.layers.control.value.trim();
@@ -125,6 +139,6 @@ export function mount(ctx) {
       relabel(parts, ctx.t);
       if (ctx.store.view) draw(ctx.store.state, ctx.store.view);
     },
-    destroy: () => parts.section.remove(),
+    destroy: () => { parts.section.remove(); parts.group.remove(); },
   };
 }

@@ -35,7 +35,8 @@ if (params.get('mode') !== null) {
 if (params.get('view') === 'compare') {
   const host = document.getElementById('lab');
   host.className = 'compare';
-  globalThis.attentionCompare = mountCompare(host, { compute, language: asked.language });
+  const links = { page: new URL(location.pathname, location.href).href, embed: new URL('embed.html', here).href };
+  globalThis.attentionCompare = mountCompare(host, { compute, language: asked.language, links });
 } else {
   mountLab();
 }

@@ -13,6 +13,13 @@ export const LAYER_TABLES = new Set(['stream', 'w1', 'w2', 'ln1', 'ln2']);
 const f = (value) => formatNumber(value);
 const EPS = 1e-5;  // the lab's LayerNorm (engine/stack.mjs: weight 1, bias 0, eps 1e-5)
 
+// "− 0.03908" for minus a negative, "+ 0.03908" for plus a negative: the sign folded into the operator,
+// never "− -0.03908" (review 5, finding 3)
+export function signed(op, value) {
+  if (value >= 0 || Number.isNaN(value)) return `${op} ${f(value)}`;
+  return `${op === '+' ? '−' : '+'} ${f(-value)}`;
+}
+
 // A row's mean and variance (over d_model, as LayerNorm divides: by n, not n − 1), and the cell's
 // normalised value written out, with the norm's weight γ and bias β of that column (1 and 0 unless
 // typed: view.layerWeights[l].ln1 / ln2, 2 × d_model)
@@ -23,7 +30,7 @@ function normLines(t, { view, norm, values, col, layer }) {
   const [gamma, beta] = table ? [table[col], table[values.length + col]] : [1, 0];
   return [
     t('explain.layers.norm', { norm, layer, count: values.length, mean: f(mean), variance: f(variance), gamma: f(gamma), beta: f(beta) }),
-    `(${f(values[col])} − ${f(mean)}) / √(${f(variance)} + ${EPS}) × ${f(gamma)} + ${f(beta)}`,
+    `(${f(values[col])} ${signed('−', mean)}) / √(${f(variance)} + ${EPS}) × ${gamma < 0 ? `(${f(gamma)})` : f(gamma)} ${signed('+', beta)}`,
   ];
 }
 
@@ -52,7 +59,8 @@ function tableLink(view, t, { layer, matrix, row, col }) {
 function sumOf(view, t, { token, col, layer, terms, intro }) {
   const { layers } = view.result;
   const values = terms.map((name) => layers[layer][name][token * view.dModel + col]);
-  return { lines: [intro, values.map(f).join(' + ')], links: terms.map((name) => streamLink(view, t, { token, layer, name, col })) };
+  const written = values.map((v, i) => (i === 0 ? f(v) : signed('+', v))).join(' ');
+  return { lines: [intro, written], links: terms.map((name) => streamLink(view, t, { token, layer, name, col })) };
 }
 
 /** X of a layer past the first, in a stack (lab/run.mjs chosenLayer): from the layer before. */
@@ -62,15 +70,18 @@ export function explainLayerInput({ view, t, row, col, title, rowName, colName }
   const x = view.x[row * view.dModel + col];
   const names = { row: rowName, col: colName, layer: l + 1, previous: l };
   if (arrangement === 'pre') {
-    // the attention reads LN₁ of the stream; the stream is what the layer before gave out (or the sentence)
+    // the attention reads LN₁ of the stream; the stream is what the layer before gave out (or the
+    // sentence). In reading order: where the stream came from and its sum, then the norm of that sum.
     const stream = rowOf(layers[l].input, view.dModel, row);
-    const lines = normLines(t, { view, norm: 'LN₁', values: stream, col, layer: l + 1 });
-    const links = [streamLink(view, t, { token: row, layer: l, name: 'input', col })];
+    const lines = [];
+    const links = [];
     if (l > 0) {
       const sum = sumOf(view, t, { token: row, col, layer: l - 1, terms: ['attended', 'mlpOut'], intro: t('explain.layers.fromPre', names) });
-      lines.push(...sum.lines);
+      lines.push(...sum.lines, `= ${f(stream[col])}`);
       links.push(...sum.links);
     }
+    lines.push(...normLines(t, { view, norm: 'LN₁', values: stream, col, layer: l + 1 }));
+    links.push(streamLink(view, t, { token: row, layer: l, name: 'input', col }));
     return { title, lines, value: f(x), links };
   }
   if (l === 0) return null;
@@ -87,7 +98,7 @@ export function explainLayerInput({ view, t, row, col, title, rowName, colName }
   const [a, b] = [before.input[row * view.dModel + col], before.attention[row * view.dModel + col]];
   return {
     title, value: f(x),
-    lines: [t('explain.layers.fromAttention', names), `${f(a)} + ${f(b)}`],
+    lines: [t('explain.layers.fromAttention', names), `${f(a)} ${signed('+', b)}`],
     links: [tableLink(view, t, { layer: l - 1, matrix: 'x', row, col }), tableLink(view, t, { layer: l - 1, matrix: 'output', row, col })],
   };
 }

@@ -203,8 +203,9 @@ export function ownX(state) {
 
 /** Column labels of X: a preset's own, or the vocabulary's features. */
 export function columnsOf(state) {
-  // given rows (a real model's hidden states) have no named features
-  if (state.inputs) return Array.from({ length: state.dModel }, (_, c) => `e${c + 1}`);  // one rule for model dimensions: e1 … e_d (issue 26, point 5)
+  // given rows (a real model's hidden states) and learned embeddings (Train's "Use these weights",
+  // "Compare before and after") have no named features: a learned axis is not 'finance' (review 5, finding 14)
+  if (state.inputs || state.embeddings) return Array.from({ length: state.dModel }, (_, c) => `e${c + 1}`);  // one rule for model dimensions: e1 … e_d (issue 26, point 5)
   if (ownX(state) && state.x.columns.length === state.dModel) return state.x.columns;
   return columnNames(state.dModel);
 }

@@ -19,9 +19,16 @@ export function renderTokens({ $ }, tokens, selected) {
   container.replaceChildren(...buttons);
 }
 
+// X's caption says what X is in a stack: LN₁ of the stream (pre-LN), or the stream entering a layer past the first
+function xCaption(view) {
+  if (!view.self) return 'caption.xQueries';
+  if (view.readsNorm) return 'caption.xNorm';
+  return view.layer > 0 ? 'caption.xLayer' : 'caption.x';
+}
+
 export function renderInputs({ $, t }, view) {
   renderMatrix($('x-table'), {
-    caption: t(view.self ? 'caption.x' : 'caption.xQueries', { n: view.tokens.length, dModel: view.dModel }),
+    caption: t(xCaption(view), { n: view.tokens.length, dModel: view.dModel, layer: (view.layer ?? 0) + 1 }),
     label: 'X', t, rowLabels: view.tokens, columnLabels: view.columns, values: view.x, editable: view.typedX !== false,
     address: { matrix: 'x' },
   });

@@ -95,13 +95,14 @@ function drawFindings(training, snapshot, config) {
   drawAblation(training, config);
 }
 
-// one checkbox per head of a stack, to switch it off; hidden for one-layer tasks
+// one checkbox per head of a stack whose task names its heads (induction), to switch it off;
+// hidden for every other task (review 5, finding 5: tired/wide has no induction heads to switch off)
 function drawAblation(training, config) {
   const { $, t } = training;
   const box = $('train-ablate-heads');
-  const stack = Boolean(config.stack);
-  $('train-ablate').hidden = !stack;
-  if (!stack) return;
+  const shown = Boolean(config.stack && config.ablate);
+  $('train-ablate').hidden = !shown;
+  if (!shown) return;
   const { layers, heads } = config.model;
   if (box.childElementCount === layers * heads && box.dataset.lang === t('train.title')) return;
   box.dataset.lang = t('train.title');

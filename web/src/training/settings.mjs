@@ -42,7 +42,7 @@ function stackConfig({ $, task }, optimizer, seed) {
   const layers = Number($('train-layers').value) || task.model.layers;
   const heads = task.headChoices ? Number($('train-heads').value) || task.model.heads : task.model.heads;
   const loss = task.loss.kind === 'attend' ? { ...task.loss, layer: layers - 1 } : task.loss;
-  return { stack: true, model: { ...task.model, layers, heads }, loss, optimizer, seed, train: task.trainFor(layers) };
+  return { stack: true, ablate: Boolean(task.ablate), model: { ...task.model, layers, heads }, loss, optimizer, seed, train: task.trainFor(layers) };
 }
 
 /** The controls as { problems, config }: the run's configuration, and what is wrong with them. */

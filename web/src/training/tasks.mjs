@@ -168,7 +168,8 @@ export const TASKS = [
   },
   {
     // next-token prediction on repeated random letters: two attention-only layers with rotary positions
-    id: 'induction', stack: true, layerChoices: [1, 2], headChoices: [1, 2],
+    // `ablate`: its heads can be switched off (the Train section's "Switch off" box), the only task with named heads
+    id: 'induction', stack: true, ablate: true, layerChoices: [1, 2], headChoices: [1, 2],
     model: { vocab: 16, dModel: 32, layers: 2, heads: 2, positions: 'rotary' }, loss: { kind: 'next-token' },
     trainFor: () => [], optimizer: { kind: 'adam', learningRate: 0.01, batchSize: 16 }, seed: 3, speed: 200,
     build: () => ({ train: repeatedSequences('train'), heldOut: repeatedSequences('heldOut') }),

@@ -85,7 +85,8 @@ function stackSteps(view, query, t) {
   const row = (values) => `[${Array.from(values.subarray(query * dModel, (query + 1) * dModel), (v) => formatNumber(v)).join(', ')}]`;
   const values = { token: tokens[query], layer: l + 1, next: l + 2 };
   const step = (key, lines) => ({ stage: 'output', text: t(key, values), inputs: [], outputs: [], explain: null, arithmetic: lines });
-  const steps = [step('walk.stack.add', [`${row(layer.input)} + ${row(layer.attention)}`, `= ${row(layer.attended)}`])];
+  // pre-LN: the attention read LN₁(x), the sum adds x (review 5, finding 13)
+  const steps = [step(result.arrangement === 'pre' ? 'walk.stack.addPre' : 'walk.stack.add', [`${row(layer.input)} + ${row(layer.attention)}`, `= ${row(layer.attended)}`])];
   if (layer.mlpOut) {
     const post = result.arrangement === 'post';
     if (post) steps.push(step('walk.stack.norm1', [`LN₁(${row(layer.attended)})`, `= ${row(layer.middle)}`]));
