@@ -307,11 +307,12 @@ class PreparedTransformer {
   void unstage() { staged_.clear(); }
 
   // { n, embeddings, layers[l] { input, weights[h], output, hidden }, open?, output, lastLogits? } or { error }
-  val trace(const val& ids, const val& type_ids, const val& x, int open_layer, bool last_logits) {
+  val trace(const val& ids, const val& type_ids, const val& x, int open_layer, bool last_logits, int blocks) {
     Inputs in(ids, type_ids, x);
     attn::PreparedTraceOptions options;
     options.open_layer = open_layer;
     options.last_logits = last_logits;
+    options.blocks = blocks;
     attn::PreparedStackTrace t;
     const attn::Status status = attn::prepared_stack_trace(stack_, in.inputs, in.x, options, &t, &workspace_);
     if (!status.ok()) return error_of(status);
@@ -330,7 +331,7 @@ class PreparedTransformer {
     }
     out.set("layers", layers);
     out.set("open", t.open_layer < 0 ? val::null() : open_out(t.open));
-    out.set("output", f32(t.output));
+    out.set("output", t.output.empty() ? val::null() : f32(t.output));
     if (!t.last_logits.empty()) out.set("lastLogits", f32(t.last_logits));
     return out;
   }

@@ -27,6 +27,10 @@ Status check_trace(const PreparedStack& s, const PreparedTraceOptions& options, 
     return Status::Range("openLayer", "openLayer is " + std::to_string(options.open_layer) +
                                           "; it must be -1 (none) or a block from 0 to " + std::to_string(layers - 1));
   }
+  if (options.blocks < -1 || options.blocks > layers) {
+    return Status::Range("blocks", "blocks is " + std::to_string(options.blocks) +
+                                       "; it must be -1 (all) or a count from 0 to " + std::to_string(layers));
+  }
   std::size_t values = 0;
   for (const PreparedBlock& b : s.layers) values += static_cast<std::size_t>(b.shape.heads) * n * n;
   if (values > kMaxTracedWeights) {
@@ -91,11 +95,16 @@ Status prepared_stack_trace(const PreparedStack& s, const StackInputs& inputs, V
     return Status::Range("tokens", "tokens: the embeddings overflow float32 (a value beyond ±3.4e38)");
   }
   out.embeddings = w->stream;
-  out.layers.resize(s.layers.size());
-  for (std::size_t l = 0; l < s.layers.size(); ++l) {
+  const std::size_t blocks = options.blocks < 0 ? s.layers.size() : static_cast<std::size_t>(options.blocks);
+  out.layers.resize(blocks);
+  for (std::size_t l = 0; l < blocks; ++l) {
     const int layer = static_cast<int>(l);
     Result* open = layer == options.open_layer ? &out.open : nullptr;
     if (Status st = traced_block(s.layers[l], layer, n, d, w, &out.layers[l], open); !st.ok()) return st;
+  }
+  if (blocks < s.layers.size()) {
+    *trace = std::move(out);
+    return Status::Ok();
   }
   out.output.resize(w->stream.size());
   norm_rows(s.final_norm, w->stream.data(), n, d, out.output.data(), w);

@@ -519,6 +519,16 @@ void check_prepared_trace(const attn::Stack& stack, const attn::StackInputs& inp
     CHECK(attn::prepared_stack_trace(prepared, inputs, {}, wrong, &refused, &workspace).field == "openLayer");
   }
   CHECK(refused.layers.size() == got.layers.size());
+  attn::PreparedTraceOptions first;  // block 0 alone: the same numbers, nothing after it
+  first.blocks = 1;
+  attn::PreparedStackTrace alone;
+  REQUIRE(attn::prepared_stack_trace(prepared, inputs, {}, first, &alone, &workspace).ok());
+  REQUIRE(alone.layers.size() == 1);
+  CHECK(alone.layers[0].weights == got.layers[0].weights);
+  CHECK(alone.layers[0].output == got.layers[0].output);
+  CHECK((alone.output.empty() && alone.last_logits.empty()));
+  first.blocks = static_cast<int>(stack.layers.size()) + 1;
+  CHECK(attn::prepared_stack_trace(prepared, inputs, {}, first, &alone, &workspace).field == "blocks");
   REQUIRE(got.layers.size() == trace.layers.size());
   for (std::size_t l = 0; l < trace.layers.size(); ++l) {
     INFO("layers[" << l << "]");

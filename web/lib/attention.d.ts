@@ -393,6 +393,7 @@ export interface PreparedTransformerTraceRun {
   typeIds?: Int32Array | number[];
   openLayer?: number;    // the block whose attention is traced in full; default none
   lastLogits?: boolean;  // default true (a stack with an unembedding)
+  blocks?: number;       // run only the first `blocks` blocks (output null, no logits); default all
 }
 
 export interface PreparedTransformerTrace {
@@ -400,8 +401,8 @@ export interface PreparedTransformerTrace {
   embeddings: Float32Array;  // n × dModel, the stream into block 0
   layers: { input: Float32Array; weights: Float32Array[]; output: Float32Array; hidden: Float32Array }[];
   open: { heads: HeadTrace[]; concat: Float32Array; output: Float32Array } | null;
-  output: Float32Array;       // n × dModel, after the final norm
-  lastLogits?: Float32Array;  // vocab: the last position's
+  output: Float32Array | null;  // n × dModel, after the final norm; null with `blocks` below the count
+  lastLogits?: Float32Array;    // vocab: the last position's
 }
 
 /** A stack whose weights live packed in WebAssembly memory (errors name 'prepared' once disposed or lost). */

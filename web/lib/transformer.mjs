@@ -9,7 +9,7 @@ const STACK_OPTIONS = new Set(['ids', 'typeIds', 'vocab', 'dModel', 'tokens', 'p
 const GRADIENT_OPTIONS = new Set([...STACK_OPTIONS, 'dLogits', 'dOutput']);
 const PREPARE_OPTIONS = new Set([...STACK_OPTIONS].filter((key) => !['ids', 'typeIds', 'heads'].includes(key)));
 const RUN_OPTIONS = new Set(['ids', 'typeIds', 'x', 'logits', 'hiddenStates']);
-const TRACE_OPTIONS = new Set(['ids', 'typeIds', 'x', 'openLayer', 'lastLogits']);
+const TRACE_OPTIONS = new Set(['ids', 'typeIds', 'x', 'openLayer', 'lastLogits', 'blocks']);
 const MAX_STAGED_VALUES = 2 ** 27;  // kMaxTableValues: one staged tensor at most
 const LAYER_OPTIONS = new Set(['arrangement', 'attention', 'norm1', 'norm2', 'mlp']);
 const ATTENTION_OPTIONS = new Set(['heads', 'kvHeads', 'dK', 'dV', 'scale', 'mask', 'window',
@@ -320,7 +320,8 @@ export class PreparedTransformer {
    * The traced run (docs/api.md#prepared-stacks): { n, embeddings, layers[l] { input (what attention
    * read), weights[h] (n × n), output (attention's), hidden (the stream out) }, open (block openLayer's
    * attention trace: heads[h] { q, k, v, scores, scaled, weights, z }, concat, output; null without),
-   * output, lastLogits (the last position's, with an unembedding) }.
+   * output, lastLogits (the last position's, with an unembedding) }. With `blocks`, only blocks
+   * 0 … blocks − 1 are run: layers holds those, output is null and lastLogits absent.
    */
   trace(options) {
     const handle = this.#live();
@@ -333,7 +334,8 @@ export class PreparedTransformer {
     const typeIds = reader.ids(options, 'typeIds', false);
     const openLayer = reader.read(options, 'openLayer', '') === undefined ? -1 : reader.whole(options, 'openLayer', '', -1, 0);
     const lastLogits = flag(reader, options, 'lastLogits', 'the last position\'s logits') ?? true;
-    return answer(api, api.guarded(this.#runtime, 'trace()', () => handle.trace(ids, typeIds, x, openLayer, lastLogits)));
+    const blocks = reader.read(options, 'blocks', '') === undefined ? -1 : reader.whole(options, 'blocks', '', -1, 0);
+    return answer(api, api.guarded(this.#runtime, 'trace()', () => handle.trace(ids, typeIds, x, openLayer, lastLogits, blocks)));
   }
 
   /** Frees the weights in WebAssembly memory; run() then throws. Safe to call twice. */

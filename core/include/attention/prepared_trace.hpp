@@ -22,6 +22,7 @@ constexpr std::size_t kMaxTracedWeights = kMaxMatrixValues;
 struct PreparedTraceOptions {
   int open_layer = -1;      // the block whose attention is traced in full; -1 none
   bool last_logits = true;  // the last position's logits (a stack with an unembedding)
+  int blocks = -1;          // run blocks 0 … blocks − 1 only (no final norm, no logits); -1 all
 };
 
 struct PreparedLayerTrace {
@@ -42,7 +43,9 @@ struct PreparedStackTrace {
 };
 
 // The traced forward pass on ids (or x), as prepared_stack_forward takes them. Also refuses
-// open_layer outside -1 … L − 1 (field "openLayer") and L · h · n² above kMaxTracedWeights (field "ids").
+// open_layer outside -1 … L − 1 (field "openLayer"), blocks outside -1 … L (field "blocks") and
+// L · h · n² above kMaxTracedWeights (field "ids"). With blocks < L the trace holds those blocks only,
+// and output and last_logits stay empty: the first block drawn before the rest are run.
 Status prepared_stack_trace(const PreparedStack& stack, const StackInputs& inputs, View<float> x,
                             const PreparedTraceOptions& options, PreparedStackTrace* trace, StackWorkspace* workspace);
 
