@@ -96,8 +96,9 @@ async function nodeSide() {
   model.prepared.dispose();
 }
 
-// Chromium's processes (the one launched with `tag`, and its descendants): their RSS in bytes.
-function chromiumRss(tag) {
+// Chromium's processes (the one launched with `tag`, and its descendants): their RSS in bytes, and
+// by kind (`byKind`: browser, renderer, gpu-process, utility, …) when given an object to fill.
+function chromiumRss(tag, byKind = null) {
   const procs = readdirSync('/proc').filter((p) => /^\d+$/.test(p)).map((pid) => {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -113,25 +114,41 @@ function chromiumRss(tag) {
     grew = false;
     for (const p of procs) if (!tree.has(p.pid) && tree.has(p.ppid)) { tree.add(p.pid); grew = true; }
   }
-  return procs.filter((p) => tree.has(p.pid)).reduce((sum, p) => sum + p.rss, 0);
+  const mine = procs.filter((p) => tree.has(p.pid));
+  for (const p of byKind ? mine : []) {
+    const kind = /--type=([\w-]+)/.exec(p.cmd)?.[1] ?? 'browser';
+    byKind[kind] = (byKind[kind] ?? 0) + p.rss;
+  }
+  return mine.reduce((sum, p) => sum + p.rss, 0);
 }
 
 async function browserSide() {
   const tag = `--bench-models-${process.pid}`;
   const browser = await openBrowser({ args: [tag] });
   let peak = 0;
-  const sampler = setInterval(() => { peak = Math.max(peak, chromiumRss(tag)); }, 100);
+  let peakKinds = {};
+  let phase = 'idle';
+  let peakPhase = phase;
+  const peaks = {};  // the largest RSS in each phase
+  const sampler = setInterval(() => {
+    const kinds = {};
+    const rss = chromiumRss(tag, kinds);
+    peaks[phase] = Math.max(peaks[phase] ?? 0, rss);
+    if (rss > peak) [peak, peakKinds, peakPhase] = [rss, kinds, phase];
+  }, 100);
   try {
     const { page } = await browser.newPage();
     await page.goto(browser.url);
     await page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
     const idle = chromiumRss(tag);
     const start = Date.now();
+    phase = 'opening';
     await page.setInputFiles('#models-files', ['config.json', 'model.safetensors'].map((f) => path.join(dir, f)));
     await page.waitForFunction(() => !document.querySelector('#models-input').hidden || document.querySelector('#models-messages').textContent, null, { timeout: 600_000 });
     const message = await page.textContent('#models-messages');
     if (message) throw new Error(`the page refused the model: ${message}`);
     const opened = Date.now() - start;
+    phase = 'first run';
     await page.fill('#models-text', ids(16).join(' '));
     await page.click('#models-run');
     await page.waitForFunction(() => document.querySelector('#models-tokens').childElementCount > 0, null, { timeout: 600_000 });
@@ -140,6 +157,7 @@ async function browserSide() {
     const firstLayer = Date.now() - start;
     log(`chromium: model opened (read, converted, handed into WebAssembly memory and prepared in the worker) ${opened} ms after the files were given; at 16 tokens the tokens ${tokens} ms, layer 1's tables ${firstLayer} ms (target 5000 ms)`);
     for (const n of [16, 128]) {
+      phase = `runs at ${n}`;
       const times = await page.evaluate(async ({ list, rounds }) => {
         const out = [];
         for (let r = 0; r < rounds; r++) {
@@ -152,7 +170,7 @@ async function browserSide() {
       log(`chromium: lab.models.run at ${n} tokens (worker forward, copy back, drawing): median ${median(times).toFixed(0)} ms of ${rounds}${n === 16 ? ' (target 1000 ms)' : ''}`);
     }
     const weights = 4 * (VOCAB * D + POSITIONS * D + LAYERS * (4 * D * D + 8 * D * D)) / 2 ** 20;
-    log(`chromium: peak RSS of its processes ${(peak / 2 ** 20).toFixed(0)} MiB, ${((peak - idle) / 2 ** 20).toFixed(0)} MiB above the ${(idle / 2 ** 20).toFixed(0)} MiB before the model (weights ${weights.toFixed(0)} MiB as F32; target ≤ 1.2 × weights + 100 = ${(1.2 * weights + 100).toFixed(0)} MiB)`);
+    log(`chromium: peak RSS of its processes ${(peak / 2 ** 20).toFixed(0)} MiB, ${((peak - idle) / 2 ** 20).toFixed(0)} MiB above the ${(idle / 2 ** 20).toFixed(0)} MiB before the model (weights ${weights.toFixed(0)} MiB as F32; target ≤ 1.2 × weights + 100 = ${(1.2 * weights + 100).toFixed(0)} MiB); the peak while ${peakPhase}; by process kind: ${Object.entries(peakKinds).map(([k, v]) => `${k} ${(v / 2 ** 20).toFixed(0)}`).join(', ')} MiB; the largest in each phase: ${Object.entries(peaks).map(([k, v]) => `${k} ${(v / 2 ** 20).toFixed(0)}`).join(', ')} MiB`);
   } finally {
     clearInterval(sampler);
     await browser.close();
