@@ -60,7 +60,11 @@ function headFigure(result, l, h, t, ink, onOpen) {
   const canvas = element('canvas');
   canvas.setAttribute('role', 'img');
   canvas.setAttribute('aria-label', t('models.headLabel', { layer: l + 1, head: h + 1 }));
-  renderHeatmap(canvas, weights, n, n, { rowLabels: tokens, columnLabels: tokens, numbers: n <= 12, ink });
+  // at most about 416 px of cells: the lab's 26 px up to 16 tokens, smaller beyond (128 tokens at 26 px
+  // made 3328 px canvases, 44 MB each); token labels while a cell still holds a line of text
+  const cell = Math.max(3, Math.min(26, Math.floor(416 / n)));
+  const labels = cell >= 12 ? tokens : null;
+  renderHeatmap(canvas, weights, n, n, { cell, rowLabels: labels, columnLabels: labels, numbers: n <= 12, ink });
   const table = element('details');
   table.append(element('summary', '', t('models.headTable')));
   table.addEventListener('toggle', () => {
