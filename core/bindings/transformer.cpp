@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "attention/prepared_stack.hpp"
+#include "attention/prepared_trace.hpp"
 #include "attention/transformer.hpp"
 #include "errors.hpp"
 #include "trace.hpp"
@@ -29,6 +30,10 @@ val copy_out(const char* type, const std::vector<T>& values) {
 
 // The request's arrays copied into WebAssembly memory, and the stack viewing them.
 struct Request {
+  // engine.stageTransformer()'s tensors, already in WebAssembly memory: taken in place, not copied;
+  // staged_in[l] lists the ones block l took (freed once the block is prepared)
+  std::deque<std::vector<float>>* staged = nullptr;
+  std::vector<std::vector<std::size_t>> staged_in;
   std::deque<std::vector<float>> floats;
   std::vector<std::int32_t> ids, type_ids;
   std::vector<std::uint8_t> keep;
@@ -37,6 +42,12 @@ struct Request {
 
   attn::View<float> take(const val& array) {
     if (absent(array)) return {};
+    if (staged && array["staged"].isNumber()) {
+      const std::size_t index = array["staged"].as<std::size_t>();
+      if (index >= staged->size()) return {};
+      if (!staged_in.empty()) staged_in.back().push_back(index);
+      return attn::View<float>((*staged)[index]);
+    }
     floats.push_back(emscripten::convertJSArrayToNumberVector<float>(array));
     return attn::View<float>(floats.back());
   }
@@ -91,7 +102,7 @@ struct Request {
     return b;
   }
 
-  explicit Request(const val& r) {
+  explicit Request(const val& r, std::deque<std::vector<float>>* staged_tensors = nullptr) : staged(staged_tensors) {
     attn::Stack& s = stack;
     s.vocab = r["vocab"].as<int>();
     s.d_model = r["dModel"].as<int>();
@@ -105,7 +116,11 @@ struct Request {
     s.type_table = take(r["typeTable"]);
     s.embedding_norm = norm(r["embeddingNorm"]);
     const val layers = r["layers"];
-    for (unsigned l = 0; l < layers["length"].as<unsigned>(); ++l) s.layers.push_back(block(layers[l]));
+    for (unsigned l = 0; l < layers["length"].as<unsigned>(); ++l) {
+      staged_in.emplace_back();
+      s.layers.push_back(block(layers[l]));
+    }
+    staged_in.emplace_back();  // the rest: not freed early
     s.final_norm = norm(r["finalNorm"]);
     s.unembedding = static_cast<attn::Unembedding>(r["unembeddingCode"].as<int>());
     s.unembedding_weight = take(r["unembeddingWeight"]);
@@ -264,38 +279,70 @@ val transformer_gradients(const val& request) {
 // runs on ids or x that copy in only those and copy out the output (and logits, hidden states).
 class PreparedTransformer {
  public:
-  // null, or { error } (the stack is left as it was)
+  // null, or { error } (the stack is left as it was). Staged tensors the request names ({ staged: i })
+  // are read in place, each block's freed once it is prepared, and every staged tensor is let go.
   val prepare(const val& request) {
     attn::Status status;
     {
-      const Request r(request);  // the request's copies freed before the call returns
-      status = attn::prepare_stack(r.stack, &stack_);
+      Request r(request, &staged_);  // the request's copies freed before the call returns
+      status = attn::prepare_stack(r.stack, &stack_, [&](int l) {
+        for (std::size_t index : r.staged_in[static_cast<std::size_t>(l)]) std::vector<float>().swap(staged_[index]);
+      });
     }
+    staged_.clear();
     return status.ok() ? val::null() : error_of(status);
+  }
+
+  // A tensor of `count` floats in WebAssembly memory for JavaScript to fill: its index; its address
+  // by staged_address(index). -1 when count is above the core's cap on one table.
+  int stage(int count) {
+    if (count < 0 || static_cast<std::size_t>(count) > attn::kMaxTableValues) return -1;
+    staged_.emplace_back(static_cast<std::size_t>(count));
+    return static_cast<int>(staged_.size() - 1);
+  }
+  unsigned staged_address(int index) const {
+    if (index < 0 || static_cast<std::size_t>(index) >= staged_.size()) return 0;
+    return static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(staged_[static_cast<std::size_t>(index)].data()));
+  }
+  void unstage() { staged_.clear(); }
+
+  // { n, embeddings, layers[l] { input, weights[h], output, hidden }, open?, output, lastLogits? } or { error }
+  val trace(const val& ids, const val& type_ids, const val& x, int open_layer, bool last_logits, int blocks) {
+    Inputs in(ids, type_ids, x);
+    attn::PreparedTraceOptions options;
+    options.open_layer = open_layer;
+    options.last_logits = last_logits;
+    options.blocks = blocks;
+    attn::PreparedStackTrace t;
+    const attn::Status status = attn::prepared_stack_trace(stack_, in.inputs, in.x, options, &t, &workspace_);
+    if (!status.ok()) return error_of(status);
+    val out = val::object();
+    out.set("n", t.n);
+    out.set("embeddings", f32(t.embeddings));
+    val layers = val::array();
+    for (const attn::PreparedLayerTrace& layer : t.layers) {
+      val entry = val::object(), weights = val::array();
+      entry.set("input", f32(layer.attention_input));
+      for (const std::vector<float>& head : layer.weights) weights.call<void>("push", f32(head));
+      entry.set("weights", weights);
+      entry.set("output", f32(layer.attention_output));
+      entry.set("hidden", f32(layer.output));
+      layers.call<void>("push", entry);
+    }
+    out.set("layers", layers);
+    out.set("open", t.open_layer < 0 ? val::null() : open_out(t.open));
+    out.set("output", t.output.empty() ? val::null() : f32(t.output));
+    if (!t.last_logits.empty()) out.set("lastLogits", f32(t.last_logits));
+    return out;
   }
 
   // { n, output, logits?, hiddenStates? } or { error }
   val run(const val& ids, const val& type_ids, const val& x, bool logits, bool hidden_states) {
-    attn::StackInputs inputs;
-    std::vector<std::int32_t> id_values, type_values;
-    std::vector<float> x_values;
-    if (!absent(ids)) {
-      id_values = emscripten::convertJSArrayToNumberVector<std::int32_t>(ids);
-      inputs.ids = attn::View<std::int32_t>(id_values);
-    }
-    if (!absent(type_ids)) {
-      type_values = emscripten::convertJSArrayToNumberVector<std::int32_t>(type_ids);
-      inputs.type_ids = attn::View<std::int32_t>(type_values);
-    }
-    attn::View<float> x_view;
-    if (!absent(x)) {
-      x_values = emscripten::convertJSArrayToNumberVector<float>(x);
-      x_view = attn::View<float>(x_values);
-    }
+    Inputs in(ids, type_ids, x);
     attn::PreparedRunOptions options;
     options.logits = logits;
     options.hidden_states = hidden_states;
-    const attn::Status status = attn::prepared_stack_forward(stack_, inputs, x_view, options, &result_, &workspace_);
+    const attn::Status status = attn::prepared_stack_forward(stack_, in.inputs, in.x, options, &result_, &workspace_);
     if (!status.ok()) return error_of(status);
     val out = val::object();
     out.set("n", result_.n);
@@ -314,6 +361,38 @@ class PreparedTransformer {
   int layers() const { return static_cast<int>(stack_.layers.size()); }
 
  private:
+  // A run's ids, type ids or x copied in from JavaScript.
+  struct Inputs {
+    attn::StackInputs inputs;
+    std::vector<std::int32_t> id_values, type_values;
+    std::vector<float> x_values;
+    attn::View<float> x;
+    Inputs(const val& ids, const val& type_ids, const val& x_array) {
+      if (!absent(ids)) {
+        id_values = emscripten::convertJSArrayToNumberVector<std::int32_t>(ids);
+        inputs.ids = attn::View<std::int32_t>(id_values);
+      }
+      if (!absent(type_ids)) {
+        type_values = emscripten::convertJSArrayToNumberVector<std::int32_t>(type_ids);
+        inputs.type_ids = attn::View<std::int32_t>(type_values);
+      }
+      if (!absent(x_array)) {
+        x_values = emscripten::convertJSArrayToNumberVector<float>(x_array);
+        x = attn::View<float>(x_values);
+      }
+    }
+  };
+
+  static val open_out(const attn::Result& open) {
+    val out = val::object(), heads = val::array();
+    for (const attn::HeadTrace& head : open.heads) heads.call<void>("push", head_out(head));
+    out.set("heads", heads);
+    out.set("concat", f32(open.concat));
+    out.set("output", f32(open.output));
+    return out;
+  }
+
+  std::deque<std::vector<float>> staged_;
   attn::PreparedStack stack_;
   attn::PreparedStackResult result_;
   attn::StackWorkspace workspace_;
@@ -331,6 +410,10 @@ EMSCRIPTEN_BINDINGS(attention_lab_transformer) {
       .constructor<>()
       .function("prepare", &PreparedTransformer::prepare)
       .function("run", &PreparedTransformer::run)
+      .function("trace", &PreparedTransformer::trace)
+      .function("stage", &PreparedTransformer::stage)
+      .function("stagedAddress", &PreparedTransformer::staged_address)
+      .function("unstage", &PreparedTransformer::unstage)
       .function("dModel", &PreparedTransformer::d_model)
       .function("vocab", &PreparedTransformer::vocab)
       .function("layers", &PreparedTransformer::layers);

@@ -11,12 +11,13 @@
 #include "attention/layers.hpp"
 #include "kernels/kernels.hpp"
 #include "ops.hpp"
+#include "prepared_stack_steps.hpp"
 #include "transformer_common.hpp"
 #include "validate.hpp"
 
 namespace attn {
 
-namespace {
+namespace stack_steps {
 
 std::string str(long long value) { return std::to_string(value); }
 
@@ -130,9 +131,11 @@ Inputs attention_inputs(const PreparedBlock& b, View<float> x) {
   return in;
 }
 
-}  // namespace
+}  // namespace stack_steps
 
-Status prepare_stack(const Stack& stack, PreparedStack* prepared) {
+using namespace stack_steps;  // NOLINT: the steps are this file's, shared with prepared_trace.cpp
+
+Status prepare_stack(const Stack& stack, PreparedStack* prepared, const std::function<void(int)>& layer_done) {
   // every check that does not depend on n, made on one token (id 0, type 0) as stack_forward's
   const std::int32_t zero = 0;
   StackInputs one;
@@ -142,6 +145,7 @@ Status prepare_stack(const Stack& stack, PreparedStack* prepared) {
   p.layers.resize(stack.layers.size());
   for (std::size_t l = 0; l < stack.layers.size(); ++l) {
     if (Status s = prepare_block(stack, static_cast<int>(l), &p.layers[l]); !s.ok()) return s;
+    if (layer_done) layer_done(static_cast<int>(l));
   }
   const int d = stack.d_model, vocab = stack.vocab;
   p.vocab = vocab;
@@ -166,7 +170,7 @@ Status prepare_stack(const Stack& stack, PreparedStack* prepared) {
   return Status::Ok();
 }
 
-namespace {
+namespace stack_steps {
 
 // Row v of the token table, from the table or from the tied unembedding's panels (panel v / 8 holds
 // tokens v − v % 8 … as 8 columns of tokensᵀ, k-major).
@@ -365,7 +369,15 @@ Status block_rows(const PreparedBlock& b, int l, int n, int d, StackWorkspace* w
       !s.ok()) {
     return prefixed(layer_prefix(l) + "attention.", s);
   }
-  add_into(ws->stream, ws->attention_result.output.data());
+  return block_after_attention(b, l, n, d, ws->attention_result.output.data(), ws);
+}
+
+// The rest of a block once attention's output is known: the residual, the norms, the MLP.
+Status block_after_attention(const PreparedBlock& b, int l, int n, int d, const float* attention_output,
+                             StackWorkspace* ws) {
+  const std::size_t nd = static_cast<std::size_t>(n) * d;
+  const bool pre = b.arrangement == Arrangement::PreNorm;
+  add_into(ws->stream, attention_output);
   if (!ops::all_finite(ws->stream.data(), nd)) return overflow(l, "the residual after attention");
   if (b.arrangement == Arrangement::PostNorm) {
     norm_rows(b.norm1, ws->stream.data(), n, d, ws->normed.data(), ws);
@@ -392,7 +404,7 @@ Status unembed(const PreparedStack& s, int n, PreparedStackResult* result, Stack
   return Status::Range("unembedding", "unembedding: the logits overflow float32 (a value beyond ±3.4e38)");
 }
 
-}  // namespace
+}  // namespace stack_steps
 
 Status prepared_stack_forward(const PreparedStack& s, const StackInputs& inputs, View<float> x,
                               const PreparedRunOptions& options, PreparedStackResult* result, StackWorkspace* ws) {

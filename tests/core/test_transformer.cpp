@@ -10,9 +10,11 @@
 #include <map>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attention/prepared_stack.hpp"
+#include "attention/prepared_trace.hpp"
 #include "attention/transformer.hpp"
 
 namespace {
@@ -487,6 +489,77 @@ void check_prepared(const attn::Stack& stack, const attn::StackInputs& inputs, c
   CHECK(by_x.logits == result.logits);
 }
 
+// ‖got − want‖ / max(‖want‖, 1e-6) for float32 against float32
+double relative_to(const Floats& got, const Floats& want) {
+  INFO("sizes " << got.size() << " and " << want.size());
+  REQUIRE(got.size() == want.size());
+  return relative_error(got, Vec(want.begin(), want.end()), 1e-6);
+}
+
+// The prepared stack's traced run (prepared_trace.hpp) against the traced forward, whose numbers
+// check_spec holds to float64: every block's attention probabilities per head, what attention read
+// and gave, the stream out; block `open`'s whole attention trace; the output and the last logits
+// against float64 itself. All to 1e-5 (the MLP's products add in another order, as check_prepared's).
+void check_prepared_trace(const attn::Stack& stack, const attn::StackInputs& inputs, const attn::StackTrace& trace,
+                          const Vec& want, int open) {
+  attn::PreparedStack prepared;
+  REQUIRE(attn::prepare_stack(stack, &prepared).ok());
+  attn::PreparedTraceOptions options;
+  options.open_layer = open;
+  attn::PreparedStackTrace got;
+  attn::StackWorkspace workspace;
+  const attn::Status s = attn::prepared_stack_trace(prepared, inputs, {}, options, &got, &workspace);
+  INFO(s.field << ": " << s.message);
+  REQUIRE(s.ok());
+  CHECK(relative_to(got.embeddings, trace.embeddings) <= 1e-5);
+  attn::PreparedStackTrace refused = got;  // a refused run leaves the trace as it was
+  for (const int bad : {-2, static_cast<int>(stack.layers.size())}) {
+    attn::PreparedTraceOptions wrong;
+    wrong.open_layer = bad;
+    CHECK(attn::prepared_stack_trace(prepared, inputs, {}, wrong, &refused, &workspace).field == "openLayer");
+  }
+  CHECK(refused.layers.size() == got.layers.size());
+  attn::PreparedTraceOptions first;  // block 0 alone: the same numbers, nothing after it
+  first.blocks = 1;
+  attn::PreparedStackTrace alone;
+  REQUIRE(attn::prepared_stack_trace(prepared, inputs, {}, first, &alone, &workspace).ok());
+  REQUIRE(alone.layers.size() == 1);
+  CHECK(alone.layers[0].weights == got.layers[0].weights);
+  CHECK(alone.layers[0].output == got.layers[0].output);
+  CHECK((alone.output.empty() && alone.last_logits.empty()));
+  first.blocks = static_cast<int>(stack.layers.size()) + 1;
+  CHECK(attn::prepared_stack_trace(prepared, inputs, {}, first, &alone, &workspace).field == "blocks");
+  REQUIRE(got.layers.size() == trace.layers.size());
+  for (std::size_t l = 0; l < trace.layers.size(); ++l) {
+    INFO("layers[" << l << "]");
+    const attn::BlockTrace& b = trace.layers[l];
+    const bool pre = stack.layers[l].arrangement == Arrangement::PreNorm;
+    CHECK(relative_to(got.layers[l].attention_input, pre ? b.norm1.out : b.input) <= 1e-5);
+    REQUIRE(got.layers[l].weights.size() == b.attention.heads.size());
+    for (std::size_t h = 0; h < b.attention.heads.size(); ++h) {
+      CHECK(relative_to(got.layers[l].weights[h], b.attention.heads[h].weights) <= 1e-5);
+    }
+    CHECK(relative_to(got.layers[l].attention_output, b.attention.output) <= 1e-5);
+    CHECK(relative_to(got.layers[l].output, b.output) <= 1e-5);
+  }
+  REQUIRE(got.open.heads.size() == trace.layers[open].attention.heads.size());
+  for (std::size_t h = 0; h < got.open.heads.size(); ++h) {
+    const attn::HeadTrace &a = got.open.heads[h], &b = trace.layers[open].attention.heads[h];
+    for (const auto& pair : {std::make_pair(&a.q, &b.q), std::make_pair(&a.k, &b.k), std::make_pair(&a.v, &b.v),
+                             std::make_pair(&a.scores, &b.scores), std::make_pair(&a.z, &b.z)}) {
+      CHECK(relative_to(*pair.first, *pair.second) <= 1e-5);
+    }
+  }
+  const std::size_t nd = trace.output.size();
+  CHECK(relative_error(got.output, Vec(want.begin(), want.begin() + nd), 1e-6) <= 1e-5);
+  if (stack.unembedding == Unembedding::None) {
+    CHECK(got.last_logits.empty());
+    return;
+  }
+  const Vec last(want.end() - stack.vocab, want.end());  // the logits' last row
+  CHECK(relative_error(got.last_logits, last, 1e-6) <= 1e-5);
+}
+
 // The trace's buffers mean what transformer.hpp says: each residual is its two terms' sum, the MLP's
 // hidden values are its activation of the pre-activations, the stream out of one block is the next's
 // input, and the final norm reads the last block's output.
@@ -561,6 +634,7 @@ void check_spec(Spec spec, std::mt19937& rng, bool with_d_output, Worst* worst) 
   CHECK(forward_error <= 1e-5);
   worst->forward = std::max(worst->forward, forward_error);
   check_prepared(stack, inputs, trace, want, &worst->prepared);
+  check_prepared_trace(stack, inputs, trace, want, spec.n % spec.layers);
   // backward: L = Σ d_output ⊙ output + Σ d_logits ⊙ logits
   const std::size_t nd = trace.output.size();
   const bool logits = spec.unembedding != Unembedding::None;

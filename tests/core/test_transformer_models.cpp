@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "attention/prepared_stack.hpp"
+#include "attention/prepared_trace.hpp"
 #include "attention/transformer.hpp"
 #include "model_files.hpp"
 
@@ -198,6 +199,53 @@ void check_prepared_against(Model& model, const attn::Stack& stack, bool causal)
   MESSAGE(model.path << " prepared: " << worst.checked << " arrays, largest relative error " << worst.error);
 }
 
+// The prepared stack's traced run (prepared_trace.hpp) on the same model, the last block opened:
+// every hidden state, every layer's attention input, weights and output, the open block's weights
+// from its whole trace, and the top-5 logits from the last position's, to 1e-4 relative.
+void check_prepared_trace_against(Model& model, const attn::Stack& stack, bool causal) {
+  attn::PreparedStack prepared;
+  REQUIRE(attn::prepare_stack(stack, &prepared).ok());
+  attn::StackInputs inputs;
+  inputs.ids = attn::View<std::int32_t>(model.ids);
+  const int layers = static_cast<int>(stack.layers.size());
+  attn::PreparedTraceOptions options;
+  options.open_layer = layers - 1;
+  attn::PreparedStackTrace trace;
+  const attn::Status run = attn::prepared_stack_trace(prepared, inputs, {}, options, &trace, nullptr);
+  INFO(run.field << ": " << run.message);
+  REQUIRE(run.ok());
+  Worst worst;
+  const model_files::Json& hidden = model.reference["hidden_states"];
+  for (int i = 0; i <= layers; ++i) {
+    const Floats& got = i == 0 ? trace.embeddings : i == layers ? trace.output : trace.layers[i - 1].output;
+    check(&worst, "traced hidden_states[" + std::to_string(i) + "]", got,
+          hidden[static_cast<std::size_t>(i)].numbers());
+  }
+  for (int l = 0; l < layers; ++l) {
+    const attn::PreparedLayerTrace& layer = trace.layers[static_cast<std::size_t>(l)];
+    const std::string at = "traced layers[" + std::to_string(l) + "].";
+    check(&worst, at + "input", layer.attention_input, model.layer_numbers(l, "input"));
+    Floats probs;
+    for (const Floats& head : layer.weights) probs.insert(probs.end(), head.begin(), head.end());
+    check(&worst, at + "probs", probs, model.layer_numbers(l, "probs"));
+    check(&worst, at + "output", layer.attention_output, model.layer_numbers(l, "output"));
+  }
+  Floats open;
+  for (const attn::HeadTrace& head : trace.open.heads)
+    open.insert(open.end(), head.weights.begin(), head.weights.end());
+  check(&worst, "the open block's probs", open, model.layer_numbers(layers - 1, "probs"));
+  if (causal) {
+    Floats got;
+    Vec want;
+    for (const model_files::Json& pair : model.reference["next_token_top5"].items) {
+      got.push_back(trace.last_logits[static_cast<std::size_t>(pair[0].number)]);
+      want.push_back(pair[1].number);
+    }
+    check(&worst, "traced next_token_top5 logits", got, want);
+  }
+  MESSAGE(model.path << " traced prepared: " << worst.checked << " arrays, largest relative error " << worst.error);
+}
+
 }  // namespace
 
 TEST_CASE("a GPT-2 stack reproduces Hugging Face's GPT2LMHeadModel: hidden states, attention, logits") {
@@ -241,6 +289,7 @@ TEST_CASE("a GPT-2 stack reproduces Hugging Face's GPT2LMHeadModel: hidden state
   stack.unembedding = attn::Unembedding::Tied;
   check_stack_against(model, stack, true);
   check_prepared_against(model, stack, true);
+  check_prepared_trace_against(model, stack, true);
 }
 
 TEST_CASE("a BERT stack reproduces Hugging Face's BertModel: embeddings, post-LN blocks, attention") {
@@ -286,6 +335,7 @@ TEST_CASE("a BERT stack reproduces Hugging Face's BertModel: embeddings, post-LN
   }
   check_stack_against(model, stack, false);
   check_prepared_against(model, stack, false);
+  check_prepared_trace_against(model, stack, false);
 }
 
 namespace {
@@ -352,6 +402,7 @@ TEST_CASE("a Llama stack reproduces Hugging Face's LlamaForCausalLM: RoPE, group
   const attn::Stack stack = llama_like_stack(model, false);
   check_stack_against(model, stack, true);
   check_prepared_against(model, stack, true);
+  check_prepared_trace_against(model, stack, true);
 }
 
 TEST_CASE("a Qwen2 stack reproduces Hugging Face's Qwen2ForCausalLM: as Llama, with q, k and v biases") {
@@ -361,4 +412,5 @@ TEST_CASE("a Qwen2 stack reproduces Hugging Face's Qwen2ForCausalLM: as Llama, w
   const attn::Stack stack = llama_like_stack(model, true);
   check_stack_against(model, stack, true);
   check_prepared_against(model, stack, true);
+  check_prepared_trace_against(model, stack, true);
 }

@@ -386,12 +386,43 @@ export interface PreparedTransformerResult {
   hiddenStates?: Float32Array[];   // L + 1 of n × dModel
 }
 
+/** A traced run of a prepared stack: what a reader of a real model looks at, nothing of the MLP. */
+export interface PreparedTransformerTraceRun {
+  ids?: Int32Array | number[];
+  x?: Float32Array | number[];
+  typeIds?: Int32Array | number[];
+  openLayer?: number;    // the block whose attention is traced in full; default none
+  lastLogits?: boolean;  // default true (a stack with an unembedding)
+  blocks?: number;       // run only the first `blocks` blocks (output null, no logits); default all
+}
+
+export interface PreparedTransformerTrace {
+  n: number;
+  embeddings: Float32Array;  // n × dModel, the stream into block 0
+  layers: { input: Float32Array; weights: Float32Array[]; output: Float32Array; hidden: Float32Array }[];
+  open: { heads: HeadTrace[]; concat: Float32Array; output: Float32Array } | null;
+  output: Float32Array | null;  // n × dModel, after the final norm; null with `blocks` below the count
+  lastLogits?: Float32Array;    // vocab: the last position's
+}
+
 /** A stack whose weights live packed in WebAssembly memory (errors name 'prepared' once disposed or lost). */
 export interface PreparedTransformer {
   readonly dModel: number;
   readonly vocab: number;
   readonly layers: number;
   run(request: PreparedTransformerRun): PreparedTransformerResult;
+  trace(request: PreparedTransformerTraceRun): PreparedTransformerTrace;
+  dispose(): void;
+}
+
+/** A tensor already in WebAssembly memory, given in place of its array to TransformerStaging.prepare(). */
+export interface StagedTensor { readonly length: number }
+
+/** Weights handed into WebAssembly memory tensor by tensor (errors name 'staging' once used up or lost). */
+export interface TransformerStaging {
+  readonly values: number;  // floats staged so far
+  tensor(values: Float32Array): StagedTensor;
+  prepare(weights: PreparedTransformerWeights | Record<string, unknown>): PreparedTransformer;
   dispose(): void;
 }
 
@@ -502,6 +533,8 @@ export interface AttentionEngine {
   transformer(options: TransformerOptions): TransformerResult;
   /** The stack's weights checked and packed once; run() takes ids (or x) and keeps no trace. Learning engine only. */
   prepareTransformer(weights: PreparedTransformerWeights): PreparedTransformer;
+  /** Tensors handed into WebAssembly memory one by one (no second copy), then prepare(weights). Learning engine only. */
+  stageTransformer(): TransformerStaging;
   /** Its gradients for every weight present, by the request's names, given dLogits (n × vocab) and/or dOutput (n × dModel). */
   transformerGradients(options: TransformerOptions & { dLogits?: Float32Array | number[]; dOutput?: Float32Array | number[] }):
     { trace: TransformerResult; gradients: TransformerGradients };

@@ -529,6 +529,15 @@ class AttentionEngine {
     return this.#stack.prepareTransformer(this.#runtime, { ...TRAINER_API, guarded }, weights);
   }
 
+  /**
+   * Weights handed into WebAssembly memory tensor by tensor, then prepared:
+   * { tensor(Float32Array), prepare(weights), dispose() } (transformer.mjs, docs/api.md#prepared-stacks).
+   */
+  stageTransformer() {
+    if (!this.info.learning) throw notLearning('stageTransformer()');
+    return this.#stack.stageTransformer(this.#runtime, { ...TRAINER_API, guarded });
+  }
+
   /** The stack's gradients with respect to every weight, given dLogits and/or dOutput, and its trace. */
   transformerGradients(options) {
     if (!this.info.learning) throw notLearning('transformerGradients()');

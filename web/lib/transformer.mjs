@@ -9,6 +9,8 @@ const STACK_OPTIONS = new Set(['ids', 'typeIds', 'vocab', 'dModel', 'tokens', 'p
 const GRADIENT_OPTIONS = new Set([...STACK_OPTIONS, 'dLogits', 'dOutput']);
 const PREPARE_OPTIONS = new Set([...STACK_OPTIONS].filter((key) => !['ids', 'typeIds', 'heads'].includes(key)));
 const RUN_OPTIONS = new Set(['ids', 'typeIds', 'x', 'logits', 'hiddenStates']);
+const TRACE_OPTIONS = new Set(['ids', 'typeIds', 'x', 'openLayer', 'lastLogits', 'blocks']);
+const MAX_STAGED_VALUES = 2 ** 27;  // kMaxTableValues: one staged tensor at most
 const LAYER_OPTIONS = new Set(['arrangement', 'attention', 'norm1', 'norm2', 'mlp']);
 const ATTENTION_OPTIONS = new Set(['heads', 'kvHeads', 'dK', 'dV', 'scale', 'mask', 'window',
   'wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo']);
@@ -88,6 +90,8 @@ class Reader {
   }
 
   floats(options, key, path, required = false) {
+    const value = this.read(options, key, path);
+    if (value instanceof StagedTensor) return value.take(this.staging, path + key);
     return this.api.matrix(options, key, required, path + key);
   }
 
@@ -197,9 +201,10 @@ function rotarySpec(reader, value) {
 }
 
 // The request as the binding reads it: every field present, names as codes, arrays as typed arrays.
-function stackRequest(api, options, allowed, what) {
+function stackRequest(api, options, allowed, what, staging = null) {
   api.checkOptions(options, allowed, what);
   const reader = new Reader(api);
+  reader.staging = staging;
   const heads = flag(reader, options, 'heads', "each head's trace");
   const withIds = allowed.has('ids');
   return {
@@ -262,10 +267,17 @@ export class PreparedTransformer {
   #runtime;
   #generation;
 
-  constructor(runtime, api, options) {
-    const request = stackRequest(api, options, PREPARE_OPTIONS, 'prepareTransformer()');
+  // `staged`: a TransformerStaging's { staging, handle } whose tensors `options` names
+  constructor(runtime, api, options, staged = null) {
+    let request;
+    try {
+      request = stackRequest(api, options, PREPARE_OPTIONS, 'prepareTransformer()', staged?.staging ?? null);
+    } catch (error) {
+      staged?.handle.delete();  // the staged tensors go with the refused request
+      throw error;
+    }
     this.#handle = api.guarded(runtime, 'prepareTransformer()', (module) => {
-      const handle = new module.PreparedTransformer();
+      const handle = staged?.handle ?? new module.PreparedTransformer();
       const error = handle.prepare(request);
       if (error) {
         handle.delete();
@@ -304,11 +316,116 @@ export class PreparedTransformer {
     return answer(api, api.guarded(this.#runtime, 'run()', () => handle.run(ids, typeIds, x, logits, hiddenStates)));
   }
 
+  /**
+   * The traced run (docs/api.md#prepared-stacks): { n, embeddings, layers[l] { input (what attention
+   * read), weights[h] (n × n), output (attention's), hidden (the stream out) }, open (block openLayer's
+   * attention trace: heads[h] { q, k, v, scores, scaled, weights, z }, concat, output; null without),
+   * output, lastLogits (the last position's, with an unembedding) }. With `blocks`, only blocks
+   * 0 … blocks − 1 are run: layers holds those, output is null and lastLogits absent.
+   */
+  trace(options) {
+    const handle = this.#live();
+    const api = this.#api;
+    api.checkOptions(options, TRACE_OPTIONS, 'trace()');
+    const reader = new Reader(api);
+    const x = api.matrix(options, 'x', false);
+    const ids = reader.ids(options, 'ids', x === null);
+    if (x !== null && ids !== null) throw api.fieldError(TypeError, 'x', 'give ids or x, not both');
+    const typeIds = reader.ids(options, 'typeIds', false);
+    const openLayer = reader.read(options, 'openLayer', '') === undefined ? -1 : reader.whole(options, 'openLayer', '', -1, 0);
+    const lastLogits = flag(reader, options, 'lastLogits', 'the last position\'s logits') ?? true;
+    const blocks = reader.read(options, 'blocks', '') === undefined ? -1 : reader.whole(options, 'blocks', '', -1, 0);
+    return answer(api, api.guarded(this.#runtime, 'trace()', () => handle.trace(ids, typeIds, x, openLayer, lastLogits, blocks)));
+  }
+
   /** Frees the weights in WebAssembly memory; run() then throws. Safe to call twice. */
   dispose() {
     if (this.#handle && this.#generation === this.#runtime.generation && this.#runtime.module) this.#handle.delete();
     this.#handle = null;
   }
+}
+
+/** A tensor handed into WebAssembly memory by TransformerStaging.tensor(): named in place of its array. */
+export class StagedTensor {
+  #staging;
+  #index;
+
+  constructor(staging, index, length) {
+    this.#staging = staging;
+    this.#index = index;
+    this.length = length;
+  }
+
+  // { staged: index } for the binding; only in its own staging's prepare()
+  take(staging, field) {
+    if (staging !== this.#staging) {
+      throw new TypeError(`${field} is a staged tensor of another stageTransformer(): give it to that one's prepare()`);
+    }
+    return { staged: this.#index };
+  }
+}
+
+/**
+ * engine.stageTransformer() (docs/api.md#prepared-stacks): a model's weights handed into WebAssembly
+ * memory tensor by tensor as they are read (tensor(values) copies one array in; the caller may then let
+ * it go), then prepare(weights), whose arrays may be those staged tensors, gives the PreparedTransformer.
+ * Each block's staged tensors are freed once it is prepared: the weights are never held twice over.
+ */
+export class TransformerStaging {
+  #handle;
+  #api;
+  #runtime;
+  #generation;
+
+  constructor(runtime, api) {
+    this.#api = api;
+    this.#runtime = runtime;
+    this.#handle = api.guarded(runtime, 'stageTransformer()', (module) => new module.PreparedTransformer());
+    this.#generation = runtime.generation;
+    this.values = 0;
+  }
+
+  #live() {
+    if (!this.#handle) throw this.#api.fieldError(Error, 'staging', 'this staging was prepared or disposed; call engine.stageTransformer() again');
+    if (this.#generation !== this.#runtime.generation) {
+      throw this.#api.fieldError(Error, 'staging', 'the staged tensors were lost when the engine started again after a WebAssembly error; stage them again');
+    }
+    return this.#handle;
+  }
+
+  /** `values` (a Float32Array) copied into WebAssembly memory: a StagedTensor for prepare()'s weights. */
+  tensor(values) {
+    const handle = this.#live();
+    if (!(values instanceof Float32Array)) throw this.#api.fieldError(TypeError, 'tensor', `tensor() takes a Float32Array, got ${this.#api.describe(values)}`);
+    if (values.length > MAX_STAGED_VALUES) {
+      throw this.#api.fieldError(RangeError, 'tensor', `a tensor of ${values.length} values is above the cap of ${MAX_STAGED_VALUES} for one weight table`);
+    }
+    const index = this.#api.guarded(this.#runtime, 'stageTransformer().tensor()', (module) => {
+      const at = handle.stage(values.length);
+      module.HEAPF32.set(values, handle.stagedAddress(at) >> 2);  // HEAPF32 read after the allocation: memory may have grown
+      return at;
+    });
+    this.values += values.length;
+    return new StagedTensor(this, index, values.length);
+  }
+
+  /** The PreparedTransformer of `weights` (prepareTransformer()'s), whose arrays may be staged tensors. */
+  prepare(weights) {
+    const handle = this.#live();
+    this.#handle = null;  // prepared or refused, the staging is used up
+    return new PreparedTransformer(this.#runtime, this.#api, weights, { staging: this, handle });
+  }
+
+  /** Frees the staged tensors. Safe to call twice, and after prepare(). */
+  dispose() {
+    if (this.#handle && this.#generation === this.#runtime.generation && this.#runtime.module) this.#handle.delete();
+    this.#handle = null;
+  }
+}
+
+/** engine.stageTransformer(): tensors handed in one by one, then prepare(weights). */
+export function stageTransformer(runtime, api) {
+  return new TransformerStaging(runtime, api);
 }
 
 /** engine.prepareTransformer(weights): the stack's weights without ids (docs/api.md#prepared-stacks). */

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "attention/attention.hpp"
@@ -88,8 +89,10 @@ struct StackWorkspace {
 
 // Checks the stack (every check of validate_stack that does not depend on n) and copies its weights
 // into `prepared`. Refused, naming the field, when a block's mask is a keep-matrix (it depends on n).
-// On a refusal `prepared` is left as it was.
-Status prepare_stack(const Stack& stack, PreparedStack* prepared);
+// On a refusal `prepared` is left as it was. `layer_done(l)`, when given, is called once block l's
+// weights are copied: from then on prepare_stack reads none of them, so their owner may free them (a
+// model handed in tensor by tensor then never holds two full copies of its blocks).
+Status prepare_stack(const Stack& stack, PreparedStack* prepared, const std::function<void(int)>& layer_done = {});
 
 // The forward pass on ids (inputs.ids, inputs.type_ids; inputs.keep is not taken), or, with x
 // present, on x (n, d) in place of the token rows (Hugging Face's inputs_embeds: positions and token

@@ -1,6 +1,7 @@
 // The engine API's "Real models" calls: a Hugging Face folder opened where the engine runs (the
-// worker reads the File objects slice by slice itself), kept there by the lab's key, and run on the
-// learning engine (engine.transformer()). The reader ({ openModel, runModel }, or an async function
+// worker reads the File objects slice by slice itself), its weights handed into the learning engine's
+// memory as they are read and prepared once (engine.stageTransformer()), kept there by the lab's key
+// (disposed when another model replaces it), and every sentence run on it (its traced run). The reader ({ openModel, runModel }, or an async function
 // giving it: imported when the first model is opened) is given by whoever composes the API, as the
 // engine imports no feature. Errors come back as data, naming the file.
 import { learning } from './training-calls.mjs';
@@ -16,10 +17,11 @@ function answer(result) {
 }
 
 // Layer `l`'s attention as the engine runs it (head-major W_q, W_k, W_v, W_O (in, out), biases, mask,
-// scale): what "Open this layer in the lab" makes the lab's custom weights.
-function layerAttention(model, l) {
-  const layer = model.request.layers[l];
-  if (!layer) return failure({ name: 'Error', message: `the model has no layer ${l + 1}` });
+// scale): what "Open this layer in the lab" makes the lab's custom weights. A prepared model keeps no
+// weight in JavaScript: the layer is read again from its files.
+async function layerAttention(model, l) {
+  if (!Number.isInteger(l) || !model.request.layers[l]) return failure({ name: 'Error', message: `the model has no layer ${Number(l) + 1}` });
+  const layer = model.readLayer ? await model.readLayer(l) : model.request.layers[l];
   const { heads, kvHeads = heads, dK = model.request.dModel / heads, mask = 'none', scale = 'sqrt_dk', window = 0, wq, wk, wv, wo, bq, bk, bv, bo } = layer.attention;
   return { family: model.report.family, arrangement: layer.arrangement, dModel: model.request.dModel, heads, kvHeads, dK, mask, scale, window,
     // the model's rotary positions ({ dims, theta }), or null
@@ -32,20 +34,25 @@ const firstLayerOnly = (request) => ({ ...request, layers: request.layers.slice(
 /**
  * open(key, files, onProgress) → { report } | { error }; run(key, input, onFirstLayer) → the result |
  * { error } (onFirstLayer(partial) first, with layer 1 only, when given and the model has more
- * layers); layer(key, l) → layer l's attention | { error }; close(key).
+ * layers: block 1 is run alone first, then the whole model); layer(key, l) → layer l's
+ * attention | { error }; close(key) frees the prepared model.
  */
 export function modelCalls(api, given) {
   const models = new Map();  // lab key → the open model
+  const close = (key) => {
+    models.get(key)?.prepared?.dispose();
+    models.delete(key);
+  };
   let reader = typeof given === 'function' ? null : given;
   const missing = () => failure({ name: 'Error', message: 'this page was built without the "Real models" reader' });
   return {
     async open(key, files, onProgress) {
-      models.delete(key);  // the last model is let go before the next is read
+      close(key);  // the last model is let go before the next is read
       try {
         if (typeof given === 'function') reader ??= await given();
         if (!reader) return missing();
         api.learnerReady = await learning(api);
-        const model = await reader.openModel([...files], { onProgress: onProgress ? (p) => onProgress(p) : undefined });
+        const model = await reader.openModel([...files], { onProgress: onProgress ? (p) => onProgress(p) : undefined, engine: api.learnerReady });
         models.set(key, model);
         return { report: model.report };
       } catch (error) {
@@ -58,7 +65,8 @@ export function modelCalls(api, given) {
       if (!model) return failure({ name: 'Error', message: 'no model is open: choose a model folder first' });
       try {
         if (onFirstLayer && model.request.layers.length > 1) {
-          const first = reader.runModel(api.learnerReady, { ...model, request: firstLayerOnly(model.request), report: { ...model.report, causal: false } }, input);
+          const first = model.prepared ? reader.runModel(api.learnerReady, model, input, { blocks: 1 })
+            : reader.runModel(api.learnerReady, { ...model, request: firstLayerOnly(model.request), report: { ...model.report, causal: false } }, input);
           await onFirstLayer({ ...answer(first), next: null, hidden: null, partial: { layers: 1, of: model.request.layers.length } });
         }
         return answer(reader.runModel(api.learnerReady, model, input));
@@ -66,13 +74,15 @@ export function modelCalls(api, given) {
         return failure(error);
       }
     },
-    layer(key, l) {
+    async layer(key, l) {
       const model = models.get(key);
       if (!model) return failure({ name: 'Error', message: 'no model is open: choose a model folder first' });
-      return layerAttention(model, l);
+      try {
+        return await layerAttention(model, l);
+      } catch (error) {
+        return failure(error);
+      }
     },
-    close(key) {
-      models.delete(key);
-    },
+    close,
   };
 }

@@ -513,7 +513,7 @@ export const EN = {
   'models.chooseFolder': "Choose a model folder",
   'models.chooseFiles': "Choose its files",
   'models.drop': "or drop the folder here",
-  'models.cap': "Models whose weights take up to {size} as float32 are opened; larger ones are refused before their weights are read.",
+  'models.cap': "Models whose weights take up to {size} as float32, their token table counted twice (it is packed while read), are opened: the engine's WebAssembly memory is at most 2 GB. Larger ones are refused before their weights are read.",
   'models.text': "Sentence",
   'models.ids': "Token ids (no tokenizer.json: separate them by spaces)",
   'models.run': "Run the model",

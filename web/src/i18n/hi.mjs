@@ -314,7 +314,7 @@ export const HI = {
   'models.chooseFolder': "मॉडल फ़ोल्डर चुनें",
   'models.chooseFiles': "उसकी फ़ाइलें चुनें",
   'models.drop': "या फ़ोल्डर यहाँ छोड़ें",
-  'models.cap': "जिन मॉडलों के weights float32 में {size} तक के हैं, वे खोले जाते हैं; इससे बड़े मॉडल weights पढ़ने से पहले ही अस्वीकार कर दिए जाते हैं।",
+  'models.cap': "जिन मॉडलों के weights float32 में {size} तक के हैं (token की तालिका दो बार गिनी जाती है, क्योंकि पढ़ते समय उसकी दूसरी प्रति बनती है), वे खोले जाते हैं: इंजन की WebAssembly मेमोरी अधिकतम 2048 MB है। इससे बड़े मॉडल weights पढ़ने से पहले ही अस्वीकार कर दिए जाते हैं।",
   'models.text': "वाक्य",
   'models.ids': "Token ids (tokenizer.json नहीं है: उन्हें स्पेस से अलग करें)",
   'models.run': "मॉडल चलाएँ",

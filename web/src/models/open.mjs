@@ -1,16 +1,21 @@
 // A Hugging Face model folder → a model the engine runs: openModel() reads config.json, the
 // safetensors headers, the tokenizer, then the weights tensor by tensor; runModel() runs a sentence (or
-// typed ids) through engine.transformer() and gives the lab's public result (docs/api.md#real-models).
+// typed ids) and gives the lab's public result (docs/api.md#real-models). Given an engine, openModel()
+// hands each tensor into its WebAssembly memory as it is read (engine.stageTransformer()) and prepares
+// the model once: runModel() then runs its traced prepared pass, and JavaScript keeps no weight.
+// Without one, the request keeps the arrays and runModel() runs engine.transformer().
 // Pure: Blobs in, numbers out; used by the page's "Real models" view and by the Node tests.
 import { ModelError, catalogue, readJsonFile } from './tensors.mjs';
 import { MAX_TABLE_VALUES } from '../shared/safetensors.mjs';
 import { recognise } from './config.mjs';
-import { tensorTaker, buildRequest, keptBytes } from './request.mjs';
+import { tensorTaker, buildRequest, buildLayer, keptBytes } from './request.mjs';
 import { loadTokenizer } from './tokenizer.mjs';
 
-// The weights kept, as F32, at most this: the engine's WebAssembly memory is at most 2 GB, and a
-// forward pass copies every weight into it beside the JavaScript copy, with room for the trace.
-export const MAX_MODEL_BYTES = 900 * 2 ** 20;
+// The engine's WebAssembly memory, at most (MAXIMUM_MEMORY in CMakeLists.txt).
+export const WASM_MEMORY_BYTES = 2 ** 31;
+// The weights kept, as F32, plus the token table once more (packed while its staged copy is still
+// held), at most this: the rest of the 2 GB is left for the runs and the lab's other work.
+export const MAX_MODEL_BYTES = 1600 * 2 ** 20;
 // One weight table the engine takes: the token table's cap (kMaxTableValues in
 // core/include/attention/transformer.hpp), 2²⁷ values; GPT-2 small's 50,257 × 768 = 38.6 M fits.
 export { MAX_TABLE_VALUES } from '../shared/safetensors.mjs';
@@ -29,8 +34,10 @@ export function folderOf(files) {
 function checkSize(recognised) {
   const s = recognised.settings;
   const bytes = keptBytes(recognised);
-  if (bytes > MAX_MODEL_BYTES) {
-    throw new ModelError('config.json', `this model's weights take ${(bytes / 2 ** 20).toFixed(0)} MB as float32; the lab opens models up to ${MAX_MODEL_BYTES / 2 ** 20} MB, because the engine's WebAssembly memory is at most 2 GB and holds a copy of every weight beside the page's own`);
+  const table = 4 * s.vocab * s.dModel;
+  if (bytes + table > MAX_MODEL_BYTES) {
+    const mb = (value) => (value / 2 ** 20).toFixed(0);
+    throw new ModelError('config.json', `this model's weights take ${mb(bytes)} MB as float32, and its token table ${mb(table)} MB more while it is prepared: ${mb(bytes + table)} MB, above the ${mb(MAX_MODEL_BYTES)} MB the lab allows, because the engine's WebAssembly memory is at most ${mb(WASM_MEMORY_BYTES)} MB (a browser limit) and must keep room to run`);
   }
   if (s.vocab * s.dModel > MAX_TABLE_VALUES) {
     throw new ModelError('config.json', `vocab_size × hidden size = ${s.vocab} × ${s.dModel} = ${s.vocab * s.dModel} values in the token table; the engine takes at most ${MAX_TABLE_VALUES} values in one weight table`);
@@ -50,12 +57,26 @@ function report(recognised, tables, taker, tokenizer, bytes) {
   };
 }
 
+// The request's tensors handed into the engine one by one as they are read, then prepared once.
+async function prepareModel(engine, taker, recognised) {
+  const staging = engine.stageTransformer();
+  try {
+    const request = await buildRequest(taker, recognised, (values) => staging.tensor(values));
+    return { request, prepared: staging.prepare(request) };
+  } finally {
+    staging.dispose();
+  }
+}
+
 /**
  * Opens a model folder: `files` are Blobs with names (File objects, or fs.openAsBlob in Node).
  * Returns { request (engine.transformer()'s, without ids), tokenizer (or null), report }, or throws a
  * ModelError naming the file and the problem. `onProgress({ stage, done, total })` while reading.
+ * With `engine` (a learning engine), the weights go into its memory as they are read: `prepared` is
+ * the model prepared once (dispose() it when done), `request` names staged tensors in place of
+ * arrays, and `readLayer(l)` reads block l's weights again from the files.
  */
-export async function openModel(files, { onProgress } = {}) {
+export async function openModel(files, { onProgress, engine = null } = {}) {
   const folder = folderOf(files);
   if (!folder.has('config.json')) throw new ModelError('config.json', 'missing: choose the model\'s folder, or its config.json with the weights');
   const config = await readJsonFile(folder.get('config.json'), 'config.json');
@@ -65,8 +86,14 @@ export async function openModel(files, { onProgress } = {}) {
   onProgress?.({ stage: 'tokenizer', done: 0, total: tables.bytes });
   const tokenizer = await loadTokenizer(folder, recognised.settings.vocab);
   const taker = tensorTaker(tables, recognised.prefix, (p) => onProgress?.({ stage: 'weights', ...p }));
-  const request = await buildRequest(taker, recognised);
-  return { request, tokenizer, report: report(recognised, tables, taker, tokenizer, bytes) };
+  if (!engine) {
+    const request = await buildRequest(taker, recognised);
+    return { request, tokenizer, report: report(recognised, tables, taker, tokenizer, bytes) };
+  }
+  const { request, prepared } = await prepareModel(engine, taker, recognised);
+  const about = report(recognised, tables, taker, tokenizer, bytes);
+  const again = tensorTaker(tables, recognised.prefix);
+  return { request, prepared, tokenizer, report: about, readLayer: (l) => buildLayer(again, recognised, l) };
 }
 
 // Typed ids, checked: whole numbers from 0 to vocab − 1.
@@ -95,7 +122,7 @@ function nextTokens(logits, n, vocab, tokenOf, count = TOP_NEXT) {
  * before the residual), hidden (the stream after the block) }, hidden (n × d_model per state:
  * embeddings, then after each block; the last after the final norm), next (causal models: top 10).
  */
-export function runModel(engine, model, input) {
+export function runModel(engine, model, input, { blocks } = {}) {
   const { request, tokenizer, report: about } = model;
   let ids;
   let tokens;
@@ -103,6 +130,7 @@ export function runModel(engine, model, input) {
   else ids = checkIds(input.ids, request.vocab);
   checkIds(ids, request.vocab);
   tokens ??= ids.map((id) => tokenizer?.tokenOf(id) ?? String(id));
+  if (model.prepared) return runPrepared(model, ids, tokens, blocks);
   const trace = engine.transformer({ ...request, ids });
   const layers = trace.layers.map((block, l) => ({
     input: request.layers[l].arrangement === 'pre' ? block.norm1.output : block.input,
@@ -114,4 +142,20 @@ export function runModel(engine, model, input) {
   const tokenOf = (id) => tokenizer?.tokenOf(id) ?? String(id);
   const next = about.causal ? nextTokens(trace.logits, trace.n, request.vocab, tokenOf) : null;
   return { tokens, ids, n: trace.n, layers, hidden, next, logits: trace.logits };
+}
+
+// runModel() on a prepared model: its traced run, which keeps each head's weights, what attention read
+// and gave, the stream, and the last position's logits (no other intermediate, no n × vocab logits).
+// With `blocks`, only the first blocks are run: hidden and next are null.
+function runPrepared(model, ids, tokens, blocks) {
+  const { request, tokenizer, report: about } = model;
+  const trace = model.prepared.trace({ ids, lastLogits: about.causal, ...(blocks === undefined ? {} : { blocks }) });
+  const layers = trace.layers.map((layer) => ({
+    input: layer.input, heads: layer.weights.map((weights) => ({ weights })), output: layer.output, hidden: layer.hidden,
+  }));
+  if (trace.output === null) return { tokens, ids, n: trace.n, layers, hidden: null, next: null };
+  const hidden = [trace.embeddings, ...trace.layers.slice(0, -1).map((layer) => layer.hidden), trace.output];
+  const tokenOf = (id) => tokenizer?.tokenOf(id) ?? String(id);
+  const next = about.causal ? nextTokens(trace.lastLogits, 1, request.vocab, tokenOf) : null;
+  return { tokens, ids, n: trace.n, layers, hidden, next };
 }

@@ -28,6 +28,17 @@ function transposed(w, outWidth, inWidth) {
 
 const shapeText = (shape) => `[${shape.join(', ')}]`;
 
+// Every Float32Array in `value` (a layer, a norm, the request's tables) passed through `keep` (the
+// engine's staging: each array handed into WebAssembly memory, then let go here), in place.
+function kept(value, keep) {
+  if (!keep) return value;
+  for (const [key, item] of Object.entries(value)) {
+    if (item instanceof Float32Array) value[key] = keep(item);
+    else if (item && typeof item === 'object' && !Array.isArray(item)) kept(item, keep);
+  }
+  return value;
+}
+
 /** The reader of one model: `take(name, shape)` checks, reads and counts; `used` the names taken. */
 export function tensorTaker(catalogue, prefix, onProgress) {
   const used = new Set();
@@ -68,7 +79,7 @@ async function bertLayer(take, s, p) {
   };
 }
 
-async function bertRequest({ take }, s) {
+async function bertRequest({ take }, s, keep) {
   const d = s.dModel;
   const norm = async (name) => ({ kind: 'layernorm', eps: s.eps, weight: await take(`${name}.weight`, [d]), bias: await take(`${name}.bias`, [d]) });
   const request = {
@@ -77,7 +88,8 @@ async function bertRequest({ take }, s) {
     embeddingNorm: await norm('embeddings.LayerNorm'), layers: [], unembedding: 'none',
   };
   if (s.tokenTypes > 0) Object.assign(request, { tokenTypes: s.tokenTypes, typeTable: await take('embeddings.token_type_embeddings.weight', [s.tokenTypes, d]) });
-  for (let l = 0; l < s.layers; l++) request.layers.push(await bertLayer(take, s, `encoder.layer.${l}.`));
+  kept(request, keep);
+  for (let l = 0; l < s.layers; l++) request.layers.push(kept(await bertLayer(take, s, `encoder.layer.${l}.`), keep));
   return request;
 }
 
@@ -100,12 +112,12 @@ async function gpt2Layer(take, s, p) {
   };
 }
 
-async function gpt2Request({ take }, s) {
+async function gpt2Request({ take }, s, keep) {
   const d = s.dModel;
-  const request = { vocab: s.vocab, dModel: d, tokens: await take('wte.weight', [s.vocab, d]), positions: 'learned',
-    positionTable: await take('wpe.weight', [s.positions, d]), layers: [], unembedding: 'tied' };
-  for (let l = 0; l < s.layers; l++) request.layers.push(await gpt2Layer(take, s, `h.${l}.`));
-  request.finalNorm = { kind: 'layernorm', eps: s.eps, weight: await take('ln_f.weight', [d]), bias: await take('ln_f.bias', [d]) };
+  const request = kept({ vocab: s.vocab, dModel: d, tokens: await take('wte.weight', [s.vocab, d]), positions: 'learned', layers: [], unembedding: 'tied' }, keep);
+  request.positionTable = kept({ table: await take('wpe.weight', [s.positions, d]) }, keep).table;
+  for (let l = 0; l < s.layers; l++) request.layers.push(kept(await gpt2Layer(take, s, `h.${l}.`), keep));
+  request.finalNorm = kept({ kind: 'layernorm', eps: s.eps, weight: await take('ln_f.weight', [d]), bias: await take('ln_f.bias', [d]) }, keep);
   return request;
 }
 
@@ -128,20 +140,31 @@ async function llamaLayer(take, s, p, l) {
   };
 }
 
-async function llamaRequest({ take }, s) {
+async function llamaRequest({ take }, s, keep) {
   const d = s.dModel;
-  const request = { vocab: s.vocab, dModel: d, tokens: await take('embed_tokens.weight', [s.vocab, d]), positions: 'rotary', rotary: s.rotary, layers: [] };
-  for (let l = 0; l < s.layers; l++) request.layers.push(await llamaLayer(take, s, `layers.${l}.`, l));
-  request.finalNorm = { kind: 'rmsnorm', eps: s.eps, weight: await take('norm.weight', [d]) };
+  const request = kept({ vocab: s.vocab, dModel: d, tokens: await take('embed_tokens.weight', [s.vocab, d]), positions: 'rotary', rotary: s.rotary, layers: [] }, keep);
+  for (let l = 0; l < s.layers; l++) request.layers.push(kept(await llamaLayer(take, s, `layers.${l}.`, l), keep));
+  request.finalNorm = kept({ kind: 'rmsnorm', eps: s.eps, weight: await take('norm.weight', [d]) }, keep);
   if (s.tied) request.unembedding = 'tied';
-  else Object.assign(request, { unembedding: 'own', unembeddingWeight: transposed(await take('lm_head.weight', [s.vocab, d], { bare: true }), s.vocab, d) });
+  else Object.assign(request, kept({ unembedding: 'own', unembeddingWeight: transposed(await take('lm_head.weight', [s.vocab, d], { bare: true }), s.vocab, d) }, keep));
   return request;
 }
 
-/** The engine's request without ids, read through `taker` (tensorTaker) for a recognised model. */
-export function buildRequest(taker, recognised) {
+/**
+ * The engine's request without ids, read through `taker` (tensorTaker) for a recognised model. With
+ * `keep`, every array is passed through it as soon as its part (a table, a block) is read.
+ */
+export function buildRequest(taker, recognised, keep = null) {
   const build = { bert: bertRequest, gpt2: gpt2Request, llama: llamaRequest }[recognised.family];
-  return build(taker, recognised.settings);
+  return build(taker, recognised.settings, keep);
+}
+
+/** Block l alone, read again from the files: what "Open this layer in the lab" needs of a staged model. */
+export function buildLayer(taker, recognised, l) {
+  const s = recognised.settings;
+  if (recognised.family === 'bert') return bertLayer(taker.take, s, `encoder.layer.${l}.`);
+  if (recognised.family === 'gpt2') return gpt2Layer(taker.take, s, `h.${l}.`);
+  return llamaLayer(taker.take, s, `layers.${l}.`, l);
 }
 
 /** F32 bytes of the weights a model keeps, from config.json alone (for the size check before reading). */

@@ -78,7 +78,11 @@ function headFigure(result, l, h, t, { ink, onOpen, causal }) {
   canvas.setAttribute('aria-label', t('models.headLabel', { layer: l + 1, head: h + 1 }));
   // no numbers in the cells (shrunk to fit they cannot be read): the exact ones are in "as a table"
   const scaled = maskOf(n, causal);
-  const layout = renderHeatmap(canvas, weights, n, n, { rowLabels: tokens, columnLabels: tokens, scaled, ink });
+  // at most about 416 px of cells: the lab's 26 px up to 16 tokens, smaller beyond (128 tokens at 26 px
+  // made 3328 px canvases, 44 MB each); token labels while a cell still holds a line of text
+  const cell = Math.max(3, Math.min(26, Math.floor(416 / n)));
+  const labels = cell >= 12 ? tokens : null;
+  const layout = renderHeatmap(canvas, weights, n, n, { cell, rowLabels: labels, columnLabels: labels, scaled, ink });
   // a cell's exact weight in the canvas's tooltip, under the pointer
   canvas.addEventListener('pointermove', (event) => {
     const box = canvas.getBoundingClientRect();

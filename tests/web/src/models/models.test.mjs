@@ -76,6 +76,24 @@ forEachBuild((build) => `${build} build: real models from ../shared/models`, { l
       assert.ok(worst > 0);
       t.diagnostic(`${name}: largest relative error ${worst.toExponential(2)}`);
     });
+    it(`${name}: handed into the engine tensor by tensor and prepared once, two sentences: the same numbers`, { skip: !have && 'no ../shared/models' }, async (t) => {
+      const reference = referenceOf(name);
+      const model = await openModel(await blobsOf(folderPath(name)), { engine });
+      try {
+        assert.ok(model.prepared);
+        const other = runModel(engine, model, { text: 'Another sentence first.' });
+        assert.ok(other.layers.length === reference.layers.length && other.n > 0);
+        const worst = compare(runModel(engine, model, { text: reference.text }), reference, 1e-4);
+        assert.ok(worst > 0);
+        // "open in lab": the layer's weights read again from the files, as the unprepared request holds them
+        const plain = await openModel(await blobsOf(folderPath(name)));
+        const last = reference.layers.length - 1;
+        assert.deepEqual(await model.readLayer(last), plain.request.layers[last]);
+        t.diagnostic(`${name} prepared: largest relative error ${worst.toExponential(2)}`);
+      } finally {
+        model.prepared.dispose();
+      }
+    });
   }
 });
 

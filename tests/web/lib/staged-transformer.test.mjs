@@ -1,0 +1,93 @@
+// engine.stageTransformer() and a prepared stack's trace() through the JavaScript API, both learning
+// builds: Hugging Face's GPT-2 (../shared/models/gpt2) handed in tensor by tensor, prepared, then one
+// traced run gives every hidden state, every layer's attention input, weights per head and output, and
+// the top-5 next tokens to 1e-4 relative of reference.json; bad stagings and bad traces refused naming the field.
+import { it } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+
+import { folder, gpt2Request, relativeError } from './gpt2-request.mjs';
+import { forEachBuild } from './builds.mjs';
+
+const haveModel = existsSync(new URL('reference.json', folder));
+
+function weightsOf(request) {
+  const { ids, ...weights } = request;
+  return { ids, weights };
+}
+
+// Every Float32Array of the weights handed in through a staging (engine.stageTransformer())
+const stagedCopy = (staging, value) => {
+  if (value instanceof Float32Array) return staging.tensor(value);
+  if (Array.isArray(value)) return value.map((item) => stagedCopy(staging, item));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, stagedCopy(staging, v)]));
+  return value;
+};
+
+forEachBuild((build) => `${build} build: stageTransformer() and trace()`, { learning: true }, ({ engine }) => {
+  it('staged tensor by tensor, then traced: GPT-2\'s every hidden state, layer input, attention weights and output, and top 5', { skip: !haveModel && 'no ../shared/models/gpt2' }, (t) => {
+    const { request, reference } = gpt2Request();
+    const { ids, weights } = weightsOf(request);
+    const staging = engine.stageTransformer();
+    const prepared = staging.prepare(stagedCopy(staging, weights));
+    assert.throws(() => staging.tensor(new Float32Array(1)), { field: 'staging' });
+    try {
+      const L = request.layers.length;
+      const last = L - 1;
+      const trace = prepared.trace({ ids, openLayer: last });
+      let worst = 0;
+      const near = (got, want, what) => {
+        const error = relativeError(got, want.flat(Infinity));
+        assert.ok(error <= 1e-4, `${what}: relative error ${error}`);
+        worst = Math.max(worst, error);
+      };
+      const states = [trace.embeddings, ...trace.layers.slice(0, -1).map((layer) => layer.hidden), trace.output];
+      states.forEach((state, i) => near(state, reference.hidden_states[i], `hidden_states[${i}]`));
+      trace.layers.forEach((layer, l) => {
+        near(layer.input, reference.layers[l].input, `layers[${l}].input`);
+        const probs = new Float32Array(layer.weights.reduce((sum, w) => sum + w.length, 0));
+        layer.weights.reduce((at, w) => (probs.set(w, at), at + w.length), 0);
+        near(probs, reference.layers[l].probs, `layers[${l}].probs`);
+        near(layer.output, reference.layers[l].output, `layers[${l}].output`);
+      });
+      assert.equal(trace.open.heads.length, request.layers[last].attention.heads);
+      trace.open.heads.forEach((head, h) => assert.deepEqual(head.weights, trace.layers[last].weights[h]));
+      assert.equal(trace.lastLogits.length, request.vocab);
+      near(reference.next_token_top5.map(([id]) => trace.lastLogits[id]), reference.next_token_top5.map(([, logit]) => logit), 'top-5 logits');
+      const order = [...trace.lastLogits.keys()].sort((a, b) => trace.lastLogits[b] - trace.lastLogits[a]).slice(0, 5);
+      assert.deepEqual(order, reference.next_token_top5.map(([id]) => id));
+      assert.equal(prepared.trace({ ids, lastLogits: false }).lastLogits, undefined);
+      assert.equal(prepared.trace({ ids }).open, null);
+      assert.throws(() => prepared.trace({ ids, openLayer: L }), (e) => e instanceof RangeError && e.field === 'openLayer');
+      assert.throws(() => prepared.trace({ ids, openLayer: 'last' }), { field: 'openLayer' });
+      t.diagnostic(`staged and traced: largest relative error to Hugging Face ${worst.toExponential(2)}`);
+    } finally {
+      prepared.dispose();
+    }
+  });
+
+  it('a staging refuses what is not a Float32Array, another staging\'s tensors, and use after prepare', () => {
+    const one = engine.stageTransformer();
+    const two = engine.stageTransformer();
+    try {
+      assert.throws(() => one.tensor([1, 2]), { field: 'tensor' });
+      const tokens = two.tensor(new Float32Array(8));
+      assert.throws(() => one.prepare({ vocab: 2, dModel: 4, tokens }), /another stageTransformer/);
+      assert.throws(() => one.tensor(new Float32Array(1)), { field: 'staging' });
+      const d = 4;
+      const square = () => two.tensor(Float32Array.from({ length: d * d }, (_, i) => Math.cos(i) / 2));
+      const prepared = two.prepare({ vocab: 2, dModel: d, tokens, unembedding: 'tied',
+        layers: [{ attention: { heads: 2, wq: square(), wk: square(), wv: square(), wo: square() } }] });
+      assert.equal(prepared.run({ ids: [1, 0] }).logits.length, 4);
+      // 1 block × 2 heads × n² probabilities: 2,897 tokens make 16,785,218, above 2^24
+      assert.throws(() => prepared.trace({ ids: new Array(2897).fill(1) }),
+        (e) => e instanceof RangeError && e.field === 'ids' && /2897 tokens make 16785218 values, above the cap of 16777216/.test(e.message));
+      assert.equal(prepared.trace({ ids: new Array(2896).fill(1), lastLogits: false }).layers[0].weights[1].length, 2896 * 2896);
+      prepared.dispose();
+    } finally {
+      one.dispose();
+      two.dispose();
+    }
+  });
+
+});
