@@ -205,6 +205,9 @@ describe('links, settings, bad values and Hindi for key/value heads, rotary posi
     checkHeads(page.heads, want.heads, 'after the bad values');
   });
 
+});
+
+describe('Hindi and the keyboard for key/value heads, rotary positions and the window', () => {
   it('in Hindi the settings are labelled, the numbers the same; every new control is reachable by keyboard', async () => {
     await setLab(handLab());
     const english = await shown();
@@ -213,7 +216,12 @@ describe('links, settings, bad values and Hindi for key/value heads, rotary posi
       const input = document.getElementById(id);
       return input.labels[0].textContent.trim();
     }));
-    assert.deepEqual(labels, ['key/value heads (ख़ाली: जितने heads उतने)', 'q और k पर rotary positions (RoPE)', 'RoPE का आधार θ', 'हर head में घुमाए गए features (सम संख्या; ख़ाली: पूरा d_k)', 'sliding window (0: कोई नहीं)']);
+    assert.deepEqual(labels, ['key/value heads की संख्या', 'rotary positions (RoPE) चालू', 'RoPE का आधार θ', 'घुमाए गए features', 'sliding window की चौड़ाई']);
+    // each setting's hint, read out as its description
+    const hints = await tab.page.evaluate(() => ['kvHeads', 'rotary', 'window'].map((id) => document.getElementById(document.getElementById(id).getAttribute('aria-describedby')).textContent));
+    assert.match(hints[0], /^Grouped-query attention: W_k और W_v में इतने heads/);
+    assert.match(hints[1], /^Rotary positions: q और k को/);
+    assert.match(hints[2], /i − j < window/);
     assert.match(await tab.page.textContent('#head-panel'), /घुमाने से पहले Q/);
     assert.deepEqual((await shown()).heads, english.heads);
     await lab.redrawn(() => tab.page.evaluate(() => globalThis.attentionLab.setLanguage('en')));
