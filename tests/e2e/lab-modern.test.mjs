@@ -6,7 +6,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { useLabPage } from './browser.mjs';
+import { useLabPage, downloadedBytes } from './browser.mjs';
 import { stateToFragment } from '../../web/src/state/link.mjs';
 import { attention64, stackModern64, largest } from './modern64.mjs';
 
@@ -205,6 +205,30 @@ describe('links, settings, bad values and Hindi for key/value heads, rotary posi
     checkHeads(page.heads, want.heads, 'after the bad values');
   });
 
+});
+
+describe('the lab\'s own file with key/value heads, rotary positions and a window', () => {
+  it('Save as .safetensors writes W_k, W_v as kvHeads heads and the settings; loaded back, the same numbers', async () => {
+    const state = handLab({ rotaryTheta: 500, rotaryDims: 2 });
+    await setLab(state);
+    const before = await shown();
+    const [download] = await Promise.all([tab.page.waitForEvent('download'), tab.page.click('#layers-save-safetensors')]);
+    const bytes = await downloadedBytes(download);
+    const length = Number(bytes.readBigUInt64LE(0));
+    const header = JSON.parse(bytes.subarray(8, 8 + length).toString());
+    assert.deepEqual([header.wq.shape, header.wk.shape, header.wv.shape], [[2, D, D], [1, D, D], [1, D, D]]);
+    assert.deepEqual([header.__metadata__.kvHeads, header.__metadata__.rotaryTheta, header.__metadata__.rotaryDims, header.__metadata__.window], ['1', '500', '2', '3']);
+    // a plain lab, then the file: its key/value heads, rotation and window come back
+    await setLab(handLab({ kvHeads: null, custom: handSet(1, 2), rotary: false, window: 0 }));
+    await tab.page.setInputFiles('#layers-file', { name: 'modern.safetensors', mimeType: 'application/octet-stream', buffer: bytes });
+    await tab.page.waitForFunction(() => /found this lab's export/.test(document.querySelector('#layers-status').textContent));
+    await lab.redrawn(() => tab.page.click('#layers-load'));
+    const loaded = await shown();
+    assert.deepEqual(['kvHeads', 'rotary', 'rotaryTheta', 'rotaryDims', 'window'].map((f) => loaded.state[f]), [1, true, 500, 2, 3]);
+    assert.match(await tab.page.textContent('#layers-status'), /rotary positions, θ = 500.*2 rotated features.*sliding window 3/);
+    // the file's X is not in it: the lab's inputs stay, so the numbers are the saved lab's
+    checkHeads(loaded.heads, before.heads.map((h) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k, rowsOf(v, v.length / TOKENS.length)]))), 'loaded back');
+  });
 });
 
 describe('Hindi and the keyboard for key/value heads, rotary positions and the window', () => {

@@ -1156,4 +1156,7 @@ export const EN = {
   'modern.none': 'none',
   'table.qUnrotated': 'Q before rotation', 'table.kUnrotated': 'K before rotation',
   'modern.explainRotated': 'Rotary positions are on: the sum above is {table} before rotation ({value}); the cell is it turned, pair by pair of features, by the angles of position {position}.',
+  'layers.setting.rotary': 'rotary positions, θ = {value}',
+  'layers.setting.rotaryDims': '{value} rotated features',
+  'layers.setting.window': 'sliding window {value}',
 };

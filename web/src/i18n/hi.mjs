@@ -1192,4 +1192,7 @@ export const HI = {
   'modern.none': 'कोई नहीं',
   'table.qUnrotated': 'घुमाने से पहले Q', 'table.kUnrotated': 'घुमाने से पहले K',
   'modern.explainRotated': 'Rotary positions चालू हैं: ऊपर का योग घुमाने से पहले का {table} है ({value}); यह खाना उसे features की जोड़ी-जोड़ी, position {position} के कोणों से घुमाकर बनता है।',
+  'layers.setting.rotary': 'rotary positions चालू, θ = {value}',
+  'layers.setting.rotaryDims': '{value} घुमाए गए features',
+  'layers.setting.window': 'sliding window की चौड़ाई {value}',
 };
