@@ -231,6 +231,32 @@ describe('the lab\'s own file with key/value heads, rotary positions and a windo
   });
 });
 
+describe('practice mode with key/value heads, rotary positions and a window', () => {
+  it('every blank\'s true value is the float64 reference\'s (scores, scaled scores, weights, z of the key/value head read); no q entry is asked', async () => {
+    const state = handLab({ selectedHead: 1 });
+    await setLab({ ...state, practice: {} });
+    const exercises = await tab.page.evaluate(() => globalThis.attentionLab.practice.exercises.map((e) => ({ cell: e.cell, blanks: e.blanks.map((b) => ({ cell: b.cell, truth: b.truth })) })));
+    await setLab({ practice: null });
+    const want = attention64(ROWS, state.custom, { heads: 2, kvHeads: 1, dK: D, causal: true, window: 3, rotary: { dims: D, theta: 100 } });
+    const valueOf = ({ matrix, head, row, col }) => {
+      const h = want.heads[head];
+      const score = h.q[row].reduce((sum, a, c) => sum + a * h.k[col][c], 0);
+      return { scores: score, scaled: score / Math.sqrt(D), weights: h.weights[row]?.[col], softmax: h.weights[row]?.[col], z: h.z[row]?.[col] }[matrix];
+    };
+    let checked = 0;
+    for (const { cell, blanks } of exercises) {
+      assert.notEqual(cell.matrix, 'q', 'a q entry is not asked with rotary positions');
+      for (const blank of blanks) {
+        const expected = valueOf(blank.cell);
+        if (expected === undefined) continue;
+        assert.ok(Math.abs(blank.truth - expected) <= 1e-5 * Math.max(1, Math.abs(expected)), `${JSON.stringify(blank.cell)}: ${blank.truth} vs ${expected}`);
+        checked++;
+      }
+    }
+    assert.ok(checked >= 3, `${checked} blanks checked`);
+  });
+});
+
 describe('Hindi and the keyboard for key/value heads, rotary positions and the window', () => {
   it('in Hindi the settings are labelled, the numbers the same; every new control is reachable by keyboard', async () => {
     await setLab(handLab());
