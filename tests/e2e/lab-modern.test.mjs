@@ -231,6 +231,29 @@ describe('the lab\'s own file with key/value heads, rotary positions and a windo
   });
 });
 
+describe('exports with key/value heads and rotary positions', () => {
+  it('head 2\'s W_k export is its key/value head\'s; Q and K before rotation are exported too', async () => {
+    const state = handLab();
+    await setLab(state);
+    if (await tab.page.locator('#export-panel').isHidden()) await tab.page.click('#export-toggle');
+    await tab.page.selectOption('#export-format', 'csv');
+    await tab.page.selectOption('#export-precision', 'full');
+    const ids = await tab.page.$$eval('#export-table option', (options) => options.map((o) => o.value));
+    for (const id of ['qUnrotated-0', 'kUnrotated-1', 'wk-1']) assert.ok(ids.includes(id), id);
+    const numbers = async (id) => {
+      await tab.page.selectOption('#export-table', id);
+      const lines = (await tab.page.textContent('#export-preview')).trim().split('\n').filter((line) => /\d/.test(line));
+      return lines.slice(-D).map((line) => line.split(',').slice(-D).map(Number)).flat();
+    };
+    // key/value head 1's W_k (the only one), every float32 digit
+    assert.ok(largest(await numbers('wk-1'), state.custom.wk) < 1e-7, 'W_k of head 2 is key/value head 1\'s');
+    const want = attention64(ROWS, state.custom, { heads: 2, kvHeads: 1, dK: D, causal: true, window: 3, rotary: { dims: D, theta: 100 } });
+    const kBefore = await numbers('kUnrotated-1');
+    assert.ok(largest(kBefore, want.heads[1].kUnrotated.slice(-D).flat()) < 1e-5, 'K before rotation, last rows');
+    await tab.page.click('#export-toggle');
+  });
+});
+
 describe('practice mode with key/value heads, rotary positions and a window', () => {
   it('every blank\'s true value is the float64 reference\'s (scores, scaled scores, weights, z of the key/value head read); no q entry is asked', async () => {
     const state = handLab({ selectedHead: 1 });
