@@ -6,10 +6,13 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { useLabPage, downloadedBytes } from './browser.mjs';
+import { createRequire } from 'node:module';
+
+import { useLabPage, downloadedBytes, renderEverySection } from './browser.mjs';
 import { stateToFragment } from '../../web/src/state/link.mjs';
 import { attention64, stackModern64, largest } from './modern64.mjs';
 
+const require = createRequire(import.meta.url);
 let tab;
 const lab = useLabPage({ before, after, assert, onReady: (opened) => { tab = opened; } });
 
@@ -307,6 +310,18 @@ describe('Hindi and the keyboard for key/value heads, rotary positions and the w
       reached.push(await tab.page.evaluate(() => document.activeElement.id));
     }
     assert.deepEqual(reached, ['kvHeads', 'rotary', 'rotaryTheta', 'rotaryDims', 'window']);
+    // axe-core: the settings and the head's tables with the new controls and lines
+    await renderEverySection(tab.page);
+    await tab.page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
+    const violations = await tab.page.evaluate(async () => {
+      const found = [];
+      for (const selector of ['#controls', '#head-panel', '#weights']) {
+        const result = await globalThis.axe.run(document.querySelector(selector), { resultTypes: ['violations'] });
+        found.push(...result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${selector} ${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`));
+      }
+      return found;
+    });
+    assert.deepEqual(violations, []);
     // Space on the checkbox turns rotary off
     await tab.page.focus('#rotary');
     await lab.redrawn(() => tab.page.keyboard.press('Space'));
