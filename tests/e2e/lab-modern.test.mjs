@@ -6,10 +6,13 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { useLabPage } from './browser.mjs';
+import { createRequire } from 'node:module';
+
+import { useLabPage, downloadedBytes, renderEverySection } from './browser.mjs';
 import { stateToFragment } from '../../web/src/state/link.mjs';
 import { attention64, stackModern64, largest } from './modern64.mjs';
 
+const require = createRequire(import.meta.url);
 let tab;
 const lab = useLabPage({ before, after, assert, onReady: (opened) => { tab = opened; } });
 
@@ -205,6 +208,82 @@ describe('links, settings, bad values and Hindi for key/value heads, rotary posi
     checkHeads(page.heads, want.heads, 'after the bad values');
   });
 
+});
+
+describe('the lab\'s own file with key/value heads, rotary positions and a window', () => {
+  it('Save as .safetensors writes W_k, W_v as kvHeads heads and the settings; loaded back, the same numbers', async () => {
+    const state = handLab({ rotaryTheta: 500, rotaryDims: 2 });
+    await setLab(state);
+    const before = await shown();
+    const [download] = await Promise.all([tab.page.waitForEvent('download'), tab.page.click('#layers-save-safetensors')]);
+    const bytes = await downloadedBytes(download);
+    const length = Number(bytes.readBigUInt64LE(0));
+    const header = JSON.parse(bytes.subarray(8, 8 + length).toString());
+    assert.deepEqual([header.wq.shape, header.wk.shape, header.wv.shape], [[2, D, D], [1, D, D], [1, D, D]]);
+    assert.deepEqual([header.__metadata__.kvHeads, header.__metadata__.rotaryTheta, header.__metadata__.rotaryDims, header.__metadata__.window], ['1', '500', '2', '3']);
+    // a plain lab, then the file: its key/value heads, rotation and window come back
+    await setLab(handLab({ kvHeads: null, custom: handSet(1, 2), rotary: false, window: 0 }));
+    await tab.page.setInputFiles('#layers-file', { name: 'modern.safetensors', mimeType: 'application/octet-stream', buffer: bytes });
+    await tab.page.waitForFunction(() => /found this lab's export/.test(document.querySelector('#layers-status').textContent));
+    await lab.redrawn(() => tab.page.click('#layers-load'));
+    const loaded = await shown();
+    assert.deepEqual(['kvHeads', 'rotary', 'rotaryTheta', 'rotaryDims', 'window'].map((f) => loaded.state[f]), [1, true, 500, 2, 3]);
+    assert.match(await tab.page.textContent('#layers-status'), /rotary positions, θ = 500.*2 rotated features.*sliding window 3/);
+    // the file's X is not in it: the lab's inputs stay, so the numbers are the saved lab's
+    checkHeads(loaded.heads, before.heads.map((h) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k, rowsOf(v, v.length / TOKENS.length)]))), 'loaded back');
+  });
+});
+
+describe('exports with key/value heads and rotary positions', () => {
+  it('head 2\'s W_k export is its key/value head\'s; Q and K before rotation are exported too', async () => {
+    const state = handLab();
+    await setLab(state);
+    if (await tab.page.locator('#export-panel').isHidden()) await tab.page.click('#export-toggle');
+    await tab.page.selectOption('#export-format', 'csv');
+    await tab.page.selectOption('#export-precision', 'full');
+    const ids = await tab.page.$$eval('#export-table option', (options) => options.map((o) => o.value));
+    for (const id of ['qUnrotated-0', 'kUnrotated-1', 'wk-1']) assert.ok(ids.includes(id), id);
+    const numbers = async (id) => {
+      await tab.page.selectOption('#export-table', id);
+      const lines = (await tab.page.textContent('#export-preview')).trim().split('\n').filter((line) => /\d/.test(line));
+      return lines.slice(-D).map((line) => line.split(',').slice(-D).map(Number)).flat();
+    };
+    // key/value head 1's W_k (the only one), every float32 digit
+    assert.ok(largest(await numbers('wk-1'), state.custom.wk) < 1e-7, 'W_k of head 2 is key/value head 1\'s');
+    const want = attention64(ROWS, state.custom, { heads: 2, kvHeads: 1, dK: D, causal: true, window: 3, rotary: { dims: D, theta: 100 } });
+    const kBefore = await numbers('kUnrotated-1');
+    assert.ok(largest(kBefore, want.heads[1].kUnrotated.slice(-D).flat()) < 1e-5, 'K before rotation, last rows');
+    await tab.page.click('#export-toggle');
+  });
+});
+
+describe('practice mode with key/value heads, rotary positions and a window', () => {
+  it('every blank\'s true value is the float64 reference\'s (scores, scaled scores, weights, z of the key/value head read); no q entry is asked', async () => {
+    const state = handLab({ selectedHead: 1 });
+    await setLab({ ...state, practice: {} });
+    const exercises = await tab.page.evaluate(() => globalThis.attentionLab.practice.exercises.map((e) => ({ cell: e.cell, blanks: e.blanks.map((b) => ({ cell: b.cell, truth: b.truth })) })));
+    await setLab({ practice: null });
+    const want = attention64(ROWS, state.custom, { heads: 2, kvHeads: 1, dK: D, causal: true, window: 3, rotary: { dims: D, theta: 100 } });
+    const valueOf = ({ matrix, head, row, col }) => {
+      const h = want.heads[head];
+      const score = h.q[row].reduce((sum, a, c) => sum + a * h.k[col][c], 0);
+      return { scores: score, scaled: score / Math.sqrt(D), weights: h.weights[row]?.[col], softmax: h.weights[row]?.[col], z: h.z[row]?.[col] }[matrix];
+    };
+    let checked = 0;
+    for (const { cell, blanks } of exercises) {
+      assert.notEqual(cell.matrix, 'q', 'a q entry is not asked with rotary positions');
+      for (const blank of blanks) {
+        const expected = valueOf(blank.cell);
+        if (expected === undefined) continue;
+        assert.ok(Math.abs(blank.truth - expected) <= 1e-5 * Math.max(1, Math.abs(expected)), `${JSON.stringify(blank.cell)}: ${blank.truth} vs ${expected}`);
+        checked++;
+      }
+    }
+    assert.ok(checked >= 3, `${checked} blanks checked`);
+  });
+});
+
+describe('Hindi and the keyboard for key/value heads, rotary positions and the window', () => {
   it('in Hindi the settings are labelled, the numbers the same; every new control is reachable by keyboard', async () => {
     await setLab(handLab());
     const english = await shown();
@@ -213,7 +292,12 @@ describe('links, settings, bad values and Hindi for key/value heads, rotary posi
       const input = document.getElementById(id);
       return input.labels[0].textContent.trim();
     }));
-    assert.deepEqual(labels, ['key/value heads (ख़ाली: जितने heads उतने)', 'q और k पर rotary positions (RoPE)', 'RoPE का आधार θ', 'हर head में घुमाए गए features (सम संख्या; ख़ाली: पूरा d_k)', 'sliding window (0: कोई नहीं)']);
+    assert.deepEqual(labels, ['key/value heads की संख्या', 'rotary positions (RoPE) चालू', 'RoPE का आधार θ', 'घुमाए गए features', 'sliding window की चौड़ाई']);
+    // each setting's hint, read out as its description
+    const hints = await tab.page.evaluate(() => ['kvHeads', 'rotary', 'window'].map((id) => document.getElementById(document.getElementById(id).getAttribute('aria-describedby')).textContent));
+    assert.match(hints[0], /^Grouped-query attention: W_k और W_v में इतने heads/);
+    assert.match(hints[1], /^Rotary positions: q और k को/);
+    assert.match(hints[2], /i − j < window/);
     assert.match(await tab.page.textContent('#head-panel'), /घुमाने से पहले Q/);
     assert.deepEqual((await shown()).heads, english.heads);
     await lab.redrawn(() => tab.page.evaluate(() => globalThis.attentionLab.setLanguage('en')));
@@ -226,6 +310,18 @@ describe('links, settings, bad values and Hindi for key/value heads, rotary posi
       reached.push(await tab.page.evaluate(() => document.activeElement.id));
     }
     assert.deepEqual(reached, ['kvHeads', 'rotary', 'rotaryTheta', 'rotaryDims', 'window']);
+    // axe-core: the settings and the head's tables with the new controls and lines
+    await renderEverySection(tab.page);
+    await tab.page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
+    const violations = await tab.page.evaluate(async () => {
+      const found = [];
+      for (const selector of ['#controls', '#head-panel', '#weights']) {
+        const result = await globalThis.axe.run(document.querySelector(selector), { resultTypes: ['violations'] });
+        found.push(...result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${selector} ${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`));
+      }
+      return found;
+    });
+    assert.deepEqual(violations, []);
     // Space on the checkbox turns rotary off
     await tab.page.focus('#rotary');
     await lab.redrawn(() => tab.page.keyboard.press('Space'));

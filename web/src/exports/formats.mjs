@@ -32,10 +32,17 @@ export function tablesOf(view, t = message) {
     const trace = view.result.heads[h];
     const at = (table) => t('export.caption.perHead', { table, head: h + 1 });
     const size = (width) => view.dModel * width;
+    // grouped-query attention: head h's W_k and W_v are its key/value head g's
+    const g = Math.floor(h / (view.heads / (view.kvHeads ?? view.heads)));
     tables.push(
       { id: `wq-${h}`, caption: at('W_q'), rowLabels: view.columns, columnLabels: keyColumns(view), values: view.weights.wq.subarray(h * size(view.dK), (h + 1) * size(view.dK)) },
-      { id: `wk-${h}`, caption: at('W_k'), rowLabels: view.columns, columnLabels: keyColumns(view), values: view.weights.wk.subarray(h * size(view.dK), (h + 1) * size(view.dK)) },
-      { id: `wv-${h}`, caption: at('W_v'), rowLabels: view.columns, columnLabels: valueColumns(view), values: view.weights.wv.subarray(h * size(view.dV), (h + 1) * size(view.dV)) },
+      { id: `wk-${h}`, caption: at('W_k'), rowLabels: view.columns, columnLabels: keyColumns(view), values: view.weights.wk.subarray(g * size(view.dK), (g + 1) * size(view.dK)) },
+      { id: `wv-${h}`, caption: at('W_v'), rowLabels: view.columns, columnLabels: valueColumns(view), values: view.weights.wv.subarray(g * size(view.dV), (g + 1) * size(view.dV)) },
+      // rotary positions: q and k before the rotation too
+      ...(trace.qUnrotated ? [
+        { id: `qUnrotated-${h}`, caption: at(t('table.qUnrotated')), rowLabels: view.tokens, columnLabels: keyColumns(view), values: trace.qUnrotated },
+        { id: `kUnrotated-${h}`, caption: at(t('table.kUnrotated')), rowLabels: view.keyTokens, columnLabels: keyColumns(view), values: trace.kUnrotated },
+      ] : []),
       { id: `q-${h}`, caption: at('Q'), rowLabels: view.tokens, columnLabels: keyColumns(view), values: trace.q },
       { id: `k-${h}`, caption: at('K'), rowLabels: view.keyTokens, columnLabels: keyColumns(view), values: trace.k },
       { id: `v-${h}`, caption: at('V'), rowLabels: view.keyTokens, columnLabels: valueColumns(view), values: trace.v },

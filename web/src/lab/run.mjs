@@ -39,7 +39,7 @@ function viewOf(asked, built, reply) {
     identity: asked.weightsMode === 'identity',
     result: reply.result, weights: reply.weights, layer: 0, typedX: true, layerWeights: null,
     // grouped-query attention's key/value heads, and whether q and k were turned (rotary positions)
-    kvHeads: reply.result.shape.kvHeads ?? asked.heads, rotary: Boolean(built.request.rotary), window: built.request.window ?? 0,
+    kvHeads: reply.result.shape.kvHeads ?? asked.heads, rotary: built.request.rotary ?? null, window: built.request.window ?? 0,
     ...stack,
   };
 }

@@ -22,6 +22,8 @@ export function stateWithLayer(state, params, inputs = null) {
     // the file's own settings, never the previous layer's: a BERT layer after a GPT-2 one is not causal
     scaleMode: 'sqrt_dk', maskMode: params.causal ? 'causal' : 'none',
     positions: 'none',
+    // nor its key/value heads (the file's own, when it has fewer than heads), rotary positions or window
+    kvHeads: params.kvHeads && params.kvHeads !== params.heads ? params.kvHeads : null, rotary: false, window: 0,
     inputs: keptInputs,
     x: null, xEdits: {}, contextEdits: {}, embeddings: null,
     selectedToken: 0, selectedHead: 0,
@@ -37,7 +39,7 @@ export function stateWithInputs(state, inputs) {
 export function currentTensors(view, state) {
   const w = view.weights;
   return labTensors({
-    dModel: view.dModel, heads: view.heads, dK: view.dK, dV: view.dV,
+    dModel: view.dModel, heads: view.heads, kvHeads: view.kvHeads ?? view.heads, dK: view.dK, dV: view.dV,
     wq: w.wq, wk: w.wk, wv: w.wv, wo: state.useWo ? w.wo : null,
     bq: w.bq ?? null, bk: w.bk ?? null, bv: w.bv ?? null, bo: state.useWo ? w.bo ?? null : null,
   });
@@ -47,6 +49,10 @@ function metadataOf(view, state) {
   return {
     format: 'attention-lab', heads: String(view.heads), dModel: String(view.dModel), dK: String(view.dK), dV: String(view.dV),
     scale: String(state.scaleMode === 'custom' ? state.scaleDivisor : state.scaleMode), mask: state.maskMode, positions: state.positions ?? 'none',
+    // attention as real models have it (state/modern.mjs), when on
+    ...(view.kvHeads && view.kvHeads !== view.heads ? { kvHeads: String(view.kvHeads) } : {}),
+    ...(state.rotary ? { rotaryTheta: String(state.rotaryTheta), rotaryDims: String(state.rotaryDims ?? view.dK) } : {}),
+    ...(state.window > 0 ? { window: String(state.window) } : {}),
   };
 }
 

@@ -185,7 +185,10 @@ const LAYOUTS = [
           if (wq.shape.length !== 3) return `wq has shape ${JSON.stringify(wq.shape)}; the lab's is (heads, dModel, dK)`;
           const [heads, dModel, dK] = wq.shape;
           const dV = parts.wv.shape[2];
-          const expect = { wk: [heads, dModel, dK], wv: [heads, dModel, dV], wo: [heads * dV, dModel], bq: [heads, dK], bk: [heads, dK], bv: [heads, dV], bo: [dModel] };
+          // W_k and W_v may hold fewer key/value heads (grouped-query attention), dividing heads
+          const kv = parts.wk.shape[0];
+          if (!(kv >= 1 && heads % kv === 0)) return `wk has shape ${JSON.stringify(parts.wk.shape)}; its ${kv} key/value heads must divide wq's ${heads} heads`;
+          const expect = { wk: [kv, dModel, dK], wv: [kv, dModel, dV], wo: [heads * dV, dModel], bq: [heads, dK], bk: [kv, dK], bv: [kv, dV], bo: [dModel] };
           for (const [k, shape] of Object.entries(expect)) if (parts[k] && !same(parts[k].shape, shape)) return `${k} has shape ${JSON.stringify(parts[k].shape)}; expected ${JSON.stringify(shape)}`;
           if (parts.bo && !parts.wo) return 'bo needs wo';
           return null;
@@ -196,7 +199,7 @@ const LAYOUTS = [
         convert() {
           const [heads, dModel, dK] = wq.shape;
           const own = Object.fromEntries(Object.entries(parts).map(([k, t]) => [k, t && f32(t.data)]));
-          return { dModel, heads, dK, dV: parts.wv.shape[2], causal: false, ...own };
+          return { dModel, heads, kvHeads: parts.wk.shape[0], dK, dV: parts.wv.shape[2], causal: false, ...own };
         },
       }];
     },
@@ -244,12 +247,13 @@ export function convertLayer(layer, heads) {
 }
 
 /** The lab's parameters as named tensors in its own layout (for writeSafetensors / writeTensorJson). */
-export function labTensors({ dModel, heads, dK, dV, wq, wk, wv, wo, bq, bk, bv, bo }) {
-  const out = { wq: { shape: [heads, dModel, dK], data: wq }, wk: { shape: [heads, dModel, dK], data: wk }, wv: { shape: [heads, dModel, dV], data: wv } };
+export function labTensors({ dModel, heads, kvHeads = heads, dK, dV, wq, wk, wv, wo, bq, bk, bv, bo }) {
+  // W_k, W_v, b_k, b_v hold the key/value heads (grouped-query attention: fewer than heads)
+  const out = { wq: { shape: [heads, dModel, dK], data: wq }, wk: { shape: [kvHeads, dModel, dK], data: wk }, wv: { shape: [kvHeads, dModel, dV], data: wv } };
   if (wo) out.wo = { shape: [heads * dV, dModel], data: wo };
   if (bq) out.bq = { shape: [heads, dK], data: bq };
-  if (bk) out.bk = { shape: [heads, dK], data: bk };
-  if (bv) out.bv = { shape: [heads, dV], data: bv };
+  if (bk) out.bk = { shape: [kvHeads, dK], data: bk };
+  if (bv) out.bv = { shape: [kvHeads, dV], data: bv };
   if (bo && wo) out.bo = { shape: [dModel], data: bo };
   return out;
 }

@@ -1,5 +1,5 @@
 // The settings the lab writes into its own .safetensors and JSON (__metadata__: scale, mask,
-// positions; apply.mjs metadataOf), read back when such a file is loaded, so that a layer saved with
+// positions, rotaryTheta, rotaryDims, window; apply.mjs metadataOf), read back when such a file is loaded, so that a layer saved with
 // sinusoidal positions, divisor 7 and a causal mask loads with them. Only the lab's own files
 // (format "attention-lab") are read this way; each value is checked as a link's would be.
 import { own } from '../shared/own.mjs';
@@ -38,5 +38,26 @@ export function settingsFromMetadata(metadata) {
     changes.positions = positions;
     read.push({ setting: 'positions', value: positions });
   }
-  return { changes, read };
+  return { changes: { ...changes, ...modernSettings(metadata, read) }, read };
+}
+
+// A whole number ≥ `least` written by the lab (kvHeads comes from the tensors' shapes, not from here)
+const whole = (text, least) => (typeof text === 'string' && /^\d+$/.test(text) && Number(text) >= least ? Number(text) : undefined);
+
+// Rotary positions (θ above 1, rotated features even) and a window, as metadataOf writes them
+function modernSettings(metadata, read) {
+  const changes = {};
+  const thetaText = own(metadata, 'rotaryTheta');
+  const theta = typeof thetaText === 'string' && /^[0-9.eE+]+$/.test(thetaText) ? Number(thetaText) : NaN;
+  const dims = whole(own(metadata, 'rotaryDims'), 0);
+  if (theta > 1 && theta <= FLOAT32_MAX && dims !== undefined && dims % 2 === 0) {
+    Object.assign(changes, { rotary: true, rotaryTheta: theta, rotaryDims: dims });
+    read.push({ setting: 'rotary', value: theta }, { setting: 'rotaryDims', value: dims });
+  }
+  const window = whole(own(metadata, 'window'), 1);
+  if (window !== undefined) {
+    changes.window = window;
+    read.push({ setting: 'window', value: window });
+  }
+  return changes;
 }

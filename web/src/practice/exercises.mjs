@@ -109,7 +109,8 @@ function sequenceFor(view, f64, i, h, tolerance) {
   if (!keys.length) keys.push(Math.min(i, m - 1));
   const pick = (cells) => leastBlind(view, f64, cells, tolerance);
   // a q entry that only copies a number of X (W_q's column one 1, the notes' W = I) teaches nothing: not asked
-  const qColumns = livelyColumns(q, i, view.dK).filter((col) => !copiesX(view, h, col));
+  // with rotary positions q is x·W_q turned by the position, which the exercise's row and column do not show: not asked
+  const qColumns = view.rotary ? [] : livelyColumns(q, i, view.dK).filter((col) => !copiesX(view, h, col));
   const qCell = qColumns.length ? pick(qColumns.map((col) => ({ matrix: 'q', head: h, row: i, col }))) : null;
   // a key whose score and scaling both tell their mistakes apart
   let key = null;

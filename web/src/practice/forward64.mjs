@@ -30,10 +30,14 @@ export function forward64(view) {
   const concatWidth = heads * dV;
   const concat = new Float64Array(n * concatWidth);
   const perHead = [];
+  // grouped-query attention: head h reads key/value head g; rotary positions turn q and k (lab/run.mjs's view)
+  const group = heads / (view.kvHeads ?? heads);
+  const turn = (rows, count) => (view.rotary ? rotated(rows, count, dK, view.rotary) : rows);
   for (let h = 0; h < heads; h++) {
-    const q = project(x, n, weights.wq, h, dK);
-    const k = project(context, m, weights.wk, h, dK);
-    const v = project(context, m, weights.wv, h, dV);
+    const g = Math.floor(h / group);
+    const q = turn(project(x, n, weights.wq, h, dK), n);
+    const k = turn(project(context, m, weights.wk, g, dK), m);
+    const v = project(context, m, weights.wv, g, dV);
     const engineScaled = view.result.heads[h].scaled;
     const masked = Uint8Array.from(engineScaled, (s) => (s === -Infinity ? 1 : 0));
     const scores = new Float64Array(n * m);
@@ -71,6 +75,22 @@ export function forward64(view) {
     }
   }
   return { divisor, heads: perHead, concat, output };
+}
+
+// RoPE, rotate-half: row r (position r) of `rows` (count × dK), its first `dims` features in pairs
+// (c, c + dims/2) turned by r · θ^(−2c/dims), in float64
+function rotated(rows, count, dK, { dims, theta }) {
+  const out = Float64Array.from(rows);
+  const half = dims / 2;
+  for (let r = 0; r < count; r++) {
+    for (let c = 0; c < half; c++) {
+      const angle = r * theta ** (-2 * c / dims);
+      const [a, b] = [rows[r * dK + c], rows[r * dK + c + half]];
+      out[r * dK + c] = a * Math.cos(angle) - b * Math.sin(angle);
+      out[r * dK + c + half] = b * Math.cos(angle) + a * Math.sin(angle);
+    }
+  }
+  return out;
 }
 
 /** softmax along each row of (rows × cols); a row that is all −∞ gives zeros. */

@@ -37,7 +37,7 @@ export function renderHeadPanel({ $, t, overlay }, view, selected) {
     ? [['weights', t('caption.weights')]]
     : [...qk, ['v', 'V'], ['scores', t('caption.scores')], ['scaled', t('table.scaled')], ['weights', t('caption.weights')], ['z', t('caption.z')]];
   const kvHeads = view.kvHeads ?? view.heads;
-  const signature = `${selected}|${view.heads}|${view.rotary}|${kvHeads}`;
+  const signature = `${selected}|${view.heads}|${Boolean(view.rotary)}|${kvHeads}`;
   if (panel.dataset.signature !== signature) {
     panel.dataset.signature = signature;
     panel.replaceChildren();

@@ -9,7 +9,7 @@ export function stateWithWeights(state, { model, weights, learnedEmbeddings, exa
     ...state,
     preset: null, sentence: example.sentence, attention: 'self',
     dModel: model.dModel, heads: model.heads, dK: d, dV: d,
-    scaleMode: 'sqrt_dk', maskMode: 'none', positions: model.positions ?? 'none',
+    scaleMode: 'sqrt_dk', maskMode: 'none', positions: model.positions ?? 'none', kvHeads: null, rotary: false, window: 0,
     weightsMode: 'custom', useWo: false,
     custom: { wq: Array.from(weights.wq), wk: Array.from(weights.wk), wv: Array.from(weights.wv), wo: null },
     inputs: null, x: null, xEdits: {}, contextEdits: {}, embeddings: learnedEmbeddings,

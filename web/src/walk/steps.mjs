@@ -22,6 +22,8 @@ export function walkSteps(view, query, head, t = message) {
   const token = tokens[query];
   const h = result.heads[head];
   const hd = head + 1;
+  // grouped-query attention: W_k and W_v are those of the key/value head this head reads
+  const kvHead = Math.floor(head / (view.heads / (view.kvHeads ?? view.heads)));
   const steps = [];
   const add = (stage, text, inputs, outputs, explain = null, arithmetic = null) => steps.push({ stage, text, inputs, outputs, explain, arithmetic });
   const input = view.self ? 'x' : 'context';
@@ -31,9 +33,9 @@ export function walkSteps(view, query, head, t = message) {
 
   add('qkv', t('walk.q', { token, head: hd }), [{ matrix: 'x', row: query }, { matrix: 'wq', head }], [{ matrix: 'q', head, row: query }, { part: 'q' }],
     { matrix: 'q', head, row: query, col: largest(h.q, dK, query) });
-  add('qkv', t('walk.k', { head: hd, key: keyTokens[strongest], source: view.self ? 'X' : 'C' }), [{ matrix: input }, { matrix: 'wk', head }], [{ matrix: 'k', head }, { part: 'k' }],
+  add('qkv', t('walk.k', { head: hd, key: keyTokens[strongest], source: view.self ? 'X' : 'C' }), [{ matrix: input }, { matrix: 'wk', head: kvHead }], [{ matrix: 'k', head }, { part: 'k' }],
     { matrix: 'k', head, row: strongest, col: largest(h.k, dK, strongest) });
-  add('qkv', t('walk.v', { head: hd, key: keyTokens[strongest], source: view.self ? 'X' : 'C' }), [{ matrix: input }, { matrix: 'wv', head }], [{ matrix: 'v', head }, { part: 'v' }],
+  add('qkv', t('walk.v', { head: hd, key: keyTokens[strongest], source: view.self ? 'X' : 'C' }), [{ matrix: input }, { matrix: 'wv', head: kvHead }], [{ matrix: 'v', head }, { part: 'v' }],
     { matrix: 'v', head, row: strongest, col: largest(h.v, dV, strongest) });
   for (let j = 0; j < m; j++) {
     add('scores', t('walk.score', { token, key: keyTokens[j], dK }),
