@@ -216,18 +216,27 @@ const median = (values) => {
 };
 
 /**
- * One size's contenders, checked and warmed up: each trains 10 steps from the same initial weights
- * and its losses must equal the engine's within 1e-4 (or this throws); then 5 warm-up steps each.
- * `steps`, the steps per sample: 1, or, with `minSampleMs` (a browser's clock ticks in 0.1 ms), the
- * most that took that long in three tries. `sample(i)` times one sample of contender i (wall ms per step);
- * `row(times, cpuTimes)` gives the size's medians and ratios. `tf` must have its wasm backend set.
+ * One size's contenders, checked and warmed up (timedSession below), for one attention layer.
  */
 export function trainingSession({ simd, scalar, tf, d, h, minSampleMs = 0 }) {
   const data = makeData(d);
   const initial = simd.initWeights({ dModel: d, heads: h, seed: 1 });
   const make = () => [engineContender('engine SIMD', simd, d, h, data, initial), engineContender('engine scalar', scalar, d, h, data, initial),
     tfContender(tf, d, h, data, initial), plainContender(d, h, data, initial)];
+  return timedSession({ make, label: `dModel ${d}, heads ${h}`, minSampleMs,
+    describe: (medians) => ({ dModel: d, heads: h, batch: BATCH, tokens: TOKENS, speedupOverTfWasm: medians['TF.js wasm'] / medians['engine SIMD'],
+      speedupOverPlainJs: medians['plain JS'] / medians['engine SIMD'] }) });
+}
 
+/**
+ * Contenders (`make()`: a fresh list, the engine's SIMD build first), checked and warmed up: each
+ * trains 10 steps from the same initial weights and its losses must equal the first's within 1e-4 (or
+ * this throws); then 5 warm-up steps each. `steps`, the steps per sample: 1, or, with `minSampleMs` (a
+ * browser's clock ticks in 0.1 ms), the most that took that long in three tries. `sample(i)` times one
+ * sample of contender i (wall ms per step); `row(times, cpuTimes)` gives the medians, `describe(medians)`'s
+ * fields and the agreement.
+ */
+export function timedSession({ make, label, minSampleMs = 0, describe }) {
   // Agreement: 10 steps from the same weights; every loss within 1e-4 of the engine's.
   const check = make();
   const losses = check.map((c) => Array.from({ length: 10 }, () => c.step()));
@@ -235,7 +244,7 @@ export function trainingSession({ simd, scalar, tf, d, h, minSampleMs = 0 }) {
   const reference = losses[0];
   const agreement = check.map((c, i) => ({ name: c.name, maxLossDifference: Math.max(...losses[i].map((l, s) => Math.abs(l - reference[s]))) }));
   for (const a of agreement) {
-    if (!(a.maxLossDifference <= 1e-4)) throw new Error(`dModel ${d}, heads ${h}: ${a.name}'s losses differ from the engine's by ${a.maxLossDifference}`);
+    if (!(a.maxLossDifference <= 1e-4)) throw new Error(`${label}: ${a.name}'s losses differ from the engine's by ${a.maxLossDifference}`);
   }
 
   const contenders = make();
@@ -268,9 +277,8 @@ export function trainingSession({ simd, scalar, tf, d, h, minSampleMs = 0 }) {
     row(times, cpuTimes = null) {
       contenders.forEach((c) => c.dispose());
       const medians = medianOf(times);
-      const row = { dModel: d, heads: h, batch: BATCH, tokens: TOKENS, medianMs: medians,
-        speedupOverTfWasm: medians['TF.js wasm'] / medians['engine SIMD'], speedupOverPlainJs: medians['plain JS'] / medians['engine SIMD'],
-        stepsPerSample: Object.fromEntries(names.map((name, i) => [name, steps[i]])), lossesAfter10Steps: reference.at(-1), agreement };
+      const row = { ...describe(medians), medianMs: medians, stepsPerSample: Object.fromEntries(names.map((name, i) => [name, steps[i]])),
+        lossesAfter10Steps: reference.at(-1), losses: reference, agreement };
       if (cpuTimes) {
         row.medianCpuMs = medianOf(cpuTimes);
         row.cpuSpeedupOverTfWasm = row.medianCpuMs['TF.js wasm'] / row.medianCpuMs['engine SIMD'];
@@ -282,31 +290,37 @@ export function trainingSession({ simd, scalar, tf, d, h, minSampleMs = 0 }) {
 
 export function describeRow(row) {
   const cpu = row.cpuSpeedupOverTfWasm ? ` (CPU time ×${row.cpuSpeedupOverTfWasm.toFixed(1)})` : '';
-  return `dModel ${row.dModel}, ${row.heads} heads: ${Object.entries(row.medianMs).map(([k, v]) => `${k} ${v.toFixed(3)} ms`).join(', ')}; ` +
-    `×${row.speedupOverTfWasm.toFixed(1)} TF.js wasm${cpu}, ×${row.speedupOverPlainJs.toFixed(1)} plain JS; ` +
+  const what = row.model ?? `dModel ${row.dModel}, ${row.heads} heads`;
+  const plain = row.speedupOverPlainJs ? `, ×${row.speedupOverPlainJs.toFixed(1)} plain JS` : '';
+  return `${what}: ${Object.entries(row.medianMs).map(([k, v]) => `${k} ${v.toFixed(3)} ms`).join(', ')}; ` +
+    `×${row.speedupOverTfWasm.toFixed(1)} TF.js wasm${cpu}${plain}; ` +
     `losses agree to ${Math.max(...row.agreement.map((a) => a.maxLossDifference)).toExponential(1)}`;
 }
 
 /**
- * Every size in this process: `rounds` rounds of one sample per contender, interleaved.
- * `cpuClock()` (Node: process.cpuUsage, in ms), when given, also times each sample in this
- * process's CPU time.
+ * One session's `rounds` rounds of one sample per contender, interleaved (the order turns each round:
+ * no contender always runs first). `cpuClock()` (Node: process.cpuUsage, in ms), when given, also
+ * times each sample in this process's CPU time.
  */
+export function timeSession(session, { rounds, cpuClock = null }) {
+  const times = session.names.map(() => []);
+  const cpuTimes = session.names.map(() => []);
+  for (let round = 0; round < rounds; round++) {
+    for (let k = 0; k < session.names.length; k++) {
+      const i = (k + round) % session.names.length;
+      const cpu = cpuClock?.();
+      times[i].push(session.sample(i));
+      if (cpuClock) cpuTimes[i].push((cpuClock() - cpu) / session.steps[i]);
+    }
+  }
+  return session.row(times, cpuClock ? cpuTimes : null);
+}
+
+/** Every size in this process, each timeSession's rows. */
 export function runTrainingSuite({ simd, scalar, tf, sizes = SIZES, rounds, minSampleMs = 0, cpuClock = null, log = () => {} }) {
   const rows = [];
   for (const [d, h] of sizes) {
-    const session = trainingSession({ simd, scalar, tf, d, h, minSampleMs });
-    const times = session.names.map(() => []);
-    const cpuTimes = session.names.map(() => []);
-    for (let round = 0; round < rounds; round++) {
-      for (let k = 0; k < session.names.length; k++) {
-        const i = (k + round) % session.names.length;  // the order turns each round: no contender always runs first
-        const cpu = cpuClock?.();
-        times[i].push(session.sample(i));
-        if (cpuClock) cpuTimes[i].push((cpuClock() - cpu) / session.steps[i]);
-      }
-    }
-    const row = session.row(times, cpuClock ? cpuTimes : null);
+    const row = timeSession(trainingSession({ simd, scalar, tf, d, h, minSampleMs }), { rounds, cpuClock });
     rows.push(row);
     log(describeRow(row));
   }

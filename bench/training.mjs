@@ -6,8 +6,12 @@
 // match the engine's to 1e-4; then steps are timed interleaved (contender by contender, round after
 // round) and medians reported, of wall time and of CPU time (this process's in Node, the renderer's
 // main thread's in Chromium, where a sample is as many steps as last 5 ms: its clock ticks in 0.1 ms).
+// Then the same for issue 22's stack: one Adam step of the two-layer attention-only induction model
+// (batch 32, sequence 24, dModel 32, 4 heads; bench/train-stack-suite.mjs), the engine's stack trainer
+// against TF.js wasm, its 10 losses equal to 1e-4 first.
 // Writes bench/training-results.json.
-//   --quick: 7 rounds (writes bench/training-results-partial.json); --node-only, --browser-only
+//   --quick: 7 rounds (writes bench/training-results-partial.json); --node-only, --browser-only;
+//   --stack-only: the stack alone (partial too)
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -18,7 +22,8 @@ import { fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs-core';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 
-import { ADAM, SIZES, describeRow, runTrainingSuite } from './training-suite.mjs';
+import { ADAM, SIZES, describeRow, runTrainingSuite, timeSession } from './training-suite.mjs';
+import { stackTrainingSession } from './train-stack-suite.mjs';
 import { openBenchSite, tfWasmDir } from './bench-site.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -26,6 +31,7 @@ const require = createRequire(import.meta.url);
 const quick = process.argv.includes('--quick');
 const nodeOnly = process.argv.includes('--node-only');
 const browserOnly = process.argv.includes('--browser-only');
+const stackOnly = process.argv.includes('--stack-only');
 const ROUNDS = quick ? 7 : 31;
 const log = (...args) => console.error(...args);
 const esbuild = (args) => execFileSync('npx', ['esbuild', ...args, '--log-level=warning'], { cwd: root, stdio: 'inherit' });
@@ -52,7 +58,10 @@ async function nodeBench() {
     const { user, system } = process.cpuUsage();
     return (user + system) / 1000;
   };
-  return runTrainingSuite({ simd, scalar, tf, rounds: ROUNDS, cpuClock, log: (line) => log(`node: ${line}`) });
+  const rows = runTrainingSuite({ simd, scalar, tf, sizes: stackOnly ? [] : SIZES, rounds: ROUNDS, cpuClock, log: (line) => log(`node: ${line}`) });
+  const stack = timeSession(stackTrainingSession({ simd, scalar, tf }), { rounds: ROUNDS, cpuClock });
+  log(`node: ${describeRow(stack)}`);
+  return { rows, stack };
 }
 
 // ---- Chromium: dist/ and TensorFlow.js's wasm files served on localhost, the suite bundled
@@ -83,8 +92,8 @@ async function chromiumBench() {
     }
     const overheadMs = empty.sort((a, b) => a - b)[15];
     const rows = [];
-    for (const [d, h] of SIZES) {
-      const { names, steps } = await page.evaluate(([dModel, heads]) => globalThis.trainingBench.prepare(dModel, heads), [d, h]);
+    for (const size of [...(stackOnly ? [] : SIZES), 'stack']) {
+      const { names, steps } = await page.evaluate((s) => globalThis.trainingBench.prepare(s), size);
       const times = names.map(() => []);
       const cpuTimes = names.map(() => []);
       for (let round = 0; round < ROUNDS; round++) {
@@ -99,7 +108,8 @@ async function chromiumBench() {
       log(`chromium: ${describeRow(row)}`);
       rows.push(row);
     }
-    return { rows, tfSimd, cpuOverheadMs: overheadMs, version: browser.version() };
+    const stack = rows.pop();
+    return { rows, stack, tfSimd, cpuOverheadMs: overheadMs, version: browser.version() };
   } finally {
     await site.close();
   }
@@ -119,16 +129,27 @@ function table(rows) {
   return lines.join('\n');
 }
 
+// The stack's row: medians, the ratio, the agreement.
+function stackLine(r) {
+  const m = r.medianMs;
+  const cpu = r.cpuSpeedupOverTfWasm ? ` (CPU time ×${r.cpuSpeedupOverTfWasm.toFixed(2)})` : '';
+  return `Induction stack (batch ${r.batch}, n ${r.tokens}, dModel ${r.dModel}, ${r.heads} heads, ${r.layers} layers): engine SIMD ${m['engine SIMD'].toFixed(3)} ms, ` +
+    `engine scalar ${m['engine scalar'].toFixed(3)} ms, TF.js wasm ${m['TF.js wasm'].toFixed(3)} ms per step; ×${r.speedupOverTfWasm.toFixed(2)} TF.js wasm${cpu}; ` +
+    `10 losses agree to ${Math.max(...r.agreement.map((a) => a.maxLossDifference)).toExponential(1)} (loss ${r.losses[0].toFixed(4)} → ${r.losses.at(-1).toFixed(4)})`;
+}
+
 const started = new Date();
 const loadBefore = os.loadavg();
-const nodeRows = browserOnly ? null : await nodeBench();
+const node = browserOnly ? null : await nodeBench();
+const nodeRows = node?.rows ?? null;
 const chromium = nodeOnly ? null : await chromiumBench();
 const out = { date: started.toISOString(), node: process.version, chromium: chromium?.version ?? null, rounds: ROUNDS, adam: ADAM,
   loadAverage: { before: loadBefore, after: os.loadavg() }, rows: nodeRows, chromiumRows: chromium?.rows ?? null,
+  stack: node?.stack ?? null, chromiumStack: chromium?.stack ?? null,
   chromiumCpuOverheadMs: chromium?.cpuOverheadMs ?? null };
-const partial = quick || nodeOnly || browserOnly;
+const partial = quick || nodeOnly || browserOnly || stackOnly;
 writeFileSync(path.join(root, partial ? 'bench/training-results-partial.json' : 'bench/training-results.json'), `${JSON.stringify(out, null, 2)}\n`);
 console.log(`Training step, ${out.date}; load average ${loadBefore.map((l) => l.toFixed(1)).join(', ')} before, ` +
   `${out.loadAverage.after.map((l) => l.toFixed(1)).join(', ')} after; ${ROUNDS} rounds, medians`);
-if (nodeRows) console.log(`\nNode ${process.version}\n\n${table(nodeRows)}`);
-if (chromium) console.log(`\nChromium ${chromium.version}\n\n${table(chromium.rows)}`);
+if (node) console.log(`\nNode ${process.version}\n\n${nodeRows.length ? `${table(nodeRows)}\n\n` : ''}${stackLine(node.stack)}`);
+if (chromium) console.log(`\nChromium ${chromium.version}\n\n${chromium.rows.length ? `${table(chromium.rows)}\n\n` : ''}${stackLine(chromium.stack)}`);

@@ -42,6 +42,7 @@ attn::StackModel read_model(const val& model) {
   m.arrangement = static_cast<attn::Arrangement>(model["arrangementCode"].as<int>());
   m.norm = static_cast<attn::NormKind>(model["normCode"].as<int>());
   m.swiglu = model["swiglu"].as<bool>();
+  m.activation = static_cast<attn::Activation>(model["activationCode"].as<int>());
   m.mlp_hidden = model["mlpHidden"].as<int>();
   m.positions = static_cast<attn::PositionKind>(model["positionsCode"].as<int>());
   m.max_positions = model["maxPositions"].as<int>();

@@ -101,6 +101,10 @@ Status check_model(const StackTrainerSpec& spec, int* d_k) {
   if (m.mlp && m.norm != NormKind::LayerNorm && m.norm != NormKind::RmsNorm) {
     return Status::Range("norm", "norm must be 'layernorm' or 'rmsnorm' in blocks with an MLP");
   }
+  if (m.mlp && !m.swiglu && m.activation != Activation::GeluTanh && m.activation != Activation::GeluErf &&
+      m.activation != Activation::Relu) {
+    return Status::Range("mlp", "mlp must be 'gelu-tanh', 'gelu', 'relu' or 'swiglu'");
+  }
   if (m.mlp_hidden < 0 || m.mlp_hidden > kMaxWidth) {
     return Status::Range("mlpHidden", "mlpHidden must be from 0 to " + str(kMaxWidth) + ", got " + str(m.mlp_hidden));
   }
@@ -230,7 +234,7 @@ Stack StackTrainer::State::build() const {
       b.norm1 = make_norm(m.norm, find(layer_name(l, "norm1.weight")), find(layer_name(l, "norm1.bias")));
       b.norm2 = make_norm(m.norm, find(layer_name(l, "norm2.weight")), find(layer_name(l, "norm2.bias")));
       b.mlp.kind = m.swiglu ? MlpKind::SwiGlu : MlpKind::Plain;
-      b.mlp.activation = Activation::GeluTanh;
+      b.mlp.activation = m.activation;
       b.mlp.hidden = hidden;
       b.mlp.w1 = view(find(layer_name(l, "w1")));
       b.mlp.b1 = view(find(layer_name(l, "b1")));

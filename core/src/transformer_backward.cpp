@@ -97,10 +97,14 @@ Status norm_backward(const Norm& norm, const std::vector<float>& x, const NormTr
   return Status::Ok();
 }
 
-// dx += the gradient through the block's MLP at input x, given d_mlp_out.
-Status mlp_backward_block(const Mlp& mlp, const std::vector<float>& x, const BlockTrace& trace,
+// dx += the gradient through the block's MLP at input x, given d_mlp_out (Portable: as the forward).
+Status mlp_backward_block(const Mlp& mlp, Arithmetic arithmetic, const std::vector<float>& x, const BlockTrace& trace,
                           const std::vector<float>& d_mlp_out, std::vector<float>& dx, BlockGradients& g, int n,
                           int d) {
+  if (arithmetic == Arithmetic::Portable) {
+    portable_mlp_backward(mlp, x, trace, d_mlp_out, dx, g, n, d);
+    return Status::Ok();
+  }
   if (mlp.kind == MlpKind::Plain) {
     const MlpGradients grads{dx, wanted(g.w1), wanted(g.b1), wanted(g.w2), wanted(g.b2)};
     return mlp_backward(grads, view_of(d_mlp_out), view_of(x), mlp.w1, mlp.w2, view_of(trace.mlp_pre),
@@ -128,8 +132,8 @@ Status mlp_sublayer_backward(const Block& block, const BlockTrace& trace, const 
   }
   add_into(d_middle, d_summed);  // the residual
   std::vector<float> d_mlp_in(d_output.size(), 0.0f);
-  if (Status s =
-          mlp_backward_block(block.mlp, pre ? trace.norm2.out : trace.middle, trace, d_summed, d_mlp_in, g, n, d);
+  if (Status s = mlp_backward_block(block.mlp, block.attention.arithmetic, pre ? trace.norm2.out : trace.middle, trace,
+                                    d_summed, d_mlp_in, g, n, d);
       !s.ok()) {
     return prefixed("mlp.", s);
   }

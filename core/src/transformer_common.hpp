@@ -26,6 +26,13 @@ Status norm_forward(const Norm& norm, const std::vector<float>& x, int n, int d,
 // Block l on trace->input (filled by the caller): every other field of the trace.
 Status block_forward(const Stack& stack, const StackInputs& inputs, int l, BlockTrace* trace);
 
+// A block's MLP with Arithmetic::Portable (transformer_portable.cpp): trace->mlp_pre, mlp_up (SwiGLU),
+// mlp_hidden and mlp_out, sized by the caller, filled; the weights checked by validate_stack.
+void portable_mlp_forward(const Mlp& mlp, const std::vector<float>& x, int n, int d, BlockTrace* trace);
+// Its backward: dx and the MLP's weight gradients in g (those not empty) += the gradient given d_out.
+void portable_mlp_backward(const Mlp& mlp, const std::vector<float>& x, const BlockTrace& trace,
+                           const std::vector<float>& d_out, std::vector<float>& dx, BlockGradients& g, int n, int d);
+
 // A view of a vector, present.
 inline View<float> view_of(const std::vector<float>& values) { return View<float>(values.data(), values.size()); }
 

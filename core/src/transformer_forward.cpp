@@ -53,18 +53,24 @@ Status norm_forward(const Norm& norm, const std::vector<float>& x, int n, int d,
 
 namespace {
 
-// trace->mlp_out = mlp(x), keeping the hidden activations.
-Status block_mlp_forward(const Mlp& mlp, const std::vector<float>& x, int n, int d, BlockTrace* trace) {
+// trace->mlp_out = mlp(x), keeping the hidden activations; with Portable arithmetic (the block's
+// attention's), transformer_portable.cpp's products and activations.
+Status block_mlp_forward(const Mlp& mlp, Arithmetic arithmetic, const std::vector<float>& x, int n, int d,
+                         BlockTrace* trace) {
   const std::size_t nf = static_cast<std::size_t>(n) * mlp.hidden;
   trace->mlp_out.assign(static_cast<std::size_t>(n) * d, 0.0f);
   if (mlp.kind == MlpKind::None) return Status::Ok();
   trace->mlp_pre.assign(nf, 0.0f);
   trace->mlp_hidden.assign(nf, 0.0f);
+  if (mlp.kind == MlpKind::SwiGlu) trace->mlp_up.assign(nf, 0.0f);
+  if (arithmetic == Arithmetic::Portable) {
+    portable_mlp_forward(mlp, x, n, d, trace);
+    return Status::Ok();
+  }
   if (mlp.kind == MlpKind::Plain) {
     return mlp_forward(trace->mlp_out, trace->mlp_pre, trace->mlp_hidden, view_of(x), mlp.w1, mlp.b1, mlp.w2, mlp.b2, n,
                        d, mlp.hidden, mlp.activation);
   }
-  trace->mlp_up.assign(nf, 0.0f);
   return swiglu_forward(trace->mlp_out, trace->mlp_pre, trace->mlp_up, trace->mlp_hidden, view_of(x), mlp.w_gate,
                         mlp.w_up, mlp.w_down, n, d, mlp.hidden);
 }
@@ -112,7 +118,9 @@ Status mlp_sublayer(const Stack& stack, int l, BlockTrace* trace) {
     if (Status s = norm_forward(block.norm2, trace->middle, n, d, &trace->norm2); !s.ok())
       return prefixed(where + "norm2.", s);
   }
-  if (Status s = block_mlp_forward(block.mlp, pre ? trace->norm2.out : trace->middle, n, d, trace); !s.ok()) {
+  if (Status s =
+          block_mlp_forward(block.mlp, block.attention.arithmetic, pre ? trace->norm2.out : trace->middle, n, d, trace);
+      !s.ok()) {
     return prefixed(where + "mlp.", s);
   }
   if (!all_finite(trace->mlp_hidden.data(), trace->mlp_hidden.size()) ||

@@ -102,7 +102,8 @@ Rows ref_attention(const RefModel& r, const Params& p, const std::string& at, co
   return matmul(concat, p.at(at + "wo"), 0, m.heads * dk, d);
 }
 
-// GPT-2's MLP, gelu_new(x · w1 + b1) · w2 + b2, or Llama's SwiGLU (Shazeer 2020),
+// GPT-2's MLP, gelu_new(x · w1 + b1) · w2 + b2 (or BERT's exact GELU, x·Φ(x) with libm's erf, or
+// ReLU), or Llama's SwiGLU (Shazeer 2020),
 // (silu(x · w_gate) ⊙ (x · w_up)) · w_down.
 Rows ref_mlp(const RefModel& r, const Params& p, const std::string& at, const Rows& x) {
   const int d = r.m.d_model, f = r.hidden;
@@ -117,7 +118,11 @@ Rows ref_mlp(const RefModel& r, const Params& p, const std::string& at, const Ro
   for (auto& row : hid) {
     for (int c = 0; c < f; ++c) {
       const double u = row[c] + p.at(at + "b1")[c];
-      row[c] = 0.5 * u * (1 + std::tanh(std::sqrt(2 / M_PI) * (u + 0.044715 * u * u * u)));
+      switch (r.m.activation) {
+        case attn::Activation::GeluErf: row[c] = 0.5 * u * (1 + std::erf(u / std::sqrt(2.0))); break;
+        case attn::Activation::Relu: row[c] = u > 0 ? u : 0; break;
+        default: row[c] = 0.5 * u * (1 + std::tanh(std::sqrt(2 / M_PI) * (u + 0.044715 * u * u * u)));
+      }
     }
   }
   Rows out = matmul(hid, p.at(at + "w2"), 0, f, d);
@@ -312,6 +317,19 @@ TEST_CASE("stack trainer: next-token gradient = finite differences (post-LN, RMS
       }
     }
   }
+  // the exact GELU (erf) and ReLU, in both arrangements
+  for (attn::Activation activation : {attn::Activation::GeluErf, attn::Activation::Relu}) {
+    for (attn::Arrangement arrangement : {attn::Arrangement::PreNorm, attn::Arrangement::PostNorm}) {
+      attn::StackTrainerSpec spec = small_spec(StackLossKind::NextToken);
+      spec.model.mlp = true;
+      spec.model.mlp_hidden = 6;
+      spec.model.arrangement = arrangement;
+      spec.model.activation = activation;
+      CAPTURE(static_cast<int>(activation));
+      CAPTURE(static_cast<int>(arrangement));
+      check_gradients(spec, small_examples(5, 5, 2, 17));
+    }
+  }
   // and the parameters each arrangement has: RMSNorm no biases, SwiGLU its three matrices, post-LN no final norm
   attn::StackTrainerSpec spec = small_spec(StackLossKind::Regress);
   spec.model.mlp = true;
@@ -424,6 +442,54 @@ TEST_CASE("stack trainer: the same weights after 100 steps on every build (Arith
   attn::StepReport report;
   REQUIRE(t->step(100, &report).ok());
   CHECK(checksum(*t) != hashes[0]);
+}
+
+TEST_CASE("stack trainer: the same weights after 100 steps on every build, with norms and MLPs") {
+  // LayerNorm and RMSNorm, pre-LN and post-LN, GELU tanh, GELU exact (erf) and SwiGLU: each trained 100
+  // steps, its weights' checksum folded into one (FNV-1a over the four checksums' bytes)
+  struct Case {
+    attn::Arrangement arrangement;
+    attn::NormKind norm;
+    attn::Activation activation;
+    bool swiglu;
+  };
+  const Case cases[] = {{attn::Arrangement::PreNorm, attn::NormKind::LayerNorm, attn::Activation::GeluTanh, false},
+                        {attn::Arrangement::PreNorm, attn::NormKind::RmsNorm, attn::Activation::GeluErf, false},
+                        {attn::Arrangement::PostNorm, attn::NormKind::LayerNorm, attn::Activation::GeluErf, false},
+                        {attn::Arrangement::PostNorm, attn::NormKind::RmsNorm, attn::Activation::Silu, true}};
+  std::uint64_t blocks_hash = 14695981039346656037ull;
+  for (const Case& c : cases) {
+    attn::StackTrainerSpec spec;
+    spec.model.vocab = 8;
+    spec.model.d_model = 8;
+    spec.model.layers = 2;
+    spec.model.heads = 2;
+    spec.model.positions = attn::PositionKind::Learned;
+    spec.model.max_positions = 10;
+    spec.model.mlp = true;
+    spec.model.mlp_hidden = 12;
+    spec.model.arrangement = c.arrangement;
+    spec.model.norm = c.norm;
+    spec.model.activation = c.activation;
+    spec.model.swiglu = c.swiglu;
+    spec.optimizer.learning_rate = 0.02;
+    spec.optimizer.batch_size = 4;
+    spec.seed = 77;
+    auto t = make(spec);
+    REQUIRE(t->set_data(small_examples(8, 10, 12, 7)).ok());
+    attn::StepReport report;
+    REQUIRE(t->step(100, &report).ok());
+    CAPTURE(static_cast<int>(c.arrangement));
+    CAPTURE(static_cast<int>(c.norm));
+    CHECK(report.losses.back() < report.losses.front());
+    const std::uint64_t one = checksum(*t);
+    MESSAGE("case checksum after 100 steps: " << one);
+    for (int b = 0; b < 8; ++b) blocks_hash = (blocks_hash ^ ((one >> (8 * b)) & 0xffu)) * 1099511628211ull;
+  }
+  // As above: printed by the native run (2026-11-27, `build/native/core_tests -tc='*norms and MLPs*'`),
+  // then the same by core_tests_simd.cjs and core_tests_scalar.cjs before it was written here.
+  MESSAGE("stack weights checksum with norms and MLPs after 100 steps: " << blocks_hash);
+  CHECK(blocks_hash == 6095533259252337337ull);
 }
 
 namespace {

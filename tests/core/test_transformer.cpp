@@ -44,7 +44,9 @@ struct Spec {
   bool unembedding_bias = false;
   int kv_heads = 0, rotary_dims = 0, window = 0;  // rotary_dims > 0 with positions Rotary
   double theta = 10000;
+  bool padding = false;  // a padding mask: MaskMode::Keep with (n, n) flags from per-token `kept` (and causal)
   // drawn
+  std::vector<int> kept;  // with padding: 1 for a token, 0 for padding; token 0 always kept
   int vocab = 0, d = 0, heads = 0, d_k = 0, f = 0, n = 0, layers = 0;
 };
 
@@ -159,7 +161,9 @@ Vec attention64(const Spec& spec, const Params& p, int l, const Vec& x) {
     for (int i = 0; i < n; ++i) {
       Vec weights(n, 0.0);
       double largest = -1e300, sum = 0;
-      auto visible = [&](int j) { return (!spec.causal || j <= i) && (spec.window == 0 || i - j < spec.window); };
+      auto visible = [&](int j) {
+        return (!spec.causal || j <= i) && (spec.window == 0 || i - j < spec.window) && (!spec.padding || spec.kept[j]);
+      };
       for (int j = 0; j < n; ++j) {
         if (!visible(j)) continue;
         for (int c = 0; c < d_k; ++c) weights[j] += q[i * d_k + c] * k[j * d_k + c] / std::sqrt(double(d_k));
@@ -316,7 +320,9 @@ attn::Block block_of(const Spec& spec, const Weights& w, int l) {
   block.arrangement = spec.arrangement;
   block.attention.heads = spec.heads;
   block.attention.d_k = spec.d_k;
-  block.attention.mask_mode = spec.causal ? attn::MaskMode::Causal : attn::MaskMode::None;
+  block.attention.mask_mode = spec.padding  ? attn::MaskMode::Keep
+                              : spec.causal ? attn::MaskMode::Causal
+                                            : attn::MaskMode::None;
   set_modern(spec, &block.attention);
   attn::Inputs& in = block.weights;
   in.wq = view(w, at(l, "attention.wq"));
@@ -593,20 +599,29 @@ struct Drawn {
   Params params;
   Weights weights;
   std::vector<std::int32_t> ids, types;
+  std::vector<std::uint8_t> keep;
   attn::Stack stack;
   attn::StackInputs inputs;
   attn::StackTrace trace;
   attn::Status status;
 
-  Drawn(const Spec& spec, std::mt19937& rng)
+  // spec.kept (the padding's kept keys) is drawn here when spec.padding is set
+  Drawn(Spec& spec, std::mt19937& rng)
       : params(make_params(spec, rng)), weights(to_floats(params)), ids(spec.n), types(spec.n) {
     for (int i = 0; i < spec.n; ++i) {
       ids[i] = std::uniform_int_distribution<int>(0, spec.vocab - 1)(rng);
       types[i] = spec.token_types ? i % spec.token_types : 0;
     }
+    if (spec.padding) {  // the padding mask as the core takes it: key j visible to query i
+      spec.kept.assign(spec.n, 1);
+      for (int j = 1; j < spec.n; ++j) spec.kept[j] = std::uniform_int_distribution<int>(0, 2)(rng) > 0 ? 1 : 0;
+      for (int i = 0; i < spec.n; ++i)
+        for (int j = 0; j < spec.n; ++j) keep.push_back(spec.kept[j] && (!spec.causal || j <= i) ? 1 : 0);
+    }
     stack = stack_of(spec, weights);
     inputs.ids = attn::View<std::int32_t>(ids);
     if (spec.token_types) inputs.type_ids = attn::View<std::int32_t>(types);
+    if (spec.padding) inputs.keep = attn::View<std::uint8_t>(keep);
     status = attn::stack_forward(stack, inputs, &trace);
   }
   Drawn(const Drawn&) = delete;
@@ -633,8 +648,10 @@ void check_spec(Spec spec, std::mt19937& rng, bool with_d_output, Worst* worst) 
   const double forward_error = relative_error(got, want, 1e-6);
   CHECK(forward_error <= 1e-5);
   worst->forward = std::max(worst->forward, forward_error);
-  check_prepared(stack, inputs, trace, want, &worst->prepared);
-  check_prepared_trace(stack, inputs, trace, want, spec.n % spec.layers);
+  if (!spec.padding) {  // prepared: no Keep masks
+    check_prepared(stack, inputs, trace, want, &worst->prepared);
+    check_prepared_trace(stack, inputs, trace, want, spec.n % spec.layers);
+  }
   // backward: L = Σ d_output ⊙ output + Σ d_logits ⊙ logits
   const std::size_t nd = trace.output.size();
   const bool logits = spec.unembedding != Unembedding::None;
@@ -678,6 +695,22 @@ Spec spec_named(const char* name) {
   Spec spec;
   spec.name = name;
   return spec;
+}
+
+// Two stacks with a padding mask (MaskMode::Keep from per-token flags): causal and not.
+void add_padding_specs(std::vector<Spec>* specs) {
+  Spec padded = spec_named("padding mask (keep flags per token) with the causal mask: GQA, RoPE, pre-LN");
+  padded.padding = true;
+  padded.positions = PositionKind::Rotary;
+  padded.rotary_dims = 2;
+  padded.kv_heads = 1;
+  specs->push_back(padded);
+  Spec padded_bert = spec_named("padding mask without a causal mask: post-LN, GELU erf, as BERT's attention_mask");
+  padded_bert.padding = true;
+  padded_bert.causal = false;
+  padded_bert.arrangement = Arrangement::PostNorm;
+  padded_bert.activation = Activation::GeluErf;
+  specs->push_back(padded_bert);
 }
 
 }  // namespace
@@ -754,6 +787,7 @@ TEST_CASE("stack_forward and stack_backward against float64 and its finite diffe
   windowed.window = 3;
   windowed.kv_heads = 3;
   specs.push_back(windowed);
+  add_padding_specs(&specs);
   Worst worst;
   for (const Spec& spec : specs) {
     check_spec(spec, rng, true, &worst);

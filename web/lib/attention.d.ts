@@ -220,9 +220,9 @@ export interface StackTrainerOptions {
     layers?: number; heads?: number; dK?: number;
     /** 'attention-only' (default: x + attn(x), the circuit lessons), 'pre' (GPT-2, Llama: + a final norm) or 'post' (BERT). */
     block?: 'attention-only' | 'pre' | 'post';
-    /** With 'pre' or 'post': the norms (default 'layernorm') and the MLP (default 'gelu-tanh'; 'swiglu': wGate, wUp, wDown). */
+    /** With 'pre' or 'post': the norms (default 'layernorm') and the MLP (default 'gelu-tanh'; 'gelu' (erf), 'relu'; 'swiglu': wGate, wUp, wDown). */
     norm?: 'layernorm' | 'rmsnorm';
-    mlp?: 'gelu-tanh' | 'swiglu';
+    mlp?: 'gelu-tanh' | 'gelu' | 'relu' | 'swiglu';
     /** The MLP's hidden width (default 4 · dModel). */
     mlpHidden?: number;
     /** 'none' (default), 'learned' (a table of maxPositions rows) or 'rotary' (every dimension of each head; dK even). */
@@ -365,10 +365,12 @@ export interface TransformerOptions {
   unembeddingWeight?: Float32Array | number[];  // dModel × vocab, own only
   unembeddingBias?: Float32Array | number[];    // vocab
   heads?: boolean;  // default true: every head's trace
+  /** One flag per id: keep (1 or true: a real token) or masked (1 or true: padding); every block hides the padded keys. */
+  padding?: { keep: Uint8Array | Array<0 | 1 | boolean> } | { masked: Uint8Array | Array<0 | 1 | boolean> };
 }
 
-/** prepareTransformer()'s weights: a stack's request without ids, typeIds and heads. */
-export type PreparedTransformerWeights = Omit<TransformerOptions, 'ids' | 'typeIds' | 'heads'>;
+/** prepareTransformer()'s weights: a stack's request without ids, typeIds, heads and padding. */
+export type PreparedTransformerWeights = Omit<TransformerOptions, 'ids' | 'typeIds' | 'heads' | 'padding'>;
 
 /** One run of a prepared stack: ids (or x, n × dModel, in place of the token rows), no trace. */
 export interface PreparedTransformerRun {

@@ -13,7 +13,8 @@ const EVALUATE_OPTIONS = new Set(['ablate']);
 // The core's enums (stack_trainer.hpp, transformer.hpp), looked up in Maps: '__proto__' is no kind.
 const BLOCKS = new Map([['attention-only', 2], ['pre', 0], ['post', 1]]);
 const NORMS = new Map([['layernorm', 1], ['rmsnorm', 2]]);
-const MLPS = new Map([['gelu-tanh', false], ['swiglu', true]]);
+// the MLP: its activation's code (layers.hpp's Activation), SwiGLU's gate being silu (3)
+const MLPS = new Map([['gelu-tanh', 1], ['gelu', 0], ['relu', 2], ['swiglu', 3]]);
 const POSITIONS = new Map([['none', 0], ['learned', 1], ['rotary', 3]]);
 const MASKS = new Map([['causal', true], ['none', false]]);
 const UNEMBEDDINGS = new Map([['own', false], ['tied', true]]);
@@ -30,6 +31,7 @@ function modelSpec(api, model) {
   known(api, model, MODEL_OPTIONS, 'model.');
   const whole = (key, fallback, min) => wholeNumber(api, model[key], `model.${key}`, fallback, min);
   const blockCode = choice(api, model.block, 'model.block', BLOCKS, 'attention-only');
+  const activationCode = choice(api, model.mlp, 'model.mlp', MLPS, 'gelu-tanh');
   return {
     vocab: whole('vocab', undefined, 0),
     dModel: whole('dModel', undefined, 0),
@@ -39,7 +41,8 @@ function modelSpec(api, model) {
     mlp: blockCode !== BLOCKS.get('attention-only'),
     arrangementCode: blockCode,
     normCode: choice(api, model.norm, 'model.norm', NORMS, 'layernorm'),
-    swiglu: choice(api, model.mlp, 'model.mlp', MLPS, 'gelu-tanh'),
+    swiglu: activationCode === MLPS.get('swiglu'),
+    activationCode,
     mlpHidden: whole('mlpHidden', 0, 0),
     positionsCode: choice(api, model.positions, 'model.positions', POSITIONS, 'none'),
     maxPositions: whole('maxPositions', 0, 0),

@@ -5,9 +5,9 @@
 
 const STACK_OPTIONS = new Set(['ids', 'typeIds', 'vocab', 'dModel', 'tokens', 'positions', 'positionTable', 'rotary',
   'tokenTypes', 'typeTable', 'embeddingNorm', 'layers', 'finalNorm', 'unembedding', 'unembeddingWeight',
-  'unembeddingBias', 'heads']);
+  'unembeddingBias', 'heads', 'padding']);
 const GRADIENT_OPTIONS = new Set([...STACK_OPTIONS, 'dLogits', 'dOutput']);
-const PREPARE_OPTIONS = new Set([...STACK_OPTIONS].filter((key) => !['ids', 'typeIds', 'heads'].includes(key)));
+const PREPARE_OPTIONS = new Set([...STACK_OPTIONS].filter((key) => !['ids', 'typeIds', 'heads', 'padding'].includes(key)));
 const RUN_OPTIONS = new Set(['ids', 'typeIds', 'x', 'logits', 'hiddenStates']);
 const TRACE_OPTIONS = new Set(['ids', 'typeIds', 'x', 'openLayer', 'lastLogits', 'blocks']);
 const MAX_STAGED_VALUES = 2 ** 27;  // kMaxTableValues: one staged tensor at most
@@ -25,6 +25,7 @@ const ACTIVATIONS = new Map([['gelu', 0], ['gelu-tanh', 1], ['relu', 2], ['silu'
 const POSITIONS = new Map([['none', 0], ['learned', 1], ['sinusoidal', 2], ['rotary', 3]]);
 const UNEMBEDDINGS = new Map([['none', 0], ['tied', 1], ['own', 2]]);
 const MASKS = new Map([['none', 0], ['causal', 1]]);
+const MASK_KEEP = 2;  // MaskMode::Keep: the request's (n, n) keep flags
 const MAX_LAYERS = 1024;  // kMaxLayers: refused here before any array is copied in
 const INT_MAX = 2 ** 31 - 1;
 
@@ -200,6 +201,41 @@ function rotarySpec(reader, value) {
   };
 }
 
+// A padding mask, { keep: flags } (1 or true: a real token) or { masked: flags } (1 or true: padding,
+// hidden), one flag per token: every block's attention then takes (n, n) keep flags, key j visible to
+// query i when j is kept and, in a causal block, j ≤ i (the blocks must agree on their mask). Padded
+// queries still attend to the kept keys; their rows are the caller's to ignore. Undefined: no change.
+function applyPadding(reader, options, request) {
+  const value = reader.read(options, 'padding', '');
+  if (value === undefined || value === null) return;
+  const api = reader.api;
+  const named = typeof value === 'object' && !Array.isArray(value) && !ArrayBuffer.isView(value) ? Object.keys(value) : [];
+  if (named.length !== 1 || !['keep', 'masked'].includes(named[0])) {
+    throw api.fieldError(TypeError, 'padding', `padding must be { keep: flags } (1 or true: a token) or { masked: flags } (1 or true: padding), one flag per id; got ${api.describe(value)}`);
+  }
+  const field = `padding.${named[0]}`;
+  const flags = reader.read(value, named[0], 'padding.');
+  if (!Array.isArray(flags) && !(flags instanceof Uint8Array)) {
+    throw api.fieldError(TypeError, field, `${field} must be an array of 0, 1, true or false, or a Uint8Array, got ${api.describe(flags)}`);
+  }
+  const n = request.ids.length;
+  if (flags.length !== n) throw api.fieldError(RangeError, field, `${field} has ${flags.length} flags; ids has ${n} tokens, one flag each`);
+  const kept = Array.from(flags, (flag, j) => {
+    if (flag !== 0 && flag !== 1 && flag !== true && flag !== false) {
+      throw api.fieldError(TypeError, field, `${field}[${j}] must be 1, 0, true or false, got ${api.describe(flag)}`);
+    }
+    return Boolean(flag) !== (named[0] === 'masked');
+  });
+  const masks = new Set(request.layers.map((layer) => layer.attention.maskMode));
+  if (masks.size > 1) {
+    throw api.fieldError(RangeError, 'padding', "padding needs every layer's attention.mask to be the same ('causal' or 'none')");
+  }
+  const causal = masks.has(MASKS.get('causal'));
+  request.keep = new Uint8Array(n * n);
+  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) request.keep[i * n + j] = kept[j] && (!causal || j <= i) ? 1 : 0;
+  for (const layer of request.layers) layer.attention.maskMode = MASK_KEEP;
+}
+
 // The request as the binding reads it: every field present, names as codes, arrays as typed arrays.
 function stackRequest(api, options, allowed, what, staging = null) {
   api.checkOptions(options, allowed, what);
@@ -207,7 +243,7 @@ function stackRequest(api, options, allowed, what, staging = null) {
   reader.staging = staging;
   const heads = flag(reader, options, 'heads', "each head's trace");
   const withIds = allowed.has('ids');
-  return {
+  const request = {
     ids: withIds ? reader.ids(options, 'ids', true) : null,
     typeIds: withIds ? reader.ids(options, 'typeIds', false) : null,
     vocab: reader.whole(options, 'vocab', '', undefined, 1),
@@ -226,6 +262,8 @@ function stackRequest(api, options, allowed, what, staging = null) {
     unembeddingBias: reader.floats(options, 'unembeddingBias', ''),
     heads: heads ?? true,
   };
+  if (withIds) applyPadding(reader, options, request);
+  return request;
 }
 
 // options[key]: true, false or undefined

@@ -11,10 +11,10 @@
 // The gradient of each example comes from stack_backward (the attend loss's from attention_backward
 // of its layer, then stack_backward of the blocks below); the batch's is their mean.
 //
-// Determinism: the attention runs with Arithmetic::Portable and the logits (output · unembedding) are
-// the trainer's own loops, so an attention-only stack trains to the same bits natively and in both
-// WebAssembly builds. Norms and MLPs go through layers.hpp (Eigen), whose summation order is the
-// build's own: a stack with them trains the same way everywhere, but not to the same bits.
+// Determinism: every block runs with Arithmetic::Portable (the attention's products and softmax, and
+// the MLP's products and activations: transformer_portable.cpp, without libm's erf, tanh and exp), the
+// norms are plain double loops, and the logits (output · unembedding) are the trainer's own loops, so
+// a stack trains to the same bits natively and in both WebAssembly builds, with or without norms and MLPs.
 //
 // Parameters, in this order (names as a JavaScript API would spell them):
 //   tokens (V, d)   positions (max_positions, d) with learned positions
@@ -43,7 +43,8 @@ struct StackModel {
   bool mlp = false;  // false: attention-only blocks; true: blocks with norms and an MLP (the three settings below)
   Arrangement arrangement = Arrangement::PreNorm;  // with mlp: PreNorm (and a final norm) or PostNorm
   NormKind norm = NormKind::LayerNorm;             // with mlp: LayerNorm or RmsNorm
-  bool swiglu = false;                             // with mlp: SwiGLU in place of the GELU-tanh MLP
+  bool swiglu = false;                             // with mlp: SwiGLU in place of the plain MLP
+  Activation activation = Activation::GeluTanh;    // with mlp, not SwiGLU: GeluTanh, GeluErf or Relu
   int mlp_hidden = 0;                              // 0: 4 · d_model
   PositionKind positions = PositionKind::None;     // None, Learned or Rotary (every rotated: dims = d_k)
   int max_positions = 0;                           // Learned: the table's rows (the longest example)

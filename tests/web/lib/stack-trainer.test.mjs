@@ -39,6 +39,8 @@ function checksum(weights) {
 // The constant the native test asserts (printed by the native run, then by both WebAssembly suites)
 const cppTest = readFileSync(new URL('../../core/test_stack_trainer.cpp', import.meta.url), 'utf8');
 const nativeChecksum = BigInt(/CHECK\(hashes\[0\] == (\d+)ull\)/.exec(cppTest)[1]);
+// and the one of the stacks with norms and MLPs (four blocks' checksums folded into one)
+const nativeBlocksChecksum = BigInt(/CHECK\(blocks_hash == (\d+)ull\)/.exec(cppTest)[1]);
 
 // ---- A float64 attention-only stack (Vaswani et al. 2017), independent of the core ----------------
 function referenceLoss(p, { vocab, dModel: d, layers, heads, causal }, examples) {
@@ -196,6 +198,21 @@ function numbersTests(engine) {
     other.step(100);
     assert.notEqual(checksum(other.weights()), nativeChecksum);
     other.dispose();
+  });
+
+  it('100 Adam steps with norms and MLPs (LayerNorm/RMSNorm, pre/post-LN, GELU tanh/erf, SwiGLU) end on the native checksum', () => {
+    const cases = [['pre', 'layernorm', 'gelu-tanh'], ['pre', 'rmsnorm', 'gelu'], ['post', 'layernorm', 'gelu'], ['post', 'rmsnorm', 'swiglu']];
+    let folded = 14695981039346656037n;
+    for (const [block, norm, mlp] of cases) {
+      const trainer = engine.createStackTrainer({ ...checksumSpec, model: { ...checksumSpec.model, block, norm, mlp, mlpHidden: 12 } });
+      trainer.setData(smallExamples(8, 10, 12, 7));
+      const { losses } = trainer.step(100);
+      assert.ok(losses.at(-1) < losses[0], `${block} ${norm} ${mlp}: loss ${losses[0]} -> ${losses.at(-1)}`);
+      const one = checksum(trainer.weights());
+      trainer.dispose();
+      for (let b = 0n; b < 8n; b++) folded = ((folded ^ ((one >> (8n * b)) & 0xffn)) * 1099511628211n) & M64;
+    }
+    assert.equal(folded, nativeBlocksChecksum);
   });
 
   it('gradients() = central differences of a float64 stack written here; its loss too', () => {
