@@ -174,3 +174,9 @@ export async function renderEverySection(page) {
     }
   });
 }
+
+/** In the compare view's page: both labs have drawn, neither waits for an answer, and its tables are there. */
+export const compareReady = () => {
+  const c = globalThis.attentionCompare;
+  return c?.a.lab?.view && c.b.lab?.view && c.a.lab.idle && c.b.lab.idle && document.querySelector('.compare-weights table');
+};

@@ -5,21 +5,13 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { openBrowser } from './browser.mjs';
+import { useChapterPage } from './browser.mjs';
 import { stateToFragment } from '../../web/src/state/link.mjs';
 import { presetState } from '../../web/src/state/model.mjs';
 
 let browser;
 let tab;
-before(async () => {
-  browser = await openBrowser();
-  tab = await browser.newPage();
-});
-after(async () => {
-  assert.deepEqual(tab.problems, [], 'no console or page errors');
-  assert.deepEqual(tab.foreignRequests, [], 'no request left the origin');
-  await browser.close();
-});
+useChapterPage({ before, after, assert, onReady: (t, b) => { tab = t; browser = b; } });
 
 async function open(a, b) {
   await tab.page.goto('about:blank');

@@ -4,21 +4,13 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { openBrowser } from './browser.mjs';
+import { useChapterPage } from './browser.mjs';
 import { stack64 } from './stack64.mjs';
 import { stateToFragment } from '../../web/src/state/link.mjs';
 
 let browser;
 let tab;
-before(async () => {
-  browser = await openBrowser();
-  tab = await browser.newPage();
-});
-after(async () => {
-  assert.deepEqual(tab.problems, [], 'no console or page errors');
-  assert.deepEqual(tab.foreignRequests, [], 'no request left the origin');
-  await browser.close();
-});
+useChapterPage({ before, after, assert, onReady: (t, b) => { tab = t; browser = b; } });
 
 const TOKENS = ['the', 'bank', 'by', 'the', 'river'];
 const D = 4;

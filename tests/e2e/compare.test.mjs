@@ -5,27 +5,15 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 
-import { openBrowser, renderEverySection } from './browser.mjs';
+import { useChapterPage, compareReady as ready, renderEverySection } from './browser.mjs';
 import { stateToFragment } from '../../web/src/state/link.mjs';
 import { presetState } from '../../web/src/state/model.mjs';
 
 const require = createRequire(import.meta.url);
 let browser;
 let tab;
-before(async () => {
-  browser = await openBrowser();
-  tab = await browser.newPage();
-});
-after(async () => {
-  assert.deepEqual(tab.problems, [], 'no console or page errors');
-  assert.deepEqual(tab.foreignRequests, [], 'no request left the origin');
-  await browser.close();
-});
+useChapterPage({ before, after, assert, onReady: (t, b) => { tab = t; browser = b; } });
 
-const ready = () => {
-  const c = globalThis.attentionCompare;
-  return c?.a.lab?.view && c.b.lab?.view && c.a.lab.idle && c.b.lab.idle && document.querySelector('.compare-weights table');
-};
 async function open(hash = '') {
   await tab.page.goto('about:blank');  // a new document each time, not a change of fragment
   await tab.page.goto(`${browser.url}?view=compare${hash}`);

@@ -6,42 +6,18 @@
 // layers are computed; the folder input and a drop open the GPT-2 folder.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { useLabPage } from './browser.mjs';
-import { MODELS, tempRoot, writeFolder, textFiles } from '../web/src/models/copies.mjs';
+import { haveModels as have, dirOf, filesOf, referenceOf, opened as openedFolder, openAndRun as openFolderAndRun } from './model-folders.mjs';
+import { tempRoot, writeFolder, textFiles } from '../web/src/models/copies.mjs';
 import { attention64 } from './modern64.mjs';
 
-const have = existsSync(new URL('gpt2/reference.json', MODELS));
 const lab = useLabPage({ before, after, assert });
 const page = () => lab.tab.page;
-const dirOf = (name) => fileURLToPath(new URL(name, MODELS));
-const filesOf = (dir) => readdirSync(dir).filter((name) => name !== 'reference.json').map((name) => join(dir, name));
-const referenceOf = (name) => JSON.parse(readFileSync(join(dirOf(name), 'reference.json'), 'utf8'));
-
-// Waits until the section has opened a folder (or said why not); the report's text.
-async function opened() {
-  // a folder is read while the section is busy (the model opened before stays shown meanwhile)
-  await page().waitForFunction(() => !document.querySelector('section[data-view="models"]').hasAttribute('aria-busy') && (!document.querySelector('#models-input').hidden || document.querySelector('#models-messages').textContent !== ''));
-  assert.equal(await page().textContent('#models-messages'), '');
-  return page().textContent('#models-report');
-}
-
-// Opens `name` through the files input and runs its reference sentence.
-async function openAndRun(name) {
-  const reference = referenceOf(name);
-  await page().setInputFiles('#models-files', filesOf(dirOf(name)));
-  await opened();
-  await page().fill('#models-text', reference.text);
-  await page().click('#models-run');
-  await page().waitForFunction((ids) => {
-    const result = globalThis.attentionLab.models.result;
-    return result && !result.partial && JSON.stringify(result.ids) === ids;
-  }, JSON.stringify(reference.ids));
-  return reference;
-}
+const opened = () => openedFolder(page());
+const openAndRun = (name) => openFolderAndRun(page(), name);
 
 // The largest |a − b| over two arrays of the same length.
 function largestDifference(got, want) {

@@ -7,33 +7,15 @@
 // model shown; an example sentence.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 
 import { useLabPage } from './browser.mjs';
-import { MODELS, tempRoot, writeFolder, textFiles } from '../web/src/models/copies.mjs';
+import { haveModels as have, dirOf, filesOf, referenceOf, openAndRun as openFolderAndRun } from './model-folders.mjs';
+import { tempRoot, writeFolder, textFiles } from '../web/src/models/copies.mjs';
 
-const have = existsSync(new URL('gpt2/reference.json', MODELS));
 const lab = useLabPage({ before, after, assert });
 const page = () => lab.tab.page;
-const dirOf = (name) => fileURLToPath(new URL(name, MODELS));
-const filesOf = (dir) => readdirSync(dir).filter((name) => name !== 'reference.json').map((name) => join(dir, name));
-const referenceOf = (name) => JSON.parse(readFileSync(join(dirOf(name), 'reference.json'), 'utf8'));
-
-async function openAndRun(name, text) {
-  const reference = referenceOf(name);
-  await page().setInputFiles('#models-files', filesOf(dirOf(name)));
-  await page().waitForFunction((name) => new RegExp(`^Recognised: ${name}`).test(document.querySelector('#models-report').textContent)
-    && !document.querySelector('section[data-view="models"]').hasAttribute('aria-busy'), name);
-  if (text !== undefined) await page().fill('#models-text', text);
-  await page().click('#models-run');
-  await page().waitForFunction((ids) => {
-    const result = globalThis.attentionLab.models.result;
-    return result && !result.partial && JSON.stringify(result.ids) === ids;
-  }, JSON.stringify(reference.ids));
-  return reference;
-}
+const openAndRun = (name) => openFolderAndRun(page(), name);
 
 // GPT-2's byte-level alphabet (Radford et al.'s bytes_to_unicode), written here: a token's characters
 // back to bytes, then UTF-8 as the browser would decode them (a lone byte of a longer character → U+FFFD)
@@ -88,7 +70,7 @@ function cellColours(n) {
 
 // The residual stream of `name` against reference.json's hidden states, and its notes (#7, #11)
 async function streamAndNotes(name) {
-  const reference = await openAndRun(name, referenceOf(name).text);
+  const reference = await openAndRun(name);
   const n = reference.ids.length;
   const d = reference.hidden_states[0].length / n;
   for (const i of [0, n - 1]) {
@@ -152,7 +134,7 @@ describe('Real models as a student reads them', { skip: !have && 'no ../shared/m
   });
 
   it('#6, #18: the heatmaps carry no shrunken numbers; masked cells are hatched; a colour legend', async () => {
-    const reference = await openAndRun('gpt2', referenceOf('gpt2').text);
+    const reference = await openAndRun('gpt2');
     const n = reference.ids.length;
     // layer 1, head 1: every distinct colour in each cell's pixels, read back
     const { colours: pixels, left, top } = await cellColours(n);
@@ -195,7 +177,7 @@ describe('Real models and the lab, as a student uses them', { skip: !have && 'no
   after(() => rmSync(root, { recursive: true, force: true }));
 
   it('#1: "Open this layer in the lab" takes the reader to the lab\'s status line, and says so beside the button', async () => {
-    await openAndRun('gpt2', referenceOf('gpt2').text);
+    await openAndRun('gpt2');
     const button = page().locator('#models-layers details[data-layer="0"] figure[data-head="1"] button.model-open');
     await button.scrollIntoViewIfNeeded();
     await lab.redrawn(() => button.click());
@@ -229,7 +211,7 @@ describe('Real models and the lab, as a student uses them', { skip: !have && 'no
   });
 
   it('#16: a bad folder after a good model keeps the good model shown, its message above it', async () => {
-    const reference = await openAndRun('bert', referenceOf('bert').text);
+    const reference = await openAndRun('bert');
     const config = writeFolder(root, 'config-only', { 'config.json': textFiles('bert')['config.json'] });
     await page().setInputFiles('#models-files', filesOf(config));
     await page().waitForFunction(() => document.querySelector('#models-messages').textContent !== '');

@@ -1,0 +1,37 @@
+// The Hugging Face folders of ../shared/models as the models tests give them to the page
+// (tests/e2e/models*.test.mjs): where each is, its files for the page's file input (reference.json
+// left out), its reference.json, and a folder opened and run through the page's own controls.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+
+import { MODELS } from '../web/src/models/copies.mjs';
+
+/** Whether the folders are there (the tests that need them are skipped otherwise). */
+export const haveModels = existsSync(new URL('gpt2/reference.json', MODELS));
+export const dirOf = (name) => fileURLToPath(new URL(name, MODELS));
+export const filesOf = (dir) => readdirSync(dir).filter((name) => name !== 'reference.json').map((name) => join(dir, name));
+export const referenceOf = (name) => JSON.parse(readFileSync(join(dirOf(name), 'reference.json'), 'utf8'));
+
+/** Waits until the section has opened a folder (or said why not), asserts it said nothing; the report's text. */
+export async function opened(page) {
+  // a folder is read while the section is busy (the model opened before stays shown meanwhile)
+  await page.waitForFunction(() => !document.querySelector('section[data-view="models"]').hasAttribute('aria-busy') && (!document.querySelector('#models-input').hidden || document.querySelector('#models-messages').textContent !== ''));
+  assert.equal(await page.textContent('#models-messages'), '');
+  return page.textContent('#models-report');
+}
+
+/** Opens folder `name` through the files input and runs its reference sentence; returns its reference.json. */
+export async function openAndRun(page, name) {
+  const reference = referenceOf(name);
+  await page.setInputFiles('#models-files', filesOf(dirOf(name)));
+  assert.match(await opened(page), new RegExp(`^Recognised: ${name}`));
+  await page.fill('#models-text', reference.text);
+  await page.click('#models-run');
+  await page.waitForFunction((ids) => {
+    const result = globalThis.attentionLab.models.result;
+    return result && !result.partial && JSON.stringify(result.ids) === ids;
+  }, JSON.stringify(reference.ids));
+  return reference;
+}
