@@ -5,28 +5,15 @@
 // from the input event to the first animation frame after the tables in view are drawn. Prints the
 // call tree below the input handler, the draw (onView) and the stack's computation (runStack), in ms
 // per edit. The profiler's own cost inflates every figure; compare them with one another.
-import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { serve } from '../scripts/serve.mjs';
+import { unminifiedSite } from './unminified-site.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const EDITS = 16;
 const WARMUP = 2;
 const ROOTS = ['onInput', 'onView', 'runStack'];
-
-function unminifiedSite() {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'attention-lab-critical-'));
-  cpSync(path.join(root, 'dist'), dir, { recursive: true });
-  rmSync(path.join(dir, 'chunks'), { recursive: true, force: true });
-  execFileSync('npx', ['esbuild', 'main=web/src/hosts/page.mjs', '--bundle', '--splitting', '--format=esm', '--target=es2020',
-    `--outdir=${dir}`, '--entry-names=[name]', '--chunk-names=chunks/[name]-[hash]', '--external:./lib/attention.mjs',
-    '--loader:.html=text', '--loader:.css=text', '--log-level=warning'], { cwd: root, stdio: 'inherit' });
-  return dir;
-}
 
 // One edit of X's cell (3, 5), resolved at the first frame after the tables in view are drawn.
 const edit = (page, value) => page.evaluate(async (v) => {
@@ -61,7 +48,7 @@ function addTree(profile, tree) {
   });
 }
 
-const dir = unminifiedSite();
+const dir = unminifiedSite('attention-lab-critical-');
 const site = await serve({ dir, port: 0 });
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',

@@ -5,28 +5,17 @@
 // script, style and layout times per edit (Performance.getMetrics), and writes a trace of one edit
 // for DevTools' Performance panel to build/page-edit-trace.json. With --stack, the edit of issue 23
 // instead: X in layer 1 of a two-layer full block (post-LN) at 12 tokens × d_model 16 × 2 heads.
-import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, mkdirSync } from 'node:fs';
+import { rmSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { serve } from '../scripts/serve.mjs';
+import { unminifiedSite } from './unminified-site.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const EDITS = 10;
 const WARMUP = 2;
-
-// dist/ with the page's bundles unminified, so that the profile names functions
-function unminifiedSite() {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'attention-lab-profile-'));
-  cpSync(path.join(root, 'dist'), dir, { recursive: true });
-  rmSync(path.join(dir, 'chunks'), { recursive: true, force: true });
-  execFileSync('npx', ['esbuild', 'main=web/src/hosts/page.mjs', '--bundle', '--splitting', '--format=esm', '--target=es2020',
-    `--outdir=${dir}`, '--entry-names=[name]', '--chunk-names=chunks/[name]-[hash]', '--external:./lib/attention.mjs',
-    '--loader:.html=text', '--loader:.css=text', '--log-level=warning'], { cwd: root, stdio: 'inherit' });
-  return dir;
-}
 
 // One edit of X's cell (3, 5), resolved when the tables in view are redrawn and the rest are drawn.
 async function edit(page, value) {
@@ -86,7 +75,7 @@ async function profileEdits(browser, url) {
   return { selfTimes: selfTimes(profile), script: per('ScriptDuration'), style: per('RecalcStyleDuration'), layout: per('LayoutDuration'), task: per('TaskDuration') };
 }
 
-const dir = unminifiedSite();
+const dir = unminifiedSite('attention-lab-profile-');
 const site = await serve({ dir, port: 0 });
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
