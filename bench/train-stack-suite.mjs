@@ -10,7 +10,7 @@
 //   logits = x·U; loss: the mean over examples and positions 12 … 22 of −log softmax(logits[i])[ids[i+1]]
 import { mulberry32 } from '../web/src/shared/stats.mjs';
 import { sideBySide } from './onnx-model.mjs';
-import { ADAM, timedSession } from './training-suite.mjs';
+import { ADAM, adamStep, timedSession } from './training-suite.mjs';
 
 export const STACK = { batch: 32, tokens: 24, vocab: 16, dModel: 32, heads: 4, layers: 2, seed: 3 };
 const HALF = STACK.tokens / 2;  // the first half: 12 distinct random tokens; the second repeats it
@@ -82,14 +82,7 @@ function tfContender(tf, data, initial) {
     const logits = tf.slice(tf.reshape(tf.matMul(x, unembedding), [B, n, V]), [0, HALF, 0], [B, n - HALF - 1, V]);
     return tf.neg(tf.mean(tf.sum(tf.mul(targets, tf.logSoftmax(logits)), 2)));
   };
-  const step = () => {
-    const { value, grads } = tf.variableGrads(loss);
-    optimizer.applyGradients(grads);
-    const lossValue = value.dataSync()[0];
-    value.dispose();
-    Object.values(grads).forEach((g) => g.dispose());
-    return lossValue;
-  };
+  const step = () => adamStep(tf, loss, optimizer);
   const owned = [oneHot, targets, cos, sin, causal, tokens, unembedding, ...layers.flatMap((w) => Object.values(w))];
   return { name: 'TF.js wasm', step, dispose: () => owned.forEach((t) => t.dispose()) || optimizer.dispose() };
 }

@@ -11,6 +11,16 @@ export const BATCH = 32, TOKENS = 12;
 export const SIZES = [[16, 2], [16, 4], [64, 2], [64, 4]];
 export const ADAM = { learningRate: 0.01, beta1: 0.9, beta2: 0.999, epsilon: 1e-7 };
 
+/** One TF.js step: the loss's gradients by tf.variableGrads, applied by `optimizer`; the loss's value. */
+export function adamStep(tf, loss, optimizer) {
+  const { value, grads } = tf.variableGrads(loss);
+  optimizer.applyGradients(grads);
+  const lossValue = value.dataSync()[0];
+  value.dispose();
+  Object.values(grads).forEach((g) => g.dispose());
+  return lossValue;
+}
+
 // Seeded sentences and targets, the same for every contender.
 export function makeData(d) {
   const draw = mulberry32(d);
@@ -49,14 +59,7 @@ function tfContender(tf, d, h, data, initial) {
     const output = tf.reshape(tf.matMul(z, wo), [BATCH, TOKENS, d]);
     return tf.mean(tf.square(tf.sub(output, target)));
   };
-  const step = () => {
-    const { value, grads } = tf.variableGrads(loss);
-    optimizer.applyGradients(grads);
-    const lossValue = value.dataSync()[0];
-    value.dispose();
-    Object.values(grads).forEach((g) => g.dispose());
-    return lossValue;
-  };
+  const step = () => adamStep(tf, loss, optimizer);
   return { name: 'TF.js wasm', step, dispose: () => [x, target, flat, wq, wk, wv, wo].forEach((t) => t.dispose()) || optimizer.dispose() };
 }
 
