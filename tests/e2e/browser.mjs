@@ -5,6 +5,7 @@
 // file of the run: openBrowser connects to that Chromium (each page in a browser context of its
 // own, all of them cleared by close()) and uses the run's server for a site it serves. Run alone
 // (`node --test tests/e2e/page.test.mjs`), a file launches its own Chromium and server, as before.
+import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -180,3 +181,13 @@ export const compareReady = () => {
   const c = globalThis.attentionCompare;
   return c?.a.lab?.view && c.b.lab?.view && c.a.lab.idle && c.b.lab.idle && document.querySelector('.compare-weights table');
 };
+
+/** A compare view's difference cells ({ value, sign }) against B − A, value by value (5e-4 relative), each coloured by its sign. */
+export function checkDifference(cells, a, b, what) {
+  assert.equal(cells.length, a.length, `${what}: one cell per value`);
+  cells.forEach(({ value, sign }, i) => {
+    const expected = b[i] - a[i];
+    assert.ok(Math.abs(value - expected) <= Math.max(5e-4 * Math.abs(expected), 1e-6), `${what}[${i}]: ${value} vs ${expected}`);
+    assert.equal(sign, Math.sign(value), `${what}[${i}] coloured by its sign`);
+  });
+}

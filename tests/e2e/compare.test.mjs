@@ -5,7 +5,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 
-import { useChapterPage, compareReady as ready, renderEverySection } from './browser.mjs';
+import { useChapterPage, compareReady as ready, renderEverySection, checkDifference } from './browser.mjs';
 import { stateToFragment } from '../../web/src/state/link.mjs';
 import { presetState } from '../../web/src/state/model.mjs';
 
@@ -30,15 +30,6 @@ const read = () => tab.page.evaluate(() => {
   const lab = (l) => ({ weights: Array.from(l.result.heads[0].weights), output: Array.from(l.result.output), state: l.state });
   return { weights: cells('.compare-weights'), output: cells('.compare-output'), a: lab(a.lab), b: lab(b.lab) };
 });
-
-function checkDifference(cells, a, b, what) {
-  assert.equal(cells.length, a.length, `${what}: one cell per value`);
-  cells.forEach(({ value, sign }, i) => {
-    const expected = b[i] - a[i];
-    assert.ok(Math.abs(value - expected) <= Math.max(5e-4 * Math.abs(expected), 1e-6), `${what}[${i}]: ${value} vs ${expected}`);
-    assert.equal(sign, Math.sign(value), `${what}[${i}] coloured by its sign`);
-  });
-}
 
 describe('the compare view', () => {
   it('money bank (A) against river bank (B): the differences are B − A, coloured by sign', async () => {

@@ -170,15 +170,20 @@ const stepsSeen = () => tab.page.evaluate(() => {
   };
 });
 
+// At 375 px in `lang`: practice opened on money-bank, then the link to cat-sat followed, drawn.
+async function catSatAt375(lang) {
+  await tab.page.setViewportSize({ width: 375, height: 800 });
+  await tab.page.evaluate((lang) => globalThis.attentionLab.setLanguage(lang), lang);
+  await openPractice({ preset: 'money-bank', practice: {} });
+  const before = await tab.page.evaluate(() => globalThis.attentionLab.draws);
+  await tab.page.evaluate((h) => { location.hash = h; }, linkTo({ preset: 'cat-sat' }));
+  await tab.page.waitForFunction((n) => globalThis.attentionLab.draws > n && globalThis.attentionLab.idle, before);
+}
+
 describe('finding 5: the step table and practice\'s weights at 375 px', () => {
   for (const lang of ['en', 'hi']) {
     it(`cat-sat (${lang}): the caption and the z row's name stay whole on screen at every swipe`, async () => {
-      await tab.page.setViewportSize({ width: 375, height: 800 });
-      await tab.page.evaluate((lang) => globalThis.attentionLab.setLanguage(lang), lang);
-      await openPractice({ preset: 'money-bank', practice: {} });
-      const before = await tab.page.evaluate(() => globalThis.attentionLab.draws);
-      await tab.page.evaluate((h) => { location.hash = h; }, linkTo({ preset: 'cat-sat' }));
-      await tab.page.waitForFunction((n) => globalThis.attentionLab.draws > n && globalThis.attentionLab.idle, before);
+      await catSatAt375(lang);
       await tab.page.evaluate(() => { const el = document.getElementById('steps'); el.scrollIntoView(); el.scrollLeft = 0; });
       await tab.page.waitForTimeout(200);
       const bad = [];
@@ -254,12 +259,7 @@ describe('finding 5: practice\'s weights table at 375 px', () => {
 describe('finding 10: picture labels at 375 px', () => {
   for (const lang of ['en', 'hi']) {
     it(`cat-sat with a typed sentence (${lang}): labels ≥ 12 px, none overlapping`, async () => {
-      await tab.page.setViewportSize({ width: 375, height: 800 });
-      await tab.page.evaluate((lang) => globalThis.attentionLab.setLanguage(lang), lang);
-      await openPractice({ preset: 'money-bank', practice: {} });
-      const before = await tab.page.evaluate(() => globalThis.attentionLab.draws);
-      await tab.page.evaluate((h) => { location.hash = h; }, linkTo({ preset: 'cat-sat' }));
-      await tab.page.waitForFunction((n) => globalThis.attentionLab.draws > n && globalThis.attentionLab.idle, before);
+      await catSatAt375(lang);
       const typed = await tab.page.evaluate(() => globalThis.attentionLab.draws);
       await tab.page.fill('#sentence', 'I sat on the river bank with my dog');
       await tab.page.press('#sentence', 'Enter');

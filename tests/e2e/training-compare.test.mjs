@@ -9,7 +9,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { useLabPage } from './browser.mjs';
+import { useLabPage, checkDifference } from './browser.mjs';
 import { loadAttention } from '../../dist/lib/attention.node.mjs';
 import { taskById, vocabularyOf } from '../../web/src/training/tasks.mjs';
 import { embed } from '../../web/src/state/vocabulary.mjs';
@@ -60,15 +60,6 @@ async function openComparison() {
     return { weights: cells('.compare-weights'), output: cells('.compare-output'), a: labOf(a.lab), b: labOf(b.lab), caption: document.querySelector('.compare-weights caption')?.textContent };
   });
   return { compare, shown };
-}
-
-function checkDifference(cells, a, b, what) {
-  assert.equal(cells.length, a.length, `${what}: one cell per value`);
-  cells.forEach(({ value, sign }, i) => {
-    const expected = b[i] - a[i];
-    assert.ok(Math.abs(value - expected) <= Math.max(5e-4 * Math.abs(expected), 1e-6), `${what}[${i}]: ${value} vs ${expected}`);
-    assert.equal(sign, Math.sign(value), `${what}[${i}] coloured by its sign`);
-  });
 }
 
 function close(actual, expected, tolerance, what) {
