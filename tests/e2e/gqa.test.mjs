@@ -182,6 +182,8 @@ describe('the GQA chapter', () => {
     await tab.page.fill('[data-gqa="model-bytes"]', '2');
     assert.equal(await tab.page.textContent('[data-gqa="model-problem"]'), '');
     await group({ heads: 8, kvHeads: 4, dHead: 4 });
+    // the caption may already read 8 and 4 from an earlier run: wait for this run's end, not the caption
+    await tab.page.waitForFunction((at) => !/Computing/.test(document.querySelector(at).textContent), status);
     assert.equal(await tab.page.textContent(status), '');
   });
 
