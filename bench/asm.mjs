@@ -2,6 +2,8 @@
 // bench_peak`): the instruction mix of each gemm and ppmm kernel's main loop in V8's machine code (Node
 // only: it runs Node itself with --print-wasm-code), for the kernels whose name contains --kernels= when
 // given. A few seconds. (`npm run bench -- --asm` hands --asm to the last command of that script only.)
+// --relaxed: the relaxed build's kernels (build/wasm/peak-relaxed.mjs, fused multiply-adds: the fma
+// column), Node run with --experimental-wasm-relaxed-simd.
 /**
  * The instruction mix of each gemm kernel's main loop in V8's machine code: runs this file under
  * `node --no-liftoff --print-wasm-code` (TurboFan only, the optimised code) and, in each kernel's
@@ -9,11 +11,12 @@
  * conditional jump's target to the jump, the loop with the most multiplies (the smallest on a tie). Spills are SIMD moves to or
  * from the stack frame (rbp/rsp-relative).
  */
-export async function asmReport() {
+export async function asmReport({ relaxed = false } = {}) {
   const { execFileSync } = await import('node:child_process');
   const { fileURLToPath } = await import('node:url');
-  const listing = execFileSync(process.execPath, ['--no-liftoff', '--print-wasm-code', fileURLToPath(import.meta.url), '--tier-up'],
-    { encoding: 'utf8', maxBuffer: 256 << 20 });
+  const flags = relaxed ? ['--experimental-wasm-relaxed-simd'] : [];
+  const listing = execFileSync(process.execPath, [...flags, '--no-liftoff', '--print-wasm-code', fileURLToPath(import.meta.url), '--tier-up',
+    ...(relaxed ? ['--relaxed'] : [])], { encoding: 'utf8', maxBuffer: 256 << 20 });
   const functions = listing.split(/\n(?=--- WebAssembly code ---|name: )/);
   const report = [];
   for (const text of functions) {
@@ -33,12 +36,14 @@ export async function asmReport() {
         instructions: body.length,
         mul: count(/^v?mulps/),
         add: count(/^v?addps/),
+        fma: count(/^vfn?madd\d+ps/),
         shuffles: count(/^v?(pshufd|shufps|vpermilps|vbroadcastss\s+xmm\d+,xmm|pshufb|vpshufb|movddup|punpck|vpunpck|unpck|vunpck)/),
         broadcastLoads: count(/^vbroadcastss\s+xmm\d+,\[/),
         vectorLoads: count(/^v?mov(dqu|ups|aps|apd|dqa)\s+xmm\d+,\[(?!rbp|rsp)/),
         spills: count(/^v?mov(dqu|ups|aps|apd|dqa|sd|ss)\s+\[(rbp|rsp)[^\]]*\],xmm/) + count(/^v?mov(dqu|ups|aps|apd|dqa|sd|ss)\s+xmm\d+,\[(rbp|rsp)/),
       };
-      if (!best || mix.mul > best.mul || (mix.mul === best.mul && mix.instructions < best.instructions)) best = mix;
+      const products = (mix) => mix.mul + mix.fma;
+      if (!best || products(mix) > products(best) || (products(mix) === products(best) && mix.instructions < best.instructions)) best = mix;
     }
     if (best) report.push({ kernel: name, ...best });
   }
@@ -50,10 +55,12 @@ export async function asmReport() {
 const isScript = process.argv[1] && import.meta.url === (await import('node:url')).pathToFileURL(process.argv[1]).href;
 if (isScript && !process.argv.includes('--tier-up')) {
   const only = process.argv.find((a) => a.startsWith('--kernels='))?.slice(10) ?? '';
-  const report = (await asmReport()).filter((k) => k.kernel.includes(only));
-  console.log('| kernel | instructions | mulps | addps | shuffles | broadcast loads | vector loads | stack spills and reloads |');
-  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
-  for (const k of report) console.log(`| ${k.kernel} | ${k.instructions} | ${k.mul} | ${k.add} | ${k.shuffles} | ${k.broadcastLoads} | ${k.vectorLoads} | ${k.spills} |`);
+  const relaxed = process.argv.includes('--relaxed');
+  const report = (await asmReport({ relaxed })).filter((k) => k.kernel.includes(only));
+  if (relaxed) console.log('relaxed build (build/wasm/peak-relaxed.mjs, node --experimental-wasm-relaxed-simd)');
+  console.log('| kernel | instructions | mulps | addps | vfmadd…ps | shuffles | broadcast loads | vector loads | stack spills and reloads |');
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  for (const k of report) console.log(`| ${k.kernel} | ${k.instructions} | ${k.mul} | ${k.add} | ${k.fma} | ${k.shuffles} | ${k.broadcastLoads} | ${k.vectorLoads} | ${k.spills} |`);
 }
 
 // Run as a script with --tier-up: call every kernel once so V8 compiles it (under --no-liftoff,
@@ -62,8 +69,10 @@ if (process.argv.includes('--tier-up')) {
   const path = await import('node:path');
   const { fileURLToPath } = await import('node:url');
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-  const { default: createPeakModule } = await import(path.join(root, 'build/wasm/peak.mjs'));
-  const peakModule = await createPeakModule();
+  const relaxed = process.argv.includes('--relaxed');
+  const { default: createPeakModule } = await import(path.join(root, `build/wasm/${relaxed ? 'peak-relaxed' : 'peak'}.mjs`));
+  const { readFileSync } = await import('node:fs');
+  const peakModule = await createPeakModule(relaxed ? { wasmBinary: readFileSync(path.join(root, 'build/wasm/peak-relaxed.wasm')) } : {});
   for (let kernel = 0; kernel < peakModule._gemm_kernel_count(); kernel++) peakModule._gemm_repeat(kernel, 36, 64, 64, 0, 1);
   for (let kernel = 0; kernel < peakModule._ppmm_kernel_count(); kernel++) peakModule._ppmm_repeat(kernel, 36, 64, 64, 0, 1);
 }

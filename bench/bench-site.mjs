@@ -3,7 +3,7 @@
 // benchmark entry bundled into it (external: ./lib/attention.mjs, dist's own), served on localhost,
 // and headless Chromium launched. close() stops both and removes the folder.
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +18,9 @@ export async function openBenchSite({ entry, name, title, ort = false }) {
   const { chromium } = await import('playwright-core');
   const site = mkdtempSync(path.join(os.tmpdir(), `attention-lab-${name}-`));
   cpSync(path.join(root, 'dist'), site, { recursive: true });
+  // the relaxed build's ceiling module's .wasm (its glue is bundled into the entry), when built
+  const fmaPeak = path.join(root, 'build/wasm/peak-relaxed.wasm');
+  if (existsSync(fmaPeak)) cpSync(fmaPeak, path.join(site, 'peak-relaxed.wasm'));
   mkdirSync(path.join(site, 'tfjs'));
   for (const file of readdirSync(tfWasmDir).filter((f) => f.endsWith('.wasm'))) cpSync(path.join(tfWasmDir, file), path.join(site, 'tfjs', file));
   if (ort) {

@@ -72,18 +72,23 @@ async function checked(contenders, p, log) {
 // product calls on the same shapes, nothing else), timed in the same round-robin: its time over the
 // prepared stack's is the products' share of the block, its GFLOP/s their own fraction of the ceiling.
 const PRODUCTS = 'products alone (bench/peak.cpp)';
-function productsEntry(peakModule, n) {
+const PRODUCTS_FMA = 'products alone, FMA';
+const RELAXED = 'engine relaxed prepared stack';
+function productsEntry(peakModule, n, name = PRODUCTS) {
   if (!peakModule?._block_products) return [];
   peakModule._block_products(n, 0, 1);  // sizes its buffers, tiers up
-  return [{ c: { name: PRODUCTS, run: () => peakModule._block_products(n, 0, 1) }, times: [], cpu: [] }];
+  return [{ c: { name, run: () => peakModule._block_products(n, 0, 1) }, times: [], cpu: [] }];
 }
 
-function logProducts(ready, p, peak, log) {
-  const products = ready.find((e) => e.c.name === PRODUCTS);
-  const prepared = ready.find((e) => e.c.name === 'engine SIMD prepared stack');
-  if (!products || !prepared || !peak) return;
-  const time = median(products.times), gflops = productFlops(p) / time / 1e6;
-  log(`  products alone: ${time.toFixed(2)} ms = ${(100 * time / median(prepared.times)).toFixed(0)} % of the prepared stack's time; ${gflops.toFixed(2)} GFLOP/s = ${(100 * gflops / peak.gflops).toFixed(0)} % of the SIMD ceiling`);
+// the products alone against their build's prepared stack and ceiling: SIMD (mul + add), and relaxed (FMA)
+function logProducts(ready, p, peak, fmaPeak, log) {
+  for (const [name, stack, ceiling, what] of [[PRODUCTS, 'engine SIMD prepared stack', peak, 'SIMD'], [PRODUCTS_FMA, RELAXED, fmaPeak, 'FMA']]) {
+    const products = ready.find((e) => e.c.name === name);
+    const prepared = ready.find((e) => e.c.name === stack);
+    if (!products || !prepared || !ceiling) continue;
+    const time = median(products.times), gflops = productFlops(p) / time / 1e6;
+    log(`  ${name}: ${time.toFixed(2)} ms = ${(100 * time / median(prepared.times)).toFixed(0)} % of ${stack}'s time; ${gflops.toFixed(2)} GFLOP/s = ${(100 * gflops / ceiling.gflops).toFixed(0)} % of the ${what} ceiling`);
+  }
 }
 
 // Node only: each run's CPU time of the process as well (user + system), which the waits for a core on a
@@ -97,6 +102,8 @@ function logCpu(ready, p, peakCpu, log) {
   const ortBest = Math.min(...orts.map((e) => median(e.cpu)));
   const products = ready.find((e) => e.c.name === PRODUCTS);
   log(`  by CPU time (median ms): prepared stack ${median(prepared.cpu).toFixed(2)}, fastest ORT-web ${ortBest.toFixed(2)}: ${(ortBest / median(prepared.cpu)).toFixed(2)}×`);
+  const relaxed = ready.find((e) => e.c.name === RELAXED);
+  if (relaxed?.cpu.length) log(`  by CPU time: ${RELAXED} ${median(relaxed.cpu).toFixed(2)}: ${(ortBest / median(relaxed.cpu)).toFixed(2)}× the fastest ORT-web`);
   const earlier = ready.find((e) => e.c.name === 'engine SIMD prepared stack, before');
   if (earlier?.cpu.length) log(`  by CPU time: prepared stack, before ${median(earlier.cpu).toFixed(2)}: ${(ortBest / median(earlier.cpu)).toFixed(2)}× the fastest ORT-web`);
   if (!products?.cpu.length) return;
@@ -104,11 +111,11 @@ function logCpu(ready, p, peakCpu, log) {
   log(`  by CPU time: products alone ${time.toFixed(2)} ms = ${(100 * time / median(prepared.cpu)).toFixed(0)} % of the prepared stack's; ${gflops.toFixed(2)} GFLOP/s${peakCpu ? ` = ${(100 * gflops / peakCpu).toFixed(0)} % of the ceiling by CPU time (${peakCpu.toFixed(2)} GFLOP/s)` : ''}`);
 }
 
-async function measureSize(n, contenders, { peak, peakCpu, peakModule, roundCount, log }) {
+async function measureSize(n, contenders, { peak, peakCpu, peakModule, fmaPeak, fmaPeakModule, roundCount, log }) {
   const p = problem(n);
   const ready = await checked(contenders, p, log);
   if (!ready.length) return;
-  ready.push(...productsEntry(peakModule, n));
+  ready.push(...productsEntry(peakModule, n), ...productsEntry(fmaPeakModule, n, PRODUCTS_FMA));
   const rounds = roundCount ?? defaultRounds(n);
   for (let round = -WARMUP; round < rounds; round++) {  // the first WARMUP rounds are not counted
     for (const entry of round % 2 ? [...ready].reverse() : ready) {
@@ -128,9 +135,9 @@ async function measureSize(n, contenders, { peak, peakCpu, peakModule, roundCoun
     const time = median(e.times);
     log(`  ${e.c.name} vs fastest ORT-web: ${(ortBest / time).toFixed(2)}× (target ≥ 1.5×)`);
     const gflops = productFlops(p) / time / 1e6;
-    if (peak) log(`  ${e.c.name}: ${gflops.toFixed(2)} GFLOP/s of matrix products over the whole block = ${(100 * gflops / peak.gflops).toFixed(0)} % of the SIMD ceiling (a lower bound for the products alone)`);
+    if (peak) log(`  ${e.c.name}: ${gflops.toFixed(2)} GFLOP/s of matrix products over the whole block = ${(100 * gflops / peak.gflops).toFixed(0)} % of the SIMD ceiling${fmaPeak ? `, ${(100 * gflops / fmaPeak.gflops).toFixed(0)} % of the FMA ceiling` : ''} (a lower bound for the products alone)`);
   }
-  logProducts(ready, p, peak, log);
+  logProducts(ready, p, peak, fmaPeak, log);
   logCpu(ready, p, peakCpu, log);
   ready.forEach((e) => e.c.release?.(e.state));
 }
@@ -138,10 +145,14 @@ async function measureSize(n, contenders, { peak, peakCpu, peakModule, roundCoun
 /**
  * Every size in turn; `engine` a learning engine, `ort` and `tf` (on its wasm backend) the peers' modules,
  * `peakModule` (build/wasm/peak.mjs) for the products replayed alone, `peakCpu` the ceiling by CPU time (Node);
- * `plain: false` leaves plain JS out; `before`, an engine of an earlier build, adds its prepared stack.
+ * `plain: false` leaves plain JS out; `before`, an engine of an earlier build, adds its prepared stack;
+ * `relaxed`, the relaxed (FMA) learning engine, adds its prepared stack, with `fmaPeak` (the FMA chains'
+ * ceiling) and `fmaPeakModule` (build/wasm/peak-relaxed.mjs: the products alone with FMA).
  */
-export async function runBlockBench({ engine, ort, tf, sizes, rounds = null, peak = null, peakCpu = null, peakModule = null, plain = true, before = null, log }) {
+export async function runBlockBench({ engine, ort, tf, sizes, rounds = null, peak = null, peakCpu = null, peakModule = null, plain = true,
+  before = null, relaxed = null, fmaPeak = null, fmaPeakModule = null, log }) {
   const earlier = before ? [{ ...enginePreparedBlock(before), name: 'engine SIMD prepared stack, before' }] : [];
-  const contenders = [engineBlock(engine), enginePreparedBlock(engine), ...earlier, ...ortBlocks(ort), tfBlock(tf), ...(plain ? [plainJs] : [])];
-  for (const n of sizes) await measureSize(n, contenders, { peak, peakCpu, peakModule, roundCount: rounds, log });
+  const fused = relaxed ? [{ ...enginePreparedBlock(relaxed), name: RELAXED }] : [];
+  const contenders = [engineBlock(engine), enginePreparedBlock(engine), ...fused, ...earlier, ...ortBlocks(ort), tfBlock(tf), ...(plain ? [plainJs] : [])];
+  for (const n of sizes) await measureSize(n, contenders, { peak, peakCpu, peakModule, fmaPeak, fmaPeakModule, roundCount: rounds, log });
 }

@@ -7,7 +7,12 @@
 // it), also the block's matrix-product GFLOP/s as a fraction of the measured SIMD ceiling, and the
 // products replayed alone (bench/peak.cpp's block_products) in the same round-robin: their share of the
 // prepared stack's time and their own fraction of the ceiling.
-import { existsSync } from 'node:fs';
+// The relaxed build (fused multiply-adds, loadAttention({ simd: 'relaxed' })) runs as one more
+// contender: Node 20 has relaxed SIMD behind --experimental-wasm-relaxed-simd only, which this script
+// sets (v8.setFlagsFromString) before compiling any module; with build/wasm/peak-relaxed.mjs present,
+// the FMA chains' ceiling and the products alone with FMA too. Chromium has relaxed SIMD on.
+import { existsSync, readFileSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -25,6 +30,7 @@ const sizes = argument('sizes', '16,128,512').split(',').map(Number);
 const roundsArgument = argument('rounds', null);
 const rounds = roundsArgument === null ? null : Number(roundsArgument);
 const log = (...args) => console.log(...args);
+setFlagsFromString('--experimental-wasm-relaxed-simd');
 const plain = !process.argv.includes('--no-plain');  // plain JS takes 20–80 s a run at n = 512
 
 // The ceiling's best chain count timed by the process's CPU time (best of 5), for the CPU-time figures
@@ -62,7 +68,23 @@ async function main() {
   // --before=DIR: the prepared stack of an earlier build (a copy of its dist/) as one more contender
   const beforeDir = argument('before', null);
   const before = beforeDir && await (await import(path.join(path.resolve(beforeDir), 'lib/attention.node.mjs'))).loadAttention({ learning: true, simd: true });
-  await runBlockBench({ engine, ort, tf, sizes, rounds, peak, peakCpu, peakModule, plain, before, log });
+  const relaxed = await loadAttention({ learning: true, simd: 'relaxed' }).catch((error) => log(`relaxed engine: ${error.message}; skipped`));
+  if (relaxed) log(`relaxed engine ${JSON.stringify(relaxed.info)} (node --experimental-wasm-relaxed-simd, set by this script)`);
+  const { fmaPeak, fmaPeakModule } = await fmaCeiling();
+  await runBlockBench({ engine, ort, tf, sizes, rounds, peak, peakCpu, peakModule, plain, before, relaxed, fmaPeak, fmaPeakModule, log });
+}
+
+// build/wasm/peak-relaxed.mjs (its .wasm beside it, handed over as bytes): the FMA chains' ceiling
+async function fmaCeiling() {
+  const glue = path.join(root, 'build/wasm/peak-relaxed.mjs');
+  if (!existsSync(glue)) {
+    log('FMA ceiling: build/wasm/peak-relaxed.mjs not built (cmake --build build/wasm --target bench_peak_relaxed); skipped');
+    return {};
+  }
+  const fmaPeakModule = await (await import(glue)).default({ wasmBinary: readFileSync(path.join(root, 'build/wasm/peak-relaxed.wasm')) });
+  const fmaPeak = measurePeak(fmaPeakModule, '_peak_fma_chains');
+  log(`FMA ceiling (f32x4.relaxed_madd chains): ${fmaPeak.gflops.toFixed(2)} GFLOP/s (${fmaPeak.chains} chains)`);
+  return { fmaPeak, fmaPeakModule };
 }
 
 // The same suite in headless Chromium (bench/block-browser-entry.mjs), its lines printed as they come.

@@ -15,6 +15,7 @@ globalThis.runBench = async ({ sizes, runs }) => {
   const kernels = measureKernels(peakModule);
   const simd = await loadAttention({ simd: true });
   const scalar = await loadAttention({ simd: false });
+  const relaxed = await loadAttention({ simd: 'relaxed' }).catch(() => null);  // Chromium has relaxed SIMD on
   setWasmPaths(new URL('./tfjs/', location.href).href);
   tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);  // one core, like the engine
   ort.env.wasm.numThreads = 1;
@@ -23,7 +24,7 @@ globalThis.runBench = async ({ sizes, runs }) => {
   for (const backend of ['wasm', 'cpu']) {
     await tf.setBackend(backend);
     await tf.ready();
-    const contenders = contendersFor(backend, { simd, scalar, tf, ort });
+    const contenders = contendersFor(backend, { simd, scalar, relaxed, tf, ort });
     rows.push(...await runSuite({ engine: simd, contenders, sizes, runs }));
   }
   return { peak, kernels, rows, simd: tf.env().getBool('WASM_HAS_SIMD_SUPPORT') };

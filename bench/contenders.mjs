@@ -150,9 +150,11 @@ export function ortContenders(ort) {
 }
 
 /** Everything timed while TensorFlow.js is on `backend`: on 'wasm' also the engine, plain JS and ONNX Runtime Web. */
-export function contendersFor(backend, { simd, scalar, tf, ort }) {
+export function contendersFor(backend, { simd, scalar, relaxed = null, tf, ort }) {
   if (backend === 'cpu') return tfContenders(tf, 'cpu');
-  return [engineContender('engine SIMD', simd), preparedContender('engine SIMD prepared', simd),
+  // relaxed: the relaxed-SIMD build (fused multiply-adds), where the runtime has relaxed SIMD
+  const fused = relaxed ? [engineContender('engine relaxed', relaxed), preparedContender('engine relaxed prepared', relaxed)] : [];
+  return [engineContender('engine SIMD', simd), preparedContender('engine SIMD prepared', simd), ...fused,
     preparedContender('engine SIMD prepared, output given', simd, { reuseOutput: true }), engineContender('engine scalar', scalar),
     plainJsContender, ...tfContenders(tf, 'wasm'), ...(ort ? ortContenders(ort) : [])];
 }

@@ -1,8 +1,11 @@
 // npm run bench [-- --quick]: the engine against the alternatives in Node and in headless Chromium
 // (both V8), the machine's SIMD ceiling measured in the same run, and the page's own figures.
 // Prints one report and writes bench/results.json (bench/results-partial.json for --quick,
-// --node-only or --browser-only runs).
+// --node-only or --browser-only runs). The relaxed-SIMD build (fused multiply-adds) is a contender
+// too: in Node through --experimental-wasm-relaxed-simd, which this script sets before compiling any
+// module (Node 20 has relaxed SIMD behind that flag only); Chromium has it on.
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +29,7 @@ const sizesArgument = process.argv.find((a) => a.startsWith('--sizes='));
 const sizes = sizesArgument ? sizesArgument.slice(8).split(';').map((s) => s.split(',').map(Number)) : quick ? QUICK_SIZES : SIZES;
 const runs = quick || sizesArgument ? 5 : 20;
 const log = (...args) => console.error(...args);
+setFlagsFromString('--experimental-wasm-relaxed-simd');
 
 const { loadAttention } = await import(path.join(root, 'dist/lib/attention.node.mjs'));
 const { default: createPeakModule } = await import(path.join(root, 'build/wasm/peak.mjs'));
@@ -39,6 +43,7 @@ async function nodeBench() {
   const kernels = measureKernels(peakModule);
   const simd = await loadAttention({ simd: true });
   const scalar = await loadAttention({ simd: false });
+  const relaxed = await loadAttention({ simd: 'relaxed' });
   setWasmPaths(`${tfWasmDir}/`);
   tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
   ort.env.wasm.numThreads = 1;  // one core, like the engine; Node loads ORT's .wasm from node_modules
@@ -46,7 +51,7 @@ async function nodeBench() {
   for (const backend of ['wasm', 'cpu']) {
     await tf.setBackend(backend);
     await tf.ready();
-    const contenders = contendersFor(backend, { simd, scalar, tf, ort });
+    const contenders = contendersFor(backend, { simd, scalar, relaxed, tf, ort });
     rows.push(...await runSuite({ engine: simd, contenders, sizes, runs, log: (row) => log(`node: ${describe(row)}`) }));
   }
   return { peak, kernels, rows, memory: memoryFigures(await loadAttention({ simd: true })) };
@@ -148,6 +153,7 @@ function targets(name, { rows, peak }) {
   for (const size of sizes) {
     const simd = get(size, 'engine SIMD');
     const prepared = get(size, 'engine SIMD prepared');
+    const relaxed = get(size, 'engine relaxed prepared');
     const given = get(size, 'engine SIMD prepared, output given');
     const tfBest = best(size, ['TF.js wasm batched', 'TF.js wasm per head']);
     const ortBest = best(size, ['ORT-web batched', 'ORT-web per head', 'ORT-web MultiHeadAttention', 'ORT-web Attention op']);
@@ -157,13 +163,15 @@ function targets(name, { rows, peak }) {
     lines.push(`  (${size.join(', ')}): attention() ${vs(simd)}, ${(100 * simd.gflops / peak.gflops).toFixed(0)} % of the ceiling; ` +
       (prepared ? `prepared ${vs(prepared)}, ${(100 * prepared.gflops / peak.gflops).toFixed(0)} % of the ceiling; ` : '') +
       (given ? `with the output array given ${vs(given)}; ` : '') +
+      (relaxed ? `relaxed (FMA) prepared ${vs(relaxed)}; ` : '') +
       `${(plain.median / simd.median).toFixed(1)}× plain JS; scalar ${(plain.median / scalar.median).toFixed(1)}× plain JS`);
     // Node: the same ratios on the process's CPU time (steadier while other jobs share the cores)
     const cpuBest = (names) => names.map((c) => get(size, c)).filter((r) => r?.cpuMedian).sort((a, b) => a.cpuMedian - b.cpuMedian)[0];
     const ortCpu = cpuBest(['ORT-web batched', 'ORT-web per head', 'ORT-web MultiHeadAttention', 'ORT-web Attention op']);
     if (ortCpu && simd.cpuMedian) {
       lines.push(`    CPU time: attention() ${simd.cpuMedian.toFixed(3)} ms, ${(ortCpu.cpuMedian / simd.cpuMedian).toFixed(2)}× ORT-web (${ortCpu.contender} ${ortCpu.cpuMedian.toFixed(3)} ms)` +
-        (prepared?.cpuMedian ? `; prepared ${prepared.cpuMedian.toFixed(3)} ms, ${(ortCpu.cpuMedian / prepared.cpuMedian).toFixed(2)}× ORT-web` : ''));
+        (prepared?.cpuMedian ? `; prepared ${prepared.cpuMedian.toFixed(3)} ms, ${(ortCpu.cpuMedian / prepared.cpuMedian).toFixed(2)}× ORT-web` : '') +
+        (relaxed?.cpuMedian ? `; relaxed prepared ${relaxed.cpuMedian.toFixed(3)} ms, ${(ortCpu.cpuMedian / relaxed.cpuMedian).toFixed(2)}× ORT-web` : ''));
     }
   }
   return lines.join('\n');

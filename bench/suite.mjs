@@ -46,15 +46,16 @@ export function makeProblem(engine, [n, d, h], seed = 1) {
 }
 
 /** The SIMD ceiling: the best of 8 to 16 independent f32x4 mul+add chains, in GFLOP/s. */
-export function measurePeak(peakModule) {
+export function measurePeak(peakModule, chainsFunction = '_peak_chains') {
   const chainCounts = [8, 10, 12, 14, 16];
-  for (const chains of chainCounts) for (let i = 0; i < 200; i++) peakModule._peak_chains(chains, 20_000);  // tier up
+  const run = (chains, iterations) => peakModule[chainsFunction](chains, iterations);
+  for (const chains of chainCounts) for (let i = 0; i < 200; i++) run(chains, 20_000);  // tier up
   const results = chainCounts.map((chains) => {
     const iterations = 5_000_000;
     let best = 0;
     for (let r = 0; r < 5; r++) {
       const start = performance.now();
-      peakModule._peak_chains(chains, iterations);
+      run(chains, iterations);
       best = Math.max(best, (iterations * chains * 8) / (performance.now() - start) / 1e6);
     }
     return { chains, gflops: best };

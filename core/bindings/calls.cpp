@@ -278,8 +278,11 @@ EMSCRIPTEN_KEEPALIVE const char* attn_error_message() { return last_error.messag
 // Frees the last error's text once read, so that failed calls leave the heap as they found it.
 EMSCRIPTEN_KEEPALIVE void attn_error_clear() { last_error = attn::Status(); }
 
+// 0: scalar build, 1: SIMD, 2: SIMD with relaxed SIMD's fused multiply-add (ATTN_RELAXED_SIMD)
 EMSCRIPTEN_KEEPALIVE int attn_has_simd() {
-#if defined(__wasm_simd128__)
+#if defined(ATTN_RELAXED_SIMD)
+  return 2;
+#elif defined(__wasm_simd128__)
   return 1;
 #else
   return 0;

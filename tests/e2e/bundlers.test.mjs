@@ -128,7 +128,8 @@ it('the package\'s browser entry carries no Node built-in, and its Node entry is
   for (const name of readdirSync(lib).filter((n) => n.endsWith('.mjs') && !n.endsWith('.node.mjs'))) {
     assert.doesNotMatch(readFileSync(path.join(lib, name), 'utf8'), /["']node:|require\(/, name);
   }
-  // no .wasm shipped that nothing loads: the four builds of dist/lib, and the single file's own copies inside it
+  // no .wasm shipped that nothing loads: the six builds of dist/lib, and the single file's own copies inside it
   const shipped = readdirSync(path.join(app, 'node_modules/attention-lab/dist'), { recursive: true }).filter((n) => n.endsWith('.wasm'));
-  assert.deepEqual(shipped.sort(), ['lib/attention-learn-scalar.wasm', 'lib/attention-learn-simd.wasm', 'lib/attention-scalar.wasm', 'lib/attention-simd.wasm']);
+  assert.deepEqual(shipped.sort(), ['lib/attention-learn-relaxed.wasm', 'lib/attention-learn-scalar.wasm', 'lib/attention-learn-simd.wasm',
+    'lib/attention-relaxed.wasm', 'lib/attention-scalar.wasm', 'lib/attention-simd.wasm']);
 });

@@ -13,7 +13,7 @@ const labLink = (tokens, dModel, heads = 8, dK = dModel / heads) => `index.html#
   dModel, heads, dK, dV: dK, weightsMode: 'random', seed: 3, useWo: true,
 }))}`;
 const ON_THE_PAGE = /on the page: an example this small/;
-const IN_THE_WORKER = /^Computed in [\d.]+ ms by the (SIMD|scalar) WebAssembly engine\.$/;
+const IN_THE_WORKER = /^Computed in [\d.]+ ms by the (SIMD \+ FMA|SIMD|scalar) WebAssembly engine\.$/;
 
 let browser;
 before(async () => {

@@ -1,5 +1,5 @@
-// The engine of dist/lib in headless Chromium: both builds load, compute the notes' numbers, and
-// throw named errors; 'auto' takes SIMD; nothing is requested from another host.
+// The engine of dist/lib in headless Chromium: the three builds load, compute the notes' numbers, and
+// throw named errors; 'auto' takes relaxed SIMD (Chromium has it); nothing is requested from another host.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
@@ -20,7 +20,7 @@ describe('engine in Chromium', () => {
     const results = await page.evaluate(async () => {
       const { loadAttention } = await import('./lib/attention.mjs');
       const out = {};
-      for (const simd of ['auto', true, false]) {
+      for (const simd of ['auto', 'relaxed', true, false]) {
         const engine = await loadAttention({ simd });
         const r = engine.attention({ x: [1, 0, 1, 0, 0, 1, 0, 1, 1, 1, 1, 1], n: 3, dModel: 4 });
         let error = null;
@@ -33,7 +33,10 @@ describe('engine in Chromium', () => {
       }
       return out;
     });
-    assert.equal(results.auto.info.simd, true, 'Chromium validates the SIMD probe');
+    // Chromium 156 has relaxed SIMD: 'auto' takes the relaxed build (fused multiply-adds)
+    assert.deepEqual([results.auto.info.build, results.auto.info.simd], ['relaxed', true], 'Chromium validates the relaxed-SIMD probe');
+    assert.equal(results.relaxed.info.build, 'relaxed');
+    assert.equal(results.true.info.build, 'simd');
     assert.equal(results.true.info.simd, true);
     assert.equal(results.false.info.simd, false);
     for (const { output, weights, error } of Object.values(results)) {

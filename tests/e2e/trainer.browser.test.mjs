@@ -1,4 +1,4 @@
-// The trainer in headless Chromium: both builds train, and after 30 Adam steps their weights are
+// The trainer in headless Chromium: the three builds (relaxed SIMD, SIMD, scalar) train, and after 30 Adam steps their weights are
 // the same bits as each other's and as Node's (Arithmetic::Portable, one answer everywhere).
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -21,7 +21,7 @@ async function train(loadAttention, simd) {
   const { losses } = trainer.step(30);
   const weights = Object.fromEntries(Object.entries(trainer.weights()).map(([name, values]) => [name, Array.from(values)]));
   trainer.dispose();
-  return { simd: engine.info.simd, first: losses[0], last: losses.at(-1), weights };
+  return { simd: engine.info.simd, build: engine.info.build, first: losses[0], last: losses.at(-1), weights };
 }
 
 describe('trainer in Chromium', () => {
@@ -40,13 +40,13 @@ describe('trainer in Chromium', () => {
     const inBrowser = await page.evaluate(`(async () => {
       const { loadAttention } = await import('./lib/attention.mjs');
       const train = ${train.toString()};
-      return [await train(loadAttention, true), await train(loadAttention, false)];
+      return [await train(loadAttention, true), await train(loadAttention, false), await train(loadAttention, 'relaxed')];
     })()`);
     const inNode = await train(loadAttention, true);
-    assert.deepEqual(inBrowser.map((r) => r.simd), [true, false]);
+    assert.deepEqual(inBrowser.map((r) => r.build), ['simd', 'scalar', 'relaxed']);
     for (const result of inBrowser) {
       assert.ok(result.last < result.first, `the loss falls: ${result.first} -> ${result.last}`);
-      assert.deepEqual(result.weights, inNode.weights, `${result.simd ? 'SIMD' : 'scalar'} build in Chromium vs Node`);
+      assert.deepEqual(result.weights, inNode.weights, `${result.build} build in Chromium vs Node`);
     }
     assert.deepEqual(problems, []);
     assert.deepEqual(foreignRequests, []);

@@ -515,7 +515,11 @@ export interface KvCache {
 
 export interface AttentionEngine {
   /** learning: loaded with { learning: true }, so gradients() and createTrainer() work. */
-  readonly info: { readonly version: string; readonly simd: boolean; readonly learning: boolean };
+  /**
+   * simd: a SIMD build; build: which one, 'relaxed' (SIMD with relaxed SIMD's fused multiply-add in the
+   * matrix products), 'simd' or 'scalar'.
+   */
+  readonly info: { readonly version: string; readonly simd: boolean; readonly build: 'relaxed' | 'simd' | 'scalar'; readonly learning: boolean };
   /** Throws TypeError or RangeError with `.field` naming the option at fault; the engine stays usable. */
   attention(options: AttentionOptions & { trace?: true }): TracedAttentionResult;
   /** trace: false, the fast path: output and dOut (no concat, no heads). */
@@ -551,7 +555,12 @@ export interface AttentionEngine {
 }
 
 export declare function loadAttention(options?: {
-  simd?: 'auto' | boolean;
+  /**
+   * 'auto' (default): the relaxed build where the runtime supports relaxed SIMD, else SIMD, else scalar.
+   * 'relaxed' forces the relaxed build (a RangeError naming 'simd' where relaxed SIMD is missing), true
+   * the SIMD one, false the scalar one.
+   */
+  simd?: 'auto' | 'relaxed' | boolean;
   /**
    * true: the larger build with the backward pass and trainer (attention-learn-*), for gradients()
    * and createTrainer(). Default false: the forward-only build every page loads.
@@ -559,7 +568,7 @@ export declare function loadAttention(options?: {
   learning?: boolean;
   /** The chosen build's .wasm bytes: no fetch. */
   wasmBinary?: ArrayBuffer | Uint8Array;
-  /** The folder holding attention-{,learn-}{simd,scalar}.* (default: this file's folder). */
+  /** The folder holding attention-{,learn-}{relaxed,simd,scalar}.* (default: this file's folder). */
   baseUrl?: string | URL;
 }): Promise<AttentionEngine>;
 
@@ -575,6 +584,6 @@ export interface EngineBuild {
  */
 export declare function loadAttentionFrom(
   builds: Record<'simd' | 'scalar', EngineBuild | (() => Promise<EngineBuild>)> &
-    Partial<Record<'learn-simd' | 'learn-scalar', EngineBuild | (() => Promise<EngineBuild>)>>,
-  options?: { simd?: 'auto' | boolean; learning?: boolean },
+    Partial<Record<'relaxed' | 'learn-relaxed' | 'learn-simd' | 'learn-scalar', EngineBuild | (() => Promise<EngineBuild>)>>,
+  options?: { simd?: 'auto' | 'relaxed' | boolean; learning?: boolean },
 ): Promise<AttentionEngine>;

@@ -1,14 +1,14 @@
 // The Attention Lab engine: the C++ core compiled to WebAssembly, behind a small checked API.
 //
 //   import { loadAttention } from './lib/attention.mjs';
-//   const engine = await loadAttention();            // { simd: 'auto' | true | false }
+//   const engine = await loadAttention();            // { simd: 'auto' | 'relaxed' | true | false }
 //   const r = engine.attention({ x, n, dModel, heads, wq, wk, wv, wo, mask, scale, trace });
 //   const learner = await loadAttention({ learning: true });   // + gradients(), createTrainer(), transformer()
 //
 // This file checks JavaScript types, applies defaults and turns the core's errors into exceptions.
 // Value checks (sizes, finiteness, caps) happen once, in the core, so their messages are the same
 // natively and here. Shapes and layouts: see attention.d.ts.
-import { simd as simdSupported } from 'wasm-feature-detect';
+import { relaxedSimd as relaxedSupported, simd as simdSupported } from 'wasm-feature-detect';
 import { Runtime, guarded } from './runtime.mjs';
 // the browser's or Node's way to the builds, chosen by package.json "imports" (files.mjs, files.node.mjs)
 import { engineFiles } from '#engine-files';
@@ -458,8 +458,10 @@ class AttentionEngine {
   // runtime: runtime.mjs's Runtime (the instance, replaced after a trap). learningParts: trainer.mjs's
   // Trainer class and transformer.mjs, on a learning engine only (imported with it: the page's
   // engine does not download them).
-  constructor(runtime, simd, learningParts = null) {
+  constructor(runtime, learningParts = null) {
     const module = runtime.module;
+    // the build's instruction set, as the C++ was compiled (calls.cpp's attn_has_simd: 0, 1 or 2)
+    const build = ENGINE_BUILDS[module._attn_has_simd()];
     const Trainer = learningParts?.Trainer ?? null;
     this.#runtime = runtime;
     this.#Trainer = Trainer;
@@ -467,7 +469,8 @@ class AttentionEngine {
     this.#modern = learningParts?.modern ?? null;
     this.#StackTrainer = learningParts?.StackTrainer ?? null;
     // A build without the backward pass has no gradients export (see CMakeLists.txt).
-    this.info = Object.freeze({ version: VERSION, simd, learning: typeof module._attn_gradients === 'function' && Trainer !== null });
+    this.info = Object.freeze({ version: VERSION, simd: build !== 'scalar', build,
+      learning: typeof module._attn_gradients === 'function' && Trainer !== null });
   }
 
   attention(options) {
@@ -725,9 +728,12 @@ const trainerClass = async () => {
   return { Trainer, stack, modern, StackTrainer };
 };
 
+// info.build by the engine's attn_has_simd(): scalar, SIMD, or SIMD with relaxed SIMD's fused multiply-add
+const ENGINE_BUILDS = ['scalar', 'simd', 'relaxed'];
+
 function checkLoadOptions(simd, learning) {
-  if (simd !== 'auto' && typeof simd !== 'boolean') {
-    throw fieldError(TypeError, 'simd', `simd must be 'auto', true or false, got ${describe(simd)}`);
+  if (simd !== 'auto' && simd !== 'relaxed' && typeof simd !== 'boolean') {
+    throw fieldError(TypeError, 'simd', `simd must be 'auto', 'relaxed', true or false, got ${describe(simd)}`);
   }
   if (typeof learning !== 'boolean') {
     throw fieldError(TypeError, 'learning', `learning must be true or false, got ${describe(learning)}`);
@@ -735,39 +741,58 @@ function checkLoadOptions(simd, learning) {
 }
 
 /**
- * Loads the engine. `simd: 'auto'` takes the SIMD build when this runtime validates a SIMD probe
- * module; true or false forces a build. `learning: true` loads the larger build that also has
+ * The build for the `simd` option: 'auto' takes the relaxed build (fused multiply-adds) when this
+ * runtime validates a relaxed-SIMD probe module and `hasRelaxed`, else the SIMD build when it
+ * validates a SIMD probe, else the scalar one; 'relaxed', true (SIMD) and false (scalar) force one.
+ */
+async function chooseBuild(simd, hasRelaxed = true) {
+  if (simd === 'relaxed') {
+    if (!(await relaxedSupported())) {
+      throw fieldError(RangeError, 'simd', "simd: 'relaxed' needs relaxed SIMD (f32x4.relaxed_madd), which this WebAssembly runtime does not support; use 'auto', true or false");
+    }
+    return 'relaxed';
+  }
+  if (simd !== 'auto') return simd ? 'simd' : 'scalar';
+  if (hasRelaxed && await relaxedSupported()) return 'relaxed';
+  return await simdSupported() ? 'simd' : 'scalar';
+}
+
+/**
+ * Loads the engine. `simd: 'auto'` takes the relaxed-SIMD build where the runtime supports relaxed
+ * SIMD, else the SIMD build where it validates a SIMD probe module, else the scalar one (info.build
+ * says which); 'relaxed', true or false forces a build. `learning: true` loads the larger build that also has
  * gradients() and createTrainer() (attention-learn-*); the default build runs the forward pass only.
  * `wasmBinary` (bytes of the chosen build's .wasm) skips the fetch. `baseUrl` is the folder holding
  * the builds (default: this file's own folder, named so that bundlers copy the builds: files.mjs).
  */
 export async function loadAttention({ simd = 'auto', learning = false, wasmBinary, baseUrl } = {}) {
   checkLoadOptions(simd, learning);
-  const useSimd = simd === 'auto' ? await simdSupported() : simd;
+  const build = await chooseBuild(simd);
   // The module is compiled here, once (while the glue script loads): a restart after a trap makes
   // a new instance of it (runtime.mjs).
-  const { glue, compiled } = engineFiles(`${learning ? 'learn-' : ''}${useSimd ? 'simd' : 'scalar'}`, { baseUrl, wasmBinary });
+  const { glue, compiled } = engineFiles(`${learning ? 'learn-' : ''}${build}`, { baseUrl, wasmBinary });
   const [{ default: createAttentionModule }, learningParts, wasmModule] = await Promise.all([
     glue, learning ? trainerClass() : null, compiled]);
   const runtime = await Runtime.create(createAttentionModule, wasmModule);
-  return new AttentionEngine(runtime, runtime.module._attn_has_simd() === 1, learningParts);
+  return new AttentionEngine(runtime, learningParts);
 }
 
 /**
  * Loads the engine from builds already in hand, for a page that carries everything inside itself:
  * builds = { simd: { createModule, wasmBinary }, scalar: { createModule, wasmBinary } }, and for
- * `learning: true`, 'learn-simd' and 'learn-scalar' alike. A build may instead be an async function
+ * `learning: true`, 'learn-simd' and 'learn-scalar' alike ('relaxed' and 'learn-relaxed' optional:
+ * 'auto' takes them where the runtime supports relaxed SIMD and they are there). A build may instead be an async function
  * returning { createModule, wasmBinary }, so that a bundle can load the learning builds when asked.
  */
 export async function loadAttentionFrom(builds, { simd = 'auto', learning = false } = {}) {
   checkLoadOptions(simd, learning);
-  const useSimd = simd === 'auto' ? await simdSupported() : simd;
-  const name = `${learning ? 'learn-' : ''}${useSimd ? 'simd' : 'scalar'}`;
+  const prefix = learning ? 'learn-' : '';
+  const name = `${prefix}${await chooseBuild(simd, `${prefix}relaxed` in builds)}`;
   let build = builds[name];
   if (typeof build === 'function') build = await build();
   if (!build) throw fieldError(RangeError, 'learning', `these builds have no '${name}' engine (have: ${Object.keys(builds).join(', ')})`);
   const { createModule, wasmBinary } = build;
   const [wasmModule, learningParts] = await Promise.all([WebAssembly.compile(wasmBinary), learning ? trainerClass() : null]);
   const runtime = await Runtime.create(createModule, wasmModule);
-  return new AttentionEngine(runtime, runtime.module._attn_has_simd() === 1, learningParts);
+  return new AttentionEngine(runtime, learningParts);
 }

@@ -6,8 +6,10 @@
 // follow: a bundler copies the glue and the .wasm into its output and rewrites both paths, with no
 // configuration. With baseUrl (a folder served beside the page) the URLs are made at run time.
 const BUILDS = {
+  relaxed: () => [import('./attention-relaxed.mjs'), new URL('./attention-relaxed.wasm', import.meta.url)],
   simd: () => [import('./attention-simd.mjs'), new URL('./attention-simd.wasm', import.meta.url)],
   scalar: () => [import('./attention-scalar.mjs'), new URL('./attention-scalar.wasm', import.meta.url)],
+  'learn-relaxed': () => [import('./attention-learn-relaxed.mjs'), new URL('./attention-learn-relaxed.wasm', import.meta.url)],
   'learn-simd': () => [import('./attention-learn-simd.mjs'), new URL('./attention-learn-simd.wasm', import.meta.url)],
   'learn-scalar': () => [import('./attention-learn-scalar.mjs'), new URL('./attention-learn-scalar.wasm', import.meta.url)],
 };
@@ -22,7 +24,7 @@ function compileUrl(url) {
 }
 
 /**
- * The build `name` ('simd', 'scalar', 'learn-simd', 'learn-scalar'): { glue, compiled }, two promises
+ * The build `name` ('relaxed', 'simd', 'scalar', 'learn-relaxed', 'learn-simd', 'learn-scalar'): { glue, compiled }, two promises
  * started together (the .wasm compiles while the glue loads). `wasmBinary`: the bytes, no fetch.
  */
 export function engineFiles(name, { baseUrl, wasmBinary }) {

@@ -5,10 +5,12 @@
 // -- --asm` prints the loop's instruction mix). Measured here against the same driver: 3 × 8 reached
 // 76–87 % of the mul+add ceiling, 4 × 8 93–102 %; 5 × 8 and 6 × 8 42–51 %, since V8 hoists every
 // broadcast to the top of the iteration and 17 or 19 live values spill. No clang unrolling for the
-// same reason (an unrolled 3 × 8 measured 1.45× slower).
+// same reason (an unrolled 3 × 8 measured 1.45× slower). The relaxed build fuses each multiply and
+// add (madd_f32x4.hpp): the same instruction count less one per accumulator.
 #include <cassert>
 
 #include "kernels/kernels.hpp"
+#include "kernels/madd_f32x4.hpp"
 #include "kernels/store_partial.hpp"
 
 #if defined(__wasm_simd128__)
@@ -46,8 +48,8 @@ void gemm_loadsplat(int mr, int nc, int kc, const float* a, int lda, const float
 #pragma clang loop unroll(full)
     for (int r = 0; r < kMr; ++r) {
       const v128_t a_rk = wasm_v128_load32_splat(a_row[r] + k);
-      acc_lo[r] = wasm_f32x4_add(acc_lo[r], wasm_f32x4_mul(a_rk, b_lo));
-      acc_hi[r] = wasm_f32x4_add(acc_hi[r], wasm_f32x4_mul(a_rk, b_hi));
+      acc_lo[r] = madd_f32x4(a_rk, b_lo, acc_lo[r]);
+      acc_hi[r] = madd_f32x4(a_rk, b_hi, acc_hi[r]);
     }
   }
 

@@ -4,10 +4,11 @@
 // main loop then needs no address arithmetic per row (28 instructions per k against the 33 of
 // gemm_f32_4x8__wasmsimd_loadsplat, which reads a in place), and the loop runs 10–20 % faster.
 // Same order of operations as the gemm kernels (k ascending, one rounding per multiply and per
-// add), so the same bits.
+// add; in the relaxed build one fused multiply-add per k in both, madd_f32x4.hpp), so the same bits.
 #include <cassert>
 
 #include "kernels/kernels.hpp"
+#include "kernels/madd_f32x4.hpp"
 #include "kernels/store_partial.hpp"
 
 namespace attn::kernels {
@@ -76,8 +77,8 @@ void ppmm_f32_4x8__wasmsimd_splat(int mr, int nc, int kc, const float* strip, co
 #pragma clang loop unroll(full)
     for (int r = 0; r < kMr; ++r) {
       const v128_t a_rk = wasm_v128_load32_splat(strip + r);
-      acc_lo[r] = wasm_f32x4_add(acc_lo[r], wasm_f32x4_mul(a_rk, b_lo));
-      acc_hi[r] = wasm_f32x4_add(acc_hi[r], wasm_f32x4_mul(a_rk, b_hi));
+      acc_lo[r] = madd_f32x4(a_rk, b_lo, acc_lo[r]);
+      acc_hi[r] = madd_f32x4(a_rk, b_hi, acc_hi[r]);
     }
   }
 

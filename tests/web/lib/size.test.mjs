@@ -16,7 +16,7 @@ function engineBytes(build) {
   return [...api, `attention-${build}.mjs`, `attention-${build}.wasm`].reduce((sum, name) => sum + gzipped(name), 0);
 }
 
-for (const build of ['simd', 'scalar']) {
+for (const build of ['relaxed', 'simd', 'scalar']) {
   it(`the page's ${build} engine (API, glue, wasm) is under 40 KB gzipped`, () => {
     const total = engineBytes(build);
     assert.ok(total < BUDGET, `attention-${build} with its API: ${(total / 1024).toFixed(1)} KB gzipped`);
@@ -24,7 +24,7 @@ for (const build of ['simd', 'scalar']) {
 }
 
 it('the page\'s engine carries no embind (its glue would be three times the size)', () => {
-  for (const build of ['simd', 'scalar']) {
+  for (const build of ['relaxed', 'simd', 'scalar']) {
     assert.doesNotMatch(bytes(`attention-${build}.mjs`).toString(), /embind|emval/, `attention-${build}.mjs`);
   }
   // the learning engines do: the trainer's class and gradients() go through embind

@@ -51,12 +51,12 @@ export function createCompute({ workerUrl, loadEngine, models = null }) {
       return onPage();
     }
   })();
-  // the page's own copy beside a worker, of the worker's build (SIMD or scalar); null until loaded,
-  // and for good if it cannot load (the worker then takes every request)
+  // the page's own copy beside a worker, of the worker's build (relaxed SIMD, SIMD or scalar: the same
+  // bits); null until loaded, and for good if it cannot load (the worker then takes every request)
   let small = null;
   connection.then(({ api, info }) => {
     if (info.where === 'page') small = api;
-    else onPage(info.simd).then(({ api: pageApi }) => { small = pageApi; }, () => {});
+    else onPage(info.build === 'relaxed' ? 'relaxed' : info.simd).then(({ api: pageApi }) => { small = pageApi; }, () => {});
   }, () => {});
 
   const call = (name) => async (...args) => (await connection).api[name](...args);

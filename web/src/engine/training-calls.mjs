@@ -11,7 +11,7 @@ export function learning(api) {
   if (!api.learner) {
     const { engine } = api;
     // an engine that is a learning one already (the single-file page's) trains itself
-    api.learner = engine?.info.learning ? Promise.resolve(engine) : api.loadAttention({ simd: engine?.info.simd ?? 'auto', learning: true });
+    api.learner = engine?.info.learning ? Promise.resolve(engine) : api.loadAttention({ simd: engine?.info.build === 'relaxed' ? 'relaxed' : engine?.info.simd ?? 'auto', learning: true });
     api.learner.catch(() => { api.learner = null; });  // a failed load (offline) is tried again next time
   }
   return api.learner;

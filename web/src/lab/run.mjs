@@ -9,6 +9,13 @@ const CONTROL_OF_ENGINE_FIELD = new Map([['wq', 'weightsMode'], ['wk', 'weightsM
 
 // The engine's problem, marked on the control that sets its field; its text stays English, inside
 // a sentence of the lab's language ('engine.problem').
+// The engine line's name of the build: a shipped result (first-result.mjs) was computed at build time
+// by Node's SIMD build, whichever build the page has since loaded.
+function engineName(info, shipped) {
+  if (!info.simd) return 'scalar';
+  return info.build === 'relaxed' && !shipped ? 'SIMD + FMA' : 'SIMD';
+}
+
 function pageProblem({ field, message: text }, asked) {
   const control = field === 'scale' ? (asked.scaleMode === 'custom' ? 'scaleDivisor' : 'scaleMode') : CONTROL_OF_ENGINE_FIELD.get(field) ?? field;
   return { field: control, key: 'engine.problem', values: { message: text }, message: text };
@@ -78,7 +85,7 @@ export function createRunner({ store, compute, problems, onView, onEngine, fallB
     // small examples are computed on the page (compute.mjs)
     const key = reply.shipped ? 'engine.shipped' : 'engine.computed';
     const where = info.where === 'page' ? 'OnPage' : reply.where === 'page' ? 'Here' : '';
-    runner.engineLine = { key: `${key}${where}`, values: { ms: (performance.now() - started).toFixed(1), build: info.simd ? 'SIMD' : 'scalar' } };
+    runner.engineLine = { key: `${key}${where}`, values: { ms: (performance.now() - started).toFixed(1), build: engineName(info, reply.shipped) } };
     onEngine(runner.engineLine);
   };
   runner.stop = () => {
