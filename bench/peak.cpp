@@ -36,7 +36,7 @@ float run_fma_chains(int iterations) {
   const v128_t shift = wasm_f32x4_splat(1e-7f);
   for (int it = 0; it < iterations; ++it) {
 #pragma clang loop unroll(full)
-    for (int i = 0; i < kChains; ++i) acc[i] = attn::kernels::madd_f32x4(acc[i], scale, shift);
+    for (int i = 0; i < kChains; ++i) acc[i] = attn::kernels::madd_f32x4<true>(acc[i], scale, shift);
   }
   v128_t total = acc[0];
   for (int i = 1; i < kChains; ++i) total = wasm_f32x4_add(total, acc[i]);

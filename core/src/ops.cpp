@@ -26,6 +26,13 @@ constexpr const auto& best(const List& list) {
 }
 constexpr const kernels::GemmEntry& kGemm = best(kernels::kGemmKernels);
 constexpr const kernels::PpmmEntry& kPpmm = best(kernels::kPpmmKernels);
+// ops::portable's products (the trainers, Arithmetic::Portable): mul + add in every build, so the
+// same bits everywhere; the relaxed build's fused kernel (the list's last) serves the rest only.
+#if defined(ATTN_RELAXED_SIMD)
+constexpr const kernels::GemmEntry& kPortableGemm = std::end(kernels::kGemmKernels)[-2];
+#else
+constexpr const kernels::GemmEntry& kPortableGemm = kGemm;
+#endif
 constexpr kernels::SoftmaxKernel kSoftmax = best(kernels::kSoftmaxKernels).fn;
 constexpr kernels::ScaledSoftmaxKernel kScaledSoftmax = best(kernels::kScaledSoftmaxKernels).fn;
 constexpr kernels::SoftmaxExpScaledKernel kSoftmaxExpScaled = best(kernels::kSoftmaxExpScaledKernels).fn;
@@ -215,18 +222,20 @@ namespace portable {
 
 void matmul(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner, int cols,
             ProductScratch* scratch) {
-  kernels::gemm_f32(kGemm, rows, inner, cols, a, lda, b, ldb, false, c, ldc, panel_scratch(scratch, inner, cols));
+  kernels::gemm_f32(kPortableGemm, rows, inner, cols, a, lda, b, ldb, false, c, ldc,
+                    panel_scratch(scratch, inner, cols));
 }
 
 void matmul_transb(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner, int cols,
                    ProductScratch* scratch) {
-  kernels::gemm_f32(kGemm, rows, inner, cols, a, lda, b, ldb, true, c, ldc, panel_scratch(scratch, inner, cols));
+  kernels::gemm_f32(kPortableGemm, rows, inner, cols, a, lda, b, ldb, true, c, ldc,
+                    panel_scratch(scratch, inner, cols));
 }
 
 void matmul_transa(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int rows, int inner, int cols,
                    ProductScratch* scratch) {
-  kernels::gemm_f32(kGemm, rows, inner, cols, transposed_scratch(scratch, a, lda, rows, inner), inner, b, ldb, false, c,
-                    ldc, panel_scratch(scratch, inner, cols));
+  kernels::gemm_f32(kPortableGemm, rows, inner, cols, transposed_scratch(scratch, a, lda, rows, inner), inner, b, ldb,
+                    false, c, ldc, panel_scratch(scratch, inner, cols));
 }
 
 // Three passes as in softmax_f32: max; exp (four lanes at a time with SIMD, the same bits) and a

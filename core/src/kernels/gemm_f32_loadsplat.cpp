@@ -23,9 +23,9 @@ namespace attn::kernels {
 
 namespace {
 
-// The SIMD kernel of height kMr. Rows past mr alias the last real row: they compute a duplicate
-// that is never stored, and nothing outside a is read.
-template <int kMr>
+// The SIMD kernel of height kMr (kFused: fused multiply-adds, the relaxed build). Rows past mr alias
+// the last real row: they compute a duplicate that is never stored, and nothing outside a is read.
+template <int kMr, bool kFused>
 void gemm_loadsplat(int mr, int nc, int kc, const float* a, int lda, const float* panel, int ldp, float* c, int ldc) {
   assert(mr >= 1 && mr <= kMr);
   assert(nc >= 1 && nc <= kGemmNr);
@@ -48,8 +48,8 @@ void gemm_loadsplat(int mr, int nc, int kc, const float* a, int lda, const float
 #pragma clang loop unroll(full)
     for (int r = 0; r < kMr; ++r) {
       const v128_t a_rk = wasm_v128_load32_splat(a_row[r] + k);
-      acc_lo[r] = madd_f32x4(a_rk, b_lo, acc_lo[r]);
-      acc_hi[r] = madd_f32x4(a_rk, b_hi, acc_hi[r]);
+      acc_lo[r] = madd_f32x4<kFused>(a_rk, b_lo, acc_lo[r]);
+      acc_hi[r] = madd_f32x4<kFused>(a_rk, b_hi, acc_hi[r]);
     }
   }
 
@@ -63,8 +63,15 @@ void gemm_loadsplat(int mr, int nc, int kc, const float* a, int lda, const float
 
 void gemm_f32_4x8__wasmsimd_loadsplat(int mr, int nc, int kc, const float* a, int lda, const float* panel, int ldp,
                                       float* c, int ldc) {
-  gemm_loadsplat<4>(mr, nc, kc, a, lda, panel, ldp, c, ldc);
+  gemm_loadsplat<4, false>(mr, nc, kc, a, lda, panel, ldp, c, ldc);
 }
+
+#if defined(ATTN_RELAXED_SIMD)
+void gemm_f32_4x8__wasmrelaxed_loadsplat(int mr, int nc, int kc, const float* a, int lda, const float* panel, int ldp,
+                                         float* c, int ldc) {
+  gemm_loadsplat<4, true>(mr, nc, kc, a, lda, panel, ldp, c, ldc);
+}
+#endif
 
 #endif  // __wasm_simd128__
 

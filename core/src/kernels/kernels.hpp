@@ -24,6 +24,9 @@ ATTN_GEMM_KERNEL(gemm_f32_4x8__scalar);
 #if defined(__wasm_simd128__)
 ATTN_GEMM_KERNEL(gemm_f32_4x8__wasmsimd_loadsplat);  // one k per step, a_rk broadcast from memory
 #endif
+#if defined(ATTN_RELAXED_SIMD)
+ATTN_GEMM_KERNEL(gemm_f32_4x8__wasmrelaxed_loadsplat);  // the same with fused multiply-adds (madd_f32x4.hpp)
+#endif
 #undef ATTN_GEMM_KERNEL
 
 // c (mr, nc) = strip · panel on a pre-packed a ("ppmm"): the strip holds kc groups of the kernel's
@@ -38,6 +41,10 @@ void ppmm_f32_4x8__scalar(int mr, int nc, int kc, const float* strip, const floa
 #if defined(__wasm_simd128__)
 void ppmm_f32_4x8__wasmsimd_splat(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc,
                                   bool accumulate);
+#endif
+#if defined(ATTN_RELAXED_SIMD)
+void ppmm_f32_4x8__wasmrelaxed_splat(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc,
+                                     bool accumulate);
 #endif
 
 struct PpmmEntry {
@@ -155,17 +162,24 @@ struct Entry {
 using SoftmaxEntry = Entry<SoftmaxKernel>;
 using ScaledSoftmaxEntry = Entry<ScaledSoftmaxKernel>;
 
-// Best last: dispatch takes the last entry the build has.
+// Best last: dispatch takes the last entry the build has. The relaxed build's fused kernels come
+// last (the forward pass); ops::portable keeps the mul + add one before them (the scalar twin's bits).
 inline constexpr GemmEntry kGemmKernels[] = {
     {"gemm_f32_4x8__scalar", gemm_f32_4x8__scalar, 4},
 #if defined(__wasm_simd128__)
     {"gemm_f32_4x8__wasmsimd_loadsplat", gemm_f32_4x8__wasmsimd_loadsplat, 4},
+#endif
+#if defined(ATTN_RELAXED_SIMD)
+    {"gemm_f32_4x8__wasmrelaxed_loadsplat", gemm_f32_4x8__wasmrelaxed_loadsplat, 4},
 #endif
 };
 inline constexpr PpmmEntry kPpmmKernels[] = {
     {"ppmm_f32_4x8__scalar", ppmm_f32_4x8__scalar, 4},
 #if defined(__wasm_simd128__)
     {"ppmm_f32_4x8__wasmsimd_splat", ppmm_f32_4x8__wasmsimd_splat, 4},
+#endif
+#if defined(ATTN_RELAXED_SIMD)
+    {"ppmm_f32_4x8__wasmrelaxed_splat", ppmm_f32_4x8__wasmrelaxed_splat, 4},
 #endif
 };
 inline constexpr SoftmaxEntry kSoftmaxKernels[] = {

@@ -1,8 +1,10 @@
 // acc + a · b on four floats, the one inner operation the gemm and ppmm micro-kernels repeat.
-// The SIMD builds: a multiply and an add (two roundings, the scalar twins' bits). The relaxed build
-// (-mrelaxed-simd -DATTN_RELAXED_SIMD=1): one fused multiply-add, f32x4.relaxed_madd (one rounding
-// where the CPU has FMA, as every x86-64 with AVX2 and every ARM64 has; two where it has not: the
-// relaxed-SIMD proposal allows either), twice the flops per instruction.
+// Unfused: a multiply and an add (two roundings, the scalar twins' bits; every SIMD build's kernels,
+// and the relaxed build's mul + add ones, which ops::portable and so the trainers keep). Fused, in
+// the relaxed build's *__wasmrelaxed_* kernels (-mrelaxed-simd -DATTN_RELAXED_SIMD=1): one fused
+// multiply-add, f32x4.relaxed_madd (one rounding where the CPU has FMA, as every x86-64 with AVX2
+// and every ARM64 has; two where it has not: the relaxed-SIMD proposal allows either), twice the
+// flops per instruction.
 //
 // Clang 14 knows only the proposal's prototype, __builtin_wasm_fma_f32x4 → "f32x4.fma" (fd af 01),
 // whose prototype semantics were a + b · c; the standard f32x4.relaxed_madd (fd 85 02) computes
@@ -21,13 +23,15 @@
 
 namespace attn::kernels {
 
-// a · b + acc (the relaxed build: fused where the CPU can)
-static inline v128_t madd_f32x4(v128_t a, v128_t b, v128_t acc) {
+// a · b + acc: kFused, one fused multiply-add (the relaxed build only); else a multiply and an add
+template <bool kFused>
+inline v128_t madd_f32x4(v128_t a, v128_t b, v128_t acc) {
 #if defined(ATTN_RELAXED_SIMD)
-  return (v128_t)__builtin_wasm_fma_f32x4((__f32x4)a, (__f32x4)b, (__f32x4)acc);
+  if constexpr (kFused) return (v128_t)__builtin_wasm_fma_f32x4((__f32x4)a, (__f32x4)b, (__f32x4)acc);
 #else
-  return wasm_f32x4_add(acc, wasm_f32x4_mul(a, b));
+  static_assert(!kFused, "fused multiply-adds need the relaxed build (ATTN_RELAXED_SIMD)");
 #endif
+  return wasm_f32x4_add(acc, wasm_f32x4_mul(a, b));
 }
 
 }  // namespace attn::kernels

@@ -55,10 +55,9 @@ void add_tile(int mr, int nc, const v128_t* acc_lo, const v128_t* acc_hi, float*
   }
 }
 
-}  // namespace
-
-void ppmm_f32_4x8__wasmsimd_splat(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc,
-                                  bool accumulate) {
+// kFused: fused multiply-adds (the relaxed build's ppmm_f32_4x8__wasmrelaxed_splat)
+template <bool kFused>
+void ppmm_splat(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc, bool accumulate) {
   assert(mr >= 1 && mr <= kMr);
   assert(nc >= 1 && nc <= kGemmNr);
   assert(kc >= 1);
@@ -77,8 +76,8 @@ void ppmm_f32_4x8__wasmsimd_splat(int mr, int nc, int kc, const float* strip, co
 #pragma clang loop unroll(full)
     for (int r = 0; r < kMr; ++r) {
       const v128_t a_rk = wasm_v128_load32_splat(strip + r);
-      acc_lo[r] = madd_f32x4(a_rk, b_lo, acc_lo[r]);
-      acc_hi[r] = madd_f32x4(a_rk, b_hi, acc_hi[r]);
+      acc_lo[r] = madd_f32x4<kFused>(a_rk, b_lo, acc_lo[r]);
+      acc_hi[r] = madd_f32x4<kFused>(a_rk, b_hi, acc_hi[r]);
     }
   }
 
@@ -91,6 +90,20 @@ void ppmm_f32_4x8__wasmsimd_splat(int mr, int nc, int kc, const float* strip, co
     if (r < mr) store_partial(c + r * ldc, nc, acc_lo[r], acc_hi[r]);
   }
 }
+
+}  // namespace
+
+void ppmm_f32_4x8__wasmsimd_splat(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc,
+                                  bool accumulate) {
+  ppmm_splat<false>(mr, nc, kc, strip, panel, c, ldc, accumulate);
+}
+
+#if defined(ATTN_RELAXED_SIMD)
+void ppmm_f32_4x8__wasmrelaxed_splat(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc,
+                                     bool accumulate) {
+  ppmm_splat<true>(mr, nc, kc, strip, panel, c, ldc, accumulate);
+}
+#endif
 
 #endif  // __wasm_simd128__
 
