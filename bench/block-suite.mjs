@@ -95,7 +95,7 @@ function logProducts(ready, p, peak, fmaPeak, log) {
 // loaded machine do not lengthen, and the prepared stack's ratio by it
 const cpuUsage = globalThis.process?.cpuUsage;
 const cpuMs = ({ user, system }) => (user + system) / 1000;
-function logCpu(ready, p, peakCpu, log) {
+function logCpu(ready, p, peakCpu, fmaPeak, log) {
   const prepared = ready.find((e) => e.c.name === 'engine SIMD prepared stack');
   const orts = ready.filter((e) => e.c.name.startsWith('ORT') && e.cpu.length);
   if (!prepared?.cpu.length || !orts.length) return;
@@ -104,6 +104,11 @@ function logCpu(ready, p, peakCpu, log) {
   log(`  by CPU time (median ms): prepared stack ${median(prepared.cpu).toFixed(2)}, fastest ORT-web ${ortBest.toFixed(2)}: ${(ortBest / median(prepared.cpu)).toFixed(2)}×`);
   const relaxed = ready.find((e) => e.c.name === RELAXED);
   if (relaxed?.cpu.length) log(`  by CPU time: ${RELAXED} ${median(relaxed.cpu).toFixed(2)}: ${(ortBest / median(relaxed.cpu)).toFixed(2)}× the fastest ORT-web`);
+  const fused = ready.find((e) => e.c.name === PRODUCTS_FMA);
+  if (relaxed?.cpu.length && fused?.cpu.length && fmaPeak?.cpu) {
+    const time = median(fused.cpu), gflops = productFlops(p) / time / 1e6;
+    log(`  by CPU time: ${PRODUCTS_FMA} ${time.toFixed(2)} ms = ${(100 * time / median(relaxed.cpu)).toFixed(0)} % of the relaxed stack's; ${gflops.toFixed(2)} GFLOP/s = ${(100 * gflops / fmaPeak.cpu).toFixed(0)} % of the FMA ceiling by CPU time (${fmaPeak.cpu.toFixed(2)} GFLOP/s)`);
+  }
   const earlier = ready.find((e) => e.c.name === 'engine SIMD prepared stack, before');
   if (earlier?.cpu.length) log(`  by CPU time: prepared stack, before ${median(earlier.cpu).toFixed(2)}: ${(ortBest / median(earlier.cpu)).toFixed(2)}× the fastest ORT-web`);
   if (!products?.cpu.length) return;
@@ -138,7 +143,7 @@ async function measureSize(n, contenders, { peak, peakCpu, peakModule, fmaPeak, 
     if (peak) log(`  ${e.c.name}: ${gflops.toFixed(2)} GFLOP/s of matrix products over the whole block = ${(100 * gflops / peak.gflops).toFixed(0)} % of the SIMD ceiling${fmaPeak ? `, ${(100 * gflops / fmaPeak.gflops).toFixed(0)} % of the FMA ceiling` : ''} (a lower bound for the products alone)`);
   }
   logProducts(ready, p, peak, fmaPeak, log);
-  logCpu(ready, p, peakCpu, log);
+  logCpu(ready, p, peakCpu, fmaPeak, log);
   ready.forEach((e) => e.c.release?.(e.state));
 }
 
