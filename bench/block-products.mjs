@@ -5,7 +5,7 @@
 // ceiling, interleaved, by the process's CPU time (the machine is shared: waits for a core do not count).
 // Prints the best and the median of each as GFLOP/s and as a share of the ceiling's best. With
 // --after-contenders, the products alone are timed again right after each other contender of the block
-// bench (the engine's prepared stack, ORT-web, TF.js-wasm) and back to back: does what ran before matter?
+// bench (the engine's transformer() and prepared stack, ORT-web, TF.js-wasm) and back to back: does what ran before matter?
 // With --before=FILE (a copy of an earlier build's build/wasm/peak.mjs), each part of both builds'
 // block_products, interleaved in one process, by CPU time: the before/after of a driver change.
 import path from 'node:path';
@@ -55,7 +55,7 @@ function measureSize(m, n) {
 async function afterContenders(m, n) {
   const [tf, { setWasmPaths }, ort] = await Promise.all([import('@tensorflow/tfjs-core'), import('@tensorflow/tfjs-backend-wasm'), import('onnxruntime-web')]);
   const { problem } = await import('./block-suite.mjs');
-  const { enginePreparedBlock, ortBlocks, tfBlock } = await import('./block-contenders.mjs');
+  const { engineBlock, enginePreparedBlock, ortBlocks, tfBlock } = await import('./block-contenders.mjs');
   const { tfWasmDir } = await import('./bench-site.mjs');
   const { loadAttention } = await import(path.join(root, 'dist/lib/attention.node.mjs'));
   const engine = await loadAttention({ learning: true, simd: true });
@@ -64,7 +64,7 @@ async function afterContenders(m, n) {
   await tf.setBackend('wasm');
   await tf.ready();
   ort.env.wasm.numThreads = 1;
-  const contenders = [enginePreparedBlock(engine), ...ortBlocks(ort), tfBlock(tf)];
+  const contenders = [engineBlock(engine), enginePreparedBlock(engine), ...ortBlocks(ort), tfBlock(tf)];
   const states = [];
   for (const c of contenders) states.push(await c.prepare(problem(n)));
   const modes = [['back to back', async () => {}], ...contenders.map((c, i) => [`after ${c.name}`, () => c.run(states[i])])];
