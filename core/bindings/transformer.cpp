@@ -336,12 +336,17 @@ class PreparedTransformer {
     return out;
   }
 
-  // { n, output, logits?, hiddenStates? } or { error }
-  val run(const val& ids, const val& type_ids, const val& x, bool logits, bool hidden_states) {
+  // { n, output, logits?, hiddenStates? } or { error }; keep: null, or (n, n) key flags (a padding mask)
+  val run(const val& ids, const val& type_ids, const val& x, bool logits, bool hidden_states, const val& keep) {
     Inputs in(ids, type_ids, x);
     attn::PreparedRunOptions options;
     options.logits = logits;
     options.hidden_states = hidden_states;
+    std::vector<std::uint8_t> keep_values;
+    if (!absent(keep)) {
+      keep_values = emscripten::convertJSArrayToNumberVector<std::uint8_t>(keep);
+      options.keep = attn::View<std::uint8_t>(keep_values);
+    }
     const attn::Status status = attn::prepared_stack_forward(stack_, in.inputs, in.x, options, &result_, &workspace_);
     if (!status.ok()) return error_of(status);
     val out = val::object();

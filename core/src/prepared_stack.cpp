@@ -357,15 +357,21 @@ void add_into(std::vector<float>& stream, const float* values) {
   for (std::size_t i = 0; i < stream.size(); ++i) stream[i] += values[i];
 }
 
-// One block on ws->stream, in place.
-Status block_rows(const PreparedBlock& b, int l, int n, int d, StackWorkspace* ws) {
+// One block on ws->stream, in place; with `keep` present (a padding mask, (n, n) flags) its attention
+// takes those flags in place of its own mask, as attention_forward's MaskMode::Keep.
+Status block_rows(const PreparedBlock& b, int l, int n, int d, View<std::uint8_t> keep, StackWorkspace* ws) {
   const std::size_t nd = static_cast<std::size_t>(n) * d;
   const bool pre = b.arrangement == Arrangement::PreNorm;
   ws->normed.resize(nd);
   if (pre) norm_rows(b.norm1, ws->stream.data(), n, d, ws->normed.data(), ws);
   const View<float> attention_in(pre ? ws->normed.data() : ws->stream.data(), nd);
-  if (Status s = attention_forward_prepared(b.attention, attention_inputs(b, attention_in), b.shape, b.packed,
-                                            &ws->attention_result, &ws->attention);
+  Config config = b.attention;
+  Inputs inputs = attention_inputs(b, attention_in);
+  if (keep.present) {
+    config.mask_mode = MaskMode::Keep;
+    inputs.keep = keep;
+  }
+  if (Status s = attention_forward_prepared(config, inputs, b.shape, b.packed, &ws->attention_result, &ws->attention);
       !s.ok()) {
     return prefixed(layer_prefix(l) + "attention.", s);
   }
@@ -410,6 +416,11 @@ Status prepared_stack_forward(const PreparedStack& s, const StackInputs& inputs,
                               const PreparedRunOptions& options, PreparedStackResult* result, StackWorkspace* ws) {
   int n = 0;
   if (Status st = check_run(s, inputs, x, &n); !st.ok()) return st;
+  const std::size_t flags = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
+  if (options.keep.present && (options.keep.size != flags || options.keep.data == nullptr)) {
+    return Status::Range("padding", "padding has " + str(static_cast<long long>(options.keep.size)) +
+                                        " key flags; expected n × n (n = " + str(n) + ")");
+  }
   const int d = s.d_model;
   StackWorkspace own;
   StackWorkspace* w = ws ? ws : &own;
@@ -421,7 +432,7 @@ Status prepared_stack_forward(const PreparedStack& s, const StackInputs& inputs,
   }
   if (options.hidden_states) out.hidden_states.push_back(w->stream);
   for (std::size_t l = 0; l < s.layers.size(); ++l) {
-    if (Status st = block_rows(s.layers[l], static_cast<int>(l), n, d, w); !st.ok()) return st;
+    if (Status st = block_rows(s.layers[l], static_cast<int>(l), n, d, options.keep, w); !st.ok()) return st;
     if (options.hidden_states) out.hidden_states.push_back(w->stream);
   }
   out.output.resize(w->stream.size());

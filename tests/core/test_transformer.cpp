@@ -446,6 +446,32 @@ struct Worst {
   double forward = 0, gradient = 0, prepared = 0;
 };
 
+// A run's padding mask (PreparedRunOptions::keep) that hides nothing the blocks' own mask shows (every
+// key with mask none, keys j <= i when causal) gives the run without one, to 1e-6 (the keep path's
+// products may add in another order); flags of any size but n × n are refused, naming padding.
+void check_prepared_keep(const attn::PreparedStack& prepared, const attn::Stack& stack, const attn::StackInputs& inputs,
+                         const attn::PreparedStackResult& result, attn::StackWorkspace* workspace) {
+  const attn::MaskMode mode = stack.layers[0].attention.mask_mode;
+  for (const attn::Block& block : stack.layers) {
+    if (block.attention.mask_mode != mode) return;  // padding needs the blocks to agree
+  }
+  const int n = static_cast<int>(inputs.ids.size);
+  std::vector<std::uint8_t> keep(static_cast<std::size_t>(n) * n);
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) keep[static_cast<std::size_t>(i) * n + j] = mode != attn::MaskMode::Causal || j <= i;
+  }
+  attn::PreparedRunOptions options;
+  options.keep = attn::View<std::uint8_t>(keep);
+  attn::PreparedStackResult by_keep;
+  const attn::Status status = attn::prepared_stack_forward(prepared, inputs, {}, options, &by_keep, workspace);
+  INFO("with keep: " << status.field << ": " << status.message);
+  REQUIRE(status.ok());
+  CHECK(relative_error(by_keep.output, Vec(result.output.begin(), result.output.end()), 1e-6) <= 1e-6);
+  options.keep = attn::View<std::uint8_t>(keep.data(), keep.size() - 1);
+  const attn::Status short_keep = attn::prepared_stack_forward(prepared, inputs, {}, options, &by_keep, workspace);
+  CHECK(short_keep.field == "padding");
+}
+
 // The prepared stack (prepared_stack.hpp) on the same stack and ids, run twice in one workspace: its
 // output and logits against float64 to the traced forward's bound (1e-5 norm-wise), and against the
 // traced forward itself to 1e-5: the two differ only in the order the MLP's and unembedding's
@@ -493,6 +519,7 @@ void check_prepared(const attn::Stack& stack, const attn::StackInputs& inputs, c
   REQUIRE(attn::prepared_stack_forward(prepared, types, attn::View<float>(x), options, &by_x, &workspace).ok());
   CHECK(by_x.output == result.output);
   CHECK(by_x.logits == result.logits);
+  check_prepared_keep(prepared, stack, inputs, result, &workspace);
 }
 
 // ‖got − want‖ / max(‖want‖, 1e-6) for float32 against float32

@@ -379,6 +379,8 @@ export interface PreparedTransformerRun {
   typeIds?: Int32Array | number[];
   logits?: boolean;        // default true (a stack with an unembedding)
   hiddenStates?: boolean;  // default false: the stream into block 0 and out of every block
+  /** A padding mask as transformer()'s: one flag per token (ids, or x's rows). */
+  padding?: TransformerOptions['padding'];
 }
 
 export interface PreparedTransformerResult {

@@ -8,7 +8,7 @@ const STACK_OPTIONS = new Set(['ids', 'typeIds', 'vocab', 'dModel', 'tokens', 'p
   'unembeddingBias', 'heads', 'padding']);
 const GRADIENT_OPTIONS = new Set([...STACK_OPTIONS, 'dLogits', 'dOutput']);
 const PREPARE_OPTIONS = new Set([...STACK_OPTIONS].filter((key) => !['ids', 'typeIds', 'heads', 'padding'].includes(key)));
-const RUN_OPTIONS = new Set(['ids', 'typeIds', 'x', 'logits', 'hiddenStates']);
+const RUN_OPTIONS = new Set(['ids', 'typeIds', 'x', 'logits', 'hiddenStates', 'padding']);
 const TRACE_OPTIONS = new Set(['ids', 'typeIds', 'x', 'openLayer', 'lastLogits', 'blocks']);
 const MAX_STAGED_VALUES = 2 ** 27;  // kMaxTableValues: one staged tensor at most
 const LAYER_OPTIONS = new Set(['arrangement', 'attention', 'norm1', 'norm2', 'mlp']);
@@ -206,8 +206,17 @@ function rotarySpec(reader, value) {
 // query i when j is kept and, in a causal block, j ≤ i (the blocks must agree on their mask). Padded
 // queries still attend to the kept keys; their rows are the caller's to ignore. Undefined: no change.
 function applyPadding(reader, options, request) {
+  const keep = paddingKeep(reader, options, request.ids.length, request.layers.map((layer) => layer.attention.maskMode), 'ids');
+  if (!keep) return;
+  request.keep = keep;
+  for (const layer of request.layers) layer.attention.maskMode = MASK_KEEP;
+}
+
+// The (n, n) key flags of options.padding (as applyPadding reads it), or null without one: `masks` the
+// blocks' mask codes, `tokens` the field that has the n tokens ('ids' or 'x').
+function paddingKeep(reader, options, n, masks, tokens) {
   const value = reader.read(options, 'padding', '');
-  if (value === undefined || value === null) return;
+  if (value === undefined || value === null) return null;
   const api = reader.api;
   const named = typeof value === 'object' && !Array.isArray(value) && !ArrayBuffer.isView(value) ? Object.keys(value) : [];
   if (named.length !== 1 || !['keep', 'masked'].includes(named[0])) {
@@ -218,22 +227,20 @@ function applyPadding(reader, options, request) {
   if (!Array.isArray(flags) && !(flags instanceof Uint8Array)) {
     throw api.fieldError(TypeError, field, `${field} must be an array of 0, 1, true or false, or a Uint8Array, got ${api.describe(flags)}`);
   }
-  const n = request.ids.length;
-  if (flags.length !== n) throw api.fieldError(RangeError, field, `${field} has ${flags.length} flags; ids has ${n} tokens, one flag each`);
+  if (flags.length !== n) throw api.fieldError(RangeError, field, `${field} has ${flags.length} flags; ${tokens} has ${n} tokens, one flag each`);
   const kept = Array.from(flags, (flag, j) => {
     if (flag !== 0 && flag !== 1 && flag !== true && flag !== false) {
       throw api.fieldError(TypeError, field, `${field}[${j}] must be 1, 0, true or false, got ${api.describe(flag)}`);
     }
     return Boolean(flag) !== (named[0] === 'masked');
   });
-  const masks = new Set(request.layers.map((layer) => layer.attention.maskMode));
-  if (masks.size > 1) {
+  if (new Set(masks).size > 1) {
     throw api.fieldError(RangeError, 'padding', "padding needs every layer's attention.mask to be the same ('causal' or 'none')");
   }
-  const causal = masks.has(MASKS.get('causal'));
-  request.keep = new Uint8Array(n * n);
-  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) request.keep[i * n + j] = kept[j] && (!causal || j <= i) ? 1 : 0;
-  for (const layer of request.layers) layer.attention.maskMode = MASK_KEEP;
+  const causal = masks.includes(MASKS.get('causal'));
+  const keep = new Uint8Array(n * n);
+  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) keep[i * n + j] = kept[j] && (!causal || j <= i) ? 1 : 0;
+  return keep;
 }
 
 // The request as the binding reads it: every field present, names as codes, arrays as typed arrays.
@@ -304,6 +311,7 @@ export class PreparedTransformer {
   #api;
   #runtime;
   #generation;
+  #masks;  // each block's mask code, for a run's padding
 
   // `staged`: a TransformerStaging's { staging, handle } whose tensors `options` names
   constructor(runtime, api, options, staged = null) {
@@ -329,6 +337,7 @@ export class PreparedTransformer {
     this.dModel = request.dModel;
     this.vocab = request.vocab;
     this.layers = request.layers.length;
+    this.#masks = request.layers.map((layer) => layer.attention.maskMode);
   }
 
   #live() {
@@ -351,7 +360,10 @@ export class PreparedTransformer {
     const typeIds = reader.ids(options, 'typeIds', false);
     const logits = flag(reader, options, 'logits', 'compute the logits') ?? true;
     const hiddenStates = flag(reader, options, 'hiddenStates', 'keep every block\'s output') ?? false;
-    return answer(api, api.guarded(this.#runtime, 'run()', () => handle.run(ids, typeIds, x, logits, hiddenStates)));
+    // a padding mask (as transformer()'s): n from ids, or from x when x is n × dModel (else the core names x)
+    const whole = x === null || x.length % this.dModel === 0;
+    const keep = whole ? paddingKeep(reader, options, x === null ? ids.length : x.length / this.dModel, this.#masks, x === null ? 'ids' : 'x') : null;
+    return answer(api, api.guarded(this.#runtime, 'run()', () => handle.run(ids, typeIds, x, logits, hiddenStates, keep)));
   }
 
   /**

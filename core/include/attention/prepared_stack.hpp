@@ -69,6 +69,9 @@ struct PreparedStack {
 struct PreparedRunOptions {
   bool logits = true;          // compute the logits (a stack with an unembedding)
   bool hidden_states = false;  // keep the stream into block 0 and out of every block (L + 1 arrays)
+  // A padding mask: (n, n) flags, key j visible to query i when keep[i·n + j] != 0, for every block's
+  // attention in place of its own mask (the caller folds in causality). Absent: each block's mask.
+  View<std::uint8_t> keep;
 };
 
 struct PreparedStackResult {

@@ -43,16 +43,44 @@ void pack_all(int inner, int cols, const float* b, int ldb, bool b_transposed, f
   pack(inner, cols, b, ldb, b_transposed, panels, [](int) { return false; });
 }
 
+// A row block of at most this many rows reads each panel only a few times (4 strips at 16 rows): the first
+// kernel on a panel then waits for it to come from memory, 2 loads per k behind 16 mul and add, and with
+// a prepared model's weights (not in cache: GPT-2 small's block is 28 MB) that wait was a third of the
+// products' time at n = 16. touch() reads the next panel ahead of its kernels instead, one load per
+// 64-byte line, all independent, so the lines arrive many at a time (bench/block-products.mjs).
+constexpr int kTouchBelowRows = 32;
+
+// One float of each 64-byte line of values[0..count-1], summed in four chains: the lines are then in cache.
+float touch(const float* values, std::size_t count) {
+  constexpr std::size_t kLine = 16;  // floats per 64-byte line
+  float sum[4] = {};
+  std::size_t i = 0;
+  for (; i + 4 * kLine <= count; i += 4 * kLine) {
+    for (int c = 0; c < 4; ++c) sum[c] += values[i + c * kLine];
+  }
+  for (; i < count; i += kLine) sum[0] += values[i];
+  return sum[0] + sum[1] + sum[2] + sum[3];
+}
+
+// Keeps touch()'s sums alive (a result nobody reads would let the compiler drop the loads).
+volatile float touch_sink = 0.0f;
+
 // c in tiles, row blocks outermost so a block of a stays in cache across the panels
+// (with `packed`, the panels all packed and contiguous: a few rows' block reads the next one ahead, as ppmm_f32)
 template <typename PanelAt, typename PanelStride>
 void compute(const GemmEntry& kernel, int rows, int inner, int cols, const float* a, int lda, float* c, int ldc,
-             PanelAt panel_at, PanelStride panel_stride) {
+             PanelAt panel_at, PanelStride panel_stride, bool packed = false) {
   const int row_block = kRowBlock / kernel.mr * kernel.mr;
+  const std::size_t panel_size = static_cast<std::size_t>(kGemmNr) * inner;
+  float touched = 0.0f;
   for (int block = 0; block < rows; block += row_block) {
     const int block_end = std::min(rows, block + row_block);
+    const bool ahead = packed && block_end - block <= kTouchBelowRows;
+    if (ahead) touched += touch(panel_at(0), panel_size);
     for (int p = 0; p < panel_count(cols); ++p) {
       const int first = p * kGemmNr;
       const int nc = std::min(kGemmNr, cols - first);
+      if (ahead && p + 1 < panel_count(cols)) touched += touch(panel_at(p + 1), panel_size);
       for (int r = block; r < block_end; r += kernel.mr) {
         const int mr = std::min(kernel.mr, block_end - r);
         kernel.fn(mr, nc, inner, a + static_cast<std::size_t>(r) * lda, lda, panel_at(p), panel_stride(p),
@@ -60,6 +88,7 @@ void compute(const GemmEntry& kernel, int rows, int inner, int cols, const float
       }
     }
   }
+  touch_sink = touched;
 }
 
 }  // namespace
@@ -120,18 +149,24 @@ void ppmm_f32(const PpmmEntry& kernel, int rows, int inner, int cols, const floa
               float* c, int ldc) {
   assert(rows >= 1 && inner >= 1 && cols >= 1);
   const int row_block = kRowBlock / kernel.mr * kernel.mr;
+  const std::size_t panel_size = static_cast<std::size_t>(kGemmNr) * inner;
+  float touched = 0.0f;
   for (int block = 0; block < rows; block += row_block) {
     const int block_end = std::min(rows, block + row_block);
+    const bool ahead = block_end - block <= kTouchBelowRows;
+    if (ahead) touched += touch(panels, panel_size);
     for (int p = 0; p < panel_count(cols); ++p) {
       const int first = p * kGemmNr;
       const int nc = std::min(kGemmNr, cols - first);
-      const float* panel = panels + static_cast<std::size_t>(p) * kGemmNr * inner;
+      const float* panel = panels + static_cast<std::size_t>(p) * panel_size;
+      if (ahead && p + 1 < panel_count(cols)) touched += touch(panel + panel_size, panel_size);
       for (int r = block; r < block_end; r += kernel.mr) {
         kernel.fn(std::min(kernel.mr, block_end - r), nc, inner, strips + static_cast<std::size_t>(r) * inner, panel,
                   c + static_cast<std::size_t>(r) * ldc + first, ldc, false);
       }
     }
   }
+  touch_sink = touched;
 }
 
 // ppmm_f32 with the shared dimension walked in chunks of k_block: a's strips are packed a chunk at a
@@ -143,16 +178,22 @@ void ppmm_f32_kblocked(const PpmmEntry& kernel, int rows, int inner, int cols, c
                        const float* panels, int k_block, float* strips, float* c, int ldc) {
   assert(rows >= 1 && inner >= 1 && cols >= 1 && k_block >= 1);
   const int row_block = kRowBlock / kernel.mr * kernel.mr;
+  const std::size_t panel_size = static_cast<std::size_t>(kGemmNr) * inner;
+  float touched = 0.0f;
   for (int k0 = 0; k0 < inner; k0 += k_block) {
     const int kb = std::min(k_block, inner - k0);
+    const std::size_t chunk = static_cast<std::size_t>(kGemmNr) * kb;
     pack_strips(rows, kb, a + k0, lda, kernel.mr, strips);
     for (int block = 0; block < rows; block += row_block) {
       const int block_end = std::min(rows, block + row_block);
+      const bool ahead = block_end - block <= kTouchBelowRows;
+      const float* chunk_0 = panels + static_cast<std::size_t>(k0) * kGemmNr;
+      if (ahead) touched += touch(chunk_0, chunk);
       for (int p = 0; p < panel_count(cols); ++p) {
         const int first = p * kGemmNr;
         const int nc = std::min(kGemmNr, cols - first);
-        const float* panel =
-            panels + static_cast<std::size_t>(p) * kGemmNr * inner + static_cast<std::size_t>(k0) * kGemmNr;
+        const float* panel = chunk_0 + static_cast<std::size_t>(p) * panel_size;
+        if (ahead && p + 1 < panel_count(cols)) touched += touch(panel + panel_size, chunk);
         for (int r = block; r < block_end; r += kernel.mr) {
           const int mr = std::min(kernel.mr, block_end - r);
           float* c_tile = c + static_cast<std::size_t>(r) * ldc + first;
@@ -161,6 +202,7 @@ void ppmm_f32_kblocked(const PpmmEntry& kernel, int rows, int inner, int cols, c
       }
     }
   }
+  touch_sink = touched;
 }
 
 void gemm_f32_strips(const PpmmEntry& kernel, int rows, int inner, int cols, const float* a, int lda, const float* b,
@@ -202,7 +244,8 @@ void gemm_f32_prepacked(const GemmEntry& kernel, int rows, int inner, int cols, 
   assert(rows >= 1 && inner >= 1 && cols >= 1);
   compute(
       kernel, rows, inner, cols, a, lda, c, ldc,
-      [&](int p) { return panels + static_cast<std::size_t>(p) * kGemmNr * inner; }, [](int) { return kGemmNr; });
+      [&](int p) { return panels + static_cast<std::size_t>(p) * kGemmNr * inner; }, [](int) { return kGemmNr; },
+      /*packed=*/true);
 }
 
 }  // namespace attn::kernels
