@@ -1049,7 +1049,7 @@ export const HI = {
   'explain.layers.stage.mlpPre': 'Layer {layer} का MLP x + attention का LN₂ पढ़ता है और GELU(LN₂(a)·w1)·w2 जोड़ता है, {hidden} hidden इकाइयों से होकर।',
   'explain.layers.stage.mlpPost': 'Layer {layer} का MLP a पढ़ता है और GELU(a·w1)·w2 जोड़ता है, {hidden} hidden इकाइयों से होकर।',
   'explain.layers.stage.summed': 'फिर residual: stream जोड़ layer {layer} के MLP ने जो जोड़ा।',
-  'walk.positionLayer': 'Layer {layers} में से {layer}: {count} में से चरण {step}',
+  'walk.positionLayer': '{layers} में से layer {layer}: {count} में से चरण {step}',
   'walk.stack.norm1Pre': "Pre-LN: layer {layer} पहले '{token}' की stream को सामान्यीकृत करती है (LN₁: स्तंभों में माध्य 0, प्रसरण 1); उसका attention यही पढ़ता है, उसकी तालिकाओं का X।",
   'walk.stack.norm2Pre': "Pre-LN: MLP योग को फिर से सामान्यीकृत (LN₂) करके पढ़ता है।",
   'walk.stack.add': "Residual: '{token}' attention से मिला परिणाम अपनी stream में जोड़ता है, x + attention(x), layer {layer} में।",

@@ -1,0 +1,50 @@
+// The lecturer's review 6 (2026-11-27), its findings on layers (briefs: review6/findings.md, owner
+// layers-review): the explain panel readable at 375 px with the walk open (finding 2); the Hindi walk
+// caption's layer (4); a stack's explain title names the layer (5); the Layers section's way to its
+// controls (7); layer 2's X says where to type it (10); the walk's and the panel's words with one head,
+// no scaling and pre-LN (11); the layer-2 step table within its box at 1280 px (12).
+// Expected words come from the catalogues (web/src/i18n), the layer and head numbers from the address
+// typed here; the numbers from the float64 stack of stack64.mjs.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { useLabPage } from './browser.mjs';
+import { stack64 } from './stack64.mjs';
+import { message } from '../../web/src/i18n/index.mjs';
+
+let tab;
+const lab = useLabPage({ before, after, assert, onReady: (opened) => { tab = opened; } });
+const page = () => tab.page;
+
+// index.html with `query` (money bank, 2 full pre-LN layers, as the reviewer opened it), drawn
+async function open(query, { width = 1280, dark = false } = {}) {
+  await page().setViewportSize({ width, height: 800 });
+  await page().emulateMedia({ colorScheme: dark ? 'dark' : 'light' });
+  await page().goto(new URL(`?${query}`, page().url()).href);
+  await page().waitForFunction(() => globalThis.attentionLab?.draws > 0 && globalThis.attentionLab.idle);
+}
+const MONEY_BANK = 'layers=2&block=full&preset=money-bank';
+
+const cell = (matrix, row, col, where = '') => `${where} td[data-matrix="${matrix}"][data-row="${row}"][data-col="${col}"]`;
+const panel = () => page().evaluate(() => ({
+  title: document.getElementById('explain-cell').textContent,
+  lines: [...document.querySelectorAll('#explain-lines li')].map((li) => li.textContent),
+  value: document.getElementById('explain-value').textContent,
+}));
+
+async function walkStart() {
+  await page().click('#walk-start');
+  await page().waitForFunction(() => document.querySelector('.walk-position').textContent !== '');
+}
+
+describe('review 6: the Hindi walk caption (finding 4)', () => {
+  it('layer 2 of 2 reads "2 में से layer 2" in Hindi and "Layer 2 of 2" in English', async () => {
+    await open(`${MONEY_BANK}&layer=2&lang=hi`);
+    await walkStart();
+    const hi = await page().textContent('.walk-position');
+    assert.match(hi, /^2 में से layer 2: (\d+) में से चरण 1$/);
+    await open(`${MONEY_BANK}&layer=2`);
+    await walkStart();
+    assert.match(await page().textContent('.walk-position'), /^Layer 2 of 2: step 1 of \d+$/);
+  });
+});
