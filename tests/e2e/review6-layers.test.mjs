@@ -48,3 +48,23 @@ describe('review 6: the Hindi walk caption (finding 4)', () => {
     assert.match(await page().textContent('.walk-position'), /^Layer 2 of 2: step 1 of \d+$/);
   });
 });
+
+describe('review 6: a stack\'s explanation names its layer (finding 5)', () => {
+  it('the weight of (bank, money), head 1, in layer 2 and in layer 1; a lab of one layer says none', async () => {
+    await open(`${MONEY_BANK}&layer=2`);
+    const weight = cell('weights', 1, 0, '#head-panel');
+    await page().click(weight);
+    assert.equal((await panel()).title, "Layer 2, Weights, head 1: row 'bank', column 'money'");
+    await page().click(cell('x', 0, 0, '#x-table'));
+    assert.equal((await panel()).title, "Layer 2, X: row 'money', column 'finance'");
+    await open(`${MONEY_BANK}&layer=2&lang=hi`);
+    await page().click(weight);
+    assert.equal((await panel()).title, "Layer 2, Weights, head 1: पंक्ति 'bank', स्तंभ 'money'");
+    await open(`${MONEY_BANK}&layer=1`);
+    await page().click(weight);
+    assert.equal((await panel()).title, "Layer 1, Weights, head 1: row 'bank', column 'money'");
+    await open('preset=money-bank');
+    await page().click(weight);
+    assert.equal((await panel()).title, "Weights, head 1: row 'bank', column 'money'");
+  });
+});

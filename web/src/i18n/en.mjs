@@ -352,6 +352,8 @@ export const EN = {
   'explain.score': "q·k: row '{token}' of Q times row '{key}' of K, a sum over the {dK} columns of the head.",
   'explain.masked': "Masked: '{key}' is hidden from '{token}', so its score is set to −∞ and its weight will be e^−∞ = 0.",
   'explain.scaledBy': 'The score divided by {why} = {divisor}.',
+  'explain.titleLayer': "Layer {layer}, {table}: row '{row}', column '{col}'",
+  'explain.titleHeadLayer': "Layer {layer}, {table}, head {head}: row '{row}', column '{col}'",
   'explain.why.sqrt_dk': '√d_k = √{dK}',
   'explain.why.none': 'nothing (scaling is off)',
   'explain.why.custom': 'the chosen divisor',

@@ -157,6 +157,8 @@ export const HI = {
   'explain.titleHead': "{table}, head {head}: पंक्ति '{row}', स्तंभ '{col}'",
   'explain.input': "एक इनपुट: स्तंभ '{col}' में '{row}' का embedding, जो शब्दावली से, उदाहरण से या आपके टाइप करने से आया है।",
   'explain.projection': "{table} = {source} · {weights}: {source} की पंक्ति '{row}' गुणा {weights} का स्तंभ '{col}'।",
+  'explain.titleLayer': "Layer {layer}, {table}: पंक्ति '{row}', स्तंभ '{col}'",
+  'explain.titleHeadLayer': "Layer {layer}, {table}, head {head}: पंक्ति '{row}', स्तंभ '{col}'",
   'explain.sourceRow': "{source} की पंक्ति '{row}': {values}।",
   'explain.score': "q·k: Q की पंक्ति '{token}' गुणा K की पंक्ति '{key}', head के {dK} स्तंभों पर योग।",
   'explain.masked': "Mask किया गया: '{key}' को '{token}' से छिपाया गया है, इसलिए उसका score −∞ रखा जाता है और उसका weight e^−∞ = 0 होगा।",

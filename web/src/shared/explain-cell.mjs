@@ -201,7 +201,10 @@ export function explainCell(view, { matrix, head = 0, row, col, token }, t = mes
   const labels = tableLabels(view, matrix);
   const rowName = labels.rows[row];
   const colName = labels.columns[col];
-  const title = t(PER_HEAD.includes(matrix) ? 'explain.titleHead' : 'explain.title', { table: t(`table.${matrix}`), head: head + 1, row: rowName, col: colName });
+  // in a stack the title names the layer: a layer-2 cell reads as layer 1's otherwise (review 6, finding 5)
+  const layered = view.result.layers?.length > 1 ? 'Layer' : '';
+  const title = t(`${PER_HEAD.includes(matrix) ? 'explain.titleHead' : 'explain.title'}${layered}`,
+    { table: t(`table.${matrix}`), head: head + 1, row: rowName, col: colName, layer: (view.layer ?? 0) + 1 });
   const cell = {
     view, t, matrix, head, row, col, h: view.result.heads?.[head], title, rowName, colName,
     token: view.tokens[row], key: view.keyTokens[col], context: view.context ?? view.x, source: view.self ? 'X' : 'C',
