@@ -68,3 +68,34 @@ describe('review 6: a stack\'s explanation names its layer (finding 5)', () => {
     assert.equal((await panel()).title, "Weights, head 1: row 'bank', column 'money'");
   });
 });
+
+describe('review 6: layer 2\'s X is not typed, and says so (finding 10)', () => {
+  const hint = () => page().textContent('#inputs-hint');
+  const showLayer = (selectedLayer) => lab.redrawn(() => page().evaluate((l) => globalThis.attentionLab.setState({ ...globalThis.attentionLab.state, selectedLayer: l }), selectedLayer));
+  for (const lang of ['en', 'hi']) {
+    it(`${lang}: the hint says where X is typed; a key typed in layer 2's X gives a message and changes nothing`, async () => {
+      // pre-LN, as the reviewer had it: X is LN₁ of the stream in every layer
+      await open(`${MONEY_BANK}&layer=2&lang=${lang}`);
+      assert.equal(await hint(), message('section.inputsHintNorm', {}, lang));
+      const before = await page().evaluate(() => Array.from(globalThis.attentionLab.view.x));
+      // a click selects the cell (a double click's second click lands elsewhere: the first one
+      // scrolls the cell up above the explanation panel)
+      await page().click(cell('x', 0, 0, '#x-table'));
+      await page().keyboard.type('5');
+      await page().keyboard.press('Enter');
+      assert.ok(await page().isVisible('#x-computed'));
+      const seen = await page().evaluate(() => ({ said: document.getElementById('x-computed').getBoundingClientRect(), panel: document.getElementById('explain').getBoundingClientRect() }));
+      assert.ok(seen.said.top >= 0 && seen.said.bottom <= seen.panel.top, 'the message on screen, above the explanation panel');
+      assert.equal(await page().textContent('#x-computed'), message('section.xComputed', { layer: 2 }, lang));
+      assert.deepEqual(await page().evaluate(() => Array.from(globalThis.attentionLab.view.x)), before, 'X unchanged');
+      await showLayer(0);
+      assert.equal(await hint(), message('section.inputsHintNorm', {}, lang), 'pre-LN layer 1 reads LN₁ too');
+      // post-LN: layer 1's X is the sentence's vectors, typed; layer 2's comes from layer 1
+      await open(`layers=2&block=full&norm=post&preset=money-bank&layer=2&lang=${lang}`);
+      assert.equal(await hint(), message('section.inputsHintComputed', {}, lang));
+      await showLayer(0);
+      assert.equal(await hint(), message('section.inputsHint', {}, lang), 'layer 1: every cell can be edited');
+      assert.ok(await page().isHidden('#x-computed'));
+    });
+  }
+});
