@@ -69,6 +69,25 @@ describe('review 6: a stack\'s explanation names its layer (finding 5)', () => {
   });
 });
 
+describe('review 6: the Layers section leads to its controls (finding 7)', () => {
+  for (const lang of ['en', 'hi']) {
+    it(`${lang}: its button unfolds the settings at Layers and blocks, the layer picker focused`, async () => {
+      await open(`${MONEY_BANK}&lang=${lang}`);
+      assert.equal(await page().evaluate(() => document.getElementById('settings').open), false, 'the settings start folded');
+      const button = page().locator('section[data-view="blocks"] #blocks-open-settings');
+      assert.equal(await button.textContent(), message('blocks.openSettings', {}, lang));
+      await button.click();
+      const after = await page().evaluate(() => {
+        const group = document.querySelector('#settings .blocks-settings').getBoundingClientRect();
+        return { open: document.getElementById('settings').open, focus: document.activeElement?.id, top: group.top, bottom: group.bottom, height: innerHeight };
+      });
+      assert.equal(after.open, true);
+      assert.equal(after.focus, 'blocks-layer', 'with 2 layers: Show layer');
+      assert.ok(after.top >= 0 && after.bottom <= after.height, `the controls on screen (${after.top}–${after.bottom})`);
+    });
+  }
+});
+
 describe('review 6: layer 2\'s X is not typed, and says so (finding 10)', () => {
   const hint = () => page().textContent('#inputs-hint');
   const showLayer = (selectedLayer) => lab.redrawn(() => page().evaluate((l) => globalThis.attentionLab.setState({ ...globalThis.attentionLab.state, selectedLayer: l }), selectedLayer));

@@ -949,6 +949,7 @@ export const EN = {
   'blocks.one': 'One attention layer on its own: the tables show attention(x), with no residual. With 2 layers or more, each layer adds its output to its input: x + attention(x).',
   'blocks.stream.title': 'The residual stream',
   'blocks.stream.none': 'With one attention layer there is no residual stream: choose 2 layers or more, or the full block.',
+  'blocks.openSettings': 'Choose the layers, block, norms and the layer shown: open the settings',
   'blocks.stream.caption': "'{token}': its vector through the layers",
   'blocks.stream.hint': 'Each row adds to the one above it; choose another token above to follow its vector.',
   'blocks.stream.enter': 'x: enters layer {layer}',

@@ -988,6 +988,7 @@ export const HI = {
   'blocks.one': 'अकेली एक attention layer: तालिकाएँ attention(x) दिखाती हैं, residual के बिना। 2 या ज़्यादा layers में हर layer अपना आउटपुट अपने इनपुट में जोड़ती है: x + attention(x)।',
   'blocks.stream.title': 'Residual stream (अवशिष्ट धारा)',
   'blocks.stream.none': 'एक attention layer में कोई residual stream नहीं होती: 2 या ज़्यादा layers चुनें, या पूरा block।',
+  'blocks.openSettings': 'Layers, block, norms और दिखाई जाने वाली layer चुनें: सेटिंग्स खोलें',
   'blocks.stream.caption': "'{token}': layers से गुज़रता उसका vector",
   'blocks.stream.hint': 'हर पंक्ति ऊपर वाली में जुड़ती है; किसी और token का vector देखने के लिए ऊपर वह token चुनें।',
   'blocks.stream.enter': 'x: layer {layer} में आता है',
