@@ -118,3 +118,26 @@ describe('review 6: layer 2\'s X is not typed, and says so (finding 10)', () => 
     });
   }
 });
+
+describe('review 6: the walk\'s and the panel\'s words, one head, no scaling, pre-LN (finding 11)', () => {
+  it('money bank, 2 pre-LN layers: q = LN₁(x) · W_q; the concatenation of one head is Z; no scaling divides by nothing', async () => {
+    await open(`${MONEY_BANK}&layer=1`);
+    await walkStart();
+    await page().click('#walk-next');
+    await page().waitForFunction(() => /^q = /.test(document.querySelector('.walk-text').textContent));
+    assert.match(await page().textContent('.walk-text'), /^q = LN₁\(x\) · W_q for '\w+', head 1/);
+    await page().click('#walk-stop');
+    // one head: column 2 of the concatenation is column 2 of Z
+    await page().click(cell('concat', 1, 1, '#concat-table'));
+    const concat = await panel();
+    assert.equal(concat.lines.length, 1);
+    assert.match(concat.lines[0], /^With one head the concatenation is Z itself: its column '[^']+' is column '[^']+' of Z, head 1\.$/);
+    assert.doesNotMatch(concat.lines.join(), /Z_1 \| … \| Z_1/);
+    // scaling off: the scaled score is the score, with no division by 1
+    await page().click(cell('scaled', 1, 0, '#head-panel'));
+    const scaled = await panel();
+    assert.deepEqual(scaled.lines, [message('explain.scaledNone', {}, 'en')]);
+    const score = await page().textContent(cell('scores', 1, 0, '#head-panel'));
+    assert.equal(scaled.value, `= ${score.trim()}`);
+  });
+});

@@ -106,6 +106,8 @@ function explainScaled({ view, t, row, col, h, title, token, key }) {
   if (scaled === -Infinity) {
     return { title, lines: [t('explain.masked', { key, token })], value: '−∞' };
   }
+  // no scaling: the score itself, not "divided by nothing = 1" (review 6, finding 11)
+  if (view.scaleMode === 'none') return { title, lines: [t('explain.scaledNone')], value: f(scaled) };
   const divisor = view.result.shape.scale;
   const why = t(`explain.why.${view.scaleMode}`, { dK: view.dK });
   return {
@@ -154,7 +156,8 @@ function explainConcat({ view, t, row, col, title, colName }) {
   const headColumn = tableLabels(view, 'z').columns[col % dV];
   return {
     title,
-    lines: [t('explain.concat', { col: colName, heads: view.heads, headCol: headColumn, head: fromHead + 1 })],
+    // one head: its Z is the concatenation ("[Z_1 | … | Z_1]" read wrong: review 6, finding 11)
+    lines: [t(view.heads === 1 ? 'explain.concatOne' : 'explain.concat', { col: colName, heads: view.heads, headCol: headColumn, head: fromHead + 1 })],
     value: f(at(view.result.concat, view.heads * dV, row, col)),
   };
 }
