@@ -37,6 +37,32 @@ async function walkStart() {
   await page().waitForFunction(() => document.querySelector('.walk-position').textContent !== '');
 }
 
+describe('review 6: the explain panel at 375 px shows every step (finding 2)', () => {
+  for (const lang of ['hi', 'en']) {
+    it(`${lang}, dark, walk open: layer 2's X at (money, finance) shows its 5 steps above its value, below the walk`, async () => {
+      await open(`${MONEY_BANK}&layer=2&lang=${lang}`, { width: 375, dark: true });
+      await walkStart();
+      await page().click(cell('x', 0, 0, '#x-table'));
+      await page().waitForFunction(() => !document.getElementById('explain').hidden);
+      const box = await page().evaluate(() => {
+        const rect = (el) => el.getBoundingClientRect();
+        const lines = document.getElementById('explain-lines');
+        return {
+          count: lines.children.length, scrollHeight: lines.scrollHeight, clientHeight: lines.clientHeight,
+          items: [...lines.children].map((li) => rect(li).bottom), listBottom: rect(lines).bottom,
+          value: rect(document.getElementById('explain-value')), panel: rect(document.getElementById('explain')),
+          walk: rect(document.getElementById('walk')), height: innerHeight,
+        };
+      });
+      assert.equal(box.count, 5, 'the sum, its value, the norm\'s words and its arithmetic');
+      assert.ok(box.scrollHeight <= box.clientHeight + 1, `every step shows: list ${box.clientHeight} px of ${box.scrollHeight}`);
+      for (const bottom of box.items) assert.ok(bottom <= box.listBottom + 1 && bottom <= box.value.top + 1, 'each step above "= value"');
+      assert.ok(box.value.bottom <= box.height, 'the value on screen');
+      assert.ok(box.panel.top >= box.walk.bottom - 1, `the walk (to ${box.walk.bottom}) does not cover the panel (from ${box.panel.top})`);
+    });
+  }
+});
+
 describe('review 6: the Hindi walk caption (finding 4)', () => {
   it('layer 2 of 2 reads "2 में से layer 2" in Hindi and "Layer 2 of 2" in English', async () => {
     await open(`${MONEY_BANK}&layer=2&lang=hi`);
@@ -139,5 +165,27 @@ describe('review 6: the walk\'s and the panel\'s words, one head, no scaling, pr
     assert.deepEqual(scaled.lines, [message('explain.scaledNone', {}, 'en')]);
     const score = await page().textContent(cell('scores', 1, 0, '#head-panel'));
     assert.equal(scaled.value, `= ${score.trim()}`);
+  });
+});
+
+// the page's layer-2 numbers are the float64 stack's: the explanation at 375 px is the same one
+describe('review 6: the numbers the 375 px panel shows', () => {
+  it('layer 2\'s X at (money, finance) is LN₁ of the float64 stream', async () => {
+    await open(`${MONEY_BANK}&layer=2`, { width: 375 });
+    const got = await page().evaluate(() => {
+      const { view } = globalThis.attentionLab;
+      return { x: Array.from(view.result.layers[0].input), n: view.tokens.length, d: view.dModel,
+        weights: view.layerWeights.map((w) => Object.fromEntries(Object.entries(w).filter(([, v]) => v).map(([k, v]) => [k, Array.from(v)]))) };
+    });
+    const identity = Array.from({ length: got.d * got.d }, (_, i) => (i % (got.d + 1) === 0 ? 1 : 0));
+    const weights = got.weights.map((w) => ({ ...w, wq: w.wq.map((v) => v * Math.sqrt(got.d)), wo: w.wo ?? identity }));
+    const layers = stack64(got.x, got.n, got.d, weights, { arrangement: 'pre', heads: 1, dK: got.d, dV: got.d, causal: false });
+    const row = layers[1].input.slice(0, got.d);
+    const mean = row.reduce((a, b) => a + b, 0) / got.d;
+    const variance = row.reduce((a, b) => a + (b - mean) ** 2, 0) / got.d;
+    const expected = (row[0] - mean) / Math.sqrt(variance + 1e-5);
+    await page().click(cell('x', 0, 0, '#x-table'));
+    const shown = Number((await panel()).value.replace(/^= /, ''));
+    assert.ok(Math.abs(shown - expected) <= 5e-4 * Math.max(1, Math.abs(expected)), `shown ${shown}, float64 ${expected}`);
   });
 });
