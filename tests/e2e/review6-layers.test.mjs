@@ -168,6 +168,25 @@ describe('review 6: the walk\'s and the panel\'s words, one head, no scaling, pr
   });
 });
 
+describe('review 6: the layer-2 step table fits its box at 1280 px (finding 12)', () => {
+  it('money bank, 2 pre-LN layers, layer 2: caption and last column within the scroller, the caption whole', async () => {
+    await open(`${MONEY_BANK}&layer=2`);
+    const fit = await page().evaluate(() => {
+      const box = document.getElementById('steps');
+      const table = box.querySelector('table.steps');
+      const caption = table.caption;
+      const right = box.getBoundingClientRect().right;
+      return {
+        scrollWidth: box.scrollWidth, clientWidth: box.clientWidth, captionRight: caption.getBoundingClientRect().right,
+        captionCut: caption.scrollWidth > caption.clientWidth + 1, right, text: caption.textContent,
+      };
+    });
+    assert.match(fit.text, /^Layer 2 of 2: query '\w+' \(row \d\), head 1: pre-LN, so q = LN₁\(x\) · W_q = \[/);
+    assert.ok(fit.scrollWidth <= fit.clientWidth + 1, `the table within its box: ${fit.scrollWidth} of ${fit.clientWidth} px`);
+    assert.ok(fit.captionRight <= fit.right + 1 && !fit.captionCut, 'the caption whole');
+  });
+});
+
 // the page's layer-2 numbers are the float64 stack's: the explanation at 375 px is the same one
 describe('review 6: the numbers the 375 px panel shows', () => {
   it('layer 2\'s X at (money, finance) is LN₁ of the float64 stream', async () => {
