@@ -52,8 +52,10 @@ describe('review 6: the explain panel at 375 px shows every step (finding 2)', (
           items: [...lines.children].map((li) => rect(li).bottom), listBottom: rect(lines).bottom,
           value: rect(document.getElementById('explain-value')), panel: rect(document.getElementById('explain')),
           walk: rect(document.getElementById('walk')), height: innerHeight,
+          title: rect(document.getElementById('explain-cell')), close: rect(document.getElementById('explain-close')),
         };
       });
+      assert.ok(box.title.top >= box.close.bottom - 1, 'the title below Close, not under it');
       assert.equal(box.count, 5, 'the sum, its value, the norm\'s words and its arithmetic');
       assert.ok(box.scrollHeight <= box.clientHeight + 1, `every step shows: list ${box.clientHeight} px of ${box.scrollHeight}`);
       for (const bottom of box.items) assert.ok(bottom <= box.listBottom + 1 && bottom <= box.value.top + 1, 'each step above "= value"');
