@@ -98,7 +98,7 @@ describe('explain this number across layers: attention only', () => {
     assert.equal(await tab.page.evaluate(() => globalThis.attentionLab.state.selectedLayer), 0);
     assert.ok(await tab.page.evaluate((s) => document.querySelector(s).contains(document.activeElement), cell('output', RIVER, 2, '#output-table')));
     shown = await panel();
-    assert.match(shown.title, /^Output: row 'river'/);
+    assert.match(shown.title, /^Layer 1, Output: row 'river'/);  // a stack's title names the layer (review 6, finding 5)
     near(shown.value, expected[0].attention[RIVER * D + 2], 'layer 1 output (followed)');
     // concat · W_O's terms: the float64 concatenation of 'river' times W_O's column
     const terms = numbersOf(shown.lines[1]);

@@ -60,7 +60,7 @@ function nearRow(shown, expected, what) {
 
 // The pre-LN walk of one layer, in order: LN₁, q k v, 5 scores, scale, softmax, 5 weighted values,
 // z, concat, W_O, the residual, LN₂, the MLP, the residual again, where the stream goes
-const PRE_ORDER = [/^Pre-LN: layer \d first normalises/, /^q = x · W_q/, /^K = /, /^V = /, ...Array(5).fill(/^Score of/), /^Scaling/, /^softmax/,
+const PRE_ORDER = [/^Pre-LN: layer \d first normalises/, /^q = LN₁\(x\) · W_q/, /^K = /, /^V = /, ...Array(5).fill(/^Score of/), /^Scaling/, /^softmax/,
   ...Array(5).fill(/^Weighted value/), /^z of 'bank'/, /^The concatenation/, /^Z_f = concat · W_O/, /^The residual: /,
   /^Pre-LN: the MLP reads the sum normalised again/, /^Pre-LN: the MLP reads/, /^The residual again/, /leaving (layer 1|the last layer, 2)/];
 
@@ -112,7 +112,7 @@ describe('the walk through a stack', () => {
     await tab.page.click('#walk-start');
     await press('End');
     const last = await step();
-    assert.match(last.position, /^Layer 2 में से 1: 24 में से चरण 24$/);
+    assert.match(last.position, /^2 में से layer 1: 24 में से चरण 24$/);  // as 'blocks.shown' words it (review 6, finding 4)
     const first2 = await press('ArrowRight');
     assert.equal(first2.layer, 1, 'Next went on into layer 2');
     assert.match(first2.text, /q = x · W_q, head 1/);

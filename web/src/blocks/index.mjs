@@ -52,8 +52,10 @@ function build() {
   const streamHint = element('p', { className: 'hint' });
   const stream = element('div', { className: 'scroll blocks-stream' });
   const params = buildParams();
-  section.append(title, group, shown, streamTitle, streamHint, stream, params.box);
-  return { section, title, group, legend, layers, block, norm, layer, shown, streamTitle, streamHint, stream, params };
+  // where the controls are, once they move into the settings (review 6, finding 7)
+  const open = element('button', { type: 'button', id: 'blocks-open-settings', className: 'blocks-open-settings', hidden: true });
+  section.append(title, group, open, shown, streamTitle, streamHint, stream, params.box);
+  return { section, title, group, legend, layers, block, norm, layer, open, shown, streamTitle, streamHint, stream, params };
 }
 
 function relabel(parts, t) {
@@ -66,6 +68,14 @@ function relabel(parts, t) {
   for (const option of parts.block.control.options) option.textContent = t(`blocks.block.${option.value}`);
   for (const option of parts.norm.control.options) option.textContent = t(`blocks.norm.${option.value}`);
   parts.streamTitle.textContent = t('blocks.stream.title');
+  parts.open.textContent = t('blocks.openSettings');
+}
+
+// The Layers section's button: the settings unfolded at the layers' controls, the first one focused
+function openSettings(parts, details) {
+  details.open = true;
+  parts.group.scrollIntoView({ block: 'center' });
+  (parts.layer.box.hidden ? parts.layers.control : parts.layer.control).focus({ preventScroll: true });
 }
 
 // The controls follow the state (not while the reader types in the number).
@@ -112,10 +122,13 @@ export function mount(ctx) {
   // under the step table and its summary: the first screen stays the sentence and the step table (issue 26)
   (ctx.section('summary') ?? ctx.section('steps')).after(parts.section);
   // inside "Settings: sizes, layers, …" (the form's own input listener leaves them to this feature)
-  const settingsGrid = ctx.root.getElementById('settings')?.querySelector('.settings-grid');
+  const settingsForm = ctx.root.getElementById('settings');
+  const settingsGrid = settingsForm?.querySelector('.settings-grid');
   if (settingsGrid) {
     settingsGrid.append(parts.group);
     parts.group.addEventListener('input', (event) => event.stopPropagation());
+    parts.open.hidden = false;
+    parts.open.addEventListener('click', () => openSettings(parts, settingsForm));
   }
   const settings = (change) => ctx.store.dispatch({ type: 'settings', change });
   parts.layers.control.addEventListener('change', () => {

@@ -106,6 +106,8 @@ function explainScaled({ view, t, row, col, h, title, token, key }) {
   if (scaled === -Infinity) {
     return { title, lines: [t('explain.masked', { key, token })], value: '−∞' };
   }
+  // no scaling: the score itself, not "divided by nothing = 1" (review 6, finding 11)
+  if (view.scaleMode === 'none') return { title, lines: [t('explain.scaledNone')], value: f(scaled) };
   const divisor = view.result.shape.scale;
   const why = t(`explain.why.${view.scaleMode}`, { dK: view.dK });
   return {
@@ -154,7 +156,8 @@ function explainConcat({ view, t, row, col, title, colName }) {
   const headColumn = tableLabels(view, 'z').columns[col % dV];
   return {
     title,
-    lines: [t('explain.concat', { col: colName, heads: view.heads, headCol: headColumn, head: fromHead + 1 })],
+    // one head: its Z is the concatenation ("[Z_1 | … | Z_1]" read wrong: review 6, finding 11)
+    lines: [t(view.heads === 1 ? 'explain.concatOne' : 'explain.concat', { col: colName, heads: view.heads, headCol: headColumn, head: fromHead + 1 })],
     value: f(at(view.result.concat, view.heads * dV, row, col)),
   };
 }
@@ -201,7 +204,10 @@ export function explainCell(view, { matrix, head = 0, row, col, token }, t = mes
   const labels = tableLabels(view, matrix);
   const rowName = labels.rows[row];
   const colName = labels.columns[col];
-  const title = t(PER_HEAD.includes(matrix) ? 'explain.titleHead' : 'explain.title', { table: t(`table.${matrix}`), head: head + 1, row: rowName, col: colName });
+  // in a stack the title names the layer: a layer-2 cell reads as layer 1's otherwise (review 6, finding 5)
+  const layered = view.result.layers?.length > 1 ? 'Layer' : '';
+  const title = t(`${PER_HEAD.includes(matrix) ? 'explain.titleHead' : 'explain.title'}${layered}`,
+    { table: t(`table.${matrix}`), head: head + 1, row: rowName, col: colName, layer: (view.layer ?? 0) + 1 });
   const cell = {
     view, t, matrix, head, row, col, h: view.result.heads?.[head], title, rowName, colName,
     token: view.tokens[row], key: view.keyTokens[col], context: view.context ?? view.x, source: view.self ? 'X' : 'C',

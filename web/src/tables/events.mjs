@@ -40,11 +40,29 @@ function listenToHeadTabs(ctx, $) {
   });
 }
 
+// A key typed in a cell of a computed X (a layer past the first) says where X is typed, rather than
+// nothing (review 6, finding 10)
+function listenToComputedX(ctx, $) {
+  $('x-table').addEventListener('keydown', (event) => {
+    const view = ctx.store.view;
+    const typing = event.key.length === 1 && !event.ctrlKey && !event.metaKey && !event.altKey;
+    if (!typing || !view || view.typedX !== false || !event.target.closest('td[data-matrix="x"]')) return;
+    const said = $('x-computed');
+    if (!said) return;
+    said.textContent = ctx.t('section.xComputed', { layer: view.layer + 1 });
+    said.dataset.layer = String(view.layer);
+    said.hidden = false;
+    // above X, where the explanation panel (open on the cell) does not cover it
+    said.scrollIntoView({ block: 'nearest' });
+  });
+}
+
 /** Wires the tables' controls to the store (ctx: the feature contract's). */
 export function listenToTables(ctx) {
   const $ = (id) => ctx.root.getElementById(id);
   listenToTokens(ctx, $);
   listenToHeadTabs(ctx, $);
+  listenToComputedX(ctx, $);
   $('notes').addEventListener('click', (event) => {
     const key = event.target.closest('button[data-action]')?.dataset.action;
     if (key) ctx.store.dispatch({ type: 'note', key });

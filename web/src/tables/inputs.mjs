@@ -26,7 +26,22 @@ function xCaption(view) {
   return view.layer > 0 ? 'caption.xLayer' : 'caption.x';
 }
 
+// X past layer 1 is computed, not typed: the hint says where to type (review 6, finding 10); the
+// message a keystroke in it gave (events.mjs) stays while that layer's X is shown
+function inputsHint({ $, t }, view) {
+  const hint = $('inputs-hint');
+  const key = view.typedX !== false ? 'section.inputsHint' : view.readsNorm ? 'section.inputsHintNorm'
+    : view.layer > 0 ? 'section.inputsHintComputed' : 'section.inputsHintPositions';
+  if (hint && hint.dataset.text !== key) {
+    hint.dataset.text = key;
+    hint.textContent = t(key);
+  }
+  const said = $('x-computed');
+  if (said && (view.typedX !== false || said.dataset.layer !== String(view.layer))) said.hidden = true;
+}
+
 export function renderInputs({ $, t }, view) {
+  inputsHint({ $, t }, view);
   renderMatrix($('x-table'), {
     caption: t(xCaption(view), { n: view.tokens.length, dModel: view.dModel, layer: (view.layer ?? 0) + 1 }),
     label: 'X', t, rowLabels: view.tokens, columnLabels: view.columns, values: view.x, editable: view.typedX !== false,

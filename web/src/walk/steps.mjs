@@ -31,7 +31,8 @@ export function walkSteps(view, query, head, t = message) {
   // the K and V steps explain the row of the key this query weighs most
   const strongest = weightsRow.indexOf(Math.max(...weightsRow));
 
-  add('qkv', t('walk.q', { token, head: hd }), [{ matrix: 'x', row: query }, { matrix: 'wq', head }], [{ matrix: 'q', head, row: query }, { part: 'q' }],
+  // pre-LN: the query reads LN₁(x), as the step table's caption says (review 6, finding 11)
+  add('qkv', t(result.arrangement === 'pre' ? 'walk.qNorm' : 'walk.q', { token, head: hd }), [{ matrix: 'x', row: query }, { matrix: 'wq', head }], [{ matrix: 'q', head, row: query }, { part: 'q' }],
     { matrix: 'q', head, row: query, col: largest(h.q, dK, query) });
   add('qkv', t('walk.k', { head: hd, key: keyTokens[strongest], source: view.self ? 'X' : 'C' }), [{ matrix: input }, { matrix: 'wk', head: kvHead }], [{ matrix: 'k', head }, { part: 'k' }],
     { matrix: 'k', head, row: strongest, col: largest(h.k, dK, strongest) });
@@ -59,7 +60,7 @@ export function walkSteps(view, query, head, t = message) {
   }
   add('z', t('walk.sum', { token, head: hd }), [{ matrix: 'weights', head, row: query }, { matrix: 'v', head }, { part: 'weighted' }],
     [{ matrix: 'z', head, row: query }, { part: 'z' }], { matrix: 'z', head, row: query, col: largest(h.z, dV, query) });
-  add('concat', t('walk.concat', { token }), [{ matrix: 'z', head, row: query }], [{ matrix: 'concat', row: query }],
+  add('concat', t(view.heads === 1 ? 'walk.concatOne' : 'walk.concat', { token }), [{ matrix: 'z', head, row: query }], [{ matrix: 'concat', row: query }],
     { matrix: 'concat', row: query, col: head * dV + largest(h.z, dV, query) });
   add('output', t(view.weights.wo ? 'walk.wo' : 'walk.noWo', { token }), [{ matrix: 'concat', row: query }, { matrix: 'wo' }], [{ matrix: 'output', row: query }],
     { matrix: 'output', row: query, col: largest(result.output, result.shape.dOut, query) });
