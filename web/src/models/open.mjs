@@ -5,7 +5,7 @@
 // the model once: runModel() then runs its traced prepared pass, and JavaScript keeps no weight.
 // Without one, the request keeps the arrays and runModel() runs engine.transformer().
 // Pure: Blobs in, numbers out; used by the page's "Real models" view and by the Node tests.
-import { ModelError, catalogue, readJsonFile } from './tensors.mjs';
+import { ModelError, catalogue, readJsonFile, readTensorInto } from './tensors.mjs';
 import { MAX_TABLE_VALUES } from '../shared/safetensors.mjs';
 import { recognise } from './config.mjs';
 import { tensorTaker, buildRequest, buildLayer, keptBytes } from './request.mjs';
@@ -57,12 +57,31 @@ function report(recognised, tables, taker, tokenizer, bytes) {
   };
 }
 
-// The request's tensors handed into the engine one by one as they are read, then prepared once.
-async function prepareModel(engine, taker, recognised) {
+// The request's tensors handed into the engine one by one as they are read (those used as the file
+// has them read straight into its memory, piece by piece), then prepared once. `timings` (ms): read,
+// stage (copies into WebAssembly memory), convert (the rest of building the request), prepare.
+async function prepareModel(engine, tables, recognised, onProgress, timings) {
   const staging = engine.stageTransformer();
+  const stage = async (tensor, { rows }) => {
+    const { tensor: staged, fill } = staging.tensorOf(tensor.shape.reduce((a, b) => a * b, 1), { rows });
+    await readTensorInto(tensor, fill, timings);
+    return staged;
+  };
+  const keep = (values) => {
+    const t = performance.now();
+    const staged = staging.tensor(values);
+    timings.stage = (timings.stage ?? 0) + performance.now() - t;
+    return staged;
+  };
   try {
-    const request = await buildRequest(taker, recognised, (values) => staging.tensor(values));
-    return { request, prepared: staging.prepare(request) };
+    const taker = tensorTaker(tables, recognised.prefix, onProgress, { stage, timings });
+    const t = performance.now();
+    const request = await buildRequest(taker, recognised, keep);
+    timings.convert = performance.now() - t - (timings.read ?? 0) - (timings.stage ?? 0);
+    const p = performance.now();
+    const prepared = staging.prepare(request);
+    timings.prepare = performance.now() - p;
+    return { request, prepared, taker };
   } finally {
     staging.dispose();
   }
@@ -76,7 +95,7 @@ async function prepareModel(engine, taker, recognised) {
  * the model prepared once (dispose() it when done), `request` names staged tensors in place of
  * arrays, and `readLayer(l)` reads block l's weights again from the files.
  */
-export async function openModel(files, { onProgress, engine = null } = {}) {
+export async function openModel(files, { onProgress, engine = null, timings = {} } = {}) {
   const folder = folderOf(files);
   if (!folder.has('config.json')) throw new ModelError('config.json', 'missing: choose the model\'s folder, or its config.json with the weights');
   const config = await readJsonFile(folder.get('config.json'), 'config.json');
@@ -85,12 +104,13 @@ export async function openModel(files, { onProgress, engine = null } = {}) {
   const bytes = checkSize(recognised);
   onProgress?.({ stage: 'tokenizer', done: 0, total: tables.bytes });
   const tokenizer = await loadTokenizer(folder, recognised.settings.vocab);
-  const taker = tensorTaker(tables, recognised.prefix, (p) => onProgress?.({ stage: 'weights', ...p }));
+  const progress = (p) => onProgress?.({ stage: 'weights', ...p });
   if (!engine) {
+    const taker = tensorTaker(tables, recognised.prefix, progress);
     const request = await buildRequest(taker, recognised);
     return { request, tokenizer, report: report(recognised, tables, taker, tokenizer, bytes) };
   }
-  const { request, prepared } = await prepareModel(engine, taker, recognised);
+  const { request, prepared, taker } = await prepareModel(engine, tables, recognised, progress, timings);
   const about = report(recognised, tables, taker, tokenizer, bytes);
   const again = tensorTaker(tables, recognised.prefix);
   return { request, prepared, tokenizer, report: about, readLayer: (l) => buildLayer(again, recognised, l) };
