@@ -13,8 +13,10 @@ import { loadTokenizer } from './tokenizer.mjs';
 
 // The engine's WebAssembly memory, at most (MAXIMUM_MEMORY in CMakeLists.txt).
 export const WASM_MEMORY_BYTES = 2 ** 31;
-// The weights kept, as F32, plus the token table once more (packed while its staged copy is still
-// held), at most this: the rest of the 2 GB is left for the runs and the lab's other work.
+// The weights kept, as F32, plus the token table once more, at most this: the rest of the 2 GB is
+// left for the runs and the lab's other work. The SIMD build packs a tied table in place (held once);
+// the scalar build (no SIMD in the browser) keeps the tied unembedding as a copy of its own, so the
+// check counts the table twice for every build.
 export const MAX_MODEL_BYTES = 1600 * 2 ** 20;
 // One weight table the engine takes: the token table's cap (kMaxTableValues in
 // core/include/attention/transformer.hpp), 2²⁷ values; GPT-2 small's 50,257 × 768 = 38.6 M fits.
