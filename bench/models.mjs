@@ -169,6 +169,8 @@ async function browserSide() {
     if (message) throw new Error(`the page refused the model: ${message}`);
     const opened = Date.now() - start;
     const openedCpu = chromiumCpu(tag) - cpu0;
+    const phases = await page.evaluate(() => globalThis.attentionLab.models.report?.timings ?? {});
+    log(`chromium: the worker's opening, wall ms: ${Object.entries(phases).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')}`);
     phase = 'first run';
     await page.fill('#models-text', ids(16).join(' '));
     await page.click('#models-run');

@@ -98,6 +98,7 @@ async function prepareModel(engine, tables, recognised, onProgress, timings) {
  * arrays, and `readLayer(l)` reads block l's weights again from the files.
  */
 export async function openModel(files, { onProgress, engine = null, timings = {} } = {}) {
+  const start = performance.now();
   const folder = folderOf(files);
   if (!folder.has('config.json')) throw new ModelError('config.json', 'missing: choose the model\'s folder, or its config.json with the weights');
   const config = await readJsonFile(folder.get('config.json'), 'config.json');
@@ -106,6 +107,7 @@ export async function openModel(files, { onProgress, engine = null, timings = {}
   const bytes = checkSize(recognised);
   onProgress?.({ stage: 'tokenizer', done: 0, total: tables.bytes });
   const tokenizer = await loadTokenizer(folder, recognised.settings.vocab);
+  timings.headers = performance.now() - start;  // config.json, the safetensors headers, the tokenizer
   const progress = (p) => onProgress?.({ stage: 'weights', ...p });
   if (!engine) {
     const taker = tensorTaker(tables, recognised.prefix, progress);
@@ -113,7 +115,8 @@ export async function openModel(files, { onProgress, engine = null, timings = {}
     return { request, tokenizer, report: report(recognised, tables, taker, tokenizer, bytes) };
   }
   const { request, prepared, taker } = await prepareModel(engine, tables, recognised, progress, timings);
-  const about = report(recognised, tables, taker, tokenizer, bytes);
+  // where the opening's time went (ms): headers, read, stage, convert, prepare, and all of it
+  const about = { ...report(recognised, tables, taker, tokenizer, bytes), timings: { ...timings, total: performance.now() - start } };
   const again = tensorTaker(tables, recognised.prefix);
   return { request, prepared, tokenizer, report: about, readLayer: (l) => buildLayer(again, recognised, l) };
 }

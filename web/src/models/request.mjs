@@ -11,6 +11,15 @@ import { isolate } from '../shared/bidi.mjs';
 // Linear (out = heads·width, in) or Conv1D (in, total) columns from `column` → heads × in × width
 function headMajor(w, linear, inWidth, total, column, heads, width) {
   const out = new Float32Array(heads * inWidth * width);
+  if (!linear) {
+    // Conv1D: head h's row i is `width` contiguous values of row i, copied as one run
+    for (let h = 0; h < heads; h++)
+      for (let i = 0; i < inWidth; i++) {
+        const from = i * total + column + h * width;
+        out.set(w.subarray(from, from + width), (h * inWidth + i) * width);
+      }
+    return out;
+  }
   for (let h = 0; h < heads; h++)
     for (let i = 0; i < inWidth; i++)
       for (let c = 0; c < width; c++) {
