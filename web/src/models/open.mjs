@@ -61,11 +61,14 @@ function report(recognised, tables, taker, tokenizer, bytes) {
 
 // The request's tensors handed into the engine one by one as they are read (those used as the file
 // has them read straight into its memory, piece by piece), then prepared once. `timings` (ms): read,
-// stage (copies into WebAssembly memory), convert (the rest of building the request), prepare.
+// stage (allocations in and copies into WebAssembly memory), convert (the rest of building the
+// request), prepare.
 async function prepareModel(engine, tables, recognised, onProgress, timings) {
   const staging = engine.stageTransformer();
   const stage = async (tensor, { rows }) => {
+    const t = performance.now();
     const { tensor: staged, fill } = staging.tensorOf(tensor.shape.reduce((a, b) => a * b, 1), { rows });
+    timings.stage = (timings.stage ?? 0) + performance.now() - t;  // the allocation (zeroed, first touched)
     await readTensorInto(tensor, fill, timings);
     return staged;
   };
