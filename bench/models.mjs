@@ -81,17 +81,25 @@ async function nodeSide() {
     return { name, size: blob.size, slice: (a, b) => blob.slice(a, b), text: () => blob.text() };
   }));
   const start = performance.now();
-  const model = await openModel(files, { engine });
+  const cpu = process.cpuUsage();
+  const timings = {};
+  const model = await openModel(files, { engine, timings });
+  const used = process.cpuUsage(cpu);
   const heap = engine.memory().heapBytes;
-  log(`node: openModel, staged and prepared, ${(performance.now() - start).toFixed(0)} ms (${(model.report.keptBytes / 2 ** 20).toFixed(0)} MiB of weights as F32; WebAssembly memory ${(heap / 2 ** 20).toFixed(0)} MiB; Node RSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB)`);
+  const phases = Object.entries(timings).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ');
+  log(`node: openModel, staged and prepared, ${(performance.now() - start).toFixed(0)} ms, CPU ${((used.user + used.system) / 1000).toFixed(0)} ms (phases, wall ms: ${phases}) (${(model.report.keptBytes / 2 ** 20).toFixed(0)} MiB of weights as F32; WebAssembly memory ${(heap / 2 ** 20).toFixed(0)} MiB; Node RSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB)`);
   for (const n of [16, 128]) {
     const times = [];
+    const cpus = [];
     for (let r = 0; r < rounds; r++) {
       const t = performance.now();
+      const c = process.cpuUsage();
       runModel(engine, model, { ids: ids(n) });
       times.push(performance.now() - t);
+      const u = process.cpuUsage(c);
+      cpus.push((u.user + u.system) / 1000);
     }
-    log(`node: forward (the prepared model's traced run, top 10) at ${n} tokens: median ${median(times).toFixed(0)} ms of ${rounds}`);
+    log(`node: forward (the prepared model's traced run, top 10) at ${n} tokens: median ${median(times).toFixed(0)} ms of ${rounds}, CPU ${median(cpus).toFixed(0)} ms`);
   }
   model.prepared.dispose();
 }
@@ -104,7 +112,9 @@ function chromiumRss(tag, byKind = null) {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
       const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
-      return { pid: Number(pid), ppid, rss, cmd: readFileSync(`/proc/${pid}/cmdline`, 'utf8') };
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const cpu = (Number(fields[11]) + Number(fields[12])) * 10;  // utime + stime, in ms (100 ticks a second)
+      return { pid: Number(pid), ppid, rss, cpu, cmd: readFileSync(`/proc/${pid}/cmdline`, 'utf8') };
     } catch {
       return null;
     }
@@ -119,7 +129,15 @@ function chromiumRss(tag, byKind = null) {
     const kind = /--type=([\w-]+)/.exec(p.cmd)?.[1] ?? 'browser';
     byKind[kind] = (byKind[kind] ?? 0) + p.rss;
   }
+  if (byKind) byKind.cpu = mine.reduce((sum, p) => sum + p.cpu, 0);
   return mine.reduce((sum, p) => sum + p.rss, 0);
+}
+
+// CPU time (user + system, ms) of Chromium's processes so far
+function chromiumCpu(tag) {
+  const kinds = {};
+  chromiumRss(tag, kinds);
+  return kinds.cpu;
 }
 
 async function browserSide() {
@@ -133,6 +151,7 @@ async function browserSide() {
   const sampler = setInterval(() => {
     const kinds = {};
     const rss = chromiumRss(tag, kinds);
+    delete kinds.cpu;
     peaks[phase] = Math.max(peaks[phase] ?? 0, rss);
     if (rss > peak) [peak, peakKinds, peakPhase] = [rss, kinds, phase];
   }, 100);
@@ -141,6 +160,7 @@ async function browserSide() {
     await page.goto(browser.url);
     await page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
     const idle = chromiumRss(tag);
+    const cpu0 = chromiumCpu(tag);
     const start = Date.now();
     phase = 'opening';
     await page.setInputFiles('#models-files', ['config.json', 'model.safetensors'].map((f) => path.join(dir, f)));
@@ -148,6 +168,9 @@ async function browserSide() {
     const message = await page.textContent('#models-messages');
     if (message) throw new Error(`the page refused the model: ${message}`);
     const opened = Date.now() - start;
+    const openedCpu = chromiumCpu(tag) - cpu0;
+    const phases = await page.evaluate(() => globalThis.attentionLab.models.report?.timings ?? {});
+    log(`chromium: the worker's opening, wall ms: ${Object.entries(phases).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')}`);
     phase = 'first run';
     await page.fill('#models-text', ids(16).join(' '));
     await page.click('#models-run');
@@ -155,9 +178,11 @@ async function browserSide() {
     const tokens = Date.now() - start;
     await page.waitForSelector('#models-layers details[open] canvas', { timeout: 600_000 });
     const firstLayer = Date.now() - start;
-    log(`chromium: model opened (read, converted, handed into WebAssembly memory and prepared in the worker) ${opened} ms after the files were given; at 16 tokens the tokens ${tokens} ms, layer 1's tables ${firstLayer} ms (target 5000 ms)`);
+    const firstCpu = chromiumCpu(tag) - cpu0;
+    log(`chromium: model opened (read, converted, handed into WebAssembly memory and prepared in the worker) ${opened} ms after the files were given (CPU of Chromium's processes ${openedCpu} ms); at 16 tokens the tokens ${tokens} ms, layer 1's tables ${firstLayer} ms (target 5000 ms; CPU ${firstCpu} ms)`);
     for (const n of [16, 128]) {
       phase = `runs at ${n}`;
+      const runCpu = chromiumCpu(tag);
       const times = await page.evaluate(async ({ list, rounds }) => {
         const out = [];
         for (let r = 0; r < rounds; r++) {
@@ -167,7 +192,8 @@ async function browserSide() {
         }
         return out;
       }, { list: ids(n), rounds });
-      log(`chromium: lab.models.run at ${n} tokens (worker forward, copy back, drawing): median ${median(times).toFixed(0)} ms of ${rounds}${n === 16 ? ' (target 1000 ms)' : ''}`);
+      const cpuEach = (chromiumCpu(tag) - runCpu) / rounds;
+      log(`chromium: lab.models.run at ${n} tokens (worker forward, copy back, drawing): median ${median(times).toFixed(0)} ms of ${rounds}${n === 16 ? ' (target 1000 ms)' : ''}; CPU of Chromium's processes ${cpuEach.toFixed(0)} ms a run (mean)`);
     }
     const weights = 4 * (VOCAB * D + POSITIONS * D + LAYERS * (4 * D * D + 8 * D * D)) / 2 ** 20;
     log(`chromium: peak RSS of its processes ${(peak / 2 ** 20).toFixed(0)} MiB, ${((peak - idle) / 2 ** 20).toFixed(0)} MiB above the ${(idle / 2 ** 20).toFixed(0)} MiB before the model (weights ${weights.toFixed(0)} MiB as F32; target ≤ 1.2 × weights + 100 = ${(1.2 * weights + 100).toFixed(0)} MiB); the peak while ${peakPhase}; by process kind: ${Object.entries(peakKinds).map(([k, v]) => `${k} ${(v / 2 ** 20).toFixed(0)}`).join(', ')} MiB; the largest in each phase: ${Object.entries(peaks).map(([k, v]) => `${k} ${(v / 2 ** 20).toFixed(0)}`).join(', ')} MiB`);
@@ -178,6 +204,8 @@ async function browserSide() {
 }
 
 writeModel();
+const loads = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 log(`model: ${dir} (GPT-2 small's shape, vocabulary ${VOCAB}); node ${process.version}; ${new Date().toISOString()}; load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
 await nodeSide();
 await browserSide();
+log(`load average at the end ${loads()}`);

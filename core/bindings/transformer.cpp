@@ -34,6 +34,7 @@ struct Request {
   // staged_in[l] lists the ones block l took (freed once the block is prepared)
   std::deque<std::vector<float>>* staged = nullptr;
   std::vector<std::vector<std::size_t>> staged_in;
+  int tokens_staged = -1;  // the staged tensor that is the token table (prepare_stack takes it over), or -1
   std::deque<std::vector<float>> floats;
   std::vector<std::int32_t> ids, type_ids;
   std::vector<std::uint8_t> keep;
@@ -107,6 +108,9 @@ struct Request {
     s.vocab = r["vocab"].as<int>();
     s.d_model = r["dModel"].as<int>();
     s.tokens = take(r["tokens"]);
+    if (staged && s.tokens.present && !absent(r["tokens"]) && r["tokens"]["staged"].isNumber()) {
+      tokens_staged = r["tokens"]["staged"].as<int>();
+    }
     s.positions = static_cast<attn::PositionKind>(r["positionsCode"].as<int>());
     s.position_table = take(r["positionTable"]);
     s.rotary.dims = r["rotary"]["dims"].as<int>();
@@ -285,19 +289,28 @@ class PreparedTransformer {
     attn::Status status;
     {
       Request r(request, &staged_);  // the request's copies freed before the call returns
-      status = attn::prepare_stack(r.stack, &stack_, [&](int l) {
-        for (std::size_t index : r.staged_in[static_cast<std::size_t>(l)]) std::vector<float>().swap(staged_[index]);
-      });
+      std::vector<float>* tokens = r.tokens_staged < 0 ? nullptr : &staged_[static_cast<std::size_t>(r.tokens_staged)];
+      status = attn::prepare_stack(
+          r.stack, &stack_,
+          [&](int l) {
+            for (std::size_t index : r.staged_in[static_cast<std::size_t>(l)])
+              std::vector<float>().swap(staged_[index]);
+          },
+          tokens);
     }
     staged_.clear();
     return status.ok() ? val::null() : error_of(status);
   }
 
   // A tensor of `count` floats in WebAssembly memory for JavaScript to fill: its index; its address
-  // by staged_address(index). -1 when count is above the core's cap on one table.
-  int stage(int count) {
-    if (count < 0 || static_cast<std::size_t>(count) > attn::kMaxTableValues) return -1;
-    staged_.emplace_back(static_cast<std::size_t>(count));
+  // by staged_address(index). -1 when count is above the core's cap on one table. `rows` > 0: a token
+  // table of `rows` rows, given room for its tied unembedding's panels (packed there in place).
+  int stage(int count, int rows) {
+    if (count < 0 || static_cast<std::size_t>(count) > attn::kMaxTableValues || rows < 0) return -1;
+    std::vector<float> tensor;
+    if (rows > 0 && count % rows == 0 && count > 0) tensor.reserve(attn::token_table_room(rows, count / rows));
+    tensor.resize(static_cast<std::size_t>(count));
+    staged_.push_back(std::move(tensor));
     return static_cast<int>(staged_.size() - 1);
   }
   unsigned staged_address(int index) const {

@@ -135,7 +135,36 @@ Inputs attention_inputs(const PreparedBlock& b, View<float> x) {
 
 using namespace stack_steps;  // NOLINT: the steps are this file's, shared with prepared_trace.cpp
 
-Status prepare_stack(const Stack& stack, PreparedStack* prepared, const std::function<void(int)>& layer_done) {
+namespace {
+
+// The tied unembedding's panels made in the token table's own storage (`table`, vocab × d, row-major):
+// panel p (tokens 8p … 8p + 7, k-major) takes exactly the floats of rows 8p … 8p + 7, so each group of
+// rows is copied aside and packed back where it lay; the last, partial panel needs packed_size's padding
+// (within the vector's capacity when it was staged with room for it, see stage()). No second table.
+PreparedProduct tied_panels_in_place(std::vector<float>* table, int vocab, int d) {
+  PreparedProduct p;
+  p.inner = d;
+  p.cols = vocab;
+  p.packed = true;
+  const std::size_t panel = static_cast<std::size_t>(kernels::kGemmNr) * d;
+  std::vector<float> rows(panel);
+  table->resize(kernels::packed_size(d, vocab));
+  for (int first = 0; first < vocab; first += kernels::kGemmNr) {
+    const int nc = std::min(kernels::kGemmNr, vocab - first);
+    float* at = table->data() + static_cast<std::size_t>(first) * d;
+    std::copy(at, at + static_cast<std::size_t>(nc) * d, rows.begin());
+    kernels::pack_panels_transposed(d, nc, rows.data(), d, at);
+  }
+  p.values = std::move(*table);
+  return p;
+}
+
+}  // namespace
+
+std::size_t token_table_room(int vocab, int d_model) { return kernels::packed_size(d_model, vocab); }
+
+Status prepare_stack(const Stack& stack, PreparedStack* prepared, const std::function<void(int)>& layer_done,
+                     std::vector<float>* token_storage) {
   // every check that does not depend on n, made on one token (id 0, type 0) as stack_forward's
   const std::int32_t zero = 0;
   StackInputs one;
@@ -159,13 +188,20 @@ Status prepare_stack(const Stack& stack, PreparedStack* prepared, const std::fun
   p.final_norm = norm_of(stack.final_norm);
   p.unembedding = stack.unembedding;
   p.unembedding_bias = copy_of(stack.unembedding_bias);
+  // the token table's own storage, when the caller hands it over (a staged table): used in place
+  const bool owned = token_storage != nullptr && token_storage->data() == stack.tokens.data &&
+                     token_storage->size() == stack.tokens.size;
   if (stack.unembedding == Unembedding::Own) {
     p.unembedding_weight = product_of(stack.unembedding_weight, d, vocab);
   } else if (stack.unembedding == Unembedding::Tied) {
-    p.unembedding_weight = product_of(stack.tokens.data, d, vocab, /*transposed=*/true);
+    p.unembedding_weight = owned && ops::packed_is_fastest()
+                               ? tied_panels_in_place(token_storage, vocab, d)
+                               : product_of(stack.tokens.data, d, vocab, /*transposed=*/true);
   }
   // tied and packed: the panels hold the table, and embedding rows are read out of them
-  if (!(stack.unembedding == Unembedding::Tied && p.unembedding_weight.packed)) p.tokens = copy_of(stack.tokens);
+  if (!(stack.unembedding == Unembedding::Tied && p.unembedding_weight.packed)) {
+    p.tokens = owned ? std::move(*token_storage) : copy_of(stack.tokens);
+  }
   *prepared = std::move(p);
   return Status::Ok();
 }

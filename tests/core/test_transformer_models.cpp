@@ -201,10 +201,20 @@ void check_prepared_against(Model& model, const attn::Stack& stack, bool causal)
 
 // The prepared stack's traced run (prepared_trace.hpp) on the same model, the last block opened:
 // every hidden state, every layer's attention input, weights and output, the open block's weights
-// from its whole trace, and the top-5 logits from the last position's, to 1e-4 relative.
-void check_prepared_trace_against(Model& model, const attn::Stack& stack, bool causal) {
+// from its whole trace, and the top-5 logits from the last position's, to 1e-4 relative. The stack is
+// prepared with its token table handed over (as a staged model's is, with room for the panels): the
+// prepared stack keeps that storage itself (the tied panels packed in it, or the table as it is), no copy.
+void check_prepared_trace_against(Model& model, const attn::Stack& given, bool causal) {
+  attn::Stack stack = given;
+  std::vector<float> table;
+  table.reserve(attn::token_table_room(stack.vocab, stack.d_model));
+  table.assign(stack.tokens.data, stack.tokens.data + stack.tokens.size);
+  const float* storage = table.data();
+  stack.tokens = attn::View<float>(table);
   attn::PreparedStack prepared;
-  REQUIRE(attn::prepare_stack(stack, &prepared).ok());
+  REQUIRE(attn::prepare_stack(stack, &prepared, {}, &table).ok());
+  const bool panels = stack.unembedding == attn::Unembedding::Tied && prepared.unembedding_weight.packed;
+  CHECK((panels ? prepared.unembedding_weight.values.data() : prepared.tokens.data()) == storage);
   attn::StackInputs inputs;
   inputs.ids = attn::View<std::int32_t>(model.ids);
   const int layers = static_cast<int>(stack.layers.size());

@@ -122,6 +122,7 @@ describe('Real models: drawing and opening folders', { skip: !have && 'no ../sha
       document.querySelector('[data-view="models"]').addEventListener('models-drawn', (event) => {
         // what the page holds when layer 1 is drawn: its canvases, and the model's result so far
         const result = globalThis.attentionLab.models.result;
+        if (event.detail.layers === 1) globalThis.layer1Heatmap = document.querySelector('#models-layers details[data-layer="0"] canvas');
         globalThis.modelsDrawn.push({ ...event.detail, canvases: document.querySelectorAll('#models-layers details[data-layer="0"] canvas').length,
           computed: result.layers.length, hidden: result.hidden === null ? null : result.hidden.length });
       });
@@ -134,6 +135,8 @@ describe('Real models: drawing and opening folders', { skip: !have && 'no ../sha
       { layers: 1, of: layers, canvases: heads, computed: 1, hidden: null },
       { layers, of: layers, canvases: heads, computed: layers, hidden: layers + 1 },
     ]);
+    // drawn once: the whole result adds the other layers, layer 1's heatmaps stay the nodes drawn first
+    assert.equal(await page().evaluate(() => globalThis.layer1Heatmap.isConnected), true);
     // layer 1 drawn early is the model's layer 1: the same weights as the whole pass, transformers' numbers
     const probs = await page().evaluate(() => globalThis.attentionLab.models.result.layers[0].heads.flatMap((h) => [...h.weights]));
     assert.ok(largestDifference(probs, reference.layers[0].probs) <= 1e-4);

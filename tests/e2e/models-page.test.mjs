@@ -75,10 +75,24 @@ async function streamAndNotes(name) {
   const d = reference.hidden_states[0].length / n;
   for (const i of [0, n - 1]) {
     await page().selectOption('#models-stream-token', String(i));
+    // the summary: each stage's norm (float64 from reference.json) and first features
+    const summary = await page().$$eval('#models-stream table.model-stream-summary tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => Number(td.dataset.value))));
+    assert.equal(summary.length, reference.hidden_states.length);
+    summary.forEach(([norm, ...first], s) => {
+      const want = reference.hidden_states[s].slice(i * d, (i + 1) * d);
+      assert.ok(Math.abs(norm - Math.hypot(...want)) <= 1e-4 * Math.hypot(...want), `${name} token ${i} stage ${s}: norm ${norm}`);
+      assert.equal(first.length, Math.min(d, 8));
+      assert.ok(first.every((value, j) => Math.abs(value - want[j]) <= 1e-4 * Math.hypot(...want)), `${name} token ${i} stage ${s}: first features`);
+    });
+    // every feature: drawn when the reader opens "Every feature" (it stays open for the next token)
+    assert.equal(await page().locator('#models-stream table.model-stream').count(), i === 0 ? 0 : 1);
+    if (i === 0) await page().click('#models-stream details.model-stream-all > summary');
+    await page().waitForSelector('#models-stream table.model-stream');
     const table = await page().$$eval('#models-stream table.model-stream tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => Number(td.dataset.value))));
     assert.equal(table.length, reference.hidden_states.length);
     table.forEach((row, s) => {
       const want = reference.hidden_states[s].slice(i * d, (i + 1) * d);
+      assert.equal(row.length, d);
       assert.ok(relativeError(row, want) <= 1e-4, `${name} token ${i} hidden state ${s}: ${relativeError(row, want)}`);
     });
   }

@@ -426,6 +426,8 @@ export interface StagedTensor { readonly length: number }
 export interface TransformerStaging {
   readonly values: number;  // floats staged so far
   tensor(values: Float32Array): StagedTensor;
+  /** A tensor filled piece by piece; `rows` (the vocabulary) marks a token table, packed in place if tied. */
+  tensorOf(length: number, options?: { rows?: number }): { tensor: StagedTensor; fill(offset: number, values: Float32Array): void };
   prepare(weights: PreparedTransformerWeights | Record<string, unknown>): PreparedTransformer;
   dispose(): void;
 }

@@ -445,18 +445,36 @@ export class TransformerStaging {
 
   /** `values` (a Float32Array) copied into WebAssembly memory: a StagedTensor for prepare()'s weights. */
   tensor(values) {
-    const handle = this.#live();
     if (!(values instanceof Float32Array)) throw this.#api.fieldError(TypeError, 'tensor', `tensor() takes a Float32Array, got ${this.#api.describe(values)}`);
-    if (values.length > MAX_STAGED_VALUES) {
-      throw this.#api.fieldError(RangeError, 'tensor', `a tensor of ${values.length} values is above the cap of ${MAX_STAGED_VALUES} for one weight table`);
+    const { tensor, fill } = this.tensorOf(values.length);
+    fill(0, values);
+    return tensor;
+  }
+
+  /**
+   * A tensor of `length` values in WebAssembly memory, filled piece by piece: { tensor (a StagedTensor),
+   * fill(offset, values) (a Float32Array copied in at `offset`) }, so that a large table never needs
+   * one array in JavaScript. `rows`: the token table's rows (vocab), given room for a tied
+   * unembedding's panels, which prepare() then packs in place of a second copy.
+   */
+  tensorOf(length, { rows = 0 } = {}) {
+    const handle = this.#live();
+    const api = this.#api;
+    if (!Number.isInteger(length) || length < 0 || length > MAX_STAGED_VALUES) {
+      throw api.fieldError(RangeError, 'tensor', `a tensor of ${length} values is above the cap of ${MAX_STAGED_VALUES} for one weight table`);
     }
-    const index = this.#api.guarded(this.#runtime, 'stageTransformer().tensor()', (module) => {
-      const at = handle.stage(values.length);
-      module.HEAPF32.set(values, handle.stagedAddress(at) >> 2);  // HEAPF32 read after the allocation: memory may have grown
-      return at;
-    });
-    this.values += values.length;
-    return new StagedTensor(this, index, values.length);
+    if (!Number.isInteger(rows) || rows < 0 || rows > INT_MAX) throw api.fieldError(RangeError, 'rows', `rows must be a whole number, got ${api.describe(rows)}`);
+    const index = api.guarded(this.#runtime, 'stageTransformer().tensor()', () => handle.stage(length, rows));
+    this.values += length;
+    const fill = (offset, values) => {
+      if (!(values instanceof Float32Array) || offset < 0 || offset + values.length > length) {
+        throw api.fieldError(RangeError, 'tensor', `fill() takes a Float32Array within the tensor's ${length} values`);
+      }
+      this.#live();
+      // HEAPF32 read at each fill: memory may have grown since
+      api.guarded(this.#runtime, 'stageTransformer().tensor()', (module) => module.HEAPF32.set(values, (handle.stagedAddress(index) >> 2) + offset));
+    };
+    return { tensor: new StagedTensor(this, index, length), fill };
   }
 
   /** The PreparedTransformer of `weights` (prepareTransformer()'s), whose arrays may be staged tensors. */

@@ -15,6 +15,7 @@
 // weights are kept as given (Eigen reads them in place).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -95,7 +96,16 @@ struct StackWorkspace {
 // On a refusal `prepared` is left as it was. `layer_done(l)`, when given, is called once block l's
 // weights are copied: from then on prepare_stack reads none of them, so their owner may free them (a
 // model handed in tensor by tensor then never holds two full copies of its blocks).
-Status prepare_stack(const Stack& stack, PreparedStack* prepared, const std::function<void(int)>& layer_done = {});
+// `token_storage`, when given, is the vector that holds stack.tokens (its data and size): prepare_stack
+// then takes it over (its value afterwards is unspecified) in place of copying the table, and packs a
+// tied unembedding's panels in it; staged with capacity for packed_size(d_model, vocab) floats, the
+// table is never held twice.
+Status prepare_stack(const Stack& stack, PreparedStack* prepared, const std::function<void(int)>& layer_done = {},
+                     std::vector<float>* token_storage = nullptr);
+
+// The floats a token table of vocab × d_model needs room for so that prepare_stack packs a tied
+// unembedding in place (its last panel is padded to whole panels): at least vocab × d_model.
+std::size_t token_table_room(int vocab, int d_model);
 
 // The forward pass on ids (inputs.ids, inputs.type_ids; inputs.keep is not taken), or, with x
 // present, on x (n, d) in place of the token rows (Hugging Face's inputs_embeds: positions and token

@@ -1,5 +1,6 @@
 // engine.stageTransformer() and a prepared stack's trace() through the JavaScript API, both learning
-// builds: Hugging Face's GPT-2 (../shared/models/gpt2) handed in tensor by tensor, prepared, then one
+// builds: Hugging Face's GPT-2 (../shared/models/gpt2) handed in tensor by tensor (the token table
+// piece by piece through tensorOf(), its tied panels packed where it was staged), prepared, then one
 // traced run gives every hidden state, every layer's attention input, weights per head and output, and
 // the top-5 next tokens to 1e-4 relative of reference.json; bad stagings and bad traces refused naming the field.
 import { it } from 'node:test';
@@ -16,8 +17,22 @@ function weightsOf(request) {
   return { ids, weights };
 }
 
-// Every Float32Array of the weights handed in through a staging (engine.stageTransformer())
+// The token table as the model reader stages it: tensorOf() with its rows (room for the tied panels,
+// packed in place), filled in three pieces of uneven size.
+function stagedTable(staging, table, rows) {
+  const { tensor, fill } = staging.tensorOf(table.length, { rows });
+  const cuts = [0, 12345, Math.floor(table.length / 2), table.length];
+  for (let i = 0; i < 3; i++) fill(cuts[i], table.subarray(cuts[i], cuts[i + 1]));
+  return tensor;
+}
+
+// Every Float32Array of the weights handed in through a staging (engine.stageTransformer()); the
+// token table through tensorOf().
 const stagedCopy = (staging, value) => {
+  if (value?.tokens instanceof Float32Array && value.vocab) {
+    const { tokens, ...rest } = value;
+    return { ...stagedCopy(staging, rest), tokens: stagedTable(staging, tokens, value.vocab) };
+  }
   if (value instanceof Float32Array) return staging.tensor(value);
   if (Array.isArray(value)) return value.map((item) => stagedCopy(staging, item));
   if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, stagedCopy(staging, v)]));
@@ -71,6 +86,11 @@ forEachBuild((build) => `${build} build: stageTransformer() and trace()`, { lear
     const two = engine.stageTransformer();
     try {
       assert.throws(() => one.tensor([1, 2]), { field: 'tensor' });
+      assert.throws(() => one.tensorOf(2 ** 27 + 1), (e) => e instanceof RangeError && e.field === 'tensor' && /above the cap of 134217728/.test(e.message));
+      assert.throws(() => one.tensorOf(8, { rows: -1 }), { field: 'rows' });
+      const { fill } = one.tensorOf(8, { rows: 2 });
+      assert.throws(() => fill(4, new Float32Array(5)), (e) => e instanceof RangeError && e.field === 'tensor' && /within the tensor's 8 values/.test(e.message));
+      assert.throws(() => fill(0, [1, 2]), { field: 'tensor' });
       const tokens = two.tensor(new Float32Array(8));
       assert.throws(() => one.prepare({ vocab: 2, dModel: 4, tokens }), /another stageTransformer/);
       assert.throws(() => one.tensor(new Float32Array(1)), { field: 'staging' });

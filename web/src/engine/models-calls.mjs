@@ -49,10 +49,14 @@ export function modelCalls(api, given) {
     async open(key, files, onProgress) {
       close(key);  // the last model is let go before the next is read
       try {
-        if (typeof given === 'function') reader ??= await given();
+        const start = performance.now();
+        // the reader's import and the learning engine's load at once
+        const [imported, engine] = await Promise.all([typeof given === 'function' && !reader ? given() : reader, learning(api)]);
+        reader = imported;
         if (!reader) return missing();
-        api.learnerReady = await learning(api);
-        const model = await reader.openModel([...files], { onProgress: onProgress ? (p) => onProgress(p) : undefined, engine: api.learnerReady });
+        api.learnerReady = engine;
+        const timings = { engine: performance.now() - start };  // ms until both were ready
+        const model = await reader.openModel([...files], { onProgress: onProgress ? (p) => onProgress(p) : undefined, engine, timings });
         models.set(key, model);
         return { report: model.report };
       } catch (error) {

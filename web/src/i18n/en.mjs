@@ -577,6 +577,8 @@ export const EN = {
   'models.streamIntroNorm': "Hidden state 0 is the token's embedding (with its position); each of the {count} layers adds its attention and its MLP to it, and the last row is after the model's final norm, as transformers returns it. These are the model's own numbers; each cell's exact float32 is in its tooltip.",
   'models.streamToken': "Token",
   'models.streamCaption': "Token {token} (row {row}): its hidden state ({d} features), stage by stage",
+  'models.streamNorm': "norm ‖h‖",
+  'models.streamAll': "Every feature: the {d} numbers of each hidden state ({cells} cells)",
   'models.streamEnters': "enters layer 1 (hidden state 0: the embeddings)",
   'models.streamLeaves': "leaves layer {layer}",
   'models.streamLastNorm': "leaves layer {layer}, after the final norm",

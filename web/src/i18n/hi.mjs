@@ -374,6 +374,8 @@ export const HI = {
   'models.streamIntroNorm': "hidden state 0 token का embedding है (उसकी position के साथ); {count} layers में से हर एक उसमें अपना attention और अपना MLP जोड़ती है, और आख़िरी पंक्ति मॉडल के अंतिम norm के बाद की है, जैसे transformers देता है। ये मॉडल की अपनी संख्याएँ हैं; हर खाने का सटीक float32 उसके टूलटिप में है।",
   'models.streamToken': "कौन-सा token",
   'models.streamCaption': "Token {token} (पंक्ति {row}): उसकी hidden state ({d} features), चरण दर चरण",
+  'models.streamNorm': "norm (लंबाई) ‖h‖",
+  'models.streamAll': "हर feature: हर hidden state की {d} संख्याएँ ({cells} खाने)",
   'models.streamEnters': "layer 1 में आती है (hidden state 0: embeddings)",
   'models.streamLeaves': "layer {layer} से निकलती है",
   'models.streamLastNorm': "layer {layer} से निकलती है, अंतिम norm के बाद",

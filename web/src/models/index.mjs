@@ -128,7 +128,7 @@ async function open(models, files) {
     return answer;
   }
   models.compute.models.close?.(models.key);
-  Object.assign(models, { key, report: answer.report, result: null, inLab: null, decoder: loadDecoder(list) });
+  Object.assign(models, { key, report: answer.report, result: null, inLab: null, decoder: loadDecoder(list), decode: undefined });
   for (const id of ['models-tokens', 'models-next', 'models-layers', 'models-stream']) $(id).replaceChildren();
   $('models-status').textContent = t('models.opened', { type: answer.report.modelType, layers: answer.report.layers, heads: answer.report.heads });
   relabel(models);
@@ -164,19 +164,29 @@ async function run(models, input = inputOf(models)) {
     return answer;
   }
   say(models, null);
+  // layer 1 of this run already drawn (drawFirst): its tokens and heads stay, the rest is added
+  const after = models.result?.partial && models.result.ran === ran;
   models.result = answer;
-  draw(models);
+  draw(models, { after });
   return answer;
 }
 
-function draw(models) {
+// after: the run's layer 1 is on the page (the same tokens, the same numbers), drawn once, not again.
+function draw(models, { after = false } = {}) {
   const { $, t, result, report } = models;
   const ink = getComputedStyle(models.section).color;
-  renderTokens($('models-tokens'), result, t);
-  renderNext($('models-next'), result.next, t, { causal: report.causal, decode: null });
-  // the decoded text of each next token, once the page has the tokenizer (Tokenizers.js, as the worker's)
-  models.decoder?.then((decode) => decode && models.result === result && renderNext($('models-next'), result.next, t, { causal: report.causal, decode }));
-  renderLayers($('models-layers'), result, t, ink, (l, h) => openLayer(models, l, h), { causal: report.causal });
+  if (!after) renderTokens($('models-tokens'), result, t);
+  // the decoded text of each next token, once the page has the tokenizer (Tokenizers.js, as the worker's):
+  // drawn once with it when it is loaded, else with "…" and again when it comes
+  if (models.decode === undefined) {
+    renderNext($('models-next'), result.next, t, { causal: report.causal, decode: null });
+    const decoder = models.decoder;
+    decoder?.then((decode) => {
+      if (models.decoder === decoder) models.decode = decode ?? null;
+      if (decode && models.result === result) renderNext($('models-next'), result.next, t, { causal: report.causal, decode });
+    });
+  } else renderNext($('models-next'), result.next, t, { causal: report.causal, decode: models.decode });
+  renderLayers($('models-layers'), result, t, ink, (l, h) => openLayer(models, l, h), { causal: report.causal, keepFirst: after });
   renderStream($('models-stream'), result, t, report);
   const of = result.partial?.of ?? result.layers.length;
   if (!result.partial) $('models-status').textContent = t('models.opened', { type: report.modelType, layers: report.layers, heads: report.heads });

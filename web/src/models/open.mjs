@@ -5,7 +5,7 @@
 // the model once: runModel() then runs its traced prepared pass, and JavaScript keeps no weight.
 // Without one, the request keeps the arrays and runModel() runs engine.transformer().
 // Pure: Blobs in, numbers out; used by the page's "Real models" view and by the Node tests.
-import { ModelError, catalogue, readJsonFile } from './tensors.mjs';
+import { ModelError, catalogue, readJsonFile, readTensorInto } from './tensors.mjs';
 import { MAX_TABLE_VALUES } from '../shared/safetensors.mjs';
 import { recognise } from './config.mjs';
 import { tensorTaker, buildRequest, buildLayer, keptBytes } from './request.mjs';
@@ -13,8 +13,10 @@ import { loadTokenizer } from './tokenizer.mjs';
 
 // The engine's WebAssembly memory, at most (MAXIMUM_MEMORY in CMakeLists.txt).
 export const WASM_MEMORY_BYTES = 2 ** 31;
-// The weights kept, as F32, plus the token table once more (packed while its staged copy is still
-// held), at most this: the rest of the 2 GB is left for the runs and the lab's other work.
+// The weights kept, as F32, plus the token table once more, at most this: the rest of the 2 GB is
+// left for the runs and the lab's other work. The SIMD build packs a tied table in place (held once);
+// the scalar build (no SIMD in the browser) keeps the tied unembedding as a copy of its own, so the
+// check counts the table twice for every build.
 export const MAX_MODEL_BYTES = 1600 * 2 ** 20;
 // One weight table the engine takes: the token table's cap (kMaxTableValues in
 // core/include/attention/transformer.hpp), 2²⁷ values; GPT-2 small's 50,257 × 768 = 38.6 M fits.
@@ -57,12 +59,34 @@ function report(recognised, tables, taker, tokenizer, bytes) {
   };
 }
 
-// The request's tensors handed into the engine one by one as they are read, then prepared once.
-async function prepareModel(engine, taker, recognised) {
+// The request's tensors handed into the engine one by one as they are read (those used as the file
+// has them read straight into its memory, piece by piece), then prepared once. `timings` (ms): read,
+// stage (allocations in and copies into WebAssembly memory), convert (the rest of building the
+// request), prepare.
+async function prepareModel(engine, tables, recognised, onProgress, timings) {
   const staging = engine.stageTransformer();
+  const stage = async (tensor, { rows }) => {
+    const t = performance.now();
+    const { tensor: staged, fill } = staging.tensorOf(tensor.shape.reduce((a, b) => a * b, 1), { rows });
+    timings.stage = (timings.stage ?? 0) + performance.now() - t;  // the allocation (zeroed, first touched)
+    await readTensorInto(tensor, fill, timings);
+    return staged;
+  };
+  const keep = (values) => {
+    const t = performance.now();
+    const staged = staging.tensor(values);
+    timings.stage = (timings.stage ?? 0) + performance.now() - t;
+    return staged;
+  };
   try {
-    const request = await buildRequest(taker, recognised, (values) => staging.tensor(values));
-    return { request, prepared: staging.prepare(request) };
+    const taker = tensorTaker(tables, recognised.prefix, onProgress, { stage, timings });
+    const t = performance.now();
+    const request = await buildRequest(taker, recognised, keep);
+    timings.convert = performance.now() - t - (timings.read ?? 0) - (timings.stage ?? 0);
+    const p = performance.now();
+    const prepared = staging.prepare(request);
+    timings.prepare = performance.now() - p;
+    return { request, prepared, taker };
   } finally {
     staging.dispose();
   }
@@ -76,7 +100,8 @@ async function prepareModel(engine, taker, recognised) {
  * the model prepared once (dispose() it when done), `request` names staged tensors in place of
  * arrays, and `readLayer(l)` reads block l's weights again from the files.
  */
-export async function openModel(files, { onProgress, engine = null } = {}) {
+export async function openModel(files, { onProgress, engine = null, timings = {} } = {}) {
+  const start = performance.now();
   const folder = folderOf(files);
   if (!folder.has('config.json')) throw new ModelError('config.json', 'missing: choose the model\'s folder, or its config.json with the weights');
   const config = await readJsonFile(folder.get('config.json'), 'config.json');
@@ -85,13 +110,16 @@ export async function openModel(files, { onProgress, engine = null } = {}) {
   const bytes = checkSize(recognised);
   onProgress?.({ stage: 'tokenizer', done: 0, total: tables.bytes });
   const tokenizer = await loadTokenizer(folder, recognised.settings.vocab);
-  const taker = tensorTaker(tables, recognised.prefix, (p) => onProgress?.({ stage: 'weights', ...p }));
+  timings.headers = performance.now() - start;  // config.json, the safetensors headers, the tokenizer
+  const progress = (p) => onProgress?.({ stage: 'weights', ...p });
   if (!engine) {
+    const taker = tensorTaker(tables, recognised.prefix, progress);
     const request = await buildRequest(taker, recognised);
     return { request, tokenizer, report: report(recognised, tables, taker, tokenizer, bytes) };
   }
-  const { request, prepared } = await prepareModel(engine, taker, recognised);
-  const about = report(recognised, tables, taker, tokenizer, bytes);
+  const { request, prepared, taker } = await prepareModel(engine, tables, recognised, progress, timings);
+  // where the opening's time went (ms): headers, read, stage, convert, prepare, and all of it
+  const about = { ...report(recognised, tables, taker, tokenizer, bytes), timings: { ...timings, total: performance.now() - start } };
   const again = tensorTaker(tables, recognised.prefix);
   return { request, prepared, tokenizer, report: about, readLayer: (l) => buildLayer(again, recognised, l) };
 }

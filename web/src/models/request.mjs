@@ -5,11 +5,21 @@
 //   c_attn's q|k|v side by side (in, 3·d).
 // Letters: d = d_model, f = the MLP's hidden width, h heads, g key/value heads, d_k per head.
 import { ModelError, readTensor } from './tensors.mjs';
+import { product } from '../shared/safetensors.mjs';
 import { isolate } from '../shared/bidi.mjs';
 
 // Linear (out = heads·width, in) or Conv1D (in, total) columns from `column` → heads × in × width
 function headMajor(w, linear, inWidth, total, column, heads, width) {
   const out = new Float32Array(heads * inWidth * width);
+  if (!linear) {
+    // Conv1D: head h's row i is `width` contiguous values of row i, copied as one run
+    for (let h = 0; h < heads; h++)
+      for (let i = 0; i < inWidth; i++) {
+        const from = i * total + column + h * width;
+        out.set(w.subarray(from, from + width), (h * inWidth + i) * width);
+      }
+    return out;
+  }
   for (let h = 0; h < heads; h++)
     for (let i = 0; i < inWidth; i++)
       for (let c = 0; c < width; c++) {
@@ -39,25 +49,42 @@ function kept(value, keep) {
   return value;
 }
 
-/** The reader of one model: `take(name, shape)` checks, reads and counts; `used` the names taken. */
-export function tensorTaker(catalogue, prefix, onProgress) {
+/**
+ * The reader of one model: `take(name, shape)` checks, reads and counts (a Float32Array); `used` the
+ * names taken. With `stage(tensor, { rows })` (the engine's staging: the tensor read into WebAssembly
+ * memory piece by piece, a StagedTensor back), `takeAsIs(name, shape, { rows })` hands a tensor used
+ * as the file has it straight there; without, it is take(). `timings` (ms) gathers read and stage.
+ */
+export function tensorTaker(catalogue, prefix, onProgress, { stage = null, timings = null } = {}) {
   const used = new Set();
   let done = 0;
-  const take = async (name, shape, { bare = false } = {}) => {
+  const checked = (name, shape, bare) => {
     const full = bare ? name : prefix + name;
     const tensor = catalogue.tensors.get(full);
     if (!tensor) throw new ModelError(catalogue.files.length > 1 ? 'model.safetensors.index.json' : 'model.safetensors', `has no tensor "${isolate(full)}", which config.json's model needs`);
     if (tensor.shape.length !== shape.length || tensor.shape.some((s, i) => s !== shape[i])) {
       throw new ModelError(tensor.fileName, `tensor "${isolate(full)}" has shape ${shapeText(tensor.shape)}, but config.json implies ${shapeText(shape)}`);
     }
-    const values = await readTensor(tensor);
-    used.add(full);
+    return tensor;
+  };
+  const counted = (tensor, values) => {
+    used.add(tensor.name);
     done += tensor.end - tensor.begin;
-    onProgress?.({ done, total: catalogue.bytes, tensor: full });
+    onProgress?.({ done, total: catalogue.bytes, tensor: tensor.name });
     return values;
   };
+  const take = async (name, shape, { bare = false } = {}) => {
+    const tensor = checked(name, shape, bare);
+    return counted(tensor, await readTensor(tensor, timings));
+  };
+  const takeAsIs = async (name, shape, { bare = false, rows = 0 } = {}) => {
+    if (!stage) return take(name, shape, { bare });
+    const tensor = checked(name, shape, bare);
+    if (product(shape) === 0) return counted(tensor, new Float32Array(0));
+    return counted(tensor, await stage(tensor, { rows }));
+  };
   const has = (name) => catalogue.tensors.has(prefix + name);
-  return { take, has, used };
+  return { take, takeAsIs, has, used };
 }
 
 async function bertLayer(take, s, p) {
@@ -79,11 +106,11 @@ async function bertLayer(take, s, p) {
   };
 }
 
-async function bertRequest({ take }, s, keep) {
+async function bertRequest({ take, takeAsIs }, s, keep) {
   const d = s.dModel;
   const norm = async (name) => ({ kind: 'layernorm', eps: s.eps, weight: await take(`${name}.weight`, [d]), bias: await take(`${name}.bias`, [d]) });
   const request = {
-    vocab: s.vocab, dModel: d, tokens: await take('embeddings.word_embeddings.weight', [s.vocab, d]), positions: 'learned',
+    vocab: s.vocab, dModel: d, tokens: await takeAsIs('embeddings.word_embeddings.weight', [s.vocab, d], { rows: s.vocab }), positions: 'learned',
     positionTable: (await take('embeddings.position_embeddings.weight', [s.positions, d])).subarray(s.positionOffset * d),
     embeddingNorm: await norm('embeddings.LayerNorm'), layers: [], unembedding: 'none',
   };
@@ -93,7 +120,7 @@ async function bertRequest({ take }, s, keep) {
   return request;
 }
 
-async function gpt2Layer(take, s, p) {
+async function gpt2Layer({ take, takeAsIs = take }, s, p) {
   const { dModel: d, heads, hidden: f } = s;
   const dK = d / heads;
   const norm = async (name) => ({ kind: 'layernorm', eps: s.eps, weight: await take(`${name}.weight`, [d]), bias: await take(`${name}.bias`, [d]) });
@@ -102,21 +129,22 @@ async function gpt2Layer(take, s, p) {
   const attention = {
     heads, mask: 'causal', wq: headMajor(qkv, false, d, 3 * d, 0, heads, dK), wk: headMajor(qkv, false, d, 3 * d, d, heads, dK),
     wv: headMajor(qkv, false, d, 3 * d, 2 * d, heads, dK), bq: bias.slice(0, d), bk: bias.slice(d, 2 * d), bv: bias.slice(2 * d),
-    wo: await take(`${p}attn.c_proj.weight`, [d, d]), bo: await take(`${p}attn.c_proj.bias`, [d]),
+    wo: await takeAsIs(`${p}attn.c_proj.weight`, [d, d]), bo: await take(`${p}attn.c_proj.bias`, [d]),
   };
   if (s.scale) attention.scale = s.scale;
   return {
     arrangement: 'pre', attention, norm1: await norm(`${p}ln_1`), norm2: await norm(`${p}ln_2`),
-    mlp: { kind: 'plain', activation: s.activation, hidden: f, w1: await take(`${p}mlp.c_fc.weight`, [d, f]), b1: await take(`${p}mlp.c_fc.bias`, [f]),
-      w2: await take(`${p}mlp.c_proj.weight`, [f, d]), b2: await take(`${p}mlp.c_proj.bias`, [d]) },
+    mlp: { kind: 'plain', activation: s.activation, hidden: f, w1: await takeAsIs(`${p}mlp.c_fc.weight`, [d, f]), b1: await take(`${p}mlp.c_fc.bias`, [f]),
+      w2: await takeAsIs(`${p}mlp.c_proj.weight`, [f, d]), b2: await take(`${p}mlp.c_proj.bias`, [d]) },
   };
 }
 
-async function gpt2Request({ take }, s, keep) {
+async function gpt2Request(taker, s, keep) {
+  const { take, takeAsIs } = taker;
   const d = s.dModel;
-  const request = kept({ vocab: s.vocab, dModel: d, tokens: await take('wte.weight', [s.vocab, d]), positions: 'learned', layers: [], unembedding: 'tied' }, keep);
-  request.positionTable = kept({ table: await take('wpe.weight', [s.positions, d]) }, keep).table;
-  for (let l = 0; l < s.layers; l++) request.layers.push(kept(await gpt2Layer(take, s, `h.${l}.`), keep));
+  const request = kept({ vocab: s.vocab, dModel: d, tokens: await takeAsIs('wte.weight', [s.vocab, d], { rows: s.vocab }), positions: 'learned', layers: [], unembedding: 'tied' }, keep);
+  request.positionTable = kept({ table: await takeAsIs('wpe.weight', [s.positions, d]) }, keep).table;
+  for (let l = 0; l < s.layers; l++) request.layers.push(kept(await gpt2Layer(taker, s, `h.${l}.`), keep));
   request.finalNorm = kept({ kind: 'layernorm', eps: s.eps, weight: await take('ln_f.weight', [d]), bias: await take('ln_f.bias', [d]) }, keep);
   return request;
 }
@@ -140,9 +168,9 @@ async function llamaLayer(take, s, p, l) {
   };
 }
 
-async function llamaRequest({ take }, s, keep) {
+async function llamaRequest({ take, takeAsIs }, s, keep) {
   const d = s.dModel;
-  const request = kept({ vocab: s.vocab, dModel: d, tokens: await take('embed_tokens.weight', [s.vocab, d]), positions: 'rotary', rotary: s.rotary, layers: [] }, keep);
+  const request = kept({ vocab: s.vocab, dModel: d, tokens: await takeAsIs('embed_tokens.weight', [s.vocab, d], { rows: s.vocab }), positions: 'rotary', rotary: s.rotary, layers: [] }, keep);
   for (let l = 0; l < s.layers; l++) request.layers.push(kept(await llamaLayer(take, s, `layers.${l}.`, l), keep));
   request.finalNorm = kept({ kind: 'rmsnorm', eps: s.eps, weight: await take('norm.weight', [d]) }, keep);
   if (s.tied) request.unembedding = 'tied';
@@ -163,7 +191,7 @@ export function buildRequest(taker, recognised, keep = null) {
 export function buildLayer(taker, recognised, l) {
   const s = recognised.settings;
   if (recognised.family === 'bert') return bertLayer(taker.take, s, `encoder.layer.${l}.`);
-  if (recognised.family === 'gpt2') return gpt2Layer(taker.take, s, `h.${l}.`);
+  if (recognised.family === 'gpt2') return gpt2Layer({ take: taker.take }, s, `h.${l}.`);
   return llamaLayer(taker.take, s, `layers.${l}.`, l);
 }
 

@@ -1,7 +1,8 @@
 // The residual stream of a real model: each token's hidden state entering and leaving every layer
 // (result.hidden: the embeddings with positions, then the stream after each block; the last after
-// the model's final norm where it has one, as transformers returns it), one table per token chosen,
-// every number at the lab's precision and exactly (formatFull) in its title and data-value; and
+// the model's final norm where it has one, as transformers returns it): for the token chosen a summary
+// (each stage's norm and first features) and, opened on demand, every feature; every number at the
+// lab's precision and exactly (formatFull) in its title and data-value; and
 // why the lab's stack of blocks cannot take the model's blocks whole.
 import { formatFull, formatNumber } from '../shared/format.mjs';
 import { isolate } from '../shared/bidi.mjs';
@@ -22,6 +23,45 @@ function stageNames(count, report, t) {
   });
 }
 
+// The first features shown in the summary (a model's d_model is 768 and more: the whole row on demand).
+export const SUMMARY_FEATURES = 8;
+
+// A number as the tables show it: the lab's precision, the exact float32 in its title and data-value.
+function numberCell(value) {
+  const td = element('td', '', formatNumber(value));
+  td.title = td.dataset.value = formatFull(value);
+  return td;
+}
+
+/**
+ * Token i's hidden states in brief: a row per stage, its norm ‖h‖ (float64 sum of squares) and its first
+ * SUMMARY_FEATURES features; the whole rows are drawn when the reader opens them (streamTable).
+ */
+export function streamSummary(result, report, i, t) {
+  const d = result.hidden[0].length / result.n;
+  const shown = Math.min(d, SUMMARY_FEATURES);
+  const table = element('table', 'model-stream-summary');
+  table.dataset.token = String(i);
+  table.append(element('caption', '', t('models.streamCaption', { token: isolate(result.tokens[i]), row: i + 1, d })));
+  const head = element('tr');
+  head.append(element('th', '', ''), element('th', '', t('models.streamNorm')), ...Array.from({ length: shown }, (_, j) => element('th', '', `e${j + 1}`)));
+  const body = element('tbody');
+  stageNames(result.hidden.length - 1, report, t).forEach((name, s) => {
+    const row = element('tr');
+    row.dataset.stage = String(s);
+    const values = result.hidden[s].slice(i * d, (i + 1) * d);
+    let squares = 0;
+    for (const value of values) squares += value * value;
+    const norm = numberCell(Math.sqrt(squares));
+    norm.className = 'model-stream-norm';
+    row.append(element('th', '', name), norm, ...Array.from(values.slice(0, shown), numberCell));
+    body.append(row);
+  });
+  table.append(element('thead'), body);
+  table.tHead.append(head);
+  return table;
+}
+
 /** Token i's hidden states as a table: a row per stage, a column per feature of d_model. */
 export function streamTable(result, report, i, t) {
   const d = result.hidden[0].length / result.n;
@@ -34,13 +74,7 @@ export function streamTable(result, report, i, t) {
   stageNames(result.hidden.length - 1, report, t).forEach((name, s) => {
     const row = element('tr');
     row.dataset.stage = String(s);
-    const cells = Array.from({ length: d }, (_, j) => {
-      const value = result.hidden[s][i * d + j];
-      const td = element('td', '', formatNumber(value));
-      td.title = td.dataset.value = formatFull(value);
-      return td;
-    });
-    row.append(element('th', '', name), ...cells);
+    row.append(element('th', '', name), ...Array.from(result.hidden[s].slice(i * d, (i + 1) * d), numberCell));
     body.append(row);
   });
   table.append(element('thead'), body);
@@ -66,9 +100,20 @@ export function renderStream(container, result, t, report) {
     picker.append(option);
   });
   const box = element('div', 'model-stream-box');
-  const show = () => box.replaceChildren(streamTable(result, report, Number(picker.value), t));
+  // every feature of every stage (14 × 768 cells for GPT-2 small): drawn only while the reader has it open
+  const d = result.hidden[0].length / result.n;
+  const all = element('details', 'model-stream-all');
+  all.append(element('summary', '', t('models.streamAll', { d, cells: result.hidden.length * d })));
+  const whole = element('div', 'model-stream-box');
+  all.append(whole);
+  const show = () => {
+    const i = Number(picker.value);
+    box.replaceChildren(streamSummary(result, report, i, t));
+    whole.replaceChildren(...(all.open ? [streamTable(result, report, i, t)] : []));
+  };
   picker.addEventListener('change', show);
+  all.addEventListener('toggle', show);
   show();
   const why = element('p', 'model-note', t(report.family === 'llama' ? 'models.stackNotRms' : 'models.stackNot'));
-  container.replaceChildren(title, intro, label, picker, box, why);
+  container.replaceChildren(title, intro, label, picker, box, all, why);
 }

@@ -100,12 +100,50 @@ function checkWeightMap({ weightMap, indexName }, tensors, skipped) {
   }
 }
 
-/** One tensor's values as a Float32Array: only its own bytes are read. */
-export async function readTensor(tensor) {
-  const bytes = await bytesOf(tensor.file, tensor.dataStart + tensor.begin, tensor.dataStart + tensor.end);
-  if (bytes.byteLength !== tensor.end - tensor.begin) {
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+// At most this many values are read at once by readTensorInto (8 MiB as F32).
+export const CHUNK_VALUES = 2 ** 21;
+
+// `bytes` (a fresh buffer of our own) as float32: F32 on a little-endian machine is viewed where it
+// lies, not copied value by value; other dtypes are decoded.
+function floatsOf(dtype, bytes, count) {
+  if (dtype === 'F32' && LITTLE_ENDIAN && bytes.byteOffset % 4 === 0 && bytes.byteLength === 4 * count) {
+    return new Float32Array(bytes.buffer, bytes.byteOffset, count);
+  }
+  const values = decodeFloats(dtype, bytes, count);
+  return values instanceof Float32Array ? values : Float32Array.from(values);
+}
+
+// Bytes [start, end) of the tensor's data, all of them or a ModelError; the time taken added to
+// timings.read (ms) when given.
+async function tensorBytes(tensor, start, end, timings) {
+  const t = performance.now();
+  const bytes = await bytesOf(tensor.file, tensor.dataStart + tensor.begin + start, tensor.dataStart + tensor.begin + end);
+  if (timings) timings.read = (timings.read ?? 0) + performance.now() - t;
+  if (bytes.byteLength !== end - start) {
     throw new ModelError(tensor.fileName, `tensor "${isolate(tensor.name.slice(0, 80))}" could not be read whole (${bytes.byteLength} of ${tensor.end - tensor.begin} bytes): the file changed or is truncated`);
   }
-  const values = decodeFloats(tensor.dtype, bytes, product(tensor.shape));
-  return values instanceof Float32Array ? values : Float32Array.from(values);
+  return bytes;
+}
+
+/** One tensor's values as a Float32Array: only its own bytes are read. */
+export async function readTensor(tensor, timings = null) {
+  const bytes = await tensorBytes(tensor, 0, tensor.end - tensor.begin, timings);
+  return floatsOf(tensor.dtype, bytes, product(tensor.shape));
+}
+
+/**
+ * One tensor's values handed to `fill(offset, values)` at most CHUNK_VALUES at a time (Float32Arrays,
+ * in order): a large table goes where `fill` puts it without ever being one array here.
+ */
+export async function readTensorInto(tensor, fill, timings = null) {
+  const count = product(tensor.shape);
+  const size = (tensor.end - tensor.begin) / Math.max(1, count);  // bytes per value
+  for (let first = 0; first < count; first += CHUNK_VALUES) {
+    const n = Math.min(CHUNK_VALUES, count - first);
+    const bytes = await tensorBytes(tensor, first * size, (first + n) * size, timings);
+    const t = performance.now();
+    fill(first, floatsOf(tensor.dtype, bytes, n));
+    if (timings) timings.stage = (timings.stage ?? 0) + performance.now() - t;
+  }
 }

@@ -113,14 +113,17 @@ function headFigure(result, l, h, t, { ink, onOpen, causal }) {
  * alone, says how many layers the model has), under the colour legend. onOpen(l, h): "Open this
  * layer in the lab"; causal: the heatmaps hatch the masked cells above the diagonal.
  */
-export function renderLayers(container, result, t, ink, onOpen, { causal = false } = {}) {
+export function renderLayers(container, result, t, ink, onOpen, { causal = false, keepFirst = false } = {}) {
   const count = result.partial?.of ?? result.layers.length;
+  // the whole result after layer 1 alone: layer 1's heads are drawn already (the same numbers), the rest added
+  const first = keepFirst ? container.querySelector(':scope > details.model-layer[data-layer="0"]') : null;
   const legend = element('canvas', 'model-legend');
   legend.setAttribute('role', 'img');
   legend.setAttribute('aria-label', t('heatmap.legend'));
   renderLegend(legend, { ink, masked: t('pictures.masked') });
   const hint = element('p', 'hint', t(count > 1 ? 'models.layersHint' : 'models.layerHint', { count }));
   const sections = result.layers.map((layer, l) => {
+    if (l === 0 && first) return first;
     const details = element('details', 'model-layer');
     details.open = l === 0;
     details.dataset.layer = String(l);
@@ -132,5 +135,6 @@ export function renderLayers(container, result, t, ink, onOpen, { causal = false
     details.append(heads);
     return details;
   });
-  container.replaceChildren(hint, legend, ...sections);
+  if (first) container.append(...sections.slice(1));
+  else container.replaceChildren(hint, legend, ...sections);
 }

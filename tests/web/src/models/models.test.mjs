@@ -81,6 +81,10 @@ forEachBuild((build) => `${build} build: real models from ../shared/models`, { l
       const model = await openModel(await blobsOf(folderPath(name)), { engine });
       try {
         assert.ok(model.prepared);
+        // the opening's timeline: each phase a time, and together no more than the whole
+        const { headers, read, stage, convert, prepare, total } = model.report.timings;
+        for (const phase of [headers, read, stage, convert, prepare]) assert.ok(phase >= 0 && phase <= total, `a phase of ${phase} ms in ${total} ms`);
+        assert.ok(headers + read + stage + convert + prepare <= total + 1e-6);
         const other = runModel(engine, model, { text: 'Another sentence first.' });
         assert.ok(other.layers.length === reference.layers.length && other.n > 0);
         const worst = compare(runModel(engine, model, { text: reference.text }), reference, 1e-4);
