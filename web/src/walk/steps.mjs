@@ -31,8 +31,7 @@ export function walkSteps(view, query, head, t = message) {
   // the K and V steps explain the row of the key this query weighs most
   const strongest = weightsRow.indexOf(Math.max(...weightsRow));
 
-  // pre-LN, the attention reads LN₁ of the stream: q says so, as the step table's caption (review 6, finding 11)
-  add('qkv', t(view.readsNorm ? 'walk.qNorm' : 'walk.q', { token, head: hd }), [{ matrix: 'x', row: query }, { matrix: 'wq', head }], [{ matrix: 'q', head, row: query }, { part: 'q' }],
+  add('qkv', t('walk.q', { token, head: hd }), [{ matrix: 'x', row: query }, { matrix: 'wq', head }], [{ matrix: 'q', head, row: query }, { part: 'q' }],
     { matrix: 'q', head, row: query, col: largest(h.q, dK, query) });
   add('qkv', t('walk.k', { head: hd, key: keyTokens[strongest], source: view.self ? 'X' : 'C' }), [{ matrix: input }, { matrix: 'wk', head: kvHead }], [{ matrix: 'k', head }, { part: 'k' }],
     { matrix: 'k', head, row: strongest, col: largest(h.k, dK, strongest) });
