@@ -1,7 +1,6 @@
 // The lecturer's review 6 (2026-11-27), its findings on layers (briefs: review6/findings.md, tagged
 // [layers]): at 375 px the explanation's arithmetic is not crowded out by its links (finding 2); the
-// Layers section takes the reader to its controls in Settings (finding 7); the sentence over X says
-// its cells cannot be edited where X is computed (finding 10).
+// sentence over X says its cells cannot be edited where X is computed (finding 10).
 // (Finding 3 is in practice-layers.test.mjs, finding 4 in walk-layers.test.mjs.)
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -69,22 +68,5 @@ describe('review 6: the explanation at 375 px (finding 2)', () => {
       await tab.page.setViewportSize({ width: 1280, height: 720 });  // playwright's default
       await setLab({ layers: 1, block: 'attention', selectedLayer: 0 });
     }
-  });
-});
-
-describe('review 6: the Layers section and its controls (finding 7)', () => {
-  it('a button says where the layer picker is and takes the focus there, the settings opened; Hindi', async () => {
-    await setLab(labOf('post', { selectedLayer: 0 }));
-    await tab.page.evaluate(() => { document.getElementById('settings').open = false; });
-    const button = tab.page.locator('[data-view="blocks"] button.blocks-to-settings');
-    assert.equal(await button.textContent(), 'Choose the layers, the block and the layer shown in Settings, above ↑');
-    await button.click();
-    assert.equal(await tab.page.evaluate(() => document.getElementById('settings').open), true);
-    assert.equal(await tab.page.evaluate(() => document.activeElement?.id), 'blocks-layers');
-    assert.equal(await tab.page.evaluate(() => document.getElementById('settings').contains(document.getElementById('blocks-layer'))), true, 'the layer picker is in Settings');
-    await lab.redrawn(() => tab.page.evaluate(() => globalThis.attentionLab.setLanguage('hi')));
-    assert.match(await button.textContent(), /सेटिंग्स में चुनिए/);
-    await lab.redrawn(() => tab.page.evaluate(() => globalThis.attentionLab.setLanguage('en')));
-    await setLab({ layers: 1, block: 'attention' });
   });
 });

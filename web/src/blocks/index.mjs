@@ -66,7 +66,6 @@ function relabel(parts, t) {
   for (const option of parts.block.control.options) option.textContent = t(`blocks.block.${option.value}`);
   for (const option of parts.norm.control.options) option.textContent = t(`blocks.norm.${option.value}`);
   parts.streamTitle.textContent = t('blocks.stream.title');
-  if (parts.toSettings) parts.toSettings.textContent = t('blocks.toSettings');
 }
 
 // The controls follow the state (not while the reader types in the number).
@@ -117,14 +116,6 @@ export function mount(ctx) {
   if (settingsGrid) {
     settingsGrid.append(parts.group);
     parts.group.addEventListener('input', (event) => event.stopPropagation());
-    // this section says where its controls went, and takes the reader there (review 6, finding 7)
-    parts.toSettings = element('button', { type: 'button', className: 'blocks-to-settings' });
-    parts.shown.after(parts.toSettings);
-    parts.toSettings.addEventListener('click', () => {
-      ctx.root.getElementById('settings').open = true;
-      parts.layers.control.focus();
-      parts.group.scrollIntoView({ block: 'center' });
-    });
   }
   const settings = (change) => ctx.store.dispatch({ type: 'settings', change });
   parts.layers.control.addEventListener('change', () => {

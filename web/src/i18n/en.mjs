@@ -937,7 +937,6 @@ export const EN = {
   'preset.aspect.layers': 'the layers',
   'blocks.title': 'Layers',
   'blocks.settings': 'Layers and blocks',
-  'blocks.toSettings': 'Choose the layers, the block and the layer shown in Settings, above ↑',
   'blocks.layers': 'Layers',
   'blocks.block': 'Block',
   'blocks.block.attention': 'Attention only (no norm, no MLP)',

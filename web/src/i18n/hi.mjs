@@ -976,7 +976,6 @@ export const HI = {
   'preset.aspect.layers': 'layers की संख्या और block',
   'blocks.title': 'Layers और blocks',
   'blocks.settings': 'Layers और blocks',
-  'blocks.toSettings': 'layers, block और दिखाई जाने वाली layer ऊपर सेटिंग्स में चुनिए ↑',
   'blocks.layers': 'Layers की संख्या',
   'blocks.block': 'Block का प्रकार',
   'blocks.block.attention': 'सिर्फ़ attention (न norm, न MLP)',
