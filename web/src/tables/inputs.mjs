@@ -26,19 +26,7 @@ function xCaption(view) {
   return view.layer > 0 ? 'caption.xLayer' : 'caption.x';
 }
 
-// The sentence above X: its cells can be edited, or (X computed by the stack) they cannot and where
-// the sentence's own vectors are typed (review 6, finding 10). Kept in data-text, which a change of
-// language reads.
-function inputsHint(section, view, t) {
-  const hint = section?.querySelector(':scope > p.hint');
-  const key = view.typedX === false ? 'section.inputsHintComputed' : 'section.inputsHint';
-  if (!hint || hint.dataset.text === key) return;
-  hint.dataset.text = key;
-  hint.textContent = t(key);
-}
-
 export function renderInputs({ $, t }, view) {
-  inputsHint($('x-table').parentElement, view, t);
   renderMatrix($('x-table'), {
     caption: t(xCaption(view), { n: view.tokens.length, dModel: view.dModel, layer: (view.layer ?? 0) + 1 }),
     label: 'X', t, rowLabels: view.tokens, columnLabels: view.columns, values: view.x, editable: view.typedX !== false,
