@@ -1,4 +1,4 @@
-// npm run bench:page [-- --against=DIR] [--rounds=N]: the page's figures for dist/ and, interleaved
+// npm run bench:page [-- --against=DIR] [--rounds=N] [--stack-only]: the page's figures for dist/ and, interleaved
 // with it round by round, for another build's dist folder (main's, say: `git worktree add` it and
 // `npm run build` there), so that both are measured in the same minutes of a shared machine.
 // Per build and round: a cold navigation to the opening example (first table: when the tables in view
@@ -21,6 +21,8 @@ const option = (name, fallback) => process.argv.find((a) => a.startsWith(`--${na
 const builds = [['this build', path.join(root, 'dist')], ...(option('against') ? [[`against ${option('against')}`, path.resolve(option('against'))]] : [])];
 const rounds = Number(option('rounds', 6));
 const EDITS = 10;  // per page, after 2 that warm it up
+// --stack-only: the two-layer edit alone (the other figures take most of a round)
+const stackOnly = process.argv.includes('--stack-only');
 
 const servers = await Promise.all(builds.map(([, dir]) => serve({ dir, port: 0 })));
 const browser = await chromium.launch({
@@ -36,9 +38,11 @@ for (let round = 0; round < rounds; round++) {
   for (let j = 0; j < builds.length; j++) {
     const k = (j + round) % builds.length;  // the order rotates
     const { url } = servers[k];
-    figures[k].firstTable.push(await firstTableMs(browser, url));
-    figures[k].small.push(...await editTimes(browser, url, { tokens: 12, dModel: 64, edits: EDITS, warmup: 2 }));
-    figures[k].large.push(...await editTimes(browser, url, { tokens: 64, dModel: 128, edits: EDITS, warmup: 2 }));
+    if (!stackOnly) {
+      figures[k].firstTable.push(await firstTableMs(browser, url));
+      figures[k].small.push(...await editTimes(browser, url, { tokens: 12, dModel: 64, edits: EDITS, warmup: 2 }));
+      figures[k].large.push(...await editTimes(browser, url, { tokens: 64, dModel: 128, edits: EDITS, warmup: 2 }));
+    }
     figures[k].stack.push(...await editTimes(browser, url, { tokens: 12, dModel: 16, heads: 2, stack: STACK, edits: EDITS, warmup: 2 }));
   }
   console.error(`round ${round + 1} of ${rounds}`);
@@ -51,6 +55,6 @@ const line = (values) => `${quantile(values, 0.5).toFixed(1)} ms (quartiles ${qu
 console.log(`Page, Chromium ${browser.version()}, ${rounds} interleaved rounds; load average ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} on ${os.cpus().length} cores`);
 builds.forEach(([name], k) => {
   const f = figures[k];
-  console.log(`${name}: first table ${line(f.firstTable)}; an edit at 12 × 64 × 8 ${line(f.small)}; at 64 × 128 × 8 ${line(f.large)}`);
+  if (!stackOnly) console.log(`${name}: first table ${line(f.firstTable)}; an edit at 12 × 64 × 8 ${line(f.small)}; at 64 × 128 × 8 ${line(f.large)}`);
   console.log(`${name}: an edit in layer 1 of a two-layer full block at 12 × 16 × 2 ${line(f.stack)}`);
 });

@@ -8,12 +8,13 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-export function unminifiedSite(prefix) {
+// source: the folder whose web/src and dist/ are used (another checkout, to compare a build before)
+export function unminifiedSite(prefix, source = root) {
   const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
-  cpSync(path.join(root, 'dist'), dir, { recursive: true });
+  cpSync(path.join(source, 'dist'), dir, { recursive: true });
   rmSync(path.join(dir, 'chunks'), { recursive: true, force: true });
   execFileSync('npx', ['esbuild', 'main=web/src/hosts/page.mjs', '--bundle', '--splitting', '--format=esm', '--target=es2020',
     `--outdir=${dir}`, '--entry-names=[name]', '--chunk-names=chunks/[name]-[hash]', '--external:./lib/attention.mjs',
-    '--loader:.html=text', '--loader:.css=text', '--log-level=warning'], { cwd: root, stdio: 'inherit' });
+    '--loader:.html=text', '--loader:.css=text', '--log-level=warning'], { cwd: source, stdio: 'inherit' });
   return dir;
 }

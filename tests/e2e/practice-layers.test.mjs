@@ -80,7 +80,8 @@ describe('practice across layers', () => {
     assert.equal((await answer('norm', [(s / Math.sqrt(ref.variance + 1e-5)).toFixed(5)])).mistakes, 'layers.mistake.noMean');
     assert.equal((await answer('norm', [((s - ref.mean) / (ref.variance + 1e-5)).toFixed(5)])).mistakes, 'layers.mistake.noRoot');
     // ε and γ cannot show here (variance far above 10⁻⁵, γ = 1): the step says so
-    assert.match(await tab.page.textContent(STEP('norm')), /cannot reveal: forgetting ε; forgetting γ and β/);
+    // said as a sentence (review 6, finding 3: "cannot reveal: forgetting ε" read wrong)
+    assert.match(await tab.page.textContent(STEP('norm')), /This step cannot catch these mistakes here: forgetting ε; forgetting γ and β\. They give the true value here/);
     said = await answer('norm', [(truth + 1).toFixed(5)]);
     assert.equal(said.text, `Not quite. Take the sum's value in column '${columns[col]}', subtract the mean, divide by √(variance + ε), then multiply by γ and add β.`);
     assert.equal((await answer('norm', [truth.toFixed(5)])).verdict, 'correct');
@@ -146,6 +147,64 @@ describe('practice across layers in practice\'s progress', () => {
     assert.equal(await tab.page.inputValue(`${STEP('variance')} input`), '0.123');
     assert.equal((await now()).results.correct, 2);
     await setLab({ practice: null, layers: 1, block: 'attention' });
+  });
+});
+
+describe('practice across layers in the list of steps', () => {
+  it('the four steps are listed after the cards, numbered on, with their status; a line goes to its blank', async () => {
+    await setLab(labOf('post', 1));
+    const cards = await tab.page.evaluate(() => globalThis.attentionLab.practice.exercises.length);
+    const token = await tab.page.evaluate(() => globalThis.attentionLab.view.tokens[Number(document.querySelector('.practice-layers').dataset.token)]);
+    const columns = await tab.page.evaluate(() => globalThis.attentionLab.view.columns);
+    const lines = () => tab.page.$$eval('[data-view="practice"] ol.exercises > li', (items) => items.map((li) => ({
+      text: li.querySelector('.step-label').textContent, status: li.dataset.status, said: li.querySelector('.step-status').textContent,
+    })));
+    let seen = await lines();
+    assert.equal(seen.length, cards + 4, 'the cards, then the sum, mean, variance and norm');
+    const total = cards + 4;
+    // the cards' lines name the layer their tables are of
+    assert.equal(seen[0].text.startsWith(`Step 1 of ${total}: layer 2: `), true, seen[0].text);
+    const norm = await tab.page.textContent(`${STEP('norm')} p`);
+    const col = norm.match(/column '([^']+)'/)[1];
+    assert.ok(columns.includes(col));
+    assert.deepEqual(seen.slice(cards).map((line) => line.text), [
+      `Step ${cards + 1} of ${total}: layer 2, '${token}': the residual x + attention`,
+      `Step ${cards + 2} of ${total}: layer 2, '${token}': the mean of that sum`,
+      `Step ${cards + 3} of ${total}: layer 2, '${token}': its variance`,
+      `Step ${cards + 4} of ${total}: layer 2, '${token}': LN₁ in column '${col}'`,
+    ]);
+    assert.deepEqual(seen.slice(cards).map((line) => [line.status, line.said]), [['open', 'to do'], ['locked', 'waiting'], ['locked', 'waiting'], ['locked', 'waiting']]);
+    // the cards' own headings count the steps across layers too
+    assert.match(await tab.page.textContent('.exercise[data-index="0"] h3'), new RegExp(`^Step 1 of ${total}: layer 2: `));
+
+    // a waiting step's line says so; the open one's takes the focus to its first blank
+    await tab.page.locator('ol.exercises > li').nth(cards + 1).locator('.step-label').click();
+    // (the announcement is written on the next frame)
+    await tab.page.waitForFunction(() => /Answer the exercise above first/.test(document.querySelector('[data-view="practice"] [data-role="announce"]').textContent));
+    await tab.page.locator('ol.exercises > li').nth(cards).locator('.step-label').click();
+    assert.equal(await tab.page.evaluate(() => document.activeElement?.closest('.practice-layers-step')?.dataset.id), 'sum');
+
+    // answered: its line says so, and the next one opens
+    const ref = await reference('post', 1);
+    await answer('sum', ref.sum.map((v) => v.toFixed(5)));
+    seen = await lines();
+    assert.deepEqual(seen.slice(cards, cards + 2).map((line) => [line.status, line.said]), [['correct', 'correct'], ['open', 'to do']]);
+
+    // in Hindi, the same lines in Hindi, their status kept
+    await lab.redrawn(() => tab.page.evaluate(() => globalThis.attentionLab.setLanguage('hi')));
+    seen = await lines();
+    assert.equal(seen.length, cards + 4);
+    assert.equal(seen[cards + 1].text, `चरण ${total} में से ${cards + 2}: layer 2, '${token}': उस योग का माध्य`);
+    assert.match(seen[cards + 3].text, new RegExp(`स्तंभ '${col}' में LN₁$`));
+    assert.equal(seen[cards].status, 'correct');
+    await lab.redrawn(() => tab.page.evaluate(() => globalThis.attentionLab.setLanguage('en')));
+    await setLab({ practice: null, layers: 1, block: 'attention' });
+    // one layer: no lines but the cards'
+    await setLab({ practice: {} });
+    const one = await tab.page.evaluate(() => globalThis.attentionLab.practice.exercises.length);
+    assert.equal((await lines()).length, one);
+    assert.match((await lines())[0].text, new RegExp(`^Step 1 of ${one}: (?!layer)`));
+    await setLab({ practice: null });
   });
 });
 

@@ -14,6 +14,37 @@ function identity(size) {
   return w;
 }
 
+// A stack's first runs on a newly loaded engine are its slowest: V8 runs WebAssembly and JavaScript
+// on baseline tiers until they have run for a while. In Chromium the two-layer edit's stack (12 × 16
+// × 2, full blocks) took a median 0.9 ms a call over its first 20 calls and 0.3 ms after 60 (load 12;
+// 3.7 and 0.5 ms at load 16: `node bench/stack-warmup.mjs`, docs/performance.md, 2026-11-27 session 2),
+// so a reader's first edits paid for it. Once per learning engine, after its first stack, the same
+// request runs again while the thread is idle, a few calls at a time, up to WARM_CALLS calls or WARM_MS
+// of work in all (a large stack stops early), its answers dropped.
+const WARM_CALLS = 60;
+const WARM_MS = 150;
+function warmUp(api, learner, request) {
+  if (api.warmed === learner) return;
+  api.warmed = learner;
+  const idle = globalThis.requestIdleCallback ?? ((run) => setTimeout(() => run({ timeRemaining: () => 4 }), 20));
+  let calls = 0;
+  let spent = 0;
+  const step = (deadline) => {
+    while (calls < WARM_CALLS && spent < WARM_MS && deadline.timeRemaining() > 2) {
+      const started = performance.now();
+      try {
+        runStack(learner, request);
+      } catch {
+        return;  // as the request's own answer said
+      }
+      spent += performance.now() - started;
+      calls++;
+    }
+    if (calls < WARM_CALLS && spent < WARM_MS) idle(step);
+  };
+  idle(step);
+}
+
 // `models`: the "Real models" reader ({ openModel, runModel }, web/src/models/open.mjs), or an async
 // function giving it, from the worker or the host that composes the page (the engine imports no
 // feature); absent, its calls say so.
@@ -42,7 +73,9 @@ export function createEngineApi(loadAttention, { models = null } = {}) {
         return { error: { name: error.name, field: 'layers', message: `the learning engine did not load: ${error.message}` } };
       }
       try {
-        return runStack(learner, request);
+        const reply = runStack(learner, request);
+        warmUp(api, learner, request);
+        return reply;
       } catch (error) {
         return { error: { name: error.name, field: error.field ?? null, message: error.message } };
       }

@@ -133,7 +133,7 @@ function restoreStep(step, record, t) {
 
 /**
  * mountLayerPractice({ section, t, onAnswer() }) → { draw(state, view), relabel(), destroy(),
- * totals() (null while not shown), records() (with the typed answers), restore(saved) }.
+ * totals() (null while not shown), records() (with the typed answers), restore(saved), lines() }.
  * onAnswer is called after each check or reveal (practice reports its progress then).
  */
 export function mountLayerPractice({ section, t, onAnswer = () => {} }) {
@@ -171,7 +171,7 @@ export function mountLayerPractice({ section, t, onAnswer = () => {} }) {
     parts.box.hidden = !sequence;
     own.shown = Boolean(sequence);
     if (!sequence) return;
-    Object.assign(own, { state, view });
+    Object.assign(own, { state, view, layer: sequence.layer });
     parts.box.dataset.token = String(sequence.token);  // the token asked about (tests, styles)
     fillGiven(parts, sequence, view, t);
     // the same numbers keep the steps and what was typed; new ones start again
@@ -204,6 +204,8 @@ export function mountLayerPractice({ section, t, onAnswer = () => {} }) {
       own.pending = mine;
       return 0;
     },
+    /** The steps as lines for practice's list of steps (panel.mjs); [] while not shown. */
+    lines: () => linesOf(own, parts, t),
     destroy: () => parts.box.remove(),
   };
   // the steps' records with what is typed in their blanks, while they are shown
@@ -211,6 +213,19 @@ export function mountLayerPractice({ section, t, onAnswer = () => {} }) {
     if (!own.shown) return [];
     return own.progress.records().map((record, index) => ({ ...record, answers: own.steps[index].inputs.map((input) => input.value) }));
   }
+}
+
+// The steps as lines for practice's list of steps, while they are shown, else []:
+// [{ id, text (a short name in t's language), status (locked, open, correct, revealed), focus() }]
+function linesOf(own, parts, t) {
+  if (!own.shown) return [];
+  const values = { token: own.view.tokens[Number(parts.box.dataset.token)], layer: own.layer + 1 };
+  return own.steps.map((step) => ({
+    id: step.id,
+    text: t(`practice.layers.line.${step.exercise.id}`, { ...step.exercise.label.params, ...values }),
+    status: step.item.dataset.status,
+    focus: () => step.inputs[0].focus(),
+  }));
 }
 
 // The title, what the sequence is about, and the given rows: x and attention(x)

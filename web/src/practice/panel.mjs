@@ -2,7 +2,7 @@
 // the sentences above the steps, the progress and score, and what it draws after the lab's tables.
 import { practiceSettings } from './spec.mjs';
 import { withNewInputs, nextSeed } from './inputs.mjs';
-import { showCardStatus } from './render.mjs';
+import { showCardStatus, element, resolve } from './render.mjs';
 import { announce, results, statusAt } from './session.mjs';
 import { formatNumber } from '../shared/format.mjs';
 
@@ -48,8 +48,52 @@ export function showProgress(session, { report = true } = {}) {
     steps[index].dataset.status = status;
     steps[index].querySelector('.step-status').textContent = t(`practice.status.${status}`);
   });
+  listAcross(session, exercises.length);
   if (report) host.container.dispatchEvent(new CustomEvent('attention-lab:practice', { bubbles: true, composed: true, detail: now }));
   return now;
+}
+
+/**
+ * The steps across layers (a stack's, layers-panel.mjs) in the list of steps after the cards' own,
+ * numbered on from them, each a button to its first blank with its status; every line's "of N"
+ * counts them too (review 6, finding 3). Lines made again only when the steps or their words change.
+ */
+function listAcross(session, cardCount) {
+  const { panel, host } = session;
+  const { t } = host;
+  const across = session.layers?.lines() ?? [];
+  const total = cardCount + across.length;
+  // in a stack, the cards' lines and headings name the layer their tables are of (review 6, finding 3)
+  const layer = (session.view?.result.layers?.length ?? 1) > 1 ? session.view.layer + 1 : null;
+  const signature = JSON.stringify([total, layer, across.map((line) => [line.id, line.text])]);
+  if (session.acrossSignature !== signature || session.acrossFor !== session.steps) {
+    Object.assign(session, { acrossSignature: signature, acrossFor: session.steps });
+    session.acrossLines = across.map((line, k) => {
+      const jump = element('button', { className: 'step-label', text: t('practice.exercise.heading', { number: cardCount + k + 1, total, label: line.text }), attributes: { type: 'button' } });
+      jump.addEventListener('click', () => {
+        const now = session.layers.lines()[k];
+        if (now?.status === 'locked') announce(session, t('practice.locked'));
+        else now?.focus();
+      });
+      return element('li', { className: 'step', attributes: { 'data-id': line.id } }, [jump, ' ', element('span', { className: 'step-status' })]);
+    });
+    // the cards' own lines and headings say the same total
+    session.steps.forEach((step, index) => {
+      const own = resolve(session.exercises[index].label, t);
+      const label = layer === null ? own : t('practice.inLayer', { layer, label: own });
+      const text = t('practice.exercise.heading', { number: index + 1, total, label });
+      step.querySelector('.step-label').textContent = text;
+      const heading = session.cards[index]?.card.querySelector('h3');
+      if (heading) heading.textContent = text;
+    });
+  }
+  across.forEach((line, k) => {
+    const item = session.acrossLines[k];
+    item.dataset.status = line.status;
+    item.querySelector('.step-status').textContent = t(`practice.status.${line.status}`);
+  });
+  const lines = [...session.steps, ...session.acrossLines];
+  if (panel.list.children.length !== lines.length || lines.some((line, k) => panel.list.children[k] !== line)) panel.list.replaceChildren(...lines);
 }
 
 /** The sentences above the steps: the tolerance, and what was left out and why. */

@@ -49,6 +49,9 @@ export function createSession(host, signal) {
     exercises: [],
     cards: [],
     steps: [],          // the panel's line per exercise
+    acrossLines: [],    // the list's lines for the steps across layers (panel.mjs listAcross)
+    acrossSignature: null,
+    acrossFor: null,
     signature: '',
     chosenWith: '',     // the settings the exercises were chosen with
     skipped: 0,

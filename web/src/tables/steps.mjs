@@ -3,7 +3,7 @@
 // The table is built once per shape (the keys, self or cross) and its cells rewritten in place when
 // only the numbers change: a table rebuilt on every edit is styled, laid out and painted anew, its
 // sticky token cells composited anew, where most cells have not changed.
-import { formatNumber, formatNumbers } from '../shared/format.mjs';
+import { formatNumber, formatNumbers, precision } from '../shared/format.mjs';
 import { weightColour } from '../shared/colour.mjs';
 import { message } from '../i18n/index.mjs';
 
@@ -105,6 +105,38 @@ const setData = (element, key, value) => {
   else if (element.dataset[key] !== value) element.dataset[key] = value;
 };
 
+// The q column's cell on the other keys' rows: empty
+const NOTHING = [];
+
+// Whether a cell shows these numbers already, in this way (the vectors' shortening, the digits)
+function sameShown(td, values, stamp) {
+  if (td.shownStamp !== stamp || td.shown === undefined) return false;
+  if (typeof values === 'number') return Object.is(td.shown, values);
+  if (typeof td.shown === 'number' || td.shown.length !== values.length) return false;
+  for (let i = 0; i < values.length; i++) if (!Object.is(td.shown[i], values[i])) return false;
+  return true;
+}
+
+// A cell's place for the guided walk, the explanations and the keyboard, written when it moves
+function placeCell(td, part, { j, qRow, head, queryIndex }) {
+  const place = `${j}|${qRow}|${head}|${queryIndex}`;
+  if (td.shownPlace === place) return;
+  td.shownPlace = place;
+  // the guided walk finds the step table's cells by column and key; q only on the query's row
+  const walked = part !== 'q' || j === qRow;
+  setData(td, 'part', walked ? part : undefined);
+  setData(td, 'key', walked ? String(j) : undefined);
+  const matrix = MATRIX_OF_PART[part];
+  if (!matrix) return;
+  setData(td, 'matrix', matrix);
+  setData(td, 'head', String(head));
+  setData(td, 'row', String(queryIndex));
+  setData(td, 'col', String(j));
+  // one Tab stop in the table; the others focusable by click (a cell without the attribute is not)
+  const tabIndex = matrix === 'scores' && j === 0 ? '0' : '-1';
+  if (td.getAttribute('tabindex') !== tabIndex) td.setAttribute('tabindex', tabIndex);
+}
+
 function fillSteps(table, view, queryIndex, head, t) {
   const { tokens, dK, dV, result } = view;
   const h = result.heads[head];
@@ -125,43 +157,38 @@ function fillSteps(table, view, queryIndex, head, t) {
   // the query's own row carries q, as in the notes; in cross-attention the first row does
   const qRow = view.self ? queryIndex : 0;
   const rows = table.tBodies[0].rows;
+  // a cell's text is made and written only when its numbers (or how they are shown) changed: an
+  // edit of one input changes one key's row and the query's column, not most of the table
+  const stamp = `${limit}|${precision()}`;
   for (let j = 0; j < m; j++) {
     const cells = rows[j].cells;  // cells[0] is the key's token
     const weight = h.weights[queryIndex * m + j];
-    const texts = [
-      j === qRow ? vector(row(h.q, dK, queryIndex)) : '',
-      vector(row(h.k, dK, j)),
-      vector(row(h.v, dV, j)),
-      formatNumber(h.scores[queryIndex * m + j]),
-      formatNumber(h.scaled[queryIndex * m + j]),
-      formatNumber(weight),
-      vector(Array.from(row(h.v, dV, j), (v) => v * weight)),
+    const shown = [
+      j === qRow ? row(h.q, dK, queryIndex) : NOTHING,
+      row(h.k, dK, j),
+      row(h.v, dV, j),
+      h.scores[queryIndex * m + j],
+      h.scaled[queryIndex * m + j],
+      weight,
+      Array.from(row(h.v, dV, j), (v) => v * weight),
     ];
     PARTS.forEach((part, c) => {
       const td = cells[c + 1];
-      setText(td, texts[c]);
-      // the guided walk finds the step table's cells by column and key; q only on the query's row
-      const walked = part !== 'q' || j === qRow;
-      setData(td, 'part', walked ? part : undefined);
-      setData(td, 'key', walked ? String(j) : undefined);
-      const matrix = MATRIX_OF_PART[part];
-      if (!matrix) return;
-      setData(td, 'matrix', matrix);
-      setData(td, 'head', String(head));
-      setData(td, 'row', String(queryIndex));
-      setData(td, 'col', String(j));
-      // one Tab stop in the table; the others focusable by click (a cell without the attribute is not)
-      const tabIndex = matrix === 'scores' && j === 0 ? '0' : '-1';
-      if (td.getAttribute('tabindex') !== tabIndex) td.setAttribute('tabindex', tabIndex);
-      if (matrix === 'weights') {
-        const { background, foreground } = weightColour(weight);
-        if (td.dataset.shade !== background) {
-          td.dataset.shade = background;
-          td.style.backgroundColor = background;
-          td.style.color = foreground;
+      if (!sameShown(td, shown[c], stamp)) {
+        td.shown = typeof shown[c] === 'number' ? shown[c] : Array.from(shown[c]);
+        td.shownStamp = stamp;
+        setText(td, typeof shown[c] === 'number' ? formatNumber(shown[c]) : shown[c] === NOTHING ? '' : vector(shown[c]));
+        if (part === 'weights') {
+          const { background, foreground } = weightColour(weight);
+          if (td.dataset.shade !== background) {
+            td.dataset.shade = background;
+            td.style.backgroundColor = background;
+            td.style.color = foreground;
+          }
         }
+        if (part === 'scaled') td.classList.toggle('masked', shown[c] === -Infinity);
       }
-      if (matrix === 'scaled') td.classList.toggle('masked', h.scaled[queryIndex * m + j] === -Infinity);
+      placeCell(td, part, { j, qRow, head, queryIndex });
     });
   }
   const [whose, z] = table.tFoot.rows[0].cells[2].children;
