@@ -32,10 +32,11 @@ export function renderTokens(container, { tokens, ids }, t) {
 }
 
 /**
- * The next-token list (causal models): each token as the vocabulary writes it, its text (decode(id),
- * the tokenizer's own decoding, once the page has it), id and probability; a model without one says why.
+ * The next-token list (causal models): each token as the vocabulary writes it, its text (`text`, the
+ * tokenizer's own decoding, done in the worker that holds the tokenizer), id and probability; a model
+ * without one says why.
  */
-export function renderNext(container, next, t, { causal = true, decode = null } = {}) {
+export function renderNext(container, next, t, { causal = true } = {}) {
   if (!next) {
     container.replaceChildren(...(causal ? [] : [element('p', 'model-note', t('models.noNext'))]));
     return;
@@ -45,12 +46,12 @@ export function renderNext(container, next, t, { causal = true, decode = null } 
   const head = element('tr');
   head.append(element('th', '', t('models.nextToken')), element('th', '', t('models.nextText')), element('th', '', t('models.nextId')), element('th', '', t('models.nextProbability')));
   table.append(head);
-  for (const { id, token, probability } of next) {
+  for (const { id, token, text: decoded, probability } of next) {
     const row = element('tr');
     const cell = element('td', 'model-token', token);
     cell.dir = 'auto';
     // the decoded text, its spaces shown (·) and a byte that is only part of a character (�) as it is
-    const text = element('td', 'model-text', decode ? decode(id).replaceAll(' ', '·') : '…');
+    const text = element('td', 'model-text', typeof decoded === 'string' ? decoded.replaceAll(' ', '·') : '…');
     text.dir = 'auto';
     row.append(cell, text, element('td', '', String(id)), element('td', '', formatNumber(probability)));
     table.append(row);
