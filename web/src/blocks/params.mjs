@@ -23,8 +23,11 @@ export function buildParams() {
 }
 
 // Each table's rows and columns: model dimensions by the input's names, hidden units h1 … h_f
+// (the width a real model's MLP has, state.modelBlock, or the lab's 4 × d_model: w1's columns)
+const hiddenOf = (view) => (view.layerWeights?.[view.layer]?.w1?.length ?? view.dModel * 4 * view.dModel) / view.dModel;
+
 function labelsOf(table, view, t) {
-  const hidden = numbered(view.dModel * 4, 'h');
+  const hidden = numbered(hiddenOf(view), 'h');
   if (table === 'w1') return { rows: view.columns, columns: hidden };
   if (table === 'w2') return { rows: hidden, columns: view.columns };
   return { rows: [t('blocks.params.gamma'), t('blocks.params.beta')], columns: view.columns };
@@ -35,7 +38,7 @@ export function drawParams(parts, view, t) {
   const used = view.layerWeights?.[view.layer];
   parts.box.hidden = !used?.w1;
   if (parts.box.hidden) return;
-  const values = { layer: view.layer + 1, hidden: view.dModel * 4 };
+  const values = { layer: view.layer + 1, hidden: hiddenOf(view) };
   parts.summary.textContent = t('blocks.params.title', values);
   parts.hint.textContent = t('blocks.params.hint');
   for (const table of BLOCK_TABLES) {
@@ -63,7 +66,7 @@ export function listenToParams(parts, { getView, getState, dispatch, t }) {
     if (value === null || Math.abs(value) > FLOAT32_MAX) {
       input.setAttribute('aria-invalid', 'true');
       const { rows, columns } = labelsOf(table, view, t);
-      parts.problem.textContent = t('blocks.params.bad', { table: t(`blocks.params.${table}`, { layer: view.layer + 1, hidden: view.dModel * 4 }), row: rows[row], col: columns[col], value: input.value.slice(0, 40) });
+      parts.problem.textContent = t('blocks.params.bad', { table: t(`blocks.params.${table}`, { layer: view.layer + 1, hidden: hiddenOf(view) }), row: rows[row], col: columns[col], value: input.value.slice(0, 40) });
       return;
     }
     input.removeAttribute('aria-invalid');

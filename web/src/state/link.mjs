@@ -52,7 +52,23 @@ const LINK_FIELDS = {
   rotaryTheta: Number.isFinite,
   rotaryDims: (v) => v === null || Number.isInteger(v),
   window: Number.isInteger,
+  // a real model's block (models/lab.mjs); its sizes are checked against d_model by buildRequest (state/stack.mjs)
+  modelBlock: (v) => v === null || isModelBlock(v),
 };
+
+const isFloats = (v, max = 1 << 24) => Array.isArray(v) && v.length <= max && v.every(isFloat32);
+const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isNorm = (v) => isObject(v) && ['layernorm', 'rmsnorm'].includes(v.kind) && Number.isFinite(v.eps) && v.eps > 0 &&
+  isFloats(v.weight) && (v.bias === null || v.bias === undefined || isFloats(v.bias));
+const MLP_ARRAYS = { plain: ['w1', 'w2'], swiglu: ['wGate', 'wUp', 'wDown'] };
+function isMlp(v) {
+  if (!isObject(v) || !Object.hasOwn(MLP_ARRAYS, v.kind) || !Number.isInteger(v.hidden) || v.hidden < 1) return false;
+  if (v.kind === 'plain' && !['gelu', 'gelu-tanh', 'relu', 'silu'].includes(v.activation)) return false;
+  const biases = ['b1', 'b2'].every((name) => v[name] === null || v[name] === undefined || (v.kind === 'plain' && isFloats(v[name])));
+  return biases && MLP_ARRAYS[v.kind].every((name) => isFloats(v[name]));
+}
+// A model's block: its arrangement, two norms and its MLP (state/model.mjs's modelBlock)
+const isModelBlock = (v) => isObject(v) && NORMS.includes(v.arrangement) && isNorm(v.norm1) && isNorm(v.norm2) && isMlp(v.mlp);
 
 // Hand-set parameters: named matrices of float32 values (or null).
 function isParameters(v) {
@@ -109,7 +125,7 @@ function fragmentOf(state, tooLarge) {
   const preset = state.preset ? presetState(state.preset) : null;
   const out = {};
   for (const key of Object.keys(LINK_FIELDS)) {
-    if (tooLarge && ['custom', 'layerWeights', 'inputs', 'embeddings', 'weightsMode'].includes(key)) continue;
+    if (tooLarge && ['custom', 'layerWeights', 'inputs', 'embeddings', 'weightsMode', 'modelBlock'].includes(key)) continue;
     // seeded random weights take the page's sizes only: a loaded layer's larger sizes stay out too
     if (tooLarge && SIZES.includes(key) && !SIZES.every((size) => state[size] <= PAGE_LIMITS[size])) continue;
     // fields equal to the preset's (or the defaults') add nothing to the link

@@ -1,0 +1,133 @@
+// "Real models", the whole model on the page (issue 24, session 6), in headless Chromium through the
+// page's own file input with the folders of ../shared/models: the next tokens' text comes from the
+// worker's tokenizer (result.next[i].text, as GPT-2's byte-level alphabet written here says) and the
+// page no longer fetches Tokenizers.js itself; at 375 px, English and Hindi, the models view's
+// heatmaps scroll inside their own box (the page has no sideways overflow).
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { useLabPage } from './browser.mjs';
+import { haveModels as have, openAndRun as openFolderAndRun } from './model-folders.mjs';
+
+const lab = useLabPage({ before, after, assert });
+const page = () => lab.tab.page;
+const openAndRun = (name) => openFolderAndRun(page(), name);
+
+// GPT-2's byte-level alphabet (Radford et al.'s bytes_to_unicode), written here: a token's characters
+// back to bytes, then UTF-8 as the browser decodes them (a lone byte of a longer character → U+FFFD)
+function byteLevelText(token) {
+  const printable = [...Array.from({ length: 94 }, (_, i) => 33 + i), ...Array.from({ length: 12 }, (_, i) => 161 + i), ...Array.from({ length: 82 }, (_, i) => 174 + i)];
+  const toByte = new Map(printable.map((b) => [String.fromCodePoint(b), b]));
+  let extra = 0;
+  for (let b = 0; b < 256; b++) if (!printable.includes(b)) toByte.set(String.fromCodePoint(256 + extra++), b);
+  return new TextDecoder().decode(Uint8Array.from([...token].map((c) => toByte.get(c))));
+}
+
+describe('Real models: the next tokens\' text from the worker', { skip: !have && 'no ../shared/models' }, () => {
+  it('gpt2: result.next[i].text is the byte-level decoding of its token, and the page itself never loads Tokenizers.js', async () => {
+    const reference = await openAndRun('gpt2');
+    const next = await page().evaluate(() => globalThis.attentionLab.models.result.next);
+    assert.equal(next.length, 10);
+    assert.deepEqual(next.slice(0, 5).map(({ id }) => id), reference.next_token_top5.map(([id]) => id));
+    for (const { token, text } of next) assert.equal(text, byteLevelText(token), `token ${token}`);
+    // the table shows it as soon as the list is drawn (no '…' while a second tokenizer loads)
+    const cells = await page().$$eval('#models-next td.model-text', (tds) => tds.map((td) => td.textContent));
+    assert.deepEqual(cells, next.map(({ token }) => byteLevelText(token).replaceAll(' ', '·')));
+    // the page's own resources: no chunk of @huggingface/tokenizers (the worker's are its own)
+    const chunks = await page().evaluate(() => performance.getEntriesByType('resource').map((entry) => entry.name).filter((name) => /\.js$/.test(name)));
+    const sources = await page().evaluate(async (urls) => Promise.all(urls.map(async (url) => [url, await (await fetch(url)).text()])), chunks);
+    const tokenizers = sources.filter(([, text]) => text.includes('Tokenizer') && text.includes('get_vocab') && text.includes('BPE'));
+    assert.deepEqual(tokenizers.map(([url]) => url), [], 'no Tokenizers.js chunk fetched by the page');
+  });
+});
+
+describe('Real models at 375 px', { skip: !have && 'no ../shared/models' }, () => {
+  for (const language of ['en', 'hi']) {
+    it(`${language}: 30 tokens' heatmaps scroll inside their own box; the page has no sideways overflow`, async () => {
+      await page().setViewportSize({ width: 375, height: 800 });
+      try {
+        await openAndRun('gpt2');
+        if (language !== 'en') await lab.redrawn(() => page().evaluate((language) => globalThis.attentionLab.setLanguage(language), language));
+        await page().fill('#models-text', 'The cat sat on the mat and the dog sat on the log by the door.');
+        await page().click('#models-run');
+        await page().waitForFunction(() => globalThis.attentionLab.models.result?.n > 20 && !globalThis.attentionLab.models.result.partial);
+        const seen = await page().evaluate(() => {
+          const root = document.scrollingElement;
+          const boxes = [...document.querySelectorAll('#models-layers figure.model-head')].map((figure) => ({
+            scrolls: getComputedStyle(figure).overflowX === 'auto', wider: figure.scrollWidth > figure.clientWidth, right: figure.getBoundingClientRect().right,
+          }));
+          return { scroll: root.scrollWidth, client: root.clientWidth, boxes };
+        });
+        // the heatmaps are wider than the screen, and each scrolls inside its figure, which ends on the screen
+        assert.ok(seen.boxes.length >= 4 && seen.boxes.every((box) => box.wider && box.scrolls && box.right <= 375), JSON.stringify(seen.boxes));
+        assert.ok(seen.scroll <= seen.client, `page scrollWidth ${seen.scroll} > clientWidth ${seen.client}`);
+      } finally {
+        if (language !== 'en') await lab.redrawn(() => page().evaluate(() => globalThis.attentionLab.setLanguage('en')));
+        await page().setViewportSize({ width: 1280, height: 800 });
+      }
+    });
+  }
+});
+
+// ‖got − want‖ / ‖want‖
+function relativeError(got, want) {
+  assert.equal(got.length, want.length);
+  let diff = 0, norm = 0;
+  for (let i = 0; i < want.length; i++) {
+    diff += (got[i] - want[i]) ** 2;
+    norm += want[i] ** 2;
+  }
+  return Math.sqrt(diff / norm);
+}
+
+// Layer l, head h opened in the lab through the API (as the section's button does): the lab's state
+// and its traced block, every array as a plain list.
+async function openedBlock(l, h) {
+  await lab.redrawn(() => page().evaluate(([l, h]) => globalThis.attentionLab.models.openInLab(l, h), [l, h]));
+  return page().evaluate(() => {
+    const { state, result } = globalThis.attentionLab;
+    const layer = result.layers[0];
+    const list = (a) => (a ? [...a] : null);
+    return {
+      state: { block: state.block, norm: state.norm, layers: state.layers, modelBlock: state.modelBlock && { arrangement: state.modelBlock.arrangement, norm: state.modelBlock.norm1.kind, mlp: state.modelBlock.mlp.kind, hidden: state.modelBlock.mlp.hidden }, rows: state.inputs.rows.flat() },
+      arrangement: result.arrangement, input: list(layer.input), norm1: list(layer.norm1), attention: list(layer.attention), output: list(layer.output),
+      weights: result.heads.map((head) => [...head.weights]), status: document.querySelector('#status').textContent,
+    };
+  });
+}
+
+describe('The whole block in the lab', { skip: !have && 'no ../shared/models' }, () => {
+  const expected = {
+    gpt2: { arrangement: 'pre', norm: 'layernorm', mlp: 'plain', hidden: 128, words: /GELU \(tanh\) MLP of 128 hidden units/ },
+    bert: { arrangement: 'post', norm: 'layernorm', mlp: 'plain', hidden: 64, words: /GELU \(erf\) MLP of 64 hidden units/ },
+    llama: { arrangement: 'pre', norm: 'rmsnorm', mlp: 'swiglu', hidden: 64, words: /SwiGLU \(SiLU gate\) MLP of 64 hidden units/ },
+    qwen2: { arrangement: 'pre', norm: 'rmsnorm', mlp: 'swiglu', hidden: 64, words: /SwiGLU \(SiLU gate\) MLP of 64 hidden units/ },
+  };
+  for (const name of ['gpt2', 'bert', 'llama', 'qwen2']) {
+    it(`${name}: the lab's full block is the model's own, and its output is transformers' hidden state after the layer`, async () => {
+      const reference = await openAndRun(name);
+      const n = reference.ids.length;
+      const d = reference.hidden_states[0].length / n;
+      const want = expected[name];
+      // BERT's last hidden state is its last block's output; the causal models' last is after the final norm
+      const blocks = name === 'bert' ? reference.layers.length : reference.layers.length - 1;
+      let worst = 0;
+      for (let l = 0; l < blocks; l++) {
+        const got = await openedBlock(l, 1);
+        assert.deepEqual([got.state.block, got.state.norm, got.state.layers, got.arrangement], ['full', want.arrangement, 1, want.arrangement]);
+        assert.deepEqual(got.state.modelBlock, { arrangement: want.arrangement, norm: want.norm, mlp: want.mlp, hidden: want.hidden });
+        // the lab's rows are the stream entering the layer; the block's output the stream after it
+        const errors = [relativeError(got.state.rows, reference.hidden_states[l]), relativeError(got.output, reference.hidden_states[l + 1]),
+          relativeError(got.attention, reference.layers[l].output), relativeError(got.weights.flat(), reference.layers[l].probs)];
+        // pre-LN: what the attention read is the lab's LN₁ of the stream
+        if (want.arrangement === 'pre') errors.push(relativeError(got.norm1, reference.layers[l].input));
+        for (const error of errors) assert.ok(error <= 1e-4, `${name} layer ${l + 1}: ${errors.map((e) => e.toExponential(2)).join(', ')}`);
+        worst = Math.max(worst, ...errors);
+        assert.match(got.status, new RegExp(`The lab's block is the model's own layer ${l + 1}: `));
+        assert.match(got.status, want.words);
+        assert.equal(d, got.state.rows.length / n);
+      }
+      console.log(`# ${name}: the lab's block vs transformers (rows, output, attention, weights, LN₁), ${blocks} layer(s): largest relative error ${worst.toExponential(2)}`);
+    });
+  }
+});
