@@ -581,8 +581,7 @@ export const EN = {
   'models.streamEnters': "enters layer 1 (hidden state 0: the embeddings)",
   'models.streamLeaves': "leaves layer {layer}",
   'models.streamLastNorm': "leaves layer {layer}, after the final norm",
-  'models.stackNot': "The whole model does not open in the lab: the lab's stack of blocks takes its MLP and norm weights from a seed or from typed cells, not from a model folder. “Open this layer in the lab” takes one layer's attention, whose input rows are the hidden states above (after the layer's norm where it has one).",
-  'models.stackNotRms': "The whole model does not open in the lab: its blocks use RMSNorm and a SwiGLU MLP, which the lab's block (LayerNorm, one activation, an MLP 4·d_model wide) does not have, and the lab's stack takes its MLP and norm weights from a seed or from typed cells, not from a model folder. “Open this layer in the lab” takes one layer's attention (its input rows are the hidden states above, after the layer's RMSNorm), with its rotary positions and key/value heads.",
+  'models.blockOpens': "“Open this layer in the lab” takes that layer's whole block: the lab's rows are the hidden states entering the layer (above), and its block is the model's own ({order}, with the layer's {norm} weights and {mlp} MLP), so the lab's tables, explanations and walk show the model's numbers. The lab holds one block at a time, not the stack of {layers} layers.",
 
   // ---- practice mode (web/src/practice/). Its message references ({ key, params }, made by its pure
   // core and exposed as exercises' ids, e.g. a mistake's 'mistake.noScaling') name keys below without

@@ -384,8 +384,7 @@ export const HI = {
   'models.streamEnters': "layer 1 में आती है (hidden state 0: embeddings)",
   'models.streamLeaves': "layer {layer} से निकलती है",
   'models.streamLastNorm': "layer {layer} से निकलती है, अंतिम norm के बाद",
-  'models.stackNot': "पूरा मॉडल lab में नहीं खुलता: lab का blocks का stack अपने MLP और norm के weights seed से या लिखे गए खानों से लेता है, मॉडल फ़ोल्डर से नहीं। “इस layer को lab में खोलें” एक layer का attention लेता है, जिसकी इनपुट पंक्तियाँ ऊपर की hidden states हैं (जहाँ layer का norm है, उसके बाद)।",
-  'models.stackNotRms': "पूरा मॉडल lab में नहीं खुलता: इसके blocks RMSNorm और SwiGLU MLP इस्तेमाल करते हैं, जो lab के block (LayerNorm, एक activation, 4·d_model चौड़ा MLP) में नहीं हैं, और lab का stack अपने MLP और norm के weights seed से या लिखे गए खानों से लेता है, मॉडल फ़ोल्डर से नहीं। “इस layer को lab में खोलें” एक layer का attention लेता है (इनपुट पंक्तियाँ ऊपर की hidden states हैं, layer के RMSNorm के बाद), उसकी rotary positions और key/value heads के साथ।",
+  'models.blockOpens': "“इस layer को lab में खोलें” उस layer का पूरा block लेता है: lab की पंक्तियाँ layer में आती hidden states हैं (ऊपर), और उसका block model का अपना है ({order}, layer के अपने {norm} weights और {mlp} MLP के साथ), तो lab की तालिकाएँ, व्याख्याएँ और चरण-दर-चरण सैर model की संख्याएँ दिखाती हैं। lab एक बार में एक block रखता है, {layers} layers का पूरा stack नहीं।",
 
   // ---- keys added with the catalogue move (i18n)
   // [i18n] the language system, the page, the settings, the sections, tables, problems and

@@ -54,6 +54,8 @@ function report(recognised, tables, taker, tokenizer, bytes) {
     dtypes: [...new Set([...tables.tensors.values()].map((t) => t.dtype))], keptBytes: bytes,
     skipped: tables.skipped, unused: [...tables.tensors.keys()].filter((name) => !taker.used.has(name)),
     unread: recognised.unread, tokenizer: tokenizer !== null,
+    // the MLP's activation ('gelu', 'gelu-tanh', 'relu', 'silu'; Llama's SwiGLU gate is SiLU)
+    activation: s.activation ?? null,
   };
 }
 
