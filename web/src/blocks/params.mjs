@@ -33,15 +33,37 @@ function labelsOf(table, view, t) {
   return { rows: [t('blocks.params.gamma'), t('blocks.params.beta')], columns: view.columns };
 }
 
+// The most cells one table of the MLP is drawn with: the lab's largest (d_model 128: 128 × 512). A real
+// model's larger MLP (GPT-2 small: 768 × 3072) is computed with, not drawn: millions of editable cells
+// would take the page minutes.
+export const MAX_DRAWN_CELLS = 128 * 512;
+
+// What the hint says: the seeded tables, or a real model's (state.modelBlock), and why a table is not drawn
+function hintOf(used, view, t) {
+  if (!used.norms) return t('blocks.params.hint');
+  const lines = [t('blocks.params.modelHint', { layer: view.layer + 1 })];
+  if (!used.w1) lines.push(t('blocks.params.swiglu'));
+  else if (used.w1.length > MAX_DRAWN_CELLS) {
+    lines.push(t('blocks.params.tooLarge', { dModel: view.dModel, hidden: hiddenOf(view), count: (2 * used.w1.length).toLocaleString('en'), cap: MAX_DRAWN_CELLS.toLocaleString('en') }));
+  }
+  return lines.join(' ');
+}
+
 /** Draws the shown layer's tables (a full block only; else the block is hidden). */
 export function drawParams(parts, view, t) {
   const used = view.layerWeights?.[view.layer];
-  parts.box.hidden = !used?.w1;
+  parts.box.hidden = !used?.ln1;
   if (parts.box.hidden) return;
   const values = { layer: view.layer + 1, hidden: hiddenOf(view) };
   parts.summary.textContent = t('blocks.params.title', values);
-  parts.hint.textContent = t('blocks.params.hint');
+  parts.hint.textContent = hintOf(used, view, t);
+  const drawn = (table) => Boolean(used[table]) && used[table].length <= MAX_DRAWN_CELLS;
   for (const table of BLOCK_TABLES) {
+    parts.holders[table].hidden = !drawn(table);
+    if (!drawn(table)) {
+      parts.holders[table].replaceChildren();
+      continue;
+    }
     const { rows, columns } = labelsOf(table, view, t);
     renderMatrix(parts.holders[table], {
       caption: t(`blocks.params.${table}`, values), label: t(`blocks.params.${table}`, values), t,

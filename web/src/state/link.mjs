@@ -8,6 +8,7 @@ import { BASE, PAGE_LIMITS, PARAMETER_NAMES, isFloat32, presetState, ownValueCou
 import { buildRequest } from './request.mjs';
 import { BLOCKS, NORMS, BLOCK_EDIT_KEY } from './stack.mjs';
 import { parseJson, JsonDepthError } from '../shared/json-depth.mjs';
+import { formatFull } from '../shared/format.mjs';
 
 // Weights with more values than this are left out of links (a BERT-base layer has 2.4 million).
 export const LINK_MAX_WEIGHTS = 100_000;
@@ -121,6 +122,18 @@ function linkOf(state) {
 
 const SIZES = ['dModel', 'heads', 'dK', 'dV'];
 
+// The fields whose numbers the engine reads as float32 (weights, rows, a model's block): written as the
+// shortest decimal that reads back as the same float32 (formatFull), not a double's 17 digits (review 6,
+// finding 1: a model layer's link was 101,801 characters).
+const FLOAT32_FIELDS = ['custom', 'layerWeights', 'inputs', 'embeddings', 'modelBlock', 'x', 'xEdits', 'contextEdits', 'blockEdits'];
+function asFloat32Text(value) {
+  if (typeof value === 'number') return Number.isFinite(value) && !Number.isInteger(value) ? Number(formatFull(value)) : value;
+  if (Array.isArray(value)) return value.map(asFloat32Text);
+  if (ArrayBuffer.isView(value)) return Array.from(value, asFloat32Text);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, asFloat32Text(item)]));
+  return value;
+}
+
 function fragmentOf(state, tooLarge) {
   const preset = state.preset ? presetState(state.preset) : null;
   const out = {};
@@ -130,7 +143,7 @@ function fragmentOf(state, tooLarge) {
     if (tooLarge && SIZES.includes(key) && !SIZES.every((size) => state[size] <= PAGE_LIMITS[size])) continue;
     // fields equal to the preset's (or the defaults') add nothing to the link
     const reference = preset ?? BASE;
-    if (JSON.stringify(state[key]) !== JSON.stringify(reference[key])) out[key] = state[key];
+    if (JSON.stringify(state[key]) !== JSON.stringify(reference[key])) out[key] = FLOAT32_FIELDS.includes(key) ? asFloat32Text(state[key]) : state[key];
   }
   if (state.preset) out.preset = state.preset;
   if (tooLarge) out.weightsMode = 'random';

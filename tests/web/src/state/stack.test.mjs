@@ -114,3 +114,29 @@ describe('a real model\'s block in the state (modelBlock)', () => {
     }
   });
 });
+
+describe('a link of a model\'s layer (review 6, finding 1)', () => {
+  it('writes each weight as the shortest decimal that reads back as the same float32, not 17 digits', () => {
+    const d = base().dModel;
+    let seed = 12345;
+    // float32 values from xorshift32, as a model's weights are (Array.from of a Float32Array)
+    const floats = (count) => Array.from(new Float32Array(Array.from({ length: count }, () => {
+      seed ^= seed << 13; seed ^= seed >>> 17; seed ^= seed << 5;
+      return ((seed >>> 0) / 4294967296 - 0.5) * 0.1;
+    })));
+    const custom = { wq: floats(d * d), wk: floats(d * d), wv: floats(d * d), wo: floats(d * d), bq: floats(d), bk: null, bv: null, bo: null };
+    const block = modelBlock(d, 2 * d);
+    block.mlp.w1 = floats(2 * d * d);
+    const state = { ...base(), weightsMode: 'custom', custom, block: 'full', norm: 'post', modelBlock: block };
+    const fragment = stateToFragment(state);
+    const numbers = decodeURIComponent(fragment).match(/-?\d+\.\d+(e-?\d+)?|\d+e-?\d+/g);
+    const digits = (text) => text.replace(/^-?0*\.?0*/, '').replace(/e.*$/, '').replace('.', '').length;
+    assert.ok(numbers.length > 4 * d * d);
+    const longest = Math.max(...numbers.map(digits));
+    assert.ok(longest <= 9, `a number with ${longest} significant digits`);
+    // and they read back as the same float32 values
+    const read = stateFromFragment(fragment).state;
+    for (const name of ['wq', 'wo', 'bq']) assert.deepEqual(Float32Array.from(read.custom[name]), Float32Array.from(custom[name]));
+    assert.deepEqual(Float32Array.from(read.modelBlock.mlp.w1), Float32Array.from(block.mlp.w1));
+  });
+});
