@@ -1,7 +1,8 @@
 // "Real models", the whole model on the page (issue 24, session 6), in headless Chromium through the
 // page's own file input with the folders of ../shared/models: the next tokens' text comes from the
 // worker's tokenizer (result.next[i].text, as GPT-2's byte-level alphabet written here says) and the
-// page no longer fetches Tokenizers.js itself; at 375 px, English and Hindi, the models view's
+// page no longer fetches Tokenizers.js itself; review 6 finding 9: a control character's text is shown (not an
+// empty cell), the status names the biases a layer has, the layers hint follows the layers opened; at 375 px, English and Hindi, the models view's
 // heatmaps scroll inside their own box (the page has no sideways overflow).
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -23,6 +24,13 @@ function byteLevelText(token) {
   return new TextDecoder().decode(Uint8Array.from([...token].map((c) => toByte.get(c))));
 }
 
+// Invisible characters as the next-token table shows them, written here: a space ·, a new line ↵, a tab ⇥,
+// other C0 controls as their control pictures (U+2400 + code), DEL ␡
+function shown(text) {
+  const marks = { 32: '\u00b7', 10: '\u21b5', 9: '\u21e5', 127: '\u2421' };
+  return [...text].map((c) => marks[c.codePointAt(0)] ?? (c.codePointAt(0) < 32 ? String.fromCodePoint(0x2400 + c.codePointAt(0)) : c)).join('');
+}
+
 describe('Real models: the next tokens\' text from the worker', { skip: !have && 'no ../shared/models' }, () => {
   it('gpt2: result.next[i].text is the byte-level decoding of its token, and the page itself never loads Tokenizers.js', async () => {
     const reference = await openAndRun('gpt2');
@@ -32,7 +40,7 @@ describe('Real models: the next tokens\' text from the worker', { skip: !have &&
     for (const { token, text } of next) assert.equal(text, byteLevelText(token), `token ${token}`);
     // the table shows it as soon as the list is drawn (no '…' while a second tokenizer loads)
     const cells = await page().$$eval('#models-next td.model-text', (tds) => tds.map((td) => td.textContent));
-    assert.deepEqual(cells, next.map(({ token }) => byteLevelText(token).replaceAll(' ', '·')));
+    assert.deepEqual(cells, next.map(({ token }) => shown(byteLevelText(token))));
     // the page's own resources: no chunk of @huggingface/tokenizers (the worker's are its own)
     const chunks = await page().evaluate(() => performance.getEntriesByType('resource').map((entry) => entry.name).filter((name) => /\.js$/.test(name)));
     const sources = await page().evaluate(async (urls) => Promise.all(urls.map(async (url) => [url, await (await fetch(url)).text()])), chunks);
@@ -130,4 +138,34 @@ describe('The whole block in the lab', { skip: !have && 'no ../shared/models' },
       console.log(`# ${name}: the lab's block vs transformers (rows, output, attention, weights, LN₁), ${blocks} layer(s): largest relative error ${worst.toExponential(2)}`);
     });
   }
+});
+
+describe('Review 6, finding 9: the models\' wording', { skip: !have && 'no ../shared/models' }, () => {
+  it('llama: a next token that decodes to a control character shows it, never an empty cell', async () => {
+    await openAndRun('llama');
+    const next = await page().evaluate(() => globalThis.attentionLab.models.result.next);
+    const cells = await page().$$eval('#models-next td.model-text', (tds) => tds.map((td) => td.textContent));
+    assert.deepEqual(cells, next.map(({ token }) => shown(byteLevelText(token))));
+    assert.ok(next.some(({ text }) => [...text].some((c) => c.codePointAt(0) < 32)), 'the reference sentence\'s top 10 has a control character (id 200)');
+    assert.ok(cells.every((cell) => cell.trim() !== ''), JSON.stringify(cells));
+  });
+
+  it('the status names the biases each model\'s layer has (Llama none, Qwen2 q, k, v; GPT-2 all four)', async () => {
+    const want = { llama: /its W_q, W_k, W_v and W_O \(the model has no biases\),/, qwen2: /its W_q, W_k, W_v, W_O and biases b_q, b_k, b_v,/, gpt2: /its W_q, W_k, W_v, W_O and biases b_q, b_k, b_v, b_O,/ };
+    for (const [name, words] of Object.entries(want)) {
+      await openAndRun(name);
+      await lab.redrawn(() => page().evaluate(() => globalThis.attentionLab.models.openInLab(0, 0)));
+      assert.match(await page().textContent('#models-status'), words);
+    }
+  });
+
+  it('qwen2: the layers hint says which layers are open as they are opened and folded', async () => {
+    await openAndRun('qwen2');
+    const hint = () => page().textContent('#models-layers > p.hint');
+    assert.match(await hint(), /^Layers open: 1; click another layer's title below to draw it \(2 layers in all\)/);
+    await page().click('#models-layers details[data-layer="1"] > summary');
+    await page().waitForFunction(() => /^Layers open: 1, 2;/.test(document.querySelector('#models-layers > p.hint').textContent));
+    await page().click('#models-layers details[data-layer="0"] > summary');
+    await page().waitForFunction(() => /^Layers open: 2;/.test(document.querySelector('#models-layers > p.hint').textContent));
+  });
 });

@@ -52,6 +52,13 @@ export function labStateOf(state, layer, result, l, h) {
   };
 }
 
+// The layer's attention weights as the status names them: with the biases it has (GPT-2 and BERT all
+// four, Qwen2 those of q, k and v), or saying it has none (Llama, Mistral)
+function weightsText(layer, t) {
+  const names = [['bq', 'b_q'], ['bk', 'b_k'], ['bv', 'b_v'], ['bo', 'b_O']].filter(([key]) => layer[key]).map(([, name]) => name);
+  return names.length ? t('models.weightsBiases', { names: names.join(', ') }) : t('models.weightsNoBiases');
+}
+
 // What the status says of the model's block the lab took (its order, norms and MLP), or ''
 function blockStatus(state, l, t) {
   const block = state.modelBlock;
@@ -79,7 +86,7 @@ export async function openInLab(models, l, h) {
   const status = t('models.openedInLab', {
     layer: l + 1, head: h + 1, type: report.modelType, n: result.n,
     input: t(state.modelBlock ? 'models.inputBlock' : layer.arrangement === 'pre' ? 'models.inputPre' : 'models.inputPost'),
-    heads: layer.heads, dK: layer.dK, mask: t(`layers.mask.${state.maskMode}`),
+    heads: layer.heads, dK: layer.dK, mask: t(`layers.mask.${state.maskMode}`), weights: weightsText(layer, t),
     scale: state.scaleMode === 'none' ? t('layers.scale.none') : t('layers.scale.sqrt_dk', { value: formatNumber(Math.sqrt(layer.dK)) }),
   }) + ' ' + modernStatus(layer, t) + blockStatus(state, l, t);
   // a layer of a large model is more numbers than a link carries: said, as the one-layer loader says it

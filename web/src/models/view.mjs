@@ -31,6 +31,14 @@ export function renderTokens(container, { tokens, ids }, t) {
   container.replaceChildren(element('h3', '', t('models.tokens', { count: tokens.length })), ...note, list);
 }
 
+// A decoded text with its invisible characters shown: · a space, ↵ a new line, ⇥ a tab, any other
+// control character as its Unicode control picture (U+000B → ␋, U+007F → ␡)
+const visible = (text) => Array.from(text, (c) => {
+  const code = c.codePointAt(0);
+  if (code > 32 && code !== 127) return c;
+  return { 32: '·', 10: '↵', 9: '⇥', 127: '␡' }[code] ?? String.fromCharCode(0x2400 + code);
+}).join('');
+
 /**
  * The next-token list (causal models): each token as the vocabulary writes it, its text (`text`, the
  * tokenizer's own decoding, done in the worker that holds the tokenizer), id and probability; a model
@@ -51,7 +59,7 @@ export function renderNext(container, next, t, { causal = true } = {}) {
     const cell = element('td', 'model-token', token);
     cell.dir = 'auto';
     // the decoded text, its spaces shown (·) and a byte that is only part of a character (�) as it is
-    const text = element('td', 'model-text', typeof decoded === 'string' ? decoded.replaceAll(' ', '·') : '…');
+    const text = element('td', 'model-text', typeof decoded === 'string' ? visible(decoded) : '…');
     text.dir = 'auto';
     row.append(cell, text, element('td', '', String(id)), element('td', '', formatNumber(probability)));
     table.append(row);
@@ -120,7 +128,12 @@ export function renderLayers(container, result, t, ink, onOpen, { causal = false
   legend.setAttribute('role', 'img');
   legend.setAttribute('aria-label', t('heatmap.legend'));
   renderLegend(legend, { ink, masked: t('pictures.masked') });
-  const hint = element('p', 'hint', t(count > 1 ? 'models.layersHint' : 'models.layerHint', { count }));
+  const hint = element('p', 'hint', t(count > 1 ? 'models.layersHint' : 'models.layerHint', { count, open: '1' }));
+  // which layers are open, said again on every fold and unfold (review 6, finding 9)
+  const said = () => {
+    const open = sections.filter((details) => details.open).map((details) => Number(details.dataset.layer) + 1);
+    if (count > 1) hint.textContent = t('models.layersHint', { count, open: open.length ? open.join(', ') : t('models.layersNone') });
+  };
   const sections = result.layers.map((layer, l) => {
     const details = element('details', 'model-layer');
     details.open = l === 0;
@@ -129,7 +142,10 @@ export function renderLayers(container, result, t, ink, onOpen, { causal = false
     const heads = element('div', 'model-heads');
     const draw = () => heads.replaceChildren(...layer.heads.map((_, h) => headFigure(result, l, h, t, { ink, onOpen, causal })));
     if (details.open) draw();
-    else details.addEventListener('toggle', () => details.open && !heads.childElementCount && draw());
+    details.addEventListener('toggle', () => {
+      if (details.open && !heads.childElementCount) draw();
+      said();
+    });
     details.append(heads);
     return details;
   });
