@@ -169,3 +169,24 @@ describe('Review 6, finding 9: the models\' wording', { skip: !have && 'no ../sh
     await page().waitForFunction(() => /^Layers open: 2;/.test(document.querySelector('#models-layers > p.hint').textContent));
   });
 });
+
+describe('Review 6, finding 13: practice on the head opened', { skip: !have && 'no ../shared/models' }, () => {
+  it('gpt2 layer 1, head 2 in the lab → practice: the exercises are on head 2, the concatenation\'s column named by its head', async () => {
+    await openAndRun('gpt2');
+    await lab.redrawn(() => page().evaluate(() => globalThis.attentionLab.models.openInLab(0, 1)));
+    await lab.redrawn(() => page().evaluate(() => {
+      const l = globalThis.attentionLab;
+      l.setState({ ...l.state, practice: {} });
+    }));
+    const exercises = await page().evaluate(() => globalThis.attentionLab.practice.exercises.map((e) => ({ id: e.id, label: e.label })));
+    const own = exercises.filter(({ id }) => /^(q|scores|scaled|softmax|z):/.test(id));
+    assert.ok(own.length >= 3, JSON.stringify(exercises));
+    for (const { id } of own) assert.equal(id.split(':')[1], '1', `${id}: head 2 (index 1)`);
+    const concat = await page().textContent('.practice');
+    assert.match(concat, /column h\d:\d+ \(head \d's column/);
+    await lab.redrawn(() => page().evaluate(() => {
+      const l = globalThis.attentionLab;
+      l.setState({ ...l.state, practice: null });
+    }));
+  });
+});

@@ -659,7 +659,7 @@ export const EN = {
   'practice.label.weights': "attention weight of '{query}' on '{key}', head {head}",
   'practice.label.softmax': "softmax of the row of '{query}' (every weight), head {head}",
   'practice.label.z': "z of '{query}', column {col}, head {head}",
-  'practice.label.concat': "concatenation of '{query}', column {col}",
+  'practice.label.concat': "concatenation of '{query}', column {col} (head {head}'s column {headCol})",
   'practice.label.output': "output of '{query}', column {col}",
 
   // the sources named in hint 1

@@ -708,7 +708,7 @@ export const HI = {
   'practice.label.weights': "'{query}' का '{key}' पर attention weight, head {head}",
   'practice.label.softmax': "'{query}' की पंक्ति का softmax (हर weight), head {head}",
   'practice.label.z': "'{query}' का z, स्तंभ {col}, head {head}",
-  'practice.label.concat': "'{query}' का concatenation, स्तंभ {col}",
+  'practice.label.concat': "'{query}' का concatenation, स्तंभ {col} (head {head} का स्तंभ {headCol})",
   'practice.label.output': "'{query}' का आउटपुट, स्तंभ {col}",
 
   'practice.source.xRow': "X की पंक्ति '{token}'",
