@@ -25,10 +25,11 @@ function byteLevelText(token) {
 }
 
 // Invisible characters as the next-token table shows them, written here: a space ·, a new line ↵, a tab ⇥,
-// other C0 controls as their control pictures (U+2400 + code), DEL ␡
+// other C0 controls and DEL by their code (\x0b)
 function shown(text) {
-  const marks = { 32: '\u00b7', 10: '\u21b5', 9: '\u21e5', 127: '\u2421' };
-  return [...text].map((c) => marks[c.codePointAt(0)] ?? (c.codePointAt(0) < 32 ? String.fromCodePoint(0x2400 + c.codePointAt(0)) : c)).join('');
+  const marks = { 32: '\u00b7', 10: '\u21b5', 9: '\u21e5' };
+  const code = (c) => c.codePointAt(0);
+  return [...text].map((c) => marks[code(c)] ?? (code(c) < 32 || code(c) === 127 ? `\\x${code(c).toString(16).padStart(2, '0')}` : c)).join('');
 }
 
 describe('Real models: the next tokens\' text from the worker', { skip: !have && 'no ../shared/models' }, () => {

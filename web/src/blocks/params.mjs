@@ -41,9 +41,9 @@ export const MAX_DRAWN_CELLS = 128 * 512;
 // What the hint says: the seeded tables, or a real model's (state.modelBlock), and why a table is not drawn
 function hintOf(used, view, t) {
   if (!used.norms) return t('blocks.params.hint');
+  if (!used.w1) return t('blocks.params.swiglu', { layer: view.layer + 1 });
   const lines = [t('blocks.params.modelHint', { layer: view.layer + 1 })];
-  if (!used.w1) lines.push(t('blocks.params.swiglu'));
-  else if (used.w1.length > MAX_DRAWN_CELLS) {
+  if (used.w1.length > MAX_DRAWN_CELLS) {
     lines.push(t('blocks.params.tooLarge', { dModel: view.dModel, hidden: hiddenOf(view), count: (2 * used.w1.length).toLocaleString('en'), cap: MAX_DRAWN_CELLS.toLocaleString('en') }));
   }
   return lines.join(' ');

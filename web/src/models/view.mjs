@@ -32,11 +32,11 @@ export function renderTokens(container, { tokens, ids }, t) {
 }
 
 // A decoded text with its invisible characters shown: · a space, ↵ a new line, ⇥ a tab, any other
-// control character as its Unicode control picture (U+000B → ␋, U+007F → ␡)
+// control character by its code as \x0b (the page's fonts have no control pictures such as ␋)
 const visible = (text) => Array.from(text, (c) => {
   const code = c.codePointAt(0);
   if (code > 32 && code !== 127) return c;
-  return { 32: '·', 10: '↵', 9: '⇥', 127: '␡' }[code] ?? String.fromCharCode(0x2400 + code);
+  return { 32: '·', 10: '↵', 9: '⇥' }[code] ?? `\\x${code.toString(16).padStart(2, '0')}`;
 }).join('');
 
 /**
