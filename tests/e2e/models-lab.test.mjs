@@ -34,16 +34,22 @@ async function openedHead(name, reference, l, h) {
   } else {
     await lab.redrawn(() => page().evaluate(([l, h]) => globalThis.attentionLab.models.openInLab(l, h), [l, h]));
   }
-  const { state, weights, all } = await page().evaluate((h) => {
+  const { state, weights, all, read } = await page().evaluate((h) => {
     const lab = globalThis.attentionLab;
-    return { state: lab.state, weights: [...lab.result.heads[h].weights], all: lab.result.heads.length };
+    // what the lab's attention read: LN₁ of its rows in a pre-LN block (the model's whole block), else the rows
+    const layer = lab.result.layers?.[0];
+    const read = lab.state.block === 'full' && lab.state.norm === 'pre' ? [...layer.norm1] : lab.state.inputs.rows.flat();
+    return { state: lab.state, weights: [...lab.result.heads[h].weights], all: lab.result.heads.length, read };
   }, h);
   assert.equal(all, reference.layers[0].probs.length / (n * n));
   assert.equal(state.selectedHead, h);
   assert.equal(state.maskMode, name === 'bert' ? 'none' : 'causal');
   assert.deepEqual(state.inputs.tokens, reference.tokens);
-  // the lab's inputs are what the model's attention received (after ln_1 for GPT-2)
-  assert.ok(largestDifference(state.inputs.rows.flat(), reference.layers[l].input) < 1e-4, `layer ${l + 1} input`);
+  // the lab's rows are the stream entering the layer (the model's whole block is in the lab), and its
+  // attention read what the model's attention received (after ln_1 for GPT-2)
+  assert.equal(state.block, 'full');
+  assert.ok(largestDifference(state.inputs.rows.flat(), reference.hidden_states[l]) < 1e-4, `layer ${l + 1} rows`);
+  assert.ok(largestDifference(read, reference.layers[l].input) < 1e-4, `layer ${l + 1} input`);
   const want = reference.layers[l].probs.slice(h * n * n, (h + 1) * n * n);
   const difference = largestDifference(weights, want);
   assert.ok(difference <= 1e-4, `${name} layer ${l + 1} head ${h + 1}: largest difference ${difference}`);
@@ -80,7 +86,7 @@ describe('Open a layer with rotary positions, key/value heads or a window in the
       assert.equal(state.custom.wk.length, 2 * 32 * 8);
       assert.equal(Boolean(state.custom.bk), name === 'qwen2');
       const status = await page().textContent('#models-status');
-      assert.match(status, /rotary: on, θ = 10,?000, 8 features per head; key\/value heads: 2; window: none\.$/);
+      assert.match(status, /rotary: on, θ = 10,?000, 8 features per head; key\/value heads: 2; window: none\.( |$)/);
       assert.equal(await page().textContent('#messages'), '');
     }
   });
@@ -96,21 +102,25 @@ describe('Open a layer with rotary positions, key/value heads or a window in the
     await page().click('#models-run');
     await page().waitForFunction(() => globalThis.attentionLab.models.result && !globalThis.attentionLab.models.result.partial);
     await lab.redrawn(() => page().evaluate(() => globalThis.attentionLab.models.openInLab(0, 1)));
-    const { state, heads } = await page().evaluate(() => {
+    const { state, heads, read } = await page().evaluate(() => {
       const lab = globalThis.attentionLab;
-      return { state: lab.state, heads: lab.result.heads.map((h) => [...h.weights]) };
+      // what the attention read: LN₁ (the model's RMSNorm) of the lab's rows
+      const d = lab.state.dModel;
+      const norm1 = lab.result.layers[0].norm1;
+      const read = Array.from({ length: norm1.length / d }, (_, i) => [...norm1.subarray(i * d, (i + 1) * d)]);
+      return { state: lab.state, heads: lab.result.heads.map((h) => [...h.weights]), read };
     });
     assert.equal(state.window, 4);
     // layer 1's input is Llama's (the window acts inside the attention): transformers' numbers
-    assert.ok(largestDifference(state.inputs.rows.flat(), reference.layers[0].input) < 1e-4);
+    assert.ok(largestDifference(read.flat(), reference.layers[0].input) < 1e-4);
     const n = reference.ids.length;
-    const want = attention64(state.inputs.rows, state.custom, { heads: 4, kvHeads: 2, dK: 8, causal: true, window: 4, rotary: { dims: 8, theta: state.rotaryTheta } });
+    const want = attention64(read, state.custom, { heads: 4, kvHeads: 2, dK: 8, causal: true, window: 4, rotary: { dims: 8, theta: state.rotaryTheta } });
     let worst = 0;
     want.heads.forEach((head, h) => { worst = Math.max(worst, largestDifference(heads[h], head.weights.flat())); });
     assert.ok(worst <= 1e-5, `largest difference ${worst}`);
     // and key j > 3 back is 0 for query i
     assert.equal(heads[1][(n - 1) * n + (n - 5)], 0);
-    assert.match(await page().textContent('#models-status'), /window: 4\.$/);
+    assert.match(await page().textContent('#models-status'), /window: 4\.( |$)/);
   });
 
 });

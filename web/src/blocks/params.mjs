@@ -23,22 +23,47 @@ export function buildParams() {
 }
 
 // Each table's rows and columns: model dimensions by the input's names, hidden units h1 … h_f
+// (the width a real model's MLP has, state.modelBlock, or the lab's 4 × d_model: w1's columns)
+const hiddenOf = (view) => (view.layerWeights?.[view.layer]?.w1?.length ?? view.dModel * 4 * view.dModel) / view.dModel;
+
 function labelsOf(table, view, t) {
-  const hidden = numbered(view.dModel * 4, 'h');
+  const hidden = numbered(hiddenOf(view), 'h');
   if (table === 'w1') return { rows: view.columns, columns: hidden };
   if (table === 'w2') return { rows: hidden, columns: view.columns };
   return { rows: [t('blocks.params.gamma'), t('blocks.params.beta')], columns: view.columns };
 }
 
+// The most cells one table of the MLP is drawn with: the lab's largest (d_model 128: 128 × 512). A real
+// model's larger MLP (GPT-2 small: 768 × 3072) is computed with, not drawn: millions of editable cells
+// would take the page minutes.
+export const MAX_DRAWN_CELLS = 128 * 512;
+
+// What the hint says: the seeded tables, or a real model's (state.modelBlock), and why a table is not drawn
+function hintOf(used, view, t) {
+  if (!used.norms) return t('blocks.params.hint');
+  if (!used.w1) return t('blocks.params.swiglu', { layer: view.layer + 1 });
+  const lines = [t('blocks.params.modelHint', { layer: view.layer + 1 })];
+  if (used.w1.length > MAX_DRAWN_CELLS) {
+    lines.push(t('blocks.params.tooLarge', { dModel: view.dModel, hidden: hiddenOf(view), count: (2 * used.w1.length).toLocaleString('en'), cap: MAX_DRAWN_CELLS.toLocaleString('en') }));
+  }
+  return lines.join(' ');
+}
+
 /** Draws the shown layer's tables (a full block only; else the block is hidden). */
 export function drawParams(parts, view, t) {
   const used = view.layerWeights?.[view.layer];
-  parts.box.hidden = !used?.w1;
+  parts.box.hidden = !used?.ln1;
   if (parts.box.hidden) return;
-  const values = { layer: view.layer + 1, hidden: view.dModel * 4 };
+  const values = { layer: view.layer + 1, hidden: hiddenOf(view) };
   parts.summary.textContent = t('blocks.params.title', values);
-  parts.hint.textContent = t('blocks.params.hint');
+  parts.hint.textContent = hintOf(used, view, t);
+  const drawn = (table) => Boolean(used[table]) && used[table].length <= MAX_DRAWN_CELLS;
   for (const table of BLOCK_TABLES) {
+    parts.holders[table].hidden = !drawn(table);
+    if (!drawn(table)) {
+      parts.holders[table].replaceChildren();
+      continue;
+    }
     const { rows, columns } = labelsOf(table, view, t);
     renderMatrix(parts.holders[table], {
       caption: t(`blocks.params.${table}`, values), label: t(`blocks.params.${table}`, values), t,
@@ -63,7 +88,7 @@ export function listenToParams(parts, { getView, getState, dispatch, t }) {
     if (value === null || Math.abs(value) > FLOAT32_MAX) {
       input.setAttribute('aria-invalid', 'true');
       const { rows, columns } = labelsOf(table, view, t);
-      parts.problem.textContent = t('blocks.params.bad', { table: t(`blocks.params.${table}`, { layer: view.layer + 1, hidden: view.dModel * 4 }), row: rows[row], col: columns[col], value: input.value.slice(0, 40) });
+      parts.problem.textContent = t('blocks.params.bad', { table: t(`blocks.params.${table}`, { layer: view.layer + 1, hidden: hiddenOf(view) }), row: rows[row], col: columns[col], value: input.value.slice(0, 40) });
       return;
     }
     input.removeAttribute('aria-invalid');

@@ -17,7 +17,7 @@ function answer(result) {
 }
 
 // Layer `l`'s attention as the engine runs it (head-major W_q, W_k, W_v, W_O (in, out), biases, mask,
-// scale): what "Open this layer in the lab" makes the lab's custom weights. A prepared model keeps no
+// scale), and its whole block (`block`): what "Open this layer in the lab" makes the lab's own. A prepared model keeps no
 // weight in JavaScript: the layer is read again from its files.
 async function layerAttention(model, l) {
   if (!Number.isInteger(l) || !model.request.layers[l]) return failure({ name: 'Error', message: `the model has no layer ${Number(l) + 1}` });
@@ -25,7 +25,10 @@ async function layerAttention(model, l) {
   const { heads, kvHeads = heads, dK = model.request.dModel / heads, mask = 'none', scale = 'sqrt_dk', window = 0, wq, wk, wv, wo, bq, bk, bv, bo } = layer.attention;
   return { family: model.report.family, arrangement: layer.arrangement, dModel: model.request.dModel, heads, kvHeads, dK, mask, scale, window,
     // the model's rotary positions ({ dims, theta }), or null
-    rotary: model.request.positions === 'rotary' ? { ...model.request.rotary } : null, wq, wk, wv, wo, bq: bq ?? null, bk: bk ?? null, bv: bv ?? null, bo: bo ?? null };
+    rotary: model.request.positions === 'rotary' ? { ...model.request.rotary } : null, wq, wk, wv, wo, bq: bq ?? null, bk: bk ?? null, bv: bv ?? null, bo: bo ?? null,
+    // the rest of the block as the engine runs it: its norms (LayerNorm or RMSNorm, eps) and MLP
+    // (GELU or SwiGLU, weights (in, out)), for the lab's full block
+    block: { arrangement: layer.arrangement, norm1: layer.norm1, norm2: layer.norm2, mlp: layer.mlp } };
 }
 
 // The request for the first block only (its attention drawn before the whole model is run).

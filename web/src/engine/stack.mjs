@@ -73,6 +73,29 @@ function normTable(dModel, edits) {
 }
 const normOf = (table, dModel) => ({ kind: 'layernorm', weight: table.slice(0, dModel), bias: table.slice(dModel) });
 
+// A real model's block (state.modelBlock, as the worker read it): its norms and MLP as float32, the
+// reader's typed cells over them; the tables the page shows: w1, w2 (a plain MLP's) and each norm's
+// γ and β (RMSNorm has no β: 0s shown, a typed β unused).
+function modelLayer(model, dModel, edits) {
+  const f32 = (values) => (values ? Float32Array.from(values) : undefined);
+  const normTableOf = (norm, typed) => {
+    const table = new Float32Array(2 * dModel);
+    table.set(norm.weight);
+    if (norm.bias) table.set(norm.bias, dModel);
+    return withEdits(table, typed);
+  };
+  const [ln1, ln2] = [normTableOf(model.norm1, edits.ln1), normTableOf(model.norm2, edits.ln2)];
+  const norm = (source, table) => ({ kind: source.kind, eps: source.eps, weight: table.slice(0, dModel), ...(source.kind === 'layernorm' ? { bias: table.slice(dModel) } : {}) });
+  const { kind, activation, hidden } = model.mlp;
+  const mlp = kind === 'swiglu'
+    ? { kind, hidden, wGate: f32(model.mlp.wGate), wUp: f32(model.mlp.wUp), wDown: f32(model.mlp.wDown) }
+    : { kind, activation, hidden, w1: withEdits(f32(model.mlp.w1), edits.w1), w2: withEdits(f32(model.mlp.w2), edits.w2), b1: f32(model.mlp.b1), b2: f32(model.mlp.b2) };
+  // (with each norm's kind and ε and the MLP's kind, for the explanations and the walk: shared/mlp-text.mjs)
+  const norms = { kind: [model.norm1.kind, model.norm2.kind], eps: [model.norm1.eps, model.norm2.eps], mlp: kind, activation: activation ?? null };
+  const shown = kind === 'swiglu' ? { ln1, ln2, norms } : { w1: mlp.w1, w2: mlp.w2, ln1, ln2, norms };
+  return { norm1: norm(model.norm1, ln1), norm2: norm(model.norm2, ln2), mlp: Object.fromEntries(Object.entries(mlp).filter(([, v]) => v !== undefined)), shown };
+}
+
 /** engine.transformer()'s options for a page request with a `stack`, and each layer's weights. */
 export function stackOptions(engine, request) {
   const { x, n, dModel, heads, dK, dV, scale, mask, positions, weights, useWo, stack, kvHeads = heads, rotary, window = 0 } = request;
@@ -83,6 +106,11 @@ export function stackOptions(engine, request) {
     const attention = { heads, kvHeads, dK, dV, scale, mask, window, ...Object.fromEntries(Object.entries(w).filter(([, v]) => v)) };
     if (!full) return { arrangement: 'attention-only', attention };
     const edits = stack.edits?.[l] ?? {};
+    if (l === 0 && stack.model) {
+      const own = modelLayer(stack.model, dModel, edits);
+      Object.assign(w, own.shown);
+      return { arrangement: stack.arrangement, attention, norm1: own.norm1, norm2: own.norm2, mlp: own.mlp };
+    }
     const mlp = mlpOf(engine, { dModel, hidden: stack.hidden, seed: stack.seed }, l);
     withEdits(mlp.w1, edits.w1);
     withEdits(mlp.w2, edits.w2);

@@ -9,7 +9,6 @@ import { renderTokens, renderNext, renderLayers } from './view.mjs';
 import { reportLines } from './report.mjs';
 import { openInLab, stillTheModel } from './lab.mjs';
 import { renderStream } from './stream.mjs';
-import { loadDecoder } from './decode.mjs';
 import { applyTexts } from '../i18n/page.mjs';
 import { staticMarkup } from '../shared/markup.mjs';
 
@@ -40,7 +39,7 @@ export function mount(ctx) {
     labStatus: () => ctx.container.querySelector('#status'),
     afterLabDraw: (then) => ctx.container.addEventListener('attention-lab:change', then, { once: true, signal: ctx.signal }),
     renderLabStatus: (text) => ctx.services.renderStatus(text),
-    inLab: null, decoder: null,
+    inLab: null,
     $: (id) => section.querySelector(`#${id}`),
     report: null, result: null, reads: 0, failed: null,
     getState: () => ctx.store.state,
@@ -128,7 +127,7 @@ async function open(models, files) {
     return answer;
   }
   models.compute.models.close?.(models.key);
-  Object.assign(models, { key, report: answer.report, result: null, inLab: null, decoder: loadDecoder(list), decode: undefined });
+  Object.assign(models, { key, report: answer.report, result: null, inLab: null });
   for (const id of ['models-tokens', 'models-next', 'models-layers', 'models-stream']) $(id).replaceChildren();
   $('models-status').textContent = t('models.opened', { type: answer.report.modelType, layers: answer.report.layers, heads: answer.report.heads });
   relabel(models);
@@ -176,16 +175,8 @@ function draw(models, { after = false } = {}) {
   const { $, t, result, report } = models;
   const ink = getComputedStyle(models.section).color;
   if (!after) renderTokens($('models-tokens'), result, t);
-  // the decoded text of each next token, once the page has the tokenizer (Tokenizers.js, as the worker's):
-  // drawn once with it when it is loaded, else with "…" and again when it comes
-  if (models.decode === undefined) {
-    renderNext($('models-next'), result.next, t, { causal: report.causal, decode: null });
-    const decoder = models.decoder;
-    decoder?.then((decode) => {
-      if (models.decoder === decoder) models.decode = decode ?? null;
-      if (decode && models.result === result) renderNext($('models-next'), result.next, t, { causal: report.causal, decode });
-    });
-  } else renderNext($('models-next'), result.next, t, { causal: report.causal, decode: models.decode });
+  // each next token's decoded text comes with it from the worker, whose tokenizer encoded the sentence
+  renderNext($('models-next'), result.next, t, { causal: report.causal });
   renderLayers($('models-layers'), result, t, ink, (l, h) => openLayer(models, l, h), { causal: report.causal, keepFirst: after });
   renderStream($('models-stream'), result, t, report);
   const of = result.partial?.of ?? result.layers.length;

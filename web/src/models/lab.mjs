@@ -15,10 +15,27 @@ function modernStatus(layer, t) {
   return t('modern.status', { rotary, kvHeads: layer.kvHeads, window: layer.window > 0 ? layer.window : t('modern.none') });
 }
 
-/** The lab's state for layer `l` (its attention `layer`, from compute.models.layer) and head `h` of `result`. */
+// The stream entering block l (result.hidden[l]: the embeddings for l = 0, then after block l), or
+// null while only layer 1's partial result is there.
+const streamInto = (result, l) => result.hidden?.[l] ?? null;
+
+// The model's block as the lab's state keeps it (plain arrays, as its custom weights): norms and MLP.
+function modelBlockOf(block) {
+  const plain = (value) => (ArrayBuffer.isView(value) ? Array.from(value) : value);
+  const norm = ({ kind, eps, weight, bias }) => ({ kind, eps, weight: plain(weight), bias: bias ? plain(bias) : null });
+  const mlp = Object.fromEntries(Object.entries(block.mlp).map(([key, value]) => [key, plain(value)]));
+  return { arrangement: block.arrangement, norm1: norm(block.norm1), norm2: norm(block.norm2), mlp };
+}
+
+/**
+ * The lab's state for layer `l` (its attention `layer`, from compute.models.layer) and head `h` of
+ * `result`: with the layer's whole block (its norms and MLP, state.modelBlock) on the stream entering
+ * it when the result has it, else its attention alone on what the attention received.
+ */
 export function labStateOf(state, layer, result, l, h) {
   const { dModel: d, heads, dK } = layer;
-  const input = result.layers[l].input;
+  const stream = layer.block ? streamInto(result, l) : null;
+  const input = stream ?? result.layers[l].input;
   const rows = Array.from({ length: result.n }, (_, i) => Array.from(input.subarray(i * d, (i + 1) * d)));
   const inputs = { tokens: [...result.tokens], rows };
   const params = { dModel: d, heads, dK, dV: dK, causal: layer.mask === 'causal' };
@@ -26,12 +43,31 @@ export function labStateOf(state, layer, result, l, h) {
   const withLayer = stateWithLayer(state, params, inputs);
   return {
     ...stateWithInputs(withLayer, inputs), selectedHead: h, scaleMode: layer.scale === 'none' ? 'none' : 'sqrt_dk',
-    // one attention layer, whatever stack the lab showed before
-    layers: 1, block: 'attention', layerWeights: null, blockEdits: {}, selectedLayer: 0,
+    // one block: the model's whole block (LN1 → attention → + → LN2 → MLP → +, or BERT's post-LN order), or its attention alone
+    layers: 1, layerWeights: null, blockEdits: {}, selectedLayer: 0,
+    ...(stream ? { block: 'full', norm: layer.block.arrangement, modelBlock: modelBlockOf(layer.block) } : { block: 'attention', modelBlock: null }),
     // as the model computes it: its key/value heads, rotary positions (from position 0) and window
     kvHeads: layer.kvHeads === heads ? null : layer.kvHeads, window: layer.window ?? 0,
     rotary: Boolean(layer.rotary), rotaryTheta: layer.rotary?.theta ?? 10000, rotaryDims: layer.rotary ? layer.rotary.dims : null,
   };
+}
+
+// The layer's attention weights as the status names them: with the biases it has (GPT-2 and BERT all
+// four, Qwen2 those of q, k and v), or saying it has none (Llama, Mistral)
+function weightsText(layer, t) {
+  const names = [['bq', 'b_q'], ['bk', 'b_k'], ['bv', 'b_v'], ['bo', 'b_O']].filter(([key]) => layer[key]).map(([, name]) => name);
+  return names.length ? t('models.weightsBiases', { names: names.join(', ') }) : t('models.weightsNoBiases');
+}
+
+// What the status says of the model's block the lab took (its order, norms and MLP), or ''
+function blockStatus(state, l, t) {
+  const block = state.modelBlock;
+  if (!block) return '';
+  const { kind, activation, hidden } = block.mlp;
+  return ' ' + t('models.blockInLab', {
+    layer: l + 1, order: t(block.arrangement === 'pre' ? 'models.orderPre' : 'models.orderPost'), norm: t(`models.norm.${block.norm1.kind}`),
+    eps: formatNumber(block.norm1.eps), mlp: t(`models.mlp.${kind === 'swiglu' ? 'swiglu' : activation}`), hidden,
+  });
 }
 
 /**
@@ -49,10 +85,10 @@ export async function openInLab(models, l, h) {
   }
   const status = t('models.openedInLab', {
     layer: l + 1, head: h + 1, type: report.modelType, n: result.n,
-    input: t(layer.arrangement === 'pre' ? 'models.inputPre' : 'models.inputPost'),
-    heads: layer.heads, dK: layer.dK, mask: t(`layers.mask.${state.maskMode}`),
+    input: t(state.modelBlock ? 'models.inputBlock' : layer.arrangement === 'pre' ? 'models.inputPre' : 'models.inputPost'),
+    heads: layer.heads, dK: layer.dK, mask: t(`layers.mask.${state.maskMode}`), weights: weightsText(layer, t),
     scale: state.scaleMode === 'none' ? t('layers.scale.none') : t('layers.scale.sqrt_dk', { value: formatNumber(Math.sqrt(layer.dK)) }),
-  }) + ' ' + modernStatus(layer, t);
+  }) + ' ' + modernStatus(layer, t) + blockStatus(state, l, t);
   // a layer of a large model is more numbers than a link carries: said, as the one-layer loader says it
   const said = linkCarriesWeights(state) ? status : `${status} ${t('layers.tooLargeForLink', { count: ownValueCount(state).toLocaleString('en') })}`;
   models.useState(state, said);
@@ -68,11 +104,13 @@ function same(a, b) {
   return true;
 }
 
-const KEPT = ['dModel', 'heads', 'dK', 'dV', 'maskMode', 'scaleMode', 'kvHeads', 'window', 'rotary', 'rotaryTheta', 'rotaryDims', 'layers', 'block', 'useWo'];
+const KEPT = ['dModel', 'heads', 'dK', 'dV', 'maskMode', 'scaleMode', 'kvHeads', 'window', 'rotary', 'rotaryTheta', 'rotaryDims', 'layers', 'block', 'norm', 'useWo', 'modelBlock'];
 
 /** True while the lab's `state` still holds what "Open this layer in the lab" put there (`opened`). */
 export function stillTheModel(state, opened) {
   if (KEPT.some((key) => state[key] !== opened[key])) return false;
+  // a typed cell of the block's MLP or norms makes it the reader's
+  if (Object.keys(state.blockEdits ?? {}).length) return false;
   if (!same(state.inputs?.tokens, opened.inputs?.tokens) || !same(state.inputs?.rows, opened.inputs?.rows)) return false;
   const names = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo'];
   return state.weightsMode === opened.weightsMode && names.every((name) => same(state.custom?.[name] ?? null, opened.custom?.[name] ?? null));

@@ -56,6 +56,8 @@ function report(recognised, tables, taker, tokenizer, bytes) {
     dtypes: [...new Set([...tables.tensors.values()].map((t) => t.dtype))], keptBytes: bytes,
     skipped: tables.skipped, unused: [...tables.tensors.keys()].filter((name) => !taker.used.has(name)),
     unread: recognised.unread, tokenizer: tokenizer !== null,
+    // the MLP's activation ('gelu', 'gelu-tanh', 'relu', 'silu'; Llama's SwiGLU gate is SiLU)
+    activation: s.activation ?? null,
   };
 }
 
@@ -134,14 +136,18 @@ function checkIds(ids, vocab) {
 }
 
 // The top `count` next tokens after the last one: softmax of the last row of logits, in float64.
-function nextTokens(logits, n, vocab, tokenOf, count = TOP_NEXT) {
+// Each with its text as the tokenizer's own decoder writes it (byte-level tokens back to UTF-8; a lone
+// byte of a longer character decodes to U+FFFD), or null without a tokenizer.
+function nextTokens(logits, n, vocab, tokenizer, count = TOP_NEXT) {
   const last = logits.subarray((n - 1) * vocab, n * vocab);
   let max = -Infinity;
   for (const v of last) max = Math.max(max, v);
   let sum = 0;
   for (const v of last) sum += Math.exp(v - max);
   const order = [...last.keys()].sort((a, b) => last[b] - last[a] || a - b).slice(0, count);
-  return order.map((id) => ({ id, token: tokenOf(id), probability: Math.exp(last[id] - max) / sum, logit: last[id] }));
+  const tokenOf = (id) => tokenizer?.tokenOf(id) ?? String(id);
+  const textOf = (id) => (tokenizer ? tokenizer.decode([id]) : null);
+  return order.map((id) => ({ id, token: tokenOf(id), text: textOf(id), probability: Math.exp(last[id] - max) / sum, logit: last[id] }));
 }
 
 /**
@@ -167,8 +173,7 @@ export function runModel(engine, model, input, { blocks } = {}) {
     hidden: block.output,
   }));
   const hidden = [trace.embeddings, ...trace.layers.slice(0, -1).map((block) => block.output), trace.output];
-  const tokenOf = (id) => tokenizer?.tokenOf(id) ?? String(id);
-  const next = about.causal ? nextTokens(trace.logits, trace.n, request.vocab, tokenOf) : null;
+  const next = about.causal ? nextTokens(trace.logits, trace.n, request.vocab, tokenizer) : null;
   return { tokens, ids, n: trace.n, layers, hidden, next, logits: trace.logits };
 }
 
@@ -183,7 +188,6 @@ function runPrepared(model, ids, tokens, blocks) {
   }));
   if (trace.output === null) return { tokens, ids, n: trace.n, layers, hidden: null, next: null };
   const hidden = [trace.embeddings, ...trace.layers.slice(0, -1).map((layer) => layer.hidden), trace.output];
-  const tokenOf = (id) => tokenizer?.tokenOf(id) ?? String(id);
-  const next = about.causal ? nextTokens(trace.lastLogits, 1, request.vocab, tokenOf) : null;
+  const next = about.causal ? nextTokens(trace.lastLogits, 1, request.vocab, tokenizer) : null;
   return { tokens, ids, n: trace.n, layers, hidden, next };
 }

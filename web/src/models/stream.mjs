@@ -3,7 +3,7 @@
 // the model's final norm where it has one, as transformers returns it): for the token chosen a summary
 // (each stage's norm and first features) and, opened on demand, every feature; every number at the
 // lab's precision and exactly (formatFull) in its title and data-value; and
-// why the lab's stack of blocks cannot take the model's blocks whole.
+// what "Open this layer in the lab" takes: the layer's whole block.
 import { formatFull, formatNumber } from '../shared/format.mjs';
 import { isolate } from '../shared/bidi.mjs';
 
@@ -114,6 +114,9 @@ export function renderStream(container, result, t, report) {
   picker.addEventListener('change', show);
   all.addEventListener('toggle', show);
   show();
-  const why = element('p', 'model-note', t(report.family === 'llama' ? 'models.stackNotRms' : 'models.stackNot'));
+  // what "Open this layer in the lab" takes: the layer's whole block, the model's own
+  const [order, norm, mlp] = report.family === 'llama' ? ['models.orderPre', 'models.norm.rmsnorm', 'models.mlp.swiglu']
+    : [report.family === 'gpt2' ? 'models.orderPre' : 'models.orderPost', 'models.norm.layernorm', `models.mlp.${report.activation ?? 'gelu'}`];
+  const why = element('p', 'model-note', t('models.blockOpens', { order: t(order), norm: t(norm), mlp: t(mlp), layers: report.layers }));
   container.replaceChildren(title, intro, label, picker, box, all, why);
 }

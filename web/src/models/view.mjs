@@ -31,11 +31,20 @@ export function renderTokens(container, { tokens, ids }, t) {
   container.replaceChildren(element('h3', '', t('models.tokens', { count: tokens.length })), ...note, list);
 }
 
+// A decoded text with its invisible characters shown: · a space, ↵ a new line, ⇥ a tab, any other
+// control character by its code as \x0b (the page's fonts have no control pictures such as ␋)
+const visible = (text) => Array.from(text, (c) => {
+  const code = c.codePointAt(0);
+  if (code > 32 && code !== 127) return c;
+  return { 32: '·', 10: '↵', 9: '⇥' }[code] ?? `\\x${code.toString(16).padStart(2, '0')}`;
+}).join('');
+
 /**
- * The next-token list (causal models): each token as the vocabulary writes it, its text (decode(id),
- * the tokenizer's own decoding, once the page has it), id and probability; a model without one says why.
+ * The next-token list (causal models): each token as the vocabulary writes it, its text (`text`, the
+ * tokenizer's own decoding, done in the worker that holds the tokenizer), id and probability; a model
+ * without one says why.
  */
-export function renderNext(container, next, t, { causal = true, decode = null } = {}) {
+export function renderNext(container, next, t, { causal = true } = {}) {
   if (!next) {
     container.replaceChildren(...(causal ? [] : [element('p', 'model-note', t('models.noNext'))]));
     return;
@@ -45,12 +54,12 @@ export function renderNext(container, next, t, { causal = true, decode = null } 
   const head = element('tr');
   head.append(element('th', '', t('models.nextToken')), element('th', '', t('models.nextText')), element('th', '', t('models.nextId')), element('th', '', t('models.nextProbability')));
   table.append(head);
-  for (const { id, token, probability } of next) {
+  for (const { id, token, text: decoded, probability } of next) {
     const row = element('tr');
     const cell = element('td', 'model-token', token);
     cell.dir = 'auto';
     // the decoded text, its spaces shown (·) and a byte that is only part of a character (�) as it is
-    const text = element('td', 'model-text', decode ? decode(id).replaceAll(' ', '·') : '…');
+    const text = element('td', 'model-text', typeof decoded === 'string' ? visible(decoded) : '…');
     text.dir = 'auto';
     row.append(cell, text, element('td', '', String(id)), element('td', '', formatNumber(probability)));
     table.append(row);
@@ -121,7 +130,12 @@ export function renderLayers(container, result, t, ink, onOpen, { causal = false
   legend.setAttribute('role', 'img');
   legend.setAttribute('aria-label', t('heatmap.legend'));
   renderLegend(legend, { ink, masked: t('pictures.masked') });
-  const hint = element('p', 'hint', t(count > 1 ? 'models.layersHint' : 'models.layerHint', { count }));
+  const hint = element('p', 'hint', t(count > 1 ? 'models.layersHint' : 'models.layerHint', { count, open: '1' }));
+  // which layers are open, said again on every fold and unfold (review 6, finding 9)
+  const said = () => {
+    const open = sections.filter((details) => details.open).map((details) => Number(details.dataset.layer) + 1);
+    if (count > 1) hint.textContent = t('models.layersHint', { count, open: open.length ? open.join(', ') : t('models.layersNone') });
+  };
   const sections = result.layers.map((layer, l) => {
     if (l === 0 && first) return first;
     const details = element('details', 'model-layer');
@@ -131,7 +145,10 @@ export function renderLayers(container, result, t, ink, onOpen, { causal = false
     const heads = element('div', 'model-heads');
     const draw = () => heads.replaceChildren(...layer.heads.map((_, h) => headFigure(result, l, h, t, { ink, onOpen, causal })));
     if (details.open) draw();
-    else details.addEventListener('toggle', () => details.open && !heads.childElementCount && draw());
+    details.addEventListener('toggle', () => {
+      if (details.open && !heads.childElementCount) draw();
+      said();
+    });
     details.append(heads);
     return details;
   });

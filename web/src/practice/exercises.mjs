@@ -70,9 +70,10 @@ function leastBlind(view, f64, cells, tolerance) {
  * Keys are tried from the one the query weighs most (other than itself: a pair where swapping
  * query and key shows), heads from `head`, columns from the lively ones; the first choice where
  * every typical mistake gives its own value is taken, else the one with the fewest that do not.
- * With anyQuery, other query tokens are tried too (after `query`).
+ * With anyQuery, other query tokens are tried too (after `query`). With stayOnHead, every query on
+ * `head` is tried before any other head (the head the reader chose, review 6 finding 13).
  */
-export function defaultCells(view, { query = 0, head = 0, anyQuery = false } = {}, f64 = forward64(view), tolerance = DEFAULT_TOLERANCE) {
+export function defaultCells(view, { query = 0, head = 0, anyQuery = false, stayOnHead = false } = {}, f64 = forward64(view), tolerance = DEFAULT_TOLERANCE) {
   const n = view.tokens.length;
   const first = Math.min(Math.max(query, 0), n - 1);
   const firstHead = Math.min(Math.max(head, 0), view.heads - 1);
@@ -80,6 +81,13 @@ export function defaultCells(view, { query = 0, head = 0, anyQuery = false } = {
   const queries = anyQuery ? [first, ...others].slice(0, MAX_TRIED) : [first];
   const heads = [firstHead, ...range(view.heads).filter((h) => h !== firstHead)];
   let best = null;
+  if (stayOnHead) {
+    for (const i of queries) {
+      const found = sequenceFor(view, f64, i, firstHead, tolerance);
+      if (!best || found.blind < best.blind) best = found;
+      if (found.blind === 0) return found.cells;
+    }
+  }
   for (const i of queries) {
     for (const h of heads) {
       const found = sequenceFor(view, f64, i, h, tolerance);
@@ -399,7 +407,8 @@ const BUILDERS = {
       if (other !== head) mistakes.push({ key: 'mistake.otherHead', params: { head: head + 1 }, value: f64.heads[other].z[i * dV + inHead] });
     }
     return {
-      label: msg('label.concat', { query: view.tokens[i], col: concatColumns(view)[col] }),
+      // the column by its head and its place in that head's z (h2:1 is head 2, column 1)
+      label: msg('label.concat', { query: view.tokens[i], col: concatColumns(view)[col], head: head + 1, headCol: columns[inHead] }),
       truth: f64.concat[i * heads * dV + col],
       mistakes,
       sources: [msg('source.zCell', { query: view.tokens[i], col: columns[inHead], head: head + 1 })],

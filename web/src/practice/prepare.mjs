@@ -58,17 +58,25 @@ function exercisesFor(session, state, back) {
   return selection;
 }
 
-// The exercises for a computation: a teacher's cells, or the default sequence. For a new
+// The exercises for a computation: a teacher's cells, or the default sequence, first on the head the
+// lab shows (review 6, finding 13: a model's layer opened on head 2 practised head 1). For a new
 // computation the generator may choose another query token and head (where the typical mistakes
 // can be told apart); the lab then shows that token and head (the selection returned).
 // `keep`: the cells of the exercises before (back from explore mode), asked again; on the same
 // numbers they are the same exercises, and their progress stays.
+// The query and head the default sequence starts from: a head other than the first that the reader
+// selected (as "Open this layer in the lab" selects one) is kept while any query fits it
+function chosenHead(state, fresh) {
+  const head = Number.isInteger(state.selectedHead) ? state.selectedHead : 0;
+  return { query: state.selectedToken, head, anyQuery: fresh, stayOnHead: head > 0 };
+}
+
 function chooseExercises(session, state, keep = null) {
   const { view, settings } = session;
   const f64 = forward64(view);  // once per computation: the true values and every mistake come from it
   const fresh = session.preparedFor !== view;
   session.preparedFor = view;
-  const cells = settings.cells ?? keep ?? defaultCells(view, { query: state.selectedToken, head: 0, anyQuery: fresh }, f64, settings.tolerance);
+  const cells = settings.cells ?? keep ?? defaultCells(view, chosenHead(state, fresh), f64, settings.tolerance);
   // the lab shows the first exercise's token and head (a teacher's link opens on its blanks)
   const first = cells.find((cell) => cellFits(view, cell));
   let selection = null;

@@ -4,6 +4,7 @@
 // links to the cells each term comes from, in a layer's own tables or in the stream's table.
 //   link: { text, target: { layer?, matrix, head?, row, col, token? } } (layer: 0-based, the layer
 //   whose tables hold the cell; token: the stream table's token, its rows being stages)
+import { modelMlpFormula } from './mlp-text.mjs';
 import { formatNumber } from './format.mjs';
 import { streamRows } from './stream-rows.mjs';
 
@@ -23,14 +24,26 @@ export function signed(op, value) {
 // A row's mean and variance (over d_model, as LayerNorm divides: by n, not n − 1), and the cell's
 // normalised value written out, with the norm's weight γ and bias β of that column (1 and 0 unless
 // typed: view.layerWeights[l].ln1 / ln2, 2 × d_model)
+// A real model's block (engine/stack.mjs `norms`) says each norm's kind and ε: RMSNorm divides by the
+// root of the mean square, subtracts no mean and adds no bias.
 function normLines(t, { view, norm, values, col, layer }) {
+  const used = view.layerWeights?.[layer - 1];
+  const table = used?.[norm === 'LN₁' ? 'ln1' : 'ln2'];
+  const [gamma, beta] = table ? [table[col], table[values.length + col]] : [1, 0];
+  const which = norm === 'LN₁' ? 0 : 1;
+  const eps = used?.norms?.eps[which] ?? EPS;
+  if (used?.norms?.kind[which] === 'rmsnorm') {
+    const square = values.reduce((a, b) => a + b * b, 0) / values.length;
+    return [
+      t('explain.layers.rmsnorm', { norm, layer, count: values.length, square: f(square), eps: String(eps), gamma: f(gamma) }),
+      `${f(values[col])} / √(${f(square)} + ${eps}) × ${gamma < 0 ? `(${f(gamma)})` : f(gamma)}`,
+    ];
+  }
   const mean = values.reduce((a, b) => a + b, 0) / values.length;
   const variance = values.reduce((a, b) => a + (b - mean) ** 2, 0) / values.length;
-  const table = view.layerWeights?.[layer - 1]?.[norm === 'LN₁' ? 'ln1' : 'ln2'];
-  const [gamma, beta] = table ? [table[col], table[values.length + col]] : [1, 0];
   return [
     t('explain.layers.norm', { norm, layer, count: values.length, mean: f(mean), variance: f(variance), gamma: f(gamma), beta: f(beta) }),
-    `(${f(values[col])} ${signed('−', mean)}) / √(${f(variance)} + ${EPS}) × ${gamma < 0 ? `(${f(gamma)})` : f(gamma)} ${signed('+', beta)}`,
+    `(${f(values[col])} ${signed('−', mean)}) / √(${f(variance)} + ${eps}) × ${gamma < 0 ? `(${f(gamma)})` : f(gamma)} ${signed('+', beta)}`,
   ];
 }
 
@@ -124,11 +137,15 @@ function stageParts(view, t, { token, col, layer, name }) {
       return sum(['input', 'attention'], 'explain.layers.stage.attended');
     case 'middle':
       return norm('attended', 'explain.layers.stage.norm1');
-    case 'mlpOut':
+    case 'mlpOut': {
+      const hidden = layers[layer].mlpHidden.length / view.tokens.length;
+      const formula = modelMlpFormula(view, layer, arrangement === 'pre' ? 'LN₂(a)' : 'a');
+      const key = arrangement === 'pre' ? 'explain.layers.stage.mlpPre' : 'explain.layers.stage.mlpPost';
       return {
-        lines: [t(arrangement === 'pre' ? 'explain.layers.stage.mlpPre' : 'explain.layers.stage.mlpPost', { ...values, hidden: layers[layer].mlpHidden.length / view.tokens.length })],
+        lines: [formula ? t('explain.layers.stage.mlpModel', { ...values, formula, hidden }) : t(key, { ...values, hidden })],
         links: [streamLink(view, t, { ...at, name: arrangement === 'pre' ? 'attended' : 'middle' })],
       };
+    }
     case 'summed':
       return sum(['middle', 'mlpOut'], 'explain.layers.stage.summed');
     default:  // output

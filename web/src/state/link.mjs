@@ -8,6 +8,7 @@ import { BASE, PAGE_LIMITS, PARAMETER_NAMES, isFloat32, presetState, ownValueCou
 import { buildRequest } from './request.mjs';
 import { BLOCKS, NORMS, BLOCK_EDIT_KEY } from './stack.mjs';
 import { parseJson, JsonDepthError } from '../shared/json-depth.mjs';
+import { formatFull } from '../shared/format.mjs';
 
 // Weights with more values than this are left out of links (a BERT-base layer has 2.4 million).
 export const LINK_MAX_WEIGHTS = 100_000;
@@ -52,7 +53,23 @@ const LINK_FIELDS = {
   rotaryTheta: Number.isFinite,
   rotaryDims: (v) => v === null || Number.isInteger(v),
   window: Number.isInteger,
+  // a real model's block (models/lab.mjs); its sizes are checked against d_model by buildRequest (state/stack.mjs)
+  modelBlock: (v) => v === null || isModelBlock(v),
 };
+
+const isFloats = (v, max = 1 << 24) => Array.isArray(v) && v.length <= max && v.every(isFloat32);
+const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isNorm = (v) => isObject(v) && ['layernorm', 'rmsnorm'].includes(v.kind) && Number.isFinite(v.eps) && v.eps > 0 &&
+  isFloats(v.weight) && (v.bias === null || v.bias === undefined || isFloats(v.bias));
+const MLP_ARRAYS = { plain: ['w1', 'w2'], swiglu: ['wGate', 'wUp', 'wDown'] };
+function isMlp(v) {
+  if (!isObject(v) || !Object.hasOwn(MLP_ARRAYS, v.kind) || !Number.isInteger(v.hidden) || v.hidden < 1) return false;
+  if (v.kind === 'plain' && !['gelu', 'gelu-tanh', 'relu', 'silu'].includes(v.activation)) return false;
+  const biases = ['b1', 'b2'].every((name) => v[name] === null || v[name] === undefined || (v.kind === 'plain' && isFloats(v[name])));
+  return biases && MLP_ARRAYS[v.kind].every((name) => isFloats(v[name]));
+}
+// A model's block: its arrangement, two norms and its MLP (state/model.mjs's modelBlock)
+const isModelBlock = (v) => isObject(v) && NORMS.includes(v.arrangement) && isNorm(v.norm1) && isNorm(v.norm2) && isMlp(v.mlp);
 
 // Hand-set parameters: named matrices of float32 values (or null).
 function isParameters(v) {
@@ -105,16 +122,28 @@ function linkOf(state) {
 
 const SIZES = ['dModel', 'heads', 'dK', 'dV'];
 
+// The fields whose numbers the engine reads as float32 (weights, rows, a model's block): written as the
+// shortest decimal that reads back as the same float32 (formatFull), not a double's 17 digits (review 6,
+// finding 1: a model layer's link was 101,801 characters).
+const FLOAT32_FIELDS = ['custom', 'layerWeights', 'inputs', 'embeddings', 'modelBlock', 'x', 'xEdits', 'contextEdits', 'blockEdits'];
+function asFloat32Text(value) {
+  if (typeof value === 'number') return Number.isFinite(value) && !Number.isInteger(value) ? Number(formatFull(value)) : value;
+  if (Array.isArray(value)) return value.map(asFloat32Text);
+  if (ArrayBuffer.isView(value)) return Array.from(value, asFloat32Text);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, asFloat32Text(item)]));
+  return value;
+}
+
 function fragmentOf(state, tooLarge) {
   const preset = state.preset ? presetState(state.preset) : null;
   const out = {};
   for (const key of Object.keys(LINK_FIELDS)) {
-    if (tooLarge && ['custom', 'layerWeights', 'inputs', 'embeddings', 'weightsMode'].includes(key)) continue;
+    if (tooLarge && ['custom', 'layerWeights', 'inputs', 'embeddings', 'weightsMode', 'modelBlock'].includes(key)) continue;
     // seeded random weights take the page's sizes only: a loaded layer's larger sizes stay out too
     if (tooLarge && SIZES.includes(key) && !SIZES.every((size) => state[size] <= PAGE_LIMITS[size])) continue;
     // fields equal to the preset's (or the defaults') add nothing to the link
     const reference = preset ?? BASE;
-    if (JSON.stringify(state[key]) !== JSON.stringify(reference[key])) out[key] = state[key];
+    if (JSON.stringify(state[key]) !== JSON.stringify(reference[key])) out[key] = FLOAT32_FIELDS.includes(key) ? asFloat32Text(state[key]) : state[key];
   }
   if (state.preset) out.preset = state.preset;
   if (tooLarge) out.weightsMode = 'random';

@@ -44,6 +44,8 @@ export const BASE = {
   norm: 'pre',                  // a full block's norms: 'pre' (GPT-2) | 'post' (BERT)
   layerWeights: null,           // hand-set W_q, W_k, W_v, W_O of layers 2 … (index l − 1), each null or as `custom`
   blockEdits: {},               // "layer:table:index" → number, cells of a full block's w1, w2, ln1, ln2 typed (state/stack.mjs)
+  modelBlock: null,             // a real model's block for layer 1 of a full block ("Open this layer in the lab", models/lab.mjs):
+                                //   { arrangement, norm1, norm2 ({ kind, eps, weight, bias }), mlp ({ kind, activation, hidden, w1, b1, w2, b2 } | SwiGLU's wGate, wUp, wDown) }
   selectedLayer: 0,             // the layer every table shows (0-based)
   kvHeads: null,                // key/value heads (grouped-query attention), dividing heads; null: as many as heads
   rotary: false,                // rotary positions (RoPE, rotate-half) on q and k
@@ -118,6 +120,8 @@ export function withSettingChange(state, change) {
   let replaced = null;
   // typed MLP and norm cells are at places of a d_model that is no more
   if ('dModel' in next && next.dModel !== state.dModel && Object.keys(state.blockEdits ?? {}).length) changed.blockEdits = {};
+  // a model's norms and MLP are d_model wide
+  if ('dModel' in next && next.dModel !== state.dModel) changed.modelBlock = null;
   if (SIZES.some((field) => field in next && next[field] !== state[field]) && changed.weightsMode === 'custom') {
     changed = { ...changed, weightsMode: 'random', custom: null, layerWeights: null };
     replaced = 'sizes';
@@ -213,6 +217,7 @@ export function columnsOf(state) {
 export function ownValueCount(state) {
   const count = (arrays) => arrays.reduce((sum, a) => sum + (a?.length ?? 0), 0);
   const layers = (state.layerWeights ?? []).flatMap((own) => Object.values(own ?? {}));
-  return count(Object.values(state.custom ?? {})) + count(layers) + count(state.inputs?.rows ?? []) + count(Object.values(state.embeddings ?? {}));
+  const block = state.modelBlock ? [state.modelBlock.norm1.weight, state.modelBlock.norm1.bias, state.modelBlock.norm2.weight, state.modelBlock.norm2.bias, ...Object.values(state.modelBlock.mlp).filter(Array.isArray)] : [];
+  return count(Object.values(state.custom ?? {})) + count(layers) + count(state.inputs?.rows ?? []) + count(Object.values(state.embeddings ?? {})) + count(block);
 }
 

@@ -16,7 +16,17 @@ export const MLP_WIDTH = 4;
  */
 export const BLOCK_TABLES = ['w1', 'w2', 'ln1', 'ln2'];
 export const BLOCK_EDIT_KEY = /^(\d+):(w1|w2|ln1|ln2):(\d+)$/;
-export const blockTableSize = (table, dModel) => (table === 'w1' || table === 'w2' ? dModel * MLP_WIDTH * dModel : 2 * dModel);
+export const blockTableSize = (table, dModel, hidden = MLP_WIDTH * dModel) => (table === 'w1' || table === 'w2' ? dModel * hidden : 2 * dModel);
+
+/**
+ * The real model's block layer 1 takes (state.modelBlock, "Open this layer in the lab"), when the
+ * state still asks for it: a full block of that arrangement; else null (seeded). Its sizes:
+ * modelBlockProblems.
+ */
+export function modelBlockOf(state) {
+  const block = state.modelBlock;
+  return block && state.block === 'full' && state.norm === block.arrangement ? block : null;
+}
 
 /** The engine's arrangement of a block for a state: 'attention-only', 'pre' or 'post'. */
 export const arrangementOf = (state) => (state.block === 'attention' ? 'attention-only' : state.norm);
@@ -39,7 +49,8 @@ export function stackOf(state) {
     const [, layer, table, index] = key.match(BLOCK_EDIT_KEY) ?? [];
     if (Number(layer) < state.layers) (edits[Number(layer)][table] ??= []).push([Number(index), value]);
   }
-  return { layers: state.layers, arrangement: arrangementOf(state), hidden: MLP_WIDTH * state.dModel, seed: state.seed, recipes, edits };
+  const model = modelBlockOf(state);
+  return { layers: state.layers, arrangement: arrangementOf(state), hidden: MLP_WIDTH * state.dModel, seed: state.seed, recipes, edits, ...(model ? { model } : {}) };
 }
 
 // A stack keeps the stream d_model wide, reads one sentence, and masks nothing or the future.
@@ -63,11 +74,31 @@ function layerWeightProblems(state, { dModel, heads, dK, dV }, problems) {
 
 // A typed cell of a block's MLP or norm: a key the page writes, at a place its table has
 function blockEditProblems(state, problems) {
+  const model = modelBlockOf(state);
   const wrong = Object.keys(state.blockEdits ?? {}).find((key) => {
-    const [, , table, index] = key.match(BLOCK_EDIT_KEY) ?? [];
-    return !table || Number(index) >= blockTableSize(table, state.dModel);
+    const [, layer, table, index] = key.match(BLOCK_EDIT_KEY) ?? [];
+    const hidden = model && Number(layer) === 0 ? model.mlp.hidden : undefined;
+    return !table || Number(index) >= blockTableSize(table, state.dModel, hidden);
   });
   if (wrong !== undefined) problems.push(problemOf('layers', 'blocks.problem.edit', { key: JSON.stringify(wrong).slice(0, 40), dModel: state.dModel }));
+}
+
+// A model's block (from a link, say) as long as d_model and its hidden width need; the first that is not, named.
+function modelBlockProblems(state, problems) {
+  const block = state.modelBlock;
+  if (!block || state.block !== 'full' || state.norm !== block.arrangement) return;
+  const { dModel: d } = state;
+  const f = block.mlp.hidden;
+  const need = { 'norm1.weight': d, 'norm1.bias': d, 'norm2.weight': d, 'norm2.bias': d, 'mlp.w1': d * f, 'mlp.b1': f, 'mlp.w2': f * d, 'mlp.b2': d, 'mlp.wGate': d * f, 'mlp.wUp': d * f, 'mlp.wDown': f * d };
+  const wrong = Object.entries(need).find(([name, size]) => {
+    const [part, key] = name.split('.');
+    const values = block[part][key];
+    return values !== null && values !== undefined && values.length !== size;
+  });
+  if (wrong) {
+    const [part, key] = wrong[0].split('.');
+    problems.push(problemOf('layers', 'blocks.problem.modelBlock', { name: wrong[0], count: block[part][key].length, need: wrong[1], dModel: d }));
+  }
 }
 
 /** Problems of a stack's settings, pushed to `problems` (buildRequest's list). */
@@ -84,5 +115,6 @@ export function stackProblems(state, sizes, problems) {
   }
   shapeProblems(state, sizes, problems);
   blockEditProblems(state, problems);
+  modelBlockProblems(state, problems);
   if (state.weightsMode === 'custom') layerWeightProblems(state, sizes, problems);
 }

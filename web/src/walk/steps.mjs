@@ -4,6 +4,7 @@
 // the cells that come out (addresses of the tables' cells), and the cell whose arithmetic is shown.
 //   cell address: { matrix, head?, row?, col? } for the matrices (row or col omitted: all of them),
 //                 { part, key? } for the step table's columns (q k v scores scaled weights weighted z)
+import { modelMlpFormula } from '../shared/mlp-text.mjs';
 import { message } from '../i18n/index.mjs';
 import { formatNumber } from '../shared/format.mjs';
 
@@ -94,7 +95,10 @@ function stackSteps(view, query, t) {
     const post = result.arrangement === 'post';
     if (post) steps.push(step('walk.stack.norm1', [`LN₁(${row(layer.attended)})`, `= ${row(layer.middle)}`]));
     else steps.push(step('walk.stack.norm2Pre', [`LN₂(${row(layer.attended)})`, `= ${row(layer.norm2)}`]));
-    steps.push(step(post ? 'walk.stack.mlpPost' : 'walk.stack.mlpPre', [`MLP(${row(post ? layer.middle : layer.norm2)})`, `= ${row(layer.mlpOut)}`]));
+    const formula = modelMlpFormula(view, l, post ? 'a' : 'LN₂(a)');
+    const mlp = step(post ? 'walk.stack.mlpPost' : 'walk.stack.mlpPre', [`MLP(${row(post ? layer.middle : layer.norm2)})`, `= ${row(layer.mlpOut)}`]);
+    // a real model's MLP (its biases, or SwiGLU) said as it is
+    steps.push(formula ? { ...mlp, text: t('walk.stack.mlpModel', { ...values, formula }) } : mlp);
     steps.push(step('walk.stack.addMlp', [`${row(layer.middle)} + ${row(layer.mlpOut)}`, `= ${row(layer.summed)}`]));
     if (post) steps.push(step('walk.stack.norm2', [`LN₂(${row(layer.summed)})`, `= ${row(layer.output)}`]));
   }

@@ -25,6 +25,8 @@ const SAME_AS_ENGLISH = {
   // [i18n] the page's own keys: the product's name, settings that are a kept term alone, and tables'
   // captions made of matrix names, kept terms and sizes
   'page.name': "the product's name",
+  // [models] the norms' names alone (LayerNorm, RMSNorm), as papers and transformers write them
+  'models.norm.layernorm': "a norm's name", 'models.norm.rmsnorm': "a norm's name",
   // [flash] the chapter's table: a kept term alone, and a formula
   'flash.col.tile': 'kept term', 'flash.col.keys': 'kept term', 'flash.col.rescale': 'a formula',
   'kv.col.token': 'kept term', 'kv.col.position': 'kept term',

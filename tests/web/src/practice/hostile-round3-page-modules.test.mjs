@@ -111,13 +111,20 @@ describe('issue 28: a link longer than a browser opens is not written', () => {
     assert.equal(buildRequest(state).problems, undefined);
     const full = `#lab=${encodeURIComponent(JSON.stringify({ custom: state.custom }))}`;
     assert.ok(full.length > 2_000_000, `the weights alone take ${full.length} characters`);
-    assert.equal(linkCarriesWeights(state), false);
-    const fragment = stateToFragment(state);
+    // review 6, finding 1: each weight is written as its shortest float32 text, so this layer now fits
+    assert.equal(linkCarriesWeights(state), true);
+    const whole = stateToFragment(state);
+    assert.ok(whole.length <= 2_000_001, `${whole.length} characters`);
+    assert.deepEqual(Float32Array.from(stateFromFragment(whole).state.custom.wo), Float32Array.from(state.custom.wo));
+    // 160 × 160 × 4 = 102,400 numbers: past the count a link takes (LINK_MAX_WEIGHTS), the settings only
+    const big = { ...state, dModel: 160, dK: 160, dV: 160, custom: { wq: weights(160 * 160, 1), wk: weights(160 * 160, 2), wv: weights(160 * 160, 3), wo: weights(160 * 160, 4) } };
+    assert.equal(linkCarriesWeights(big), false);
+    const fragment = stateToFragment(big);
     assert.ok(fragment.length <= 2_000_001, `${fragment.length} characters`);
     const back = stateFromFragment(fragment);
     assert.equal(back.problems, undefined);
     assert.equal(back.state.weightsMode, 'random');
-    assert.ok(back.state.dModel <= 128, `seeded weights at the page's own sizes (158 is above its 128): ${back.state.dModel}`);
+    assert.ok(back.state.dModel <= 128, `seeded weights at the page's own sizes (160 is above its 128): ${back.state.dModel}`);
     assert.equal(back.state.sentence, state.sentence);
   });
 
@@ -126,7 +133,8 @@ describe('issue 28: a link longer than a browser opens is not written', () => {
     const state = { ...defaultState(), preset: null, dModel: d, heads: 1, dK: d, dV: d, weightsMode: 'custom', useWo: false,
       custom: { wq: weights(d * d, 5), wk: weights(d * d, 6), wv: weights(d * d, 7), wo: null } };
     assert.equal(linkCarriesWeights(state), true);
-    assert.deepEqual(stateFromFragment(stateToFragment(state)).state.custom.wq, state.custom.wq);
+    // the same float32 values (written as their shortest float32 text)
+    assert.deepEqual(Float32Array.from(stateFromFragment(stateToFragment(state)).state.custom.wq), Float32Array.from(state.custom.wq));
   });
 });
 

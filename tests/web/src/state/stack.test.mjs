@@ -64,3 +64,79 @@ describe('a stack of layers in the state', () => {
     assert.deepEqual(stateFromSettings((name) => bad[name] ?? null).problems.map((p) => p.field), ['block', 'norm', 'layer']);
   });
 });
+
+// A real model's block (models/lab.mjs) for d_model d and a plain MLP of f hidden units, numbers from a counter
+function modelBlock(d, f, { kind = 'plain' } = {}) {
+  let next = 0;
+  const values = (count) => Array.from({ length: count }, () => (next++ % 7) / 8 - 0.25);
+  const norm = { kind: 'layernorm', eps: 1e-12, weight: values(d), bias: values(d) };
+  const mlp = kind === 'plain' ? { kind, activation: 'gelu', hidden: f, w1: values(d * f), b1: values(f), w2: values(f * d), b2: values(d) }
+    : { kind, hidden: f, wGate: values(d * f), wUp: values(d * f), wDown: values(f * d) };
+  return { arrangement: 'post', norm1: norm, norm2: { ...norm, kind: 'rmsnorm', bias: null }, mlp };
+}
+
+describe('a real model\'s block in the state (modelBlock)', () => {
+  it('a full block of its arrangement takes it as layer 1\'s, with its hidden width; another arrangement or block does not', () => {
+    const d = base().dModel;
+    const block = modelBlock(d, 2 * d);
+    const state = { ...base(), block: 'full', norm: 'post', modelBlock: block };
+    const { stack } = buildRequest(state).request;
+    assert.equal(stack.model, block);
+    assert.equal(buildRequest({ ...state, norm: 'pre' }).request.stack.model, undefined);
+    assert.equal(buildRequest({ ...state, block: 'attention', layers: 2 }).request.stack.model, undefined);
+    // a typed cell of w1 is in range up to d × 2d (the model's width), not 4d²
+    assert.deepEqual(fields({ ...state, blockEdits: { [`0:w1:${d * 2 * d - 1}`]: 1 } }), []);
+    assert.deepEqual(fields({ ...state, blockEdits: { [`0:w1:${d * 2 * d}`]: 1 } }), ['layers']);
+  });
+
+  it('a block whose arrays do not fit d_model is refused naming the array; changing d_model lets it go', () => {
+    const d = base().dModel;
+    const block = modelBlock(d, 3);
+    const wrong = { ...block, mlp: { ...block.mlp, b1: [1, 2] } };
+    const { problems } = buildRequest({ ...base(), block: 'full', norm: 'post', modelBlock: wrong });
+    assert.deepEqual(problems.map((p) => [p.field, p.values?.name, p.values?.count, p.values?.need]), [['layers', 'mlp.b1', 2, 3]]);
+    const changed = reduce({ ...base(), block: 'full', norm: 'post', modelBlock: block }, { type: 'settings', change: { dModel: d + 2 } });
+    assert.equal(changed.modelBlock, null);
+  });
+
+  it('a link carries the block and reads it back; a block with a bad kind or a non-number is refused', () => {
+    const d = base().dModel;
+    for (const kind of ['plain', 'swiglu']) {
+      const state = { ...base(), block: 'full', norm: 'post', modelBlock: modelBlock(d, 4, { kind }) };
+      const read = stateFromFragment(stateToFragment(state));
+      assert.deepEqual(read.state.modelBlock, state.modelBlock);
+    }
+    const good = modelBlock(d, 4);
+    for (const bad of [{ ...good, arrangement: 'middle' }, { ...good, norm1: { ...good.norm1, kind: 'batchnorm' } }, { ...good, norm1: { ...good.norm1, eps: 0 } },
+      { ...good, mlp: { ...good.mlp, activation: 'tanh' } }, { ...good, mlp: { ...good.mlp, w1: ['1'] } }, { ...good, mlp: { ...good.mlp, hidden: 0 } }]) {
+      const fragment = `#lab=${encodeURIComponent(JSON.stringify({ block: 'full', norm: 'post', modelBlock: bad }))}`;
+      assert.ok(stateFromFragment(fragment).problems?.length > 0, JSON.stringify(bad).slice(0, 80));
+    }
+  });
+});
+
+describe('a link of a model\'s layer (review 6, finding 1)', () => {
+  it('writes each weight as the shortest decimal that reads back as the same float32, not 17 digits', () => {
+    const d = base().dModel;
+    let seed = 12345;
+    // float32 values from xorshift32, as a model's weights are (Array.from of a Float32Array)
+    const floats = (count) => Array.from(new Float32Array(Array.from({ length: count }, () => {
+      seed ^= seed << 13; seed ^= seed >>> 17; seed ^= seed << 5;
+      return ((seed >>> 0) / 4294967296 - 0.5) * 0.1;
+    })));
+    const custom = { wq: floats(d * d), wk: floats(d * d), wv: floats(d * d), wo: floats(d * d), bq: floats(d), bk: null, bv: null, bo: null };
+    const block = modelBlock(d, 2 * d);
+    block.mlp.w1 = floats(2 * d * d);
+    const state = { ...base(), weightsMode: 'custom', custom, block: 'full', norm: 'post', modelBlock: block };
+    const fragment = stateToFragment(state);
+    const numbers = decodeURIComponent(fragment).match(/-?\d+\.\d+(e-?\d+)?|\d+e-?\d+/g);
+    const digits = (text) => text.replace(/^-?0*\.?0*/, '').replace(/e.*$/, '').replace('.', '').length;
+    assert.ok(numbers.length > 4 * d * d);
+    const longest = Math.max(...numbers.map(digits));
+    assert.ok(longest <= 9, `a number with ${longest} significant digits`);
+    // and they read back as the same float32 values
+    const read = stateFromFragment(fragment).state;
+    for (const name of ['wq', 'wo', 'bq']) assert.deepEqual(Float32Array.from(read.custom[name]), Float32Array.from(custom[name]));
+    assert.deepEqual(Float32Array.from(read.modelBlock.mlp.w1), Float32Array.from(block.mlp.w1));
+  });
+});
