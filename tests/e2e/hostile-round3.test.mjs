@@ -125,13 +125,13 @@ function layersAndLinks() {
 
   it("the lab's own .safetensors round-trips positions, divisor and mask, and the status says they came from the file", () => roundTripSettings(tab.page));
 
-  it('a layer of 99,856 numbers: the address stays under 2 MB and Copy link says the link keeps the settings only', async () => {
+  it('a layer of 102,400 numbers: the address stays under 2 MB and Copy link says the link keeps the settings only', async () => {
     const page = tab.page;
-    await loadFile(page, 'big.safetensors', safetensors(labLayer(158), { format: 'attention-lab', heads: '1' }));
+    await loadFile(page, 'big.safetensors', safetensors(labLayer(160), { format: 'attention-lab', heads: '1' }));
     const draws = await page.evaluate(() => globalThis.attentionLab.draws);
     await page.click('#layers-load');
     await drawnSince(page, draws);
-    assert.equal(await page.evaluate(() => globalThis.attentionLab.state.dModel), 158);
+    assert.equal(await page.evaluate(() => globalThis.attentionLab.state.dModel), 160);
     assert.ok(await page.evaluate(() => location.href.length) < 2_000_100);
     await page.click('#copy-link');
     await page.waitForFunction(() => /settings only/.test(document.querySelector('#status').textContent));

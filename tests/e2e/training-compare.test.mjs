@@ -62,10 +62,14 @@ async function openComparison() {
   return { compare, shown };
 }
 
+// as float32 (what the engine reads): a link writes each number as the shortest decimal of its float32,
+// which reads back as a double a part in 10^8 away; so tolerance 0 means "the same float32"
+const f32 = (values) => Array.from(values, Math.fround);
+
 function close(actual, expected, tolerance, what) {
   assert.equal(actual.length, expected.length, `${what}: length`);
   let worst = 0;
-  actual.forEach((v, i) => { worst = Math.max(worst, Math.abs(v - expected[i])); });
+  actual.forEach((v, i) => { worst = Math.max(worst, Math.abs(Math.fround(v) - Math.fround(expected[i]))); });
   assert.ok(worst <= tolerance, `${what}: largest difference ${worst}`);
 }
 
@@ -106,8 +110,8 @@ describe('Compare before and after training', () => {
     assert.ok(trained.steps > 0);
     const { compare, shown } = await openComparison();
     for (const name of ['wq', 'wk', 'wv']) {
-      assert.deepEqual(shown.a.state.custom[name], start[name], `A's ${name} is the run's at step 0`);
-      assert.deepEqual(shown.b.state.custom[name], trained[name], `B's ${name} is the trainer's after ${trained.steps} steps`);
+      assert.deepEqual(f32(shown.a.state.custom[name]), f32(start[name]), `A's ${name} is the run's at step 0`);
+      assert.deepEqual(f32(shown.b.state.custom[name]), f32(trained[name]), `B's ${name} is the trainer's after ${trained.steps} steps`);
     }
     assert.notDeepEqual(shown.a.state.custom.wq, shown.b.state.custom.wq, 'training changed W_q');
     assert.equal(shown.a.state.sentence, shown.b.state.sentence);
