@@ -9,7 +9,7 @@
 
 namespace {
 
-template <int kChains>
+template <int kChains, bool kFused>
 float run_chains(int iterations) {
   v128_t acc[kChains];
   for (int i = 0; i < kChains; ++i) acc[i] = wasm_f32x4_splat(0.001f * (i + 1));
@@ -17,46 +17,34 @@ float run_chains(int iterations) {
   const v128_t shift = wasm_f32x4_splat(1e-7f);
   for (int it = 0; it < iterations; ++it) {
 #pragma clang loop unroll(full)
-    for (int i = 0; i < kChains; ++i) acc[i] = wasm_f32x4_add(wasm_f32x4_mul(acc[i], scale), shift);
+    for (int i = 0; i < kChains; ++i) acc[i] = attn::kernels::madd_f32x4<kFused>(acc[i], scale, shift);
   }
   v128_t total = acc[0];
   for (int i = 1; i < kChains; ++i) total = wasm_f32x4_add(total, acc[i]);
   return wasm_f32x4_extract_lane(total, 0);  // returned, so the loop cannot be dropped
 }
 
-#if defined(ATTN_RELAXED_SIMD)
-// The same chains as fused multiply-adds (f32x4.relaxed_madd after scripts/relax-wasm.mjs, one
+// kFused: the chains as fused multiply-adds (f32x4.relaxed_madd after scripts/relax-wasm.mjs, one
 // instruction for the mul and the add; core/src/kernels/madd_f32x4.hpp): still 8 flops a step, the
-// ceiling of the relaxed build (bench_peak_relaxed).
-template <int kChains>
-float run_fma_chains(int iterations) {
-  v128_t acc[kChains];
-  for (int i = 0; i < kChains; ++i) acc[i] = wasm_f32x4_splat(0.001f * (i + 1));
-  const v128_t scale = wasm_f32x4_splat(0.9999999f);
-  const v128_t shift = wasm_f32x4_splat(1e-7f);
-  for (int it = 0; it < iterations; ++it) {
-#pragma clang loop unroll(full)
-    for (int i = 0; i < kChains; ++i) acc[i] = attn::kernels::madd_f32x4<true>(acc[i], scale, shift);
+// ceiling of the relaxed build (bench_peak_relaxed). Else a multiply, then an add.
+template <bool kFused>
+float chains_of(int chains, int iterations) {
+  switch (chains) {
+    case 8: return run_chains<8, kFused>(iterations);
+    case 10: return run_chains<10, kFused>(iterations);
+    case 12: return run_chains<12, kFused>(iterations);
+    case 14: return run_chains<14, kFused>(iterations);
+    case 16: return run_chains<16, kFused>(iterations);
+    default: return -1.0f;
   }
-  v128_t total = acc[0];
-  for (int i = 1; i < kChains; ++i) total = wasm_f32x4_add(total, acc[i]);
-  return wasm_f32x4_extract_lane(total, 0);
 }
-#endif
 
 }  // namespace
 
 // the ceiling as fused multiply-adds: the relaxed build's (bench_peak_relaxed); -1 elsewhere
 extern "C" EMSCRIPTEN_KEEPALIVE float peak_fma_chains(int chains, int iterations) {
 #if defined(ATTN_RELAXED_SIMD)
-  switch (chains) {
-    case 8: return run_fma_chains<8>(iterations);
-    case 10: return run_fma_chains<10>(iterations);
-    case 12: return run_fma_chains<12>(iterations);
-    case 14: return run_fma_chains<14>(iterations);
-    case 16: return run_fma_chains<16>(iterations);
-    default: return -1.0f;
-  }
+  return chains_of<true>(chains, iterations);
 #else
   (void)chains;
   (void)iterations;
@@ -65,14 +53,7 @@ extern "C" EMSCRIPTEN_KEEPALIVE float peak_fma_chains(int chains, int iterations
 }
 
 extern "C" EMSCRIPTEN_KEEPALIVE float peak_chains(int chains, int iterations) {
-  switch (chains) {
-    case 8: return run_chains<8>(iterations);
-    case 10: return run_chains<10>(iterations);
-    case 12: return run_chains<12>(iterations);
-    case 14: return run_chains<14>(iterations);
-    case 16: return run_chains<16>(iterations);
-    default: return -1.0f;
-  }
+  return chains_of<false>(chains, iterations);
 }
 
 // ---- the gemm kernels of core/src/kernels, timed in the same module as the ceiling

@@ -35,3 +35,16 @@ export async function openAndRun(page, name) {
   }, JSON.stringify(reference.ids));
   return reference;
 }
+
+/**
+ * A GPT-2 token's text, by GPT-2's byte-level alphabet (Radford et al.'s bytes_to_unicode), written
+ * here, not taken from the page: the token's characters back to bytes, then UTF-8 as the browser
+ * decodes them (a lone byte of a longer character → U+FFFD).
+ */
+export function byteLevelText(token) {
+  const printable = [...Array.from({ length: 94 }, (_, i) => 33 + i), ...Array.from({ length: 12 }, (_, i) => 161 + i), ...Array.from({ length: 82 }, (_, i) => 174 + i)];
+  const toByte = new Map(printable.map((b) => [String.fromCodePoint(b), b]));
+  let extra = 0;
+  for (let b = 0; b < 256; b++) if (!printable.includes(b)) toByte.set(String.fromCodePoint(256 + extra++), b);
+  return new TextDecoder().decode(Uint8Array.from([...token].map((c) => toByte.get(c))));
+}

@@ -10,22 +10,13 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 
 import { useLabPage } from './browser.mjs';
-import { haveModels as have, dirOf, filesOf, referenceOf, openAndRun as openFolderAndRun } from './model-folders.mjs';
+import { haveModels as have, dirOf, filesOf, referenceOf, openAndRun as openFolderAndRun, byteLevelText } from './model-folders.mjs';
 import { tempRoot, writeFolder, textFiles } from '../web/src/models/copies.mjs';
 
 const lab = useLabPage({ before, after, assert });
 const page = () => lab.tab.page;
 const openAndRun = (name) => openFolderAndRun(page(), name);
 
-// GPT-2's byte-level alphabet (Radford et al.'s bytes_to_unicode), written here: a token's characters
-// back to bytes, then UTF-8 as the browser would decode them (a lone byte of a longer character → U+FFFD)
-function byteLevelText(token) {
-  const printable = [...Array.from({ length: 94 }, (_, i) => 33 + i), ...Array.from({ length: 12 }, (_, i) => 161 + i), ...Array.from({ length: 82 }, (_, i) => 174 + i)];
-  const toByte = new Map(printable.map((b) => [String.fromCodePoint(b), b]));
-  let extra = 0;
-  for (let b = 0; b < 256; b++) if (!printable.includes(b)) toByte.set(String.fromCodePoint(256 + extra++), b);
-  return new TextDecoder().decode(Uint8Array.from([...token].map((c) => toByte.get(c))));
-}
 
 function relativeError(got, want) {
   let diff = 0, norm = 0;

@@ -8,21 +8,12 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { useLabPage } from './browser.mjs';
-import { haveModels as have, openAndRun as openFolderAndRun } from './model-folders.mjs';
+import { haveModels as have, openAndRun as openFolderAndRun, byteLevelText } from './model-folders.mjs';
 
 const lab = useLabPage({ before, after, assert });
 const page = () => lab.tab.page;
 const openAndRun = (name) => openFolderAndRun(page(), name);
 
-// GPT-2's byte-level alphabet (Radford et al.'s bytes_to_unicode), written here: a token's characters
-// back to bytes, then UTF-8 as the browser decodes them (a lone byte of a longer character → U+FFFD)
-function byteLevelText(token) {
-  const printable = [...Array.from({ length: 94 }, (_, i) => 33 + i), ...Array.from({ length: 12 }, (_, i) => 161 + i), ...Array.from({ length: 82 }, (_, i) => 174 + i)];
-  const toByte = new Map(printable.map((b) => [String.fromCodePoint(b), b]));
-  let extra = 0;
-  for (let b = 0; b < 256; b++) if (!printable.includes(b)) toByte.set(String.fromCodePoint(256 + extra++), b);
-  return new TextDecoder().decode(Uint8Array.from([...token].map((c) => toByte.get(c))));
-}
 
 // Invisible characters as the next-token table shows them, written here: a space ·, a new line ↵, a tab ⇥,
 // other C0 controls and DEL by their code (\x0b)
