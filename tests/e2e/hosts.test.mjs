@@ -222,7 +222,7 @@ function compactTests() {
     await embed.page.waitForTimeout(200);
     assert.equal(await embed.page.textContent('#status'), '');
     assert.equal(await embed.page.locator('#notes-section').isHidden(), true);
-    assert.equal(await embed.page.locator('[data-view="inputs"] > .hint').isHidden(), true);
+    assert.equal(await embed.page.locator('#inputs-hint').isHidden(), true);
     assert.deepEqual(embed.problems, []);
     await embed.page.close();
 

@@ -76,11 +76,12 @@ function firstTaskTests() {
     const cells = await page().$$eval('td[data-matrix="wq"][data-head="0"] input', (inputs) => inputs.map((i) => Number(i.value)));
     assert.equal(cells.length, 10 * 5);
     cells.forEach((value, i) => assert.ok(Math.abs(value - learned.wq[i]) <= 5e-4 + 1e-3 * Math.abs(learned.wq[i]), `W_q cell ${i}: ${value} vs ${learned.wq[i]}`));
-    // the link carries them, number for number, and opening it shows them
+    // the link carries them, number for number as float32 (each written as its float32's shortest
+    // decimal, which reads back as the same float32), and opening it shows them
     const hash = await page().evaluate(() => location.hash);
     const linked = JSON.parse(decodeURIComponent(hash.slice('#lab='.length)));
-    assert.deepEqual(linked.custom.wq, learned.wq);
-    assert.deepEqual(linked.custom.wv, learned.wv);
+    assert.deepEqual(linked.custom.wq.map(Math.fround), learned.wq);
+    assert.deepEqual(linked.custom.wv.map(Math.fround), learned.wv);
     const url = await page().evaluate(() => location.href);
     const second = await page().context().browser().newPage();
     await second.goto(url);

@@ -130,10 +130,12 @@ export function renderLayers(container, result, t, ink, onOpen, { causal = false
   legend.setAttribute('role', 'img');
   legend.setAttribute('aria-label', t('heatmap.legend'));
   renderLegend(legend, { ink, masked: t('pictures.masked') });
-  const hint = element('p', 'hint', t(count > 1 ? 'models.layersHint' : 'models.layerHint', { count, open: '1' }));
-  // which layers are open, said again on every fold and unfold (review 6, finding 9)
+  // the hint drawn with layer 1 stays when the rest is added (its fold listener writes to it too)
+  const hint = (first && container.querySelector(':scope > p.hint')) || element('p', 'hint', t(count > 1 ? 'models.layersHint' : 'models.layerHint', { count, open: '1' }));
+  // which layers are open, said again on every fold and unfold (review 6, finding 9), read from the
+  // page: layer 1's listener comes from the partial result's drawing
   const said = () => {
-    const open = sections.filter((details) => details.open).map((details) => Number(details.dataset.layer) + 1);
+    const open = [...container.querySelectorAll(':scope > details.model-layer')].filter((details) => details.open).map((details) => Number(details.dataset.layer) + 1);
     if (count > 1) hint.textContent = t('models.layersHint', { count, open: open.length ? open.join(', ') : t('models.layersNone') });
   };
   const sections = result.layers.map((layer, l) => {
@@ -152,6 +154,8 @@ export function renderLayers(container, result, t, ink, onOpen, { causal = false
     details.append(heads);
     return details;
   });
-  if (first) container.append(...sections.slice(1));
-  else container.replaceChildren(hint, legend, ...sections);
+  if (first) {
+    container.append(...sections.slice(1));
+    said();
+  } else container.replaceChildren(hint, legend, ...sections);
 }
