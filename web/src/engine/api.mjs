@@ -26,7 +26,12 @@ const WARM_MS = 150;
 function warmUp(api, learner, request) {
   if (api.warmed === learner) return;
   api.warmed = learner;
-  const idle = globalThis.requestIdleCallback ?? ((run) => setTimeout(() => run({ timeRemaining: () => 4 }), 20));
+  // Workers have no requestIdleCallback: there a slice is 4 ms of real time every 20 ms (a constant
+  // timeRemaining() would never end a slice, and the whole warm-up would run at once).
+  const idle = globalThis.requestIdleCallback ?? ((run) => setTimeout(() => {
+    const end = performance.now() + 4;
+    run({ timeRemaining: () => Math.max(0, end - performance.now()) });
+  }, 20));
   let calls = 0;
   let spent = 0;
   const step = (deadline) => {
