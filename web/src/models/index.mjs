@@ -187,15 +187,19 @@ function draw(models, { after = false } = {}) {
   models.section.dispatchEvent(new CustomEvent('models-drawn', { detail: { layers: result.layers.length, of } }));
 }
 
-// Layer l's block (norms and MLP) as the engine runs it, read again from the folder once per model and
-// layer (the stream's check recomputes the MLP from it); null when it cannot be read.
+// Layer l's block (norms and MLP) as the engine runs it, read again from the folder (the stream's
+// check recomputes the MLP from it); null when it cannot be read. The last two layers asked are kept:
+// a GPT-2 small block is 7 million numbers, 28 MB, and a reader walking the stream asks for each.
+const KEPT_BLOCKS = 2;
 function blockOf(models, l) {
   const key = models.key;
   models.blocks = models.blocks?.key === key ? models.blocks : { key, layers: new Map() };
-  if (!models.blocks.layers.has(l)) {
-    models.blocks.layers.set(l, models.compute.models.layer(key, l).then((layer) => layer?.block ?? null, () => null));
+  const { layers } = models.blocks;
+  if (!layers.has(l)) {
+    layers.set(l, models.compute.models.layer(key, l).then((layer) => (layer?.error ? null : layer?.block ?? null), () => null));
+    if (layers.size > KEPT_BLOCKS) layers.delete(layers.keys().next().value);
   }
-  return models.blocks.layers.get(l);
+  return layers.get(l);
 }
 
 // A file saved from the section: a link to its Blob, clicked, let go

@@ -78,8 +78,10 @@ export function renderExplanation(holder, { result, report, t, token, layer, blo
   show(parts);
   holder.replaceChildren(table, check, element('p', 'hint', t(`models.streamHonest.${arrangement}`)));
   return blockOf(layer).then((block) => {
-    if (!block || !holder.isConnected || holder.dataset.key !== `${token}:${layer}`) return;
-    show(layerParts(result, layer, token, { block, arrangement }));
+    if (!holder.isConnected || holder.dataset.key !== `${token}:${layer}`) return;
+    // the folder could not be read again (a file moved away): said, the rows stay what the page has
+    if (!block) check.textContent = t('models.streamCheckUnread', { layer: layer + 1 });
+    else show(layerParts(result, layer, token, { block, arrangement }));
   });
 }
 
