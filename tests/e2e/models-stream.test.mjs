@@ -210,5 +210,9 @@ describe('a model\'s layer in the lab', { skip: !have && 'no ../shared/models' }
     assert.match(notes, /LlamaForCausalLM/);
     assert.match(notes, /^Layer 2 of 2 of the llama model/);
     assert.doesNotMatch(notes, /Hand-made embeddings|vocabulary/);
+    // the reader's own sentence typed over it: the notes no longer claim the model's rows
+    await lab.redrawn(() => page().fill('#sentence', 'The cat sat on the mat'));
+    await page().waitForFunction(() => /no longer holds/.test(document.querySelector('#status').textContent));
+    assert.match(await page().textContent('#notes'), /^This was layer 2 of 2 of the llama model \(LlamaForCausalLM\); its sentence, rows or block have changed since/);
   });
 });

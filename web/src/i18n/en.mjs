@@ -211,6 +211,7 @@ export const EN = {
 
   // ---- the examples (presets.mjs): titles and notes
   'notes.model': "Layer {layer} of {layers} of the {model} model ({architectures}), opened from its folder: X's rows are the model's hidden states entering that layer for your sentence ({n} tokens), and W_q, W_k, W_v, W_O, the norms and the MLP are the layer's own. Head {head} is shown.",
+  'notes.modelChanged': "This was layer {layer} of {layers} of the {model} model ({architectures}); its sentence, rows or block have changed since, so the numbers here are no longer the model's: the rows come from the lab's vocabulary, while the block keeps the model's norms and MLP. Open the layer again from “Real models” to have the model's numbers back.",
   'notes.modelNote': "The examples' stories (hand-made features such as 'bank' between money and river) do not apply here: a real model's features have no names, so its columns are e1, e2, … The lab holds this one block of the model's {layers} layers; the “Real models” section below shows the whole stack. Choose an example in the menu to bring the examples' vectors and notes back.",
   'notes.rows': "Your own rows: X was given row by row (a loaded layer's inputs), not taken from the vocabulary, so the examples' notes do not apply. Choose an example in the menu to bring its own vectors and notes back.",
   'vocabulary.own': 'Your own sentence: every word\'s vector comes from the vocabulary (the table of features below). Choose an example in the menu to bring its own vectors and notes back.',

@@ -75,8 +75,10 @@ function layersNote(t, state, aspects) {
 // rows given row by row, or null (the reader's sentence on the vocabulary)
 function loadedOf(state) {
   const source = state.modelBlock?.source;
-  if (source) return { ...source, n: state.inputs?.rows?.length ?? 0, head: state.selectedHead + 1 };
-  return state.inputs?.rows ? 'rows' : null;
+  if (!source) return state.inputs?.rows ? 'rows' : null;
+  // the model's rows and block as opened; else what it was (a typed sentence lets the rows go)
+  const intact = state.inputs?.rows && state.block === 'full' && !Object.keys(state.blockEdits ?? {}).length && !Object.keys(state.xEdits ?? {}).length;
+  return { ...source, n: state.inputs?.rows?.length ?? 0, head: state.selectedHead + 1, changed: !intact };
 }
 
 // One section's drawing from the state and the view; tables: { api, t, openBlocks, replacedWeights }.

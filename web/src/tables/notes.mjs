@@ -81,6 +81,7 @@ const notesKey = ({ preset, aspects, replacedWeights, experiment, remember, laye
 // Without an example: a real model's layer ("Open this layer in the lab") named with its model and
 // layer, rows given row by row, or the reader's own sentence on the vocabulary
 function ownNotes(t, loaded) {
+  if (loaded?.model && loaded.changed) return [paragraph('modified', t('notes.modelChanged', loaded)), paragraph(null, t('vocabulary.note'))];
   if (loaded?.model) return [paragraph('modified', t('notes.model', loaded)), paragraph(null, t('notes.modelNote', loaded))];
   if (loaded === 'rows') return [paragraph('modified', t('notes.rows'))];
   return [paragraph('modified', t('vocabulary.own')), paragraph(null, t('vocabulary.note'))];
