@@ -116,7 +116,14 @@ describe('the residual stream\'s walk and files', { skip: !have && 'no ../shared
       assert.ok(Math.abs(row.norm - want) <= 1e-4 * want, `stage ${row.stage}: ${row.norm} vs ${want}`);
       assert.ok(text.includes(row.shown), `"${text}" says ${row.shown}`);
     }
+    // by keyboard: the focus stays in the walk (Back at the last step), Home goes to the first step, Escape stops
+    assert.equal(await page().evaluate(() => document.activeElement?.dataset.walk), 'back');
+    await page().keyboard.press('Home');
+    assert.equal(await page().evaluate(() => document.querySelector('.model-stream-walk').dataset.step), '0');
+    await page().keyboard.press('n');
+    assert.equal(await page().evaluate(() => document.querySelector('.model-stream-walk').dataset.step), '1');
     await page().keyboard.press('Escape');
+    assert.deepEqual(await page().evaluate(() => [document.querySelector('.model-stream-walk').dataset.step, document.activeElement?.dataset.walk]), ['-1', 'start']);
   });
 
   it('gpt2: the stream as CSV and JSON files: every token and stage, transformers\' numbers; = + - @ cells neutralised', async () => {

@@ -141,15 +141,24 @@ export function walkPanel(steps, t, onStep) {
     panel.dataset.step = String(at);
     onStep(walking ? steps[at] : null);
   };
-  start.addEventListener('click', () => go(0));
-  back.addEventListener('click', () => go(at - 1));
-  next.addEventListener('click', () => go(at + 1));
-  stop.addEventListener('click', () => go(-1));
+  // a button hidden or disabled by its own click hands the focus on (keyboard readers keep their place)
+  const refocus = (from) => {
+    if (from?.hidden || from?.disabled) [next, back, stop, start].find((b) => !b.hidden && !b.disabled)?.focus();
+  };
+  const keep = (from, to) => () => {
+    go(to());
+    refocus(from);
+  };
+  start.addEventListener('click', keep(start, () => 0));
+  back.addEventListener('click', keep(back, () => at - 1));
+  next.addEventListener('click', keep(next, () => at + 1));
+  stop.addEventListener('click', keep(stop, () => -1));
   panel.addEventListener('keydown', (event) => {
     const moves = { ArrowRight: at + 1, n: at + 1, ArrowLeft: at - 1, p: at - 1, Home: 0, End: steps.length - 1, Escape: -1 };
     if (at < 0 || !(event.key in moves)) return;
     event.preventDefault();
     go(moves[event.key]);
+    refocus(event.target);
   });
   const bar = element('div', 'walk-bar');
   bar.append(start, back, next, stop, position);
