@@ -1,5 +1,6 @@
 // A full block's own parameters, editable per layer (issue 23): the MLP's w1 and w2 and the two
-// norms' weight γ and bias β of the shown layer, as typed tables. Seeded (engine/stack.mjs) until a
+// norms' weight γ and bias β of the shown layer, as typed tables; a real model's SwiGLU MLP (Llama,
+// Qwen2, Mistral) shows its W_gate, W_up and W_down, read only. Seeded (engine/stack.mjs) until a
 // cell is typed; a typed cell becomes state.blockEdits["layer:table:index"] (state/stack.mjs), which
 // links carry, and the stack is computed again.
 import { renderMatrix } from '../shared/matrix.mjs';
@@ -10,6 +11,9 @@ import { BLOCK_TABLES } from '../state/stack.mjs';
 
 const element = (tag, props = {}) => Object.assign(document.createElement(tag), props);
 
+// A SwiGLU MLP's matrices (a real model's layer): drawn read only, before the norms
+const SWIGLU_TABLES = ['wGate', 'wUp', 'wDown'];
+
 /** The tables' parts: a folded block under the stream, one holder per table, and a line for bad input. */
 export function buildParams() {
   const box = element('details', { className: 'blocks-params' });
@@ -17,19 +21,23 @@ export function buildParams() {
   const hint = element('p', { className: 'hint' });
   const problem = element('p', { className: 'blocks-params-problem' });
   problem.setAttribute('role', 'status');
-  const holders = Object.fromEntries(BLOCK_TABLES.map((table) => [table, element('div', { className: 'scroll' })]));
-  box.append(summary, hint, problem, ...BLOCK_TABLES.map((table) => holders[table]));
+  const tables = [...SWIGLU_TABLES, ...BLOCK_TABLES];
+  const holders = Object.fromEntries(tables.map((table) => [table, element('div', { className: 'scroll' })]));
+  box.append(summary, hint, problem, ...tables.map((table) => holders[table]));
   return { box, summary, hint, problem, holders };
 }
 
 // Each table's rows and columns: model dimensions by the input's names, hidden units h1 … h_f
 // (the width a real model's MLP has, state.modelBlock, or the lab's 4 × d_model: w1's columns)
-const hiddenOf = (view) => (view.layerWeights?.[view.layer]?.w1?.length ?? view.dModel * 4 * view.dModel) / view.dModel;
+const hiddenOf = (view) => {
+  const used = view.layerWeights?.[view.layer];
+  return ((used?.w1 ?? used?.wGate)?.length ?? view.dModel * 4 * view.dModel) / view.dModel;
+};
 
 function labelsOf(table, view, t) {
   const hidden = numbered(hiddenOf(view), 'h');
-  if (table === 'w1') return { rows: view.columns, columns: hidden };
-  if (table === 'w2') return { rows: hidden, columns: view.columns };
+  if (table === 'w1' || table === 'wGate' || table === 'wUp') return { rows: view.columns, columns: hidden };
+  if (table === 'w2' || table === 'wDown') return { rows: hidden, columns: view.columns };
   return { rows: [t('blocks.params.gamma'), t('blocks.params.beta')], columns: view.columns };
 }
 
@@ -41,7 +49,13 @@ export const MAX_DRAWN_CELLS = 128 * 512;
 // What the hint says: the seeded tables, or a real model's (state.modelBlock), and why a table is not drawn
 function hintOf(used, view, t) {
   if (!used.norms) return t('blocks.params.hint');
-  if (!used.w1) return t('blocks.params.swiglu', { layer: view.layer + 1 });
+  if (!used.w1) {
+    const lines = [t('blocks.params.swiglu', { layer: view.layer + 1 })];
+    if (!used.wGate || used.wGate.length > MAX_DRAWN_CELLS) {
+      lines.push(t('blocks.params.tooLargeSwiglu', { dModel: view.dModel, hidden: hiddenOf(view), count: (3 * (used.wGate?.length ?? 0)).toLocaleString('en'), cap: MAX_DRAWN_CELLS.toLocaleString('en') }));
+    }
+    return lines.join(' ');
+  }
   const lines = [t('blocks.params.modelHint', { layer: view.layer + 1 })];
   if (used.w1.length > MAX_DRAWN_CELLS) {
     lines.push(t('blocks.params.tooLarge', { dModel: view.dModel, hidden: hiddenOf(view), count: (2 * used.w1.length).toLocaleString('en'), cap: MAX_DRAWN_CELLS.toLocaleString('en') }));
@@ -55,10 +69,10 @@ export function drawParams(parts, view, t) {
   parts.box.hidden = !used?.ln1;
   if (parts.box.hidden) return;
   const values = { layer: view.layer + 1, hidden: hiddenOf(view) };
-  parts.summary.textContent = t('blocks.params.title', values);
+  parts.summary.textContent = t(used.w1 || !used.wGate ? 'blocks.params.title' : 'blocks.params.titleSwiglu', values);
   parts.hint.textContent = hintOf(used, view, t);
   const drawn = (table) => Boolean(used[table]) && used[table].length <= MAX_DRAWN_CELLS;
-  for (const table of BLOCK_TABLES) {
+  for (const table of [...SWIGLU_TABLES, ...BLOCK_TABLES]) {
     parts.holders[table].hidden = !drawn(table);
     if (!drawn(table)) {
       parts.holders[table].replaceChildren();
@@ -67,7 +81,9 @@ export function drawParams(parts, view, t) {
     const { rows, columns } = labelsOf(table, view, t);
     renderMatrix(parts.holders[table], {
       caption: t(`blocks.params.${table}`, values), label: t(`blocks.params.${table}`, values), t,
-      rowLabels: rows, columnLabels: columns, values: used[table], editable: true, address: { matrix: table },
+      rowLabels: rows, columnLabels: columns, values: used[table], editable: !SWIGLU_TABLES.includes(table),
+      // read only and plain (no cell explanation): the lab's explanations are of w1's and w2's cells
+      address: { matrix: SWIGLU_TABLES.includes(table) ? null : table },
     });
   }
 }

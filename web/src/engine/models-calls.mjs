@@ -11,7 +11,7 @@ const failure = (error) => ({ error: { name: error?.name ?? 'Error', file: error
 // What crosses back to the page: the weights per head (not every intermediate), no logits (n × vocab).
 function answer(result) {
   return {
-    tokens: result.tokens, ids: result.ids, n: result.n, next: result.next, hidden: result.hidden,
+    tokens: result.tokens, ids: result.ids, n: result.n, next: result.next, masked: result.masked ?? null, hidden: result.hidden,
     layers: result.layers.map(({ input, output, hidden, heads }) => ({ input, output, hidden, heads: heads.map(({ weights }) => ({ weights })) })),
   };
 }
@@ -76,7 +76,9 @@ export function modelCalls(api, given) {
             : reader.runModel(api.learnerReady, { ...model, request: firstLayerOnly(model.request), report: { ...model.report, causal: false } }, input);
           await onFirstLayer({ ...answer(first), next: null, hidden: null, partial: { layers: 1, of: model.request.layers.length } });
         }
-        return answer(reader.runModel(api.learnerReady, model, input));
+        const result = reader.runModel(api.learnerReady, model, input);
+        // a masked language model's guesses for its [MASK] tokens (BERT), read in the worker
+        return answer({ ...result, masked: await reader.maskedOf?.(model, result) });
       } catch (error) {
         return failure(error);
       }

@@ -92,7 +92,8 @@ function modelLayer(model, dModel, edits) {
     : { kind, activation, hidden, w1: withEdits(f32(model.mlp.w1), edits.w1), w2: withEdits(f32(model.mlp.w2), edits.w2), b1: f32(model.mlp.b1), b2: f32(model.mlp.b2) };
   // (with each norm's kind and ε and the MLP's kind, for the explanations and the walk: shared/mlp-text.mjs)
   const norms = { kind: [model.norm1.kind, model.norm2.kind], eps: [model.norm1.eps, model.norm2.eps], mlp: kind, activation: activation ?? null };
-  const shown = kind === 'swiglu' ? { ln1, ln2, norms } : { w1: mlp.w1, w2: mlp.w2, ln1, ln2, norms };
+  // SwiGLU's W_gate, W_up and W_down shown as they are used (read only: the lab's typed cells are w1's and w2's)
+  const shown = kind === 'swiglu' ? { wGate: mlp.wGate, wUp: mlp.wUp, wDown: mlp.wDown, ln1, ln2, norms } : { w1: mlp.w1, w2: mlp.w2, ln1, ln2, norms };
   return { norm1: norm(model.norm1, ln1), norm2: norm(model.norm2, ln2), mlp: Object.fromEntries(Object.entries(mlp).filter(([, v]) => v !== undefined)), shown };
 }
 

@@ -5,7 +5,7 @@
 import markup from './models.html';
 import css from './models.css';
 import { MAX_MODEL_BYTES } from './open.mjs';
-import { renderTokens, renderNext, renderLayers } from './view.mjs';
+import { renderTokens, renderNext, renderMasked, renderLayers } from './view.mjs';
 import { reportLines } from './report.mjs';
 import { openInLab, stillTheModel } from './lab.mjs';
 import { renderStream } from './stream.mjs';
@@ -176,13 +176,41 @@ function draw(models, { after = false } = {}) {
   const ink = getComputedStyle(models.section).color;
   if (!after) renderTokens($('models-tokens'), result, t);
   // each next token's decoded text comes with it from the worker, whose tokenizer encoded the sentence
-  renderNext($('models-next'), result.next, t, { causal: report.causal });
+  // a masked language model (BERT with its cls.predictions head) guesses its [MASK] tokens instead
+  if (report.maskedHead && !result.partial) renderMasked($('models-next'), result.masked, result.tokens, t);
+  else renderNext($('models-next'), result.next, t, { causal: report.causal || report.maskedHead });
   renderLayers($('models-layers'), result, t, ink, (l, h) => openLayer(models, l, h), { causal: report.causal, keepFirst: after });
-  renderStream($('models-stream'), result, t, report);
+  renderStream($('models-stream'), result, t, report, { blockOf: (l) => blockOf(models, l), download: (name, blob) => download(models.section, name, blob) });
   const of = result.partial?.of ?? result.layers.length;
   if (!result.partial) $('models-status').textContent = t('models.opened', { type: report.modelType, layers: report.layers, heads: report.heads });
   models.drawn.push({ layers: result.layers.length, of });
   models.section.dispatchEvent(new CustomEvent('models-drawn', { detail: { layers: result.layers.length, of } }));
+}
+
+// Layer l's block (norms and MLP) as the engine runs it, read again from the folder (the stream's
+// check recomputes the MLP from it); null when it cannot be read. The last two layers asked are kept:
+// a GPT-2 small block is 7 million numbers, 28 MB, and a reader walking the stream asks for each.
+const KEPT_BLOCKS = 2;
+function blockOf(models, l) {
+  const key = models.key;
+  models.blocks = models.blocks?.key === key ? models.blocks : { key, layers: new Map() };
+  const { layers } = models.blocks;
+  if (!layers.has(l)) {
+    layers.set(l, models.compute.models.layer(key, l).then((layer) => (layer?.error ? null : layer?.block ?? null), () => null));
+    if (layers.size > KEPT_BLOCKS) layers.delete(layers.keys().next().value);
+  }
+  return layers.get(l);
+}
+
+// A file saved from the section: a link to its Blob, clicked, let go
+function download(section, name, blob) {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  Object.assign(a, { href: url, download: name, hidden: true });
+  section.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
 // "Open this layer in the lab": the lab takes the layer, the page goes to the lab's status line

@@ -32,7 +32,7 @@ function modelBlockOf(block) {
  * `result`: with the layer's whole block (its norms and MLP, state.modelBlock) on the stream entering
  * it when the result has it, else its attention alone on what the attention received.
  */
-export function labStateOf(state, layer, result, l, h) {
+export function labStateOf(state, layer, result, l, h, report = null) {
   const { dModel: d, heads, dK } = layer;
   const stream = layer.block ? streamInto(result, l) : null;
   const input = stream ?? result.layers[l].input;
@@ -45,12 +45,15 @@ export function labStateOf(state, layer, result, l, h) {
     ...stateWithInputs(withLayer, inputs), selectedHead: h, scaleMode: layer.scale === 'none' ? 'none' : 'sqrt_dk',
     // one block: the model's whole block (LN1 → attention → + → LN2 → MLP → +, or BERT's post-LN order), or its attention alone
     layers: 1, layerWeights: null, blockEdits: {}, selectedLayer: 0,
-    ...(stream ? { block: 'full', norm: layer.block.arrangement, modelBlock: modelBlockOf(layer.block) } : { block: 'attention', modelBlock: null }),
+    ...(stream ? { block: 'full', norm: layer.block.arrangement, modelBlock: { ...modelBlockOf(layer.block), ...(report ? { source: sourceOf(report, l) } : {}) } } : { block: 'attention', modelBlock: null }),
     // as the model computes it: its key/value heads, rotary positions (from position 0) and window
     kvHeads: layer.kvHeads === heads ? null : layer.kvHeads, window: layer.window ?? 0,
     rotary: Boolean(layer.rotary), rotaryTheta: layer.rotary?.theta ?? 10000, rotaryDims: layer.rotary ? layer.rotary.dims : null,
   };
 }
+
+// Where the block came from, for "About this example": the model's type, architectures, the layer
+const sourceOf = (report, l) => ({ model: String(report.modelType), architectures: (report.architectures ?? []).map(String).join(', '), layer: l + 1, layers: report.layers });
 
 // The layer's attention weights as the status names them: with the biases it has (GPT-2 and BERT all
 // four, Qwen2 those of q, k and v), or saying it has none (Llama, Mistral)
@@ -78,7 +81,7 @@ export async function openInLab(models, l, h) {
   const { t, result, report } = models;
   const layer = await models.compute.models.layer(models.key, l);
   if (layer.error) return { problem: layer.error.message };
-  const state = labStateOf(models.getState(), layer, result, l, h);
+  const state = labStateOf(models.getState(), layer, result, l, h, report);
   const built = buildRequest(state);
   if (built.problems) {
     return { problem: t('models.cannotOpen', { layer: l + 1, problem: built.problems.map(({ key, values }) => ({ key, values })) }) };

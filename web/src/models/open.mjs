@@ -10,6 +10,7 @@ import { MAX_TABLE_VALUES } from '../shared/safetensors.mjs';
 import { recognise } from './config.mjs';
 import { tensorTaker, buildRequest, buildLayer, keptBytes } from './request.mjs';
 import { loadTokenizer } from './tokenizer.mjs';
+import { readMaskedHead, maskedPositions, maskedTokens } from './masked.mjs';
 
 // The engine's WebAssembly memory, at most (MAXIMUM_MEMORY in CMakeLists.txt).
 export const WASM_MEMORY_BYTES = 2 ** 31;
@@ -47,7 +48,7 @@ function checkSize(recognised) {
   return bytes;
 }
 
-function report(recognised, tables, taker, tokenizer, bytes) {
+function report(recognised, tables, taker, tokenizer, bytes, masked = null) {
   const s = recognised.settings;
   return {
     family: recognised.family, modelType: recognised.modelType, architectures: recognised.architectures, prefix: recognised.prefix,
@@ -58,6 +59,8 @@ function report(recognised, tables, taker, tokenizer, bytes) {
     unread: recognised.unread, tokenizer: tokenizer !== null,
     // the MLP's activation ('gelu', 'gelu-tanh', 'relu', 'silu'; Llama's SwiGLU gate is SiLU)
     activation: s.activation ?? null,
+    // a masked language model's head (BERT's cls.predictions): result.masked for its [MASK] tokens
+    maskedHead: masked !== null,
   };
 }
 
@@ -117,13 +120,15 @@ export async function openModel(files, { onProgress, engine = null, timings = {}
   if (!engine) {
     const taker = tensorTaker(tables, recognised.prefix, progress);
     const request = await buildRequest(taker, recognised);
-    return { request, tokenizer, report: report(recognised, tables, taker, tokenizer, bytes) };
+    const masked = await readMaskedHead(tables, recognised, taker.used);
+    return { request, tokenizer, masked, report: report(recognised, tables, taker, tokenizer, bytes, masked) };
   }
   const { request, prepared, taker } = await prepareModel(engine, tables, recognised, progress, timings);
+  const masked = await readMaskedHead(tables, recognised, taker.used);
   // where the opening's time went (ms): headers, read, stage, convert, prepare, and all of it
-  const about = { ...report(recognised, tables, taker, tokenizer, bytes), timings: { ...timings, total: performance.now() - start } };
+  const about = { ...report(recognised, tables, taker, tokenizer, bytes, masked), timings: { ...timings, total: performance.now() - start } };
   const again = tensorTaker(tables, recognised.prefix);
-  return { request, prepared, tokenizer, report: about, readLayer: (l) => buildLayer(again, recognised, l) };
+  return { request, prepared, tokenizer, masked, report: about, readLayer: (l) => buildLayer(again, recognised, l) };
 }
 
 // Typed ids, checked: whole numbers from 0 to vocab − 1.
@@ -190,4 +195,14 @@ function runPrepared(model, ids, tokens, blocks) {
   const hidden = [trace.embeddings, ...trace.layers.slice(0, -1).map((layer) => layer.hidden), trace.output];
   const next = about.causal ? nextTokens(trace.lastLogits, 1, request.vocab, tokenizer) : null;
   return { tokens, ids, n: trace.n, layers, hidden, next };
+}
+
+/**
+ * A masked language model's guesses for `result` (runModel()'s): for each [MASK] token, its top 10
+ * ([{ position, top: [{ id, token, text, probability, logit }] }]); null for a model without the head,
+ * [] for a sentence without a mask. From the last hidden state (BERT has no final norm after it).
+ */
+export async function maskedOf(model, result) {
+  if (!model.masked || !result.hidden) return null;
+  return maskedTokens(model.masked, result.hidden[result.hidden.length - 1], maskedPositions(result.tokens), model.tokenizer);
 }

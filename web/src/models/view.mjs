@@ -49,22 +49,46 @@ export function renderNext(container, next, t, { causal = true } = {}) {
     container.replaceChildren(...(causal ? [] : [element('p', 'model-note', t('models.noNext'))]));
     return;
   }
+  container.replaceChildren(guessTable(next, t('models.next', { count: next.length }), t), element('p', 'model-note', t('models.nextNote')));
+}
+
+// A table of guessed tokens (the next ones, or a [MASK]'s): token, decoded text, id, probability
+function guessTable(list, caption, t) {
   const table = element('table', 'model-next');
-  table.append(element('caption', '', t('models.next', { count: next.length })));
+  table.append(element('caption', '', caption));
   const head = element('tr');
   head.append(element('th', '', t('models.nextToken')), element('th', '', t('models.nextText')), element('th', '', t('models.nextId')), element('th', '', t('models.nextProbability')));
   table.append(head);
-  for (const { id, token, text: decoded, probability } of next) {
+  for (const { id, token, text: decoded, probability } of list) {
     const row = element('tr');
     const cell = element('td', 'model-token', token);
     cell.dir = 'auto';
     // the decoded text, its spaces shown (·) and a byte that is only part of a character (�) as it is
     const text = element('td', 'model-text', typeof decoded === 'string' ? visible(decoded) : '…');
     text.dir = 'auto';
-    row.append(cell, text, element('td', '', String(id)), element('td', '', formatNumber(probability)));
+    const p = element('td', '', formatNumber(probability));
+    p.title = p.dataset.value = formatFull(probability);
+    row.append(cell, text, element('td', '', String(id)), p);
     table.append(row);
   }
-  container.replaceChildren(table, element('p', 'model-note', t('models.nextNote')));
+  return table;
+}
+
+/**
+ * A masked language model's guesses (result.masked, BERT): for each [MASK] token its top 10; a
+ * sentence without one is told how to ask. `tokens`: the sentence's, for the captions.
+ */
+export function renderMasked(container, masked, tokens, t) {
+  if (!masked?.length) {
+    container.replaceChildren(element('p', 'model-note', t('models.maskedNone')));
+    return;
+  }
+  const tables = masked.map(({ position, top }) => {
+    const table = guessTable(top, t('models.masked', { count: top.length, token: tokens[position], row: position + 1 }), t);
+    table.dataset.position = String(position);
+    return table;
+  });
+  container.replaceChildren(...tables, element('p', 'model-note', t('models.maskedNote')));
 }
 
 // −∞ above the diagonal of a causal model (the lab's heatmap hatches those cells), else nothing masked.

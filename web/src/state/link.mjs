@@ -69,7 +69,10 @@ function isMlp(v) {
   return biases && MLP_ARRAYS[v.kind].every((name) => isFloats(v[name]));
 }
 // A model's block: its arrangement, two norms and its MLP (state/model.mjs's modelBlock)
-const isModelBlock = (v) => isObject(v) && NORMS.includes(v.arrangement) && isNorm(v.norm1) && isNorm(v.norm2) && isMlp(v.mlp);
+// (with, from "Open this layer in the lab", where it came from: short texts and whole numbers)
+const isText = (v) => typeof v === 'string' && v.length <= 200;
+const isSource = (v) => v === undefined || (isObject(v) && isText(v.model) && isText(v.architectures) && [v.layer, v.layers].every((n) => Number.isInteger(n) && n >= 1 && n <= 4096));
+const isModelBlock = (v) => isObject(v) && NORMS.includes(v.arrangement) && isNorm(v.norm1) && isNorm(v.norm2) && isMlp(v.mlp) && isSource(v.source);
 
 // Hand-set parameters: named matrices of float32 values (or null).
 function isParameters(v) {

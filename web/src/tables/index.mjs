@@ -71,6 +71,16 @@ function layersNote(t, state, aspects) {
   return { line: t('preset.layersHold', { layers: state.layers }), keep: true };
 }
 
+// What the lab holds without an example: a real model's layer (its modelBlock's source, models/lab.mjs),
+// rows given row by row, or null (the reader's sentence on the vocabulary)
+function loadedOf(state) {
+  const source = state.modelBlock?.source;
+  if (!source) return state.inputs?.rows ? 'rows' : null;
+  // the model's rows and block as opened; else what it was (a typed sentence lets the rows go)
+  const intact = state.inputs?.rows && state.block === 'full' && !Object.keys(state.blockEdits ?? {}).length && !Object.keys(state.xEdits ?? {}).length;
+  return { ...source, n: state.inputs?.rows?.length ?? 0, head: state.selectedHead + 1, changed: !intact };
+}
+
 // One section's drawing from the state and the view; tables: { api, t, openBlocks, replacedWeights }.
 const SECTION_DRAWERS = {
   notes: ({ api, t, replacedWeights }, state, view) => {
@@ -82,6 +92,7 @@ const SECTION_DRAWERS = {
       experiment: experimentLine(t, experiment, state, view), view,
       remember: rememberLine(t, preset, aspects, experiment, state, view),
       layers: preset ? layersNote(t, state, aspects) : null,
+      loaded: preset ? null : loadedOf(state),
     });
   },
   tokens: ({ api }, state, view) => api.renderTokens(view.tokens, selectionIn(state, view).token),

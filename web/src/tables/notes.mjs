@@ -74,24 +74,34 @@ function headLines(t, { preset, aspects, replacedWeights, experiment, layers }, 
 }
 
 // what the notes are drawn from, as one string: the same string, nothing to draw again
-const notesKey = ({ preset, aspects, replacedWeights, experiment, remember, layers }) => [
-  preset?.id ?? '', aspects.join(','), replacedWeights ?? '', experiment ?? '', remember ?? '', layers?.line ?? '',
+const notesKey = ({ preset, aspects, replacedWeights, experiment, remember, layers, loaded }) => [
+  preset?.id ?? '', aspects.join(','), replacedWeights ?? '', experiment ?? '', remember ?? '', layers?.line ?? '', loaded ? JSON.stringify(loaded) : '',
 ].join('\u0001');
+
+// Without an example: a real model's layer ("Open this layer in the lab") named with its model and
+// layer, rows given row by row, or the reader's own sentence on the vocabulary
+function ownNotes(t, loaded) {
+  if (loaded?.model && loaded.changed) return [paragraph('modified', t('notes.modelChanged', loaded)), paragraph(null, t('vocabulary.note'))];
+  if (loaded?.model) return [paragraph('modified', t('notes.model', loaded)), paragraph(null, t('notes.modelNote', loaded))];
+  if (loaded === 'rows') return [paragraph('modified', t('notes.rows'))];
+  return [paragraph('modified', t('vocabulary.own')), paragraph(null, t('vocabulary.note'))];
+}
 
 /**
  * preset: the example or null; aspects: what the reader changed; replacedWeights: a sentence or null;
  * view: the result shown (a note's numbers come from it);
  * experiment: what to see now when the change is the one a note proposes (no note is dimmed then), or null;
  * remember: the example in one line, or null;
- * layers: { line, keep } when layers were added (keep: the notes still hold for the layer shown), or null.
+ * layers: { line, keep } when layers were added (keep: the notes still hold for the layer shown), or null;
+ * loaded: without an example, a real model's layer ({ model, architectures, layer, layers, head, n }) or 'rows' (X given row by row), or null.
  */
-export function renderNotes({ $, t }, { preset, aspects, replacedWeights, experiment = null, view = null, remember = null, layers = null }) {
+export function renderNotes({ $, t }, { preset, aspects, replacedWeights, experiment = null, view = null, remember = null, layers = null, loaded = null }) {
   const container = $('notes');
   // a note with numbers from the engine is drawn again whenever they may have changed
   const numbers = preset?.notes.some((note) => note.values) ? view : null;
-  if (unchanged(container, notesKey({ preset, aspects, replacedWeights, experiment, remember, layers })) && !numbers) return;
+  if (unchanged(container, notesKey({ preset, aspects, replacedWeights, experiment, remember, layers, loaded })) && !numbers) return;
   if (!preset) {
-    container.replaceChildren(paragraph('modified', t('vocabulary.own')), paragraph(null, t('vocabulary.note')));
+    container.replaceChildren(...ownNotes(t, loaded));
     return;
   }
   const modified = aspects.length > 0 && !experiment && !layers?.keep;

@@ -106,9 +106,15 @@ describe('a real model\'s block in the state (modelBlock)', () => {
       const read = stateFromFragment(stateToFragment(state));
       assert.deepEqual(read.state.modelBlock, state.modelBlock);
     }
+    // with where it came from (models/lab.mjs): read back as written
+    const named = { ...base(), block: 'full', norm: 'post', modelBlock: { ...modelBlock(d, 4), source: { model: 'bert', architectures: 'BertForMaskedLM', layer: 2, layers: 2 } } };
+    assert.deepEqual(stateFromFragment(stateToFragment(named)).state.modelBlock.source, named.modelBlock.source);
     const good = modelBlock(d, 4);
     for (const bad of [{ ...good, arrangement: 'middle' }, { ...good, norm1: { ...good.norm1, kind: 'batchnorm' } }, { ...good, norm1: { ...good.norm1, eps: 0 } },
-      { ...good, mlp: { ...good.mlp, activation: 'tanh' } }, { ...good, mlp: { ...good.mlp, w1: ['1'] } }, { ...good, mlp: { ...good.mlp, hidden: 0 } }]) {
+      { ...good, mlp: { ...good.mlp, activation: 'tanh' } }, { ...good, mlp: { ...good.mlp, w1: ['1'] } }, { ...good, mlp: { ...good.mlp, hidden: 0 } },
+      // where it came from ("About this example"): short texts and whole numbers only
+      { ...good, source: { model: { html: 1 }, architectures: 'X', layer: 1, layers: 2 } }, { ...good, source: { model: 'x'.repeat(201), architectures: '', layer: 1, layers: 2 } },
+      { ...good, source: { model: 'gpt2', architectures: 'GPT2LMHeadModel', layer: 0.5, layers: 2 } }, { ...good, source: 'gpt2' }]) {
       const fragment = `#lab=${encodeURIComponent(JSON.stringify({ block: 'full', norm: 'post', modelBlock: bad }))}`;
       assert.ok(stateFromFragment(fragment).problems?.length > 0, JSON.stringify(bad).slice(0, 80));
     }
