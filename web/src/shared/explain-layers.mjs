@@ -173,9 +173,13 @@ export function explainStream(view, { row, col, token }, t) {
 /** A cell of a full block's w1, w2, ln1 or ln2 (blocks/params.mjs): a parameter, seeded or typed. */
 export function explainBlockParameter(view, { matrix, row, col }, t) {
   const used = view.layerWeights?.[view.layer]?.[matrix];
-  const hidden = view.dModel * 4;
+  if (!used) return null;
+  // the MLP's own width (a real model's: BERT's folder has 2 × d_model), from W₁ (d_model × hidden)
+  // or W₂ (hidden × d_model); 4 × d_model is the lab's own blocks' width
+  const mlp = matrix === 'w1' || matrix === 'w2';
+  const hidden = mlp ? used.length / view.dModel : view.dModel * 4;
   const width = matrix === 'w1' ? hidden : view.dModel;
-  if (!used || col >= width || (row + 1) * width > used.length) return null;
+  if (col >= width || (row + 1) * width > used.length) return null;
   const values = { layer: view.layer + 1, hidden };
   const rowName = matrix === 'w2' ? `h${row + 1}` : matrix === 'w1' ? view.columns[row] : t(row === 0 ? 'blocks.params.gamma' : 'blocks.params.beta');
   const colName = matrix === 'w1' ? `h${col + 1}` : view.columns[col];
