@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { useLabPage } from './browser.mjs';
+import { useLabPage, downloadedBytes } from './browser.mjs';
 import { haveModels as have, dirOf, openAndRun as openFolderAndRun } from './model-folders.mjs';
 import { readSafetensorsFile } from '../web/src/models/copies.mjs';
 import { referenceLogits, softmax } from '../web/src/models/bert64.mjs';
@@ -131,7 +131,7 @@ describe('the residual stream\'s walk and files', { skip: !have && 'no ../shared
     const download = async (format) => {
       const [file] = await Promise.all([page().waitForEvent('download'), page().click(`.model-stream-export button[data-format="${format}"]`)]);
       assert.equal(file.suggestedFilename(), `residual-stream.${format}`);
-      return readFileSync(await file.path(), 'utf8');
+      return (await downloadedBytes(file)).toString('utf8');
     };
     const json = JSON.parse(await download('json'));
     assert.deepEqual(json.tokens, reference.tokens);
