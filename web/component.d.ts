@@ -76,6 +76,10 @@ export interface ModelReport {
   /** config.json keys the lab does not read. */
   unread: string[];
   tokenizer: boolean;
+  /** The MLP's activation ('gelu', 'gelu-tanh', 'relu', 'silu'). */
+  activation?: string | null;
+  /** True when a masked LM's head (BERT's cls.predictions) was read. */
+  maskedHead?: boolean;
 }
 
 /** A real model's result on a sentence (docs/api.md#real-models). */
@@ -87,7 +91,9 @@ export interface ModelResult {
   /** null while only layer 1 is computed (partial). */
   hidden: Float32Array[] | null;
   /** Causal models: the 10 most likely next tokens; null for BERT (and while partial). */
-  next: { id: number; token: string; probability: number; logit: number }[] | null;
+  next: { id: number; token: string; text: string | null; probability: number; logit: number }[] | null;
+  /** A masked LM (BertForMaskedLM): each [MASK] token's 10 most likely tokens; [] without a [MASK]; null for other models (and while partial). */
+  masked?: { position: number; top: { id: number; token: string; text: string | null; probability: number; logit: number }[] }[] | null;
   /** Set while the page shows layer 1 alone, before the whole model's result. */
   partial?: { layers: number; of: number };
 }

@@ -18,6 +18,8 @@ const SAME_AS_ENGLISH = {
   'table.v': 'a matrix name', 'table.z': 'a matrix name', 'table.wq': 'a matrix name', 'table.wk': 'a matrix name',
   'table.wv': 'a matrix name', 'table.wo': 'a matrix name',
   'table.scores': 'kept term', 'table.weights': 'kept term', 'table.concat': 'kept term',
+  // [models] the stream's parts table: the sums as formulas
+  'models.streamPart.pre.computed': 'a formula', 'models.streamPart.post.computed': 'a formula', 'models.streamPart.post.norm1': 'a formula',
   // a control's label that is a kept term alone (the course's own word for the setting)
   'train.learningRate': 'kept term', 'train.optimizer': 'kept term', 'train.seed': 'kept term',
   'train.positions': 'kept term', 'train.parameter.embeddings': 'kept term', 'train.head': 'kept term and a number',
