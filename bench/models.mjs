@@ -101,6 +101,8 @@ async function nodeSide() {
     }
     log(`node: forward (the prepared model's traced run, top 10) at ${n} tokens: median ${median(times).toFixed(0)} ms of ${rounds}, CPU ${median(cpus).toFixed(0)} ms`);
   }
+  const after = engine.memory();
+  log(`node: after the runs, WebAssembly memory ${(after.heapBytes / 2 ** 20).toFixed(0)} MiB (was ${(heap / 2 ** 20).toFixed(0)}), of it allocated ${(after.allocatedBytes / 2 ** 20).toFixed(0)} MiB`);
   model.prepared.dispose();
 }
 
@@ -140,10 +142,45 @@ function chromiumCpu(tag) {
   return kinds.cpu;
 }
 
+const mib = (bytes) => (bytes / 2 ** 20).toFixed(0);
+
+// Where the renderer's memory is (the page and its worker live in it): the renderer's RSS, the page's
+// JavaScript heap (V8's used size; Blink's, the embedder's; ArrayBuffers' backing stores) by the
+// DevTools protocol, at the end of each phase (say); garbage() forces a collection in the worker (gc(),
+// --expose-gc) and then on the page (HeapProfiler.collectGarbage), and says what each gave back.
+async function memoryParts(page, tag) {
+  const session = await page.context().newCDPSession(page);
+  const renderer = () => {
+    const kinds = {};
+    chromiumRss(tag, kinds);
+    return kinds.renderer ?? 0;
+  };
+  const heap = async () => {
+    const h = await session.send('Runtime.getHeapUsage');
+    return `page's heap: V8 ${mib(h.usedSize)} of ${mib(h.totalSize)}, Blink ${mib(h.embedderHeapUsedSize)}, ArrayBuffers ${mib(h.backingStorageSize ?? 0)} MiB`;
+  };
+  return {
+    async say(label) {
+      log(`chromium: memory ${label}: renderer RSS ${mib(renderer())} MiB; ${await heap()}`);
+    },
+    async garbage() {
+      const before = renderer();
+      await Promise.all(page.workers().map((worker) => worker.evaluate(() => globalThis.gc?.())));
+      const worker = renderer();
+      await session.send('HeapProfiler.collectGarbage');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const after = renderer();
+      log(`chromium: garbage at the end: renderer RSS ${mib(before)} MiB; a collection in the worker gave back ${mib(before - worker)}, then one on the page ${mib(worker - after)}: ${mib(after)} MiB; ${await heap()}`);
+    },
+  };
+}
+
 async function browserSide() {
   const tag = `--bench-models-${process.pid}`;
-  const browser = await openBrowser({ args: [tag] });
+  // --expose-gc: the collections forced at the end, which tell the garbage from what is kept
+  const browser = await openBrowser({ args: [tag, '--js-flags=--expose-gc'] });
   let peak = 0;
+  const rendererPeaks = {};  // the largest renderer RSS in each phase
   let peakKinds = {};
   let phase = 'idle';
   let peakPhase = phase;
@@ -153,13 +190,16 @@ async function browserSide() {
     const rss = chromiumRss(tag, kinds);
     delete kinds.cpu;
     peaks[phase] = Math.max(peaks[phase] ?? 0, rss);
+    rendererPeaks[phase] = Math.max(rendererPeaks[phase] ?? 0, kinds.renderer ?? 0);
     if (rss > peak) [peak, peakKinds, peakPhase] = [rss, kinds, phase];
   }, 100);
   try {
     const { page } = await browser.newPage();
     await page.goto(browser.url);
     await page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
+    const parts = await memoryParts(page, tag);
     const idle = chromiumRss(tag);
+    await parts.say('idle');
     const cpu0 = chromiumCpu(tag);
     const start = Date.now();
     phase = 'opening';
@@ -169,6 +209,7 @@ async function browserSide() {
     if (message) throw new Error(`the page refused the model: ${message}`);
     const opened = Date.now() - start;
     const openedCpu = chromiumCpu(tag) - cpu0;
+    await parts.say('opened');
     const phases = await page.evaluate(() => globalThis.attentionLab.models.report?.timings ?? {});
     log(`chromium: the worker's opening, wall ms: ${Object.entries(phases).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')}`);
     phase = 'first run';
@@ -179,6 +220,7 @@ async function browserSide() {
     await page.waitForSelector('#models-layers details[open] canvas', { timeout: 600_000 });
     const firstLayer = Date.now() - start;
     const firstCpu = chromiumCpu(tag) - cpu0;
+    await parts.say('after the first run');
     log(`chromium: model opened (read, converted, handed into WebAssembly memory and prepared in the worker) ${opened} ms after the files were given (CPU of Chromium's processes ${openedCpu} ms); at 16 tokens the tokens ${tokens} ms, layer 1's tables ${firstLayer} ms (target 5000 ms; CPU ${firstCpu} ms)`);
     for (const n of [16, 128]) {
       phase = `runs at ${n}`;
@@ -194,7 +236,10 @@ async function browserSide() {
       }, { list: ids(n), rounds });
       const cpuEach = (chromiumCpu(tag) - runCpu) / rounds;
       log(`chromium: lab.models.run at ${n} tokens (worker forward, copy back, drawing): median ${median(times).toFixed(0)} ms of ${rounds}${n === 16 ? ' (target 1000 ms)' : ''}; CPU of Chromium's processes ${cpuEach.toFixed(0)} ms a run (mean)`);
+      await parts.say(`after the runs at ${n}`);
     }
+    log(`chromium: the renderer's largest RSS in each phase (MiB): ${Object.entries(rendererPeaks).map(([k, v]) => `${k} ${(v / 2 ** 20).toFixed(0)}`).join(', ')}`);
+    await parts.garbage();
     const weights = 4 * (VOCAB * D + POSITIONS * D + LAYERS * (4 * D * D + 8 * D * D)) / 2 ** 20;
     log(`chromium: peak RSS of its processes ${(peak / 2 ** 20).toFixed(0)} MiB, ${((peak - idle) / 2 ** 20).toFixed(0)} MiB above the ${(idle / 2 ** 20).toFixed(0)} MiB before the model (weights ${weights.toFixed(0)} MiB as F32; target ≤ 1.2 × weights + 100 = ${(1.2 * weights + 100).toFixed(0)} MiB); the peak while ${peakPhase}; by process kind: ${Object.entries(peakKinds).map(([k, v]) => `${k} ${(v / 2 ** 20).toFixed(0)}`).join(', ')} MiB; the largest in each phase: ${Object.entries(peaks).map(([k, v]) => `${k} ${(v / 2 ** 20).toFixed(0)}`).join(', ')} MiB`);
   } finally {

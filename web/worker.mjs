@@ -8,4 +8,8 @@ import { createEngineApi } from './src/engine/api.mjs';
 const builds = new URL('./lib/', import.meta.url);
 // the "Real models" reader runs here too (a model's files are read beside the engine that runs it),
 // imported when the first model is opened
-Comlink.expose(createEngineApi((options) => loadAttention({ ...options, baseUrl: builds }), { models: () => import('./src/models/open.mjs') }));
+Comlink.expose(createEngineApi((options) => loadAttention({ ...options, baseUrl: builds }), {
+  models: () => import('./src/models/open.mjs'),
+  // a model's run: its arrays' buffers moved to the page, not cloned (engine/models-calls.mjs)
+  transfer: Comlink.transfer,
+}));

@@ -52,15 +52,16 @@ function warmUp(api, learner, request) {
 
 // `models`: the "Real models" reader ({ openModel, runModel }, web/src/models/open.mjs), or an async
 // function giving it, from the worker or the host that composes the page (the engine imports no
-// feature); absent, its calls say so.
-export function createEngineApi(loadAttention, { models = null } = {}) {
+// feature); absent, its calls say so. `transfer(value, buffers)`: how an answer's buffers are moved to
+// the page rather than cloned (Comlink.transfer in the worker; on the page nothing crosses).
+export function createEngineApi(loadAttention, { models = null, transfer } = {}) {
   // engine: the forward engine, once loaded; the rest belongs to the training calls (training-calls.mjs)
   const api = { loadAttention, engine: null, learner: null, learnerReady: null, sessions: new Map() };
   return {
     // the Train section's runs (engine/training-session.mjs), one per lab
     training: trainingCalls(api),
     // the "Real models" view's model, one per lab (engine/models-calls.mjs)
-    models: modelCalls(api, models),
+    models: modelCalls(api, models, { transfer }),
 
     async load(simd = 'auto') {
       api.engine ??= await loadAttention({ simd });

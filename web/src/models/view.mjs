@@ -181,5 +181,15 @@ export function renderLayers(container, result, t, ink, onOpen, { causal = false
   if (first) {
     container.append(...sections.slice(1));
     said();
-  } else container.replaceChildren(hint, legend, ...sections);
+  } else {
+    release(container);
+    container.replaceChildren(hint, legend, ...sections);
+  }
+}
+
+// The heatmaps a new run replaces give back their pixels now (a canvas's backing store is freed when
+// its size is 0), not when the collector reaches the detached canvas: each run drew layer 1's twelve
+// heads and the legend anew, and runs came faster than the page's collections.
+function release(container) {
+  for (const canvas of container.querySelectorAll('canvas')) canvas.width = canvas.height = 0;
 }
