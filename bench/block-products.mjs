@@ -8,7 +8,12 @@
 // bench (the engine's transformer() and prepared stack, ORT-web, TF.js-wasm) and back to back: does what ran before matter?
 // With --before=FILE (a copy of an earlier build's build/wasm/peak.mjs), each part of both builds'
 // block_products, interleaved in one process, by CPU time: the before/after of a driver change.
+// --relaxed: the relaxed build's module (build/wasm/peak-relaxed.mjs: fused multiply-adds, cmake --build
+// build/wasm --target bench_peak_relaxed), against the FMA chains' ceiling (12 chains; 8 and 10 shown too).
+// Both also time the dispatched ppmm micro-kernel alone on one strip and panel in L1 (kc 256, no packing).
 import path from 'node:path';
+import { readFileSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
 import { execSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -17,6 +22,8 @@ const argument = (name, fallback) => process.argv.find((a) => a.startsWith(`--${
 const sizes = argument('sizes', '16,128,512').split(',').map(Number);
 const reps = Number(argument('reps', 9));
 const D = 768, F = 3072;
+const relaxed = process.argv.includes('--relaxed');
+if (relaxed) setFlagsFromString('--experimental-wasm-relaxed-simd');
 
 const cpuMs = () => { const { user, system } = process.cpuUsage(); return (user + system) / 1000; };
 const timed = (fn) => { const start = cpuMs(); fn(); return cpuMs() - start; };
@@ -25,6 +32,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 // [name, flop, run] for every product of the block at n and its ppmm_repeat twin, then the ceiling
 function products(m, n) {
   const ppmm = m._ppmm_kernel_count() - 1;
+  const mr = Number(/_(\d)x8_/.exec(m.UTF8ToString(m._ppmm_kernel_name(ppmm)))?.[1] ?? 4);
   return [
     ['q, k, v (36 × n×768 · 768×64)', 2 * n * D * 3 * D, () => m._block_products(n, 1, 1)],
     ['  ppmm_repeat, same shape ×36', 2 * n * D * 3 * D, () => m._ppmm_repeat(ppmm, n, D, 64, 0, 36)],
@@ -34,7 +42,10 @@ function products(m, n) {
     ['MLP (n×768 · 768×3072, n×3072 · 3072×768)', 2 * n * D * 2 * F, () => m._block_products(n, 4, 1)],
     ['  ppmm_repeat, same shapes', 2 * n * D * 2 * F, () => { m._ppmm_repeat(ppmm, n, D, F, 0, 1); m._ppmm_repeat(ppmm, n, F, D, 0, 1); }],
     ['all the block\'s products', 2 * n * D * (4 * D + 2 * F) + 2 * D * n * (n + 1), () => m._block_products(n, 0, 1)],
-    ['ceiling (16 chains)', 16 * 8 * 2e6, () => m._peak_chains(16, 2e6)],
+    ...(m._ppmm_kernel_alone ? [[`the micro-kernel alone (kc 256, in L1, mr ${mr})`, 2 * mr * 8 * 256 * 20000, () => m._ppmm_kernel_alone(ppmm, 256, 20000)]] : []),
+    // with --relaxed, 8 and 10 FMA chains too: does a kernel with 8 accumulators wait on FMA latency?
+    ...(relaxed ? [8, 10].map((c) => [`${c} FMA chains`, c * 8 * 2e6, () => m._peak_fma_chains(c, 2e6)]) : []),
+    relaxed ? ['ceiling (12 FMA chains)', 12 * 8 * 2e6, () => m._peak_fma_chains(12, 2e6)] : ['ceiling (16 chains)', 16 * 8 * 2e6, () => m._peak_chains(16, 2e6)],
   ];
 }
 
@@ -96,10 +107,12 @@ function beforeAfter(m, earlier, n) {
   });
 }
 
-const m = await (await import(path.join(root, 'build/wasm/peak.mjs'))).default();
+const wasmBinary = relaxed ? readFileSync(path.join(root, 'build/wasm/peak-relaxed.wasm')) : undefined;
+const m = await (await import(path.join(root, `build/wasm/${relaxed ? 'peak-relaxed' : 'peak'}.mjs`))).default({ wasmBinary });
+if (relaxed) console.log(`relaxed build: ${m.UTF8ToString(m._ppmm_kernel_name(m._ppmm_kernel_count() - 1))}`);
 const beforeFile = argument('before', null);
 if (beforeFile) {
-  const earlier = await (await import(path.resolve(beforeFile))).default();
+  const earlier = await (await import(path.resolve(beforeFile))).default({ wasmBinary: relaxed ? readFileSync(path.resolve(beforeFile).replace(/\.mjs$/, '.wasm')) : undefined });
   console.log(`node ${process.version}; ${execSync('uptime').toString().trim()}`);
   for (const n of sizes) beforeAfter(m, earlier, n);
   console.log(execSync('uptime').toString().trim());

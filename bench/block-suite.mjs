@@ -74,6 +74,7 @@ async function checked(contenders, p, log) {
 const PRODUCTS = 'products alone (bench/peak.cpp)';
 const PRODUCTS_FMA = 'products alone, FMA';
 const RELAXED = 'engine relaxed prepared stack';
+const RELAXED_BEFORE = 'engine relaxed prepared stack, before';
 function productsEntry(peakModule, n, name = PRODUCTS) {
   if (!peakModule?._block_products) return [];
   peakModule._block_products(n, 0, 1);  // sizes its buffers, tiers up
@@ -95,6 +96,16 @@ function logProducts(ready, p, peak, fmaPeak, log) {
 // loaded machine do not lengthen, and the prepared stack's ratio by it
 const cpuUsage = globalThis.process?.cpuUsage;
 const cpuMs = ({ user, system }) => (user + system) / 1000;
+// --before: the earlier build's prepared stacks by CPU time, and the relaxed one's after / before
+function logBefore(ready, ortBest, relaxed, log) {
+  const earlier = ready.find((e) => e.c.name === 'engine SIMD prepared stack, before');
+  if (earlier?.cpu.length) log(`  by CPU time: prepared stack, before ${median(earlier.cpu).toFixed(2)}: ${(ortBest / median(earlier.cpu)).toFixed(2)}× the fastest ORT-web`);
+  const relaxedBefore = ready.find((e) => e.c.name === RELAXED_BEFORE);
+  if (relaxedBefore?.cpu.length && relaxed?.cpu.length) {
+    log(`  by CPU time: ${RELAXED_BEFORE} ${median(relaxedBefore.cpu).toFixed(2)}: ${(ortBest / median(relaxedBefore.cpu)).toFixed(2)}× the fastest ORT-web; after / before ${(median(relaxed.cpu) / median(relaxedBefore.cpu)).toFixed(3)}`);
+  }
+}
+
 function logCpu(ready, p, peakCpu, fmaPeak, log) {
   const prepared = ready.find((e) => e.c.name === 'engine SIMD prepared stack');
   const orts = ready.filter((e) => e.c.name.startsWith('ORT') && e.cpu.length);
@@ -109,8 +120,7 @@ function logCpu(ready, p, peakCpu, fmaPeak, log) {
     const time = median(fused.cpu), gflops = productFlops(p) / time / 1e6;
     log(`  by CPU time: ${PRODUCTS_FMA} ${time.toFixed(2)} ms = ${(100 * time / median(relaxed.cpu)).toFixed(0)} % of the relaxed stack's; ${gflops.toFixed(2)} GFLOP/s = ${(100 * gflops / fmaPeak.cpu).toFixed(0)} % of the FMA ceiling by CPU time (${fmaPeak.cpu.toFixed(2)} GFLOP/s)`);
   }
-  const earlier = ready.find((e) => e.c.name === 'engine SIMD prepared stack, before');
-  if (earlier?.cpu.length) log(`  by CPU time: prepared stack, before ${median(earlier.cpu).toFixed(2)}: ${(ortBest / median(earlier.cpu)).toFixed(2)}× the fastest ORT-web`);
+  logBefore(ready, ortBest, relaxed, log);
   if (!products?.cpu.length) return;
   const time = median(products.cpu), gflops = productFlops(p) / time / 1e6;
   log(`  by CPU time: products alone ${time.toFixed(2)} ms = ${(100 * time / median(prepared.cpu)).toFixed(0)} % of the prepared stack's; ${gflops.toFixed(2)} GFLOP/s${peakCpu ? ` = ${(100 * gflops / peakCpu).toFixed(0)} % of the ceiling by CPU time (${peakCpu.toFixed(2)} GFLOP/s)` : ''}`);
@@ -150,13 +160,15 @@ async function measureSize(n, contenders, { peak, peakCpu, peakModule, fmaPeak, 
 /**
  * Every size in turn; `engine` a learning engine, `ort` and `tf` (on its wasm backend) the peers' modules,
  * `peakModule` (build/wasm/peak.mjs) for the products replayed alone, `peakCpu` the ceiling by CPU time (Node);
- * `plain: false` leaves plain JS out; `before`, an engine of an earlier build, adds its prepared stack;
+ * `plain: false` leaves plain JS out; `before`, an engine of an earlier build, adds its prepared stack (and
+ * `beforeRelaxed`, that build's relaxed engine, its relaxed one);
  * `relaxed`, the relaxed (FMA) learning engine, adds its prepared stack, with `fmaPeak` (the FMA chains'
  * ceiling) and `fmaPeakModule` (build/wasm/peak-relaxed.mjs: the products alone with FMA).
  */
 export async function runBlockBench({ engine, ort, tf, sizes, rounds = null, peak = null, peakCpu = null, peakModule = null, plain = true,
-  before = null, relaxed = null, fmaPeak = null, fmaPeakModule = null, log }) {
-  const earlier = before ? [{ ...enginePreparedBlock(before), name: 'engine SIMD prepared stack, before' }] : [];
+  before = null, beforeRelaxed = null, relaxed = null, fmaPeak = null, fmaPeakModule = null, log }) {
+  const earlier = [[before, 'engine SIMD prepared stack, before'], [beforeRelaxed, RELAXED_BEFORE]]
+    .filter(([build]) => build).map(([build, name]) => ({ ...enginePreparedBlock(build), name }));
   const fused = relaxed ? [{ ...enginePreparedBlock(relaxed), name: RELAXED }] : [];
   const contenders = [engineBlock(engine), enginePreparedBlock(engine), ...fused, ...earlier, ...ortBlocks(ort), tfBlock(tf), ...(plain ? [plainJs] : [])];
   for (const n of sizes) await measureSize(n, contenders, { peak, peakCpu, peakModule, fmaPeak, fmaPeakModule, roundCount: rounds, log });

@@ -1,4 +1,4 @@
-// npm run bench:block [-- --sizes=16,128 --rounds=N --node-only --browser-only --no-plain --dist=DIR --before=DIR]: one GPT-2-small-sized pre-LN block (d_model 768,
+// npm run bench:block [-- --sizes=16,128 --rounds=N --node-only --browser-only --no-plain --dist=DIR --before=DIR (an earlier dist/: its SIMD and relaxed prepared stacks too, Node)]: one GPT-2-small-sized pre-LN block (d_model 768,
 // 12 heads, MLP 3072, LayerNorm, GELU tanh, biases, causal mask), forward only, in Node then headless
 // Chromium: this engine's
 // transformer() against ONNX Runtime Web (plain ops and contrib ops), TF.js-wasm and plain JS.
@@ -67,11 +67,14 @@ async function main() {
   } else log('SIMD ceiling: build/wasm/peak.mjs not built (cmake --build build/wasm --target bench_peak); skipped');
   // --before=DIR: the prepared stack of an earlier build (a copy of its dist/) as one more contender
   const beforeDir = argument('before', null);
-  const before = beforeDir && await (await import(path.join(path.resolve(beforeDir), 'lib/attention.node.mjs'))).loadAttention({ learning: true, simd: true });
+  const beforeApi = beforeDir && await import(path.join(path.resolve(beforeDir), 'lib/attention.node.mjs'));
+  const before = beforeApi && await beforeApi.loadAttention({ learning: true, simd: true });
+  // and its relaxed (FMA) build, when it has one: the before/after of a fused kernel
+  const beforeRelaxed = beforeApi && await beforeApi.loadAttention({ learning: true, simd: 'relaxed' }).catch(() => null);
   const relaxed = await loadAttention({ learning: true, simd: 'relaxed' }).catch((error) => log(`relaxed engine: ${error.message}; skipped`));
   if (relaxed) log(`relaxed engine ${JSON.stringify(relaxed.info)} (node --experimental-wasm-relaxed-simd, set by this script)`);
   const { fmaPeak, fmaPeakModule } = await fmaCeiling();
-  await runBlockBench({ engine, ort, tf, sizes, rounds, peak, peakCpu, peakModule, plain, before, relaxed, fmaPeak, fmaPeakModule, log });
+  await runBlockBench({ engine, ort, tf, sizes, rounds, peak, peakCpu, peakModule, plain, before, beforeRelaxed, relaxed, fmaPeak, fmaPeakModule, log });
 }
 
 // build/wasm/peak-relaxed.mjs (its .wasm beside it, handed over as bytes): the FMA chains' ceiling

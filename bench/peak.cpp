@@ -114,6 +114,20 @@ extern "C" EMSCRIPTEN_KEEPALIVE float ppmm_repeat(int kernel, int rows, int inne
   return c[0];
 }
 
+// The ppmm micro-kernel alone, `calls` times on one strip and one panel of kc (both in L1 for kc ≤ 256):
+// no packing, no driver, no cache miss: what the kernel's own loop can do (2 · mr · 8 · kc flops a call).
+extern "C" EMSCRIPTEN_KEEPALIVE float ppmm_kernel_alone(int kernel, int kc, int calls) {
+  static std::vector<float> strip, panel, c;
+  const attn::kernels::PpmmEntry& entry = attn::kernels::kPpmmKernels[kernel];
+  strip.assign(static_cast<std::size_t>(entry.mr) * kc, 0.5f);
+  panel.assign(static_cast<std::size_t>(attn::kernels::kGemmNr) * kc, 0.25f);
+  c.assign(static_cast<std::size_t>(entry.mr) * attn::kernels::kGemmNr, 0.0f);
+  for (int i = 0; i < calls; ++i) {
+    entry.fn(entry.mr, attn::kernels::kGemmNr, kc, strip.data(), panel.data(), c.data(), attn::kernels::kGemmNr, i > 0);
+  }
+  return c[0];
+}
+
 // The fused scale-mask-softmax row pass over rows × cols scores (causal when asked), `repeats`
 // times: its share of a forward pass is this time × heads over the pass's time.
 extern "C" EMSCRIPTEN_KEEPALIVE int softmax_kernel_count() {

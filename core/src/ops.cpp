@@ -142,12 +142,21 @@ void matmul_packed(const float* a, int lda, const float* panels, float* c, int l
 
 void matmul_packed_long(const float* a, int lda, const float* panels, float* c, int ldc, int rows, int inner, int cols,
                         ProductScratch* scratch) {
-  constexpr int kKBlock = 256;
-  if (inner <= kKBlock * 3 / 2) {
+#if defined(ATTN_RELAXED_SIMD)
+  // The fused kernel runs a chunk in about 0.7 of the mul + add kernel's time, so the chunk's fixed costs
+  // (the strips packed anew, c loaded and stored once more per tile) weigh more: from 33 rows on, chunks
+  // of 512 (the MLP's first product, inner 768, then not chunked) made the GPT-2-small MLP's products
+  // 1.08-1.19× faster than 256 (bench/block-products.mjs --relaxed --before=…, 2026-11-27,
+  // docs/performance.md). Fewer rows keep 256: there the weights' reads from memory set the pace.
+  const int k_block = rows >= kStripsFromRows ? 512 : 256;
+#else
+  constexpr int k_block = 256;  // the SIMD build's bits are kept
+#endif
+  if (inner <= k_block * 3 / 2) {
     matmul_packed(a, lda, panels, c, ldc, rows, inner, cols, scratch);
     return;
   }
-  kernels::ppmm_f32_kblocked(kPpmm, rows, inner, cols, a, lda, panels, kKBlock, strip_scratch(scratch, rows, kKBlock),
+  kernels::ppmm_f32_kblocked(kPpmm, rows, inner, cols, a, lda, panels, k_block, strip_scratch(scratch, rows, k_block),
                              c, ldc);
 }
 

@@ -1025,8 +1025,8 @@ namespace {
 
 // A larger stack than check_spec's (n above the 32 rows from which the products pack a into strips,
 // d and f past one 8-column panel), forward only, prepared against float64 and the traced forward.
-void check_prepared_large(Spec spec, std::mt19937& rng) {
-  spec.vocab = 61, spec.d = 48, spec.heads = spec.kv_heads ? 2 * spec.kv_heads : 4, spec.d_k = 12, spec.f = 100;
+void check_prepared_large(Spec spec, std::mt19937& rng, int f = 100) {
+  spec.vocab = 61, spec.d = 48, spec.heads = spec.kv_heads ? 2 * spec.kv_heads : 4, spec.d_k = 12, spec.f = f;
   spec.n = 41, spec.layers = 2;
   INFO(spec.name);
   const Drawn drawn(spec, rng);
@@ -1060,6 +1060,13 @@ TEST_CASE("prepared stacks at n = 41, d = 48, f = 100: GPT-2-like, BERT-like, Ll
   llama.kv_heads = 2;
   llama.unembedding = Unembedding::Own;
   check_prepared_large(llama, rng);
+}
+
+// f = 1100: the MLP's second product has a shared dimension long enough to be walked in chunks
+// (ops::matmul_packed_long: 4 × 256 + 76 in the SIMD build, 512 + 512 + 76 in the relaxed one)
+TEST_CASE("a prepared GPT-2-like stack with f = 1100 (its MLP's shared dimension in chunks), against float64") {
+  std::mt19937 rng(1100);
+  check_prepared_large(spec_named("GPT-2-like"), rng, 1100);
 }
 
 TEST_CASE("prepare_stack refuses bad weights naming the field and keeps what it had; runs refuse bad input") {
