@@ -8,6 +8,7 @@
 // (vocab × d_model) is read again from its file, chunk by chunk, at each run that has a [MASK].
 import { readTensor, readTensorInto } from './tensors.mjs';
 import { ACTIVATIONS } from './stream-check.mjs';
+import { topTokens } from './tokenizer.mjs';
 
 export const TOP_MASKED = 10;
 // The mask token as BERT's (WordPiece) and RoBERTa's (byte-level BPE) vocabularies write it
@@ -67,15 +68,5 @@ export async function maskedTokens(head, hidden, positions, tokenizer, count = T
       for (let m = 0; m < rows.length; m++) logits[m][token] += values[k] * rows[m][feature];
     }
   });
-  return positions.map((position, m) => {
-    const row = logits[m];
-    const max = row.reduce((a, b) => Math.max(a, b), -Infinity);
-    let sum = 0;
-    for (const v of row) sum += Math.exp(v - max);
-    const order = [...row.keys()].sort((a, b) => row[b] - row[a] || a - b).slice(0, count);
-    const top = order.map((id) => ({
-      id, token: tokenizer?.tokenOf(id) ?? String(id), text: tokenizer ? tokenizer.decode([id]) : null, probability: Math.exp(row[id] - max) / sum, logit: row[id],
-    }));
-    return { position, top };
-  });
+  return positions.map((position, m) => ({ position, top: topTokens(logits[m], tokenizer, count) }));
 }

@@ -9,7 +9,7 @@ import { ModelError, catalogue, readJsonFile, readTensorInto } from './tensors.m
 import { MAX_TABLE_VALUES } from '../shared/safetensors.mjs';
 import { recognise } from './config.mjs';
 import { tensorTaker, buildRequest, buildLayer, keptBytes } from './request.mjs';
-import { loadTokenizer } from './tokenizer.mjs';
+import { loadTokenizer, topTokens } from './tokenizer.mjs';
 import { readMaskedHead, maskedPositions, maskedTokens } from './masked.mjs';
 
 // The engine's WebAssembly memory, at most (MAXIMUM_MEMORY in CMakeLists.txt).
@@ -140,19 +140,9 @@ function checkIds(ids, vocab) {
   return ids;
 }
 
-// The top `count` next tokens after the last one: softmax of the last row of logits, in float64.
-// Each with its text as the tokenizer's own decoder writes it (byte-level tokens back to UTF-8; a lone
-// byte of a longer character decodes to U+FFFD), or null without a tokenizer.
+// The top `count` next tokens after the last one: softmax of the last row of logits (topTokens).
 function nextTokens(logits, n, vocab, tokenizer, count = TOP_NEXT) {
-  const last = logits.subarray((n - 1) * vocab, n * vocab);
-  let max = -Infinity;
-  for (const v of last) max = Math.max(max, v);
-  let sum = 0;
-  for (const v of last) sum += Math.exp(v - max);
-  const order = [...last.keys()].sort((a, b) => last[b] - last[a] || a - b).slice(0, count);
-  const tokenOf = (id) => tokenizer?.tokenOf(id) ?? String(id);
-  const textOf = (id) => (tokenizer ? tokenizer.decode([id]) : null);
-  return order.map((id) => ({ id, token: tokenOf(id), text: textOf(id), probability: Math.exp(last[id] - max) / sum, logit: last[id] }));
+  return topTokens(logits.subarray((n - 1) * vocab, n * vocab), tokenizer, count);
 }
 
 /**

@@ -35,3 +35,21 @@ export async function loadTokenizer(folder, vocab) {
     decode: (ids) => tokenizer.decode(ids, { skip_special_tokens: false }),
   };
 }
+
+/**
+ * The `count` most likely tokens of one row of logits (softmax in float64; ties by the smaller id):
+ * [{ id, token, text, probability, logit }], text as the tokenizer's own decoder writes it (byte-level
+ * tokens back to UTF-8; a lone byte of a longer character decodes to U+FFFD), or null without one.
+ * A causal model's next tokens and a masked LM's guesses are both this.
+ */
+export function topTokens(row, tokenizer, count) {
+  let max = -Infinity;
+  for (const v of row) max = Math.max(max, v);
+  let sum = 0;
+  for (const v of row) sum += Math.exp(v - max);
+  const order = [...row.keys()].sort((a, b) => row[b] - row[a] || a - b).slice(0, count);
+  return order.map((id) => ({
+    id, token: tokenizer?.tokenOf(id) ?? String(id), text: tokenizer ? tokenizer.decode([id]) : null,
+    probability: Math.exp(row[id] - max) / sum, logit: row[id],
+  }));
+}

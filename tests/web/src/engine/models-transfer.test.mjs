@@ -14,20 +14,10 @@ import { loadAttention } from '../../../../dist/lib/attention.node.mjs';
 import { modelCalls } from '../../../../web/src/engine/models-calls.mjs';
 import * as reader from '../../../../web/src/models/open.mjs';
 import { MODELS, blobsOf } from '../models/copies.mjs';
+import { relativeError } from '../../lib/gpt2-request.mjs';
 
 const folder = fileURLToPath(new URL('gpt2', MODELS));
 const have = existsSync(join(folder, 'reference.json'));
-
-function relativeError(got, want) {
-  assert.equal(got.length, want.length);
-  let diff = 0;
-  let norm = 0;
-  for (let i = 0; i < want.length; i++) {
-    diff += (got[i] - want[i]) ** 2;
-    norm += want[i] ** 2;
-  }
-  return Math.sqrt(diff) / Math.sqrt(norm);
-}
 
 // every Float32Array an answer holds
 const arraysOf = (value) => [...(value.hidden ?? []), ...value.layers.flatMap((l) => [l.input, l.output, l.hidden, ...l.heads.map((h) => h.weights)])];
