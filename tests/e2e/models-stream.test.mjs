@@ -307,6 +307,22 @@ describe('review 7: the stream on a phone', { skip: !have && 'no ../shared/model
         assert.ok(Math.abs(shape - own) < 0.02, `aspect ${shape} vs ${own}`);
       }
       assert.equal(await page().evaluate(() => document.documentElement.scrollWidth), 375);
+      // the tooltip under the pointer names the cell drawn there, scaled or not: the same point of the
+      // picture (80 % across, 70 % down) at 375 px and at 1280 px
+      const tipAt = async () => {
+        const canvas = page().locator('#models-layers details[data-layer="0"] figure[data-head="0"] canvas');
+        await canvas.scrollIntoViewIfNeeded();
+        const box = await canvas.boundingBox();
+        await page().mouse.move(box.x + 0.8 * box.width, box.y + 0.7 * box.height);
+        return { width: box.width, tip: await canvas.getAttribute('title') };
+      };
+      const narrow = await tipAt();
+      await page().setViewportSize({ width: 1280, height: 800 });
+      await page().waitForFunction(() => document.documentElement.clientWidth === 1280);
+      const wide = await tipAt();
+      assert.ok(narrow.width < wide.width - 50, `scaled: ${narrow.width} vs ${wide.width} px`);
+      assert.match(wide.tip, /^query .+, key .+: /);
+      assert.equal(narrow.tip, wide.tip);
     } finally {
       await page().setViewportSize({ width: 1280, height: 800 });
     }
