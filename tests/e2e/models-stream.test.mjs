@@ -257,6 +257,12 @@ describe('review 7: the stream\'s words for each model', { skip: !have && 'no ..
         assert.match(embed, /with no position: this model adds position inside attention, by rotating the queries and keys \(RoPE\)/);
       }
       assert.doesNotMatch(intro + embed, /with its position/);
+      // the block's formula names the model's norms: LayerNorm for GPT-2, RMSNorm for Llama and Qwen2 (config.json rms_norm_eps)
+      const rms = 'rms_norm_eps' in JSON.parse(readFileSync(join(dirOf(name), 'config.json'), 'utf8'));
+      assert.equal(rms, name !== 'gpt2');
+      const section = await page().textContent('#models-stream');
+      assert.equal(section.includes('attention reads RMSNorm₁(x) and the MLP reads RMSNorm₂(x + a)'), rms);
+      assert.equal(section.includes('attention reads LN₁(x) and the MLP reads LN₂(x + a)'), !rms);
       console.log(`# ${name}: before the final norm, token ${i + 1}: norm ${summary[L][1]} → after it ${summary[L + 1][1]}`);
     });
   }

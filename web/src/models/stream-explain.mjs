@@ -59,7 +59,9 @@ function checkText(parts, l, t) {
 /** What the stream is, and the block's formula (pre-LN or BERT's post-LN): two paragraphs. */
 export function streamIntro(result, report, t) {
   const d = result.hidden[0].length / result.n;
-  return [element('p', '', t('models.streamWhat', { d })), element('p', '', t(`models.streamFormula.${report.family === 'bert' ? 'post' : 'pre'}`))];
+  // Llama, Qwen2, Mistral: their norms are RMSNorms (review 7, finding 14)
+  const formula = report.family === 'bert' ? 'post' : report.family === 'llama' ? 'preRms' : 'pre';
+  return [element('p', '', t('models.streamWhat', { d })), element('p', '', t(`models.streamFormula.${formula}`))];
 }
 
 /**
