@@ -60,8 +60,25 @@ function assertRow(got, want, what) {
   got.slice(1).forEach((v, j) => assert.ok(Math.abs(v - want[j]) <= 1e-4 * Math.max(1, Math.abs(want[j])), `${what} e${j + 1}: ${v} vs ${want[j]}`));
 }
 
+// The model's final norm (GPT-2's ln_f LayerNorm, Llama's and Qwen2's RMSNorm model.norm), float64,
+// from the folder's safetensors and config.json: row → normed row
+function finalNormOf(name) {
+  const tensors = Object.fromEntries(readSafetensorsFile(join(dirOf(name), 'model.safetensors')).map((t) => [t.name, t]));
+  const floats = (t) => new Float32Array(t.bytes.buffer, t.bytes.byteOffset, t.bytes.length / 4);
+  const config = JSON.parse(readFileSync(join(dirOf(name), 'config.json'), 'utf8'));
+  const gpt2 = name === 'gpt2';
+  const weight = floats(tensors[gpt2 ? 'transformer.ln_f.weight' : 'model.norm.weight']);
+  const bias = gpt2 ? floats(tensors['transformer.ln_f.bias']) : null;
+  const eps = gpt2 ? config.layer_norm_epsilon : config.rms_norm_eps;
+  return (row) => {
+    const mean = gpt2 ? row.reduce((a, x) => a + x, 0) / row.length : 0;
+    const square = row.reduce((a, x) => a + (x - mean) ** 2, 0) / row.length;
+    return row.map((x, j) => (x - mean) / Math.sqrt(square + eps) * weight[j] + (bias ? bias[j] : 0));
+  };
+}
+
 describe('the residual stream explained', { skip: !have && 'no ../shared/models' }, () => {
-  for (const name of ['gpt2', 'llama', 'bert']) {
+  for (const name of ['gpt2', 'llama', 'qwen2', 'bert']) {
     it(`${name}: each layer's parts add up to the model's state (transformers' hidden states), the MLP recomputed from the layer's weights`, async () => {
       const reference = await openAndRun(name);
       const hidden = reference.hidden_states;
@@ -73,17 +90,25 @@ describe('the residual stream explained', { skip: !have && 'no ../shared/models'
         assert.match(text, /add up/);
         assertRow(rows.entering, rowOf(hidden[l], i), `${name} layer ${l + 1} entering`);
         assertRow(rows.attention, rowOf(reference.layers[l].output, i), `${name} layer ${l + 1} attention`);
+        // = x + a: transformers' hidden state plus its attention output, added here
+        const middle = rowOf(hidden[l], i).map((x, j) => x + reference.layers[l].output[i * D + j]);
+        assertRow(rows[name === 'bert' ? 'sum1' : 'middle'], middle, `${name} layer ${l + 1} x + a`);
         // what the parts give is transformers' next hidden state (the last one of a pre-LN model is after its final norm)
         if (name === 'bert' || l < last) assertRow(rows.computed, rowOf(hidden[l + 1], i), `${name} layer ${l + 1} computed`);
         if (name === 'bert') assert.deepEqual(Object.keys(rows), ['entering', 'attention', 'sum1', 'norm1', 'mlp', 'sum2', 'computed', 'leaving']);
-        else assert.deepEqual(Object.keys(rows), ['entering', 'attention', 'mlp', 'computed', 'leaving']);
+        else assert.deepEqual(Object.keys(rows), ['entering', 'attention', 'middle', 'mlp', 'computed', 'leaving']);
+        // one notation with the lab: x entering, a attention's output, m the MLP's
+        const names = await page().evaluate(() => [...document.querySelectorAll('.model-stream-parts tbody th')].map((th) => th.textContent));
+        assert.match(names[0], /^x: entering layer/);
+        assert.ok(names.every((text) => !/\bh\b/.test(text)), names.join(' | '));
+        if (name !== 'bert' && l === last) assert.match(names.at(-1), /before the final norm/);
       }
       console.log(`# ${name}: the stream's parts add up, token ${i + 1}, every layer`);
     });
   }
 });
 
-describe('the residual stream\'s walk and files', { skip: !have && 'no ../shared/models' }, () => {
+describe('the residual stream\'s walk', { skip: !have && 'no ../shared/models' }, () => {
 
   it('gpt2: the walk goes through every stage, marking its row, with the stage\'s norm', async () => {
     const reference = await openAndRun('gpt2');
@@ -96,8 +121,11 @@ describe('the residual stream\'s walk and files', { skip: !have && 'no ../shared
         step: Number(document.querySelector('.model-stream-walk').dataset.step),
         text: document.querySelector('.model-stream-walk .walk-text').textContent,
         position: document.querySelector('.model-stream-walk .walk-position').textContent,
-        marked: [...document.querySelectorAll('.model-stream-summary tr.model-stream-current')].map((tr) => ({ stage: Number(tr.dataset.stage),
+        marked: [...document.querySelectorAll('.model-stream-summary tr.model-stream-current')].map((tr) => ({ stage: tr.dataset.stage,
           norm: Number(tr.querySelector('.model-stream-norm').dataset.value), shown: tr.querySelector('.model-stream-norm').textContent })),
+        // the parts table's rows the step describes: [part, its norm as shown]
+        parts: [...document.querySelectorAll('.model-stream-parts tr.model-stream-current')].map((tr) => [tr.dataset.part, tr.cells[1].textContent]),
+        layer: document.querySelector('.model-stream-parts').dataset.layer,
         last: document.querySelector('.model-stream-walk button[data-walk="next"]').disabled,
       }));
       assert.equal(state.step, step);
@@ -109,10 +137,20 @@ describe('the residual stream\'s walk and files', { skip: !have && 'no ../shared
     // the embeddings, each layer's attention and MLP, the final norm
     assert.equal(seen.length, 1 + 2 * L + 1);
     assert.equal(seen[0].position, `Step 1 of ${seen.length}`);
-    assert.deepEqual(seen.map((s) => s.marked[0].stage), [0, ...Array.from({ length: L }, (_, l) => [l, l + 1]).flat(), L]);
+    // the last layer's MLP marks the state before the final norm, the last step the one after it
+    assert.deepEqual(seen.map((s) => s.marked[0].stage), ['0', ...Array.from({ length: L }, (_, l) => [String(l), l === L - 1 ? 'before-norm' : String(l + 1)]).flat(), String(L)]);
+    // the parts table's rows of each step (x; + a and = x + a; + m, the sum and leaving), in the step's layer
+    assert.deepEqual(seen.map((s) => s.parts.map(([part]) => part)), [['entering'], ...Array.from({ length: L }, () => [['attention', 'middle'], ['mlp', 'computed', 'leaving']]).flat(), ['leaving']]);
+    assert.deepEqual(seen.map((s) => s.layer), ['0', ...Array.from({ length: L }, (_, l) => [String(l), String(l)]).flat(), String(L - 1)]);
+    // the attention step's "x + a has norm …" is the = x + a row's; the last MLP step's leaving norm the "before the final norm" row's
+    for (let l = 0; l < L; l++) assert.ok(seen[1 + 2 * l].text.includes(`x + a has norm ${seen[1 + 2 * l].parts[1][1]}.`), seen[1 + 2 * l].text);
+    assert.match(seen[2 * L].text, new RegExp(`leaves layer ${L}, before the final norm, with norm ${seen[2 * L].marked[0].shown}\\.`));
+    assert.equal(seen[2 * L].parts[2][1], seen[2 * L].marked[0].shown);
+    // the walk's bar above the parts table it points at
+    assert.ok(await page().evaluate(() => document.querySelector('.model-stream-walk').compareDocumentPosition(document.querySelector('.model-stream-parts')) & Node.DOCUMENT_POSITION_FOLLOWING));
     // the step after a layer's MLP: its stage's norm, transformers' (the final norm's row the last)
     for (const { marked: [row], text } of [seen[0], seen[2], seen.at(-1)]) {
-      const want = norm(rowOf(reference.hidden_states[row.stage], 2));
+      const want = norm(rowOf(reference.hidden_states[Number(row.stage)], 2));
       assert.ok(Math.abs(row.norm - want) <= 1e-4 * want, `stage ${row.stage}: ${row.norm} vs ${want}`);
       assert.ok(text.includes(row.shown), `"${text}" says ${row.shown}`);
     }
@@ -126,6 +164,9 @@ describe('the residual stream\'s walk and files', { skip: !have && 'no ../shared
     assert.deepEqual(await page().evaluate(() => [document.querySelector('.model-stream-walk').dataset.step, document.activeElement?.dataset.walk]), ['-1', 'start']);
   });
 
+});
+
+describe('the residual stream\'s files', { skip: !have && 'no ../shared/models' }, () => {
   it('gpt2: the stream as CSV and JSON files: every token and stage, transformers\' numbers; = + - @ cells neutralised', async () => {
     const reference = await openAndRun('gpt2');
     const download = async (format) => {
@@ -136,21 +177,25 @@ describe('the residual stream\'s walk and files', { skip: !have && 'no ../shared
     const json = JSON.parse(await download('json'));
     assert.deepEqual(json.tokens, reference.tokens);
     assert.deepEqual(json.ids, reference.ids);
-    assert.equal(json.hidden.length, reference.hidden_states.length);
-    json.hidden.forEach((stage, s) => stage.forEach((row, i) => row.forEach((v, j) => {
-      const want = reference.hidden_states[s][i * D + j];
-      assert.ok(Math.abs(v - want) <= 1e-4 * Math.max(1, Math.abs(want)), `json stage ${s} token ${i} e${j + 1}`);
-    })));
+    // transformers' hidden states, and the last layer's state before the final norm between the last two
+    const L = reference.layers.length;
+    assert.deepEqual(json.stages, ['embeddings', ...Array.from({ length: L - 1 }, (_, l) => `after layer ${l + 1}`), `after layer ${L} (before the final norm)`, `after the final norm (hidden state ${L})`]);
+    const final = finalNormOf('gpt2');
+    // stage s's reference row for token i: a hidden state, or (before the final norm) the row that the final norm takes to hidden state L
+    const check = (s, i, got, what) => {
+      const want = s === L ? reference.hidden_states[L].slice(i * D, (i + 1) * D) : reference.hidden_states[s < L ? s : L].slice(i * D, (i + 1) * D);
+      const row = s === L ? final(got) : got;
+      row.forEach((v, j) => assert.ok(Math.abs(v - want[j]) <= 1e-4 * Math.max(1, Math.abs(want[j])), `${what} stage ${s} token ${i} e${j + 1}: ${v} vs ${want[j]}`));
+    };
+    json.hidden.forEach((stage, s) => stage.forEach((row, i) => check(s, i, row, 'json')));
     const csv = (await download('csv')).trimEnd().split('\n');
     const header = csv.findIndex((line) => line.startsWith('token index,'));
     const data = csv.slice(header + 1).map((line) => line.split(','));
-    assert.equal(data.length, reference.ids.length * reference.hidden_states.length);
+    assert.equal(data.length, reference.ids.length * (reference.hidden_states.length + 1));
     for (const fields of data) {
       const [i, , , s] = fields.map(Number);
-      fields.slice(5).forEach((v, j) => {
-        const want = reference.hidden_states[s][(i - 1) * D + j];
-        assert.ok(Math.abs(Number(v) - want) <= 1e-4 * Math.max(1, Math.abs(want)), `csv stage ${s} token ${i} e${j + 1}`);
-      });
+      assert.equal(fields[4], json.stages[s]);
+      check(s, i - 1, fields.slice(5).map(Number), 'csv');
     }
     // a sentence whose tokens start with = + - @: each such cell starts with ' (and is quoted)
     await runText('=1+2 -3 @4');
@@ -160,6 +205,133 @@ describe('the residual stream\'s walk and files', { skip: !have && 'no ../shared
     const lines = (await download('csv')).split('\n');
     for (const token of risky) assert.ok(lines.some((line) => line.includes(`,"'${token}",`)), `${token} neutralised`);
     assert.ok(!lines.some((line) => /(^|,)[=+\-@][^0-9.]/.test(line)), 'no cell starts a formula');
+  });
+});
+
+describe('review 7: the stream\'s words for each model', { skip: !have && 'no ../shared/models' }, () => {
+  const walkTexts = () => page().evaluate(async () => {
+    const panel = document.querySelector('.model-stream-walk');
+    panel.querySelector('button[data-walk="start"]').click();
+    const texts = [];
+    for (;;) {
+      texts.push(panel.querySelector('.walk-text').textContent);
+      const next = panel.querySelector('button[data-walk="next"]');
+      if (next.disabled) break;
+      next.click();
+    }
+    panel.querySelector('button[data-walk="stop"]').click();
+    return texts;
+  });
+  const introOf = () => page().textContent('.model-stream-section > p.hint');
+
+  for (const name of ['gpt2', 'llama', 'qwen2']) {
+    it(`${name}: the last layer's state before the final norm (the final norm takes it to transformers' last hidden state), the one after it named so`, async () => {
+      const reference = await openAndRun(name);
+      const L = reference.layers.length, i = 3;
+      await page().selectOption('#models-stream-token', { value: String(i) });
+      await page().evaluate(() => { document.querySelector('details.model-stream-all').open = true; });
+      await page().waitForSelector('table.model-stream tr[data-stage="before-norm"]');
+      const rows = await page().evaluate(() => [...document.querySelectorAll('table.model-stream tbody tr')].map((tr) => ({
+        stage: tr.dataset.stage, name: tr.cells[0].textContent, values: [...tr.querySelectorAll('td')].map((td) => Number(td.dataset.value)) })));
+      assert.deepEqual(rows.map((r) => r.stage), [...Array.from({ length: L }, (_, s) => String(s)), 'before-norm', String(L)]);
+      assert.equal(rows[L].name, `leaves layer ${L} (before the final norm)`);
+      assert.equal(rows[L + 1].name, `after the final norm (hidden state ${L})`);
+      // before the final norm: the final norm (written here from the folder's weights) gives transformers' hidden state L
+      const want = rowOf(reference.hidden_states[L], i);
+      finalNormOf(name)(rows[L].values).forEach((v, j) => assert.ok(Math.abs(v - want[j]) <= 1e-4 * Math.max(1, Math.abs(want[j])), `${name} e${j + 1}: ${v} vs ${want[j]}`));
+      rows[L + 1].values.forEach((v, j) => assert.ok(Math.abs(v - want[j]) <= 1e-4 * Math.max(1, Math.abs(want[j]))));
+      // the summary has the same rows; the parts table's leaving state of layer L is that row, said to be before the norm
+      const summary = await page().evaluate(() => [...document.querySelectorAll('.model-stream-summary tbody tr')].map((tr) => [tr.dataset.stage, tr.querySelector('.model-stream-norm').textContent]));
+      assert.deepEqual(summary.map(([stage]) => stage), rows.map((r) => r.stage));
+      const { rows: parts } = await partsOf(i, L - 1);
+      assert.ok(Math.abs(parts.leaving[0] - norm(rows[L].values)) <= 1e-5 * norm(rows[L].values));
+      assert.match(await page().textContent('.model-stream-parts tr[data-part="leaving"] th'), /before the final norm/);
+      // the words: no position in a rotary model's embedding; learned positions in GPT-2's
+      const intro = await introOf();
+      const [embed] = await walkTexts();
+      if (name === 'gpt2') {
+        assert.match(intro, /learned position/);
+        assert.match(embed, /plus the row of its learned position/);
+      } else {
+        assert.match(intro, /with no position: in this model position enters inside attention, by rotation \(RoPE\)/);
+        assert.match(embed, /with no position: this model adds position inside attention, by rotating the queries and keys \(RoPE\)/);
+      }
+      assert.doesNotMatch(intro + embed, /with its position/);
+      // the block's formula names the model's norms: LayerNorm for GPT-2, RMSNorm for Llama and Qwen2 (config.json rms_norm_eps)
+      const rms = 'rms_norm_eps' in JSON.parse(readFileSync(join(dirOf(name), 'config.json'), 'utf8'));
+      assert.equal(rms, name !== 'gpt2');
+      const section = await page().textContent('#models-stream');
+      assert.equal(section.includes('attention reads RMSNorm₁(x) and the MLP reads RMSNorm₂(x + a)'), rms);
+      assert.equal(section.includes('attention reads LN₁(x) and the MLP reads LN₂(x + a)'), !rms);
+      console.log(`# ${name}: before the final norm, token ${i + 1}: norm ${summary[L][1]} → after it ${summary[L + 1][1]}`);
+    });
+  }
+
+  it('a causal model\'s first token attends only to itself; the others mix in values (gpt2, llama); BERT\'s positions are learned', async () => {
+    for (const name of ['gpt2', 'llama']) {
+      const reference = await openAndRun(name);
+      // row 1's attention weights are [1, 0, …] in every head of layer 1 (transformers' probs): what the sentence says
+      const n = reference.ids.length;
+      assert.ok(Math.abs(reference.layers[0].probs[0] - 1) < 1e-6 && reference.layers[0].probs.slice(1, n).every((p) => p === 0));
+      await page().selectOption('#models-stream-token', { value: '0' });
+      const first = await walkTexts();
+      assert.match(first[1], /is the first token, and the causal mask lets it attend only to itself/);
+      assert.doesNotMatch(first[1], /other tokens/);
+      await page().selectOption('#models-stream-token', { value: '2' });
+      const third = await walkTexts();
+      assert.match(third[1], /mixes in the other tokens' values/);
+    }
+    await openAndRun('bert');
+    assert.match(await introOf(), /learned position and token type/);
+    await page().selectOption('#models-stream-token', { value: '0' });
+    assert.match((await walkTexts())[1], /gets attention's output a/);
+  });
+
+});
+
+describe('review 7: the stream on a phone', { skip: !have && 'no ../shared/models' }, () => {
+  it('375 px: the tables\' captions wrap inside the screen; the heatmaps scale to their figure', async () => {
+    const captions = () => page().evaluate(() => [...document.querySelectorAll('.model-stream-box caption, #models-next caption')].map((c) => {
+      const box = c.getBoundingClientRect();
+      return { text: c.textContent, left: box.left, right: box.right };
+    }));
+    await page().setViewportSize({ width: 375, height: 800 });
+    try {
+      await page().waitForFunction(() => document.documentElement.clientWidth === 375);
+      // BERT's [MASK] tables and its stream's; then Llama's
+      await openAndRun('bert');
+      await runText('The [MASK] sat on the [MASK].');
+      const bert = await captions();
+      await openAndRun('llama');
+      const boxes = [...bert, ...await captions()];
+      assert.ok(boxes.filter((box) => box.text.startsWith('[MASK] at position')).length === 2, boxes.map((box) => box.text).join(' | '));
+      for (const box of boxes) assert.ok(box.left >= 0 && box.right <= 375, `"${box.text}": ${box.left}–${box.right}`);
+      const canvases = await page().evaluate(() => [...document.querySelectorAll('.model-head canvas')].map((c) => [c.getBoundingClientRect().width, c.parentElement.clientWidth, c.getBoundingClientRect().height / c.getBoundingClientRect().width, c.height / c.width]));
+      assert.ok(canvases.length > 0);
+      for (const [width, figure, shape, own] of canvases) {
+        assert.ok(width <= figure + 0.5, `canvas ${width} px in a ${figure} px figure`);
+        assert.ok(Math.abs(shape - own) < 0.02, `aspect ${shape} vs ${own}`);
+      }
+      assert.equal(await page().evaluate(() => document.documentElement.scrollWidth), 375);
+      // the tooltip under the pointer names the cell drawn there, scaled or not: the same point of the
+      // picture (80 % across, 70 % down) at 375 px and at 1280 px
+      const tipAt = async () => {
+        const canvas = page().locator('#models-layers details[data-layer="0"] figure[data-head="0"] canvas');
+        await canvas.scrollIntoViewIfNeeded();
+        const box = await canvas.boundingBox();
+        await page().mouse.move(box.x + 0.8 * box.width, box.y + 0.7 * box.height);
+        return { width: box.width, tip: await canvas.getAttribute('title') };
+      };
+      const narrow = await tipAt();
+      await page().setViewportSize({ width: 1280, height: 800 });
+      await page().waitForFunction(() => document.documentElement.clientWidth === 1280);
+      const wide = await tipAt();
+      assert.ok(narrow.width < wide.width - 50, `scaled: ${narrow.width} vs ${wide.width} px`);
+      assert.match(wide.tip, /^query .+, key .+: /);
+      assert.equal(narrow.tip, wide.tip);
+    } finally {
+      await page().setViewportSize({ width: 1280, height: 800 });
+    }
   });
 });
 
@@ -179,10 +351,30 @@ describe('BERT guesses its [MASK] tokens', { skip: !have && 'no ../shared/models
       for (const g of top) assert.ok(Math.abs(g.probability - p[g.id]) <= 1e-4 * p[g.id], `row ${position + 1}, id ${g.id}`);
       // on the page: a table per [MASK], its ids in that order, each probability exact in data-value
       const shown = await page().evaluate((position) => [...document.querySelectorAll(`#models-next table[data-position="${position}"] tr`)].slice(1)
-        .map((tr) => ({ id: Number(tr.cells[2].textContent), p: Number(tr.cells[3].dataset.value) })), position);
+        .map((tr) => ({ id: Number(tr.querySelector('.model-id').textContent), p: Number(tr.querySelector('.model-probability').dataset.value) })), position);
       assert.deepEqual(shown.map((s) => s.id), order);
       shown.forEach((s) => assert.ok(Math.abs(s.p - p[s.id]) <= 1e-4 * p[s.id]));
     }
+    // review 7: captioned with the position and the words around the mask; the text column left out
+    // (WordPiece's whole words decode to themselves); the explanation first; the tables apart
+    const view = await page().evaluate(() => {
+      const box = document.querySelector('#models-next');
+      const tables = [...box.querySelectorAll('table')];
+      return { captions: tables.map((table) => table.caption.textContent), heads: tables.map((table) => [...table.rows[0].cells].map((th) => th.textContent)),
+        first: box.firstElementChild.tagName, gap: tables[1].getBoundingClientRect().top - tables[0].getBoundingClientRect().bottom };
+    });
+    assert.deepEqual(view.captions, ['[MASK] at position 3: the ___ sat on (the 10 most likely tokens)', '[MASK] at position 8: sat on the ___ . (the 10 most likely tokens)']);
+    assert.deepEqual(view.heads, [['token', 'id', 'probability'], ['token', 'id', 'probability']]);
+    assert.equal(view.first, 'P');
+    assert.ok(view.gap >= 12, `gap ${view.gap} px`);
+    // [mask] in small letters: BERT's tokenizer.json matches [MASK] as written (normalized: false), so the page says so
+    const special = JSON.parse(readFileSync(join(dirOf('bert'), 'tokenizer.json'), 'utf8')).added_tokens.find((token) => token.content === '[MASK]');
+    assert.equal(special.normalized, false);
+    await runText('The [mask] sat on the mat.');
+    assert.deepEqual(await page().evaluate(() => globalThis.attentionLab.models.result.masked), []);
+    assert.match(await page().textContent('#models-next .model-mask-case'), /^\[mask\] in small letters is not the mask token: .*Type \[MASK\] in capitals\./);
+    await runText('The [MASK] sat on the mat.');
+    assert.equal(await page().$('#models-next .model-mask-case'), null);
   });
 });
 

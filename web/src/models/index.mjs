@@ -165,7 +165,8 @@ async function run(models, input = inputOf(models)) {
   say(models, null);
   // layer 1 of this run already drawn (drawFirst): its tokens and heads stay, the rest is added
   const after = models.result?.partial && models.result.ran === ran;
-  models.result = answer;
+  // the typed text kept with its result: [mask] in small letters is told apart from [MASK]
+  models.result = Object.assign(answer, { text: input.text ?? '' });
   draw(models, { after });
   return answer;
 }
@@ -177,7 +178,7 @@ function draw(models, { after = false } = {}) {
   if (!after) renderTokens($('models-tokens'), result, t);
   // each next token's decoded text comes with it from the worker, whose tokenizer encoded the sentence
   // a masked language model (BERT with its cls.predictions head) guesses its [MASK] tokens instead
-  if (report.maskedHead && !result.partial) renderMasked($('models-next'), result.masked, result.tokens, t);
+  if (report.maskedHead && !result.partial) renderMasked($('models-next'), result.masked, result.tokens, t, { text: result.text });
   else renderNext($('models-next'), result.next, t, { causal: report.causal || report.maskedHead });
   renderLayers($('models-layers'), result, t, ink, (l, h) => openLayer(models, l, h), { causal: report.causal, keepFirst: after });
   renderStream($('models-stream'), result, t, report, { blockOf: (l) => blockOf(models, l), download: (name, blob) => download(models.section, name, blob) });

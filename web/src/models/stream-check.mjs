@@ -1,11 +1,11 @@
 // The residual stream's arithmetic for one token and one layer, from a real model's result
 // (result.hidden, result.layers[l].output and .hidden) and, when given, the layer's block as the engine
 // runs it (compute.models.layer: its norms and MLP). Pure, float64.
-//   pre-LN (GPT-2, Llama, Qwen2, Mistral): leaving = entering + a + m, a = Attn(LN₁(entering)),
-//     m = MLP(LN₂(entering + a))
-//   post-LN (BERT): u = LN₁(entering + a), a = Attn(entering); leaving = LN₂(u + m), m = MLP(u)
+// One notation with the lab: x = the state entering the layer, a = attention's output, m = the MLP's output.
+//   pre-LN (GPT-2, Llama, Qwen2, Mistral): leaving = x + a + m, a = Attn(LN₁(x)), m = MLP(LN₂(x + a))
+//   post-LN (BERT): a = Attn(x), u = LN₁(x + a); leaving = LN₂(u + m), m = MLP(u)
 // The engine's traced run keeps each layer's attention output (a) and the stream, not the MLP's
-// output: for pre-LN it is also what remains (leaving − entering − a), and with the block's weights it
+// output: for pre-LN it is also what remains (leaving − x − a), and with the block's weights it
 // is computed here again, so that the sum is a check and not true by construction.
 
 // The first features shown in the stream's summaries (a model's d_model is 768 and more: the whole row on demand).
@@ -108,5 +108,20 @@ export function layerParts(result, l, i, { block = null, arrangement: given = 'p
   const mlp = block ? mlpOf(block.mlp, normed(middle, block.norm2)) : minus(leaving, middle);
   const computed = plus(middle, mlp);
   return { arrangement: 'pre', leaving, computed, error: compare(computed), exact: Boolean(block),
-    rows: [['entering', entering], ['attention', attention], ['mlp', mlp], ['computed', computed], ['leaving', leaving]] };
+    rows: [['entering', entering], ['attention', attention], ['middle', middle], ['mlp', mlp], ['computed', computed], ['leaving', leaving]] };
+}
+
+/**
+ * The stream's stages, in order: [{ key, values (n × d_model), layer }]. key: the hidden state's index
+ * ('0' … 'L', as transformers numbers them) or 'before-norm': a pre-LN model's state leaving its last
+ * layer before the final norm (the last layer's stream, not among transformers' hidden states, whose
+ * last is after that norm). layer: the layer the state leaves (0: none, the embeddings). BERT (post-LN)
+ * has no final norm: its last hidden state is the last layer's output.
+ */
+export function streamStages(result, report) {
+  const count = result.hidden.length - 1;
+  const stages = result.hidden.map((values, s) => ({ key: String(s), values, layer: s, final: s === count && report.family !== 'bert' }));
+  if (report.family === 'bert' || !result.layers?.[count - 1]?.hidden) return stages;
+  stages.splice(count, 0, { key: 'before-norm', values: result.layers[count - 1].hidden, layer: count, final: false });
+  return stages;
 }

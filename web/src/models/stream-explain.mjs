@@ -1,5 +1,6 @@
 // The residual stream explained with the reader's own numbers: what it is, how a layer adds to it
-// (pre-LN: leaving = entering + attention + MLP; BERT's post-LN: the norms after each addition), a
+// (x entering, a attention's output, m the MLP's, as in the lab; pre-LN: leaving = x + a + m; BERT's
+// post-LN: u = LN₁(x + a), leaving = LN₂(u + m)), a
 // layer's parts for the chosen token with the check that they add up (stream-check.mjs; the MLP
 // recomputed from the layer's weights, read again from the folder), and a walk through the stages.
 // DOM nodes and textContent only.
@@ -24,7 +25,7 @@ function numberCell(value) {
 export const CHECK_TOLERANCE = 1e-4;
 
 /** The parts of layer l for token i as a table: a row per part, its norm and first features. */
-function partsTable(parts, l, i, token, t) {
+function partsTable(parts, l, i, token, t, { last }) {
   const d = parts.leaving.length;
   const shown = Math.min(d, SUMMARY_FEATURES);
   const table = element('table', 'model-stream-parts');
@@ -36,7 +37,8 @@ function partsTable(parts, l, i, token, t) {
   for (const [key, values] of parts.rows) {
     const tr = element('tr');
     tr.dataset.part = key;
-    const name = key === 'mlp' && parts.arrangement === 'pre' && !parts.exact ? 'mlpRemainder' : key;
+    const pre = parts.arrangement === 'pre';
+    const name = key === 'mlp' && pre && !parts.exact ? 'mlpRemainder' : key === 'leaving' && pre && last ? 'leavingLast' : key;
     tr.append(element('th', '', t(`models.streamPart.${parts.arrangement}.${name}`, { layer: l + 1 })), numberCell(normOf(values)), ...Array.from(values.slice(0, shown), numberCell));
     body.append(tr);
   }
@@ -57,23 +59,26 @@ function checkText(parts, l, t) {
 /** What the stream is, and the block's formula (pre-LN or BERT's post-LN): two paragraphs. */
 export function streamIntro(result, report, t) {
   const d = result.hidden[0].length / result.n;
-  return [element('p', '', t('models.streamWhat', { d })), element('p', '', t(`models.streamFormula.${report.family === 'bert' ? 'post' : 'pre'}`))];
+  // Llama, Qwen2, Mistral: their norms are RMSNorms (review 7, finding 14)
+  const formula = report.family === 'bert' ? 'post' : report.family === 'llama' ? 'preRms' : 'pre';
+  return [element('p', '', t('models.streamWhat', { d })), element('p', '', t(`models.streamFormula.${formula}`))];
 }
 
 /**
  * Layer l's parts for token i with its check. `blockOf(l)` gives the layer's block (a promise; null when it cannot be read).
  */
-export function renderExplanation(holder, { result, report, t, token, layer, blockOf }) {
+export function renderExplanation(holder, { result, report, t, token, layer, blockOf, onShown = () => {} }) {
   const arrangement = report.family === 'bert' ? 'post' : 'pre';
   const parts = layerParts(result, layer, token, { arrangement });
   const table = element('div', 'model-stream-box');
   const check = element('p', 'model-stream-check');
   check.setAttribute('role', 'status');
   const show = (p) => {
-    table.replaceChildren(partsTable(p, layer, token, result.tokens[token], t));
+    table.replaceChildren(partsTable(p, layer, token, result.tokens[token], t, { last: layer === result.layers.length - 1 }));
     check.textContent = checkText(p, layer, t);
     check.dataset.error = p.error === null ? '' : String(p.error);
     check.dataset.exact = String(p.exact);
+    onShown();
   };
   show(parts);
   holder.replaceChildren(table, check, element('p', 'hint', t(`models.streamHonest.${arrangement}`)));
@@ -85,9 +90,19 @@ export function renderExplanation(holder, { result, report, t, token, layer, blo
   });
 }
 
+// The parts-table rows each step of the walk describes
+const PARTS = {
+  pre: { attention: ['attention', 'middle'], mlp: ['mlp', 'computed', 'leaving'] },
+  post: { attention: ['attention', 'sum1', 'norm1'], mlp: ['mlp', 'sum2', 'computed', 'leaving'] },
+};
+
+// The embeddings' step: learned positions (GPT-2; BERT with token types and a norm), or none (rotary)
+const embedKey = (report) => (report.family === 'bert' ? 'models.streamWalk.embedPost' : report.ropeLayout ? 'models.streamWalk.embedRope' : 'models.streamWalk.embed');
+
 /**
- * The walk's steps for token i: [{ stage (the summary row to mark), layer (or null), text }]:
- * the embeddings, then for each layer its attention and its MLP, then the final norm where there is one.
+ * The walk's steps for token i: [{ stage (the summary row to mark: streamStages' key), layer, parts
+ * (the parts-table rows to mark), text }]: the embeddings, then for each layer its attention and its
+ * MLP, then the final norm where there is one. A causal model's first token attends to itself alone.
  */
 export function walkSteps(result, report, i, t) {
   const d = result.hidden[0].length / result.n;
@@ -96,17 +111,23 @@ export function walkSteps(result, report, i, t) {
   const token = result.tokens[i];
   const count = result.layers.length;
   const post = report.family === 'bert';
-  const steps = [{ stage: 0, layer: null, text: t(post ? 'models.streamWalk.embedPost' : 'models.streamWalk.embed', { token, norm: norm(result.hidden[0]), d }) }];
+  const parts = PARTS[post ? 'post' : 'pre'];
+  const steps = [{ stage: '0', layer: 0, parts: ['entering'], text: t(embedKey(report), { token, norm: norm(result.hidden[0]), d }) }];
   result.layers.forEach((layer, l) => {
     const entering = rowOf(result.hidden[l]), attention = rowOf(layer.output), leaving = rowOf(layer.hidden);
     const sum = Float64Array.from(entering, (x, j) => x + attention[j]);
     const values = { layer: l + 1, token, entering: norm(result.hidden[l]), attention: norm(layer.output), sum: formatNumber(normOf(sum)), leaving: norm(layer.hidden) };
     const mlp = formatNumber(normOf(Float64Array.from(leaving, (x, j) => x - sum[j])));
-    steps.push({ stage: l, layer: l, text: t(post ? 'models.streamWalk.attentionPost' : 'models.streamWalk.attention', values) });
-    steps.push({ stage: l + 1, layer: l, text: t(post ? 'models.streamWalk.mlpPost' : 'models.streamWalk.mlp', { ...values, mlp }) });
+    const alone = report.causal && i === 0;
+    const last = !post && l === count - 1;
+    steps.push({ stage: String(l), layer: l, parts: parts.attention,
+      text: t(post ? 'models.streamWalk.attentionPost' : alone ? 'models.streamWalk.attentionSelf' : 'models.streamWalk.attention', values) });
+    steps.push({ stage: last ? 'before-norm' : String(l + 1), layer: l, parts: parts.mlp,
+      text: t(post ? 'models.streamWalk.mlpPost' : last ? 'models.streamWalk.mlpLast' : 'models.streamWalk.mlp', { ...values, mlp }) });
   });
   if (!post) {
-    steps.push({ stage: count, layer: null, text: t('models.streamWalk.final', { before: norm(result.layers[count - 1].hidden), after: norm(result.hidden[count]), norm: t(report.family === 'llama' ? 'models.norm.rmsnorm' : 'models.norm.layernorm') }) });
+    steps.push({ stage: String(count), layer: count - 1, parts: ['leaving'], text: t('models.streamWalk.final', { layer: count, before: norm(result.layers[count - 1].hidden), after: norm(result.hidden[count]),
+      norm: t(report.family === 'llama' ? 'models.norm.rmsnorm' : 'models.norm.layernorm') }) });
   }
   return steps;
 }

@@ -1,12 +1,13 @@
 // The residual stream of a real model: each token's hidden state entering and leaving every layer
-// (result.hidden: the embeddings with positions, then the stream after each block; the last after
-// the model's final norm where it has one, as transformers returns it): for the token chosen a summary
+// (result.hidden: the embeddings, then the stream after each block; the last after the model's final
+// norm where it has one, as transformers returns it, and then also the last layer's state before that
+// norm, result.layers[L - 1].hidden: streamStages): for the token chosen a summary
 // (each stage's norm and first features) and, opened on demand, every feature; every number at the
 // lab's precision and exactly (formatFull) in its title and data-value; and
 // what "Open this layer in the lab" takes: the layer's whole block.
 import { formatFull, formatNumber } from '../shared/format.mjs';
 import { isolate } from '../shared/bidi.mjs';
-import { SUMMARY_FEATURES } from './stream-check.mjs';
+import { streamStages, SUMMARY_FEATURES } from './stream-check.mjs';
 import { renderExplanation, streamIntro, walkSteps, walkPanel } from './stream-explain.mjs';
 import { STREAM_FORMATS } from './stream-export.mjs';
 
@@ -19,13 +20,12 @@ const element = (tag, className, text) => {
   return node;
 };
 
-// The stages' names: hidden state 0 enters layer 1, hidden state l + 1 leaves layer l + 1.
-function stageNames(count, report, t) {
-  return Array.from({ length: count + 1 }, (_, s) => {
-    if (s === 0) return t('models.streamEnters');
-    const last = s === count && report.family !== 'bert';
-    return t(last ? 'models.streamLastNorm' : 'models.streamLeaves', { layer: s });
-  });
+// A stage's name: hidden state 0 enters layer 1, hidden state s leaves layer s; a pre-LN model's last
+// layer leaves its state before the final norm, and the last hidden state is after it.
+function stageName({ key, layer, final }, t) {
+  if (layer === 0) return t('models.streamEnters');
+  if (key === 'before-norm') return t('models.streamBeforeNorm', { layer });
+  return t(final ? 'models.streamLastNorm' : 'models.streamLeaves', { layer });
 }
 
 // A number as the tables show it: the lab's precision, the exact float32 in its title and data-value.
@@ -35,6 +35,26 @@ function numberCell(value) {
   return td;
 }
 
+// Token i's stages as a table: a row per stage (its name, then cells(values of the token's row))
+function stagesTable(className, result, report, i, t, { head, cells }) {
+  const d = result.hidden[0].length / result.n;
+  const table = element('table', className);
+  table.dataset.token = String(i);
+  table.append(element('caption', '', t('models.streamCaption', { token: isolate(result.tokens[i]), row: i + 1, d })));
+  const top = element('tr');
+  top.append(element('th', '', ''), ...head.map((text) => element('th', '', text)));
+  const body = element('tbody');
+  for (const stage of streamStages(result, report)) {
+    const row = element('tr');
+    row.dataset.stage = stage.key;
+    row.append(element('th', '', stageName(stage, t)), ...cells(stage.values.slice(i * d, (i + 1) * d)));
+    body.append(row);
+  }
+  table.append(element('thead'), body);
+  table.tHead.append(top);
+  return table;
+}
+
 /**
  * Token i's hidden states in brief: a row per stage, its norm ‖h‖ (float64 sum of squares) and its first
  * SUMMARY_FEATURES features; the whole rows are drawn when the reader opens them (streamTable).
@@ -42,46 +62,24 @@ function numberCell(value) {
 export function streamSummary(result, report, i, t) {
   const d = result.hidden[0].length / result.n;
   const shown = Math.min(d, SUMMARY_FEATURES);
-  const table = element('table', 'model-stream-summary');
-  table.dataset.token = String(i);
-  table.append(element('caption', '', t('models.streamCaption', { token: isolate(result.tokens[i]), row: i + 1, d })));
-  const head = element('tr');
-  head.append(element('th', '', ''), element('th', '', t('models.streamNorm')), ...Array.from({ length: shown }, (_, j) => element('th', '', `e${j + 1}`)));
-  const body = element('tbody');
-  stageNames(result.hidden.length - 1, report, t).forEach((name, s) => {
-    const row = element('tr');
-    row.dataset.stage = String(s);
-    const values = result.hidden[s].slice(i * d, (i + 1) * d);
-    let squares = 0;
-    for (const value of values) squares += value * value;
-    const norm = numberCell(Math.sqrt(squares));
-    norm.className = 'model-stream-norm';
-    row.append(element('th', '', name), norm, ...Array.from(values.slice(0, shown), numberCell));
-    body.append(row);
+  return stagesTable('model-stream-summary', result, report, i, t, {
+    head: [t('models.streamNorm'), ...Array.from({ length: shown }, (_, j) => `e${j + 1}`)],
+    cells: (values) => {
+      let squares = 0;
+      for (const value of values) squares += value * value;
+      const norm = numberCell(Math.sqrt(squares));
+      norm.className = 'model-stream-norm';
+      return [norm, ...Array.from(values.slice(0, shown), numberCell)];
+    },
   });
-  table.append(element('thead'), body);
-  table.tHead.append(head);
-  return table;
 }
 
 /** Token i's hidden states as a table: a row per stage, a column per feature of d_model. */
 export function streamTable(result, report, i, t) {
   const d = result.hidden[0].length / result.n;
-  const table = element('table', 'model-stream');
-  table.dataset.token = String(i);
-  table.append(element('caption', '', t('models.streamCaption', { token: isolate(result.tokens[i]), row: i + 1, d })));
-  const head = element('tr');
-  head.append(element('th', '', ''), ...Array.from({ length: d }, (_, j) => element('th', '', `e${j + 1}`)));
-  const body = element('tbody');
-  stageNames(result.hidden.length - 1, report, t).forEach((name, s) => {
-    const row = element('tr');
-    row.dataset.stage = String(s);
-    row.append(element('th', '', name), ...Array.from(result.hidden[s].slice(i * d, (i + 1) * d), numberCell));
-    body.append(row);
+  return stagesTable('model-stream', result, report, i, t, {
+    head: Array.from({ length: d }, (_, j) => `e${j + 1}`), cells: (values) => Array.from(values, numberCell),
   });
-  table.append(element('thead'), body);
-  table.tHead.append(head);
-  return table;
 }
 
 // The stream's files: a button per format, downloaded as residual-stream.<format>
@@ -113,6 +111,10 @@ function picker(id, labelKey, options, t) {
   return { label, select };
 }
 
+// The intro's sentence: BERT (learned positions, post-LN, no final norm), a pre-LN model with learned
+// positions (GPT-2), or with rotary ones (Llama, Qwen2: no position in the embedding)
+const introKey = (report) => (report.family === 'bert' ? 'models.streamIntro' : report.ropeLayout ? 'models.streamIntroRope' : 'models.streamIntroNorm');
+
 /**
  * The residual stream section: what it is, a token picker over its table, a layer's parts with the
  * check that they add up, a walk through the stages, its exports, and why the lab takes one layer at a
@@ -124,36 +126,45 @@ export function renderStream(container, result, t, report, { blockOf = async () 
     return;
   }
   const title = element('h3', '', t('models.stream'));
-  const intro = element('p', 'hint', t(report.family !== 'bert' ? 'models.streamIntroNorm' : 'models.streamIntro', { count: result.hidden.length - 1 }));
+  const intro = element('p', 'hint', t(introKey(report), { count: result.hidden.length - 1 }));
   const tokens = picker('models-stream-token', 'models.streamToken', result.tokens.map((token, i) => `${i + 1}: ${isolate(token)}`), t);
   const layers = picker('models-stream-layer', 'models.streamLayer', result.layers.map((_, l) => String(l + 1)), t);
   const box = element('div', 'model-stream-box');
   // every feature of every stage (14 × 768 cells for GPT-2 small): drawn only while the reader has it open
   const d = result.hidden[0].length / result.n;
   const all = element('details', 'model-stream-all');
-  all.append(element('summary', '', t('models.streamAll', { d, cells: result.hidden.length * d })));
+  all.append(element('summary', '', t('models.streamAll', { d, cells: streamStages(result, report).length * d })));
   const whole = element('div', 'model-stream-box');
   all.append(whole);
   const explain = element('div', 'model-stream-explain');
   let walk = null;
+  let current = null;
+  // the step's row in the summary and its parts' rows in the parts table (drawn again when the layer's weights are read)
+  const markParts = () => {
+    const here = current !== null && Number(layers.select.value) === current.layer;
+    for (const row of explain.querySelectorAll('tr[data-part]')) row.classList.toggle('model-stream-current', here && current.parts.includes(row.dataset.part));
+  };
   const mark = (step) => {
-    for (const row of box.querySelectorAll('tr[data-stage]')) row.classList.toggle('model-stream-current', step !== null && row.dataset.stage === String(step.stage));
+    current = step;
+    for (const row of box.querySelectorAll('tr[data-stage]')) row.classList.toggle('model-stream-current', step !== null && row.dataset.stage === step.stage);
+    markParts();
   };
   const showParts = () => {
     explain.dataset.key = `${tokens.select.value}:${layers.select.value}`;
-    renderExplanation(explain, { result, report, t, token: Number(tokens.select.value), layer: Number(layers.select.value), blockOf });
+    renderExplanation(explain, { result, report, t, token: Number(tokens.select.value), layer: Number(layers.select.value), blockOf, onShown: markParts });
   };
   const show = () => {
     const i = Number(tokens.select.value);
     box.replaceChildren(streamSummary(result, report, i, t));
     whole.replaceChildren(...(all.open ? [streamTable(result, report, i, t)] : []));
+    current = null;
     showParts();
     const next = walkPanel(walkSteps(result, report, i, t), t, (step) => {
-      mark(step);
       if (step?.layer !== null && step?.layer !== undefined && Number(layers.select.value) !== step.layer) {
         layers.select.value = String(step.layer);
         showParts();
       }
+      mark(step);
     });
     walk?.panel.replaceWith(next.panel);
     walk = next;
@@ -162,7 +173,8 @@ export function renderStream(container, result, t, report, { blockOf = async () 
   layers.select.addEventListener('change', showParts);
   all.addEventListener('toggle', () => whole.replaceChildren(...(all.open ? [streamTable(result, report, Number(tokens.select.value), t)] : [])));
   show();
-  container.replaceChildren(title, intro, tokens.label, tokens.select, box, all, element('h4', '', t('models.streamHow')), ...streamIntro(result, report, t), layers.label, layers.select, explain, walk.panel,
+  // the walk's bar above the parts table it points at
+  container.replaceChildren(title, intro, tokens.label, tokens.select, box, all, element('h4', '', t('models.streamHow')), ...streamIntro(result, report, t), layers.label, layers.select, walk.panel, explain,
     exportBar(result, report, t, download), blockNote(report, t));
 }
 

@@ -4,6 +4,7 @@
 import { renderHeatmap, renderLegend } from '../shared/heatmap.mjs';
 import { renderMatrix } from '../shared/matrix.mjs';
 import { formatFull, formatNumber } from '../shared/format.mjs';
+import { isolate } from '../shared/bidi.mjs';
 
 const element = (tag, className, text) => {
   const node = document.createElement(tag);
@@ -52,43 +53,69 @@ export function renderNext(container, next, t, { causal = true } = {}) {
   container.replaceChildren(guessTable(next, t('models.next', { count: next.length }), t), element('p', 'model-note', t('models.nextNote')));
 }
 
-// A table of guessed tokens (the next ones, or a [MASK]'s): token, decoded text, id, probability
-function guessTable(list, caption, t) {
+// A table of guessed tokens (the next ones, or a [MASK]'s): token, decoded text, id, probability; the
+// text column left out when `plain` and every text is its token (WordPiece's whole words)
+function guessTable(list, caption, t, { plain = false } = {}) {
+  const shown = (decoded) => (typeof decoded === 'string' ? visible(decoded) : '…');
+  const withText = !plain || list.some(({ token, text }) => shown(text) !== token);
   const table = element('table', 'model-next');
   table.append(element('caption', '', caption));
   const head = element('tr');
-  head.append(element('th', '', t('models.nextToken')), element('th', '', t('models.nextText')), element('th', '', t('models.nextId')), element('th', '', t('models.nextProbability')));
+  head.append(element('th', '', t('models.nextToken')), ...(withText ? [element('th', '', t('models.nextText'))] : []), element('th', '', t('models.nextId')), element('th', '', t('models.nextProbability')));
   table.append(head);
   for (const { id, token, text: decoded, probability } of list) {
     const row = element('tr');
     const cell = element('td', 'model-token', token);
     cell.dir = 'auto';
-    // the decoded text, its spaces shown (·) and a byte that is only part of a character (�) as it is
-    const text = element('td', 'model-text', typeof decoded === 'string' ? visible(decoded) : '…');
-    text.dir = 'auto';
-    const p = element('td', '', formatNumber(probability));
+    row.append(cell);
+    if (withText) {
+      // the decoded text, its spaces shown (·) and a byte that is only part of a character (�) as it is
+      const text = element('td', 'model-text', shown(decoded));
+      text.dir = 'auto';
+      row.append(text);
+    }
+    const p = element('td', 'model-probability', formatNumber(probability));
     p.title = p.dataset.value = formatFull(probability);
-    row.append(cell, text, element('td', '', String(id)), p);
+    const idCell = element('td', 'model-id', String(id));
+    row.append(idCell, p);
     table.append(row);
   }
   return table;
 }
 
+// The special tokens a [MASK]'s context leaves out, and the mask tokens it shows as they are
+const SPECIAL = new Set(['[CLS]', '[SEP]', '[PAD]', '<s>', '</s>', '<pad>']);
+
+/** The words around position p, the mask itself as ___: "the ___ sat on" (WordPiece's ## joined, Ġ dropped). */
+export function maskContext(tokens, p) {
+  const side = (from, to) => tokens.slice(Math.max(0, from), Math.max(0, to)).filter((token) => !SPECIAL.has(token));
+  // whole words at both ends: a ## piece takes the pieces before it along
+  let start = Math.max(0, p - 3), end = p + 4;
+  while (start > 0 && start < p && tokens[start].startsWith('##')) start--;
+  while (end < tokens.length && tokens[end].startsWith('##')) end++;
+  const words = [...side(start, p), '___', ...side(p + 1, end)];
+  return words.join(' ').replace(/ ##(?=\S)/gu, '').replace(/[Ġ▁]/gu, '').replace(/ {2,}/g, ' ').trim();
+}
+
 /**
- * A masked language model's guesses (result.masked, BERT): for each [MASK] token its top 10; a
- * sentence without one is told how to ask. `tokens`: the sentence's, for the captions.
+ * A masked language model's guesses (result.masked, BERT): the explanation, then for each [MASK] token
+ * its top 10, captioned with its position and the words around it; a sentence without one is told how to
+ * ask. `tokens`: the sentence's, for the captions; `text`: what the reader typed ([mask] in small letters
+ * is not the mask token: said).
  */
-export function renderMasked(container, masked, tokens, t) {
+export function renderMasked(container, masked, tokens, t, { text = '' } = {}) {
+  const lower = /\[mask\]/iu.test(String(text).replace(/\[MASK\]/gu, '')) ? [element('p', 'model-note model-mask-case', t('models.maskedCase'))] : [];
   if (!masked?.length) {
-    container.replaceChildren(element('p', 'model-note', t('models.maskedNone')));
+    container.replaceChildren(...lower, element('p', 'model-note', t('models.maskedNone')));
     return;
   }
   const tables = masked.map(({ position, top }) => {
-    const table = guessTable(top, t('models.masked', { count: top.length, token: tokens[position], row: position + 1 }), t);
+    const caption = t('models.masked', { count: top.length, row: position + 1, context: isolate(maskContext(tokens, position)) });
+    const table = guessTable(top, caption, t, { plain: true });
     table.dataset.position = String(position);
     return table;
   });
-  container.replaceChildren(...tables, element('p', 'model-note', t('models.maskedNote')));
+  container.replaceChildren(...lower, element('p', 'model-note', t('models.maskedNote')), ...tables);
 }
 
 // −∞ above the diagonal of a causal model (the lab's heatmap hatches those cells), else nothing masked.
@@ -118,8 +145,10 @@ function headFigure(result, l, h, t, { ink, onOpen, causal }) {
   const layout = renderHeatmap(canvas, weights, n, n, { cell, rowLabels: labels, columnLabels: labels, scaled, ink });
   // a cell's exact weight in the canvas's tooltip, under the pointer
   canvas.addEventListener('pointermove', (event) => {
+    // on a narrow screen the canvas is scaled down to its figure's width (models.css): back to its own pixels
     const box = canvas.getBoundingClientRect();
-    const r = Math.floor((event.clientY - box.top - layout.top) / layout.cell), c = Math.floor((event.clientX - box.left - layout.left) / layout.cell);
+    const scale = box.width > 0 ? (parseFloat(canvas.style.width) || box.width) / box.width : 1;
+    const r = Math.floor(((event.clientY - box.top) * scale - layout.top) / layout.cell), c = Math.floor(((event.clientX - box.left) * scale - layout.left) / layout.cell);
     const inside = r >= 0 && r < n && c >= 0 && c < n;
     canvas.title = !inside ? '' : t('models.cellTip', { query: tokens[r], key: tokens[c],
       weight: scaled?.[r * n + c] === -Infinity ? t('pictures.masked') : formatFull(weights[r * n + c]) });

@@ -45,7 +45,7 @@ const SAME_AS_ENGLISH = {
   'controls.weights.identity': 'kept term and a formula', 'controls.seed': 'kept term', 'controls.positions': 'kept term',
   'export.format.tex': 'a format', 'export.setting.identity': 'kept term', 'export.caption.perHead': 'slots and kept term',
   'section.parameters': 'kept term and matrix names', 'section.headTabs': 'kept term',
-  'pictures.masked': 'kept term', 'pictures.queries': 'kept term', 'pictures.keys': 'kept term',
+  'pictures.queries': 'kept term', 'pictures.keys': 'kept term',
   'caption.x': 'matrix name, sizes', 'caption.xQueries': 'matrix name, sizes, kept term', 'caption.weightBlock': 'matrix names, sizes',
   'caption.woBlock': 'matrix name, sizes', 'caption.perHead': 'slots and kept term', 'caption.scores': 'kept term and a formula',
   'caption.weights': 'kept terms', 'caption.z': 'a formula', 'caption.concat': 'kept term and a formula',
@@ -62,7 +62,7 @@ const SAME_AS_ENGLISH = {
   'practice.scorm.v12': "a standard's name",
   // Real models: a message that is the file's problem alone (the file's name and what is wrong)
   'contents.flash': "a method's name", 'contents.kvCache': "a method's name", 'contents.rope': "a method's name", 'contents.gqa': "a method's name",
-  'models.problem': 'a slot alone', 'models.cellTip': 'kept terms and slots', 'models.nextToken': 'kept term', 'models.nextId': 'kept term', 'models.head': 'kept term and a number',
+  'models.problem': 'a slot alone', 'models.cellTip': 'kept terms and slots', 'models.nextToken': 'kept term', 'models.nextId': 'kept term',
 };
 
 const DEVANAGARI = /[\u0900-\u097F]/;

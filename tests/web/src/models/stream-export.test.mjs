@@ -25,14 +25,18 @@ const TOKENS = ['=HYPERLINK("http://x")', '+1', '-2', '@SUM(A1)', 'a,"b"', '\u20
 const d = 3;
 const n = TOKENS.length;
 const hidden = [0, 1, 2].map((s) => Float32Array.from({ length: n * d }, (_, k) => Math.fround((k + 1) * (s + 1) * 0.1 - 0.35)));
-const result = { tokens: TOKENS, ids: TOKENS.map((_, i) => i + 10), n, hidden };
+// the last layer's state before the final norm (result.layers[1].hidden): its own numbers, not a hidden state's
+const beforeNorm = Float32Array.from({ length: n * d }, (_, k) => Math.fround(k * 0.7 + 5.25));
+const result = { tokens: TOKENS, ids: TOKENS.map((_, i) => i + 10), n, hidden, layers: [{ hidden: hidden[1] }, { hidden: beforeNorm }] };
+// a pre-LN model's stages: the embeddings, layer 1, layer 2 before the final norm, after it
+const stages = [hidden[0], hidden[1], beforeNorm, hidden[2]];
 const report = { family: 'gpt2', modelType: 'gpt2', architectures: ['GPT2LMHeadModel'], layers: 2 };
 
 it('CSV: one record per token and stage, dangerous token cells neutralised, numbers the float32s', () => {
   const records = parseCsv(streamCsv(result, report));
   const [header, ...rows] = records;
   assert.deepEqual(header, ['token index', 'token', 'id', 'stage', 'stage name', 'e1', 'e2', 'e3']);
-  assert.equal(rows.length, n * hidden.length);
+  assert.equal(rows.length, n * stages.length);
   for (const row of rows) {
     assert.equal(row.length, 5 + d);
     const i = Number(row[0]) - 1, s = Number(row[3]);
@@ -40,14 +44,22 @@ it('CSV: one record per token and stage, dangerous token cells neutralised, numb
     // a spreadsheet formula start (after spaces too) gets a ' first
     assert.equal(row[1], /^\s*[=+\-@]/.test(token) ? `'${token}` : token);
     assert.equal(Number(row[2]), i + 10);
-    row.slice(5).forEach((v, j) => assert.equal(Math.fround(Number(v)), hidden[s][i * d + j]));
+    row.slice(5).forEach((v, j) => assert.equal(Math.fround(Number(v)), stages[s][i * d + j]));
   }
-  assert.equal(rows.at(-1)[4], 'after layer 2 and the final norm');
+  assert.deepEqual(rows.slice(0, 4).map((row) => row[4]), ['embeddings', 'after layer 1', 'after layer 2 (before the final norm)', 'after the final norm (hidden state 2)']);
+  assert.equal(Number(rows[2][5]), Math.fround(5.25));
 });
 
 it('JSON: the tokens exactly, every number the same float32', () => {
   const json = JSON.parse(streamJson(result, report));
   assert.deepEqual(json.tokens, TOKENS);
-  assert.deepEqual(json.stages, ['embeddings', 'after layer 1', 'after layer 2 and the final norm']);
+  assert.deepEqual(json.stages, ['embeddings', 'after layer 1', 'after layer 2 (before the final norm)', 'after the final norm (hidden state 2)']);
+  assert.equal(json.hidden.length, 4);
+  json.hidden.forEach((stage, s) => stage.forEach((row, i) => row.forEach((v, j) => assert.equal(Math.fround(v), stages[s][i * d + j]))));
+});
+
+it('BERT (post-LN, no final norm): the hidden states alone, the last one "after layer L"', () => {
+  const json = JSON.parse(streamJson(result, { ...report, family: 'bert' }));
+  assert.deepEqual(json.stages, ['embeddings', 'after layer 1', 'after layer 2']);
   json.hidden.forEach((stage, s) => stage.forEach((row, i) => row.forEach((v, j) => assert.equal(Math.fround(v), hidden[s][i * d + j]))));
 });
