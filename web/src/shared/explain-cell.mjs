@@ -200,7 +200,7 @@ const PER_HEAD = ['q', 'k', 'v', 'qUnrotated', 'kUnrotated', 'scores', 'scaled',
 /** { title, lines, value, links? } for a cell, or null for a cell of the stream that is not there. */
 export function explainCell(view, { matrix, head = 0, row, col, token }, t = message) {
   if (matrix === 'stream') return explainStream(view, { row, col, token }, t);
-  if (['w1', 'w2', 'ln1', 'ln2'].includes(matrix)) return explainBlockParameter(view, { matrix, row, col }, t);
+  if (['w1', 'w2', 'wGate', 'wUp', 'wDown', 'ln1', 'ln2'].includes(matrix)) return explainBlockParameter(view, { matrix, row, col }, t);
   const labels = tableLabels(view, matrix);
   const rowName = labels.rows[row];
   const colName = labels.columns[col];
