@@ -1,0 +1,46 @@
+// (not a test: review 7's screenshots of the lab with a Llama layer; run by hand)
+import { chromium } from 'playwright-core';
+import fs from 'node:fs';
+import { serve } from '../../scripts/serve.mjs';
+const out = process.argv[2] ?? '/tmp/lab-model-shots';
+const site = await serve({ port: 0 });
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+const dir = '/work/shared/models/llama';
+const files = fs.readdirSync(dir).filter((f) => f !== 'reference.json').map((f) => `${dir}/${f}`);
+const text = JSON.parse(fs.readFileSync(`${dir}/reference.json`, 'utf8')).text;
+for (const lang of ['en', 'hi']) for (const scheme of ['light', 'dark']) for (const width of [1280, 375]) {
+  const ctx = await browser.newContext({ viewport: { width, height: 900 }, colorScheme: scheme });
+  const p = await ctx.newPage();
+  p.on('pageerror', (e) => console.log('PAGEERR', e.message));
+  await p.goto(`${site.url}/index.html${lang === 'hi' ? '?lang=hi' : ''}`);
+  await p.waitForFunction(() => globalThis.attentionLab?.view);
+  await p.setInputFiles('#models-files', files);
+  await p.waitForFunction(() => !document.querySelector('#models-input').hidden, null, { timeout: 60000 });
+  await p.fill('#models-text', text);
+  await p.click('#models-run');
+  await p.waitForFunction(() => globalThis.attentionLab.models.result && !globalThis.attentionLab.models.result.partial);
+  await p.evaluate(() => globalThis.attentionLab.models.openInLab(1, 0));
+  await p.waitForTimeout(1500);
+  const name = (what) => `${out}/llama-lab-${what}-${width}-${scheme}-${lang}.png`;
+  await p.locator('[data-field="sentence"]').scrollIntoViewIfNeeded();
+  await p.evaluate(() => window.scrollBy(0, -60));
+  await p.screenshot({ path: name('top') });
+  await p.locator('#blocks-title').scrollIntoViewIfNeeded();
+  await p.evaluate(() => document.querySelector('#blocks-title').scrollIntoView({ block: 'start' }));
+  await p.screenshot({ path: name('stream') });
+  await p.evaluate(() => { document.querySelector('.blocks-params').open = true; });
+  const cell = p.locator('.blocks-params td[data-matrix="wGate"][data-row="1"][data-col="2"]');
+  await cell.scrollIntoViewIfNeeded();
+  await cell.click();
+  await p.waitForTimeout(300);
+  await p.screenshot({ path: name('wgate-click') });
+  const gamma = p.locator('.blocks-params td[data-matrix="ln1"][data-row="0"][data-col="2"]');
+  await gamma.scrollIntoViewIfNeeded();
+  await gamma.click();
+  await p.waitForTimeout(300);
+  await p.screenshot({ path: name('gamma-click') });
+  await ctx.close();
+}
+await browser.close();
+await site.close?.();
+process.exit(0);
