@@ -260,6 +260,7 @@ describe('review 7: the lab tells the truth about a real model\'s layer', { skip
       assert.equal(await page().textContent('#blocks-title'), "Layers: the model's layer 2 of 2");
       assert.match(await page().textContent('.blocks-shown'), /shows the model's layer 2 of 2, the only block the lab holds/);
       assert.match(await page().textContent('table.steps caption'), /^Layer 2 of 2: query/);
+      assert.match(await page().textContent('#x-table caption'), want.rms ? /^X = RMSNorm₁ of the stream entering layer 2: 12 tokens/ : name === 'bert' ? /^X = the stream entering layer 2: 12 tokens/ : /^X = LN₁ of the stream entering layer 2: /);
       const stream = await page().locator('.blocks-stream th').allTextContents();
       assert.ok(stream.includes('x: enters layer 2'), stream.join(' | '));
       assert.ok(!stream.some((row) => /layer 1\b/.test(row)), stream.join(' | '));
@@ -272,6 +273,12 @@ describe('review 7: the lab tells the truth about a real model\'s layer', { skip
       // finding 7: post-LN's status says the norms come after each addition
       const status = await page().textContent('#status');
       assert.match(status, name === 'bert' ? /norms after each addition \(post-LN\)/ : /norms before the attention and before the MLP \(pre-LN\)/);
+      // X's cell: the model's hidden state entering its layer 2 (BERT), or its RMSNorm₁ / LN₁ (pre-LN)
+      await page().click('#x-table td[data-matrix="x"][data-row="1"][data-col="0"]');
+      await page().waitForFunction(() => !document.querySelector('#explain').hidden);
+      const x = await page().textContent('#explain-lines');
+      assert.match(x, name === 'bert' ? /^The bert model's hidden state entering its layer 2 of 2/ : want.rms ? /RMSNorm₁ in layer 2 is the model's RMSNorm/ : /LN₁ in layer 2: the row has mean/);
+      await page().click('#explain-close');
       // finding 13: the sentence box shows the model's tokens with · for a space, and says whose they are
       const sentence = await page().inputValue('#sentence');
       assert.equal(sentence, reference.tokens.map((token) => token.replace(/Ġ/g, '·')).join(' '));
@@ -287,7 +294,7 @@ describe('review 7: the lab tells the truth about a real model\'s layer', { skip
       assert.ok(norm.text.includes(want.rms ? 'x / √(mean(x²) + ε) · γ, with no mean taken away and no β' : '(x − mean) / √(variance + ε) · γ + β'), norm.text);
       assert.doesNotMatch(norm.text, /Xavier|γ = 1|seeded/);
       assert.equal(await page().locator('.blocks-params td[data-matrix="ln1"][data-row="1"]').count(), want.rms ? 0 : 32);
-      assert.match(await page().textContent('.blocks-params'), want.rms ? /RMSNorm₁ of layer 2: γ/ : /LN₁ of layer 2: γ and β/);
+      assert.match(await page().textContent('.blocks-params'), want.rms ? /RMSNorm₁ of layer 2: γ(?! and)/ : /LN₁ of layer 2: γ and β/);
       // finding 2: an MLP cell (W_gate for Llama, read only; w1 for BERT) is selectable, reachable by keys, and explained
       const { shape, values } = tensorOf(name, want.mlp);
       const mlp = await explainParameter(want.mlpTable, 1, 2);

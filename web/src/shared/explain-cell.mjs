@@ -12,6 +12,7 @@ import { tableLabels } from './labels.mjs';
 import { isolate } from './bidi.mjs';
 import { message } from '../i18n/index.mjs';
 import { explainLayerInput, explainStream, explainBlockParameter } from './explain-layers.mjs';
+import { modelLayerOf } from './layer-name.mjs';
 
 // the lab's precision (4 significant digits unless the reader asks for more)
 const f = (value) => formatNumber(value);
@@ -54,9 +55,12 @@ function explainInput(cell) {
   const across = stream && view.result.layers ? explainLayerInput(cell) : null;
   if (across) return across;
   const key = !stream ? 'explain.input' : view.x === view.result.layers?.[view.layer]?.input ? 'explain.stream' : 'explain.streamNorm';
+  // a real model's rows: its hidden states entering its layer N (review 7)
+  const model = matrix === 'x' && view.modelRows ? modelLayerOf(view) : null;
   return {
     title,
-    lines: [t(key, { row: rowName, col: colName, layer: view.layer + 1 })],
+    lines: [model ? t('explain.inputModel', { row: rowName, col: colName, model: model.model, layer: model.layer, layers: model.layers })
+      : t(key, { row: rowName, col: colName, layer: view.layer + 1 })],
     value: f(at(values, view.dModel, row, col)),
   };
 }

@@ -34,7 +34,8 @@ export function walkSteps(view, query, head, t = message) {
   const strongest = weightsRow.indexOf(Math.max(...weightsRow));
 
   // pre-LN: the query reads LN₁(x), as the step table's caption says (review 6, finding 11)
-  add('qkv', t(result.arrangement === 'pre' ? 'walk.qNorm' : 'walk.q', { token, head: hd }), [{ matrix: 'x', row: query }, { matrix: 'wq', head }], [{ matrix: 'q', head, row: query }, { part: 'q' }],
+  const qNorm = normName(view, result.layer ?? 0, 0).startsWith('RMS') ? 'walk.qNormRms' : 'walk.qNorm';
+  add('qkv', t(result.arrangement === 'pre' ? qNorm : 'walk.q', { token, head: hd }), [{ matrix: 'x', row: query }, { matrix: 'wq', head }], [{ matrix: 'q', head, row: query }, { part: 'q' }],
     { matrix: 'q', head, row: query, col: largest(h.q, dK, query) });
   add('qkv', t('walk.k', { head: hd, key: keyTokens[strongest], source: view.self ? 'X' : 'C' }), [{ matrix: input }, { matrix: 'wk', head: kvHead }], [{ matrix: 'k', head }, { part: 'k' }],
     { matrix: 'k', head, row: strongest, col: largest(h.k, dK, strongest) });

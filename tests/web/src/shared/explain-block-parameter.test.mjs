@@ -56,7 +56,7 @@ describe('explainBlockParameter on a real model\'s layer', () => {
     for (const [matrix, tensor, row, col, index] of [['wGate', 'gate_proj', 1, 2, 5], ['wUp', 'up_proj', 0, 1, 1], ['wDown', 'down_proj', 2, 0, 4]]) {
       const explained = explainBlockParameter(v, { matrix, row, col }, t);
       assert.equal(explained.value, formatNumber(v.layerWeights[0][matrix][index]));
-      assert.match(explained.lines[0], new RegExp(`^Read from the llama model's folder: the tensor model\\.layers\\.1\\.mlp\\.${tensor}\\.weight, a parameter of the MLP of the model's layer 2 of 2\\.$`));
+      assert.match(explained.lines[0], new RegExp(`^Read from the llama model's folder: the tensor model\\.layers\\.1\\.mlp\\.${tensor}\\.weight, a parameter of the MLP of the model's layer 2 of 2 \\(the folder counts its layers from 0\\)\\.$`));
       assert.ok(explained.lines[1].startsWith('The SwiGLU MLP gives SiLU(x·W_gate) ⊙ (x·W_up), then ·W_down.'), explained.lines[1]);
       assert.doesNotMatch(explained.lines.join(' '), /Xavier|seeded/);
     }
