@@ -250,26 +250,32 @@ async function explainParameter(matrix, row, col) {
   }));
 }
 
+// Findings 4 and 5: the heading, the captions and the stream's rows say the model's layer 2 of 2, in
+// the notation of Real models (x enters, a = attention's output, m = the MLP's; never "a = x + attention")
+async function assertNamedLayer2(name, want) {
+  // finding 5: the heading, the step table's caption and the stream's rows say the model's layer 2 of 2
+  assert.equal(await page().textContent('#blocks-title'), "Layers: the model's layer 2 of 2");
+  assert.match(await page().textContent('.blocks-shown'), /shows the model's layer 2 of 2, the only block the lab holds/);
+  assert.match(await page().textContent('table.steps caption'), /^Layer 2 of 2: query/);
+  assert.match(await page().textContent('#x-table caption'), want.rms ? /^X = RMSNorm₁ of the stream entering layer 2: 12 tokens/ : name === 'bert' ? /^X = the stream entering layer 2: 12 tokens/ : /^X = LN₁ of the stream entering layer 2: /);
+  const stream = await page().locator('.blocks-stream th').allTextContents();
+  assert.ok(stream.includes('x: enters layer 2'), stream.join(' | '));
+  assert.ok(!stream.some((row) => /layer 1\b/.test(row)), stream.join(' | '));
+  // finding 4: x enters, a = attention's output, m = the MLP's; never "a = x + attention"
+  const [n1, n2] = want.rms ? ['RMSNorm₁', 'RMSNorm₂'] : ['LN₁', 'LN₂'];
+  const rows = name === 'bert'
+    ? ['+ a = attention(x), layer 2', '= x + a, layer 2', 'u = LN₁(x + a), layer 2', '+ m = MLP(u), layer 2', '= u + m, layer 2', 'LN₂(u + m): leaves layer 2']
+    : [`+ a = attention(${n1}(x)), layer 2`, '= x + a, layer 2', `+ m = MLP(${n2}(x + a)), layer 2`, '= x + a + m: leaves layer 2'];
+  for (const row of rows) assert.ok(stream.includes(row), `${row} in ${stream.join(' | ')}`);
+}
+
 describe('review 7: the lab tells the truth about a real model\'s layer', { skip: !have && 'no ../shared/models' }, () => {
   for (const name of ['bert', 'llama', 'gpt2', 'qwen2']) {
     it(`${name}: layer 2 in the lab is named layer 2 of 2, its parameters read from the folder, one notation with Real models`, async () => {
       const reference = await openAndRun(name);
       const want = TRUTH[name];
       await lab.redrawn(() => page().evaluate(() => globalThis.attentionLab.models.openInLab(1, 0)));
-      // finding 5: the heading, the step table's caption and the stream's rows say the model's layer 2 of 2
-      assert.equal(await page().textContent('#blocks-title'), "Layers: the model's layer 2 of 2");
-      assert.match(await page().textContent('.blocks-shown'), /shows the model's layer 2 of 2, the only block the lab holds/);
-      assert.match(await page().textContent('table.steps caption'), /^Layer 2 of 2: query/);
-      assert.match(await page().textContent('#x-table caption'), want.rms ? /^X = RMSNorm₁ of the stream entering layer 2: 12 tokens/ : name === 'bert' ? /^X = the stream entering layer 2: 12 tokens/ : /^X = LN₁ of the stream entering layer 2: /);
-      const stream = await page().locator('.blocks-stream th').allTextContents();
-      assert.ok(stream.includes('x: enters layer 2'), stream.join(' | '));
-      assert.ok(!stream.some((row) => /layer 1\b/.test(row)), stream.join(' | '));
-      // finding 4: x enters, a = attention's output, m = the MLP's; never "a = x + attention"
-      const [n1, n2] = want.rms ? ['RMSNorm₁', 'RMSNorm₂'] : ['LN₁', 'LN₂'];
-      const rows = name === 'bert'
-        ? ['+ a = attention(x), layer 2', '= x + a, layer 2', 'u = LN₁(x + a), layer 2', '+ m = MLP(u), layer 2', '= u + m, layer 2', 'LN₂(u + m): leaves layer 2']
-        : [`+ a = attention(${n1}(x)), layer 2`, '= x + a, layer 2', `+ m = MLP(${n2}(x + a)), layer 2`, '= x + a + m: leaves layer 2'];
-      for (const row of rows) assert.ok(stream.includes(row), `${row} in ${stream.join(' | ')}`);
+      await assertNamedLayer2(name, want);
       // finding 7: post-LN's status says the norms come after each addition
       const status = await page().textContent('#status');
       assert.match(status, name === 'bert' ? /norms after each addition \(post-LN\)/ : /norms before the attention and before the MLP \(pre-LN\)/);
@@ -279,6 +285,12 @@ describe('review 7: the lab tells the truth about a real model\'s layer', { skip
       const x = await page().textContent('#explain-lines');
       assert.match(x, name === 'bert' ? /^The bert model's hidden state entering its layer 2 of 2/ : want.rms ? /RMSNorm₁ in layer 2 is the model's RMSNorm/ : /LN₁ in layer 2: the row has mean/);
       await page().click('#explain-close');
+      // the walk's last step: the token leaves the model's layer 2 of 2, not "the last layer"
+      await page().click('#walk-start');
+      await page().keyboard.press('End');
+      await page().waitForFunction(() => /leaving/.test(document.querySelector('.walk-text')?.textContent ?? ''));
+      assert.match(await page().textContent('.walk-text'), /leaving the model's layer 2 of 2, the only block the lab holds/);
+      await page().click('#walk-stop');
       // finding 13: the sentence box shows the model's tokens with · for a space, and says whose they are
       const sentence = await page().inputValue('#sentence');
       assert.equal(sentence, reference.tokens.map((token) => token.replace(/Ġ/g, '·')).join(' '));
