@@ -155,7 +155,7 @@ describe('the layer picker, edits per layer and the residual stream', () => {
     const [add, norm1, mlp, addMlp, norm2, next] = texts;
     assert.match(add[0], /The residual: 'bank' adds/);
     assert.match(norm1[0], /LN₁/);
-    assert.match(mlp[0], /The MLP reads a/);
+    assert.match(mlp[0], /^The MLP reads u and gives m = /);
     assert.match(addMlp[0], /The residual again/);
     assert.match(norm2[0], /what leaves layer 1/);
     assert.match(next[0], /layer 2 reads it/);
@@ -184,7 +184,7 @@ describe('the residual stream', () => {
       assert.match(r[0][0], new RegExp(`enters layer ${l + 1}`));
       check(r[0], at(layer.input), `layer ${l + 1} x`);
       check(r[1], at(layer.attention), `layer ${l + 1} attention`);
-      assert.match(r[2][0], /^= x \+ attention/);
+      assert.match(r[2][0], /^= x \+ a, layer/);  // one notation with Real models (review 7): a = attention's output
       check(r[2], at(layer.attended), `layer ${l + 1} x + attention`);
       check(r[3], at(layer.middle), `layer ${l + 1} LN₁`);
       check(r[6], at(layer.output), `layer ${l + 1} output`);

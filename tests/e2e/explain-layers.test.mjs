@@ -167,18 +167,18 @@ describe('explain this number across layers: full blocks', () => {
     near(Number(shown.lines[2].replace(/^= /, '')), stream[3], 'the sum, = the stream entering layer 2');
     near(numbersOf(shown.lines[4])[0], stream[3], 'the norm reads that sum');
     assert.doesNotMatch(shown.lines.join('\n'), /[−+] -/, 'no "− -0.03" or "+ -0.03"');
-    assert.match(shown.links[0], /Residual stream of 'river': = a = x \+ attention, layer 1, column/);
+    assert.match(shown.links[0], /Residual stream of 'river': = x \+ a, layer 1, column/);
     assert.match(shown.links[2], /Residual stream of 'river': x: enters layer 2, column/);
 
     // the residual sum of layer 1 in the stream's table, then its attention term, in layer 1's tables
-    await followLink(/= x \+ attention, layer 1/);
+    await followLink(/= x \+ a, layer 1/);
     shown = await panel();
-    assert.match(shown.title, /^Residual stream of 'river': = a = x \+ attention, layer 1/);
+    assert.match(shown.title, /^Residual stream of 'river': = x \+ a, layer 1/);
     near(shown.value, expected[0].attended[RIVER * D + 3], 'layer 1 x + attention (stream cell)');
     const [x, attention] = numbersOf(shown.lines[1]);
     near(x, expected[0].input[RIVER * D + 3], 'layer 1 x');
     near(attention, expected[0].attention[RIVER * D + 3], 'layer 1 attention');
-    await followLink(/attention\(LN₁\(x\)\), layer 1/);
+    await followLink(/a = attention\(LN₁\(x\)\), layer 1/);
     shown = await panel();
     assert.match(shown.lines[0], /attention of layer 1 gives 'river'/);
     await followLink(/^Layer 1: Output/);
@@ -186,18 +186,18 @@ describe('explain this number across layers: full blocks', () => {
     near((await panel()).value, expected[0].attention[RIVER * D + 3], 'layer 1 attention output (table)');
   });
 
-  it('post-LN: layer 2\'s X is LN₂ of layer 1\'s a + MLP(a); axe finds nothing serious in the panel', async () => {
+  it('post-LN: layer 2\'s X is LN₂ of layer 1\'s u + m; axe finds nothing serious in the panel', async () => {
     await setLab(handLab({ layers: 2, block: 'full', norm: 'post', weightsMode: 'random', seed: 3, custom: null, layerWeights: null, selectedLayer: 1, selectedToken: 2 }));
     const used = await tab.page.evaluate(() => globalThis.attentionLab.view.layerWeights.map((w) => Object.fromEntries(Object.entries(w).filter(([, v]) => v).map(([k, v]) => [k, Array.from(v)]))));
     const expected = stack64(ROWS.flat(), N, D, used, { arrangement: 'post', ...SIZES });
     await tab.page.click(cell('x', 2, 0, '#x-table'));
     let shown = await panel();
-    assert.match(shown.lines[0], /LN₂ of its a \+ MLP\(a\)/);
+    assert.match(shown.lines[0], /LN₂ of its u \+ m/);
     near(shown.value, expected[1].input[2 * D], 'layer 2 X');
-    await followLink(/= a \+ MLP\(a\), layer 1/);
+    await followLink(/= u \+ m, layer 1/);
     shown = await panel();
     const summed = add64(expected[0].middle, expected[0].mlpOut);
-    near(shown.value, summed[2 * D], 'layer 1 a + MLP(a)');
+    near(shown.value, summed[2 * D], 'layer 1 u + m');
     const [a, mlp] = numbersOf(shown.lines[1]);
     near(a, expected[0].middle[2 * D], 'layer 1 a');
     near(mlp, expected[0].mlpOut[2 * D], 'layer 1 MLP(a)');

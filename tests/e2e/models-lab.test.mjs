@@ -44,7 +44,8 @@ async function openedHead(name, reference, l, h) {
   assert.equal(all, reference.layers[0].probs.length / (n * n));
   assert.equal(state.selectedHead, h);
   assert.equal(state.maskMode, name === 'bert' ? 'none' : 'causal');
-  assert.deepEqual(state.inputs.tokens, reference.tokens);
+  // the model's tokens, a byte-level space (Ġ) written as the page's · (review 7, finding 13)
+  assert.deepEqual(state.inputs.tokens, reference.tokens.map((token) => token.replace(/Ġ/g, '·')));
   // the lab's rows are the stream entering the layer (the model's whole block is in the lab), and its
   // attention read what the model's attention received (after ln_1 for GPT-2)
   assert.equal(state.block, 'full');
@@ -211,5 +212,129 @@ describe('the lab\'s features on a model\'s layer', { skip: !have && 'no ../shar
       const l = globalThis.attentionLab;
       l.setState({ ...l.state, practice: null });
     }));
+  });
+});
+
+// A tensor of a folder's model.safetensors, read here from the file's own header (F32 only), not
+// through the page: what the lab must say it read from the folder.
+function tensorOf(name, tensor) {
+  const bytes = readFileSync(join(dirOf(name), 'model.safetensors'));
+  const size = Number(bytes.readBigUInt64LE(0));
+  const header = JSON.parse(bytes.subarray(8, 8 + size).toString('utf8'));
+  const { dtype, shape, data_offsets: [from, to] } = header[tensor];
+  assert.equal(dtype, 'F32');
+  const data = bytes.subarray(8 + size + from, 8 + size + to);
+  return { shape, values: Array.from({ length: data.length / 4 }, (_, i) => data.readFloatLE(i * 4)) };
+}
+
+// Review 7: what the lab says of a real model's layer (findings 1, 2, 4 to 7, 13, 14), for a post-LN
+// LayerNorm model (BERT), a pre-LN one (GPT-2) and pre-LN RMSNorm ones with a SwiGLU MLP (Llama,
+// Qwen2): layer 2 of 2 opened; the parameters' numbers against the folder's model.safetensors.
+const TRUTH = {
+  bert: { norm: 'bert.encoder.layer.1.attention.output.LayerNorm.weight', mlp: 'bert.encoder.layer.1.intermediate.dense.weight', mlpTable: 'w1', rms: false },
+  llama: { norm: 'model.layers.1.input_layernorm.weight', mlp: 'model.layers.1.mlp.gate_proj.weight', mlpTable: 'wGate', rms: true },
+  // GPT-2's c_fc is a Conv1D: stored (d_model, hidden), as the lab's w1
+  gpt2: { norm: 'transformer.h.1.ln_1.weight', mlp: 'transformer.h.1.mlp.c_fc.weight', mlpTable: 'w1', rms: false, conv1d: true },
+  qwen2: { norm: 'model.layers.1.input_layernorm.weight', mlp: 'model.layers.1.mlp.gate_proj.weight', mlpTable: 'wGate', rms: true },
+};
+
+// Clicks a cell of the block's tables (blocks/params.mjs) and reads the explanation panel
+async function explainParameter(matrix, row, col) {
+  const cell = page().locator(`.blocks-params td[data-matrix="${matrix}"][data-row="${row}"][data-col="${col}"]`);
+  await cell.scrollIntoViewIfNeeded();
+  await cell.click();
+  await page().waitForFunction(() => !document.querySelector('#explain').hidden);
+  return page().evaluate(() => ({
+    title: document.querySelector('#explain-cell').textContent, text: document.querySelector('#explain-lines').textContent,
+    value: Number(document.querySelector('#explain-value').textContent.replace('= ', '')),
+  }));
+}
+
+// Findings 4 and 5: the heading, the captions and the stream's rows say the model's layer 2 of 2, in
+// the notation of Real models (x enters, a = attention's output, m = the MLP's; never "a = x + attention")
+async function assertNamedLayer2(name, want) {
+  // finding 5: the heading, the step table's caption and the stream's rows say the model's layer 2 of 2
+  assert.equal(await page().textContent('#blocks-title'), "Layers: the model's layer 2 of 2");
+  assert.match(await page().textContent('.blocks-shown'), /shows the model's layer 2 of 2, the only block the lab holds/);
+  assert.match(await page().textContent('table.steps caption'), /^Layer 2 of 2: query/);
+  assert.match(await page().textContent('#x-table caption'), want.rms ? /^X = RMSNorm₁ of the stream entering layer 2: 12 tokens/ : name === 'bert' ? /^X = the stream entering layer 2: 12 tokens/ : /^X = LN₁ of the stream entering layer 2: /);
+  const stream = await page().locator('.blocks-stream th').allTextContents();
+  assert.ok(stream.includes('x: enters layer 2'), stream.join(' | '));
+  assert.ok(!stream.some((row) => /layer 1\b/.test(row)), stream.join(' | '));
+  // finding 4: x enters, a = attention's output, m = the MLP's; never "a = x + attention"
+  const [n1, n2] = want.rms ? ['RMSNorm₁', 'RMSNorm₂'] : ['LN₁', 'LN₂'];
+  const rows = name === 'bert'
+    ? ['+ a = attention(x), layer 2', '= x + a, layer 2', 'u = LN₁(x + a), layer 2', '+ m = MLP(u), layer 2', '= u + m, layer 2', 'LN₂(u + m): leaves layer 2']
+    : [`+ a = attention(${n1}(x)), layer 2`, '= x + a, layer 2', `+ m = MLP(${n2}(x + a)), layer 2`, '= x + a + m: leaves layer 2'];
+  for (const row of rows) assert.ok(stream.includes(row), `${row} in ${stream.join(' | ')}`);
+}
+
+describe('review 7: the lab tells the truth about a real model\'s layer', { skip: !have && 'no ../shared/models' }, () => {
+  for (const name of ['bert', 'llama', 'gpt2', 'qwen2']) {
+    it(`${name}: layer 2 in the lab is named layer 2 of 2, its parameters read from the folder, one notation with Real models`, async () => {
+      const reference = await openAndRun(name);
+      const want = TRUTH[name];
+      await lab.redrawn(() => page().evaluate(() => globalThis.attentionLab.models.openInLab(1, 0)));
+      await assertNamedLayer2(name, want);
+      // finding 7: post-LN's status says the norms come after each addition
+      const status = await page().textContent('#status');
+      assert.match(status, name === 'bert' ? /norms after each addition \(post-LN\)/ : /norms before the attention and before the MLP \(pre-LN\)/);
+      // X's cell: the model's hidden state entering its layer 2 (BERT), or its RMSNorm₁ / LN₁ (pre-LN)
+      await page().click('#x-table td[data-matrix="x"][data-row="1"][data-col="0"]');
+      await page().waitForFunction(() => !document.querySelector('#explain').hidden);
+      const x = await page().textContent('#explain-lines');
+      assert.match(x, name === 'bert' ? /^The bert model's hidden state entering its layer 2 of 2/ : want.rms ? /RMSNorm₁ in layer 2 is the model's RMSNorm/ : /LN₁ in layer 2: the row has mean/);
+      await page().click('#explain-close');
+      // the walk's last step: the token leaves the model's layer 2 of 2, not "the last layer"
+      await page().click('#walk-start');
+      await page().keyboard.press('End');
+      await page().waitForFunction(() => /leaving/.test(document.querySelector('.walk-text')?.textContent ?? ''));
+      assert.match(await page().textContent('.walk-text'), /leaving the model's layer 2 of 2, the only block the lab holds/);
+      await page().click('#walk-stop');
+      // finding 13: the sentence box shows the model's tokens with · for a space, and says whose they are
+      const sentence = await page().inputValue('#sentence');
+      assert.equal(sentence, reference.tokens.map((token) => token.replace(/Ġ/g, '·')).join(' '));
+      assert.doesNotMatch(sentence, /[Ġ▁]/);
+      assert.match(await page().textContent('#sentence-model'), /the model's own tokens/);
+      assert.equal(await page().isVisible('#sentence-model'), true);
+      // findings 1 and 14: a norm's γ explained as the folder's tensor, with its own formula; an RMSNorm shows no β
+      await page().evaluate(() => { document.querySelector('.blocks-params').open = true; });
+      const gamma = tensorOf(name, want.norm).values;
+      const norm = await explainParameter('ln1', 0, 2);
+      assert.match(norm.text, new RegExp(`Read from the ${name} model's folder: the tensor ${want.norm.replaceAll('.', '\\.')}, a parameter of ${want.rms ? 'RMSNorm₁' : 'LN₁'} in the model's layer 2 of 2`));
+      assert.ok(Math.abs(norm.value - gamma[2]) <= 1e-3 * Math.max(1, Math.abs(gamma[2])), `γ[e3] ${norm.value} against the file's ${gamma[2]}`);
+      assert.ok(norm.text.includes(want.rms ? 'x / √(mean(x²) + ε) · γ, with no mean taken away and no β' : '(x − mean) / √(variance + ε) · γ + β'), norm.text);
+      assert.doesNotMatch(norm.text, /Xavier|γ = 1|seeded/);
+      assert.equal(await page().locator('.blocks-params td[data-matrix="ln1"][data-row="1"]').count(), want.rms ? 0 : 32);
+      assert.match(await page().textContent('.blocks-params'), want.rms ? /RMSNorm₁ of layer 2: γ(?! and)/ : /LN₁ of layer 2: γ and β/);
+      // finding 2: an MLP cell (W_gate for Llama, read only; w1 for BERT) is selectable, reachable by keys, and explained
+      const { shape, values } = tensorOf(name, want.mlp);
+      const mlp = await explainParameter(want.mlpTable, 1, 2);
+      assert.ok(mlp.text.includes(want.mlp), mlp.text);
+      // the file's (hidden, d_model) weight, or GPT-2's Conv1D (d_model, hidden): unit h3, column e2
+      const weight = want.conv1d ? values[1 * shape[1] + 2] : values[2 * shape[1] + 1];
+      assert.ok(Math.abs(mlp.value - weight) <= 1e-3 * Math.max(1, Math.abs(weight)), `${want.mlpTable}[e2, h3] ${mlp.value} against the file's ${weight}`);
+      assert.doesNotMatch(mlp.text, /Xavier|seeded/);
+      if (want.rms) assert.ok(mlp.text.includes('SiLU(x·W_gate) ⊙ (x·W_up), then ·W_down'), mlp.text);
+      // a read-only cell (W_gate) has the focus, and the arrow keys move on to the next cell and explain it
+      if (want.rms) {
+        await page().keyboard.press('ArrowRight');
+        assert.match(await page().textContent('#explain-cell'), /^W_gate of layer 2 \(d_model × 64\): row 'e2', column 'h4'/);
+      }
+      // finding 6: one's own sentence over the model's block keeps e1 … headers and drops the "0 to 1" story
+      await lab.redrawn(() => page().fill('#sentence', 'The dog ran to the park'));
+      assert.doesNotMatch(await page().textContent('#notes'), /0 \(absent\) to 1 \(strong\)/);
+      assert.match(await page().textContent('#notes'), /no longer the model's/);
+      const headers = await page().locator('.blocks-params td[data-matrix="ln1"]').first().evaluate((td) => [...td.closest('table').querySelectorAll('thead th')].map((th) => th.textContent));
+      assert.deepEqual(headers.slice(0, 3), ['e1', 'e2', 'e3']);
+      assert.equal(await page().isVisible('#sentence-model'), false);
+    });
+  }
+
+  it('llama: "Copy link" on a model\'s layer says plainly that the link would be too long, and offers the JSON export', async () => {
+    await openAndRun('llama');
+    await lab.redrawn(() => page().evaluate(() => globalThis.attentionLab.models.openInLab(1, 0)));
+    await page().click('#copy-link');
+    assert.match(await page().textContent('#status'), /^Not copied: with the model's layer in it, the link would be [\d,]+ characters long, .*about 8,000.*JSON/);
   });
 });

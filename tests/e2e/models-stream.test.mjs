@@ -394,7 +394,8 @@ describe('a model\'s layer in the lab', { skip: !have && 'no ../shared/models' }
     });
     const f = tensors['model.layers.1.mlp.gate_proj.weight'].shape[0];
     for (const [name, tensor, rows] of [['W_gate', 'gate_proj', D], ['W_up', 'up_proj', D], ['W_down', 'down_proj', f]]) {
-      const table = tables.find((t) => t.caption.startsWith(`${name} of layer 1`));
+      // the model's layer 2, as the model numbers it (review 7, finding 5)
+      const table = tables.find((t) => t.caption.startsWith(`${name} of layer 2`));
       assert.ok(table, `${name} drawn: ${tables.map((t) => t.caption).join('; ')}`);
       assert.equal(table.cells.length, rows);
       const w = floats(tensors[`model.layers.1.mlp.${tensor}.weight`]);  // nn.Linear (out, in)

@@ -85,7 +85,7 @@ describe('review 4: layers and the example\'s notes', () => {
     const variance = row.reduce((a, b) => a + (b - mean) ** 2, 0) / page.d;
     row.forEach((v, c) => assert.ok(Math.abs(page.x[c] - (v - mean) / Math.sqrt(variance + 1e-5)) < 1e-5, `LN₁(x)[${c}]`));
     assert.match(await tab.page.textContent('#steps table caption'), /pre-LN, so q = LN₁\(x\) · W_q = /);
-    assert.match(await tab.page.textContent('section.blocks'), /= a = x \+ attention, layer 1/, 'the stream names a before MLP(LN₂(a))');
+    assert.match(await tab.page.textContent('section.blocks'), /= x \+ a, layer 1.*\+ m = MLP\(LN₂\(x \+ a\)\), layer 1/, 'the stream names x + a before m = MLP(LN₂(x + a)) (review 7: one notation with Real models)');
     await lab.redrawn(() => tab.page.selectOption(blocksField('norm'), 'post'));
     assert.doesNotMatch(await tab.page.textContent('#steps table caption'), /LN₁/, 'post-LN: layer 1 reads x');
   });

@@ -141,7 +141,8 @@ describe('review 5: the pre-LN walk and the X caption say LN₁ (finding 13)', (
     assert.match(await page().textContent('#x-table caption'), /^X = LN₁ of the stream entering layer 1: 3 tokens × d_model 10$/);
     await page().click('#walk-start');
     const residual = await walkTo(/^The residual: /);
-    assert.match(residual, /x \+ attention\(LN₁\(x\)\)/);
+    // (review 7: a is attention's output, as in Real models)
+    assert.match(residual, /adds a = attention\(LN₁\(x\)\) to its own stream: x \+ a, in layer 1: the sum adds x itself, not its norm/);
     await page().evaluate(() => document.getElementById('walk-stop')?.click());
     await setLab({ selectedLayer: 1 });
     assert.match(await page().textContent('#x-table caption'), /^X = LN₁ of the stream entering layer 2: 3 tokens × d_model 10$/);
@@ -153,7 +154,7 @@ describe('review 5: the pre-LN walk and the X caption say LN₁ (finding 13)', (
     await setLab({ block: 'attention', selectedLayer: 0 });
     assert.match(await page().textContent('#x-table caption'), /^X: 3 tokens × d_model 10$/);
     await page().click('#walk-start');
-    assert.match(await walkTo(/^The residual: /), /x \+ attention\(x\)/);
+    assert.match(await walkTo(/^The residual: /), /adds a = attention\(x\), what the attention gave, to its own stream: x \+ a/);
     await page().evaluate(() => document.getElementById('walk-stop')?.click());
   });
 });

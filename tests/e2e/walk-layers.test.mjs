@@ -62,7 +62,7 @@ function nearRow(shown, expected, what) {
 // z, concat, W_O, the residual, LN₂, the MLP, the residual again, where the stream goes
 const PRE_ORDER = [/^Pre-LN: layer \d first normalises/, /^q = LN₁\(x\) · W_q/, /^K = /, /^V = /, ...Array(5).fill(/^Score of/), /^Scaling/, /^softmax/,
   ...Array(5).fill(/^Weighted value/), /^z of 'bank'/, /^The concatenation/, /^Z_f = concat · W_O/, /^The residual: /,
-  /^Pre-LN: the MLP reads the sum normalised again/, /^Pre-LN: the MLP reads/, /^The residual again/, /leaving (layer 1|the last layer, 2)/];
+  /^Pre-LN: the MLP reads the sum x \+ a normalised again/, /^Pre-LN: the MLP reads/, /^The residual again/, /leaving (layer 1|the last layer, 2)/];
 
 describe('the walk through a stack', () => {
   it('pre-LN: Next walks layer 1 (norm, attention, add, norm, MLP, add) and on into layer 2, each number the float64 one', async () => {

@@ -7,6 +7,7 @@ import { isolate } from '../shared/bidi.mjs';
 import { tableLabels } from '../shared/labels.mjs';
 import { streamRows } from './stream.mjs';
 import { arrangementOf } from '../state/stack.mjs';
+import { stageValues } from '../shared/layer-name.mjs';
 
 /**
  * The differences of two labs' views ({ state, view } each): { weights, output } as
@@ -54,7 +55,7 @@ export function streamDifference(a, b) {
     .filter((row) => same || row.name === 'input' || row.name === 'output');
   const [ra, rb] = [rowsOf(la, arrA), rowsOf(lb, arrB)];
   const values = Float64Array.from(ra.flatMap((row, r) => Array.from(row.values, (v, c) => rb[r].values[c] - v)));
-  return { rows: ra.map(({ key, layer }) => ({ key: same ? key : key === 'blocks.stream.enter' ? key : 'blocks.stream.output', layer })), values, columnLabels: a.view.columns, token: a.view.tokens[token] };
+  return { rows: ra.map(({ key, layer }) => ({ key: same ? key : key === 'blocks.stream.enter' ? key : 'blocks.stream.leaves', layer })), values, columnLabels: a.view.columns, token: a.view.tokens[token] };
 }
 
 // The row labels of the weights' rows that are 0 in every cell (the same weights in A and B).
@@ -98,7 +99,7 @@ export function renderDifferences(parts, a, b, t) {
   // the residual stream, B − A per layer (both labs stacks of as many layers)
   const { stream } = found;
   if (stream && parts.stream) {
-    const spec = { rowLabels: stream.rows.map((row) => t(row.key, { layer: row.layer })), columnLabels: stream.columnLabels, values: stream.values };
+    const spec = { rowLabels: stream.rows.map((row) => t(row.key, { ...stageValues(a.view, row.layer - 1), layer: row.layer })), columnLabels: stream.columnLabels, values: stream.values };
     table(parts.stream, spec, t('blocks.compare.stream', { token: stream.token }));
   } else parts.stream?.replaceChildren();
   return found;

@@ -7,6 +7,7 @@ import { selectionIn } from '../shared/selection.mjs';
 import { PAGE_LIMITS } from '../state/model.mjs';
 import { arrangementOf } from '../state/stack.mjs';
 import { streamRows } from './stream.mjs';
+import { layerCount, layerNumber, modelLayerOf, stageValues } from '../shared/layer-name.mjs';
 import { buildParams, drawParams, listenToParams } from './params.mjs';
 
 const element = (tag, props = {}) => Object.assign(document.createElement(tag), props);
@@ -96,7 +97,11 @@ function follow(parts, state, t) {
 
 function drawStream(parts, state, view, t) {
   const stack = view.result.layers;
-  parts.shown.textContent = stack ? t('blocks.shown', { layer: view.layer + 1, layers: stack.length }) : t('blocks.one');
+  // a real model's layer is named as the model numbers it (review 7, finding 5)
+  const model = modelLayerOf(view);
+  const named = { layer: layerNumber(view), layers: layerCount(view) };
+  parts.shown.textContent = !stack ? t('blocks.one') : t(model ? 'blocks.shownModel' : 'blocks.shown', named);
+  parts.title.textContent = model ? t('blocks.titleModel', named) : t('blocks.title');
   if (!stack) {
     parts.streamHint.textContent = t('blocks.stream.none');
     parts.stream.replaceChildren();
@@ -109,7 +114,7 @@ function drawStream(parts, state, view, t) {
   parts.streamHint.textContent = t('blocks.stream.hint');
   renderMatrix(parts.stream, {
     caption: t('blocks.stream.caption', { token: view.tokens[token] }), t,
-    rowLabels: rows.map((row) => t(row.key, { layer: row.layer })), columnLabels: view.columns, values,
+    rowLabels: rows.map((row) => t(row.key, stageValues(view, row.layer - 1))), columnLabels: view.columns, values,
     address: { matrix: 'stream' },
   });
   // each cell explains itself ("Explain this number", shared/explain-layers.mjs) for this token

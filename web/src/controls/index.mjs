@@ -140,10 +140,14 @@ export function mount(ctx) {
     const notes = ctx.root.getElementById('notes-section');
     if (notes && !notes.hidden) notes.scrollIntoView({ block: 'start' });
   });
+  // a real model's layer: the sentence box shows the model's own tokens, spaces as · (review 7, finding 13)
+  const modelTokens = (state) => ctx.root.getElementById('sentence-model')?.toggleAttribute('hidden', !(state.inputs && state.modelBlock?.source));
+  modelTokens(ctx.store.state);
   return {
     /** After each new state: `action` is what made it (the field it came from keeps its text). */
     follow(state, action) {
       controls.sync(state, action?.type === 'settings' ? action.field : null);
+      modelTokens(state);
     },
     relabel: controls.relabel,
   };

@@ -47,6 +47,8 @@ function viewOf(asked, built, reply) {
     result: reply.result, weights: reply.weights, layer: 0, typedX: true, layerWeights: null,
     // grouped-query attention's key/value heads, and whether q and k were turned (rotary positions)
     kvHeads: reply.result.shape.kvHeads ?? asked.heads, rotary: built.request.rotary ?? null, window: built.request.window ?? 0,
+    // a real model's layer ("Open this layer in the lab"): which one, and its tensors' names (shared/layer-name.mjs)
+    model: asked.modelBlock?.source ?? null, blockEdits: asked.blockEdits ?? {}, modelRows: Boolean(asked.inputs && asked.modelBlock?.source),
     ...stack,
   };
 }

@@ -37,7 +37,7 @@ export function labStateOf(state, layer, result, l, h, report = null) {
   const stream = layer.block ? streamInto(result, l) : null;
   const input = stream ?? result.layers[l].input;
   const rows = Array.from({ length: result.n }, (_, i) => Array.from(input.subarray(i * d, (i + 1) * d)));
-  const inputs = { tokens: [...result.tokens], rows };
+  const inputs = { tokens: result.tokens.map(readableToken), rows };
   const params = { dModel: d, heads, dK, dV: dK, causal: layer.mask === 'causal' };
   for (const name of ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo']) params[name] = layer[name] ?? null;
   const withLayer = stateWithLayer(state, params, inputs);
@@ -52,8 +52,32 @@ export function labStateOf(state, layer, result, l, h, report = null) {
   };
 }
 
-// Where the block came from, for "About this example": the model's type, architectures, the layer
-const sourceOf = (report, l) => ({ model: String(report.modelType), architectures: (report.architectures ?? []).map(String).join(', '), layer: l + 1, layers: report.layers });
+// The folder's tensor names of layer l's MLP and norms (a norm's without .weight / .bias), as
+// models/request.mjs reads them under the folder's prefix ('bert.', 'transformer.', 'model.' or none)
+function tensorsOf(report, l) {
+  const p = String(report.prefix ?? '');
+  if (report.family === 'bert') {
+    const b = `${p}encoder.layer.${l}.`;
+    return { w1: `${b}intermediate.dense.weight`, w2: `${b}output.dense.weight`, ln1: `${b}attention.output.LayerNorm`, ln2: `${b}output.LayerNorm` };
+  }
+  if (report.family === 'gpt2') {
+    const b = `${p}h.${l}.`;
+    return { w1: `${b}mlp.c_fc.weight`, w2: `${b}mlp.c_proj.weight`, ln1: `${b}ln_1`, ln2: `${b}ln_2` };
+  }
+  const b = `${p}layers.${l}.`;
+  return { wGate: `${b}mlp.gate_proj.weight`, wUp: `${b}mlp.up_proj.weight`, wDown: `${b}mlp.down_proj.weight`, ln1: `${b}input_layernorm`, ln2: `${b}post_attention_layernorm` };
+}
+
+// Where the block came from, for "About this example" and every text that names the layer or a
+// parameter: the model's type, architectures, the layer (1-based) of how many, its tensors' names
+const sourceOf = (report, l) => ({
+  model: String(report.modelType), architectures: (report.architectures ?? []).map(String).join(', '), layer: l + 1, layers: report.layers,
+  ...(report.family ? { tensors: tensorsOf(report, l) } : {}),
+});
+
+// A token as the lab writes it: a byte-level BPE's (GPT-2, Llama 3: Ġ) or SentencePiece's (▁) space
+// as the page's ·, a new line as ↵ (the sentence box and the tables; the rows stay the model's)
+export const readableToken = (token) => String(token).replace(/[Ġ▁]/gu, '·').replace(/Ċ/gu, '↵').replace(/ĉ/gu, '⇥');
 
 // The layer's attention weights as the status names them: with the biases it has (GPT-2 and BERT all
 // four, Qwen2 those of q, k and v), or saying it has none (Llama, Mistral)
@@ -68,7 +92,7 @@ function blockStatus(state, l, t) {
   if (!block) return '';
   const { kind, activation, hidden } = block.mlp;
   return ' ' + t('models.blockInLab', {
-    layer: l + 1, order: t(block.arrangement === 'pre' ? 'models.orderPre' : 'models.orderPost'), norm: t(`models.norm.${block.norm1.kind}`),
+    layer: l + 1, order: t(block.arrangement === 'post' ? 'models.orderPost' : block.norm1.kind === 'rmsnorm' ? 'models.orderPreRms' : 'models.orderPre'), norm: t(`models.norm.${block.norm1.kind}`),
     eps: formatNumber(block.norm1.eps), mlp: t(`models.mlp.${kind === 'swiglu' ? 'swiglu' : activation}`), hidden,
   });
 }
@@ -88,7 +112,8 @@ export async function openInLab(models, l, h) {
   }
   const status = t('models.openedInLab', {
     layer: l + 1, head: h + 1, type: report.modelType, n: result.n,
-    input: t(state.modelBlock ? 'models.inputBlock' : layer.arrangement === 'pre' ? 'models.inputPre' : 'models.inputPost'),
+    // the block's norms: before each sub-layer (pre-LN), or after each addition (post-LN, BERT: review 7, finding 7)
+    input: t(state.modelBlock ? (state.modelBlock.arrangement === 'post' ? 'models.inputBlockPost' : 'models.inputBlock') : layer.arrangement === 'pre' ? 'models.inputPre' : 'models.inputPost'),
     heads: layer.heads, dK: layer.dK, mask: t(`layers.mask.${state.maskMode}`), weights: weightsText(layer, t),
     scale: state.scaleMode === 'none' ? t('layers.scale.none') : t('layers.scale.sqrt_dk', { value: formatNumber(Math.sqrt(layer.dK)) }),
   }) + ' ' + modernStatus(layer, t) + blockStatus(state, l, t);

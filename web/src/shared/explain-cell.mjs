@@ -12,6 +12,7 @@ import { tableLabels } from './labels.mjs';
 import { isolate } from './bidi.mjs';
 import { message } from '../i18n/index.mjs';
 import { explainLayerInput, explainStream, explainBlockParameter } from './explain-layers.mjs';
+import { modelLayerOf } from './layer-name.mjs';
 
 // the lab's precision (4 significant digits unless the reader asks for more)
 const f = (value) => formatNumber(value);
@@ -54,9 +55,12 @@ function explainInput(cell) {
   const across = stream && view.result.layers ? explainLayerInput(cell) : null;
   if (across) return across;
   const key = !stream ? 'explain.input' : view.x === view.result.layers?.[view.layer]?.input ? 'explain.stream' : 'explain.streamNorm';
+  // a real model's rows: its hidden states entering its layer N (review 7)
+  const model = matrix === 'x' && view.modelRows ? modelLayerOf(view) : null;
   return {
     title,
-    lines: [t(key, { row: rowName, col: colName, layer: view.layer + 1 })],
+    lines: [model ? t('explain.inputModel', { row: rowName, col: colName, model: model.model, layer: model.layer, layers: model.layers })
+      : t(key, { row: rowName, col: colName, layer: view.layer + 1 })],
     value: f(at(values, view.dModel, row, col)),
   };
 }
@@ -200,7 +204,7 @@ const PER_HEAD = ['q', 'k', 'v', 'qUnrotated', 'kUnrotated', 'scores', 'scaled',
 /** { title, lines, value, links? } for a cell, or null for a cell of the stream that is not there. */
 export function explainCell(view, { matrix, head = 0, row, col, token }, t = message) {
   if (matrix === 'stream') return explainStream(view, { row, col, token }, t);
-  if (['w1', 'w2', 'ln1', 'ln2'].includes(matrix)) return explainBlockParameter(view, { matrix, row, col }, t);
+  if (['w1', 'w2', 'wGate', 'wUp', 'wDown', 'ln1', 'ln2'].includes(matrix)) return explainBlockParameter(view, { matrix, row, col }, t);
   const labels = tableLabels(view, matrix);
   const rowName = labels.rows[row];
   const colName = labels.columns[col];

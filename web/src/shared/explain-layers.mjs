@@ -7,9 +7,10 @@
 import { modelMlpFormula } from './mlp-text.mjs';
 import { formatNumber } from './format.mjs';
 import { streamRows } from './stream-rows.mjs';
+import { layerCount, modelLayerOf, normName, stageValues, layerNumber } from './layer-name.mjs';
 
 /** The tables explained here rather than by explain-cell.mjs's own: the stream, and a block's MLP and norms (state/stack.mjs BLOCK_TABLES). */
-export const LAYER_TABLES = new Set(['stream', 'w1', 'w2', 'ln1', 'ln2']);
+export const LAYER_TABLES = new Set(['stream', 'w1', 'w2', 'wGate', 'wUp', 'wDown', 'ln1', 'ln2']);
 
 const f = (value) => formatNumber(value);
 const EPS = 1e-5;  // the lab's LayerNorm (engine/stack.mjs: weight 1, bias 0, eps 1e-5)
@@ -26,11 +27,12 @@ export function signed(op, value) {
 // typed: view.layerWeights[l].ln1 / ln2, 2 × d_model)
 // A real model's block (engine/stack.mjs `norms`) says each norm's kind and ε: RMSNorm divides by the
 // root of the mean square, subtracts no mean and adds no bias.
-function normLines(t, { view, norm, values, col, layer }) {
-  const used = view.layerWeights?.[layer - 1];
-  const table = used?.[norm === 'LN₁' ? 'ln1' : 'ln2'];
+// `which`: 0 for the first norm (LN₁ or RMSNorm₁), 1 for the second; `l`: the layer, 0-based.
+function normLines(t, { view, which, values, col, l }) {
+  const used = view.layerWeights?.[l];
+  const table = used?.[which === 0 ? 'ln1' : 'ln2'];
   const [gamma, beta] = table ? [table[col], table[values.length + col]] : [1, 0];
-  const which = norm === 'LN₁' ? 0 : 1;
+  const [norm, layer] = [normName(view, l, which), layerNumber(view, l)];
   const eps = used?.norms?.eps[which] ?? EPS;
   if (used?.norms?.kind[which] === 'rmsnorm') {
     const square = values.reduce((a, b) => a + b * b, 0) / values.length;
@@ -55,7 +57,7 @@ function streamLink(view, t, { token, layer, name, col }) {
   const rows = streamRows(view.result.layers, view.result.arrangement, token, view.dModel);
   const row = rows.findIndex((r) => r.layer === layer + 1 && r.name === name);
   return {
-    text: t('explain.layers.toStream', { token: view.tokens[token], stage: t(rows[row].key, { layer: layer + 1 }), col: view.columns[col] }),
+    text: t('explain.layers.toStream', { token: view.tokens[token], stage: t(rows[row].key, stageValues(view, layer)), col: view.columns[col] }),
     target: { matrix: 'stream', row, col, token },
   };
 }
@@ -63,7 +65,7 @@ function streamLink(view, t, { token, layer, name, col }) {
 // A link to a cell of one layer's tables (the tables switch to that layer)
 function tableLink(view, t, { layer, matrix, row, col }) {
   return {
-    text: t('explain.layers.toTable', { layer: layer + 1, table: t(`table.${matrix}`), row: view.tokens[row], col: view.columns[col] }),
+    text: t('explain.layers.toTable', { layer: layerNumber(view, layer), table: t(`table.${matrix}`), row: view.tokens[row], col: view.columns[col] }),
     target: { layer, matrix, row, col },
   };
 }
@@ -81,7 +83,7 @@ export function explainLayerInput({ view, t, row, col, title, rowName, colName }
   const { layers, arrangement } = view.result;
   const l = view.layer;
   const x = view.x[row * view.dModel + col];
-  const names = { row: rowName, col: colName, layer: l + 1, previous: l };
+  const names = { row: rowName, col: colName, layer: layerNumber(view, l), previous: l };
   if (arrangement === 'pre') {
     // the attention reads LN₁ of the stream; the stream is what the layer before gave out (or the
     // sentence). In reading order: where the stream came from and its sum, then the norm of that sum.
@@ -93,7 +95,7 @@ export function explainLayerInput({ view, t, row, col, title, rowName, colName }
       lines.push(...sum.lines, `= ${f(stream[col])}`);
       links.push(...sum.links);
     }
-    lines.push(...normLines(t, { view, norm: 'LN₁', values: stream, col, layer: l + 1 }));
+    lines.push(...normLines(t, { view, which: 0, values: stream, col, l }));
     links.push(streamLink(view, t, { token: row, layer: l, name: 'input', col }));
     return { title, lines, value: f(x), links };
   }
@@ -102,7 +104,7 @@ export function explainLayerInput({ view, t, row, col, title, rowName, colName }
     const summed = rowOf(layers[l - 1].summed, view.dModel, row);
     return {
       title, value: f(x),
-      lines: [t('explain.layers.fromPost', names), ...normLines(t, { view, norm: 'LN₂', values: summed, col, layer: l })],
+      lines: [t('explain.layers.fromPost', names), ...normLines(t, { view, which: 1, values: summed, col, l: l - 1 })],
       links: [streamLink(view, t, { token: row, layer: l - 1, name: 'summed', col })],
     };
   }
@@ -120,10 +122,10 @@ export function explainLayerInput({ view, t, row, col, title, rowName, colName }
 function stageParts(view, t, { token, col, layer, name }) {
   const { layers, arrangement } = view.result;
   const at = { token, col, layer };
-  const values = { layer: layer + 1, previous: layer, token: view.tokens[token] };
+  const values = { ...stageValues(view, layer), previous: layer, token: view.tokens[token] };
   const sum = (terms, key) => sumOf(view, t, { ...at, terms, intro: t(key, values) });
   const norm = (from, key) => ({
-    lines: [t(key, values), ...normLines(t, { view, norm: key.endsWith('norm1') ? 'LN₁' : 'LN₂', values: rowOf(layers[layer][from], view.dModel, token), col, layer: layer + 1 })],
+    lines: [t(key, values), ...normLines(t, { view, which: key.endsWith('norm1') ? 0 : 1, values: rowOf(layers[layer][from], view.dModel, token), col, l: layer })],
     links: [streamLink(view, t, { ...at, name: from })],
   });
   switch (name) {
@@ -139,7 +141,7 @@ function stageParts(view, t, { token, col, layer, name }) {
       return norm('attended', 'explain.layers.stage.norm1');
     case 'mlpOut': {
       const hidden = layers[layer].mlpHidden.length / view.tokens.length;
-      const formula = modelMlpFormula(view, layer, arrangement === 'pre' ? 'LN₂(a)' : 'a');
+      const formula = modelMlpFormula(view, layer, arrangement === 'pre' ? `${values.n2}(x + a)` : 'u');
       const key = arrangement === 'pre' ? 'explain.layers.stage.mlpPre' : 'explain.layers.stage.mlpPost';
       return {
         lines: [formula ? t('explain.layers.stage.mlpModel', { ...values, formula, hidden }) : t(key, { ...values, hidden })],
@@ -165,27 +167,58 @@ export function explainStream(view, { row, col, token }, t) {
   const layer = stage.layer - 1;
   const parts = stageParts(view, t, { token, col, layer, name: stage.name });
   return {
-    title: t('explain.layers.streamTitle', { token: view.tokens[token], stage: t(stage.key, { layer: stage.layer }), col: view.columns[col] }),
+    title: t('explain.layers.streamTitle', { token: view.tokens[token], stage: t(stage.key, stageValues(view, layer)), col: view.columns[col] }),
     lines: parts.lines, value: f(stage.values[col]), links: parts.links,
   };
 }
 
-/** A cell of a full block's w1, w2, ln1 or ln2 (blocks/params.mjs): a parameter, seeded or typed. */
+// A SwiGLU MLP's matrices (a real model's: Llama, Qwen2, Mistral), read only
+const SWIGLU = new Set(['wGate', 'wUp', 'wDown']);
+
+// What a parameter is: the lab's seeded or typed one, or a real model's, read from its folder (its
+// tensor's name and the model's layer: review 7, finding 1), with the norm's own formula (RMSNorm's
+// or LayerNorm's) and the MLP matrix's role
+// The norm's own formula (RMSNorm's or LayerNorm's: values.norm names it), or the MLP matrix's role
+function howOf(matrix, t, values) {
+  if (!matrix.startsWith('ln')) return t(`explain.layers.parameter.role.${matrix}`, values);
+  return t(values.norm.startsWith('RMS') ? 'explain.layers.parameter.rmsFormula' : 'explain.layers.parameter.lnFormula', values);
+}
+
+function parameterLines(view, { matrix, row, index }, t, values) {
+  const model = modelLayerOf(view);
+  const how = howOf(matrix, t, values);
+  if (!model) return [t(matrix.startsWith('ln') ? 'explain.layers.parameter.norm' : 'explain.layers.parameter.mlp', values), how];
+  const name = model.tensors?.[matrix];
+  const tensor = name && matrix.startsWith('ln') ? `${name}.${row === 0 ? 'weight' : 'bias'}` : name ?? null;
+  // a cell the reader typed over the model's number is the reader's (state.blockEdits, view.blockEdits)
+  if (view.blockEdits?.[`${view.layer}:${matrix}:${index}`] !== undefined) return [t('explain.layers.parameter.typedModel', { ...values, tensor: tensor ?? '' }), how];
+  const key = matrix.startsWith('ln') ? 'explain.layers.parameter.modelNorm' : 'explain.layers.parameter.modelMlp';
+  return [t(tensor ? key : `${key}Unnamed`, { ...values, tensor }), how];
+}
+
+// A parameter table's shape: the MLP's own width (a real model's: BERT's folder has 2 × d_model),
+// from W₁ (d_model × hidden) or W₂ (hidden × d_model); 4 × d_model is the lab's own blocks' width.
+// `across`: a table whose rows are the model's columns and whose columns are hidden units.
+function shapeOf(view, matrix, used) {
+  const mlp = matrix === 'w1' || matrix === 'w2' || SWIGLU.has(matrix);
+  const hidden = mlp ? used.length / view.dModel : view.dModel * 4;
+  const across = matrix === 'w1' || matrix === 'wGate' || matrix === 'wUp';
+  return { hidden, across, width: across ? hidden : view.dModel, down: matrix === 'w2' || matrix === 'wDown' };
+}
+
+/** A cell of a full block's w1, w2, W_gate, W_up, W_down, ln1 or ln2 (blocks/params.mjs): a parameter, seeded, typed or the model's. */
 export function explainBlockParameter(view, { matrix, row, col }, t) {
   const used = view.layerWeights?.[view.layer]?.[matrix];
   if (!used) return null;
-  // the MLP's own width (a real model's: BERT's folder has 2 × d_model), from W₁ (d_model × hidden)
-  // or W₂ (hidden × d_model); 4 × d_model is the lab's own blocks' width
-  const mlp = matrix === 'w1' || matrix === 'w2';
-  const hidden = mlp ? used.length / view.dModel : view.dModel * 4;
-  const width = matrix === 'w1' ? hidden : view.dModel;
+  const { hidden, across, width, down } = shapeOf(view, matrix, used);
   if (col >= width || (row + 1) * width > used.length) return null;
-  const values = { layer: view.layer + 1, hidden };
-  const rowName = matrix === 'w2' ? `h${row + 1}` : matrix === 'w1' ? view.columns[row] : t(row === 0 ? 'blocks.params.gamma' : 'blocks.params.beta');
-  const colName = matrix === 'w1' ? `h${col + 1}` : view.columns[col];
+  const norm = matrix.startsWith('ln') ? normName(view, view.layer, matrix === 'ln1' ? 0 : 1) : null;
+  const values = { ...stageValues(view, view.layer), layers: layerCount(view), hidden, norm, model: modelLayerOf(view)?.model ?? '' };
+  const tableKey = norm?.startsWith('RMS') ? `blocks.params.${matrix}Rms` : `blocks.params.${matrix}`;
+  const rowName = down ? `h${row + 1}` : across ? view.columns[row] : t(row === 0 ? 'blocks.params.gamma' : 'blocks.params.beta');
   return {
-    title: t('explain.title', { table: t(`blocks.params.${matrix}`, values), row: rowName, col: colName }),
-    lines: [t(`explain.layers.parameter.${matrix.startsWith('ln') ? 'norm' : 'mlp'}`, values)],
+    title: t('explain.title', { table: t(tableKey, values), row: rowName, col: across ? `h${col + 1}` : view.columns[col] }),
+    lines: parameterLines(view, { matrix, row, index: row * width + col }, t, values),
     value: f(used[row * width + col]),
   };
 }

@@ -71,7 +71,9 @@ function isMlp(v) {
 // A model's block: its arrangement, two norms and its MLP (state/model.mjs's modelBlock)
 // (with, from "Open this layer in the lab", where it came from: short texts and whole numbers)
 const isText = (v) => typeof v === 'string' && v.length <= 200;
-const isSource = (v) => v === undefined || (isObject(v) && isText(v.model) && isText(v.architectures) && [v.layer, v.layers].every((n) => Number.isInteger(n) && n >= 1 && n <= 4096));
+const TENSOR_NAMES = ['w1', 'w2', 'wGate', 'wUp', 'wDown', 'ln1', 'ln2'];
+const isTensors = (v) => v === undefined || (isObject(v) && Object.entries(v).every(([k, name]) => TENSOR_NAMES.includes(k) && isText(name)));
+const isSource = (v) => v === undefined || (isObject(v) && isText(v.model) && isText(v.architectures) && [v.layer, v.layers].every((n) => Number.isInteger(n) && n >= 1 && n <= 4096) && isTensors(v.tensors));
 const isModelBlock = (v) => isObject(v) && NORMS.includes(v.arrangement) && isNorm(v.norm1) && isNorm(v.norm2) && isMlp(v.mlp) && isSource(v.source);
 
 // Hand-set parameters: named matrices of float32 values (or null).

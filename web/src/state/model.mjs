@@ -209,7 +209,9 @@ export function ownX(state) {
 export function columnsOf(state) {
   // given rows (a real model's hidden states) and learned embeddings (Train's "Use these weights",
   // "Compare before and after") have no named features: a learned axis is not 'finance' (review 5, finding 14)
-  if (state.inputs || state.embeddings) return Array.from({ length: state.dModel }, (_, c) => `e${c + 1}`);  // one rule for model dimensions: e1 … e_d (issue 26, point 5)
+  // (and a real model's block over a typed sentence: its norms' γ are the model's dimensions, not the
+  // vocabulary's features: review 7, finding 6)
+  if (state.inputs || state.embeddings || state.modelBlock) return Array.from({ length: state.dModel }, (_, c) => `e${c + 1}`);  // one rule for model dimensions: e1 … e_d (issue 26, point 5)
   if (ownX(state) && state.x.columns.length === state.dModel) return state.x.columns;
   return columnNames(state.dModel);
 }

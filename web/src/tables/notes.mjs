@@ -81,7 +81,8 @@ const notesKey = ({ preset, aspects, replacedWeights, experiment, remember, laye
 // Without an example: a real model's layer ("Open this layer in the lab") named with its model and
 // layer, rows given row by row, or the reader's own sentence on the vocabulary
 function ownNotes(t, loaded) {
-  if (loaded?.model && loaded.changed) return [paragraph('modified', t('notes.modelChanged', loaded)), paragraph(null, t('vocabulary.note'))];
+  // (not the vocabulary's "0 (absent) to 1 (strong)" story: the block's columns are the model's e1 … e_d, review 7, finding 6)
+  if (loaded?.model && loaded.changed) return [paragraph('modified', t('notes.modelChanged', loaded))];
   if (loaded?.model) return [paragraph('modified', t('notes.model', loaded)), paragraph(null, t('notes.modelNote', loaded))];
   if (loaded === 'rows') return [paragraph('modified', t('notes.rows'))];
   return [paragraph('modified', t('vocabulary.own')), paragraph(null, t('vocabulary.note'))];

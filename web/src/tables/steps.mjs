@@ -6,6 +6,7 @@
 import { formatNumber, formatNumbers, precision } from '../shared/format.mjs';
 import { weightColour } from '../shared/colour.mjs';
 import { message } from '../i18n/index.mjs';
+import { layerCount, layerNumber, modelLayerOf, normName } from '../shared/layer-name.mjs';
 
 const PARTS = ['q', 'k', 'v', 'scores', 'scaled', 'weights', 'weighted'];
 // vectors up to this long are shown whole (wrapping in their cell); longer ones shortened until the
@@ -147,10 +148,12 @@ function fillSteps(table, view, queryIndex, head, t) {
   fillWholeButton(table, view, t);
   const divisor = view.scaleMode === 'sqrt_dk' ? `√d_k = ${formatNumber(result.shape.scale)}` : formatNumber(result.shape.scale);
   // with layers, the caption names the layer the picker chose: the table changes with it
-  const layers = result.layers?.length ?? 1;
+  // (a real model's layer: the model's number, "layer 2 of 2", and its norm's name: shared/layer-name.mjs)
+  const layers = layerCount(view);
   const caption = { token: tokens[queryIndex], row: queryIndex + 1, head: head + 1, q: vector(row(h.q, dK, queryIndex)) };
   const layerKey = view.readsNorm ? 'steps.captionLayerNorm' : 'steps.captionLayer';
-  setText(table.caption, layers > 1 || view.readsNorm ? t(layerKey, { ...caption, layer: view.layer + 1, layers }) : t('steps.caption', caption));
+  const named = layers > 1 || view.readsNorm || modelLayerOf(view);
+  setText(table.caption, named ? t(layerKey, { ...caption, layer: layerNumber(view), layers, n1: normName(view, view.layer, 0) }) : t('steps.caption', caption));
   const headers = table.tHead.rows[0].cells;
   setText(headers[0], t('steps.token'));
   setText(headers[5], view.scaleMode === 'none' ? t('steps.notScaled') : `q·k / ${divisor}`);  // not '/ 1' (issue 26 review)

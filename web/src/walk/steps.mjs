@@ -7,6 +7,7 @@
 import { modelMlpFormula } from '../shared/mlp-text.mjs';
 import { message } from '../i18n/index.mjs';
 import { formatNumber } from '../shared/format.mjs';
+import { layerCount, layerNumber, modelLayerOf, normName, stageValues } from '../shared/layer-name.mjs';
 
 /** The stages of the formula strip, in the order of the computation. */
 export const STAGES = ['x', 'qkv', 'scores', 'scaled', 'weights', 'z', 'concat', 'output'];
@@ -33,7 +34,8 @@ export function walkSteps(view, query, head, t = message) {
   const strongest = weightsRow.indexOf(Math.max(...weightsRow));
 
   // pre-LN: the query reads LN₁(x), as the step table's caption says (review 6, finding 11)
-  add('qkv', t(result.arrangement === 'pre' ? 'walk.qNorm' : 'walk.q', { token, head: hd }), [{ matrix: 'x', row: query }, { matrix: 'wq', head }], [{ matrix: 'q', head, row: query }, { part: 'q' }],
+  const qNorm = normName(view, result.layer ?? 0, 0).startsWith('RMS') ? 'walk.qNormRms' : 'walk.qNorm';
+  add('qkv', t(result.arrangement === 'pre' ? qNorm : 'walk.q', { token, head: hd }), [{ matrix: 'x', row: query }, { matrix: 'wq', head }], [{ matrix: 'q', head, row: query }, { part: 'q' }],
     { matrix: 'q', head, row: query, col: largest(h.q, dK, query) });
   add('qkv', t('walk.k', { head: hd, key: keyTokens[strongest], source: view.self ? 'X' : 'C' }), [{ matrix: input }, { matrix: 'wk', head: kvHead }], [{ matrix: 'k', head }, { part: 'k' }],
     { matrix: 'k', head, row: strongest, col: largest(h.k, dK, strongest) });
@@ -71,12 +73,13 @@ export function walkSteps(view, query, head, t = message) {
 }
 
 // A pre-LN block normalises first: the attention reads LN₁ of the stream (the tables' X)
-function normFirst({ tokens, dModel, result }, query, t) {
+function normFirst(view, query, t) {
+  const { tokens, dModel, result } = view;
   const layer = result.layers[result.layer];
   const row = (values) => `[${Array.from(values.subarray(query * dModel, (query + 1) * dModel), (v) => formatNumber(v)).join(', ')}]`;
   return {
-    stage: 'x', text: t('walk.stack.norm1Pre', { token: tokens[query], layer: result.layer + 1 }),
-    inputs: [], outputs: [{ matrix: 'x', row: query }], explain: null, arithmetic: [`LN₁(${row(layer.input)})`, `= ${row(layer.norm1)}`],
+    stage: 'x', text: t(normName(view, result.layer, 0).startsWith('RMS') ? 'walk.stack.norm1PreRms' : 'walk.stack.norm1Pre', { ...stageValues(view, result.layer), token: tokens[query] }),
+    inputs: [], outputs: [{ matrix: 'x', row: query }], explain: null, arithmetic: [`${normName(view, result.layer, 0)}(${row(layer.input)})`, `= ${row(layer.norm1)}`],
   };
 }
 
@@ -87,22 +90,24 @@ function stackSteps(view, query, t) {
   const l = result.layer;
   const layer = result.layers[l];
   const row = (values) => `[${Array.from(values.subarray(query * dModel, (query + 1) * dModel), (v) => formatNumber(v)).join(', ')}]`;
-  const values = { token: tokens[query], layer: l + 1, next: l + 2 };
+  const values = { ...stageValues(view, l), layers: layerCount(view), token: tokens[query], next: layerNumber(view, l) + 1 };
   const step = (key, lines) => ({ stage: 'output', text: t(key, values), inputs: [], outputs: [], explain: null, arithmetic: lines });
   // pre-LN: the attention read LN₁(x), the sum adds x (review 5, finding 13)
   const steps = [step(result.arrangement === 'pre' ? 'walk.stack.addPre' : 'walk.stack.add', [`${row(layer.input)} + ${row(layer.attention)}`, `= ${row(layer.attended)}`])];
   if (layer.mlpOut) {
     const post = result.arrangement === 'post';
-    if (post) steps.push(step('walk.stack.norm1', [`LN₁(${row(layer.attended)})`, `= ${row(layer.middle)}`]));
-    else steps.push(step('walk.stack.norm2Pre', [`LN₂(${row(layer.attended)})`, `= ${row(layer.norm2)}`]));
-    const formula = modelMlpFormula(view, l, post ? 'a' : 'LN₂(a)');
+    if (post) steps.push(step('walk.stack.norm1', [`${values.n1}(${row(layer.attended)})`, `= ${row(layer.middle)}`]));
+    else steps.push(step('walk.stack.norm2Pre', [`${values.n2}(${row(layer.attended)})`, `= ${row(layer.norm2)}`]));
+    const formula = modelMlpFormula(view, l, post ? 'u' : `${values.n2}(x + a)`);
     const mlp = step(post ? 'walk.stack.mlpPost' : 'walk.stack.mlpPre', [`MLP(${row(post ? layer.middle : layer.norm2)})`, `= ${row(layer.mlpOut)}`]);
     // a real model's MLP (its biases, or SwiGLU) said as it is
     steps.push(formula ? { ...mlp, text: t('walk.stack.mlpModel', { ...values, formula }) } : mlp);
     steps.push(step('walk.stack.addMlp', [`${row(layer.middle)} + ${row(layer.mlpOut)}`, `= ${row(layer.summed)}`]));
-    if (post) steps.push(step('walk.stack.norm2', [`LN₂(${row(layer.summed)})`, `= ${row(layer.output)}`]));
+    if (post) steps.push(step('walk.stack.norm2', [`${values.n2}(${row(layer.summed)})`, `= ${row(layer.output)}`]));
   }
-  steps.push(step(l + 1 < result.layers.length ? 'walk.stack.next' : 'walk.stack.last', [`${row(layer.output)}`]));
+  // a real model's layer is not the model's last: it is the one block the lab holds (review 7, finding 5)
+  const last = modelLayerOf(view) ? 'walk.stack.lastModel' : 'walk.stack.last';
+  steps.push(step(l + 1 < result.layers.length ? 'walk.stack.next' : last, [`${row(layer.output)}`]));
   return steps;
 }
 
