@@ -208,22 +208,24 @@ describe('the residual stream\'s files', { skip: !have && 'no ../shared/models' 
   });
 });
 
-describe('review 7: the stream\'s words for each model', { skip: !have && 'no ../shared/models' }, () => {
-  const walkTexts = () => page().evaluate(async () => {
-    const panel = document.querySelector('.model-stream-walk');
-    panel.querySelector('button[data-walk="start"]').click();
-    const texts = [];
-    for (;;) {
-      texts.push(panel.querySelector('.walk-text').textContent);
-      const next = panel.querySelector('button[data-walk="next"]');
-      if (next.disabled) break;
-      next.click();
-    }
-    panel.querySelector('button[data-walk="stop"]').click();
-    return texts;
-  });
-  const introOf = () => page().textContent('.model-stream-section > p.hint');
+// the walk's text at every step, from Start to the last step (then stopped)
+const walkTexts = () => page().evaluate(async () => {
+  const panel = document.querySelector('.model-stream-walk');
+  panel.querySelector('button[data-walk="start"]').click();
+  const texts = [];
+  for (;;) {
+    texts.push(panel.querySelector('.walk-text').textContent);
+    const next = panel.querySelector('button[data-walk="next"]');
+    if (next.disabled) break;
+    next.click();
+  }
+  panel.querySelector('button[data-walk="stop"]').click();
+  return texts;
+});
+// the stream section's introduction
+const introOf = () => page().textContent('.model-stream-section > p.hint');
 
+describe('review 7: the stream\'s words for each model', { skip: !have && 'no ../shared/models' }, () => {
   for (const name of ['gpt2', 'llama', 'qwen2']) {
     it(`${name}: the last layer's state before the final norm (the final norm takes it to transformers' last hidden state), the one after it named so`, async () => {
       const reference = await openAndRun(name);
@@ -263,6 +265,8 @@ describe('review 7: the stream\'s words for each model', { skip: !have && 'no ..
       const section = await page().textContent('#models-stream');
       assert.equal(section.includes('attention reads RMSNorm₁(x) and the MLP reads RMSNorm₂(x + a)'), rms);
       assert.equal(section.includes('attention reads LN₁(x) and the MLP reads LN₂(x + a)'), !rms);
+      // nowhere else either (the parts table's "= x + a" row, the lab's order of a block): an RMSNorm model has no LN
+      assert.equal(/LN₁|LN₂/.test(section), !rms, 'LN₁/LN₂ named in the section of an RMSNorm model');
       console.log(`# ${name}: before the final norm, token ${i + 1}: norm ${summary[L][1]} → after it ${summary[L + 1][1]}`);
     });
   }
@@ -280,6 +284,10 @@ describe('review 7: the stream\'s words for each model', { skip: !have && 'no ..
       await page().selectOption('#models-stream-token', { value: '2' });
       const third = await walkTexts();
       assert.match(third[1], /mixes in the other tokens' values/);
+      // the attention and MLP steps name the model's norms: RMSNorm₁/₂ for Llama (review 7, 14), LN₁/₂ for GPT-2
+      const [n1, n2] = name === 'llama' ? ['RMSNorm₁', 'RMSNorm₂'] : ['LN₁', 'LN₂'];
+      assert.ok(third[1].includes(`reads ${n1}(x)`) && third[2].includes(`reads ${n2}(x + a)`), `${name}: ${third[1]} / ${third[2]}`);
+      if (name === 'llama') assert.doesNotMatch(third.join(' '), /LN₁|LN₂/);
     }
     await openAndRun('bert');
     assert.match(await introOf(), /learned position and token type/);

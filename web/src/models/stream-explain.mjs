@@ -24,8 +24,11 @@ function numberCell(value) {
 // rounding through a block of a few hundred additions, with room
 export const CHECK_TOLERANCE = 1e-4;
 
+/** What a pre-LN layer's two norms are called in the text: RMSNorm₁/₂ for the Llama family (review 7, 14). */
+const normNames = (report) => (report.family === 'llama' ? { norm1: 'RMSNorm₁', norm2: 'RMSNorm₂' } : { norm1: 'LN₁', norm2: 'LN₂' });
+
 /** The parts of layer l for token i as a table: a row per part, its norm and first features. */
-function partsTable(parts, l, i, token, t, { last }) {
+function partsTable(parts, l, i, token, t, { last, norms }) {
   const d = parts.leaving.length;
   const shown = Math.min(d, SUMMARY_FEATURES);
   const table = element('table', 'model-stream-parts');
@@ -39,7 +42,7 @@ function partsTable(parts, l, i, token, t, { last }) {
     tr.dataset.part = key;
     const pre = parts.arrangement === 'pre';
     const name = key === 'mlp' && pre && !parts.exact ? 'mlpRemainder' : key === 'leaving' && pre && last ? 'leavingLast' : key;
-    tr.append(element('th', '', t(`models.streamPart.${parts.arrangement}.${name}`, { layer: l + 1 })), numberCell(normOf(values)), ...Array.from(values.slice(0, shown), numberCell));
+    tr.append(element('th', '', t(`models.streamPart.${parts.arrangement}.${name}`, { layer: l + 1, ...norms })), numberCell(normOf(values)), ...Array.from(values.slice(0, shown), numberCell));
     body.append(tr);
   }
   table.append(element('thead'), body);
@@ -74,7 +77,7 @@ export function renderExplanation(holder, { result, report, t, token, layer, blo
   const check = element('p', 'model-stream-check');
   check.setAttribute('role', 'status');
   const show = (p) => {
-    table.replaceChildren(partsTable(p, layer, token, result.tokens[token], t, { last: layer === result.layers.length - 1 }));
+    table.replaceChildren(partsTable(p, layer, token, result.tokens[token], t, { last: layer === result.layers.length - 1, norms: normNames(report) }));
     check.textContent = checkText(p, layer, t);
     check.dataset.error = p.error === null ? '' : String(p.error);
     check.dataset.exact = String(p.exact);
@@ -116,7 +119,7 @@ export function walkSteps(result, report, i, t) {
   result.layers.forEach((layer, l) => {
     const entering = rowOf(result.hidden[l]), attention = rowOf(layer.output), leaving = rowOf(layer.hidden);
     const sum = Float64Array.from(entering, (x, j) => x + attention[j]);
-    const values = { layer: l + 1, token, entering: norm(result.hidden[l]), attention: norm(layer.output), sum: formatNumber(normOf(sum)), leaving: norm(layer.hidden) };
+    const values = { ...normNames(report), layer: l + 1, token, entering: norm(result.hidden[l]), attention: norm(layer.output), sum: formatNumber(normOf(sum)), leaving: norm(layer.hidden) };
     const mlp = formatNumber(normOf(Float64Array.from(leaving, (x, j) => x - sum[j])));
     const alone = report.causal && i === 0;
     const last = !post && l === count - 1;

@@ -180,7 +180,7 @@ export function renderStream(container, result, t, report, { blockOf = async () 
 
 // What "Open this layer in the lab" takes: the layer's whole block, the model's own
 function blockNote(report, t) {
-  const [order, norm, mlp] = report.family === 'llama' ? ['models.orderPre', 'models.norm.rmsnorm', 'models.mlp.swiglu']
+  const [order, norm, mlp] = report.family === 'llama' ? ['models.orderPreRms', 'models.norm.rmsnorm', 'models.mlp.swiglu']
     : [report.family === 'gpt2' ? 'models.orderPre' : 'models.orderPost', 'models.norm.layernorm', `models.mlp.${report.activation ?? 'gelu'}`];
   return element('p', 'model-note', t('models.blockOpens', { order: t(order), norm: t(norm), mlp: t(mlp), layers: report.layers }));
 }
