@@ -17,7 +17,15 @@ import { openModel, runModel } from '../web/src/models/open.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dir = path.join(root, 'build/bench-models/gpt2-small-50257');
-const rounds = Number(process.argv.find((a) => a.startsWith('--rounds='))?.split('=')[1] ?? 3);
+const option = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const rounds = Number(option('rounds') ?? 3);
+// --dist=A,B,…: the page's builds to compare, measured one after the other in this process (default dist/)
+const dists = (option('dist') ?? 'dist').split(',').map((d) => path.resolve(root, d));
+// --browser-only: no Node side; --trace-gc: V8 prints every collection of the page and of its worker
+// (on Chromium's stdout: run with DEBUG=pw:browser to see it); --collect-each: forced collections in
+// the worker and then on the page at the end of every phase (where the garbage is made; the figures
+// after the first are then those of a page collected at each step, not the page as it runs)
+const flag = (name) => process.argv.includes(`--${name}`);
 const D = 768;
 const LAYERS = 12;
 const VOCAB = 50257;
@@ -160,49 +168,69 @@ async function memoryParts(page, tag) {
     return `page's heap: V8 ${mib(h.usedSize)} of ${mib(h.totalSize)}, Blink ${mib(h.embedderHeapUsedSize)}, ArrayBuffers ${mib(h.backingStorageSize ?? 0)} MiB`;
   };
   return {
+    // the page's ArrayBuffers (MiB), for the timeline
+    buffers: async () => (await session.send('Runtime.getHeapUsage')).backingStorageSize ?? 0,
     async say(label) {
       log(`chromium: memory ${label}: renderer RSS ${mib(renderer())} MiB; ${await heap()}`);
     },
-    async garbage() {
+    async garbage(when = 'at the end') {
       const before = renderer();
       await Promise.all(page.workers().map((worker) => worker.evaluate(() => globalThis.gc?.())));
       const worker = renderer();
       await session.send('HeapProfiler.collectGarbage');
       await new Promise((resolve) => setTimeout(resolve, 300));
       const after = renderer();
-      log(`chromium: garbage at the end: renderer RSS ${mib(before)} MiB; a collection in the worker gave back ${mib(before - worker)}, then one on the page ${mib(worker - after)}: ${mib(after)} MiB; ${await heap()}`);
+      log(`chromium: garbage ${when}: renderer RSS ${mib(before)} MiB; a collection in the worker gave back ${mib(before - worker)}, then one on the page ${mib(worker - after)}: ${mib(after)} MiB; ${await heap()}`);
     },
   };
 }
 
-async function browserSide() {
-  const tag = `--bench-models-${process.pid}`;
-  // --expose-gc: the collections forced at the end, which tell the garbage from what is kept
-  const browser = await openBrowser({ args: [tag, '--js-flags=--expose-gc'] });
-  let peak = 0;
-  const rendererPeaks = {};  // the largest renderer RSS in each phase
-  let peakKinds = {};
-  let phase = 'idle';
-  let peakPhase = phase;
-  const peaks = {};  // the largest RSS in each phase
+// Chromium's RSS sampled every 100 ms (all its processes, and the renderer's) and the page's
+// ArrayBuffers every 300 ms (once `parts` is set), by phase (`phase`, set by the caller); stop() ends it.
+function sampling(tag) {
+  const s = {
+    phase: 'idle', peak: 0, peakKinds: {}, peakPhase: 'idle', parts: null,
+    peaks: {},  // the largest RSS in each phase
+    rendererPeaks: {},  // the largest renderer RSS in each phase
+    timeline: {},  // the renderer's RSS in each phase, every sample (100 ms)
+    buffers: {},  // the page's ArrayBuffers in each phase, every 300 ms
+  };
+  const bufferSampler = setInterval(() => {
+    const now = s.phase;
+    s.parts?.buffers().then((bytes) => (s.buffers[now] ??= []).push(bytes), () => {});
+  }, 300);
   const sampler = setInterval(() => {
     const kinds = {};
     const rss = chromiumRss(tag, kinds);
     delete kinds.cpu;
-    peaks[phase] = Math.max(peaks[phase] ?? 0, rss);
-    rendererPeaks[phase] = Math.max(rendererPeaks[phase] ?? 0, kinds.renderer ?? 0);
-    if (rss > peak) [peak, peakKinds, peakPhase] = [rss, kinds, phase];
+    s.peaks[s.phase] = Math.max(s.peaks[s.phase] ?? 0, rss);
+    s.rendererPeaks[s.phase] = Math.max(s.rendererPeaks[s.phase] ?? 0, kinds.renderer ?? 0);
+    (s.timeline[s.phase] ??= []).push(kinds.renderer ?? 0);
+    if (rss > s.peak) [s.peak, s.peakKinds, s.peakPhase] = [rss, kinds, s.phase];
   }, 100);
+  s.stop = () => {
+    clearInterval(sampler);
+    clearInterval(bufferSampler);
+  };
+  return s;
+}
+
+async function browserSide(distDir, run) {
+  const tag = `--bench-models-${process.pid}-${run}`;
+  log(`chromium: the page from ${path.relative(root, distDir) || '.'} (${distDir}); load average ${loads()}`);
+  // --expose-gc: the collections forced at the end, which tell the garbage from what is kept
+  const browser = await openBrowser({ dir: distDir, args: [tag, `--js-flags=--expose-gc${flag('trace-gc') ? ' --trace-gc' : ''}`] });
+  const s = sampling(tag);
   try {
     const { page } = await browser.newPage();
     await page.goto(browser.url);
     await page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
-    const parts = await memoryParts(page, tag);
+    const parts = s.parts = await memoryParts(page, tag);
     const idle = chromiumRss(tag);
     await parts.say('idle');
     const cpu0 = chromiumCpu(tag);
     const start = Date.now();
-    phase = 'opening';
+    s.phase = 'opening';
     await page.setInputFiles('#models-files', ['config.json', 'model.safetensors'].map((f) => path.join(dir, f)));
     await page.waitForFunction(() => !document.querySelector('#models-input').hidden || document.querySelector('#models-messages').textContent, null, { timeout: 600_000 });
     const message = await page.textContent('#models-messages');
@@ -210,9 +238,10 @@ async function browserSide() {
     const opened = Date.now() - start;
     const openedCpu = chromiumCpu(tag) - cpu0;
     await parts.say('opened');
+    if (flag('collect-each')) await parts.garbage('once opened');
     const phases = await page.evaluate(() => globalThis.attentionLab.models.report?.timings ?? {});
     log(`chromium: the worker's opening, wall ms: ${Object.entries(phases).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')}`);
-    phase = 'first run';
+    s.phase = 'first run';
     await page.fill('#models-text', ids(16).join(' '));
     await page.click('#models-run');
     await page.waitForFunction(() => document.querySelector('#models-tokens').childElementCount > 0, null, { timeout: 600_000 });
@@ -221,9 +250,10 @@ async function browserSide() {
     const firstLayer = Date.now() - start;
     const firstCpu = chromiumCpu(tag) - cpu0;
     await parts.say('after the first run');
+    if (flag('collect-each')) await parts.garbage('after the first run');
     log(`chromium: model opened (read, converted, handed into WebAssembly memory and prepared in the worker) ${opened} ms after the files were given (CPU of Chromium's processes ${openedCpu} ms); at 16 tokens the tokens ${tokens} ms, layer 1's tables ${firstLayer} ms (target 5000 ms; CPU ${firstCpu} ms)`);
     for (const n of [16, 128]) {
-      phase = `runs at ${n}`;
+      s.phase = `runs at ${n}`;
       const runCpu = chromiumCpu(tag);
       const times = await page.evaluate(async ({ list, rounds }) => {
         const out = [];
@@ -237,13 +267,20 @@ async function browserSide() {
       const cpuEach = (chromiumCpu(tag) - runCpu) / rounds;
       log(`chromium: lab.models.run at ${n} tokens (worker forward, copy back, drawing): median ${median(times).toFixed(0)} ms of ${rounds}${n === 16 ? ' (target 1000 ms)' : ''}; CPU of Chromium's processes ${cpuEach.toFixed(0)} ms a run (mean)`);
       await parts.say(`after the runs at ${n}`);
+      if (flag('collect-each') && n === 16) await parts.garbage('after the runs at 16');
     }
-    log(`chromium: the renderer's largest RSS in each phase (MiB): ${Object.entries(rendererPeaks).map(([k, v]) => `${k} ${(v / 2 ** 20).toFixed(0)}`).join(', ')}`);
+    log(`chromium: the renderer's largest RSS in each phase (MiB): ${Object.entries(s.rendererPeaks).map(([k, v]) => `${k} ${(v / 2 ** 20).toFixed(0)}`).join(', ')}`);
+    // the renderer's RSS through the runs, every 0.3 s (the largest of each 3 samples), MiB
+    for (const name of ['first run', 'runs at 16', 'runs at 128']) {
+      const series = s.timeline[name] ?? [];
+      const steps = Array.from({ length: Math.ceil(series.length / 3) }, (_, i) => mib(Math.max(...series.slice(3 * i, 3 * i + 3))));
+      log(`chromium: the renderer while ${name}, every 0.3 s (MiB): ${steps.join(' ')}; the page's ArrayBuffers: ${(s.buffers[name] ?? []).map(mib).join(' ')}`);
+    }
     await parts.garbage();
     const weights = 4 * (VOCAB * D + POSITIONS * D + LAYERS * (4 * D * D + 8 * D * D)) / 2 ** 20;
-    log(`chromium: peak RSS of its processes ${(peak / 2 ** 20).toFixed(0)} MiB, ${((peak - idle) / 2 ** 20).toFixed(0)} MiB above the ${(idle / 2 ** 20).toFixed(0)} MiB before the model (weights ${weights.toFixed(0)} MiB as F32; target ≤ 1.2 × weights + 100 = ${(1.2 * weights + 100).toFixed(0)} MiB); the peak while ${peakPhase}; by process kind: ${Object.entries(peakKinds).map(([k, v]) => `${k} ${(v / 2 ** 20).toFixed(0)}`).join(', ')} MiB; the largest in each phase: ${Object.entries(peaks).map(([k, v]) => `${k} ${(v / 2 ** 20).toFixed(0)}`).join(', ')} MiB`);
+    log(`chromium: peak RSS of its processes ${(s.peak / 2 ** 20).toFixed(0)} MiB, ${((s.peak - idle) / 2 ** 20).toFixed(0)} MiB above the ${(idle / 2 ** 20).toFixed(0)} MiB before the model (weights ${weights.toFixed(0)} MiB as F32; target ≤ 1.2 × weights + 100 = ${(1.2 * weights + 100).toFixed(0)} MiB); the peak while ${s.peakPhase}; by process kind: ${Object.entries(s.peakKinds).map(([k, v]) => `${k} ${(v / 2 ** 20).toFixed(0)}`).join(', ')} MiB; the largest in each phase: ${Object.entries(s.peaks).map(([k, v]) => `${k} ${(v / 2 ** 20).toFixed(0)}`).join(', ')} MiB`);
   } finally {
-    clearInterval(sampler);
+    s.stop();
     await browser.close();
   }
 }
@@ -251,6 +288,6 @@ async function browserSide() {
 writeModel();
 const loads = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 log(`model: ${dir} (GPT-2 small's shape, vocabulary ${VOCAB}); node ${process.version}; ${new Date().toISOString()}; load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
-await nodeSide();
-await browserSide();
+if (!flag('browser-only')) await nodeSide();
+for (const [run, distDir] of dists.entries()) await browserSide(distDir, run);
 log(`load average at the end ${loads()}`);

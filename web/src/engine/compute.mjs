@@ -74,6 +74,7 @@ export function createCompute({ workerUrl, loadEngine, models = null }) {
         return api.models.run(key, input, progress(info, onFirstLayer));
       },
       layer: async (key, l) => (await connection).api.models.layer(key, l),
+      block: async (key, l) => (await connection).api.models.block(key, l),
       close: async (key) => (await connection).api.models.close(key),
     },
     training: { start: train('start'), step: train('step'), probe: train('probe'), ablate: train('ablate'), weights: train('weights'), gradient: train('gradient'), dispose: train('dispose') },

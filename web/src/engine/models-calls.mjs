@@ -43,6 +43,27 @@ async function layerAttention(model, l) {
     block: { arrangement: layer.arrangement, norm1: layer.norm1, norm2: layer.norm2, mlp: layer.mlp } };
 }
 
+// Layer `l`'s block without its attention ({ arrangement, norm1, norm2, mlp }): what the page's
+// residual-stream check needs to recompute a token's MLP. Read again from the files, only those
+// tensors (not the 9.4 MB of attention weights layer() reads and converts for GPT-2 small), and moved
+// to the page, not cloned: a GPT-2 small block is 19 MB of MLP weights, which a clone held three
+// times (the worker's arrays, the message, the page's copy). A model opened without an engine keeps
+// its arrays: those are cloned, never moved.
+async function layerBlock(model, l, transfer) {
+  if (!Number.isInteger(l) || !model.request.layers[l]) return failure({ name: 'Error', message: `the model has no layer ${Number(l) + 1}` });
+  const read = Boolean(model.readLayer);
+  const { arrangement, norm1, norm2, mlp } = read ? await model.readLayer(l, { attention: false }) : model.request.layers[l];
+  const block = { arrangement, norm1, norm2, mlp };
+  if (!read) return block;
+  const buffers = new Set();
+  for (const part of [norm1, norm2, mlp]) {
+    for (const array of Object.values(part ?? {})) {
+      if (ArrayBuffer.isView(array) && array.byteOffset === 0 && array.buffer.byteLength === array.byteLength) buffers.add(array.buffer);
+    }
+  }
+  return transfer(block, [...buffers]);
+}
+
 // The request for the first block only (its attention drawn before the whole model is run).
 const firstLayerOnly = (request) => ({ ...request, layers: request.layers.slice(0, 1), finalNorm: undefined, unembedding: 'none', unembeddingWeight: undefined });
 
@@ -50,7 +71,8 @@ const firstLayerOnly = (request) => ({ ...request, layers: request.layers.slice(
  * open(key, files, onProgress) → { report } | { error }; run(key, input, onFirstLayer) → the result |
  * { error } (onFirstLayer(partial) first, with layer 1 only, when given and the model has more
  * layers: block 1 is run alone first, then the whole model); layer(key, l) → layer l's
- * attention | { error }; close(key) frees the prepared model.
+ * attention | { error }; block(key, l) → layer l's norms and MLP ({ arrangement, norm1, norm2, mlp }) |
+ * { error }; close(key) frees the prepared model.
  */
 export function modelCalls(api, given, { transfer = (value) => value } = {}) {
   const models = new Map();  // lab key → the open model
@@ -91,6 +113,15 @@ export function modelCalls(api, given, { transfer = (value) => value } = {}) {
         const result = reader.runModel(api.learnerReady, model, input);
         // a masked language model's guesses for its [MASK] tokens (BERT), read in the worker
         return answer({ ...result, masked: await reader.maskedOf?.(model, result) }, transfer);
+      } catch (error) {
+        return failure(error);
+      }
+    },
+    async block(key, l) {
+      const model = models.get(key);
+      if (!model) return failure({ name: 'Error', message: 'no model is open: choose a model folder first' });
+      try {
+        return await layerBlock(model, l, transfer);
       } catch (error) {
         return failure(error);
       }

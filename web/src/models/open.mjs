@@ -5,12 +5,13 @@
 // the model once: runModel() then runs its traced prepared pass, and JavaScript keeps no weight.
 // Without one, the request keeps the arrays and runModel() runs engine.transformer().
 // Pure: Blobs in, numbers out; used by the page's "Real models" view and by the Node tests.
-import { ModelError, catalogue, readJsonFile, readTensorInto } from './tensors.mjs';
+import { ModelError, catalogue, readBuffer, readJsonFile, readTensorInto } from './tensors.mjs';
 import { MAX_TABLE_VALUES } from '../shared/safetensors.mjs';
 import { recognise } from './config.mjs';
 import { tensorTaker, buildRequest, buildLayer, keptBytes } from './request.mjs';
 import { loadTokenizer, topTokens } from './tokenizer.mjs';
 import { readMaskedHead, maskedPositions, maskedTokens } from './masked.mjs';
+import { freeBuffers } from './free.mjs';
 
 // The engine's WebAssembly memory, at most (MAXIMUM_MEMORY in CMakeLists.txt).
 export const WASM_MEMORY_BYTES = 2 ** 31;
@@ -70,11 +71,13 @@ function report(recognised, tables, taker, tokenizer, bytes, masked = null) {
 // request), prepare.
 async function prepareModel(engine, tables, recognised, onProgress, timings) {
   const staging = engine.stageTransformer();
+  // the one buffer the files' pieces are read into, each copied away before the next (tensors.mjs)
+  const reading = readBuffer();
   const stage = async (tensor, { rows }) => {
     const t = performance.now();
     const { tensor: staged, fill } = staging.tensorOf(tensor.shape.reduce((a, b) => a * b, 1), { rows });
     timings.stage = (timings.stage ?? 0) + performance.now() - t;  // the allocation (zeroed, first touched)
-    await readTensorInto(tensor, fill, timings);
+    await readTensorInto(tensor, fill, timings, reading);
     return staged;
   };
   const keep = (values) => {
@@ -84,16 +87,19 @@ async function prepareModel(engine, tables, recognised, onProgress, timings) {
     return staged;
   };
   try {
-    const taker = tensorTaker(tables, recognised.prefix, onProgress, { stage, timings });
+    const taker = tensorTaker(tables, recognised.prefix, onProgress, { stage, timings, reading });
     const t = performance.now();
     const request = await buildRequest(taker, recognised, keep);
     timings.convert = performance.now() - t - (timings.read ?? 0) - (timings.stage ?? 0);
     const p = performance.now();
     const prepared = staging.prepare(request);
     timings.prepare = performance.now() - p;
+    taker.release();
     return { request, prepared, taker };
   } finally {
     staging.dispose();
+    // that buffer freed now: nothing in the worker runs the collector again until it allocates
+    freeBuffers([reading.buffer]);
   }
 }
 
@@ -103,7 +109,8 @@ async function prepareModel(engine, tables, recognised, onProgress, timings) {
  * ModelError naming the file and the problem. `onProgress({ stage, done, total })` while reading.
  * With `engine` (a learning engine), the weights go into its memory as they are read: `prepared` is
  * the model prepared once (dispose() it when done), `request` names staged tensors in place of
- * arrays, and `readLayer(l)` reads block l's weights again from the files.
+ * arrays, and `readLayer(l)` reads block l's weights again from the files (`readLayer(l, { attention:
+ * false })`: its norms and MLP only).
  */
 export async function openModel(files, { onProgress, engine = null, timings = {} } = {}) {
   const start = performance.now();
@@ -128,7 +135,7 @@ export async function openModel(files, { onProgress, engine = null, timings = {}
   // where the opening's time went (ms): headers, read, stage, convert, prepare, and all of it
   const about = { ...report(recognised, tables, taker, tokenizer, bytes, masked), timings: { ...timings, total: performance.now() - start } };
   const again = tensorTaker(tables, recognised.prefix);
-  return { request, prepared, tokenizer, masked, report: about, readLayer: (l) => buildLayer(again, recognised, l) };
+  return { request, prepared, tokenizer, masked, report: about, readLayer: (l, options) => buildLayer(again, recognised, l, options) };
 }
 
 // Typed ids, checked: whole numbers from 0 to vocab − 1.

@@ -7,10 +7,11 @@
 import { ModelError, readTensor } from './tensors.mjs';
 import { product } from '../shared/safetensors.mjs';
 import { isolate } from '../shared/bidi.mjs';
+import { freeBuffers } from './free.mjs';
 
 // Linear (out = heads·width, in) or Conv1D (in, total) columns from `column` → heads × in × width
-function headMajor(w, linear, inWidth, total, column, heads, width) {
-  const out = new Float32Array(heads * inWidth * width);
+// (`out`: an array of that length to fill, else a new one)
+function headMajor(w, linear, inWidth, total, column, heads, width, out = new Float32Array(heads * inWidth * width)) {
   if (!linear) {
     // Conv1D: head h's row i is `width` contiguous values of row i, copied as one run
     for (let h = 0; h < heads; h++)
@@ -55,7 +56,7 @@ function kept(value, keep) {
  * memory piece by piece, a StagedTensor back), `takeAsIs(name, shape, { rows })` hands a tensor used
  * as the file has it straight there; without, it is take(). `timings` (ms) gathers read and stage.
  */
-export function tensorTaker(catalogue, prefix, onProgress, { stage = null, timings = null } = {}) {
+export function tensorTaker(catalogue, prefix, onProgress, { stage = null, timings = null, reading = null } = {}) {
   const used = new Set();
   let done = 0;
   const checked = (name, shape, bare) => {
@@ -83,18 +84,40 @@ export function tensorTaker(catalogue, prefix, onProgress, { stage = null, timin
     if (product(shape) === 0) return counted(tensor, new Float32Array(0));
     return counted(tensor, await stage(tensor, { rows }));
   };
+  // While staging (each block's arrays copied into WebAssembly memory before the next block is read):
+  // copied(name, shape, use) reads a tensor into the opening's one buffer (`reading`, readBuffer()) and
+  // gives it to `use`, which copies what it needs at once; reused(role, length) gives the same array
+  // for a role every block, so converting a tensor leaves no new array behind. Without staging: take()
+  // and new arrays.
+  const copied = async (name, shape, use, { bare = false } = {}) => {
+    if (!stage || !reading) return use(await take(name, shape, { bare }));
+    const tensor = checked(name, shape, bare);
+    return use(counted(tensor, await readTensor(tensor, timings, reading)));
+  };
+  const arrays = new Map();
+  const reused = (role, length) => {
+    if (!stage) return new Float32Array(length);
+    if (arrays.get(role)?.length !== length) arrays.set(role, new Float32Array(length));
+    return arrays.get(role);
+  };
   const has = (name) => catalogue.tensors.has(prefix + name);
-  return { take, takeAsIs, has, used };
+  // once the model is read: the reused arrays freed now (free.mjs), not left to the collector
+  const release = () => {
+    freeBuffers([...arrays.values()]);
+    arrays.clear();
+  };
+  return { take, takeAsIs, copied, reused, has, used, release };
 }
 
-async function bertLayer(take, s, p) {
+// withAttention false: the block's norms and MLP only (attention null), its attention not read
+async function bertLayer(take, s, p, withAttention = true) {
   const { dModel: d, heads, hidden: f } = s;
   const dK = d / heads;
   const norm = async (name) => ({ kind: 'layernorm', eps: s.eps, weight: await take(`${name}.weight`, [d]), bias: await take(`${name}.bias`, [d]) });
   const projection = async (name) => headMajor(await take(`${p}attention.self.${name}.weight`, [d, d]), true, d, d, 0, heads, dK);
   return {
     arrangement: 'post',
-    attention: {
+    attention: !withAttention ? null : {
       heads, wq: await projection('query'), wk: await projection('key'), wv: await projection('value'),
       bq: await take(`${p}attention.self.query.bias`, [d]), bk: await take(`${p}attention.self.key.bias`, [d]), bv: await take(`${p}attention.self.value.bias`, [d]),
       wo: transposed(await take(`${p}attention.output.dense.weight`, [d, d]), d, d), bo: await take(`${p}attention.output.dense.bias`, [d]),
@@ -120,18 +143,28 @@ async function bertRequest({ take, takeAsIs }, s, keep) {
   return request;
 }
 
-async function gpt2Layer({ take, takeAsIs = take }, s, p) {
-  const { dModel: d, heads, hidden: f } = s;
+// While staging (tensorTaker's copied and reused), c_attn is freed once W_q, W_k, W_v are made from it,
+// in arrays reused every block: GPT-2 small's 12 × 14 MB of conversions leave no garbage behind
+const fresh = (role, length) => new Float32Array(length);
+async function gpt2Attention({ take, takeAsIs, copied = async (name, shape, use) => use(await take(name, shape)), reused = fresh }, s, p) {
+  const { dModel: d, heads } = s;
   const dK = d / heads;
-  const norm = async (name) => ({ kind: 'layernorm', eps: s.eps, weight: await take(`${name}.weight`, [d]), bias: await take(`${name}.bias`, [d]) });
-  const qkv = await take(`${p}attn.c_attn.weight`, [d, 3 * d]);
+  const part = (qkv, role, column) => headMajor(qkv, false, d, 3 * d, column, heads, dK, reused(role, d * d));
+  const [wq, wk, wv] = await copied(`${p}attn.c_attn.weight`, [d, 3 * d], (qkv) => [part(qkv, 'wq', 0), part(qkv, 'wk', d), part(qkv, 'wv', 2 * d)]);
   const bias = await take(`${p}attn.c_attn.bias`, [3 * d]);
   const attention = {
-    heads, mask: 'causal', wq: headMajor(qkv, false, d, 3 * d, 0, heads, dK), wk: headMajor(qkv, false, d, 3 * d, d, heads, dK),
-    wv: headMajor(qkv, false, d, 3 * d, 2 * d, heads, dK), bq: bias.slice(0, d), bk: bias.slice(d, 2 * d), bv: bias.slice(2 * d),
+    heads, mask: 'causal', wq, wk, wv, bq: bias.slice(0, d), bk: bias.slice(d, 2 * d), bv: bias.slice(2 * d),
     wo: await takeAsIs(`${p}attn.c_proj.weight`, [d, d]), bo: await take(`${p}attn.c_proj.bias`, [d]),
   };
   if (s.scale) attention.scale = s.scale;
+  return attention;
+}
+
+// withAttention false: the block's norms and MLP only (attention null), its attention not read
+async function gpt2Layer({ take, takeAsIs = take, copied, reused }, s, p, withAttention = true) {
+  const { dModel: d, hidden: f } = s;
+  const norm = async (name) => ({ kind: 'layernorm', eps: s.eps, weight: await take(`${name}.weight`, [d]), bias: await take(`${name}.bias`, [d]) });
+  const attention = withAttention ? await gpt2Attention({ take, takeAsIs, copied, reused }, s, p) : null;
   return {
     arrangement: 'pre', attention, norm1: await norm(`${p}ln_1`), norm2: await norm(`${p}ln_2`),
     mlp: { kind: 'plain', activation: s.activation, hidden: f, w1: await takeAsIs(`${p}mlp.c_fc.weight`, [d, f]), b1: await take(`${p}mlp.c_fc.bias`, [f]),
@@ -149,8 +182,8 @@ async function gpt2Request(taker, s, keep) {
   return request;
 }
 
-async function llamaLayer(take, s, p, l) {
-  const { dModel: d, heads, kvHeads, dK, hidden: f } = s;
+async function llamaAttention(take, s, p, l) {
+  const { dModel: d, heads, kvHeads, dK } = s;
   const a = `${p}self_attn.`;
   const projection = async (name, count) => headMajor(await take(`${a}${name}.weight`, [count * dK, d]), true, d, count * dK, 0, count, dK);
   const attention = { heads, kvHeads, dK, mask: 'causal', window: s.windows[l], wq: await projection('q_proj', heads),
@@ -159,6 +192,13 @@ async function llamaLayer(take, s, p, l) {
     Object.assign(attention, { bq: await take(`${a}q_proj.bias`, [heads * dK]), bk: await take(`${a}k_proj.bias`, [kvHeads * dK]), bv: await take(`${a}v_proj.bias`, [kvHeads * dK]) });
   }
   if (s.outBias) attention.bo = await take(`${a}o_proj.bias`, [d]);
+  return attention;
+}
+
+// withAttention false: the block's norms and MLP only (attention null), its attention not read
+async function llamaLayer(take, s, p, l, withAttention = true) {
+  const { dModel: d, hidden: f } = s;
+  const attention = withAttention ? await llamaAttention(take, s, p, l) : null;
   return {
     arrangement: 'pre', attention,
     norm1: { kind: 'rmsnorm', eps: s.eps, weight: await take(`${p}input_layernorm.weight`, [d]) },
@@ -188,11 +228,13 @@ export function buildRequest(taker, recognised, keep = null) {
 }
 
 /** Block l alone, read again from the files: what "Open this layer in the lab" needs of a staged model. */
-export function buildLayer(taker, recognised, l) {
+// With { attention: false }, only its norms and MLP are read (attention is null): the stream's check
+// recomputes a token's MLP from them, and needs no attention weight.
+export function buildLayer(taker, recognised, l, { attention = true } = {}) {
   const s = recognised.settings;
-  if (recognised.family === 'bert') return bertLayer(taker.take, s, `encoder.layer.${l}.`);
-  if (recognised.family === 'gpt2') return gpt2Layer({ take: taker.take }, s, `h.${l}.`);
-  return llamaLayer(taker.take, s, `layers.${l}.`, l);
+  if (recognised.family === 'bert') return bertLayer(taker.take, s, `encoder.layer.${l}.`, attention);
+  if (recognised.family === 'gpt2') return gpt2Layer({ take: taker.take }, s, `h.${l}.`, attention);
+  return llamaLayer(taker.take, s, `layers.${l}.`, l, attention);
 }
 
 /** F32 bytes of the weights a model keeps, from config.json alone (for the size check before reading). */

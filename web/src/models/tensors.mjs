@@ -20,6 +20,45 @@ export class ModelError extends Error {
 
 const bytesOf = async (blob, start, end) => new Uint8Array(await blob.slice(start, end).arrayBuffer());
 
+/**
+ * How a model's pieces are read while staging: `{ buffer }`, the one buffer they are read into, each
+ * copied away (into WebAssembly memory, or converted) before the next is read; free it with
+ * freeBuffers([reading.buffer]) once done. Reading a model allocated a new ArrayBuffer for every piece
+ * (8 MiB): 474 MiB of them for GPT-2 small, each garbage once copied into WebAssembly memory, and the
+ * worker kept 25–32 MiB of those uncollected after the opening (nothing there runs the collector again
+ * until it allocates).
+ */
+export const readBuffer = () => ({ buffer: null });
+
+// Bytes [start, end) of `blob` read into `reading`'s buffer (grown when too small) through a BYOB
+// reader of the slice's stream, which fills the buffer given rather than allocating one a piece: a
+// view of the buffer, valid until the next read into it. Where a Blob's stream cannot be read that
+// way, a new buffer of its own, as bytesOf().
+async function bytesInto(blob, start, end, reading) {
+  const length = end - start;
+  const slice = blob.slice(start, end);
+  let reader;
+  try {
+    reader = slice.stream().getReader({ mode: 'byob' });
+  } catch {
+    return new Uint8Array(await slice.arrayBuffer());
+  }
+  let buffer = reading.buffer?.byteLength >= length ? reading.buffer : new ArrayBuffer(Math.max(length, 8));
+  let filled = 0;
+  try {
+    while (filled < length) {
+      const { done, value } = await reader.read(new Uint8Array(buffer, filled, length - filled));
+      if (done) break;
+      buffer = value.buffer;
+      filled += value.byteLength;
+    }
+  } finally {
+    reading.buffer = buffer;
+    reader.releaseLock();
+  }
+  return new Uint8Array(buffer, 0, filled);
+}
+
 /** A JSON file of the folder, parsed, or a ModelError naming it. */
 export async function readJsonFile(file, name) {
   try {
@@ -116,9 +155,11 @@ function floatsOf(dtype, bytes, count) {
 
 // Bytes [start, end) of the tensor's data, all of them or a ModelError; the time taken added to
 // timings.read (ms) when given.
-async function tensorBytes(tensor, start, end, timings) {
+// With `reading` (readBuffer()), the bytes are read into its buffer: a view valid until its next read.
+async function tensorBytes(tensor, start, end, timings, reading = null) {
   const t = performance.now();
-  const bytes = await bytesOf(tensor.file, tensor.dataStart + tensor.begin + start, tensor.dataStart + tensor.begin + end);
+  const [from, to] = [tensor.dataStart + tensor.begin + start, tensor.dataStart + tensor.begin + end];
+  const bytes = reading ? await bytesInto(tensor.file, from, to, reading) : await bytesOf(tensor.file, from, to);
   if (timings) timings.read = (timings.read ?? 0) + performance.now() - t;
   if (bytes.byteLength !== end - start) {
     throw new ModelError(tensor.fileName, `tensor "${isolate(tensor.name.slice(0, 80))}" could not be read whole (${bytes.byteLength} of ${tensor.end - tensor.begin} bytes): the file changed or is truncated`);
@@ -126,22 +167,26 @@ async function tensorBytes(tensor, start, end, timings) {
   return bytes;
 }
 
-/** One tensor's values as a Float32Array: only its own bytes are read. */
-export async function readTensor(tensor, timings = null) {
-  const bytes = await tensorBytes(tensor, 0, tensor.end - tensor.begin, timings);
+/**
+ * One tensor's values as a Float32Array: only its own bytes are read. With `reading` (readBuffer()),
+ * F32 values are a view of its buffer, valid until its next read (for a caller that copies them).
+ */
+export async function readTensor(tensor, timings = null, reading = null) {
+  const bytes = await tensorBytes(tensor, 0, tensor.end - tensor.begin, timings, reading);
   return floatsOf(tensor.dtype, bytes, product(tensor.shape));
 }
 
 /**
  * One tensor's values handed to `fill(offset, values)` at most CHUNK_VALUES at a time (Float32Arrays,
- * in order): a large table goes where `fill` puts it without ever being one array here.
+ * in order): a large table goes where `fill` puts it without ever being one array here. With
+ * `reading` (readBuffer()), every piece is read into its one buffer (`fill` copies each piece away).
  */
-export async function readTensorInto(tensor, fill, timings = null) {
+export async function readTensorInto(tensor, fill, timings = null, reading = null) {
   const count = product(tensor.shape);
   const size = (tensor.end - tensor.begin) / Math.max(1, count);  // bytes per value
   for (let first = 0; first < count; first += CHUNK_VALUES) {
     const n = Math.min(CHUNK_VALUES, count - first);
-    const bytes = await tensorBytes(tensor, first * size, (first + n) * size, timings);
+    const bytes = await tensorBytes(tensor, first * size, (first + n) * size, timings, reading);
     const t = performance.now();
     fill(first, floatsOf(tensor.dtype, bytes, n));
     if (timings) timings.stage = (timings.stage ?? 0) + performance.now() - t;
