@@ -23,7 +23,3 @@ export function freeBuffers(arrays) {
   }
   return freed;
 }
-
-/** Every array of a run's result (runModel()'s, as the page receives it): its hidden states, each layer's. */
-export const resultArrays = (result) => [...(result?.hidden ?? []),
-  ...(result?.layers ?? []).flatMap((layer) => [layer.input, layer.output, layer.hidden, ...(layer.heads ?? []).map((head) => head.weights)])];

@@ -11,7 +11,6 @@ import { openInLab, stillTheModel } from './lab.mjs';
 import { renderStream } from './stream.mjs';
 import { applyTexts } from '../i18n/page.mjs';
 import { staticMarkup } from '../shared/markup.mjs';
-import { freeBuffers, resultArrays } from './free.mjs';
 
 // The example sentence in the box (run when it is left empty): the models' reference sentence, in
 // English in both languages, as the lab's example sentences are (they are what the tokenizer reads).
@@ -47,8 +46,6 @@ export function mount(ctx) {
     useState: (state, status) => ctx.store.dispatch({ type: 'replace', state, status }),
     // what was drawn, in order ({ layers, of }: layer 1 alone first, then all): tests read it
     drawn: [],
-    // the results on the page now (layer 1's partial one and the whole): freed when no longer shown
-    shown: new Set(),
   };
   relabel(models);
   wire(models, ctx.signal);
@@ -132,7 +129,6 @@ async function open(models, files) {
   models.compute.models.close?.(models.key);
   Object.assign(models, { key, report: answer.report, result: null, inLab: null });
   for (const id of ['models-tokens', 'models-next', 'models-layers', 'models-stream']) $(id).replaceChildren();
-  letGo(models, null);
   $('models-status').textContent = t('models.opened', { type: answer.report.modelType, layers: answer.report.layers, heads: answer.report.heads });
   relabel(models);
   $('models-input').hidden = false;
@@ -188,20 +184,8 @@ function draw(models, { after = false } = {}) {
   renderStream($('models-stream'), result, t, report, { blockOf: (l) => blockOf(models, l), download: (name, blob) => download(models.section, name, blob) });
   const of = result.partial?.of ?? result.layers.length;
   if (!result.partial) $('models-status').textContent = t('models.opened', { type: report.modelType, layers: report.layers, heads: report.heads });
-  // a drawing from scratch shows this result alone: those shown before are freed now (lab.models.result
-  // is the result shown; an earlier result's arrays are emptied once a later one is drawn)
-  if (!after) letGo(models, result);
-  models.shown.add(result);
   models.drawn.push({ layers: result.layers.length, of });
   models.section.dispatchEvent(new CustomEvent('models-drawn', { detail: { layers: result.layers.length, of } }));
-}
-
-// The results drawn before, other than `kept`, no longer on the page (their heatmaps, tables and stream
-// replaced): their arrays' buffers freed at once (free.mjs). At GPT-2 small's 128 tokens a run brings
-// 26 MB (layer 1, then every layer), and the page held two or three earlier runs' until collected.
-function letGo(models, kept) {
-  for (const old of models.shown) if (old !== kept) freeBuffers(resultArrays(old));
-  models.shown.clear();
 }
 
 // Layer l's block (norms and MLP) as the engine runs it, read again from the folder (the stream's
