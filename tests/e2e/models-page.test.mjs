@@ -90,7 +90,7 @@ async function streamAndNotes(name) {
   }
   const text = await page().textContent('#models-stream');
   assert.match(text, /^The residual stream: each token's hidden state entering and leaving every layer/);
-  assert.match(text, name === 'llama' ? /its block is the model's own \(LN₁ → attention → \+ residual → LN₂ → MLP → \+ residual, with the layer's RMSNorm weights and SwiGLU \(SiLU gate\) MLP\)/
+  assert.match(text, name === 'llama' ? /its block is the model's own \(RMSNorm₁ → attention → \+ residual → RMSNorm₂ → MLP → \+ residual, with the layer's RMSNorm weights and SwiGLU \(SiLU gate\) MLP\)/
     : /“Open this layer in the lab” takes that layer's whole block: the lab's rows are the hidden states entering the layer/);
   assert.equal(/after the final norm/.test(text), name !== 'bert');
   // #11: BERT says why it has no next-token list, and what ## means; key/value heads only where shared
