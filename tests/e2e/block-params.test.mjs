@@ -57,7 +57,7 @@ describe('a full block\'s MLP and norm weights, typed per layer', () => {
 
     // the cell explains itself as a parameter of layer 2's norm
     await tab.page.focus(cellInput('ln1', 0, 3));
-    assert.match(await tab.page.textContent('#explain-lines'), /A parameter of a norm of layer 2/);
+    assert.match(await tab.page.textContent('#explain-lines'), /A parameter of LN₁ in layer 2: γ = 1 and β = 0 unless you typed it/);
     assert.equal(await tab.page.textContent('#explain-value'), '= 1.5');
     await tab.page.keyboard.press('Escape');
 

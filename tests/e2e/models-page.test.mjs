@@ -7,7 +7,8 @@
 // model shown; an example sentence.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { rmSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 import { useLabPage } from './browser.mjs';
 import { haveModels as have, dirOf, filesOf, referenceOf, openAndRun as openFolderAndRun, byteLevelText } from './model-folders.mjs';
@@ -198,6 +199,15 @@ describe('Real models and the lab, as a student uses them', { skip: !have && 'no
     assert.match(await page().textContent('#models-layers figure[data-head="1"] .model-opened'), /^Layer 1, head 2 is now in the lab at the top of the page/);
   });
 
+  it('review 8, #3: the lab\'s export of a model\'s layer names the model and layer its weights came from', async () => {
+    await page().selectOption('#export-table', 'x');
+    await page().selectOption('#export-format', 'csv');
+    const csv = await page().textContent('#export-preview');
+    const config = JSON.parse(readFileSync(join(dirOf('gpt2'), 'config.json'), 'utf8'));
+    assert.match(csv, new RegExp(`^# weights,the gpt2 model's layer 1 of ${config.n_layer}, read from its folder`, 'm'));
+    assert.doesNotMatch(csv, /edited by hand/);
+  });
+
   it('#2: a model\'s layer whose sentence the reader types over in the lab is no longer called the model\'s', async () => {
     await lab.redrawn(() => page().fill('#sentence', 'The cat sat on the mat'));
     await page().waitForFunction(() => /no longer holds/.test(document.querySelector('#status').textContent));
@@ -205,6 +215,8 @@ describe('Real models and the lab, as a student uses them', { skip: !have && 'no
     assert.doesNotMatch(status, /is in the lab: its/);
     assert.match(status, /^The lab no longer holds layer 1, head 2 of the gpt2 model: .*its rows are not the model's hidden states any more/);
     assert.match(await page().textContent('#models-status'), /^The lab no longer holds layer 1, head 2/);
+    // the Layers panel agrees (review 8, 4): the model's weights on the reader's sentence, not its layer's numbers
+    assert.equal(await page().textContent('#blocks-title'), "Layers: one block with the gpt2 model's layer 1 weights, on your sentence");
     // opened again: the model's once more
     await lab.redrawn(() => page().evaluate(() => globalThis.attentionLab.models.openInLab(1, 0)));
     assert.match(await page().textContent('#status'), /^Layer 2, head 1 of the gpt2 model is in the lab/);
@@ -232,5 +244,23 @@ describe('Real models and the lab, as a student uses them', { skip: !have && 'no
     await page().waitForFunction(() => document.querySelector('#models-messages').textContent === '');
     await lab.redrawn(() => page().evaluate(() => globalThis.attentionLab.models.openInLab(1, 1)));
     assert.match(await page().textContent('#status'), /^Layer 2, head 2 of the bert model is in the lab/);
+  });
+});
+
+describe('Real models: text longer than the model', { skip: !have && 'no ../shared/models' }, () => {
+  it('review 8, #2: a text longer than GPT-2\'s learned positions is refused in plain words, the run before kept', async () => {
+    const reference = await openAndRun('gpt2');
+    const positions = JSON.parse(readFileSync(join(dirOf('gpt2'), 'config.json'), 'utf8')).n_positions;
+    await page().fill('#models-text', 'The cat sat on the mat. '.repeat(positions));
+    await page().click('#models-run');
+    await page().waitForFunction(() => document.querySelector('#models-messages').textContent !== '');
+    const message = await page().textContent('#models-messages');
+    assert.match(message, new RegExp(`learned positions for ${positions} tokens at most \\(config\\.json\\), and your text makes \\d+ tokens: shorten it`));
+    assert.doesNotMatch(message, /positionTable/);
+    // the run before is still on the page, and a shorter text runs
+    assert.equal(await page().locator('#models-tokens .model-token').count(), reference.ids.length);
+    await page().fill('#models-text', 'The cat sat.');
+    await page().click('#models-run');
+    await page().waitForFunction(() => document.querySelector('#models-messages').textContent === '' && globalThis.attentionLab.models.result?.n < 10);
   });
 });

@@ -288,6 +288,10 @@ describe('review 7: the stream\'s words for each model', { skip: !have && 'no ..
       const [n1, n2] = name === 'llama' ? ['RMSNorm₁', 'RMSNorm₂'] : ['LN₁', 'LN₂'];
       assert.ok(third[1].includes(`reads ${n1}(x)`) && third[2].includes(`reads ${n2}(x + a)`), `${name}: ${third[1]} / ${third[2]}`);
       if (name === 'llama') assert.doesNotMatch(third.join(' '), /LN₁|LN₂/);
+      // the last step: the next-token list comes from the last token's row, not this one (review 8, 7)
+      assert.match(first.at(-1), /The unembedding would read this row to score the token after .+; the list of the most likely next tokens above comes from the last token's row/);
+      await page().selectOption('#models-stream-token', { value: String(n - 1) });
+      assert.match((await walkTexts()).at(-1), /This row, the last token's, is what the unembedding reads to score the next token/);
     }
     await openAndRun('bert');
     assert.match(await introOf(), /learned position and token type/);

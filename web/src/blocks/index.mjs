@@ -99,9 +99,11 @@ function drawStream(parts, state, view, t) {
   const stack = view.result.layers;
   // a real model's layer is named as the model numbers it (review 7, finding 5)
   const model = modelLayerOf(view);
-  const named = { layer: layerNumber(view), layers: layerCount(view) };
-  parts.shown.textContent = !stack ? t('blocks.one') : t(model ? 'blocks.shownModel' : 'blocks.shown', named);
-  parts.title.textContent = model ? t('blocks.titleModel', named) : t('blocks.title');
+  const named = { layer: layerNumber(view), layers: layerCount(view), model: model?.model ?? '' };
+  // the reader's own sentence over the model's block: its weights, not its hidden states (review 8, 4)
+  const which = model && !view.modelRows ? 'ModelTyped' : model ? 'Model' : '';
+  parts.shown.textContent = !stack ? t('blocks.one') : t(`blocks.shown${which}`, named);
+  parts.title.textContent = which ? t(`blocks.title${which}`, named) : t('blocks.title');
   if (!stack) {
     parts.streamHint.textContent = t('blocks.stream.none');
     parts.stream.replaceChildren();

@@ -21,10 +21,18 @@ export function settingsOf(state, view, t = message) {
     dModel: view.dModel, heads: view.heads, dK: view.dK, dV: view.dV,
     scale: state.scaleMode === 'custom' ? `÷ ${state.scaleDivisor}` : state.scaleMode === 'sqrt_dk' ? `÷ √d_k = ${formatFull(view.result.shape.scale)}` : t('export.setting.none'),
     mask: state.maskMode,
-    weights: state.weightsMode === 'random' ? t('export.setting.random', { seed: state.seed }) : t(`export.setting.${state.weightsMode === 'identity' ? 'identity' : 'custom'}`),
+    weights: weightsSetting(state, t),
     outputProjection: view.weights.wo ? 'W_O' : t('export.setting.none'),
     ...(state.preset ? { preset: state.preset } : {}),
   };
+}
+
+// Where the weights came from: seeded, identity, a real model's layer (review 8, 3), or given by hand
+function weightsSetting(state, t) {
+  if (state.weightsMode === 'random') return t('export.setting.random', { seed: state.seed });
+  if (state.weightsMode === 'identity') return t('export.setting.identity');
+  const source = state.modelBlock?.source;
+  return source ? t('export.setting.model', { model: source.model, layer: source.layer, layers: source.layers }) : t('export.setting.custom');
 }
 
 /** Every table of a view: { id, caption, rowLabels, columnLabels, values, cols }; captions in the language of `t`. */

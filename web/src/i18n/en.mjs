@@ -92,6 +92,7 @@ export const EN = {
   'export.setting.identity': 'identity',
   'export.setting.random': 'seeded random (seed {seed})',
   'export.setting.custom': 'edited by hand',
+  'export.setting.model': "the {model} model's layer {layer} of {layers}, read from its folder (and any cell edited since)",
 
   // ---- the sections (app.html)
   'section.learn': 'The formula, step by step',
@@ -640,7 +641,9 @@ export const EN = {
   'models.streamWalk.mlp': "Layer {layer}, MLP: it reads {norm2}(x + a) and adds m, of norm {mlp} (leaving − x − a). {token} leaves layer {layer} with norm {leaving}.",
   'models.streamWalk.attentionPost': "Layer {layer}, attention: {token}'s stream x (norm {entering}) gets attention's output a (norm {attention}) added: x + a has norm {sum}, and LN₁ normalises it into u.",
   'models.streamWalk.mlpPost': "Layer {layer}, MLP and LN₂: the MLP's output m is added to u and LN₂ normalises again: {token} leaves layer {layer} with norm {leaving}. (Leaving − x − a has norm {mlp}, but in post-LN that is not m: the norms sit in between.)",
-  'models.streamWalk.final': "After the last layer, the model's final {norm}: the state leaving layer {layer} before the final norm (norm {before}) becomes, after the final norm, norm {after}. This row is what the unembedding reads to score the next token.",
+  'models.streamWalk.final': "After the last layer, the model's final {norm}: the state leaving layer {layer} before the final norm (norm {before}) becomes, after the final norm, norm {after}. {reads}",
+  'models.streamWalk.readsLast': "This row, the last token's, is what the unembedding reads to score the next token: the list of the most likely next tokens above comes from it.",
+  'models.streamWalk.readsOther': "The unembedding would read this row to score the token after {token}; the list of the most likely next tokens above comes from the last token's row ({last}), not this one.",
   'models.streamExport': "Save the whole stream (every token, every stage):",
   'models.streamExportLabel': "Save the residual stream as {format}",
   // stream-fix (review 7): the stream with rotary positions, before the final norm, x + a, a causal first token, [MASK] captions
@@ -1297,6 +1300,8 @@ export const EN = {
   // lab-model (review 7)
   'blocks.titleModel': "Layers: the model's layer {layer} of {layers}",
   'blocks.shownModel': "Every table and picture of the lab, the step table above included, shows the model's layer {layer} of {layers}, the only block the lab holds.",
+  'blocks.titleModelTyped': "Layers: one block with the {model} model's layer {layer} weights, on your sentence",
+  'blocks.shownModelTyped': "Every table and picture of the lab shows one block with the weights and norms of the {model} model's layer {layer} of {layers}, run on your sentence: its rows are not the model's hidden states, so these are not the numbers the model computes.",
   'blocks.stream.leaves': '= leaves layer {layer}',
   'blocks.stream.outputPre': '= x + a + m: leaves layer {layer}',
   'blocks.params.ln1Rms': '{n1} of layer {layer}: γ',

@@ -435,7 +435,9 @@ export const HI = {
   'models.streamWalk.mlp': "Layer {layer}, MLP: यह {norm2}(x + a) पढ़ता है और m जोड़ता है, जिसका norm {mlp} है (निकलती − x − a)। {token} layer {layer} से norm {leaving} के साथ निकलता है।",
   'models.streamWalk.attentionPost': "Layer {layer}, attention: {token} के stream x (norm {entering}) में attention का आउटपुट a (norm {attention}) जुड़ता है: x + a का norm {sum} है, और LN₁ उसे normalise करके u बनाता है।",
   'models.streamWalk.mlpPost': "Layer {layer}, MLP और LN₂: u में MLP का आउटपुट m जुड़ता है और LN₂ फिर normalise करता है: {token} layer {layer} से norm {leaving} के साथ निकलता है। (निकलती − x − a का norm {mlp} है, पर post-LN में वह m नहीं है: बीच में norms हैं।)",
-  'models.streamWalk.final': "आख़िरी layer के बाद मॉडल का अंतिम {norm}: layer {layer} से अंतिम norm से पहले निकलती state (norm {before}) अंतिम norm के बाद norm {after} की हो जाती है। अगले token के scores के लिए unembedding यही पंक्ति पढ़ता है।",
+  'models.streamWalk.final': "आख़िरी layer के बाद मॉडल का अंतिम {norm}: layer {layer} से अंतिम norm से पहले निकलती state (norm {before}) अंतिम norm के बाद norm {after} की हो जाती है। {reads}",
+  'models.streamWalk.readsLast': "यह पंक्ति, आख़िरी token की, वही है जिसे unembedding अगले token के scores के लिए पढ़ता है: ऊपर सबसे संभावित अगले tokens की सूची इसी से बनती है।",
+  'models.streamWalk.readsOther': "{token} के बाद वाले token के scores के लिए unembedding यह पंक्ति पढ़ता; ऊपर सबसे संभावित अगले tokens की सूची आख़िरी token की पंक्ति ({last}) से बनती है, इससे नहीं।",
   'models.streamExport': "पूरा stream सहेजें (हर token, हर चरण):",
   'models.streamExportLabel': "Residual stream को {format} में सहेजें",
   // stream-fix (review 7): the stream with rotary positions, before the final norm, x + a, a causal first token, [MASK] captions
@@ -535,6 +537,7 @@ export const HI = {
   'export.setting.identity': 'identity',
   'export.setting.random': 'seed वाले random (seed {seed})',
   'export.setting.custom': 'हाथ से बदले गए',
+  'export.setting.model': '{model} model की {layers} में से layer {layer}, उसकी फ़ाइलों से पढ़ी गई (और बाद में बदली गई कोई भी संख्या)',
 
   'section.learn': 'सूत्र, चरण-दर-चरण',
   'section.tokens': 'Query token: किस शब्द की गणना',
@@ -1338,6 +1341,8 @@ export const HI = {
   // lab-model (review 7)
   'blocks.titleModel': 'Layers: model की {layers} में से layer {layer}',
   'blocks.shownModel': 'lab की हर तालिका और तस्वीर, ऊपर की step तालिका भी, model की {layers} में से layer {layer} दिखाती है, वह अकेला block जो lab में है।',
+  'blocks.titleModelTyped': 'Layers: {model} model की layer {layer} के weights वाला एक block, आपके वाक्य पर',
+  'blocks.shownModelTyped': 'lab की हर तालिका और तस्वीर {model} model की {layers} में से layer {layer} के weights और norms वाला एक block दिखाती है, आपके वाक्य पर चलाया गया: इसकी पंक्तियाँ model की hidden states नहीं हैं, इसलिए ये वे संख्याएँ नहीं जो model गणना करता है।',
   'blocks.stream.leaves': '= layer {layer} से निकलता है',
   'blocks.stream.outputPre': '= x + a + m: layer {layer} से निकलता है',
   'blocks.params.ln1Rms': 'Layer {layer} का {n1}: γ',

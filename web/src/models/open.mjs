@@ -55,6 +55,8 @@ function report(recognised, tables, taker, tokenizer, bytes, masked = null) {
     family: recognised.family, modelType: recognised.modelType, architectures: recognised.architectures, prefix: recognised.prefix,
     layers: s.layers, dModel: s.dModel, heads: s.heads, kvHeads: s.kvHeads ?? s.heads, dK: s.dK ?? s.dModel / s.heads, vocab: s.vocab,
     causal: s.causal, ropeLayout: s.ropeLayout ?? null, windows: s.windows ?? null, files: tables.files,
+    // learned positions (BERT, GPT-2): a row per position, so at most this many tokens; rotary: no table
+    maxTokens: recognised.family === 'llama' ? null : s.positions - (s.positionOffset ?? 0),
     dtypes: [...new Set([...tables.tensors.values()].map((t) => t.dtype))], keptBytes: bytes,
     skipped: tables.skipped, unused: [...tables.tensors.keys()].filter((name) => !taker.used.has(name)),
     unread: recognised.unread, tokenizer: tokenizer !== null,
@@ -147,6 +149,15 @@ function checkIds(ids, vocab) {
   return ids;
 }
 
+// Refused before the engine sees it: more tokens than a model with learned positions has positions for
+// (the engine's own message names its positionTable; a reader needs the limit and what to do).
+function checkLength(count, about) {
+  const most = about?.maxTokens;
+  if (most && count > most) {
+    throw new ModelError('text', `this ${about.modelType} model learned positions for ${most} tokens at most (config.json), and your text makes ${count} tokens: shorten it to ${most} tokens or fewer`);
+  }
+}
+
 // The top `count` next tokens after the last one: softmax of the last row of logits (topTokens).
 function nextTokens(logits, n, vocab, tokenizer, count = TOP_NEXT) {
   return topTokens(logits.subarray((n - 1) * vocab, n * vocab), tokenizer, count);
@@ -165,6 +176,7 @@ export function runModel(engine, model, input, { blocks } = {}) {
   if (typeof input.text === 'string' && tokenizer) ({ ids, tokens } = tokenizer.encode(input.text));
   else ids = checkIds(input.ids, request.vocab);
   checkIds(ids, request.vocab);
+  checkLength(ids.length, about);
   tokens ??= ids.map((id) => tokenizer?.tokenOf(id) ?? String(id));
   if (model.prepared) return runPrepared(model, ids, tokens, blocks);
   const trace = engine.transformer({ ...request, ids });

@@ -107,6 +107,13 @@ const embedKey = (report) => (report.family === 'bert' ? 'models.streamWalk.embe
  * (the parts-table rows to mark), text }]: the embeddings, then for each layer its attention and its
  * MLP, then the final norm where there is one. A causal model's first token attends to itself alone.
  */
+// The walk's last words: the unembedding scores the next token from the last token's row only.
+// (a message within the message: translated, its tokens isolated, with the step's text)
+function readsText(result, i) {
+  const last = result.tokens.length - 1;
+  return i === last ? { key: 'models.streamWalk.readsLast', values: {} } : { key: 'models.streamWalk.readsOther', values: { token: result.tokens[i], last: result.tokens[last] } };
+}
+
 export function walkSteps(result, report, i, t) {
   const d = result.hidden[0].length / result.n;
   const rowOf = (values) => values.subarray(i * d, (i + 1) * d);
@@ -130,7 +137,7 @@ export function walkSteps(result, report, i, t) {
   });
   if (!post) {
     steps.push({ stage: String(count), layer: count - 1, parts: ['leaving'], text: t('models.streamWalk.final', { layer: count, before: norm(result.layers[count - 1].hidden), after: norm(result.hidden[count]),
-      norm: t(report.family === 'llama' ? 'models.norm.rmsnorm' : 'models.norm.layernorm') }) });
+      norm: t(report.family === 'llama' ? 'models.norm.rmsnorm' : 'models.norm.layernorm'), reads: readsText(result, i) }) });
   }
   return steps;
 }

@@ -192,8 +192,10 @@ describe('issue 28: zip bombs in .npz are refused at a stated limit', () => {
     running = false;
     assert.deepEqual(tensors.get('x').shape, [values / 4, 4]);
     assert.ok(ticks >= 3, `${ticks} timer turns in ${inflating} ms of reading`);
-    // the whole read takes far longer than any one wait (the page froze 34 s before)
-    assert.ok(worstGap < 250, `a timer waited ${worstGap} ms (reading took ${inflating} ms)`);
+    // the whole read takes far longer than any one wait (the page froze 34 s before: one wait as long as
+    // the read). On a loaded machine the process itself is descheduled for a few hundred ms (282 ms in a
+    // check at load 19), so a wait is held to a fifth of the read, and never required under 250 ms.
+    assert.ok(worstGap < Math.max(250, inflating / 5), `a timer waited ${worstGap} ms (reading took ${inflating} ms)`);
   });
 
   it('a shape no tensor can have ([2⁵³−1, 0]: no values, but a width) is refused in every format', async () => {
