@@ -47,9 +47,9 @@ void ppmm_f32_4x8__wasmrelaxed_splat(int mr, int nc, int kc, const float* strip,
                                      bool accumulate);
 #endif
 
-// The same product, and while it runs the kernel also reads ahead[2k] for k < kc, one float in two of
-// ahead[0..2·kc-1] (every 64-byte line of it), values unused: the panel a few rows' product reads next
-// comes into cache as this one computes (gemm_driver.cpp). The same bits as the kernel without ahead.
+// The same product, and while it runs the kernel also reads one byte of ahead[2k] for each k < kc (so
+// every 64-byte line of ahead[0..2·kc-1]), values unused: the panel a few rows' product reads next comes
+// into cache as this one computes (gemm_driver.cpp). The same bits as the kernel without ahead.
 using PpmmAheadKernel = void (*)(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc,
                                  bool accumulate, const float* ahead);
 void ppmm_f32_4x8__scalar_ahead(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc,
