@@ -66,6 +66,8 @@ export interface ModelReport {
   causal: boolean;
   ropeLayout: string | null;
   windows: number[] | null;
+  /** Learned positions (BERT, GPT-2): the most tokens a text may make; null with rotary positions. */
+  maxTokens: number | null;
   files: string[];
   dtypes: string[];
   /** Bytes of the weights kept, as float32. */
