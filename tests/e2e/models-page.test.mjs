@@ -200,11 +200,12 @@ describe('Real models and the lab, as a student uses them', { skip: !have && 'no
   });
 
   it('review 8, #3: the lab\'s export of a model\'s layer names the model and layer its weights came from', async () => {
+    if (await page().locator('#export-panel').isHidden()) await page().click('#export-toggle');
     await page().selectOption('#export-table', 'x');
     await page().selectOption('#export-format', 'csv');
     const csv = await page().textContent('#export-preview');
     const config = JSON.parse(readFileSync(join(dirOf('gpt2'), 'config.json'), 'utf8'));
-    assert.match(csv, new RegExp(`^# weights,the gpt2 model's layer 1 of ${config.n_layer}, read from its folder`, 'm'));
+    assert.match(csv, new RegExp(`^# weights,"the gpt2 model's layer 1 of ${config.n_layer}, read from its folder`, 'm'));
     assert.doesNotMatch(csv, /edited by hand/);
   });
 
