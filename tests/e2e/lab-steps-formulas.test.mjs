@@ -72,6 +72,7 @@ describe('the step table and the walk say the formula computed', { skip: !have &
     const q0 = await walkTo(/^q = /);
     assert.match(q0.text, /^q = RoPE\(RMSNorm₁\(x\) · W_q\) for 'at', head 1/);
     const { text, lines } = await walkTo(/^RoPE turns q/);
+    console.log(`# llama layer 2 walk, rotation: ${lines.join(' | ')}`);
     assert.match(text, /position p = 5 \(row 6: positions count from 0\)/);
     assert.match(text, /feature i \+ 4/);
     // "θ_i = 10000^(−2·c/8) = …;  5·θ_i = angle", then the pair's two lines and their results
