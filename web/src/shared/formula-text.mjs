@@ -4,6 +4,8 @@
 import { formatNumber } from './format.mjs';
 
 const f = (value) => formatNumber(value);
+// a negative operand after an operator in parentheses: "− (-3.569)", not "− -3.569"
+const p = (value) => (value < 0 ? `(${f(value)})` : f(value));
 
 /** Whether q and k of this view were turned by rotary positions (the trace keeps them unturned). */
 export function rotated(view, head = 0) {
@@ -42,14 +44,14 @@ export function rotationArithmetic(view, query, head) {
   const angle = query * frequency;
   // the features as the tables number them, from 1
   const [i, j] = [c + 1, c + half + 1];
-  const [cos, sin] = [f(Math.cos(angle)), f(Math.sin(angle))];
+  const [cos, sin] = [p(Math.cos(angle)), p(Math.sin(angle))];
   return {
     position: query, half, dims, pair: [i, j], col: c,
     lines: [
       `θ_${i} = ${f(rotary.theta)}^(−2·${c}/${dims}) = ${f(frequency)};  ${query}·θ_${i} = ${f(angle)}`,
-      `q_${i} = ${f(a)}·cos(${f(angle)}) − ${f(b)}·sin(${f(angle)}) = ${f(a)}×${cos} − ${f(b)}×${sin}`,
+      `q_${i} = ${f(a)}·cos(${f(angle)}) − ${p(b)}·sin(${f(angle)}) = ${f(a)}×${cos} − ${p(b)}×${sin}`,
       `= ${f(h.q[query * dK + c])}`,
-      `q_${j} = ${f(b)}·cos(${f(angle)}) + ${f(a)}·sin(${f(angle)}) = ${f(b)}×${cos} + ${f(a)}×${sin}`,
+      `q_${j} = ${f(b)}·cos(${f(angle)}) + ${p(a)}·sin(${f(angle)}) = ${f(b)}×${cos} + ${p(a)}×${sin}`,
       `= ${f(h.q[query * dK + c + half])}`,
     ],
   };
