@@ -7,6 +7,7 @@ import { formatNumber, formatNumbers, precision } from '../shared/format.mjs';
 import { weightColour } from '../shared/colour.mjs';
 import { message } from '../i18n/index.mjs';
 import { layerCount, layerNumber, modelLayerOf, normName } from '../shared/layer-name.mjs';
+import { projectionFormula, rotated } from '../shared/formula-text.mjs';
 
 const PARTS = ['q', 'k', 'v', 'scores', 'scaled', 'weights', 'weighted'];
 // vectors up to this long are shown whole (wrapping in their cell); longer ones shortened until the
@@ -138,6 +139,20 @@ function placeCell(td, part, { j, qRow, head, queryIndex }) {
   if (td.getAttribute('tabindex') !== tabIndex) td.setAttribute('tabindex', tabIndex);
 }
 
+// The caption: the query, the layer, and the formula of the q shown, as computed: its norm, its bias
+// and its rotation with the position it is turned by (review 8, findings 1 and 5)
+function captionOf(view, queryIndex, head, q, t) {
+  const layers = layerCount(view);
+  const formula = projectionFormula(view, 'q', view.readsNorm ? `${normName(view, view.layer, 0)}(x)` : 'x', head);
+  const plain = formula === 'x · W_q';
+  const caption = { token: view.tokens[queryIndex], row: queryIndex + 1, head: head + 1, q, formula };
+  const named = layers > 1 || view.readsNorm || modelLayerOf(view);
+  const key = view.readsNorm ? 'steps.captionLayerNorm'
+    : named ? (plain ? 'steps.captionLayer' : 'steps.captionLayerFormula') : (plain ? 'steps.caption' : 'steps.captionFormula');
+  const text = t(key, named ? { ...caption, layer: layerNumber(view), layers } : caption);
+  return rotated(view, head) ? `${text} ${t('steps.captionRotary', { position: queryIndex, row: queryIndex + 1 })}` : text;
+}
+
 function fillSteps(table, view, queryIndex, head, t) {
   const { tokens, dK, dV, result } = view;
   const h = result.heads[head];
@@ -149,11 +164,7 @@ function fillSteps(table, view, queryIndex, head, t) {
   const divisor = view.scaleMode === 'sqrt_dk' ? `√d_k = ${formatNumber(result.shape.scale)}` : formatNumber(result.shape.scale);
   // with layers, the caption names the layer the picker chose: the table changes with it
   // (a real model's layer: the model's number, "layer 2 of 2", and its norm's name: shared/layer-name.mjs)
-  const layers = layerCount(view);
-  const caption = { token: tokens[queryIndex], row: queryIndex + 1, head: head + 1, q: vector(row(h.q, dK, queryIndex)) };
-  const layerKey = view.readsNorm ? 'steps.captionLayerNorm' : 'steps.captionLayer';
-  const named = layers > 1 || view.readsNorm || modelLayerOf(view);
-  setText(table.caption, named ? t(layerKey, { ...caption, layer: layerNumber(view), layers, n1: normName(view, view.layer, 0) }) : t('steps.caption', caption));
+  setText(table.caption, captionOf(view, queryIndex, head, vector(row(h.q, dK, queryIndex)), t));
   const headers = table.tHead.rows[0].cells;
   setText(headers[0], t('steps.token'));
   setText(headers[5], view.scaleMode === 'none' ? t('steps.notScaled') : `q·k / ${divisor}`);  // not '/ 1' (issue 26 review)

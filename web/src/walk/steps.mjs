@@ -8,6 +8,7 @@ import { modelMlpFormula } from '../shared/mlp-text.mjs';
 import { message } from '../i18n/index.mjs';
 import { formatNumber } from '../shared/format.mjs';
 import { layerCount, layerNumber, modelLayerOf, normName, stageValues } from '../shared/layer-name.mjs';
+import { projectionFormula, rotated, rotationArithmetic } from '../shared/formula-text.mjs';
 
 /** The stages of the formula strip, in the order of the computation. */
 export const STAGES = ['x', 'qkv', 'scores', 'scaled', 'weights', 'z', 'concat', 'output'];
@@ -24,25 +25,18 @@ export function walkSteps(view, query, head, t = message) {
   const token = tokens[query];
   const h = result.heads[head];
   const hd = head + 1;
-  // grouped-query attention: W_k and W_v are those of the key/value head this head reads
-  const kvHead = Math.floor(head / (view.heads / (view.kvHeads ?? view.heads)));
   const steps = [];
   const add = (stage, text, inputs, outputs, explain = null, arithmetic = null) => steps.push({ stage, text, inputs, outputs, explain, arithmetic });
-  const input = view.self ? 'x' : 'context';
   const weightsRow = Array.from(h.weights.subarray(query * m, (query + 1) * m));
   // the K and V steps explain the row of the key this query weighs most
   const strongest = weightsRow.indexOf(Math.max(...weightsRow));
 
-  // pre-LN: the query reads LN₁(x), as the step table's caption says (review 6, finding 11)
-  const qNorm = normName(view, result.layer ?? 0, 0).startsWith('RMS') ? 'walk.qNormRms' : 'walk.qNorm';
-  add('qkv', t(result.arrangement === 'pre' ? qNorm : 'walk.q', { token, head: hd }), [{ matrix: 'x', row: query }, { matrix: 'wq', head }], [{ matrix: 'q', head, row: query }, { part: 'q' }],
-    { matrix: 'q', head, row: query, col: largest(h.q, dK, query) });
-  add('qkv', t('walk.k', { head: hd, key: keyTokens[strongest], source: view.self ? 'X' : 'C' }), [{ matrix: input }, { matrix: 'wk', head: kvHead }], [{ matrix: 'k', head }, { part: 'k' }],
-    { matrix: 'k', head, row: strongest, col: largest(h.k, dK, strongest) });
-  add('qkv', t('walk.v', { head: hd, key: keyTokens[strongest], source: view.self ? 'X' : 'C' }), [{ matrix: input }, { matrix: 'wv', head: kvHead }], [{ matrix: 'v', head }, { part: 'v' }],
-    { matrix: 'v', head, row: strongest, col: largest(h.v, dV, strongest) });
+  steps.push(...projectionSteps(view, query, head, strongest, t));
   for (let j = 0; j < m; j++) {
-    add('scores', t('walk.score', { token, key: keyTokens[j], dK }),
+    // the key's row named (two keys may be the same word), and a score the mask removes said to be
+    // unused (review 8, finding 8)
+    const masked = h.scaled[query * m + j] === -Infinity;
+    add('scores', t(masked ? 'walk.scoreMasked' : 'walk.score', { token, key: keyTokens[j], row: j + 1, dK }),
       [{ matrix: 'q', head, row: query }, { matrix: 'k', head, row: j }, { part: 'q' }, { part: 'k', key: j }],
       [{ matrix: 'scores', head, row: query, col: j }], { matrix: 'scores', head, row: query, col: j });
   }
@@ -70,6 +64,54 @@ export function walkSteps(view, query, head, t = message) {
   if (result.layers) steps.push(...stackSteps(view, query, t));
   if (result.arrangement === 'pre') steps.unshift(normFirst(view, query, t));
   return steps;
+}
+
+// The q, k and v steps (and q's rotation): their headlines give the formula computed
+function projectionSteps(view, query, head, strongest, t) {
+  const { tokens, keyTokens, dK, dV, result } = view;
+  const token = tokens[query];
+  const h = result.heads[head];
+  const hd = head + 1;
+  // grouped-query attention: W_k and W_v are those of the key/value head this head reads
+  const kvHead = Math.floor(head / (view.heads / (view.kvHeads ?? view.heads)));
+  const input = view.self ? 'x' : 'context';
+  const steps = [];
+  const add = (stage, text, inputs, outputs, explain = null, arithmetic = null) => steps.push({ stage, text, inputs, outputs, explain, arithmetic });
+  // pre-LN: the query reads LN₁(x), as the step table's caption says (review 6, finding 11); the
+  // headline's formula is the one computed: its bias, its rotation (review 8, findings 1 and 5)
+  const pre = result.arrangement === 'pre';
+  const n1 = pre ? normName(view, result.layer ?? 0, 0) : null;
+  const qKey = !pre ? 'walk.q' : n1.startsWith('RMS') ? 'walk.qNormRms' : 'walk.qNorm';
+  const turned = rotated(view, head);
+  const source = view.self ? 'X' : 'C';
+  const also = (matrix, row) => [
+    ...(view.weights?.[`b${matrix}`] ? [t('walk.biasAdded', { bias: `b_${matrix}` })] : []),
+    ...(turned && matrix !== 'v' ? [t(matrix === 'q' ? 'walk.rotatedNext' : 'walk.rotatedKeys', { position: row, row: row + 1 })] : []),
+  ].map((text) => ` ${text}`).join('');
+  add('qkv', t(qKey, { token, head: hd, formula: `q = ${projectionFormula(view, 'q', pre ? `${n1}(x)` : 'x', head)}` }) + also('q', query),
+    [{ matrix: 'x', row: query }, { matrix: 'wq', head }], [{ matrix: turned ? 'qUnrotated' : 'q', head, row: query }, ...(turned ? [] : [{ part: 'q' }])],
+    { matrix: turned ? 'qUnrotated' : 'q', head, row: query, col: largest(h.q, dK, query) });
+  if (turned) steps.push(rotationStep(view, query, head, t));
+  add('qkv', t('walk.k', { head: hd, key: keyTokens[strongest], source, formula: `K = ${projectionFormula(view, 'k', source, head)}` }) + also('k', strongest),
+    [{ matrix: input }, { matrix: 'wk', head: kvHead }], [{ matrix: 'k', head }, { part: 'k' }],
+    { matrix: 'k', head, row: strongest, col: largest(h.k, dK, strongest) });
+  add('qkv', t('walk.v', { head: hd, key: keyTokens[strongest], source, formula: `V = ${projectionFormula(view, 'v', source, head)}` }) + also('v', strongest),
+    [{ matrix: input }, { matrix: 'wv', head: kvHead }], [{ matrix: 'v', head }, { part: 'v' }],
+    { matrix: 'v', head, row: strongest, col: largest(h.v, dV, strongest) });
+  return steps;
+}
+
+// RoPE on the query's q (review 8, finding 1): one pair of features turned, its angle and arithmetic
+function rotationStep(view, query, head, t) {
+  const { lines, position, half, dims, pair, col } = rotationArithmetic(view, query, head);
+  return {
+    stage: 'qkv',
+    text: t('walk.rotate', { token: view.tokens[query], head: head + 1, position, row: query + 1, half, dims, feature: pair[0], partner: pair[1], theta: formatNumber(view.rotary.theta) }),
+    inputs: [{ matrix: 'qUnrotated', head, row: query }],
+    outputs: [{ matrix: 'q', head, row: query }, { part: 'q' }],
+    explain: { matrix: 'q', head, row: query, col },
+    arithmetic: lines,
+  };
 }
 
 // A pre-LN block normalises first: the attention reads LN₁ of the stream (the tables' X)
