@@ -150,7 +150,7 @@ function captionOf(view, queryIndex, head, q, t) {
   const key = view.readsNorm ? 'steps.captionLayerNorm'
     : named ? (plain ? 'steps.captionLayer' : 'steps.captionLayerFormula') : (plain ? 'steps.caption' : 'steps.captionFormula');
   const text = t(key, named ? { ...caption, layer: layerNumber(view), layers } : caption);
-  return rotated(view, head) ? `${text} ${t('steps.captionRotary', { position: queryIndex, row: queryIndex + 1 })}` : text;
+  return rotated(view, head) ? `${text}. ${t('steps.captionRotary', { position: queryIndex, row: queryIndex + 1 })}` : text;
 }
 
 function fillSteps(table, view, queryIndex, head, t) {
