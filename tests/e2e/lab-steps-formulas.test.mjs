@@ -6,25 +6,13 @@
 // score steps name the key's row and call a score the causal mask removes masked.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 
 import { useLabPage } from './browser.mjs';
-import { haveModels as have, dirOf, openAndRun as openFolderAndRun } from './model-folders.mjs';
+import { haveModels as have, openAndRun as openFolderAndRun, tensorOf } from './model-folders.mjs';
 
 const lab = useLabPage({ before, after, assert });
 const page = () => lab.tab.page;
 
-// A tensor of a folder's model.safetensors read from the file's own header (F32), not through the page
-function tensorOf(name, tensor) {
-  const bytes = readFileSync(join(dirOf(name), 'model.safetensors'));
-  const size = Number(bytes.readBigUInt64LE(0));
-  const header = JSON.parse(bytes.subarray(8, 8 + size).toString('utf8'));
-  const { dtype, shape, data_offsets: [from, to] } = header[tensor];
-  assert.equal(dtype, 'F32');
-  const data = bytes.subarray(8 + size + from, 8 + size + to);
-  return { shape, values: Array.from({ length: data.length / 4 }, (_, i) => data.readFloatLE(i * 4)) };
-}
 
 // the numbers of a text, with the page's minus sign (−) read as '-'
 const numbers = (text) => (text.replace(/−/g, '-').match(/-?\d+(\.\d+)?(e[-+]?\d+)?/g) ?? []).map(Number);

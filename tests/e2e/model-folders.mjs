@@ -48,3 +48,15 @@ export function byteLevelText(token) {
   for (let b = 0; b < 256; b++) if (!printable.includes(b)) toByte.set(String.fromCodePoint(256 + extra++), b);
   return new TextDecoder().decode(Uint8Array.from([...token].map((c) => toByte.get(c))));
 }
+
+// A tensor of a folder's model.safetensors, read here from the file's own header (F32 only), not
+// through the page: what the lab must say it read from the folder.
+export function tensorOf(name, tensor) {
+  const bytes = readFileSync(join(dirOf(name), 'model.safetensors'));
+  const size = Number(bytes.readBigUInt64LE(0));
+  const header = JSON.parse(bytes.subarray(8, 8 + size).toString('utf8'));
+  const { dtype, shape, data_offsets: [from, to] } = header[tensor];
+  assert.equal(dtype, 'F32');
+  const data = bytes.subarray(8 + size + from, 8 + size + to);
+  return { shape, values: Array.from({ length: data.length / 4 }, (_, i) => data.readFloatLE(i * 4)) };
+}

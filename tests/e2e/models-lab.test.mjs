@@ -10,7 +10,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { useLabPage } from './browser.mjs';
-import { haveModels as have, dirOf, filesOf, referenceOf, opened as openedFolder, openAndRun as openFolderAndRun } from './model-folders.mjs';
+import { haveModels as have, dirOf, filesOf, referenceOf, opened as openedFolder, openAndRun as openFolderAndRun, tensorOf } from './model-folders.mjs';
 import { tempRoot, writeFolder, textFiles } from '../web/src/models/copies.mjs';
 import { attention64 } from './modern64.mjs';
 
@@ -215,17 +215,6 @@ describe('the lab\'s features on a model\'s layer', { skip: !have && 'no ../shar
   });
 });
 
-// A tensor of a folder's model.safetensors, read here from the file's own header (F32 only), not
-// through the page: what the lab must say it read from the folder.
-function tensorOf(name, tensor) {
-  const bytes = readFileSync(join(dirOf(name), 'model.safetensors'));
-  const size = Number(bytes.readBigUInt64LE(0));
-  const header = JSON.parse(bytes.subarray(8, 8 + size).toString('utf8'));
-  const { dtype, shape, data_offsets: [from, to] } = header[tensor];
-  assert.equal(dtype, 'F32');
-  const data = bytes.subarray(8 + size + from, 8 + size + to);
-  return { shape, values: Array.from({ length: data.length / 4 }, (_, i) => data.readFloatLE(i * 4)) };
-}
 
 // Review 7: what the lab says of a real model's layer (findings 1, 2, 4 to 7, 13, 14), for a post-LN
 // LayerNorm model (BERT), a pre-LN one (GPT-2) and pre-LN RMSNorm ones with a SwiGLU MLP (Llama,
