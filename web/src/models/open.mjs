@@ -55,8 +55,8 @@ function report(recognised, tables, taker, tokenizer, bytes, masked = null) {
     family: recognised.family, modelType: recognised.modelType, architectures: recognised.architectures, prefix: recognised.prefix,
     layers: s.layers, dModel: s.dModel, heads: s.heads, kvHeads: s.kvHeads ?? s.heads, dK: s.dK ?? s.dModel / s.heads, vocab: s.vocab,
     causal: s.causal, ropeLayout: s.ropeLayout ?? null, windows: s.windows ?? null, files: tables.files,
-    // learned positions (BERT, GPT-2): a row per position, so at most this many tokens; rotary: no table
-    maxTokens: recognised.family === 'llama' ? null : s.positions - (s.positionOffset ?? 0),
+    // learned positions (BERT, GPT-2: settings.positions, a table row each), so at most this many tokens; rotary: none
+    maxTokens: s.positions ? s.positions - (s.positionOffset ?? 0) : null,
     dtypes: [...new Set([...tables.tensors.values()].map((t) => t.dtype))], keptBytes: bytes,
     skipped: tables.skipped, unused: [...tables.tensors.keys()].filter((name) => !taker.used.has(name)),
     unread: recognised.unread, tokenizer: tokenizer !== null,

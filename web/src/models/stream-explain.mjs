@@ -25,7 +25,8 @@ function numberCell(value) {
 export const CHECK_TOLERANCE = 1e-4;
 
 /** What a pre-LN layer's two norms are called in the text: RMSNorm₁/₂ for the Llama family (review 7, 14). */
-const normNames = (report) => (report.family === 'llama' ? { norm1: 'RMSNorm₁', norm2: 'RMSNorm₂' } : { norm1: 'LN₁', norm2: 'LN₂' });
+const rmsNorms = (report) => report.family === 'llama';
+const normNames = (report) => (rmsNorms(report) ? { norm1: 'RMSNorm₁', norm2: 'RMSNorm₂' } : { norm1: 'LN₁', norm2: 'LN₂' });
 
 /** The parts of layer l for token i as a table: a row per part, its norm and first features. */
 function partsTable(parts, l, i, token, t, { last, norms }) {
@@ -63,7 +64,7 @@ function checkText(parts, l, t) {
 export function streamIntro(result, report, t) {
   const d = result.hidden[0].length / result.n;
   // Llama, Qwen2, Mistral: their norms are RMSNorms (review 7, finding 14)
-  const formula = report.family === 'bert' ? 'post' : report.family === 'llama' ? 'preRms' : 'pre';
+  const formula = report.family === 'bert' ? 'post' : rmsNorms(report) ? 'preRms' : 'pre';
   return [element('p', '', t('models.streamWhat', { d })), element('p', '', t(`models.streamFormula.${formula}`))];
 }
 
@@ -137,7 +138,7 @@ export function walkSteps(result, report, i, t) {
   });
   if (!post) {
     steps.push({ stage: String(count), layer: count - 1, parts: ['leaving'], text: t('models.streamWalk.final', { layer: count, before: norm(result.layers[count - 1].hidden), after: norm(result.hidden[count]),
-      norm: t(report.family === 'llama' ? 'models.norm.rmsnorm' : 'models.norm.layernorm'), reads: readsText(result, i) }) });
+      norm: t(rmsNorms(report) ? 'models.norm.rmsnorm' : 'models.norm.layernorm'), reads: readsText(result, i) }) });
   }
   return steps;
 }
