@@ -10,7 +10,9 @@
 // block_products, interleaved in one process, by CPU time: the before/after of a driver change.
 // --relaxed: the relaxed build's module (build/wasm/peak-relaxed.mjs: fused multiply-adds, cmake --build
 // build/wasm --target bench_peak_relaxed), against the FMA chains' ceiling (12 chains; 8 and 10 shown too).
-// Both also time the dispatched ppmm micro-kernel alone on one strip and panel in L1 (kc 256, no packing).
+// Both also time the dispatched ppmm micro-kernel alone on one strip and panel in L1 (kc 256, no packing),
+// and the memory's pace: the block's 28 MB of weights read one float per 64-byte line (GB/s), what a few
+// rows' products (n = 16), which read every weight once per run, cannot go below.
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
@@ -21,7 +23,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const argument = (name, fallback) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback;
 const sizes = argument('sizes', '16,128,512').split(',').map(Number);
 const reps = Number(argument('reps', 9));
-const D = 768, F = 3072;
+const D = 768, F = 3072, WEIGHTS = 4 * D * D + 2 * D * F;
 const relaxed = process.argv.includes('--relaxed');
 if (relaxed) setFlagsFromString('--experimental-wasm-relaxed-simd');
 
@@ -43,6 +45,8 @@ function products(m, n) {
     ['  ppmm_repeat, same shapes', 2 * n * D * 2 * F, () => { m._ppmm_repeat(ppmm, n, D, F, 0, 1); m._ppmm_repeat(ppmm, n, F, D, 0, 1); }],
     ['all the block\'s products', 2 * n * D * (4 * D + 2 * F) + 2 * D * n * (n + 1), () => m._block_products(n, 0, 1)],
     ...(m._ppmm_kernel_alone ? [[`the micro-kernel alone (kc 256, in L1, mr ${mr})`, 2 * mr * 8 * 256 * 20000, () => m._ppmm_kernel_alone(ppmm, 256, 20000)]] : []),
+    // the memory's pace: the block's 7.1 M weights read one float per line (the "GFLOP/s" column is GB/s)
+    ...(m._lines_read ? [['weights\' 28 MB read a line at a time (GB/s)', WEIGHTS * 4, () => m._lines_read(WEIGHTS, 1)]] : []),
     // with --relaxed, 8 and 10 FMA chains too: does a kernel with 8 accumulators wait on FMA latency?
     ...(relaxed ? [8, 10].map((c) => [`${c} FMA chains`, c * 8 * 2e6, () => m._peak_fma_chains(c, 2e6)]) : []),
     relaxed ? ['ceiling (12 FMA chains)', 12 * 8 * 2e6, () => m._peak_fma_chains(12, 2e6)] : ['ceiling (16 chains)', 16 * 8 * 2e6, () => m._peak_chains(16, 2e6)],
@@ -58,6 +62,7 @@ function measureSize(m, n) {
   console.log(`n = ${n} (${reps} interleaved rounds; CPU time; ceiling ${ceiling.toFixed(2)} GFLOP/s)`);
   list.forEach(([name, flop], i) => {
     const best = flop / Math.min(...times[i]) / 1e6, typical = flop / median(times[i]) / 1e6;
+    if (name.endsWith('(GB/s)')) return console.log(`  ${name.padEnd(44)} best ${Math.min(...times[i]).toFixed(2).padStart(8)} ms ${best.toFixed(1).padStart(5)} GB/s | median ${typical.toFixed(1)} GB/s`);
     console.log(`  ${name.padEnd(44)} best ${Math.min(...times[i]).toFixed(2).padStart(8)} ms ${best.toFixed(1).padStart(5)} GFLOP/s ${(100 * best / ceiling).toFixed(0).padStart(4)} % | median ${(100 * typical / ceiling).toFixed(0).padStart(4)} %`);
   });
 }

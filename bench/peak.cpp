@@ -128,6 +128,21 @@ extern "C" EMSCRIPTEN_KEEPALIVE float ppmm_kernel_alone(int kernel, int kc, int 
   return c[0];
 }
 
+// The memory's pace for the products of few rows: `floats` floats (past the caches: GPT-2 small's block
+// is 7.1 M weights) read one float per 64-byte line, in four independent chains, `repeats` times, as
+// gemm_driver.cpp's touch() reads a panel ahead. Bytes / time is what the weights' stream can reach.
+extern "C" EMSCRIPTEN_KEEPALIVE float lines_read(int floats, int repeats) {
+  static std::vector<float> values;
+  if (values.size() != static_cast<std::size_t>(floats)) values.assign(static_cast<std::size_t>(floats), 0.5f);
+  float sum[4] = {};
+  for (int r = 0; r < repeats; ++r) {
+    for (int i = 0; i + 64 <= floats; i += 64) {
+      for (int c = 0; c < 4; ++c) sum[c] += values[static_cast<std::size_t>(i) + c * 16];
+    }
+  }
+  return sum[0] + sum[1] + sum[2] + sum[3];
+}
+
 // The fused scale-mask-softmax row pass over rows × cols scores (causal when asked), `repeats`
 // times: its share of a forward pass is this time × heads over the pass's time.
 extern "C" EMSCRIPTEN_KEEPALIVE int softmax_kernel_count() {

@@ -44,6 +44,12 @@ constexpr kernels::RowMaximaKernel kRowMaxima = best(kernels::kRowMaximaKernels)
 // From this many rows of a on, the packed products pack a into strips (ppmm): below it the copy
 // costs about what the shorter kernel loop saves.
 constexpr int kStripsFromRows = 33;
+// ... and from this many on when the shared dimension is long, for matmul_packed on prepared weights:
+// there the strips' kernel reads the next panel as it computes (gemm_driver.cpp's ppmm_tile). GPT-2
+// small's W_O at n = 16 took 0.55 ms of CPU time against 0.62 with the gemm kernel reading a in place
+// (relaxed build, bench/peak.cpp's block_products, 2026-11-27); the same bits either way.
+constexpr int kLongStripsFromRows = 8;
+constexpr int kLongInner = 256;
 
 // The caller's scratch, grown to fit and never shrunk: a caller that keeps it reaches a steady heap.
 float* grown(std::vector<float>* buffer, std::size_t needed) {
@@ -131,7 +137,7 @@ std::vector<float> pack_panels(const float* b, int ldb, int inner, int cols) {
 
 void matmul_packed(const float* a, int lda, const float* panels, float* c, int ldc, int rows, int inner, int cols,
                    ProductScratch* scratch) {
-  if (rows >= kStripsFromRows) {
+  if (rows >= kStripsFromRows || (rows >= kLongStripsFromRows && inner >= kLongInner)) {
     float* strips = strip_scratch(scratch, rows, inner);
     kernels::pack_strips(rows, inner, a, lda, kPpmm.mr, strips);
     kernels::ppmm_f32(kPpmm, rows, inner, cols, strips, panels, c, ldc);
@@ -144,11 +150,11 @@ void matmul_packed_long(const float* a, int lda, const float* panels, float* c, 
                         ProductScratch* scratch) {
 #if defined(ATTN_RELAXED_SIMD)
   // The fused kernel runs a chunk in about 0.7 of the mul + add kernel's time, so the chunk's fixed costs
-  // (the strips packed anew, c loaded and stored once more per tile) weigh more: from 33 rows on, chunks
-  // of 512 (the MLP's first product, inner 768, then not chunked) made the GPT-2-small MLP's products
-  // 1.08-1.19× faster than 256 (bench/block-products.mjs --relaxed --before=…, 2026-11-27,
-  // docs/performance.md). Fewer rows keep 256: there the weights' reads from memory set the pace.
-  const int k_block = rows >= kStripsFromRows ? 512 : 256;
+  // (the strips packed anew, c loaded and stored once more per tile) weigh more: chunks of 512 (the MLP's
+  // first product, inner 768, then not chunked) made the GPT-2-small MLP's products 1.08-1.19× faster
+  // than 256 from 33 rows on, and at n = 16, once its kernels read the next panel as they compute,
+  // 1.15-1.22× (bench/peak.cpp's block_products, 2026-11-27, docs/performance.md).
+  constexpr int k_block = 512;
 #else
   constexpr int k_block = 256;  // the SIMD build's bits are kept
 #endif

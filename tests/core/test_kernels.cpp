@@ -274,8 +274,13 @@ TEST_CASE("ppmm micro-kernels: every mr, nc and kc from 1 to 9 on a pre-packed s
             for (int r = 0; r < mr; ++r) {
               for (int j = 0; j < nc; ++j) c[1 + r * ldc + j] = accumulate ? before[1 + r * ldc + j] : kNaN;
             }
+            std::vector<float> c_ahead = c;
             kernel.fn(mr, nc, kc, strip.data(), panel, c.data() + 1, ldc, accumulate);
             CHECK(c[0] == kSentinel);
+            // reading ahead (exactly 2·kc floats of a buffer of its own) leaves the same bits
+            const std::vector<float> ahead = random_values(rng, 2 * static_cast<std::size_t>(kc));
+            kernel.ahead(mr, nc, kc, strip.data(), panel, c_ahead.data() + 1, ldc, accumulate, ahead.data());
+            CHECK(std::memcmp(c_ahead.data(), c.data(), c.size() * sizeof(float)) == 0);
             for (int r = 0; r < kernel.mr; ++r) {
               for (int j = 0; j < ldc; ++j) {
                 const float got = c[1 + r * ldc + j];
@@ -305,7 +310,7 @@ TEST_CASE(
     const GemmEntry& twin = kGemmKernels[i];
     INFO(kernel.name, " against ", twin.name);
     int failures = 0;
-    for (int rows : {1, 3, 4, 5, 9, 33, 65, 67}) {
+    for (int rows : {1, 3, 4, 5, 9, 16, 33, 65, 67}) {  // 16: four strips read the next panel as they compute
       for (int inner : {1, 2, 7, 9}) {
         for (int cols : {1, 7, 8, 9, 17}) {
           for (int transposed = 0; transposed <= 1; ++transposed) {
@@ -503,7 +508,8 @@ TEST_CASE("ppmm_f32_kblocked: c = a · b with the shared dimension in chunks, ag
   std::mt19937 rng(3072);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
   for (const PpmmEntry& kernel : kPpmmKernels) {
-    for (const int rows : {3, 37}) {
+    // 3 and 16 rows read the next panel (and from the first chunk's last panel the second chunk) ahead
+    for (const int rows : {3, 16, 37}) {
       const int inner = 700, cols = 19, k_block = 256;  // chunks of 256, 256, 188; a last partial panel
       INFO(kernel.name << ", rows " << rows);
       std::vector<float> a(static_cast<std::size_t>(rows) * inner), b(static_cast<std::size_t>(inner) * cols);

@@ -143,8 +143,9 @@ TEST_CASE("packed products on every build: matmul_packed, matmul_strips, matmul_
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
   int failures = 0;
-  for (int rows : {1, 2, 3, 4, 5, 9, 32, 33, 35}) {  // from 33 rows matmul_packed packs a into strips
-    for (int inner : {1, 2, 3, 5, 8, 9, 13}) {
+  // from 33 rows matmul_packed packs a into strips, and from 8 when inner is 256 or more
+  for (int rows : {1, 2, 3, 4, 5, 8, 9, 16, 32, 33, 35}) {
+    for (int inner : {1, 2, 3, 5, 8, 9, 13, 260}) {
       for (int cols : {1, 3, 7, 8, 9, 17}) {
         const int lda = inner + 2, ldb = cols + 1, ldc = cols + 3;
         std::vector<float> a(static_cast<std::size_t>(rows) * lda), b(static_cast<std::size_t>(inner) * ldb);

@@ -1025,9 +1025,9 @@ namespace {
 
 // A larger stack than check_spec's (n above the 32 rows from which the products pack a into strips,
 // d and f past one 8-column panel), forward only, prepared against float64 and the traced forward.
-void check_prepared_large(Spec spec, std::mt19937& rng, int f = 100) {
+void check_prepared_large(Spec spec, std::mt19937& rng, int f = 100, int n = 41) {
   spec.vocab = 61, spec.d = 48, spec.heads = spec.kv_heads ? 2 * spec.kv_heads : 4, spec.d_k = 12, spec.f = f;
-  spec.n = 41, spec.layers = 2;
+  spec.n = n, spec.layers = 2;
   INFO(spec.name);
   const Drawn drawn(spec, rng);
   REQUIRE(drawn.status.ok());
@@ -1067,6 +1067,14 @@ TEST_CASE("prepared stacks at n = 41, d = 48, f = 100: GPT-2-like, BERT-like, Ll
 TEST_CASE("a prepared GPT-2-like stack with f = 1100 (its MLP's shared dimension in chunks), against float64") {
   std::mt19937 rng(1100);
   check_prepared_large(spec_named("GPT-2-like"), rng, 1100);
+}
+
+// The same at n = 16 and 9: a few rows' products, whose kernels read the next panel (and the next chunk
+// of the MLP's second product) as they compute (gemm_driver.cpp's ppmm_tile), four strips and three
+TEST_CASE("a prepared GPT-2-like stack at n = 16 and 9 with f = 1100, against float64") {
+  std::mt19937 rng(1116);
+  check_prepared_large(spec_named("GPT-2-like"), rng, 1100, 16);
+  check_prepared_large(spec_named("GPT-2-like"), rng, 1100, 9);
 }
 
 TEST_CASE("prepare_stack refuses bad weights naming the field and keeps what it had; runs refuse bad input") {

@@ -91,6 +91,26 @@ void compute(const GemmEntry& kernel, int rows, int inner, int cols, const float
   touch_sink = touched;
 }
 
+// A few rows' block reads the panel after this one (`next`, or null) while it computes: the kernel of its
+// strip s < 4 reads quarter s of next as it runs (PpmmEntry::ahead: one line every 8 k, the loads spread
+// between the kernel's own, where touch() read a whole panel ahead of the kernels and waited for it), so
+// four strips (16 rows) read all of it. At n = 16 (GPT-2 small's block) that took the products from
+// 8.23 to 7.31 ms of CPU time in the relaxed build (bench/peak.cpp's block_products, docs/performance.md).
+void ppmm_tile(const PpmmEntry& kernel, int strip_in_block, const float* next, int mr, int nc, int kc,
+               const float* strip, const float* panel, float* c, int ldc, bool accumulate) {
+  if (next != nullptr && strip_in_block < 4) {
+    kernel.ahead(mr, nc, kc, strip, panel, c, ldc, accumulate,
+                 next + static_cast<std::size_t>(strip_in_block) * 2 * kc);
+    return;
+  }
+  kernel.fn(mr, nc, kc, strip, panel, c, ldc, accumulate);
+}
+
+// What the kernels of a block of `strips` strips leave of next (8 · kc floats) unread, read before them.
+float touch_rest(const float* next, int strips, int kc) {
+  if (next == nullptr || strips >= 4) return 0.0f;
+  return touch(next + static_cast<std::size_t>(strips) * 2 * kc, static_cast<std::size_t>(4 - strips) * 2 * kc);
+}
 }  // namespace
 
 std::size_t strips_size(int rows, int inner, int mr) {
@@ -144,7 +164,8 @@ void pack_strips(int rows, int inner, const float* a, int lda, int mr, float* st
   }
 }
 
-// c in tiles as compute() walks them: a block of strips stays in cache across the panels
+// c in tiles as compute() walks them: a block of strips stays in cache across the panels; a block of
+// at most kTouchBelowRows rows reads the first panel ahead, and each next one as it computes (ppmm_tile)
 void ppmm_f32(const PpmmEntry& kernel, int rows, int inner, int cols, const float* strips, const float* panels,
               float* c, int ldc) {
   assert(rows >= 1 && inner >= 1 && cols >= 1);
@@ -154,15 +175,18 @@ void ppmm_f32(const PpmmEntry& kernel, int rows, int inner, int cols, const floa
   for (int block = 0; block < rows; block += row_block) {
     const int block_end = std::min(rows, block + row_block);
     const bool ahead = block_end - block <= kTouchBelowRows;
+    const int block_strips = (block_end - block + kernel.mr - 1) / kernel.mr;
     if (ahead) touched += touch(panels, panel_size);
     for (int p = 0; p < panel_count(cols); ++p) {
       const int first = p * kGemmNr;
       const int nc = std::min(kGemmNr, cols - first);
       const float* panel = panels + static_cast<std::size_t>(p) * panel_size;
-      if (ahead && p + 1 < panel_count(cols)) touched += touch(panel + panel_size, panel_size);
+      const float* next = ahead && p + 1 < panel_count(cols) ? panel + panel_size : nullptr;
+      touched += touch_rest(next, block_strips, inner);
       for (int r = block; r < block_end; r += kernel.mr) {
-        kernel.fn(std::min(kernel.mr, block_end - r), nc, inner, strips + static_cast<std::size_t>(r) * inner, panel,
-                  c + static_cast<std::size_t>(r) * ldc + first, ldc, false);
+        ppmm_tile(kernel, (r - block) / kernel.mr, next, std::min(kernel.mr, block_end - r), nc, inner,
+                  strips + static_cast<std::size_t>(r) * inner, panel, c + static_cast<std::size_t>(r) * ldc + first,
+                  ldc, false);
       }
     }
   }
@@ -179,25 +203,34 @@ void ppmm_f32_kblocked(const PpmmEntry& kernel, int rows, int inner, int cols, c
   assert(rows >= 1 && inner >= 1 && cols >= 1 && k_block >= 1);
   const int row_block = kRowBlock / kernel.mr * kernel.mr;
   const std::size_t panel_size = static_cast<std::size_t>(kGemmNr) * inner;
+  const bool one_block = rows <= row_block;
   float touched = 0.0f;
   for (int k0 = 0; k0 < inner; k0 += k_block) {
     const int kb = std::min(k_block, inner - k0);
     const std::size_t chunk = static_cast<std::size_t>(kGemmNr) * kb;
+    // the next chunk of the first panel, read while the last panel's chunk computes when there is one block
+    // and that chunk is as long as this one (k0 + 2·kb ≤ inner: what the kernels read is inside the panel)
+    const bool chain = one_block && k0 + 2 * kb <= inner;
     pack_strips(rows, kb, a + k0, lda, kernel.mr, strips);
     for (int block = 0; block < rows; block += row_block) {
       const int block_end = std::min(rows, block + row_block);
       const bool ahead = block_end - block <= kTouchBelowRows;
+      const int block_strips = (block_end - block + kernel.mr - 1) / kernel.mr;
       const float* chunk_0 = panels + static_cast<std::size_t>(k0) * kGemmNr;
-      if (ahead) touched += touch(chunk_0, chunk);
+      const bool chained = one_block && k0 > 0 && k0 + k_block <= inner;  // the chunk before read this one's start
+      if (ahead && !chained) touched += touch(chunk_0, chunk);
       for (int p = 0; p < panel_count(cols); ++p) {
         const int first = p * kGemmNr;
         const int nc = std::min(kGemmNr, cols - first);
         const float* panel = chunk_0 + static_cast<std::size_t>(p) * panel_size;
-        if (ahead && p + 1 < panel_count(cols)) touched += touch(panel + panel_size, chunk);
+        const bool last = p + 1 == panel_count(cols);
+        const float* next = !ahead ? nullptr : !last ? panel + panel_size : chain ? chunk_0 + chunk : nullptr;
+        touched += touch_rest(next, block_strips, kb);
         for (int r = block; r < block_end; r += kernel.mr) {
           const int mr = std::min(kernel.mr, block_end - r);
           float* c_tile = c + static_cast<std::size_t>(r) * ldc + first;
-          kernel.fn(mr, nc, kb, strips + static_cast<std::size_t>(r) * kb, panel, c_tile, ldc, k0 > 0);
+          ppmm_tile(kernel, (r - block) / kernel.mr, next, mr, nc, kb, strips + static_cast<std::size_t>(r) * kb, panel,
+                    c_tile, ldc, k0 > 0);
         }
       }
     }

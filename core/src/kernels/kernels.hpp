@@ -47,10 +47,27 @@ void ppmm_f32_4x8__wasmrelaxed_splat(int mr, int nc, int kc, const float* strip,
                                      bool accumulate);
 #endif
 
+// The same product, and while it runs the kernel also reads one byte of ahead[2k] for each k < kc (so
+// every 64-byte line of ahead[0..2·kc-1]), values unused: the panel a few rows' product reads next comes
+// into cache as this one computes (gemm_driver.cpp). The same bits as the kernel without ahead.
+using PpmmAheadKernel = void (*)(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc,
+                                 bool accumulate, const float* ahead);
+void ppmm_f32_4x8__scalar_ahead(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc,
+                                bool accumulate, const float* ahead);
+#if defined(__wasm_simd128__)
+void ppmm_f32_4x8__wasmsimd_splat_ahead(int mr, int nc, int kc, const float* strip, const float* panel, float* c,
+                                        int ldc, bool accumulate, const float* ahead);
+#endif
+#if defined(ATTN_RELAXED_SIMD)
+void ppmm_f32_4x8__wasmrelaxed_splat_ahead(int mr, int nc, int kc, const float* strip, const float* panel, float* c,
+                                           int ldc, bool accumulate, const float* ahead);
+#endif
+
 struct PpmmEntry {
   const char* name;
   PpmmMicroKernel fn;
-  int mr;  // the strip's height: rows of c per call
+  int mr;                 // the strip's height: rows of c per call
+  PpmmAheadKernel ahead;  // fn, reading ahead as it computes
 };
 
 struct GemmEntry {
@@ -174,12 +191,12 @@ inline constexpr GemmEntry kGemmKernels[] = {
 #endif
 };
 inline constexpr PpmmEntry kPpmmKernels[] = {
-    {"ppmm_f32_4x8__scalar", ppmm_f32_4x8__scalar, 4},
+    {"ppmm_f32_4x8__scalar", ppmm_f32_4x8__scalar, 4, ppmm_f32_4x8__scalar_ahead},
 #if defined(__wasm_simd128__)
-    {"ppmm_f32_4x8__wasmsimd_splat", ppmm_f32_4x8__wasmsimd_splat, 4},
+    {"ppmm_f32_4x8__wasmsimd_splat", ppmm_f32_4x8__wasmsimd_splat, 4, ppmm_f32_4x8__wasmsimd_splat_ahead},
 #endif
 #if defined(ATTN_RELAXED_SIMD)
-    {"ppmm_f32_4x8__wasmrelaxed_splat", ppmm_f32_4x8__wasmrelaxed_splat, 4},
+    {"ppmm_f32_4x8__wasmrelaxed_splat", ppmm_f32_4x8__wasmrelaxed_splat, 4, ppmm_f32_4x8__wasmrelaxed_splat_ahead},
 #endif
 };
 inline constexpr SoftmaxEntry kSoftmaxKernels[] = {
