@@ -19,19 +19,21 @@
 namespace attn::ops {
 namespace {
 
-// Best last: the last entry the build has.
+// Best last: the last entry the build has. The entries are copied, not referred to: a reference to
+// a list's entry keeps the whole list, and every kernel it names, in the engine (the page's relaxed and
+// SIMD engines carried the scalar kernels, and the relaxed one the SIMD kernels too).
 template <typename List>
 constexpr const auto& best(const List& list) {
   return std::end(list)[-1];
 }
-constexpr const kernels::GemmEntry& kGemm = best(kernels::kGemmKernels);
-constexpr const kernels::PpmmEntry& kPpmm = best(kernels::kPpmmKernels);
+constexpr kernels::GemmEntry kGemm = best(kernels::kGemmKernels);
+constexpr kernels::PpmmEntry kPpmm = best(kernels::kPpmmKernels);
 // ops::portable's products (the trainers, Arithmetic::Portable): mul + add in every build, so the
 // same bits everywhere; the relaxed build's fused kernel (the list's last) serves the rest only.
 #if defined(ATTN_RELAXED_SIMD)
-constexpr const kernels::GemmEntry& kPortableGemm = std::end(kernels::kGemmKernels)[-2];
+constexpr kernels::GemmEntry kPortableGemm = std::end(kernels::kGemmKernels)[-2];
 #else
-constexpr const kernels::GemmEntry& kPortableGemm = kGemm;
+constexpr kernels::GemmEntry kPortableGemm = kGemm;
 #endif
 constexpr kernels::SoftmaxKernel kSoftmax = best(kernels::kSoftmaxKernels).fn;
 constexpr kernels::ScaledSoftmaxKernel kScaledSoftmax = best(kernels::kScaledSoftmaxKernels).fn;
