@@ -267,6 +267,9 @@ describe('finding 10: picture labels at 375 px', () => {
       await tab.page.evaluate(async () => {
         for (let y = 0; y < document.documentElement.scrollHeight; y += 600) { scrollTo(0, y); await new Promise((r) => setTimeout(r, 40)); }
       });
+      // the training picture is drawn once training has taken its first steps (in the engine's worker):
+      // on a loaded machine that can come after the scroll above (CI of 7f40f8e: no #train-loss label yet)
+      await tab.page.waitForFunction(() => [...document.querySelectorAll('#train-loss text')].some((t) => t.textContent.trim()), null, { timeout: 60_000 });
       const labels = await tab.page.evaluate(() => [...document.querySelectorAll('svg text')].filter((t) => t.getBoundingClientRect().width > 0 && t.textContent.trim()).map((t) => {
         const svg = t.closest('svg');
         const view = svg.viewBox.baseVal;
