@@ -294,7 +294,8 @@ describe('exports', () => {
     const svg = await download('#export-svg');
     const text = svg.bytes.toString('utf8');
     assert.match(text, /^<svg[^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
-    assert.equal((text.match(/<rect /g) ?? []).length, 144, '12 × 12 cells');
+    assert.equal((text.match(/<rect [^>]*data-weight=/g) ?? []).length, 144, '12 × 12 cells');
+    assert.match(text, />Attention weights of head 1 \(rows: queries, columns: keys\)</);
     assert.match(text, /<desc>Attention Lab: \{/);
     assert.match(text, />tired</);
     const png = await download('#export-png');

@@ -83,6 +83,7 @@ export const EN = {
   'export.byHand.linkSettingsOnly': 'The link is in the box below, with the settings only: the weights would make it longer than a browser opens (2 MB). Save the weights as a file to share them: Bring your own layer, Save the current weights as .safetensors.',
   'export.byHand.snippet': 'The snippet is in the box below: select it and copy.',
   'export.byHand.table': 'The table is in the box below: select it and copy.',
+  'export.heatmapTitle': 'Attention weights of head {head} (rows: queries, columns: keys)',
   'export.headWeights': 'Weights of head {head}',
   // exported tables' captions and settings (export-formats.mjs)
   'export.caption.x': 'X (inputs)',

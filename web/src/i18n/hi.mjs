@@ -529,6 +529,7 @@ export const HI = {
   'export.byHand.linkSettingsOnly': 'लिंक नीचे के बॉक्स में है, सिर्फ़ सेटिंग्स के साथ: weights से यह उतना लंबा हो जाता जितना ब्राउज़र नहीं खोलता (दो मेगाबाइट)। इन्हें साझा करने के लिए weights को फ़ाइल में सहेजें: अपनी layer लाएँ, अभी के weights सहेजें, .safetensors के रूप में।',
   'export.byHand.snippet': 'स्निपेट नीचे के बॉक्स में है: उसे चुनकर कॉपी करें।',
   'export.byHand.table': 'तालिका नीचे के बॉक्स में है: उसे चुनकर कॉपी करें।',
+  'export.heatmapTitle': 'head {head} के attention weights (पंक्तियाँ: queries, स्तंभ: keys)',
   'export.headWeights': 'head {head} के weights',
   'export.caption.x': 'X (इनपुट)',
   'export.caption.context': 'C (संदर्भ)',
