@@ -14,6 +14,7 @@ import { createProgress } from './progress.mjs';
 import { element, resolve } from './render.mjs';
 import { renderMatrix } from '../shared/matrix.mjs';
 import { formatNumber } from '../shared/format.mjs';
+import { layerNumber, normName } from '../shared/layer-name.mjs';
 
 function build(section) {
   const parts = {
@@ -40,7 +41,8 @@ function stepItem(exercise, index, t, columns) {
   const reveal = element('button', { className: 'reveal-button', text: t('practice.layers.reveal'), attributes: { type: 'button' } });
   const feedback = element('p', { className: 'feedback practice-layers-feedback', attributes: { 'aria-live': 'polite', id: `practice-layers-f${index}` } });
   for (const input of inputs) input.setAttribute('aria-describedby', feedback.id);
-  const blind = exercise.blind.length ? element('p', { className: 'practice-note', text: t('practice.layers.blind', { mistakes: exercise.blind.map((key) => t(`practice.${key}.name`)).join('; ') }) }) : null;
+  const eps = exercise.label.params.eps ?? formatNumber(1e-5);
+  const blind = exercise.blind.length ? element('p', { className: 'practice-note', text: t('practice.layers.blind', { eps, mistakes: exercise.blind.map((key) => t(`practice.${key}.name`)).join('; ') }) }) : null;
   // a row of blanks is labelled by its columns, as the tables above it
   const blanks = inputs.length > 1 ? inputs.map((input, k) => element('label', { className: 'practice-layers-blank' }, [element('span', { text: columns[k] }), input])) : inputs;
   item.append(question, element('div', { className: 'practice-layers-blanks' }, blanks), element('div', { className: 'practice-actions' }, [check, reveal]), feedback, ...(blind ? [blind] : []));
@@ -63,7 +65,7 @@ function showStatus(steps) {
 }
 
 // A one-value step's own "not quite": how its value is made (a mean has no columns to count)
-const WRONG = { mean: 'practice.layers.wrongMean', variance: 'practice.layers.wrongVariance', norm: 'practice.layers.wrongNorm' };
+const WRONG = { mean: 'practice.layers.wrongMean', variance: 'practice.layers.wrongVariance', norm: 'practice.layers.wrongNorm', meanSquare: 'practice.layers.wrongMeanSquare', normRms: 'practice.layers.wrongNormRms' };
 
 // What a wrong answer with no named mistake is told: a row, how many of its columns are right
 function wrongText(step, verdict, t) {
@@ -219,7 +221,7 @@ export function mountLayerPractice({ section, t, onAnswer = () => {} }) {
 // [{ id, text (a short name in t's language), status (locked, open, correct, revealed), focus() }]
 function linesOf(own, parts, t) {
   if (!own.shown) return [];
-  const values = { token: own.view.tokens[Number(parts.box.dataset.token)], layer: own.layer + 1 };
+  const values = { token: own.view.tokens[Number(parts.box.dataset.token)], layer: layerNumber(own.view, own.layer) };
   return own.steps.map((step) => ({
     id: step.id,
     text: t(`practice.layers.line.${step.exercise.id}`, { ...step.exercise.label.params, ...values }),
@@ -230,9 +232,10 @@ function linesOf(own, parts, t) {
 
 // The title, what the sequence is about, and the given rows: x and attention(x)
 function fillGiven(parts, sequence, view, t) {
-  const values = { token: view.tokens[sequence.token], layer: sequence.layer + 1 };
+  // the model's layer number and its norms' names (RMSNorm₁, RMSNorm₂ for Llama and Qwen2)
+  const values = { token: view.tokens[sequence.token], layer: layerNumber(view, sequence.layer), n1: normName(view, sequence.layer, 0), n2: normName(view, sequence.layer, 1) };
   parts.title.textContent = t('practice.layers.title');
-  parts.intro.textContent = t(`practice.layers.intro.${sequence.arrangement}`, values);
+  parts.intro.textContent = t(`practice.layers.intro.${sequence.arrangement}${sequence.rms ? 'Rms' : ''}`, values);
   const given = new Float32Array([...sequence.x, ...sequence.attention]);
   renderMatrix(parts.given, {
     caption: t('practice.layers.given', values), t,

@@ -1,13 +1,17 @@
 // Practice across layers (issue 23), pure: one sequence that crosses a residual addition and a norm
 // in the shown layer of a stack, for the query token. Given x and attention(x): their sum (the row),
-// its mean, its variance, and the norm's output in one column (LN₂ of the sum pre-LN, LN₁ post-LN).
+// its mean, its variance, and the norm's output in one column (LN₂ of the sum pre-LN, LN₁ post-LN);
+// under a real model's RMSNorm (Llama, Qwen2: no mean taken, no β), the mean of the sum's squares
+// and RMSNorm₂'s output, with the model's own ε (review 10, finding B).
 // The true values are the engine's own trace (result.layers: `attended`, `norm2` or `middle`), the
 // mean and variance taken in float64 from the engine's summed row; each typical mistake is computed
 // from the same rows. Texts are message references { key, params } ('practice.' + key).
 import { near } from './check.mjs';
 import { formatNumber } from '../shared/format.mjs';
 
-const EPS = 1e-5;  // the lab's LayerNorm: weight γ = 1, bias β = 0, eps 1e-5 (engine/stack.mjs)
+import { normName } from '../shared/layer-name.mjs';
+
+const EPS = 1e-5;  // the lab's LayerNorm: weight γ = 1, bias β = 0, eps 1e-5 (engine/stack.mjs); a model's its own
 const msg = (key, params = {}) => ({ key, params });
 const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length;
 const squares = (values, centre) => values.reduce((a, b) => a + (b - centre) ** 2, 0);
@@ -20,7 +24,7 @@ function columnOf(sum, centre) {
 }
 
 // The norm's exercises: mean, variance, one output; mistakes by n − 1, the root, the mean, ε and γ
-function normExercises({ sum, attention, normed, norm, columns, table }) {
+function normExercises({ sum, attention, normed, norm, columns, table, eps }) {
   const n = sum.length;
   const centre = mean(sum);
   const variance = squares(sum, centre) / n;
@@ -38,15 +42,52 @@ function normExercises({ sum, attention, normed, norm, columns, table }) {
       { key: 'layers.mistake.nMinus1', values: [sample], params: { count: n } },
       { key: 'layers.mistake.std', values: [Math.sqrt(variance)] },
     ] },
-    { id: 'norm', label: msg('layers.label.norm', { norm, col: columns[col], gamma: formatNumber(gamma), beta: formatNumber(beta) }), blanks: [normed[col]], col, mistakes: [
-      { key: 'layers.mistake.nMinus1', values: [affine((s - centre) / Math.sqrt(sample + EPS))], params: { count: n } },
-      { key: 'layers.mistake.noMean', values: [affine(s / Math.sqrt(variance + EPS))] },
-      { key: 'layers.mistake.noRoot', values: [affine((s - centre) / (variance + EPS))] },
+    { id: 'norm', label: msg('layers.label.norm', { norm, col: columns[col], gamma: formatNumber(gamma), beta: formatNumber(beta), eps: formatNumber(eps) }), blanks: [normed[col]], col, mistakes: [
+      { key: 'layers.mistake.nMinus1', values: [affine((s - centre) / Math.sqrt(sample + eps))], params: { count: n } },
+      { key: 'layers.mistake.noMean', values: [affine(s / Math.sqrt(variance + eps))] },
+      { key: 'layers.mistake.noRoot', values: [affine((s - centre) / (variance + eps))] },
       // with ε = 10⁻⁵ beside a variance near 1, and with γ = 1, β = 0 (untyped), these give the true value: said so
       { key: 'layers.mistake.noEps', values: [affine((s - centre) / Math.sqrt(variance))] },
-      { key: 'layers.mistake.noGamma', values: [(s - centre) / Math.sqrt(variance + EPS)] },
+      { key: 'layers.mistake.noGamma', values: [(s - centre) / Math.sqrt(variance + eps)] },
     ] },
   ];
+}
+
+// RMSNorm's exercises: the mean of the squares, one output s / √(mean of squares + ε) · γ; mistakes:
+// the root mean square, LayerNorm's variance or its centring (a mean taken), no root, ε, γ
+function rmsExercises({ sum, normed, norm, columns, table, eps }) {
+  const n = sum.length;
+  const meanSquare = sum.reduce((a, v) => a + v * v, 0) / n;
+  const centre = mean(sum);
+  const variance = squares(sum, centre) / n;
+  const col = columnOf(sum, 0);
+  const s = sum[col];
+  const gamma = table ? table[col] : 1;
+  return [
+    { id: 'meanSquare', label: msg('layers.label.meanSquare', { count: n }), blanks: [meanSquare], mistakes: [
+      { key: 'layers.mistake.rootMeanSquare', values: [Math.sqrt(meanSquare)] },
+      { key: 'layers.mistake.centredSquares', values: [variance] },
+    ] },
+    { id: 'normRms', label: msg('layers.label.normRms', { norm, col: columns[col], gamma: formatNumber(gamma), eps: formatNumber(eps) }), blanks: [normed[col]], col, mistakes: [
+      { key: 'layers.mistake.centred', values: [gamma * (s - centre) / Math.sqrt(variance + eps)] },
+      { key: 'layers.mistake.noRootRms', values: [gamma * s / (meanSquare + eps)] },
+      { key: 'layers.mistake.noEpsRms', values: [gamma * s / Math.sqrt(meanSquare)] },
+      { key: 'layers.mistake.noGammaRms', values: [s / Math.sqrt(meanSquare + eps)] },
+    ] },
+  ];
+}
+
+// The norm after the residual: LN₂ (or RMSNorm₂) pre-LN, LN₁ post-LN, with the layer's own ε, γ, β
+function normPart(view, layer, { sum, attention, row }) {
+  const l = view.layer;
+  const which = view.result.arrangement === 'pre' ? 1 : 0;
+  const normed = row(which ? layer.norm2 : layer.middle);
+  const used = view.layerWeights?.[l];
+  const table = used?.[which ? 'ln2' : 'ln1'];
+  const eps = used?.norms?.eps?.[which] ?? EPS;
+  const rms = used?.norms?.kind?.[which] === 'rmsnorm';
+  const inputs = { sum, attention, normed, norm: normName(view, l, which), columns: view.columns, table, eps };
+  return { rms, exercises: (rms ? rmsExercises : normExercises)(inputs) };
 }
 
 /**
@@ -68,20 +109,17 @@ export function layerSequence(view, token, tolerance) {
     { key: 'layers.mistake.noResidual', values: attention },
     { key: 'layers.mistake.noAttention', values: x },
   ] }];
-  if (arrangement !== 'attention-only') {
-    const normed = row(arrangement === 'pre' ? layer.norm2 : layer.middle);
-    const table = view.layerWeights?.[l]?.[arrangement === 'pre' ? 'ln2' : 'ln1'];
-    exercises.push(...normExercises({ sum, attention, normed, norm: arrangement === 'pre' ? 'LN₂' : 'LN₁', columns: view.columns, table }));
-  }
+  const norm = arrangement === 'attention-only' ? null : normPart(view, layer, { sum, attention, row });
+  if (norm) exercises.push(...norm.exercises);
   for (const exercise of exercises) {
     exercise.blind = exercise.mistakes.filter((m) => near(m.values, exercise.blanks, tolerance)).map((m) => m.key);
     exercise.mistakes = exercise.mistakes.filter((m) => !exercise.blind.includes(m.key));
   }
-  return { layer: l, token, x, attention, arrangement, exercises };
+  return { layer: l, token, x, attention, arrangement, rms: Boolean(norm?.rms), exercises };
 }
 
 // ε and γ, β cannot show while the norm's ε is tiny beside the variance and γ = 1, β = 0: not counted
-const EXPECTED_BLIND = new Set(['layers.mistake.noEps', 'layers.mistake.noGamma']);
+const EXPECTED_BLIND = new Set(['layers.mistake.noEps', 'layers.mistake.noGamma', 'layers.mistake.noEpsRms', 'layers.mistake.noGammaRms']);
 
 /**
  * The sequence for the query token, or for another token where it cannot tell its mistakes apart
