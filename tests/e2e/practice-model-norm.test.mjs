@@ -57,6 +57,9 @@ describe('practice on a real model\'s RMSNorm layer', { skip: !have && 'no ../sh
       const said = await answer('normRms', [layerNorm.toPrecision(7)]);
       assert.equal(said.mistakes, 'layers.mistake.centred', said.text);
       assert.equal((await answer('normRms', [truth.toPrecision(7)])).verdict, 'correct');
+      // the note on what this step cannot tell apart speaks of RMSNorm's terms, not of a variance or β
+      const note = (await page().locator(`${STEP('normRms')} .practice-note`).allTextContents()).join(' ');
+      assert.doesNotMatch(note, /variance|β/, note);
       await lab.redrawn(() => page().evaluate(() => { const lab = globalThis.attentionLab; const { practice, ...rest } = lab.state; lab.setState({ ...rest, practice: null }); }));
     });
   }

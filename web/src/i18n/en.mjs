@@ -837,6 +837,7 @@ export const EN = {
   'practice.layers.mistake.noEps.name': 'forgetting ε',
   'practice.layers.mistake.noGamma': 'You left out γ and β: times the weight γ, plus the bias β.',
   'practice.layers.mistake.noGamma.name': 'forgetting γ and β',
+  'practice.layers.blindRms': 'This step cannot catch these mistakes here: {mistakes}. They give the true value here (ε = {eps} is small beside the mean of squares).',
   'practice.layers.intro.preRms': 'In layer {layer}, \'{token}\' adds its attention to its stream (the residual); the MLP then reads {n2} of that sum. Type the sum, then the mean of its squares and one output of {n2}.',
   'practice.layers.label.meanSquare': 'The mean of the squares of that sum over its {count} columns (RMSNorm takes no mean first).',
   'practice.layers.label.normRms': '{norm} of the sum in column \'{col}\': value / √(mean of squares + ε), times γ = {gamma} (ε = {eps}; RMSNorm has no β).',

@@ -880,6 +880,7 @@ export const HI = {
   'practice.layers.mistake.noEps.name': 'ε भूलना',
   'practice.layers.mistake.noGamma': 'आपने γ और β छोड़ दिए: गुणा weight γ, जोड़ bias β।',
   'practice.layers.mistake.noGamma.name': 'γ और β भूलना',
+  'practice.layers.blindRms': 'यहाँ यह चरण पकड़ नहीं सकता: {mistakes}। ये यहाँ सही मान ही देते हैं (वर्गों के माध्य के पास ε = {eps} छोटा है)।',
   'practice.layers.intro.preRms': 'Layer {layer} में \'{token}\' अपनी stream में अपना attention जोड़ता है (residual); फिर MLP उस योग का {n2} पढ़ता है। योग लिखिए, फिर उसके वर्गों का माध्य और {n2} का एक परिणाम।',
   'practice.layers.label.meanSquare': 'उस योग के {count} स्तंभों के वर्गों का माध्य (RMSNorm पहले माध्य नहीं घटाता)।',
   'practice.layers.label.normRms': 'स्तंभ \'{col}\' में योग का {norm}: मान / √(वर्गों का माध्य + ε), गुणा γ = {gamma} (ε = {eps}; RMSNorm में β नहीं होता)।',

@@ -42,7 +42,8 @@ function stepItem(exercise, index, t, columns) {
   const feedback = element('p', { className: 'feedback practice-layers-feedback', attributes: { 'aria-live': 'polite', id: `practice-layers-f${index}` } });
   for (const input of inputs) input.setAttribute('aria-describedby', feedback.id);
   const eps = exercise.label.params.eps ?? formatNumber(1e-5);
-  const blind = exercise.blind.length ? element('p', { className: 'practice-note', text: t('practice.layers.blind', { eps, mistakes: exercise.blind.map((key) => t(`practice.${key}.name`)).join('; ') }) }) : null;
+  const blindKey = exercise.id === 'normRms' || exercise.id === 'meanSquare' ? 'practice.layers.blindRms' : 'practice.layers.blind';
+  const blind = exercise.blind.length ? element('p', { className: 'practice-note', text: t(blindKey, { eps, mistakes: exercise.blind.map((key) => t(`practice.${key}.name`)).join('; ') }) }) : null;
   // a row of blanks is labelled by its columns, as the tables above it
   const blanks = inputs.length > 1 ? inputs.map((input, k) => element('label', { className: 'practice-layers-blank' }, [element('span', { text: columns[k] }), input])) : inputs;
   item.append(question, element('div', { className: 'practice-layers-blanks' }, blanks), element('div', { className: 'practice-actions' }, [check, reveal]), feedback, ...(blind ? [blind] : []));
