@@ -83,7 +83,7 @@ async function readHeader(file, name) {
     const length = safetensorsHeaderLength(await bytesOf(file, 0, 8), file.size);
     return { file, name, parsed: parseSafetensorsHeader(await bytesOf(file, 8, 8 + length), file.size, MAX_TABLE_VALUES) };
   } catch (error) {
-    if (error instanceof FileFormatError) throw new ModelError(name, error.message, { key: 'models.error.header', values: { detail: error.message } });
+    if (error instanceof FileFormatError) throw new ModelError(name, error.message, error.said ?? { key: 'models.error.header', values: { detail: error.message } });
     throw error;
   }
 }

@@ -19,7 +19,8 @@ const reference = have ? JSON.parse(readFileSync(`${gpt2}/reference.json`, 'utf8
 // the reader's message (issue #24): a catalogue key of its own (not the fallback that quotes the
 // English problem), said in English and in Hindi, each naming the file, with no "file:" prefix; the
 // Hindi one is not the English one (review 9, finding 4: the Hindi page showed the English message)
-const readerWords = (error, file) => {
+const readerWords = (error, file, said = null) => {
+  if (said) assert.deepEqual({ key: error.key, values: error.values }, { key: said.key, values: { file, ...said.values } });
   assert.ok(hasMessage(error.key) && error.key.startsWith('models.error.') && error.key !== 'models.error.file', `${error.key}: ${error.message}`);
   assert.equal(error.field, file);
   const en = message(error.key, error.values, 'en'), hi = message(error.key, error.values, 'hi');
@@ -43,6 +44,9 @@ function idOutOfRange(error) {
   return true;
 }
 
+// the lying header's message for the reader: the tensor, its shape and both byte counts, not the English detail
+const LYING = { key: 'models.error.headerSpan', values: { tensor: 'transformer.h.1.attn.c_attn.weight', shape: '[32, 97]', bytes: 32 * 97 * 4, span: 12288 } };
+
 describe('bad model folders: a message naming the file and the problem, then a good load works', { skip: !have && 'no ../shared/models' }, () => {
   let engine;
   let root;
@@ -57,13 +61,13 @@ describe('bad model folders: a message naming the file and the problem, then a g
   after(() => rmSync(root, { recursive: true, force: true }));
 
   // the folder `files` (over gpt2's text files) is refused naming `file`, its message matching `problem`
-  const refused = async (name, files, file, problem) => {
+  const refused = async (name, files, file, problem, said = null) => {
     const dir = writeFolder(root, name, { ...textFiles('gpt2'), 'model.safetensors': safetensorsBytes(tensors), ...files });
     await assert.rejects(openModel(await blobsOf(dir)), (error) => {
       assert.ok(error instanceof ModelError, `${name}: ${error.stack}`);
       assert.equal(error.file, file, error.message);
       assert.match(error.problem.replace(/[\u2066-\u2069]/g, ''), problem);  // names are bidi-isolated in messages
-      return Boolean(readerWords(error, file));
+      return Boolean(readerWords(error, file, said));
     });
     // then the good folder opens and runs
     const good = await openModel(await blobsOf(gpt2));
@@ -98,7 +102,7 @@ describe('bad model folders: a message naming the file and the problem, then a g
 
   it('a header that lies about a tensor\'s shape', () => refused('lying-header', {
     'model.safetensors': safetensorsBytes(tensors, (header) => { header['transformer.h.1.attn.c_attn.weight'].shape = [32, 97]; }),
-  }, 'model.safetensors', /tensor "transformer\.h\.1\.attn\.c_attn\.weight" has shape \[32,97\] of F32 \(12416 bytes\) but data_offsets span 12288 bytes/));
+  }, 'model.safetensors', /tensor "transformer\.h\.1\.attn\.c_attn\.weight" has shape \[32,97\] of F32 \(12416 bytes\) but data_offsets span 12288 bytes/, LYING));
 
   it('no weights at all, or no config.json', async () => {
     const dir = writeFolder(root, 'no-weights', textFiles('gpt2'));
