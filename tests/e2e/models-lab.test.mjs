@@ -320,10 +320,10 @@ describe('review 7: the lab tells the truth about a real model\'s layer', { skip
     });
   }
 
-  it('llama: "Copy link" on a model\'s layer says plainly that the link would be too long, and offers the JSON export', async () => {
+  it('llama: "Copy link" on a model\'s layer says plainly that it cannot be shared as a link, and offers the JSON export', async () => {
     await openAndRun('llama');
     await lab.redrawn(() => page().evaluate(() => globalThis.attentionLab.models.openInLab(1, 0)));
     await page().click('#copy-link');
-    assert.match(await page().textContent('#status'), /^Not copied: with the model's layer in it, the link would be [\d,]+ characters long, .*about 8,000.*JSON/);
+    assert.match(await page().textContent('#status'), /^A model's layer cannot be shared as a link: its weights come from the model's files.*Export the tables \(JSON\)/);
   });
 });

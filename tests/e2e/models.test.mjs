@@ -77,10 +77,10 @@ describe('Real models on the page', { skip: !have && 'no ../shared/models' }, ()
       else assert.deepEqual(result.next.slice(0, 5).map((t) => t.id), reference.next_token_top5.map(([id]) => id));
       // what the reader sees: the tokens, every head of the first layer drawn, the next-token table
       assert.equal(await page().locator('#models-tokens .model-token').count(), reference.ids.length);
-      // a space mark the tokenizer wrote (Ġ, ▁) is explained once, and only when the tokens have one
+      // a space mark the tokenizer wrote (Ġ, ▁), written · as in the lab (review 8, #9), is explained once, and only when the tokens have one
       const marks = [...new Set(reference.tokens.join('').match(/[Ġ▁]/gu) ?? [])];
       const note = await page().locator('#models-tokens p.hint').allTextContents();
-      if (marks.length) assert.match(note.join(' '), new RegExp(`^${marks.join(' ')} in a token stands for the space before a word`));
+      if (marks.length) assert.match(note.join(' '), new RegExp(`^· in a token stands for the space before a word \\(the tokenizer writes it ${marks.join(' ')} `));
       else assert.deepEqual(note, []);
       assert.equal(await page().locator('#models-layers details[open] figure canvas').count(), reference.layers[0].probs.length / reference.ids.length ** 2);
       assert.equal(await page().locator('#models-next tr').count(), name === 'bert' ? 0 : 11);
@@ -93,7 +93,7 @@ describe('Real models on the page', { skip: !have && 'no ../shared/models' }, ()
     const bad = writeFolder(root, 'unknown', { ...textFiles('gpt2'), 'config.json': { ...config, model_type: 'mamba', architectures: ['MambaForCausalLM'] },
       'model.safetensors': readFileSync(new URL('gpt2/model.safetensors', MODELS)) });
     await choose(bad);
-    assert.match(await page().textContent('#models-messages'), /^config\.json: model_type "mamba", architectures MambaForCausalLM: not an architecture the lab reads/);
+    assert.match(await page().textContent('#models-messages'), /^The file config\.json says this model is model_type "mamba", architectures MambaForCausalLM: the lab does not read that kind of model/);
     // the model opened before (qwen2) is still shown, under the message (review 5, finding 16)
     assert.equal(await page().isVisible('#models-input'), true);
     assert.match(await page().textContent('#models-status'), /^The qwen2 model opened before is still shown\./);

@@ -6,7 +6,12 @@
 // engine imports no feature. Errors come back as data, naming the file.
 import { learning } from './training-calls.mjs';
 
-const failure = (error) => ({ error: { name: error?.name ?? 'Error', file: error?.file ?? null, problem: error?.problem ?? null, message: String(error?.message ?? error) } });
+// `key` and `values`: the reader's message (i18n catalogue, 'models.error.…'), which the page says in its language
+const failure = (error) => {
+  const message = String(error?.message ?? error);
+  const said = typeof error?.key === 'string' ? { key: error.key, values: { ...error.values } } : { key: 'models.error.engine', values: { problem: message } };
+  return { error: { name: error?.name ?? 'Error', file: error?.file ?? null, field: error?.field ?? error?.file ?? null, problem: error?.problem ?? null, message, ...said } };
+};
 
 // What crosses back to the page: the weights per head (not every intermediate), no logits (n × vocab).
 // `transfer(value, buffers)` (Comlink.transfer in the worker) moves the arrays' buffers to the page

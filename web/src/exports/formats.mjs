@@ -9,14 +9,17 @@ import { formatFull, precision } from '../shared/format.mjs';
 import { keyColumns, valueColumns, concatColumns, outputProjectionRows } from '../shared/labels.mjs';
 import { message } from '../i18n/index.mjs';
 import { csvField, oneLine } from '../shared/csv.mjs';
+import { stripControls } from '../shared/bidi.mjs';
 
 export { csvField };
 
 /** The settings behind a view, as plain data; its words in the language of `t` (English without it). */
 export function settingsOf(state, view, t = message) {
   return {
-    sentence: state.sentence,
-    ...(view.self ? {} : { context: state.contextSentence }),
+    // the sentence typed: under Real models when the lab holds a model's layer (its tokens on their own
+    // line), else the lab's box; without the directional controls the chips drop (review 8, hostile text)
+    sentence: stripControls(state.modelBlock?.source?.text ?? state.sentence),
+    ...(view.self ? {} : { context: stripControls(state.contextSentence) }),
     tokens: view.tokens.join(' '),
     dModel: view.dModel, heads: view.heads, dK: view.dK, dV: view.dV,
     scale: state.scaleMode === 'custom' ? `÷ ${state.scaleDivisor}` : state.scaleMode === 'sqrt_dk' ? `÷ √d_k = ${formatFull(view.result.shape.scale)}` : t('export.setting.none'),

@@ -3,8 +3,6 @@ import { copyText, toggle } from './toolbar.mjs';
 import { stateToFragment, linkCarriesWeights } from '../state/index.mjs';
 import { componentSnippet } from '../state/snippets.mjs';
 
-// The longest link a model's layer is copied as: what e-mail, chat and learning platforms take in one piece
-export const LONG_LINK = 8000;
 
 // a page in another language than English says so in its links: ?lang=hi
 const languageQuery = ({ getLanguage }) => (getLanguage() === 'en' ? '' : `?lang=${getLanguage()}`);
@@ -24,13 +22,13 @@ export function wireLinks(toolbar) {
   $('copy-link').hidden = !links?.page;
   const pageLink = () => links.page + languageQuery(toolbar) + stateToFragment(toolbar.getState());
   // weights too many for a link are left out of it, and the reader is told to save them as a file;
-  // a real model's layer makes a link of 100 000 characters and more, which a course page or an LMS
-  // will not take: said plainly, with the JSON export offered instead, and nothing copied (review 7, finding 13)
+  // a real model's layer made a link of 130 000 characters, which a course page or an LMS will not take:
+  // no link carries it (state/link.mjs MODEL_LINK), and Copy link says why, copying nothing (issue #24)
   $('copy-link').addEventListener('click', () => {
     const link = pageLink();
     const state = toolbar.getState();
-    if (state.modelBlock?.source && link.length > LONG_LINK) {
-      toolbar.showStatus(toolbar.t('export.linkTooLong', { length: link.length.toLocaleString('en'), limit: LONG_LINK.toLocaleString('en') }));
+    if (state.modelBlock?.source && !linkCarriesWeights(state)) {
+      toolbar.showStatus(toolbar.t('models.noLink'));
       return;
     }
     copyText(toolbar, link, linkCarriesWeights(state) ? 'link' : 'linkSettingsOnly');

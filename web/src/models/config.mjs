@@ -30,16 +30,18 @@ const HARMLESS = new Set(['architectures', 'model_type', 'dtype', 'torch_dtype',
 function whole(config, key, fallback, min = 1) {
   const value = own(config, key);
   if (value === undefined || value === null) {
-    if (fallback === undefined) throw new ModelError(CONFIG, `${key} is missing; the ${config.model_type ?? 'model'} layout needs it`);
+    if (fallback === undefined) throw new ModelError(CONFIG, `${key} is missing; the ${config.model_type ?? 'model'} layout needs it`, { key: 'models.error.settingMissing', values: { setting: key } });
     return fallback;
   }
-  if (!Number.isInteger(value) || value < min || value > 2 ** 31 - 1) throw new ModelError(CONFIG, `${key} is ${JSON.stringify(value)?.slice(0, 40)}; expected a whole number from ${min}`);
+  if (!Number.isInteger(value) || value < min || value > 2 ** 31 - 1) throw new ModelError(CONFIG, `${key} is ${JSON.stringify(value)?.slice(0, 40)}; expected a whole number from ${min}`,
+    { key: 'models.error.settingWhole', values: { setting: key, value: String(JSON.stringify(value)).slice(0, 40), min } });
   return value;
 }
 
 function positive(config, key, fallback) {
   const value = own(config, key) ?? fallback;
-  if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) throw new ModelError(CONFIG, `${key} is ${JSON.stringify(value)?.slice(0, 40)}; expected a positive number`);
+  if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) throw new ModelError(CONFIG, `${key} is ${JSON.stringify(value)?.slice(0, 40)}; expected a positive number`,
+    { key: 'models.error.settingPositive', values: { setting: key, value: String(JSON.stringify(value)).slice(0, 40) } });
   return value;
 }
 
@@ -47,7 +49,8 @@ function activation(config, key, fallback) {
   const names = { gelu: 'gelu', gelu_new: 'gelu-tanh', gelu_pytorch_tanh: 'gelu-tanh', gelu_fast: 'gelu-tanh', relu: 'relu', silu: 'silu', swish: 'silu' };
   const value = own(config, key) ?? fallback;
   const kind = typeof value === 'string' ? own(names, value) : undefined;
-  if (!kind) throw new ModelError(CONFIG, `${key} is ${JSON.stringify(value)?.slice(0, 40)}; the lab computes ${Object.keys(names).join(', ')}`);
+  if (!kind) throw new ModelError(CONFIG, `${key} is ${JSON.stringify(value)?.slice(0, 40)}; the lab computes ${Object.keys(names).join(', ')}`,
+    { key: 'models.error.settingChoice', values: { setting: key, value: String(JSON.stringify(value)).slice(0, 40), choices: Object.keys(names).join(', ') } });
   return kind;
 }
 
@@ -60,7 +63,8 @@ function familyOf(config) {
   const found = byType ?? (type === undefined ? byArch : undefined);
   if (!found) {
     const said = [type !== undefined && `model_type ${JSON.stringify(type).slice(0, 40)}`, archs.length && `architectures ${archs.join(', ').slice(0, 80)}`].filter(Boolean).join(', ');
-    throw new ModelError(CONFIG, `${isolate(said || 'no model_type or architectures')}: not an architecture the lab reads (${KNOWN_TYPES.join(', ')})`);
+    throw new ModelError(CONFIG, `${isolate(said || 'no model_type or architectures')}: not an architecture the lab reads (${KNOWN_TYPES.join(', ')})`,
+      { key: said ? 'models.error.architecture' : 'models.error.noArchitecture', values: { said, known: KNOWN_TYPES.join(', ') } });
   }
   return { ...found, modelType: byType ? type : found.types[0], architectures: archs };
 }
@@ -69,7 +73,8 @@ function familyOf(config) {
 function prefixOf(family, names) {
   const prefix = family.prefixes.find((p) => names.has(p + family.anchor));
   if (prefix === undefined) {
-    throw new ModelError('model.safetensors', `has no tensor "${family.anchor}" (tried the prefixes ${family.prefixes.map((p) => p || '(none)').join(', ')}): these are not ${family.modelType} weights, or not the weights config.json describes`);
+    throw new ModelError('model.safetensors', `has no tensor "${family.anchor}" (tried the prefixes ${family.prefixes.map((p) => p || '(none)').join(', ')}): these are not ${family.modelType} weights, or not the weights config.json describes`,
+      { key: 'models.error.notWeights', values: { tensor: family.anchor, type: family.modelType } });
   }
   return prefix;
 }
@@ -81,10 +86,12 @@ function rope(config) {
   const where = parameters ? 'rope_parameters' : 'rope_scaling';
   const type = scaling?.rope_type ?? scaling?.type ?? 'default';
   if (scaling !== undefined && scaling !== null && type !== 'default') {
-    throw new ModelError(CONFIG, `${where} asks for ${JSON.stringify(type).slice(0, 40)} RoPE scaling; the lab computes plain RoPE only`);
+    throw new ModelError(CONFIG, `${where} asks for ${JSON.stringify(type).slice(0, 40)} RoPE scaling; the lab computes plain RoPE only`,
+      { key: 'models.error.unsupported', values: { setting: where, value: JSON.stringify(type).slice(0, 40) } });
   }
   const theta = parameters?.rope_theta ?? own(config, 'rope_theta') ?? 10000;
-  if (typeof theta !== 'number' || !(theta > 1)) throw new ModelError(CONFIG, `rope_theta is ${JSON.stringify(theta)?.slice(0, 40)}; expected a number above 1`);
+  if (typeof theta !== 'number' || !(theta > 1)) throw new ModelError(CONFIG, `rope_theta is ${JSON.stringify(theta)?.slice(0, 40)}; expected a number above 1`,
+    { key: 'models.error.theta', values: { value: String(JSON.stringify(theta)).slice(0, 40) } });
   const factor = parameters?.partial_rotary_factor ?? own(config, 'partial_rotary_factor') ?? 1;
   return { theta, factor, layout: parameters ? 'transformers 5 (rope_parameters)' : 'transformers 4 (rope_theta at the top level)' };
 }
@@ -101,7 +108,8 @@ function windows(config, modelType, layers) {
 }
 
 function bertSettings(config, modelType) {
-  if ((config.position_embedding_type ?? 'absolute') !== 'absolute') throw new ModelError(CONFIG, `position_embedding_type ${JSON.stringify(config.position_embedding_type).slice(0, 40)}: the lab computes absolute positions only`);
+  if ((config.position_embedding_type ?? 'absolute') !== 'absolute') throw new ModelError(CONFIG, `position_embedding_type ${JSON.stringify(config.position_embedding_type).slice(0, 40)}: the lab computes absolute positions only`,
+    { key: 'models.error.unsupported', values: { setting: 'position_embedding_type', value: JSON.stringify(config.position_embedding_type).slice(0, 40) } });
   const dModel = whole(config, 'hidden_size');
   return {
     dModel, heads: whole(config, 'num_attention_heads'), layers: whole(config, 'num_hidden_layers'), hidden: whole(config, 'intermediate_size'),
@@ -115,7 +123,8 @@ function bertSettings(config, modelType) {
 }
 
 function gpt2Settings(config) {
-  if (config.scale_attn_by_inverse_layer_idx) throw new ModelError(CONFIG, 'scale_attn_by_inverse_layer_idx is true; the lab scales every layer by 1/√d_k');
+  if (config.scale_attn_by_inverse_layer_idx) throw new ModelError(CONFIG, 'scale_attn_by_inverse_layer_idx is true; the lab scales every layer by 1/√d_k',
+    { key: 'models.error.unsupported', values: { setting: 'scale_attn_by_inverse_layer_idx', value: 'true' } });
   const dModel = whole(config, 'n_embd');
   return {
     dModel, heads: whole(config, 'n_head'), layers: whole(config, 'n_layer'), hidden: whole(config, 'n_inner', 4 * dModel),
@@ -130,7 +139,7 @@ function llamaSettings(config, modelType) {
   const dModel = whole(config, 'hidden_size');
   const heads = whole(config, 'num_attention_heads');
   const layers = whole(config, 'num_hidden_layers');
-  if (config.mlp_bias) throw new ModelError(CONFIG, 'mlp_bias is true; the lab\'s SwiGLU has no biases');
+  if (config.mlp_bias) throw new ModelError(CONFIG, 'mlp_bias is true; the lab\'s SwiGLU has no biases', { key: 'models.error.unsupported', values: { setting: 'mlp_bias', value: 'true' } });
   const dK = whole(config, 'head_dim', Math.floor(dModel / heads));
   const { theta, factor, layout } = rope(config);
   const dims = Math.floor(dK * factor);
@@ -152,13 +161,15 @@ function llamaSettings(config, modelType) {
  * config.json (or the weights) when the model is not one the lab reads.
  */
 export function recognise(config, names) {
-  if (config === null || typeof config !== 'object' || Array.isArray(config)) throw new ModelError(CONFIG, 'is not a JSON object');
+  if (config === null || typeof config !== 'object' || Array.isArray(config)) throw new ModelError(CONFIG, 'is not a JSON object', { key: 'models.error.notObject' });
   const family = familyOf(config);
   const prefix = prefixOf(family, names);
   const read = { bert: bertSettings, gpt2: gpt2Settings, llama: llamaSettings }[family.family];
   const settings = read(config, family.modelType);
-  if (settings.dModel % settings.heads !== 0 && !settings.dK) throw new ModelError(CONFIG, `hidden size ${settings.dModel} is not divisible by ${settings.heads} heads`);
-  if (settings.kvHeads && settings.heads % settings.kvHeads !== 0) throw new ModelError(CONFIG, `num_key_value_heads ${settings.kvHeads} does not divide num_attention_heads ${settings.heads}`);
+  if (settings.dModel % settings.heads !== 0 && !settings.dK) throw new ModelError(CONFIG, `hidden size ${settings.dModel} is not divisible by ${settings.heads} heads`,
+    { key: 'models.error.heads', values: { dModel: settings.dModel, heads: settings.heads } });
+  if (settings.kvHeads && settings.heads % settings.kvHeads !== 0) throw new ModelError(CONFIG, `num_key_value_heads ${settings.kvHeads} does not divide num_attention_heads ${settings.heads}`,
+    { key: 'models.error.kvHeads', values: { kvHeads: settings.kvHeads, heads: settings.heads } });
   const used = new Set(settings.used);
   const unread = Object.keys(config).filter((key) => !used.has(key) && !HARMLESS.has(key));
   return { family: family.family, modelType: family.modelType, architectures: family.architectures, prefix, settings, unread };

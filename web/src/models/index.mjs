@@ -11,6 +11,7 @@ import { openInLab, stillTheModel } from './lab.mjs';
 import { renderStream } from './stream.mjs';
 import { applyTexts } from '../i18n/page.mjs';
 import { staticMarkup } from '../shared/markup.mjs';
+import { stripControls } from '../shared/bidi.mjs';
 
 // The example sentence in the box (run when it is left empty): the models' reference sentence, in
 // English in both languages, as the lab's example sentences are (they are what the tokenizer reads).
@@ -86,14 +87,39 @@ function relabel(models) {
   // a sentence for a tokenizer; typed ids have no example (they are the model's own)
   $('models-text').placeholder = models.report && !models.report.tokenizer ? '' : EXAMPLE;
   if (models.result) draw(models);
-  if (models.failed) say(models, models.failed);
+  if (models.failed) say(models, models.failed, { stale: models.stale });
 }
 
-function say(models, problem) {
+// The error an answer carries as the reader's message: { key, values } (said in the page's language),
+// or its English message when it has none
+const problemOf = (error) => (typeof error?.key === 'string' ? { key: error.key, values: error.values ?? {} } : String(error?.message ?? error));
+
+// A problem above the results (a string, or a { key, values } message said in the page's language, so a
+// change of language says it again); `stale`: a run was refused while the results of an earlier one stay
+// shown, which says whose they are (review 9, finding 5)
+function say(models, problem, { stale = false } = {}) {
   models.failed = problem;
-  const line = document.createElement('p');
-  line.textContent = problem ? models.t('models.problem', { problem }) : '';
-  models.$('models-messages').replaceChildren(...(problem ? [line] : []));
+  models.stale = Boolean(problem) && stale;
+  const lines = [];
+  if (problem) {
+    const line = document.createElement('p');
+    line.textContent = models.t('models.problem', { problem });
+    lines.push(line);
+  }
+  if (models.stale && models.result) {
+    const shown = document.createElement('p');
+    shown.className = 'model-note models-shown-for';
+    shown.textContent = models.t('models.shownFor', { text: shownText(models.result) });
+    lines.push(shown);
+  }
+  models.$('models-messages').replaceChildren(...lines);
+}
+
+// What the results shown were computed on: the sentence typed, else the tokens ids (typed ids), one line
+const SHOWN_CHARS = 80;
+function shownText(result) {
+  const text = stripControls(result.text || result.ids.join(' ')).replace(/\s+/g, ' ').trim();
+  return text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS - 1)}…` : text;
 }
 
 // A new folder opens under a key of its own: the model shown stays, in the worker and on the page,
@@ -123,7 +149,7 @@ async function open(models, files) {
   if (answer.error) {
     models.compute.models.close?.(key);
     $('models-status').textContent = models.report ? t('models.kept', { type: models.report.modelType }) : '';
-    say(models, answer.error.message);
+    say(models, problemOf(answer.error));
     return answer;
   }
   models.compute.models.close?.(models.key);
@@ -159,7 +185,7 @@ async function run(models, input = inputOf(models)) {
   const answer = await models.compute.models.run(models.key, input, (partial) => drawFirst(models, read, { ...partial, ran }));
   if (read !== models.reads || ran !== models.ran) return null;
   if (answer.error) {
-    say(models, answer.error.message);
+    say(models, problemOf(answer.error), { stale: true });
     return answer;
   }
   say(models, null);

@@ -8,6 +8,8 @@
 import { stateWithLayer, stateWithInputs } from '../layers/apply.mjs';
 import { buildRequest, linkCarriesWeights, ownValueCount } from '../state/index.mjs';
 import { formatNumber } from '../shared/format.mjs';
+import { stripControls } from '../shared/bidi.mjs';
+import { MAX_SOURCE_TEXT } from '../state/link.mjs';
 
 // What the status says of the rotary positions, key/value heads and window the lab took from the layer
 function modernStatus(layer, t) {
@@ -45,7 +47,7 @@ export function labStateOf(state, layer, result, l, h, report = null) {
     ...stateWithInputs(withLayer, inputs), selectedHead: h, scaleMode: layer.scale === 'none' ? 'none' : 'sqrt_dk',
     // one block: the model's whole block (LN1 → attention → + → LN2 → MLP → +, or BERT's post-LN order), or its attention alone
     layers: 1, layerWeights: null, blockEdits: {}, selectedLayer: 0,
-    ...(stream ? { block: 'full', norm: layer.block.arrangement, modelBlock: { ...modelBlockOf(layer.block), ...(report ? { source: sourceOf(report, l) } : {}) } } : { block: 'attention', modelBlock: null }),
+    ...(stream ? { block: 'full', norm: layer.block.arrangement, modelBlock: { ...modelBlockOf(layer.block), ...(report ? { source: sourceOf(report, l, result.text) } : {}) } } : { block: 'attention', modelBlock: null }),
     // as the model computes it: its key/value heads, rotary positions (from position 0) and window
     kvHeads: layer.kvHeads === heads ? null : layer.kvHeads, window: layer.window ?? 0,
     rotary: Boolean(layer.rotary), rotaryTheta: layer.rotary?.theta ?? 10000, rotaryDims: layer.rotary ? layer.rotary.dims : null,
@@ -70,8 +72,10 @@ function tensorsOf(report, l) {
 
 // Where the block came from, for "About this example" and every text that names the layer or a
 // parameter: the model's type, architectures, the layer (1-based) of how many, its tensors' names
-const sourceOf = (report, l) => ({
+// (and the sentence typed under Real models, `text`, which the lab's exports write as their sentence)
+const sourceOf = (report, l, text) => ({
   model: String(report.modelType), architectures: (report.architectures ?? []).map(String).join(', '), layer: l + 1, layers: report.layers,
+  ...(text ? { text: stripControls(text).slice(0, MAX_SOURCE_TEXT) } : {}),
   ...(report.family ? { tensors: tensorsOf(report, l) } : {}),
 });
 
@@ -104,7 +108,7 @@ function blockStatus(state, l, t) {
 export async function openInLab(models, l, h) {
   const { t, result, report } = models;
   const layer = await models.compute.models.layer(models.key, l);
-  if (layer.error) return { problem: layer.error.message };
+  if (layer.error) return { problem: typeof layer.error.key === 'string' ? { key: layer.error.key, values: layer.error.values ?? {} } : layer.error.message };
   const state = labStateOf(models.getState(), layer, result, l, h, report);
   const built = buildRequest(state);
   if (built.problems) {
@@ -118,7 +122,9 @@ export async function openInLab(models, l, h) {
     scale: state.scaleMode === 'none' ? t('layers.scale.none') : t('layers.scale.sqrt_dk', { value: formatNumber(Math.sqrt(layer.dK)) }),
   }) + ' ' + modernStatus(layer, t) + blockStatus(state, l, t);
   // a layer of a large model is more numbers than a link carries: said, as the one-layer loader says it
-  const said = linkCarriesWeights(state) ? status : `${status} ${t('layers.tooLargeForLink', { count: ownValueCount(state).toLocaleString('en') })}`;
+  // (a model's whole block: no link carries it, the address keeps the settings only; said once here)
+  const noLink = state.modelBlock?.source ? t('models.noLink') : t('layers.tooLargeForLink', { count: ownValueCount(state).toLocaleString('en') });
+  const said = linkCarriesWeights(state) ? status : `${status} ${noLink}`;
   models.useState(state, said);
   // the state as the lab holds it: what later changes are measured against
   return { state: models.getState(), status: said };

@@ -41,10 +41,12 @@ function checkSize(recognised) {
   const table = 4 * s.vocab * s.dModel;
   if (bytes + table > MAX_MODEL_BYTES) {
     const mb = (value) => (value / 2 ** 20).toFixed(0);
-    throw new ModelError('config.json', `this model's weights take ${mb(bytes)} MB as float32, and its token table ${mb(table)} MB more while it is prepared: ${mb(bytes + table)} MB, above the ${mb(MAX_MODEL_BYTES)} MB the lab allows, because the engine's WebAssembly memory is at most ${mb(WASM_MEMORY_BYTES)} MB (a browser limit) and must keep room to run`);
+    throw new ModelError('config.json', `this model's weights take ${mb(bytes)} MB as float32, and its token table ${mb(table)} MB more while it is prepared: ${mb(bytes + table)} MB, above the ${mb(MAX_MODEL_BYTES)} MB the lab allows, because the engine's WebAssembly memory is at most ${mb(WASM_MEMORY_BYTES)} MB (a browser limit) and must keep room to run`,
+      { key: 'models.error.tooLarge', values: { total: mb(bytes + table), most: mb(MAX_MODEL_BYTES), memory: mb(WASM_MEMORY_BYTES) } });
   }
   if (s.vocab * s.dModel > MAX_TABLE_VALUES) {
-    throw new ModelError('config.json', `vocab_size × hidden size = ${s.vocab} × ${s.dModel} = ${s.vocab * s.dModel} values in the token table; the engine takes at most ${MAX_TABLE_VALUES} values in one weight table`);
+    throw new ModelError('config.json', `vocab_size × hidden size = ${s.vocab} × ${s.dModel} = ${s.vocab * s.dModel} values in the token table; the engine takes at most ${MAX_TABLE_VALUES} values in one weight table`,
+      { key: 'models.error.tableTooLarge', values: { vocab: s.vocab, dModel: s.dModel, values: s.vocab * s.dModel, most: MAX_TABLE_VALUES } });
   }
   return bytes;
 }
@@ -117,7 +119,7 @@ async function prepareModel(engine, tables, recognised, onProgress, timings) {
 export async function openModel(files, { onProgress, engine = null, timings = {} } = {}) {
   const start = performance.now();
   const folder = folderOf(files);
-  if (!folder.has('config.json')) throw new ModelError('config.json', 'missing: choose the model\'s folder, or its config.json with the weights');
+  if (!folder.has('config.json')) throw new ModelError('config.json', 'missing: choose the model\'s folder, or its config.json with the weights', { key: 'models.error.noConfig' });
   const config = await readJsonFile(folder.get('config.json'), 'config.json');
   const tables = await catalogue(folder);
   const recognised = recognise(config, new Set(tables.tensors.keys()));
@@ -142,9 +144,10 @@ export async function openModel(files, { onProgress, engine = null, timings = {}
 
 // Typed ids, checked: whole numbers from 0 to vocab − 1.
 function checkIds(ids, vocab) {
-  if (!Array.isArray(ids) || ids.length === 0) throw new ModelError('ids', 'type at least one token id');
+  if (!Array.isArray(ids) || ids.length === 0) throw new ModelError('ids', 'type at least one token id', { key: 'models.error.noIds' });
   ids.forEach((id, i) => {
-    if (!Number.isInteger(id) || id < 0 || id >= vocab) throw new ModelError('ids', `ids[${i}] is ${String(id).slice(0, 20)}; a token id is a whole number from 0 to ${vocab - 1}`);
+    if (!Number.isInteger(id) || id < 0 || id >= vocab) throw new ModelError('ids', `ids[${i}] is ${String(id).slice(0, 20)}; a token id is a whole number from 0 to ${vocab - 1}`,
+      { key: 'models.error.id', values: { position: i + 1, id: String(id).slice(0, 20), last: vocab - 1 } });
   });
   return ids;
 }
@@ -154,7 +157,8 @@ function checkIds(ids, vocab) {
 function checkLength(count, about) {
   const most = about?.maxTokens;
   if (most && count > most) {
-    throw new ModelError('text', `this ${about.modelType} model learned positions for ${most} tokens at most (config.json), and your text makes ${count} tokens: shorten it to ${most} tokens or fewer`);
+    throw new ModelError('text', `this ${about.modelType} model learned positions for ${most} tokens at most (config.json), and your text makes ${count} tokens: shorten it to ${most} tokens or fewer`,
+      { key: 'models.error.tooLong', values: { type: about.modelType, most, count } });
   }
 }
 

@@ -62,9 +62,10 @@ export function tensorTaker(catalogue, prefix, onProgress, { stage = null, timin
   const checked = (name, shape, bare) => {
     const full = bare ? name : prefix + name;
     const tensor = catalogue.tensors.get(full);
-    if (!tensor) throw new ModelError(catalogue.files.length > 1 ? 'model.safetensors.index.json' : 'model.safetensors', `has no tensor "${isolate(full)}", which config.json's model needs`);
+    if (!tensor) throw new ModelError(catalogue.files.length > 1 ? 'model.safetensors.index.json' : 'model.safetensors', `has no tensor "${isolate(full)}", which config.json's model needs`, { key: 'models.error.noTensor', values: { tensor: full } });
     if (tensor.shape.length !== shape.length || tensor.shape.some((s, i) => s !== shape[i])) {
-      throw new ModelError(tensor.fileName, `tensor "${isolate(full)}" has shape ${shapeText(tensor.shape)}, but config.json implies ${shapeText(shape)}`);
+      throw new ModelError(tensor.fileName, `tensor "${isolate(full)}" has shape ${shapeText(tensor.shape)}, but config.json implies ${shapeText(shape)}`,
+        { key: 'models.error.shape', values: { tensor: full, shape: shapeText(tensor.shape), expected: shapeText(shape) } });
     }
     return tensor;
   };

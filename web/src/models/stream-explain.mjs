@@ -6,6 +6,7 @@
 // DOM nodes and textContent only.
 import { formatFull, formatNumber } from '../shared/format.mjs';
 import { layerParts, normOf, SUMMARY_FEATURES } from './stream-check.mjs';
+import { readableToken } from './lab.mjs';
 
 const element = (tag, className, text) => {
   const node = document.createElement(tag);
@@ -78,7 +79,7 @@ export function renderExplanation(holder, { result, report, t, token, layer, blo
   const check = element('p', 'model-stream-check');
   check.setAttribute('role', 'status');
   const show = (p) => {
-    table.replaceChildren(partsTable(p, layer, token, result.tokens[token], t, { last: layer === result.layers.length - 1, norms: normNames(report) }));
+    table.replaceChildren(partsTable(p, layer, token, readableToken(result.tokens[token]), t, { last: layer === result.layers.length - 1, norms: normNames(report) }));
     check.textContent = checkText(p, layer, t);
     check.dataset.error = p.error === null ? '' : String(p.error);
     check.dataset.exact = String(p.exact);
@@ -112,14 +113,14 @@ const embedKey = (report) => (report.family === 'bert' ? 'models.streamWalk.embe
 // (a message within the message: translated, its tokens isolated, with the step's text)
 function readsText(result, i) {
   const last = result.tokens.length - 1;
-  return i === last ? { key: 'models.streamWalk.readsLast', values: {} } : { key: 'models.streamWalk.readsOther', values: { token: result.tokens[i], last: result.tokens[last] } };
+  return i === last ? { key: 'models.streamWalk.readsLast', values: {} } : { key: 'models.streamWalk.readsOther', values: { token: readableToken(result.tokens[i]), last: readableToken(result.tokens[last]) } };
 }
 
 export function walkSteps(result, report, i, t) {
   const d = result.hidden[0].length / result.n;
   const rowOf = (values) => values.subarray(i * d, (i + 1) * d);
   const norm = (values) => formatNumber(normOf(Float64Array.from(rowOf(values))));
-  const token = result.tokens[i];
+  const token = readableToken(result.tokens[i]);
   const count = result.layers.length;
   const post = report.family === 'bert';
   const parts = PARTS[post ? 'post' : 'pre'];

@@ -10,6 +10,7 @@ import { isolate } from '../shared/bidi.mjs';
 import { streamStages, SUMMARY_FEATURES } from './stream-check.mjs';
 import { renderExplanation, streamIntro, walkSteps, walkPanel } from './stream-explain.mjs';
 import { STREAM_FORMATS } from './stream-export.mjs';
+import { readableToken } from './lab.mjs';
 
 export { SUMMARY_FEATURES };
 
@@ -40,7 +41,7 @@ function stagesTable(className, result, report, i, t, { head, cells }) {
   const d = result.hidden[0].length / result.n;
   const table = element('table', className);
   table.dataset.token = String(i);
-  table.append(element('caption', '', t('models.streamCaption', { token: isolate(result.tokens[i]), row: i + 1, d })));
+  table.append(element('caption', '', t('models.streamCaption', { token: isolate(readableToken(result.tokens[i])), row: i + 1, d })));
   const top = element('tr');
   top.append(element('th', '', ''), ...head.map((text) => element('th', '', text)));
   const body = element('tbody');
@@ -127,7 +128,7 @@ export function renderStream(container, result, t, report, { blockOf = async () 
   }
   const title = element('h3', '', t('models.stream'));
   const intro = element('p', 'hint', t(introKey(report), { count: result.hidden.length - 1 }));
-  const tokens = picker('models-stream-token', 'models.streamToken', result.tokens.map((token, i) => `${i + 1}: ${isolate(token)}`), t);
+  const tokens = picker('models-stream-token', 'models.streamToken', result.tokens.map((token, i) => `${i + 1}: ${isolate(readableToken(token))}`), t);
   const layers = picker('models-stream-layer', 'models.streamLayer', result.layers.map((_, l) => String(l + 1)), t);
   const box = element('div', 'model-stream-box');
   // every feature of every stage (14 × 768 cells for GPT-2 small): drawn only while the reader has it open

@@ -8,13 +8,22 @@ import {
 import { parseJson } from '../shared/json-depth.mjs';
 import { isolate } from '../shared/bidi.mjs';
 
-/** A problem with one of the model's files: `file` is its name, `message` says what is wrong. */
+/**
+ * A problem with one of the model's files (or the typed text, ids): `file` (also `field`) is its name,
+ * `problem` says what is wrong for a developer, in English, and `message` is "file: problem". The
+ * reader's message is `said`, { key, values }: a catalogue key (i18n, 'models.error.…') and its values
+ * (numbers, file and tensor names, kept as they are and bidi-isolated when said), so the page says it in
+ * its own language; without one, 'models.error.file' names the file and quotes the problem.
+ */
 export class ModelError extends Error {
-  constructor(file, message) {
-    super(`${isolate(file)}: ${message}`);
+  constructor(file, problem, said = null) {
+    super(`${isolate(file)}: ${problem}`);
     this.name = 'ModelError';
     this.file = file;
-    this.problem = message;
+    this.field = file;
+    this.problem = problem;
+    this.key = said?.key ?? 'models.error.file';
+    this.values = { file, ...(said?.values ?? { problem }) };
   }
 }
 
@@ -64,7 +73,7 @@ export async function readJsonFile(file, name) {
   try {
     return parseJson(await file.text());
   } catch (error) {
-    throw new ModelError(name, `not valid JSON (${error.message})`);
+    throw new ModelError(name, `not valid JSON (${error.message})`, { key: 'models.error.json', values: { detail: error.message } });
   }
 }
 
@@ -74,7 +83,7 @@ async function readHeader(file, name) {
     const length = safetensorsHeaderLength(await bytesOf(file, 0, 8), file.size);
     return { file, name, parsed: parseSafetensorsHeader(await bytesOf(file, 8, 8 + length), file.size, MAX_TABLE_VALUES) };
   } catch (error) {
-    if (error instanceof FileFormatError) throw new ModelError(name, error.message);
+    if (error instanceof FileFormatError) throw new ModelError(name, error.message, error.said ?? { key: 'models.error.header', values: { detail: error.message } });
     throw error;
   }
 }
@@ -84,12 +93,12 @@ async function shardNames(folder) {
   const indexName = 'model.safetensors.index.json';
   const index = await readJsonFile(folder.get(indexName), indexName);
   const map = index?.weight_map;
-  if (map === null || typeof map !== 'object' || Array.isArray(map)) throw new ModelError(indexName, 'has no weight_map object (tensor name → shard file)');
+  if (map === null || typeof map !== 'object' || Array.isArray(map)) throw new ModelError(indexName, 'has no weight_map object (tensor name → shard file)', { key: 'models.error.weightMap' });
   const weightMap = new Map(Object.entries(map));
   const shards = [...new Set(weightMap.values())];
   for (const shard of shards) {
-    if (typeof shard !== 'string') throw new ModelError(indexName, `weight_map gives ${JSON.stringify(shard)?.slice(0, 40)} as a file name`);
-    if (!folder.has(shard)) throw new ModelError(shard, `${indexName} names this shard, but it is not among the chosen files: choose the whole folder`);
+    if (typeof shard !== 'string') throw new ModelError(indexName, `weight_map gives ${JSON.stringify(shard)?.slice(0, 40)} as a file name`, { key: 'models.error.weightMap' });
+    if (!folder.has(shard)) throw new ModelError(shard, `${indexName} names this shard, but it is not among the chosen files: choose the whole folder`, { key: 'models.error.missingShard', values: { index: indexName } });
   }
   return { shards, weightMap, indexName };
 }
@@ -109,7 +118,7 @@ export async function catalogue(folder) {
   } else if (folder.has('model.safetensors')) {
     names = ['model.safetensors'];
   } else {
-    throw new ModelError('model.safetensors', 'missing: choose the folder with model.safetensors (or model.safetensors.index.json and its shards); .bin and .pt files are not read');
+    throw new ModelError('model.safetensors', 'missing: choose the folder with model.safetensors (or model.safetensors.index.json and its shards); .bin and .pt files are not read', { key: 'models.error.noWeights', values: { weights: 'model.safetensors', index: 'model.safetensors.index.json', others: '.bin, .pt' } });
   }
   const tensors = new Map();
   const skipped = [];
@@ -134,8 +143,8 @@ function checkWeightMap({ weightMap, indexName }, tensors, skipped) {
   for (const [tensor, shard] of weightMap) {
     if (skippedNames.has(tensor)) continue;
     const found = tensors.get(tensor);
-    if (!found) throw new ModelError(shard, `${indexName} puts tensor "${isolate(tensor.slice(0, 80))}" in this shard, but its header has no such tensor`);
-    if (found.fileName !== shard) throw new ModelError(indexName, `puts tensor "${isolate(tensor.slice(0, 80))}" in ${isolate(shard)}, but it is in ${isolate(found.fileName)}`);
+    if (!found) throw new ModelError(shard, `${indexName} puts tensor "${isolate(tensor.slice(0, 80))}" in this shard, but its header has no such tensor`, { key: 'models.error.shardLacks', values: { index: indexName, tensor: tensor.slice(0, 80) } });
+    if (found.fileName !== shard) throw new ModelError(indexName, `puts tensor "${isolate(tensor.slice(0, 80))}" in ${isolate(shard)}, but it is in ${isolate(found.fileName)}`, { key: 'models.error.shardWrong', values: { tensor: tensor.slice(0, 80), shard, found: found.fileName } });
   }
 }
 
@@ -162,7 +171,8 @@ async function tensorBytes(tensor, start, end, timings, reading = null) {
   const bytes = reading ? await bytesInto(tensor.file, from, to, reading) : await bytesOf(tensor.file, from, to);
   if (timings) timings.read = (timings.read ?? 0) + performance.now() - t;
   if (bytes.byteLength !== end - start) {
-    throw new ModelError(tensor.fileName, `tensor "${isolate(tensor.name.slice(0, 80))}" could not be read whole (${bytes.byteLength} of ${tensor.end - tensor.begin} bytes): the file changed or is truncated`);
+    throw new ModelError(tensor.fileName, `tensor "${isolate(tensor.name.slice(0, 80))}" could not be read whole (${bytes.byteLength} of ${tensor.end - tensor.begin} bytes): the file changed or is truncated`,
+      { key: 'models.error.truncated', values: { tensor: tensor.name.slice(0, 80), got: bytes.byteLength, want: tensor.end - tensor.begin } });
   }
   return bytes;
 }

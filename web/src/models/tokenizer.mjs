@@ -17,12 +17,13 @@ export async function loadTokenizer(folder, vocab) {
   try {
     tokenizer = new Tokenizer(json, config ?? {});
   } catch (error) {
-    throw new ModelError('tokenizer.json', `Tokenizers.js cannot read it (${String(error?.message ?? error).slice(0, 200)})`);
+    throw new ModelError('tokenizer.json', `Tokenizers.js cannot read it (${String(error?.message ?? error).slice(0, 200)})`, { key: 'models.error.tokenizer', values: { detail: String(error?.message ?? error).slice(0, 200) } });
   }
   let largestId = -1;
   for (const id of tokenizer.get_vocab(true).values()) largestId = Math.max(largestId, id);
   if (largestId >= vocab) {
-    throw new ModelError('tokenizer.json', `its vocabulary uses ids up to ${largestId}, but the model's token table has ${vocab} rows (config.json vocab_size): this tokenizer belongs to another model`);
+    throw new ModelError('tokenizer.json', `its vocabulary uses ids up to ${largestId}, but the model's token table has ${vocab} rows (config.json vocab_size): this tokenizer belongs to another model`,
+      { key: 'models.error.tokenizerVocab', values: { largest: largestId, vocab } });
   }
   return {
     largestId,

@@ -5,6 +5,7 @@ import { renderHeatmap, renderLegend } from '../shared/heatmap.mjs';
 import { renderMatrix } from '../shared/matrix.mjs';
 import { formatFull, formatNumber } from '../shared/format.mjs';
 import { isolate } from '../shared/bidi.mjs';
+import { readableToken } from './lab.mjs';
 
 const element = (tag, className, text) => {
   const node = document.createElement(tag);
@@ -13,11 +14,12 @@ const element = (tag, className, text) => {
   return node;
 };
 
-/** The tokens, each with its id. */
+/** The tokens, each with its id; a space mark (Ġ, ▁) written · as in the lab (the raw token in data-token). */
 export function renderTokens(container, { tokens, ids }, t) {
   const items = tokens.map((token, i) => {
-    const chip = element('span', 'model-token', token);
+    const chip = element('span', 'model-token', readableToken(token));
     chip.dir = 'auto';
+    chip.dataset.token = token;
     chip.append(element('small', '', String(ids[i])));
     chip.title = t('models.tokenId', { id: ids[i] });
     return chip;
@@ -26,7 +28,7 @@ export function renderTokens(container, { tokens, ids }, t) {
   list.append(...items);
   // byte-level BPE (GPT-2, Llama 3) writes a leading space as Ġ, SentencePiece as ▁: said once, when seen
   const marks = [...new Set(tokens.join('').match(/[Ġ▁]/gu) ?? [])];
-  const note = marks.length ? [element('p', 'hint', t('models.spaceMark', { marks: marks.join(' ') }))] : [];
+  const note = marks.length ? [element('p', 'hint', t('models.spaceDot', { marks: marks.join(' ') }))] : [];
   // WordPiece (BERT) marks a piece that continues the word before it with ##
   if (tokens.some((token) => token.startsWith('##') && token.length > 2)) note.push(element('p', 'model-note', t('models.pieceMark')));
   container.replaceChildren(element('h3', '', t('models.tokens', { count: tokens.length })), ...note, list);
@@ -50,14 +52,14 @@ export function renderNext(container, next, t, { causal = true } = {}) {
     container.replaceChildren(...(causal ? [] : [element('p', 'model-note', t('models.noNext'))]));
     return;
   }
-  container.replaceChildren(guessTable(next, t('models.next', { count: next.length }), t), element('p', 'model-note', t('models.nextNote')));
+  container.replaceChildren(guessTable(next, t('models.next', { count: next.length }), t), element('p', 'model-note', t('models.nextNoteDot')));
 }
 
 // A table of guessed tokens (the next ones, or a [MASK]'s): token, decoded text, id, probability; the
 // text column left out when `plain` and every text is its token (WordPiece's whole words)
 function guessTable(list, caption, t, { plain = false } = {}) {
   const shown = (decoded) => (typeof decoded === 'string' ? visible(decoded) : '…');
-  const withText = !plain || list.some(({ token, text }) => shown(text) !== token);
+  const withText = !plain || list.some(({ token, text }) => shown(text) !== readableToken(token));
   const table = element('table', 'model-next');
   table.append(element('caption', '', caption));
   const head = element('tr');
@@ -65,8 +67,9 @@ function guessTable(list, caption, t, { plain = false } = {}) {
   table.append(head);
   for (const { id, token, text: decoded, probability } of list) {
     const row = element('tr');
-    const cell = element('td', 'model-token', token);
+    const cell = element('td', 'model-token', readableToken(token));
     cell.dir = 'auto';
+    cell.dataset.token = token;
     row.append(cell);
     if (withText) {
       // the decoded text, its spaces shown (·) and a byte that is only part of a character (�) as it is
@@ -115,8 +118,14 @@ export function renderMasked(container, masked, tokens, t, { text = '' } = {}) {
     table.dataset.position = String(position);
     return table;
   });
-  container.replaceChildren(...lower, element('p', 'model-note', t('models.maskedNote')), ...tables);
+  // special tokens among the guesses ([SEP], [CLS]): one remark, as transformers' fill-mask lists them too
+  const special = [...new Set(masked.flatMap(({ top }) => top.map(({ token }) => token)).filter((token) => GUESSED_SPECIAL.has(token)))];
+  const remark = special.length ? [element('p', 'model-note model-mask-special', t('models.maskedSpecial', { names: special.join(', ') }))] : [];
+  container.replaceChildren(...lower, element('p', 'model-note', t('models.maskedNote')), ...tables, ...remark);
 }
+
+// The special tokens a tokenizer adds to a sentence (its start, its end, padding), which a masked LM may guess
+const GUESSED_SPECIAL = new Set(['[CLS]', '[SEP]', '[PAD]', '<s>', '</s>', '<pad>']);
 
 // −∞ above the diagonal of a causal model (the lab's heatmap hatches those cells), else nothing masked.
 function maskOf(n, causal) {
@@ -128,7 +137,9 @@ function maskOf(n, causal) {
 
 // One head: its weights as a heatmap, and as a table when its details are opened.
 function headFigure(result, l, h, t, { ink, onOpen, causal }) {
-  const { n, tokens } = result;
+  const { n } = result;
+  // the lab's convention: a space mark written · (review 8, finding 9)
+  const tokens = result.tokens.map(readableToken);
   const weights = result.layers[l].heads[h].weights;
   const figure = element('figure', 'model-head');
   figure.dataset.layer = String(l);

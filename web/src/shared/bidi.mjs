@@ -11,3 +11,12 @@ export function isolate(text) {
   const value = String(text);
   return DIRECTIONAL.test(value) ? `\u2068${value}\u2069` : value;
 }
+
+// The directional controls (Unicode Cf) that reorder text: LRM, RLM, ALM, the embeddings and overrides
+// U+202A–U+202E and the isolates U+2066–U+2069
+const CONTROLS = /[\u200E\u200F\u061C\u202A-\u202E\u2066-\u2069]/gu;
+
+/** `text` without directional controls, as the lab's token chips show it (exports, a remark quoting what was typed). */
+export function stripControls(text) {
+  return String(text).replace(CONTROLS, '');
+}

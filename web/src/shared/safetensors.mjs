@@ -8,13 +8,15 @@ import { own } from './own.mjs';
 import { isolate } from './bidi.mjs';
 import { parseJson, JsonDepthError } from './json-depth.mjs';
 
+/** A file that is not the safetensors it claims: `message` in English; `said`, when set, the reader's { key, values } (i18n). */
 export class FileFormatError extends Error {
-  constructor(message) {
+  constructor(message, said = null) {
     super(message);
     this.name = 'FileFormatError';
+    this.said = said;
   }
 }
-const fail = (message) => { throw new FileFormatError(message); };
+const fail = (message, said = null) => { throw new FileFormatError(message, said); };
 
 // A tensor larger than this is refused, whatever the file's size: 2²⁴ values, the engine's own cap.
 export const MAX_TENSOR_VALUES = 1 << 24;
@@ -67,7 +69,7 @@ export function safetensorsHeaderLength(first8, fileSize) {
   const length = Number(view.getBigUint64(0, true));
   if (length < 2) fail(`the header length is ${length} bytes; a safetensors header is a JSON object`);
   if (length > MAX_HEADER_BYTES) fail(`the header claims ${length.toLocaleString('en')} bytes; the lab reads headers up to ${MAX_HEADER_BYTES.toLocaleString('en')} bytes (is this a safetensors file?)`);
-  if (8 + length > fileSize) fail(`the header claims ${length} bytes but the file has only ${fileSize - 8} after the first 8: the file is truncated`);
+  if (8 + length > fileSize) fail(`the header claims ${length} bytes but the file has only ${fileSize - 8} after the first 8: the file is truncated`, { key: 'models.error.headerCut', values: { claimed: length, left: fileSize - 8 } });
   return length;
 }
 
@@ -83,7 +85,7 @@ function headerJson(headerBytes) {
     header = parseJson(new TextDecoder('utf-8', { fatal: true }).decode(headerBytes));
   } catch (error) {
     if (error instanceof JsonDepthError) fail(`the header is JSON, but ${error.message}`);
-    fail('the header is not valid JSON: this is not a safetensors file, or it is damaged');
+    fail('the header is not valid JSON: this is not a safetensors file, or it is damaged', { key: 'models.error.headerJson', values: {} });
   }
   if (header === null || typeof header !== 'object' || Array.isArray(header)) fail('the header is not a JSON object');
   const metadata = header.__metadata__ ?? {};
@@ -107,9 +109,13 @@ function tensorEntry(name, info, dataBytes, maxValues) {
     fail(`${at} has data_offsets ${JSON.stringify(offsets)}; expected [begin, end] with begin ≤ end`);
   }
   const [begin, end] = offsets;
-  if (end > dataBytes) fail(`${at} ends at byte ${end} of the data, but the file holds only ${dataBytes} bytes of data: the file is truncated, or its header lies`);
+  if (end > dataBytes) {
+    fail(`${at} ends at byte ${end} of the data, but the file holds only ${dataBytes} bytes of data: the file is truncated, or its header lies`,
+      { key: 'models.error.headerPast', values: { tensor: name.slice(0, 80), end, data: dataBytes } });
+  }
   if (end - begin !== count * bytesPerValue) {
-    fail(`${at} has shape ${JSON.stringify(shape)} of ${dtype} (${count * bytesPerValue} bytes) but data_offsets span ${end - begin} bytes`);
+    fail(`${at} has shape ${JSON.stringify(shape)} of ${dtype} (${count * bytesPerValue} bytes) but data_offsets span ${end - begin} bytes`,
+      { key: 'models.error.headerSpan', values: { tensor: name.slice(0, 80), shape: `[${shape.join(', ')}]`, bytes: count * bytesPerValue, span: end - begin } });
   }
   return { name, dtype, shape, begin, end };
 }

@@ -73,7 +73,10 @@ function isMlp(v) {
 const isText = (v) => typeof v === 'string' && v.length <= 200;
 const TENSOR_NAMES = ['w1', 'w2', 'wGate', 'wUp', 'wDown', 'ln1', 'ln2'];
 const isTensors = (v) => v === undefined || (isObject(v) && Object.entries(v).every(([k, name]) => TENSOR_NAMES.includes(k) && isText(name)));
-const isSource = (v) => v === undefined || (isObject(v) && isText(v.model) && isText(v.architectures) && [v.layer, v.layers].every((n) => Number.isInteger(n) && n >= 1 && n <= 4096) && isTensors(v.tensors));
+/** The longest sentence a model's block keeps as where it came from (modelBlock.source.text). */
+export const MAX_SOURCE_TEXT = 2000;
+const isSourceText = (v) => v === undefined || (typeof v === 'string' && v.length <= MAX_SOURCE_TEXT);
+const isSource = (v) => v === undefined || (isObject(v) && isText(v.model) && isText(v.architectures) && [v.layer, v.layers].every((n) => Number.isInteger(n) && n >= 1 && n <= 4096) && isTensors(v.tensors) && isSourceText(v.text));
 const isModelBlock = (v) => isObject(v) && NORMS.includes(v.arrangement) && isNorm(v.norm1) && isNorm(v.norm2) && isMlp(v.mlp) && isSource(v.source);
 
 // Hand-set parameters: named matrices of float32 values (or null).
@@ -91,6 +94,8 @@ export function registerLinkField(name, check) {
 }
 /** The longest fragment the page reads (Chromium opens no address over 2 MB). */
 export const MAX_LINK = 2_000_000;
+/** The longest fragment written for a real model's layer (modelBlock.source): what e-mail, chat and learning platforms take. */
+export const MODEL_LINK = 8000;
 // "row:token:col" → a float32 value, no more than one per cell of the largest table the page shows.
 const MAX_EDITS = MAX_TOKENS * PAGE_LIMITS.dModel;
 function isEdits(v) {
@@ -120,7 +125,11 @@ export function stateToFragment(state) {
 function linkOf(state) {
   if (ownValueCount(state) <= LINK_MAX_WEIGHTS) {
     const fragment = fragmentOf(state, false);
-    if (fragment.length - 1 <= MAX_LINK) return { fragment, carriesWeights: true };
+    // a real model's layer ("Open this layer in the lab": modelBlock.source) made a fragment of 130,000
+    // characters, written into the address at every draw: over MODEL_LINK it is not written at all
+    // (its weights come from the model's files), and the reader is told so (issue #24, review 8)
+    const tooLong = fragment.length - 1 > (state.modelBlock?.source ? MODEL_LINK : MAX_LINK);
+    if (!tooLong) return { fragment, carriesWeights: true };
   }
   return { fragment: fragmentOf(state, true), carriesWeights: false };
 }

@@ -9,11 +9,43 @@ import { fileURLToPath } from 'node:url';
 import { loadAttention } from '../../../../dist/lib/attention.node.mjs';
 import { openModel, runModel } from '../../../../web/src/models/open.mjs';
 import { ModelError } from '../../../../web/src/models/tensors.mjs';
+import { message, hasMessage } from '../../../../web/src/i18n/index.mjs';
 import { MODELS, tempRoot, readSafetensorsFile, safetensorsBytes, writeFolder, textFiles, blobsOf, shardedFiles } from './copies.mjs';
 
 const have = existsSync(new URL('gpt2/reference.json', MODELS));
 const gpt2 = fileURLToPath(new URL('gpt2', MODELS));
 const reference = have ? JSON.parse(readFileSync(`${gpt2}/reference.json`, 'utf8')) : null;
+
+// the reader's message (issue #24): a catalogue key of its own (not the fallback that quotes the
+// English problem), said in English and in Hindi, each naming the file, with no "file:" prefix; the
+// Hindi one is not the English one (review 9, finding 4: the Hindi page showed the English message)
+const readerWords = (error, file, said = null) => {
+  if (said) assert.deepEqual({ key: error.key, values: error.values }, { key: said.key, values: { file, ...said.values } });
+  assert.ok(hasMessage(error.key) && error.key.startsWith('models.error.') && error.key !== 'models.error.file', `${error.key}: ${error.message}`);
+  assert.equal(error.field, file);
+  const en = message(error.key, error.values, 'en'), hi = message(error.key, error.values, 'hi');
+  for (const said of [en, hi]) {
+    assert.ok(said.includes(file) || file === 'ids' || file === 'text', `${said} names ${file}`);
+    assert.doesNotMatch(said, /\{\w+\}/, said);  // every slot filled
+    assert.ok(!said.startsWith(`${file}:`), said);
+  }
+  assert.notEqual(hi, en);
+  assert.match(hi, /[\u0900-\u097F]/);
+  return { en, hi };
+};
+
+// ids [1, 400] typed for GPT-2's 400 tokens: the developer's message, and the reader's words (the second
+// id, counted from 1, its value and the last id) in both languages
+function idOutOfRange(error) {
+  assert.ok(error.file === 'ids' && /ids\[1\] is 400; a token id is a whole number from 0 to 399/.test(error.problem), error.message);
+  const { en, hi } = readerWords(error, 'ids');
+  assert.equal(en, 'Token id number 2 is 400: a token id is a whole number from 0 to 399 (one less than the number of tokens this model knows).');
+  for (const value of ['2', '400', '399']) assert.ok(hi.includes(value), hi);
+  return true;
+}
+
+// the lying header's message for the reader: the tensor, its shape and both byte counts, not the English detail
+const LYING = { key: 'models.error.headerSpan', values: { tensor: 'transformer.h.1.attn.c_attn.weight', shape: '[32, 97]', bytes: 32 * 97 * 4, span: 12288 } };
 
 describe('bad model folders: a message naming the file and the problem, then a good load works', { skip: !have && 'no ../shared/models' }, () => {
   let engine;
@@ -29,13 +61,13 @@ describe('bad model folders: a message naming the file and the problem, then a g
   after(() => rmSync(root, { recursive: true, force: true }));
 
   // the folder `files` (over gpt2's text files) is refused naming `file`, its message matching `problem`
-  const refused = async (name, files, file, problem) => {
+  const refused = async (name, files, file, problem, said = null) => {
     const dir = writeFolder(root, name, { ...textFiles('gpt2'), 'model.safetensors': safetensorsBytes(tensors), ...files });
     await assert.rejects(openModel(await blobsOf(dir)), (error) => {
       assert.ok(error instanceof ModelError, `${name}: ${error.stack}`);
       assert.equal(error.file, file, error.message);
       assert.match(error.problem.replace(/[\u2066-\u2069]/g, ''), problem);  // names are bidi-isolated in messages
-      return true;
+      return Boolean(readerWords(error, file, said));
     });
     // then the good folder opens and runs
     const good = await openModel(await blobsOf(gpt2));
@@ -70,13 +102,13 @@ describe('bad model folders: a message naming the file and the problem, then a g
 
   it('a header that lies about a tensor\'s shape', () => refused('lying-header', {
     'model.safetensors': safetensorsBytes(tensors, (header) => { header['transformer.h.1.attn.c_attn.weight'].shape = [32, 97]; }),
-  }, 'model.safetensors', /tensor "transformer\.h\.1\.attn\.c_attn\.weight" has shape \[32,97\] of F32 \(12416 bytes\) but data_offsets span 12288 bytes/));
+  }, 'model.safetensors', /tensor "transformer\.h\.1\.attn\.c_attn\.weight" has shape \[32,97\] of F32 \(12416 bytes\) but data_offsets span 12288 bytes/, LYING));
 
   it('no weights at all, or no config.json', async () => {
     const dir = writeFolder(root, 'no-weights', textFiles('gpt2'));
-    await assert.rejects(openModel(await blobsOf(dir)), (error) => error.file === 'model.safetensors' && /missing/.test(error.problem));
+    await assert.rejects(openModel(await blobsOf(dir)), (error) => error.file === 'model.safetensors' && /missing/.test(error.problem) && Boolean(readerWords(error, 'model.safetensors')));
     const only = (await blobsOf(gpt2)).filter((f) => f.name !== 'config.json');
-    await assert.rejects(openModel(only), (error) => error.file === 'config.json' && /missing/.test(error.problem));
+    await assert.rejects(openModel(only), (error) => error.file === 'config.json' && /missing/.test(error.problem) && Boolean(readerWords(error, 'config.json')));
   });
 
   it('a model too large for the page is refused before any weight is read, saying the limit and why', async () => {
@@ -89,7 +121,7 @@ describe('bad model folders: a message naming the file and the problem, then a g
 
   it('typed ids outside the vocabulary name ids', async () => {
     const model = await openModel(await blobsOf(gpt2));
-    assert.throws(() => runModel(engine, { ...model, tokenizer: null }, { ids: [1, 400] }), (error) => error.file === 'ids' && /ids\[1\] is 400; a token id is a whole number from 0 to 399/.test(error.problem));
+    assert.throws(() => runModel(engine, { ...model, tokenizer: null }, { ids: [1, 400] }), idOutOfRange);
     const typed = runModel(engine, { ...model, tokenizer: null }, { ids: reference.ids });
     assert.deepEqual(typed.tokens, reference.ids.map(String));
     assert.deepEqual(typed.next.slice(0, 5).map((t) => t.id), reference.next_token_top5.map(([id]) => id));
