@@ -66,7 +66,8 @@ function createWalker({ root, container, focus, t }) {
   // the panel scrolled inside, or its width changed: is there more below what it shows?
   const more = () => showMore(panel, parts.more, Boolean(walker.walk));
   panel.addEventListener('scroll', more, { passive: true });
-  if (typeof ResizeObserver === 'function') new ResizeObserver(more).observe(panel);
+  // (a frame later: what it hides or shows never makes the observer's own change loop)
+  if (typeof ResizeObserver === 'function') new ResizeObserver(() => requestAnimationFrame(more)).observe(panel);
   showPanel(walker);
   return walker;
 }
@@ -94,7 +95,8 @@ export function mount(ctx) {
   return {
     draw(state, view) {
       const { token, head } = selectionIn(state, view);
-      if (showRotation(walker.formula, walker.strip, rotated(view, head))) applyTexts(walker.formula, walker.t);
+      // every head of a layer rotates, or none: head 1 says (the heads' overview shows no head)
+      if (showRotation(walker.formula, walker.strip, rotated(view, 0))) applyTexts(walker.formula, walker.t);
       follow(walker, view, { ...state, selectedToken: token, selectedHead: head });
     },
     relabel: () => relabel(walker),
