@@ -237,7 +237,7 @@ describe('layers in links, bad settings, Hindi, keyboard and axe-core', () => {
     await setLab(handLab({ layers: 2, block: 'full', norm: 'pre', weightsMode: 'random', seed: 5, custom: null, layerWeights: null }));
     const english = await shown();
     await lab.redrawn(() => tab.page.evaluate(() => globalThis.attentionLab.setLanguage('hi')));
-    assert.match(await tab.page.textContent('#blocks-title'), /Layers और blocks/);
+    assert.match(await tab.page.textContent('#blocks-title'), /^परतें \(layers\) और blocks$/);
     assert.match(await tab.page.textContent('.blocks-stream tbody tr:nth-child(2) th'), /layer 1 में/);
     assert.deepEqual((await shown()).layers, english.layers);
     await lab.redrawn(() => tab.page.evaluate(() => globalThis.attentionLab.setLanguage('en')));

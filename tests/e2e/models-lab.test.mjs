@@ -87,7 +87,8 @@ describe('Open a layer with rotary positions, key/value heads or a window in the
       assert.equal(state.custom.wk.length, 2 * 32 * 8);
       assert.equal(Boolean(state.custom.bk), name === 'qwen2');
       const status = await page().textContent('#models-status');
-      assert.match(status, /rotary: on, θ = 10,?000, 8 features per head; key\/value heads: 2; window: none\.( |$)/);
+      // said in words (review 9, finding 6)
+      assert.match(status, /Positions by rotation \(RoPE, θ = 10,?000: q and k turned by their position, 8 features of each head\); 2 key\/value heads shared by 4 query heads; no sliding window\.( |$)/);
       assert.equal(await page().textContent('#messages'), '');
     }
   });
@@ -121,7 +122,7 @@ describe('Open a layer with rotary positions, key/value heads or a window in the
     assert.ok(worst <= 1e-5, `largest difference ${worst}`);
     // and key j > 3 back is 0 for query i
     assert.equal(heads[1][(n - 1) * n + (n - 5)], 0);
-    assert.match(await page().textContent('#models-status'), /window: 4\.( |$)/);
+    assert.match(await page().textContent('#models-status'), /each token sees at most the 4 latest tokens \(a sliding window\)\.( |$)/);
   });
 
 });

@@ -1,6 +1,7 @@
 // A loaded layer (or given inputs) as the lab's state, and the lab's state as a file to save.
 import { labTensors } from './layouts.mjs';
 import { writeSafetensors, writeTensorJson } from './formats.mjs';
+import { openingQuery } from '../state/model.mjs';
 
 const plain = (values) => (values ? Array.from(values) : null);
 
@@ -10,6 +11,12 @@ const plain = (values) => (values ? Array.from(values) : null);
  * other starts unmasked, scaled by √d_k, whatever the lab showed before.
  */
 export function stateWithLayer(state, params, inputs = null) {
+  const next = layerOnly(state, params, inputs);
+  // the query: the last token under a causal mask, or the one shown on the same tokens (review 9)
+  return { ...next, selectedToken: openingQuery(state, next) };
+}
+
+function layerOnly(state, params, inputs) {
   const custom = {};
   for (const name of ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo']) if (params[name]) custom[name] = plain(params[name]);
   const keptInputs = inputs ?? (state.inputs?.rows[0]?.length === params.dModel ? state.inputs : null);
@@ -30,9 +37,10 @@ export function stateWithLayer(state, params, inputs = null) {
   };
 }
 
-/** The state with given inputs X (the sentence's tokens are replaced by their labels). */
+/** The state with given inputs X (the sentence's tokens are replaced by their labels); its query as stateWithLayer's. */
 export function stateWithInputs(state, inputs) {
-  return { ...state, preset: null, attention: 'self', inputs, x: null, xEdits: {}, sentence: inputs.tokens.join(' '), selectedToken: 0 };
+  const next = { ...state, preset: null, attention: 'self', inputs, x: null, xEdits: {}, sentence: inputs.tokens.join(' ') };
+  return { ...next, selectedToken: openingQuery(state, next) };
 }
 
 /** The weights the lab is showing (view.weights and its shape) as named tensors in the lab's layout. */

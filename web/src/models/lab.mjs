@@ -11,10 +11,13 @@ import { formatNumber } from '../shared/format.mjs';
 import { stripControls } from '../shared/bidi.mjs';
 import { MAX_SOURCE_TEXT } from '../state/link.mjs';
 
-// What the status says of the rotary positions, key/value heads and window the lab took from the layer
+// What the status says of the rotary positions, key/value heads and window the lab took from the
+// layer, in words a student follows, not as a settings dump (review 9, finding 6)
 function modernStatus(layer, t) {
-  const rotary = layer.rotary ? t('modern.rotaryOn', { theta: formatNumber(layer.rotary.theta), dims: layer.rotary.dims }) : t('modern.off');
-  return t('modern.status', { rotary, kvHeads: layer.kvHeads, window: layer.window > 0 ? layer.window : t('modern.none') });
+  const rotary = layer.rotary ? t('modern.summary.rotary', { theta: formatNumber(layer.rotary.theta), dims: layer.rotary.dims }) : t('modern.summary.noRotary');
+  const kvHeads = layer.kvHeads && layer.kvHeads !== layer.heads ? t('modern.summary.kvShared', { kvHeads: layer.kvHeads, heads: layer.heads }) : t('modern.summary.kvOwn', { heads: layer.heads });
+  const window = layer.window > 0 ? t('modern.summary.window', { window: layer.window }) : t('modern.summary.noWindow');
+  return t('modern.summary', { rotary, kvHeads, window });
 }
 
 // The stream entering block l (result.hidden[l]: the embeddings for l = 0, then after block l), or

@@ -44,12 +44,21 @@ function select(state, { token, head, layer }) {
 const EXAMPLE_ONLY = ['dModel', 'heads', 'dK', 'dV', 'scaleMode', 'scaleDivisor', 'weightsMode', 'seed', 'custom', 'useWo', 'x', 'xEdits'];
 const sameTokens = (a, b) => tokenize(a).tokens.join('\u0001') === tokenize(b).tokens.join('\u0001');
 
+// A sentence typed under a causal mask: a query on the last token stays on the last token (the one
+// that sees every other; review 9, finding 8: a model's layer opens there); another query stays put.
+function withQueryAtEnd(state, next) {
+  if (next.maskMode !== 'causal' || !Number.isInteger(state.selectedToken)) return next;
+  const was = tokensOf(state).tokens.length;
+  const now = tokensOf(next).tokens.length;
+  return was > 0 && now > 0 && state.selectedToken === was - 1 ? { ...next, selectedToken: now - 1 } : next;
+}
+
 // Settings typed: a sentence that is not the example's leaves the example (the menu then says "Your own
 // sentence"), takes the vocabulary's d_model and weights, and keeps the query on the same word if it is there.
 function settingsChange(state, { change }) {
   const next = withSettingChange(state, change).state;
   const preset = typeof change.sentence === 'string' && state.preset ? presetById(state.preset) : null;
-  if (!preset || sameTokens(change.sentence, preset.state.sentence ?? '')) return next;
+  if (!preset || sameTokens(change.sentence, preset.state.sentence ?? '')) return typeof change.sentence === 'string' ? withQueryAtEnd(state, next) : next;
   const fresh = Object.fromEntries(EXAMPLE_ONLY.map((field) => [field, structuredClone(BASE[field])]));
   const word = tokensOf(state).tokens[state.selectedToken];
   const at = tokenize(change.sentence).tokens.indexOf(word);

@@ -69,6 +69,21 @@ export function defaultState() {
   return presetState(DEFAULT_PRESET);
 }
 
+/**
+ * The query the lab shows when a layer or given rows replace its tokens (review 9, findings 1 and 8):
+ * under a causal mask the last token, which sees every token (and, with RoPE, is turned by an angle
+ * above 0: the first token's q is not turned at all, and it sees only itself, weight 1); without a
+ * mask the first. On the same tokens as `before` (another head or layer of the same text), the query
+ * shown before stays: the reader's choice.
+ */
+export function openingQuery(before, after) {
+  const now = tokensOf(after).tokens;
+  const was = before ? tokensOf(before).tokens : [];
+  const same = was.length === now.length && was.every((token, i) => token === now[i]);
+  if (same && Number.isInteger(before.selectedToken) && before.selectedToken >= 0 && before.selectedToken < now.length) return before.selectedToken;
+  return after.maskMode === 'causal' && now.length > 0 ? now.length - 1 : 0;
+}
+
 /** Tokens of the sentence (queries) and of the context (keys and values), with padding applied. */
 export function tokensOf(state) {
   const queries = state.inputs ? { tokens: state.inputs.tokens, overflow: false } : tokenize(state.sentence);

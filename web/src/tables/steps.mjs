@@ -167,6 +167,10 @@ function fillSteps(table, view, queryIndex, head, t) {
   setText(table.caption, captionOf(view, queryIndex, head, vector(row(h.q, dK, queryIndex)), t));
   const headers = table.tHead.rows[0].cells;
   setText(headers[0], t('steps.token'));
+  // with RoPE, the q and k shown are the turned ones, as the caption says (review 9, finding 6)
+  const turned = rotated(view, head);
+  setText(headers[1], turned ? t('steps.qRotated') : 'q');
+  setText(headers[2], turned ? t('steps.kRotated') : 'k');
   setText(headers[5], view.scaleMode === 'none' ? t('steps.notScaled') : `q·k / ${divisor}`);  // not '/ 1' (issue 26 review)
   // the query's own row carries q, as in the notes; in cross-attention the first row does
   const qRow = view.self ? queryIndex : 0;

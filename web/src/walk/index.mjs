@@ -3,13 +3,16 @@
 // go in and the cell that comes out, with the arithmetic. The lab's controller calls draw() after
 // every redraw; this feature asks the lab (focus) to show the token and head it walks.
 import { applyTexts } from '../i18n/page.mjs';
-import { buildFormulaStrip, buildWalkPanel } from './render.mjs';
+import { buildFormulaStrip, buildWalkPanel, showMore, showRotation } from './render.mjs';
 import { begin, end, go, showPanel, follow, positionOf } from './walker.mjs';
 import { selectionIn } from '../shared/selection.mjs';
+import { rotated } from '../shared/formula-text.mjs';
 
 const STAGE_TARGETS = {
   x: () => '#x-table',
   qkv: (head) => `[data-slot="head-${head}-q"]`,
+  // q turned: the rotated Q's table (after "Q before rotation")
+  rope: (head) => `[data-slot="head-${head}-q"]`,
   scores: (head) => `[data-slot="head-${head}-scores"]`,
   scaled: (head) => `[data-slot="head-${head}-scaled"]`,
   weights: (head) => `[data-slot="head-${head}-weights"]`,
@@ -60,6 +63,11 @@ function createWalker({ root, container, focus, t }) {
   parts.back.addEventListener('click', () => go(walker, walker.walk.index - 1));
   parts.stop.addEventListener('click', () => end(walker));
   panel.addEventListener('keydown', (event) => onPanelKey(walker, event));
+  // the panel scrolled inside, or its width changed: is there more below what it shows?
+  const more = () => showMore(panel, parts.more, Boolean(walker.walk));
+  panel.addEventListener('scroll', more, { passive: true });
+  // (a frame later: what it hides or shows never makes the observer's own change loop)
+  if (typeof ResizeObserver === 'function') new ResizeObserver(() => requestAnimationFrame(more)).observe(panel);
   showPanel(walker);
   return walker;
 }
@@ -87,6 +95,8 @@ export function mount(ctx) {
   return {
     draw(state, view) {
       const { token, head } = selectionIn(state, view);
+      // every head of a layer rotates, or none: head 1 says (the heads' overview shows no head)
+      if (showRotation(walker.formula, walker.strip, rotated(view, 0))) applyTexts(walker.formula, walker.t);
       follow(walker, view, { ...state, selectedToken: token, selectedHead: head });
     },
     relabel: () => relabel(walker),

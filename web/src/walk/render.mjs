@@ -18,13 +18,30 @@ export function buildFormulaStrip(holder) {
     button.dataset.text = `walk.stage.${stage}`;
     button.dataset.title = 'walk.jump';
     li.append(button);
+    // RoPE's stage is there only when the layer rotates q and k (showRotation)
+    li.hidden = stage === 'rope';
     return li;
   }));
   holder.append(title, strip);
   return strip;
 }
 
-/** The walk panel's parts in `panel`: { start, back, next, stop, position, text, arithmetic, keys }. */
+/**
+ * The formula and its strip with RoPE's stage (RoPE(Q), RoPE(K) between the projections and QKᵀ)
+ * when the layer shown rotates q and k, without it otherwise (review 9, finding 6); true when it
+ * changed (the caller applies the texts again).
+ */
+export function showRotation(formula, strip, rotates) {
+  const title = formula.querySelector('.formula-text');
+  const key = rotates ? 'walk.formulaRope' : 'walk.formula';
+  const item = strip.querySelector('[data-stage="rope"]').parentElement;
+  if (title.dataset.text === key && item.hidden === !rotates) return false;
+  title.dataset.text = key;
+  item.hidden = !rotates;
+  return true;
+}
+
+/** The walk panel's parts in `panel`: { start, back, next, stop, position, text, arithmetic, keys, more }. */
 export function buildWalkPanel(panel) {
   const button = (key, id) => {
     const b = document.createElement('button');
@@ -42,6 +59,7 @@ export function buildWalkPanel(panel) {
     text: document.createElement('p'),
     arithmetic: document.createElement('ol'),
     keys: document.createElement('p'),
+    more: document.createElement('p'),
   };
   parts.position.className = 'walk-position';
   parts.position.setAttribute('aria-live', 'polite');
@@ -49,11 +67,26 @@ export function buildWalkPanel(panel) {
   parts.arithmetic.className = 'walk-arithmetic';
   parts.keys.className = 'hint walk-keys';
   parts.keys.dataset.text = 'walk.keys';
+  // a step longer than the panel (RoPE's arithmetic on a phone, review 9, finding 3): said at its foot
+  parts.more.className = 'walk-more';
+  parts.more.dataset.text = 'walk.more';
+  parts.more.hidden = true;
+  parts.more.setAttribute('aria-hidden', 'true');
   const bar = document.createElement('div');
   bar.className = 'walk-bar';
   bar.append(parts.start, parts.back, parts.next, parts.stop, parts.position);
-  panel.append(bar, parts.text, parts.arithmetic, parts.keys);
+  panel.append(bar, parts.text, parts.arithmetic, parts.keys, parts.more);
   return parts;
+}
+
+/**
+ * The line "more of this step below" shown while the panel holds more than it shows below what is
+ * scrolled into view (the panel scrolls inside; its buttons stay at its top).
+ */
+export function showMore(panel, more, walking) {
+  const rest = panel.scrollHeight - panel.clientHeight - panel.scrollTop;
+  const hidden = !walking || rest <= 1;
+  if (more.hidden !== hidden) more.hidden = hidden;
 }
 
 /**

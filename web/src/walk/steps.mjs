@@ -10,8 +10,8 @@ import { formatNumber } from '../shared/format.mjs';
 import { layerCount, layerNumber, modelLayerOf, normName, stageValues } from '../shared/layer-name.mjs';
 import { projectionFormula, rotated, rotationArithmetic } from '../shared/formula-text.mjs';
 
-/** The stages of the formula strip, in the order of the computation. */
-export const STAGES = ['x', 'qkv', 'scores', 'scaled', 'weights', 'z', 'concat', 'output'];
+/** The stages of the formula strip, in the order of the computation ('rope' only shown when the layer rotates). */
+export const STAGES = ['x', 'qkv', 'rope', 'scores', 'scaled', 'weights', 'z', 'concat', 'output'];
 
 // the column of a row that carries the most (largest |value|): the cell a step explains
 function largest(values, width, r) {
@@ -105,7 +105,7 @@ function projectionSteps(view, query, head, strongest, t) {
 function rotationStep(view, query, head, t) {
   const { lines, position, half, dims, pair, col } = rotationArithmetic(view, query, head);
   return {
-    stage: 'qkv',
+    stage: 'rope',
     text: t('walk.rotate', { token: view.tokens[query], head: head + 1, position, row: query + 1, half, dims, feature: pair[0], partner: pair[1], theta: formatNumber(view.rotary.theta) }),
     inputs: [{ matrix: 'qUnrotated', head, row: query }],
     outputs: [{ matrix: 'q', head, row: query }, { part: 'q' }],

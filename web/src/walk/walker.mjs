@@ -5,7 +5,7 @@
 //             walk: { token, head, layer, steps, index, onward } while walking, else null }
 import { explainCell } from '../shared/explain-cell.mjs';
 import { walkSteps, cellSelector } from './steps.mjs';
-import { renderWalkPanel } from './render.mjs';
+import { renderWalkPanel, showMore } from './render.mjs';
 
 export function begin(walker) {
   if (!walker.view) return;
@@ -59,6 +59,7 @@ export function go(walker, index) {
   if (!walk || crossLayer(walker, index)) return;
   walk.index = Math.max(0, Math.min(index, walk.steps.length - 1));
   walker.focus(walk.token, walk.head);  // the lab redraws if it showed another head
+  walker.panel.scrollTop = 0;  // a new step is read from its start
   showPanel(walker);  // first: the panel's height, with this step's text, sets where the table goes
   highlight(walker, true);
 }
@@ -176,7 +177,10 @@ function bringInSideways(cell) {
 
 export function showPanel(walker) {
   const { walk, parts, t } = walker;
-  if (!walk) return renderWalkPanel(parts, null, t);
+  if (!walk) {
+    renderWalkPanel(parts, null, t);
+    return showMore(walker.panel, parts.more, false);
+  }
   const step = walk.steps[walk.index];
   let lines = step.arithmetic;
   if (!lines && step.explain) {
@@ -188,6 +192,7 @@ export function showPanel(walker) {
   // in a stack: which layer, and whether Next and Back go on into another
   const across = layers > 1 ? { layer: layer + 1, layers, onward: layer + 1 < layers, backward: layer > 0 } : {};
   renderWalkPanel(parts, { index: walk.index, count: walk.steps.length, text: step.text, lines: lines ?? [], ...across }, t);
+  showMore(walker.panel, parts.more, true);
 }
 
 /** After each redraw of the lab: keep the walk on the numbers now shown. */

@@ -12,6 +12,7 @@ const SAME_AS_ENGLISH = {
   'walk.stage.x': 'a matrix name', 'walk.stage.qkv': 'a formula', 'walk.stage.scores': 'a formula',
   'walk.stage.scaled': 'a formula', 'walk.stage.weights': 'softmax, a kept term', 'walk.stage.z': 'a formula',
   'walk.stage.concat': 'a formula', 'walk.stage.output': 'a formula', 'walk.formula': 'the formulas of the paper',
+  'walk.stage.rope': 'a formula', 'walk.formulaRope': 'the formulas of the paper, with RoPE',
   'explain.why.sqrt_dk': 'a formula', 'walk.arithmeticOf': 'a slot and a colon',
   // the tables' names: matrix letters, and the terms the formulas name them by
   'table.x': 'a matrix name', 'table.context': 'a matrix name', 'table.q': 'a matrix name', 'table.k': 'a matrix name',
@@ -147,6 +148,13 @@ describe('Hindi catalogue (i18n/hi.mjs)', () => {
     const unkept = (text) => latinWords(text).filter((word) => !kept.has(word.toLowerCase()));
     assert.deepEqual(unkept("'{token}' की पंक्ति पर softmax, then the sum of W_q"), ['then', 'the', 'sum', 'of']);
     assert.deepEqual(unkept("“The dog didn't cross” में 'it' और [PAD]"), []);
+  });
+
+  it('starts the Layers heading with a Hindi word, not the English label "Layers:" (review 9, finding 7)', () => {
+    for (const key of ['blocks.title', 'blocks.titleModel', 'blocks.titleModelTyped']) {
+      assert.match(HI[key], /^[\u0900-\u097F]/, `${key}: "${HI[key]}"`);
+      assert.doesNotMatch(HI[key], /^Layers\b/, key);
+    }
   });
 
   it('writes numbers in Western digits', () => {
