@@ -243,7 +243,7 @@ describe('Real models and the lab, as a student uses them', { skip: !have && 'no
     assert.match(await page().textContent('#models-report'), /Recognised: bert/);
     // and the model still runs, and opens in the lab
     await page().click('#models-run');
-    await page().waitForFunction(() => document.querySelector('#models-messages').textContent === '');
+    await page().waitForFunction(() => document.querySelector('#models-messages').textContent === '' && (globalThis.attentionLab.models.result && !globalThis.attentionLab.models.result.partial));
     await lab.redrawn(() => page().evaluate(() => globalThis.attentionLab.models.openInLab(1, 1)));
     assert.match(await page().textContent('#status'), /^Layer 2, head 2 of the bert model is in the lab/);
   });

@@ -577,6 +577,7 @@ export const EN = {
   'models.mlp.relu': "ReLU",
   'models.mlp.silu': "SiLU",
   'models.mlp.swiglu': "SwiGLU (SiLU gate)",
+  'models.layerNotRun': 'Layer {layer} has not been computed yet: run the model on your text first, then open its layer in the lab.',
   'models.cannotOpen': "Layer {layer} cannot be shown in the lab ({problem}); the lab keeps what it showed.",
   'models.computing': "Layer 1 is drawn; computing the other {count} layers…",
   'models.cellTip': "query {query}, key {key}: {weight}",

@@ -370,6 +370,7 @@ export const HI = {
   'models.mlp.relu': "ReLU वाला",
   'models.mlp.silu': "SiLU वाला",
   'models.mlp.swiglu': "SwiGLU (SiLU द्वार वाला)",
+  'models.layerNotRun': 'layer {layer} अभी गिनी नहीं गई है: पहले अपने वाक्य पर model चलाइए (मॉडल चलाएँ), फिर उसकी layer lab में खोलिए।',
   'models.cannotOpen': "layer {layer} lab में नहीं दिखाई जा सकती ({problem}); lab में वही रहता है जो दिख रहा था।",
   'models.computing': "layer 1 दिख गई; बाक़ी {count} layers निकाली जा रही हैं…",
   'models.cellTip': "query {query}, key {key}: {weight}",

@@ -110,6 +110,8 @@ function blockStatus(state, l, t) {
  */
 export async function openInLab(models, l, h) {
   const { t, result, report } = models;
+  // a run still on its way (or none yet) has not given this layer's rows: said, nothing thrown
+  if (!result?.layers?.[l]?.input) return { problem: t('models.layerNotRun', { layer: l + 1 }) };
   const layer = await models.compute.models.layer(models.key, l);
   if (layer.error) return { problem: typeof layer.error.key === 'string' ? { key: layer.error.key, values: layer.error.values ?? {} } : layer.error.message };
   const state = labStateOf(models.getState(), layer, result, l, h, report);
