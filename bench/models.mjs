@@ -24,7 +24,9 @@ const dists = (option('dist') ?? 'dist').split(',').map((d) => path.resolve(root
 // --browser-only: no Node side; --trace-gc: V8 prints every collection of the page and of its worker
 // (on Chromium's stdout: run with DEBUG=pw:browser to see it); --collect-each: forced collections in
 // the worker and then on the page at the end of every phase (where the garbage is made; the figures
-// after the first are then those of a page collected at each step, not the page as it runs)
+// after the first are then those of a page collected at each step, not the page as it runs); --dump:
+// memory-infra's dumps (by process and allocator) when idle, opened, after each run at 128, before and
+// after the forced collections at the end
 const flag = (name) => process.argv.includes(`--${name}`);
 const D = 768;
 const LAYERS = 12;
@@ -95,7 +97,7 @@ async function nodeSide() {
   const used = process.cpuUsage(cpu);
   const heap = engine.memory().heapBytes;
   const phases = Object.entries(timings).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ');
-  log(`node: openModel, staged and prepared, ${(performance.now() - start).toFixed(0)} ms, CPU ${((used.user + used.system) / 1000).toFixed(0)} ms (phases, wall ms: ${phases}) (${(model.report.keptBytes / 2 ** 20).toFixed(0)} MiB of weights as F32; WebAssembly memory ${(heap / 2 ** 20).toFixed(0)} MiB; Node RSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB)`);
+  log(`node: openModel, staged and prepared, ${(performance.now() - start).toFixed(0)} ms, CPU ${((used.user + used.system) / 1000).toFixed(0)} ms (phases, wall ms: ${phases}) (${(model.report.keptBytes / 2 ** 20).toFixed(0)} MiB of weights as F32; WebAssembly memory ${(heap / 2 ** 20).toFixed(0)} MiB, of it allocated ${(engine.memory().allocatedBytes / 2 ** 20).toFixed(0)} MiB; Node RSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB)`);
   for (const n of [16, 128]) {
     const times = [];
     const cpus = [];
@@ -116,7 +118,7 @@ async function nodeSide() {
 
 // Chromium's processes (the one launched with `tag`, and its descendants): their RSS in bytes, and
 // by kind (`byKind`: browser, renderer, gpu-process, utility, …) when given an object to fill.
-function chromiumRss(tag, byKind = null) {
+function chromiumProcesses(tag) {
   const procs = readdirSync('/proc').filter((p) => /^\d+$/.test(p)).map((pid) => {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -134,7 +136,11 @@ function chromiumRss(tag, byKind = null) {
     grew = false;
     for (const p of procs) if (!tree.has(p.pid) && tree.has(p.ppid)) { tree.add(p.pid); grew = true; }
   }
-  const mine = procs.filter((p) => tree.has(p.pid));
+  return procs.filter((p) => tree.has(p.pid));
+}
+
+function chromiumRss(tag, byKind = null) {
+  const mine = chromiumProcesses(tag);
   for (const p of byKind ? mine : []) {
     const kind = /--type=([\w-]+)/.exec(p.cmd)?.[1] ?? 'browser';
     byKind[kind] = (byKind[kind] ?? 0) + p.rss;
@@ -185,6 +191,77 @@ async function memoryParts(page, tag) {
   };
 }
 
+// --dump: Chromium's own account of its memory (memory-infra, through the DevTools protocol's tracing
+// on the browser's session), by process and allocator: v8 (the JavaScript heaps, page and worker),
+// blink_gc (DOM objects), partition_alloc (Blink's strings, layout, buffers: ArrayBuffers' bytes are in
+// partition_alloc/partitions/array_buffer), malloc, skia and canvas (pixels), web_cache; with the page's
+// DOM counters (Memory.getDOMCounters). Sizes are the allocators' own figures (effective size where
+// a child's bytes are in its parent's too), not RSS; and from /proc, each renderer's mappings of 8 MiB
+// resident or more (the WebAssembly memory is one anonymous mapping of several GiB reserved).
+const hexBytes = (attr) => (attr ? parseInt(attr.value, 16) : 0);
+async function memoryDump(browser, page, tag) {
+  const session = await browser.newBrowserCDPSession();
+  const events = [];
+  session.on('Tracing.dataCollected', ({ value }) => events.push(...value));
+  const complete = new Promise((resolve) => session.once('Tracing.tracingComplete', resolve));
+  await session.send('Tracing.start', { transferMode: 'ReportEvents',
+    traceConfig: { includedCategories: ['disabled-by-default-memory-infra'], memoryDumpConfig: { triggers: [] } } });
+  const { success } = await session.send('Tracing.requestMemoryDump', { deterministic: false, levelOfDetail: 'detailed' });
+  await session.send('Tracing.end');
+  await complete;
+  await session.detach();
+  const names = {};
+  for (const e of events) if (e.ph === 'M' && e.name === 'process_name') names[e.pid] = e.args.name;
+  const processes = {};
+  for (const e of events) {
+    const allocators = e.ph === 'v' ? e.args?.dumps?.allocators : null;
+    if (!allocators) continue;
+    const sizes = {};
+    for (const [name, { attrs = {} }] of Object.entries(allocators)) {
+      const size = hexBytes(attrs.size);
+      if (size) sizes[name] = size;
+    }
+    processes[names[e.pid] ?? e.pid] = { sizes, resident: hexBytes(e.args.dumps.process_totals?.resident_set_bytes) };
+  }
+  const pageSession = await page.context().newCDPSession(page);
+  const dom = await pageSession.send('Memory.getDOMCounters');
+  await pageSession.detach();
+  return { success, processes, dom, tag };
+}
+
+// A dump as lines: per process its resident size and its allocators (top level, and the named children
+// worth a look) of at least 0.5 MiB, in MiB
+const DUMP_DETAIL = /^(v8\/(main|workers)(\/[^/]+)?|blink_gc\/(main|workers)(\/[^/]+)?|partition_alloc\/partitions\/[^/]+|malloc\/[^/]+|canvas\/[^/]+|skia\/[^/]+|gpu\/[^/]+|web_cache\/[^/]+|cc\/[^/]+)$/;
+function largeMappings(tag) {
+  const lines = [];
+  for (const { pid, cmd } of chromiumProcesses(tag)) {
+    if (!cmd.includes('--type=renderer')) continue;
+    const found = [];
+    let size = 0;
+    try {
+      for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+        const kb = /^(Size|Rss):\s+(\d+) kB/.exec(line);
+        if (kb?.[1] === 'Size') size = Number(kb[2]) * 1024;
+        if (kb?.[1] === 'Rss' && Number(kb[2]) * 1024 >= 8 * 2 ** 20) found.push(`${mib(Number(kb[2]) * 1024)} of ${mib(size)}`);
+      }
+    } catch {
+      continue;
+    }
+    lines.push(`  renderer ${pid}'s mappings of 8 MiB resident or more (MiB resident of mapped): ${found.join(', ')}`);
+  }
+  return lines;
+}
+
+function dumpLines(label, { success, processes, dom, tag }) {
+  const lines = [`chromium: memory-infra ${label}${success ? '' : ' (the dump failed)'}: DOM counters ${Object.entries(dom).map(([k, v]) => `${k} ${v}`).join(', ')}`, ...largeMappings(tag)];
+  // the page's renderer and the GPU process (the browser's and the services' do not move with the page)
+  for (const [name, { sizes, resident }] of Object.entries(processes).filter(([k]) => /^(Renderer|GPU Process)$/.test(k))) {
+    const shown = Object.entries(sizes).filter(([k, v]) => v >= 2 ** 19 && (!k.includes('/') || DUMP_DETAIL.test(k))).sort(([a], [b]) => (a < b ? -1 : 1));
+    lines.push(`  ${name} (resident ${mib(resident)} MiB): ${shown.map(([k, v]) => `${k} ${(v / 2 ** 20).toFixed(1)}`).join(', ')}`);
+  }
+  return lines;
+}
+
 // Chromium's RSS sampled every 100 ms (all its processes, and the renderer's) and the page's
 // ArrayBuffers every 300 ms (once `parts` is set), by phase (`phase`, set by the caller); stop() ends it.
 function sampling(tag) {
@@ -215,6 +292,34 @@ function sampling(tag) {
   return s;
 }
 
+// `rounds` runs of lab.models.run at n tokens, their wall times (ms); with --dump at 128 tokens, run one
+// by one with memory-infra's dump (`dump(label)`) after each
+// --free-old (a diagnostic, not the page's behaviour): after each run the bench itself frees the result
+// shown before it (its buffers detached with ArrayBuffer.prototype.transfer(0)), to measure what the
+// earlier results, left to the page's collector, add to the peak.
+async function timedRuns(page, n, dump) {
+  const runs = (count) => page.evaluate(async ({ list, count, freeOld }) => {
+    const out = [];
+    const buffersOf = (result) => [...(result?.hidden ?? []), ...(result?.layers ?? []).flatMap((l) => [l.input, l.output, l.hidden, ...l.heads.map((h) => h.weights)])]
+      .map((a) => a?.buffer).filter((b) => b instanceof ArrayBuffer && !b.detached);
+    for (let r = 0; r < count; r++) {
+      const before = globalThis.attentionLab.models.result;
+      const t = performance.now();
+      await globalThis.attentionLab.models.run({ ids: list });
+      out.push(performance.now() - t);
+      if (freeOld && before !== globalThis.attentionLab.models.result) for (const buffer of new Set(buffersOf(before))) buffer.transfer(0);
+    }
+    return out;
+  }, { list: ids(n), count, freeOld: flag('free-old') });
+  if (!flag('dump') || n !== 128) return runs(rounds);
+  const times = [];
+  for (let r = 0; r < rounds; r++) {
+    times.push(...await runs(1));
+    await dump(`after run ${r + 1} at ${n}`);
+  }
+  return times;
+}
+
 async function browserSide(distDir, run) {
   const tag = `--bench-models-${process.pid}-${run}`;
   log(`chromium: the page from ${path.relative(root, distDir) || '.'} (${distDir}); load average ${loads()}`);
@@ -228,6 +333,7 @@ async function browserSide(distDir, run) {
     const parts = s.parts = await memoryParts(page, tag);
     const idle = chromiumRss(tag);
     await parts.say('idle');
+    if (flag('dump')) dumpLines('idle', await memoryDump(browser.browser, page, tag)).forEach((line) => log(line));
     const cpu0 = chromiumCpu(tag);
     const start = Date.now();
     s.phase = 'opening';
@@ -238,6 +344,7 @@ async function browserSide(distDir, run) {
     const opened = Date.now() - start;
     const openedCpu = chromiumCpu(tag) - cpu0;
     await parts.say('opened');
+    if (flag('dump')) dumpLines('opened', await memoryDump(browser.browser, page, tag)).forEach((line) => log(line));
     if (flag('collect-each')) await parts.garbage('once opened');
     const phases = await page.evaluate(() => globalThis.attentionLab.models.report?.timings ?? {});
     log(`chromium: the worker's opening, wall ms: ${Object.entries(phases).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')}`);
@@ -255,15 +362,7 @@ async function browserSide(distDir, run) {
     for (const n of [16, 128]) {
       s.phase = `runs at ${n}`;
       const runCpu = chromiumCpu(tag);
-      const times = await page.evaluate(async ({ list, rounds }) => {
-        const out = [];
-        for (let r = 0; r < rounds; r++) {
-          const t = performance.now();
-          await globalThis.attentionLab.models.run({ ids: list });
-          out.push(performance.now() - t);
-        }
-        return out;
-      }, { list: ids(n), rounds });
+      const times = await timedRuns(page, n, (label) => memoryDump(browser.browser, page, tag).then((dump) => dumpLines(label, dump).forEach((line) => log(line))));
       const cpuEach = (chromiumCpu(tag) - runCpu) / rounds;
       log(`chromium: lab.models.run at ${n} tokens (worker forward, copy back, drawing): median ${median(times).toFixed(0)} ms of ${rounds}${n === 16 ? ' (target 1000 ms)' : ''}; CPU of Chromium's processes ${cpuEach.toFixed(0)} ms a run (mean)`);
       await parts.say(`after the runs at ${n}`);
@@ -276,7 +375,9 @@ async function browserSide(distDir, run) {
       const steps = Array.from({ length: Math.ceil(series.length / 3) }, (_, i) => mib(Math.max(...series.slice(3 * i, 3 * i + 3))));
       log(`chromium: the renderer while ${name}, every 0.3 s (MiB): ${steps.join(' ')}; the page's ArrayBuffers: ${(s.buffers[name] ?? []).map(mib).join(' ')}`);
     }
+    if (flag('dump')) dumpLines('after the runs, before any forced collection', await memoryDump(browser.browser, page, tag)).forEach((line) => log(line));
     await parts.garbage();
+    if (flag('dump')) dumpLines('after the forced collections', await memoryDump(browser.browser, page, tag)).forEach((line) => log(line));
     const weights = 4 * (VOCAB * D + POSITIONS * D + LAYERS * (4 * D * D + 8 * D * D)) / 2 ** 20;
     log(`chromium: peak RSS of its processes ${(s.peak / 2 ** 20).toFixed(0)} MiB, ${((s.peak - idle) / 2 ** 20).toFixed(0)} MiB above the ${(idle / 2 ** 20).toFixed(0)} MiB before the model (weights ${weights.toFixed(0)} MiB as F32; target ≤ 1.2 × weights + 100 = ${(1.2 * weights + 100).toFixed(0)} MiB); the peak while ${s.peakPhase}; by process kind: ${Object.entries(s.peakKinds).map(([k, v]) => `${k} ${(v / 2 ** 20).toFixed(0)}`).join(', ')} MiB; the largest in each phase: ${Object.entries(s.peaks).map(([k, v]) => `${k} ${(v / 2 ** 20).toFixed(0)}`).join(', ')} MiB`);
   } finally {

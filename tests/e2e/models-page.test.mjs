@@ -28,10 +28,10 @@ function relativeError(got, want) {
   return Math.sqrt(diff / norm);
 }
 
-// Every distinct colour in each cell of layer 1, head 1's heatmap (its pixels, read back), and where the cells start (CSS px)
-function cellColours(n) {
-  return page().evaluate(({ n }) => {
-    const canvas = document.querySelector('#models-layers details[data-layer="0"] figure[data-head="0"] canvas');
+// Every distinct colour in each cell of layer 1, head h's heatmap (its pixels, read back), and where the cells start (CSS px)
+function cellColours(n, h = 0) {
+  return page().evaluate(({ n, h }) => {
+    const canvas = document.querySelector(`#models-layers details[data-layer="0"] figure[data-head="${h}"] canvas`);
     const ratio = canvas.width / canvas.getBoundingClientRect().width;
     const cell = 26 * ratio;
     const context = canvas.getContext('2d');
@@ -57,7 +57,27 @@ function cellColours(n) {
       colours.push(row);
     }
     return { colours, left: left / ratio, top: top / ratio };
-  }, { n });
+  }, { n, h });
+}
+
+// Layer 1, every head: every distinct colour in each cell's pixels, read back, against the reference's
+// weights (the heads after the first are painted from the ImageData the first one used: none may keep a
+// pixel of another head); masked cells hatched, no digits drawn
+async function checkHeadColours(reference, n) {
+  const { weightColour } = await import('../../web/src/shared/colour.mjs');
+  const heads = reference.layers[0].probs.length / (n * n);
+  assert.equal(heads, 4);
+  for (let h = heads - 1; h >= 0; h--) {
+    const { colours: pixels } = await cellColours(n, h);
+    const probs = reference.layers[0].probs.slice(h * n * n, (h + 1) * n * n);
+    for (let r = 0; r < n; r++) {
+      for (let c = 0; c < n; c++) {
+        const got = pixels[r][c];
+        if (c > r) assert.deepEqual(got.sort(), ['154,154,162', '214,214,220'], `head ${h + 1} cell ${r},${c} is masked: hatched`);
+        else assert.deepEqual(got, [weightColour(probs[r * n + c]).rgb.join()], `head ${h + 1} cell ${r},${c}: its colour alone, no digits drawn`);
+      }
+    }
+  }
 }
 
 // The residual stream of `name` against reference.json's hidden states, and its notes (#7, #11)
@@ -145,17 +165,9 @@ describe('Real models as a student reads them', { skip: !have && 'no ../shared/m
   it('#6, #18: the heatmaps carry no shrunken numbers; masked cells are hatched; a colour legend', async () => {
     const reference = await openAndRun('gpt2');
     const n = reference.ids.length;
-    // layer 1, head 1: every distinct colour in each cell's pixels, read back
-    const { colours: pixels, left, top } = await cellColours(n);
-    const { weightColour } = await import('../../web/src/shared/colour.mjs');
+    await checkHeadColours(reference, n);
+    const { left, top } = await cellColours(n);
     const weights = reference.layers[0].probs.slice(0, n * n);
-    for (let r = 0; r < n; r++) {
-      for (let c = 0; c < n; c++) {
-        const got = pixels[r][c];
-        if (c > r) assert.deepEqual(got.sort(), ['154,154,162', '214,214,220'], `cell ${r},${c} is masked: hatched`);
-        else assert.deepEqual(got, [weightColour(weights[r * n + c]).rgb.join()], `cell ${r},${c}: its colour alone, no digits drawn`);
-      }
-    }
     // a cell's exact weight under the pointer: row 'Ġc' (2), column 'The' (1), and a masked cell
     const canvas = page().locator('#models-layers details[data-layer="0"] figure[data-head="0"] canvas');
     await canvas.scrollIntoViewIfNeeded();

@@ -190,10 +190,6 @@ export function renderLayers(container, result, t, ink, onOpen, { causal = false
   const count = result.partial?.of ?? result.layers.length;
   // the whole result after layer 1 alone: layer 1's heads are drawn already (the same numbers), the rest added
   const first = keepFirst ? container.querySelector(':scope > details.model-layer[data-layer="0"]') : null;
-  const legend = element('canvas', 'model-legend');
-  legend.setAttribute('role', 'img');
-  legend.setAttribute('aria-label', t('heatmap.legend'));
-  renderLegend(legend, { ink, masked: t('pictures.masked') });
   // the hint drawn with layer 1 stays when the rest is added (its fold listener writes to it too)
   const hint = (first && container.querySelector(':scope > p.hint')) || element('p', 'hint', t(count > 1 ? 'models.layersHint' : 'models.layerHint', { count, open: '1' }));
   // which layers are open, said again on every fold and unfold (review 6, finding 9), read from the
@@ -222,6 +218,11 @@ export function renderLayers(container, result, t, ink, onOpen, { causal = false
     container.append(...sections.slice(1));
     said();
   } else {
+    // the legend drawn with layer 1's heads, kept when the rest is added
+    const legend = element('canvas', 'model-legend');
+    legend.setAttribute('role', 'img');
+    legend.setAttribute('aria-label', t('heatmap.legend'));
+    renderLegend(legend, { ink, masked: t('pictures.masked') });
     release(container);
     container.replaceChildren(hint, legend, ...sections);
   }

@@ -122,12 +122,27 @@ function stretchRows(weights, rows, cols, scaled) {
   return out;
 }
 
+// The ImageData of the last few sizes painted, reused: every pixel of it is written by each paint
+// (paintCells), so none is carried over. A new one per canvas was 0.6–0.7 MB of garbage a heatmap
+// (a real model's twelve heads: 7–8 MB a run), freed only when the page's collector next ran.
+const IMAGES_KEPT = 3;
+const images = new Map();
+function imageOf(context, width, height) {
+  const key = `${width}x${height}`;
+  let image = images.get(key);
+  if (image) images.delete(key);
+  else image = context.createImageData(width, height);
+  images.set(key, image);  // the latest last
+  if (images.size > IMAGES_KEPT) images.delete(images.keys().next().value);
+  return image;
+}
+
 // The cells as one ImageData in device pixels: each pixel gets its cell's colour, masked cells a
 // hatch of two greys. One pixel row is built per row of cells and copied down the cell's height:
 // far cheaper than a fillRect per cell when eight heads redraw at once.
 function paintCells(context, weights, rows, cols, scaled, x0, y0, cellSize) {
   const width = Math.round(cols * cellSize), height = Math.round(rows * cellSize);
-  const image = context.createImageData(width, height);
+  const image = imageOf(context, width, height);
   const data = image.data;
   const column = Array.from({ length: width }, (_, px) => Math.min(cols - 1, Math.floor(px / cellSize)));
   let py = 0;
