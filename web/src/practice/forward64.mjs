@@ -14,12 +14,13 @@ export function forward64(view) {
   const context = view.context ?? view.x;
   const divisor = view.result.shape.scale;
 
-  // rows (rows × d_model) · W_h (d_model × width)
-  const project = (source, rows, w, h, width) => {
+  // rows (rows × d_model) · W_h (d_model × width), + the head's bias b (h · width …) when the layer has
+  // one (a real model's: BERT, GPT-2, Qwen2; review 10, finding C: without it every true value was off)
+  const project = (source, rows, w, h, width, bias) => {
     const out = new Float64Array(rows * width);
     for (let r = 0; r < rows; r++) {
       for (let c = 0; c < width; c++) {
-        let sum = 0;
+        let sum = bias ? bias[h * width + c] : 0;
         for (let t = 0; t < dModel; t++) sum += source[r * dModel + t] * w[(h * dModel + t) * width + c];
         out[r * width + c] = sum;
       }
@@ -35,9 +36,9 @@ export function forward64(view) {
   const turn = (rows, count) => (view.rotary ? rotated(rows, count, dK, view.rotary) : rows);
   for (let h = 0; h < heads; h++) {
     const g = Math.floor(h / group);
-    const q = turn(project(x, n, weights.wq, h, dK), n);
-    const k = turn(project(context, m, weights.wk, g, dK), m);
-    const v = project(context, m, weights.wv, g, dV);
+    const q = turn(project(x, n, weights.wq, h, dK, weights.bq), n);
+    const k = turn(project(context, m, weights.wk, g, dK, weights.bk), m);
+    const v = project(context, m, weights.wv, g, dV, weights.bv);
     const engineScaled = view.result.heads[h].scaled;
     const masked = Uint8Array.from(engineScaled, (s) => (s === -Infinity ? 1 : 0));
     const scores = new Float64Array(n * m);
@@ -68,7 +69,7 @@ export function forward64(view) {
     output = new Float64Array(n * dModel);
     for (let i = 0; i < n; i++) {
       for (let c = 0; c < dModel; c++) {
-        let sum = 0;
+        let sum = weights.bo ? weights.bo[c] : 0;
         for (let t = 0; t < concatWidth; t++) sum += concat[i * concatWidth + t] * weights.wo[t * dModel + c];
         output[i * dModel + c] = sum;
       }

@@ -38,6 +38,9 @@ export function prepare(session, view, state) {
   return selection;
 }
 
+// What the exercises were asked on: the sentence's tokens and, for a real model's layer, which one
+const onWhat = (view) => JSON.stringify([view.tokens, view.model?.model ?? null, view.model?.layer ?? null]);
+
 // The same computation and settings keep their exercises (a head's tab chosen, an answer redrawn, a
 // visit to explore mode). Another token chosen gives exercises on it, unless work has started on
 // these: then they stay, and the panel says so. Returns the selection new exercises move the lab to.
@@ -49,8 +52,11 @@ function exercisesFor(session, state, back) {
   const same = session.preparedFor === view && settingsKey === session.chosenWith;
   session.keptOn = tokenMoved && started && same ? exercises[0].cell.row : null;
   if (same && !(tokenMoved && !started)) return null;
-  const keep = back && settingsKey === session.chosenWith && exercises.length ? exercises.map((e) => e.cell) : null;
+  // back from Explore on the same sentence (and model layer): the same cells; on another, new ones
+  // (a BERT layer's cells kept for a Qwen2 layer asked a score of a pair its causal mask removes)
+  const keep = back && settingsKey === session.chosenWith && onWhat(view) === session.chosenOn && exercises.length ? exercises.map((e) => e.cell) : null;
   session.chosenWith = settingsKey;
+  session.chosenOn = onWhat(view);
   const { chosen, selection } = chooseExercises(session, state, keep);
   session.exercises = chosen;
   // back from Explore with another token chosen there: the exercises stay on theirs, and say so
