@@ -5,7 +5,7 @@
 /** The component's base font size in px (styles.css sets the same on :host). */
 export const BASE_FONT_PX = 16;
 
-/** `css` with every rem length (1.2rem, .5rem, 2rem) written in px at `base` px to the rem. */
+/** `css` with every rem length (1.2rem, .5rem, 2rem, -0.45rem) written in px at `base` px to the rem. */
 export function remToPx(css, base = BASE_FONT_PX) {
-  return css.replace(/(?<![\w.-])(\d*\.?\d+)rem\b/g, (_, number) => `${Number((Number(number) * base).toFixed(3))}px`);
+  return css.replace(/(?<![\w.-])(-?\d*\.?\d+)rem\b/g, (_, number) => `${Number((Number(number) * base).toFixed(3))}px`);
 }
