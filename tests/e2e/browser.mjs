@@ -191,3 +191,15 @@ export function checkDifference(cells, a, b, what) {
     assert.equal(sign, Math.sign(value), `${what}[${i}] coloured by its sign`);
   });
 }
+
+/** The lab's walk from its start to the first step whose sentence matches `pattern`: { text, lines }. */
+export async function walkTo(page, pattern, steps = 80) {
+  if (await page.isVisible('#walk-stop')) await page.click('#walk-stop');
+  await page.click('#walk-start');
+  for (let i = 0; i < steps; i++) {
+    const text = await page.textContent('.walk-text');
+    if (pattern.test(text)) return { text, lines: await page.locator('.walk-arithmetic li').allTextContents() };
+    await page.click('#walk-next');
+  }
+  throw new Error(`no walk step matches ${pattern}`);
+}

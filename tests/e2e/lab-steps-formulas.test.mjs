@@ -7,7 +7,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { useLabPage } from './browser.mjs';
+import { useLabPage, walkTo as walkToStep } from './browser.mjs';
 import { haveModels as have, openAndRun as openFolderAndRun, tensorOf } from './model-folders.mjs';
 
 const lab = useLabPage({ before, after, assert });
@@ -30,17 +30,8 @@ async function openLayer(name, l, h, token) {
   return reference;
 }
 
-// the walk from its start to the first step whose sentence matches `pattern`: { text, lines }
-async function walkTo(pattern) {
-  if (await page().isVisible('#walk-stop')) await page().click('#walk-stop');
-  await page().click('#walk-start');
-  for (let i = 0; i < 60; i++) {
-    const text = await page().textContent('.walk-text');
-    if (pattern.test(text)) return { text, lines: await page().locator('.walk-arithmetic li').allTextContents() };
-    await page().click('#walk-next');
-  }
-  assert.fail(`no walk step matches ${pattern}`);
-}
+// the walk from its start to the first step whose sentence matches `pattern` (browser.mjs)
+const walkTo = (pattern) => walkToStep(page(), pattern);
 
 describe('the step table and the walk say the formula computed', { skip: !have && 'no ../shared/models' }, () => {
   it('llama layer 2, head 1, query \'at\' (row 6): RoPE in the caption and a rotation step that is a rotate-half of RMSNorm₁(x)·W_q at position 5', async () => {

@@ -9,7 +9,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { useLabPage } from './browser.mjs';
+import { useLabPage, walkTo as walkToStep } from './browser.mjs';
 import { haveModels as have, openAndRun as openFolderAndRun, tensorOf } from './model-folders.mjs';
 
 const lab = useLabPage({ before, after, assert });
@@ -20,17 +20,8 @@ const close = (got, want, what) => assert.ok(Math.abs(got - want) <= 2e-3 * Math
 const open = (l, h) => lab.redrawn(() => page().evaluate(([l, h]) => globalThis.attentionLab.models.openInLab(l, h), [l, h]));
 const labState = () => page().evaluate(() => globalThis.attentionLab.state);
 
-// the walk from its start to the first step whose sentence matches `pattern`: { text, lines }
-async function walkTo(pattern) {
-  if (await page().isVisible('#walk-stop')) await page().click('#walk-stop');
-  await page().click('#walk-start');
-  for (let i = 0; i < 80; i++) {
-    const text = await page().textContent('.walk-text');
-    if (pattern.test(text)) return { text, lines: await page().locator('.walk-arithmetic li').allTextContents() };
-    await page().click('#walk-next');
-  }
-  assert.fail(`no walk step matches ${pattern}`);
-}
+// the walk from its start to the first step whose sentence matches `pattern` (browser.mjs)
+const walkTo = (pattern) => walkToStep(page(), pattern);
 
 // What the walk panel shows of its step: whether it scrolls inside; the "more below" line shown at the
 // top and at the end of the scroll; the last arithmetic line's and the Next button's boxes against the
