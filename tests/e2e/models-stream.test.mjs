@@ -171,7 +171,7 @@ describe('the residual stream\'s files', { skip: !have && 'no ../shared/models' 
     const reference = await openAndRun('gpt2');
     const download = async (format) => {
       const [file] = await Promise.all([page().waitForEvent('download'), page().click(`.model-stream-export button[data-format="${format}"]`)]);
-      assert.equal(file.suggestedFilename(), `residual-stream.${format}`);
+      assert.equal(file.suggestedFilename(), `gpt2-residual-stream.${format}`);
       return (await downloadedBytes(file)).toString('utf8');
     };
     const json = JSON.parse(await download('json'));

@@ -1408,4 +1408,7 @@ export const EN = {
   'modern.summary.kvOwn': 'each of the {heads} query heads with its own keys and values',
   'modern.summary.window': 'each token sees at most the {window} latest tokens (a sliding window)',
   'modern.summary.noWindow': 'no sliding window',
+  // [models] a real model's tables as files (review 10, finding D)
+  'models.tableExport': "Save this table:",
+  'models.tableExportLabel': "Save {table} as {format}",
 };

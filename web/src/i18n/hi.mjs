@@ -1449,4 +1449,7 @@ export const HI = {
   'modern.summary.kvOwn': '{heads} query heads में से हर एक के अपने keys और values',
   'modern.summary.window': 'हर token ज़्यादा से ज़्यादा पिछले {window} tokens देखता है (sliding window)',
   'modern.summary.noWindow': 'कोई sliding window नहीं',
+  // [models] a real model's tables as files (review 10, finding D)
+  'models.tableExport': "यह तालिका सहेजें:",
+  'models.tableExportLabel': "{table} को {format} में सहेजें",
 };

@@ -182,7 +182,7 @@ function drawFirst(models, read, partial) {
 async function run(models, input = inputOf(models)) {
   const read = models.reads;
   const ran = models.ran = (models.ran ?? 0) + 1;
-  const answer = await models.compute.models.run(models.key, input, (partial) => drawFirst(models, read, { ...partial, ran }));
+  const answer = await models.compute.models.run(models.key, input, (partial) => drawFirst(models, read, { ...partial, ran, text: input.text ?? '' }));
   if (read !== models.reads || ran !== models.ran) return null;
   if (answer.error) {
     say(models, problemOf(answer.error), { stale: true });
@@ -204,9 +204,11 @@ function draw(models, { after = false } = {}) {
   if (!after) renderTokens($('models-tokens'), result, t);
   // each next token's decoded text comes with it from the worker, whose tokenizer encoded the sentence
   // a masked language model (BERT with its cls.predictions head) guesses its [MASK] tokens instead
-  if (report.maskedHead && !result.partial) renderMasked($('models-next'), result.masked, result.tokens, t, { text: result.text });
-  else renderNext($('models-next'), result.next, t, { causal: report.causal || report.maskedHead });
-  renderLayers($('models-layers'), result, t, ink, (l, h) => openLayer(models, l, h), { causal: report.causal, keepFirst: after });
+  // the tables' files: named by the model, the sentence as typed on a header line
+  const exporting = { model: report.modelType, sentence: result.text ?? '', download: (name, blob) => download(models.section, name, blob) };
+  if (report.maskedHead && !result.partial) renderMasked($('models-next'), result.masked, result.tokens, t, { text: result.text, exporting });
+  else renderNext($('models-next'), result.next, t, { causal: report.causal || report.maskedHead, exporting });
+  renderLayers($('models-layers'), result, t, ink, (l, h) => openLayer(models, l, h), { causal: report.causal, keepFirst: after, exporting });
   renderStream($('models-stream'), result, t, report, { blockOf: (l) => blockOf(models, l), download: (name, blob) => download(models.section, name, blob) });
   const of = result.partial?.of ?? result.layers.length;
   if (!result.partial) $('models-status').textContent = t('models.opened', { type: report.modelType, layers: report.layers, heads: report.heads });

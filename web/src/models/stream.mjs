@@ -10,6 +10,7 @@ import { isolate } from '../shared/bidi.mjs';
 import { streamStages, SUMMARY_FEATURES } from './stream-check.mjs';
 import { renderExplanation, streamIntro, walkSteps, walkPanel } from './stream-explain.mjs';
 import { STREAM_FORMATS } from './stream-export.mjs';
+import { fileStem } from './table-export.mjs';
 import { readableToken } from './lab.mjs';
 
 export { SUMMARY_FEATURES };
@@ -83,7 +84,8 @@ export function streamTable(result, report, i, t) {
   });
 }
 
-// The stream's files: a button per format, downloaded as residual-stream.<format>
+// The stream's files: a button per format, downloaded as <model>-residual-stream.<format> (the model's
+// name from its config: only [a-z0-9-] kept)
 function exportBar(result, report, t, download) {
   const bar = element('p', 'model-stream-export');
   bar.append(element('span', '', t('models.streamExport')));
@@ -92,7 +94,7 @@ function exportBar(result, report, t, download) {
     button.type = 'button';
     button.dataset.format = format;
     button.setAttribute('aria-label', t('models.streamExportLabel', { format: format.toUpperCase() }));
-    button.addEventListener('click', () => download(`residual-stream.${format}`, new Blob([write(result, report)], { type })));
+    button.addEventListener('click', () => download(`${fileStem(report.modelType)}-residual-stream.${format}`, new Blob([write(result, report)], { type })));
     bar.append(' ', button);
   }
   return bar;

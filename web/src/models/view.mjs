@@ -6,6 +6,7 @@ import { renderMatrix } from '../shared/matrix.mjs';
 import { formatFull, formatNumber } from '../shared/format.mjs';
 import { isolate } from '../shared/bidi.mjs';
 import { readableToken } from './lab.mjs';
+import { exportButtons, fileStem, guessesTable, settingsFor, weightsTable } from './table-export.mjs';
 
 const element = (tag, className, text) => {
   const node = document.createElement(tag);
@@ -47,12 +48,26 @@ const visible = (text) => Array.from(text, (c) => {
  * tokenizer's own decoding, done in the worker that holds the tokenizer), id and probability; a model
  * without one says why.
  */
-export function renderNext(container, next, t, { causal = true } = {}) {
+export function renderNext(container, next, t, { causal = true, exporting = null } = {}) {
   if (!next) {
     container.replaceChildren(...(causal ? [] : [element('p', 'model-note', t('models.noNext'))]));
     return;
   }
-  container.replaceChildren(guessTable(next, t('models.next', { count: next.length }), t), element('p', 'model-note', t('models.nextNoteDot')));
+  const caption = t('models.next', { count: next.length });
+  const bar = exporting ? [guessesExport(exporting, next, caption, 'next-tokens', t)] : [];
+  container.replaceChildren(guessTable(next, caption, t), ...bar, element('p', 'model-note', t('models.nextNoteDot')));
+}
+
+/**
+ * The buttons that save a list of guesses (the next tokens, a [MASK]'s) as a file named
+ * `<model>-<what>.<format>`. exporting: { model, sentence, download(name, blob) }, the model's name
+ * and the sentence as typed.
+ */
+function guessesExport(exporting, list, caption, what, t, more = {}) {
+  return exportButtons({
+    stem: `${fileStem(exporting.model)}-${what}`, label: caption, download: exporting.download, t,
+    table: () => guessesTable(list, caption, readableToken), settings: () => settingsFor(exporting, more),
+  });
 }
 
 // A table of guessed tokens (the next ones, or a [MASK]'s): token, decoded text, id, probability; the
@@ -106,7 +121,7 @@ export function maskContext(tokens, p) {
  * ask. `tokens`: the sentence's, for the captions; `text`: what the reader typed ([mask] in small letters
  * is not the mask token: said).
  */
-export function renderMasked(container, masked, tokens, t, { text = '' } = {}) {
+export function renderMasked(container, masked, tokens, t, { text = '', exporting = null } = {}) {
   const lower = /\[mask\]/iu.test(String(text).replace(/\[MASK\]/gu, '')) ? [element('p', 'model-note model-mask-case', t('models.maskedCase'))] : [];
   if (!masked?.length) {
     container.replaceChildren(...lower, element('p', 'model-note', t('models.maskedNone')));
@@ -116,7 +131,11 @@ export function renderMasked(container, masked, tokens, t, { text = '' } = {}) {
     const caption = t('models.masked', { count: top.length, row: position + 1, context: isolate(maskContext(tokens, position)) });
     const table = guessTable(top, caption, t, { plain: true });
     table.dataset.position = String(position);
-    return table;
+    if (!exporting) return table;
+    const holder = element('div', 'model-mask');
+    holder.dataset.position = String(position);
+    holder.append(table, guessesExport(exporting, top, caption, `mask-position${position + 1}-guesses`, t, { position: position + 1 }));
+    return holder;
   });
   // special tokens among the guesses ([SEP], [CLS]): one remark, as transformers' fill-mask lists them too
   const special = [...new Set(masked.flatMap(({ top }) => top.map(({ token }) => token)).filter((token) => GUESSED_SPECIAL.has(token)))];
@@ -136,7 +155,7 @@ function maskOf(n, causal) {
 }
 
 // One head: its weights as a heatmap, and as a table when its details are opened.
-function headFigure(result, l, h, t, { ink, onOpen, causal }) {
+function headFigure(result, l, h, t, { ink, onOpen, causal, exporting }) {
   const { n } = result;
   // the lab's convention: a space mark written · (review 8, finding 9)
   const tokens = result.tokens.map(readableToken);
@@ -164,15 +183,7 @@ function headFigure(result, l, h, t, { ink, onOpen, causal }) {
     canvas.title = !inside ? '' : t('models.cellTip', { query: tokens[r], key: tokens[c],
       weight: scaled?.[r * n + c] === -Infinity ? t('pictures.masked') : formatFull(weights[r * n + c]) });
   });
-  const table = element('details');
-  table.append(element('summary', '', t('models.headTable')));
-  table.addEventListener('toggle', () => {
-    if (!table.open || table.childElementCount > 1) return;
-    const holder = element('div');
-    table.append(holder);
-    renderMatrix(holder, { caption: t('models.headLabel', { layer: l + 1, head: h + 1 }), rowLabels: tokens, columnLabels: tokens,
-      values: weights, shade: true, rowSums: true, address: { matrix: null }, t });
-  });
+  const table = headTable(tokens, weights, l, h, t, exporting);
   const open = element('button', 'model-open', t('models.openInLab'));
   open.type = 'button';
   open.setAttribute('aria-label', t('models.openInLabLabel', { layer: l + 1, head: h + 1 }));
@@ -181,12 +192,53 @@ function headFigure(result, l, h, t, { ink, onOpen, causal }) {
   return figure;
 }
 
+// "as a table": the head's weights, each written by one rule (weightText) with its exact float32 in
+// its tooltip, and (with `exporting`) the buttons that save them as <model>-layer<l>-head<h>-weights
+function headTable(tokens, weights, l, h, t, exporting) {
+  const table = element('details');
+  table.append(element('summary', '', t('models.headTable')));
+  table.addEventListener('toggle', () => {
+    if (!table.open || table.childElementCount > 1) return;
+    const holder = element('div');
+    table.append(holder);
+    const caption = t('models.headLabel', { layer: l + 1, head: h + 1 });
+    renderMatrix(holder, { caption, rowLabels: tokens, columnLabels: tokens, values: weights, shade: true, rowSums: true, address: { matrix: null }, t });
+    const n = tokens.length;
+    for (const [r, row] of [...holder.querySelector('table').tBodies[0].rows].entries()) {
+      for (let c = 0; c < n; c++) {
+        const cell = row.cells[c + 1], value = weights[r * n + c];
+        cell.textContent = weightText(value);
+        cell.title = formatFull(value);
+      }
+    }
+    if (!exporting) return;
+    table.append(exportButtons({
+      stem: `${fileStem(exporting.model)}-layer${l + 1}-head${h + 1}-weights`, label: caption, download: exporting.download, t,
+      table: () => weightsTable(weights, tokens, caption), settings: () => settingsFor(exporting, { layer: l + 1, head: h + 1 }),
+    }));
+  });
+  return table;
+}
+
+const SUPERSCRIPT = { '-': '⁻', 0: '⁰', 1: '¹', 2: '²', 3: '³', 4: '⁴', 5: '⁵', 6: '⁶', 7: '⁷', 8: '⁸', 9: '⁹' };
+
+/**
+ * A weight as the lab writes numbers (formatNumber: its digits), and every weight under 0.001 as
+ * × 10ⁿ (formatNumber alone writes 8.706 × 10⁻⁸ but 0.00000166: review 10, finding G).
+ */
+export function weightText(value) {
+  const text = formatNumber(value);
+  if (value === 0 || !(Math.abs(value) < 1e-3) || text.includes('×')) return text;
+  const [mantissa, exponent] = Number(text).toExponential().split('e');
+  return `${mantissa} × 10${[...String(Number(exponent))].map((c) => SUPERSCRIPT[c]).join('')}`;
+}
+
 /**
  * Every layer, every head: the first layer open, the others a click away (a partial result, layer 1
  * alone, says how many layers the model has), under the colour legend. onOpen(l, h): "Open this
  * layer in the lab"; causal: the heatmaps hatch the masked cells above the diagonal.
  */
-export function renderLayers(container, result, t, ink, onOpen, { causal = false, keepFirst = false } = {}) {
+export function renderLayers(container, result, t, ink, onOpen, { causal = false, keepFirst = false, exporting = null } = {}) {
   const count = result.partial?.of ?? result.layers.length;
   // the whole result after layer 1 alone: layer 1's heads are drawn already (the same numbers), the rest added
   const first = keepFirst ? container.querySelector(':scope > details.model-layer[data-layer="0"]') : null;
@@ -205,7 +257,7 @@ export function renderLayers(container, result, t, ink, onOpen, { causal = false
     details.dataset.layer = String(l);
     details.append(element('summary', '', t('models.layer', { layer: l + 1, count })));
     const heads = element('div', 'model-heads');
-    const draw = () => heads.replaceChildren(...layer.heads.map((_, h) => headFigure(result, l, h, t, { ink, onOpen, causal })));
+    const draw = () => heads.replaceChildren(...layer.heads.map((_, h) => headFigure(result, l, h, t, { ink, onOpen, causal, exporting })));
     if (details.open) draw();
     details.addEventListener('toggle', () => {
       if (details.open && !heads.childElementCount) draw();
