@@ -244,8 +244,9 @@ async function explainParameter(matrix, row, col) {
 // the notation of Real models (x enters, a = attention's output, m = the MLP's; never "a = x + attention")
 async function assertNamedLayer2(name, want) {
   // finding 5: the heading, the step table's caption and the stream's rows say the model's layer 2 of 2
-  assert.equal(await page().textContent('#blocks-title'), "Layers: the model's layer 2 of 2");
-  assert.match(await page().textContent('.blocks-shown'), /shows the model's layer 2 of 2, the only block the lab holds/);
+  // review 10, F: and which model's, the name from its config.json
+  assert.equal(await page().textContent('#blocks-title'), `Layers: the ${name} model's layer 2 of 2`);
+  assert.match(await page().textContent('.blocks-shown'), new RegExp(`shows the ${name} model's layer 2 of 2, the only block the lab holds`));
   assert.match(await page().textContent('table.steps caption'), /^Layer 2 of 2: query/);
   assert.match(await page().textContent('#x-table caption'), want.rms ? /^X = RMSNorm₁ of the stream entering layer 2: 12 tokens/ : name === 'bert' ? /^X = the stream entering layer 2: 12 tokens/ : /^X = LN₁ of the stream entering layer 2: /);
   const stream = await page().locator('.blocks-stream th').allTextContents();

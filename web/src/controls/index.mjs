@@ -5,6 +5,34 @@ import { parseNumber } from '../shared/format.mjs';
 import { ownWeights } from '../state/model.mjs';
 
 export const SIZE_FIELDS = ['dModel', 'heads', 'dK', 'dV'];
+// the Example menu's value for a model's layer from Real models (not a preset: never dispatched)
+const MODEL_ENTRY = 'model-layer';
+
+// The menu's entry for a model's layer: named and shown while the lab runs the model's own tokens
+// (the model's name is config.json's text: textContent, isolated by t); true when it is shown.
+function modelEntry(select, t, state) {
+  const entry = [...select.options].find((option) => option.value === MODEL_ENTRY);
+  const source = state?.modelBlock?.source;
+  const on = Boolean(source && state.inputs && !state.preset);
+  if (!entry) return on;
+  entry.hidden = !on;
+  if (on) entry.textContent = t('controls.modelLayer', { model: source.model, layer: source.layer });
+  return on;
+}
+// The Example menu's entries: the presets, "Your own sentence", and a model's layer from Real models,
+// shown while the lab holds its tokens and never chosen (review 10, F); texts set by relabel.
+function presetOptions() {
+  const option = (value, text) => {
+    const each = document.createElement('option');
+    each.value = value;
+    if (text) each.dataset.text = text;
+    return each;
+  };
+  const model = option(MODEL_ENTRY);
+  model.disabled = true;
+  model.hidden = true;
+  return [...PRESETS.map((preset) => option(preset.id, `preset.${preset.id}.title`)), option('', 'controls.ownSentence'), model];
+}
 const HINTED = ['attention', 'dModel', 'heads', 'dK', 'dV', 'maskMode', 'useWo', 'kvHeads', 'rotary', 'window'];
 // attention as real models have it (state/modern.mjs): an empty box is the default (null: as many
 // key/value heads as heads; every feature of d_k rotated)
@@ -14,23 +42,17 @@ const MODERN_NUMBERS = ['kvHeads', 'rotaryDims', 'window'];
 export function createControls({ root, container, t }) {
   const $ = (id) => root.getElementById(id);
   const field = (name) => container.querySelector(`.field[data-field="${name}"]`);
+  let lastState = null;  // what sync showed last, for relabel
 
   function fillPresetMenu() {
-    const custom = document.createElement('option');
-    custom.value = '';
-    custom.dataset.text = 'controls.ownSentence';
-    $('preset').append(...PRESETS.map((preset) => {
-      const option = document.createElement('option');
-      option.value = preset.id;
-      option.dataset.text = `preset.${preset.id}.title`;
-      return option;
-    }), custom);
+    $('preset').append(...presetOptions());
     relabel();
   }
 
   // The texts set here, in the lab's language now (after a switch of language too).
   function relabel() {
-    for (const option of $('preset').options) option.textContent = t(option.dataset.text);
+    for (const option of $('preset').options) if (option.dataset.text) option.textContent = t(option.dataset.text);
+    modelEntry($('preset'), t, lastState);
     for (const name of HINTED) {
       const tip = root.getElementById(`tip-${name}`);
       if (tip) tip.textContent = t(`hint.${name}`);
@@ -60,7 +82,8 @@ export function createControls({ root, container, t }) {
     const set = (id, value) => {
       if (id !== except && $(id).value !== value) $(id).value = value;
     };
-    set('preset', state.preset ?? '');
+    lastState = state;
+    set('preset', modelEntry($('preset'), t, state) ? MODEL_ENTRY : state.preset ?? '');
     set('sentence', state.sentence);
     set('contextSentence', state.contextSentence);
     for (const radio of container.querySelectorAll('input[name="attention"]')) {
@@ -116,7 +139,7 @@ export function readControl(target) {
 // An input in the form: a preset chosen, or a setting changed (typed words replace given rows of X;
 // "edited by hand" chosen makes the parameters on screen the reader's own, as typing in one does).
 function actionOf(controls, target, { state, view }) {
-  if (target.id === 'preset') return { type: 'preset', id: target.value };
+  if (target.id === 'preset') return target.value === MODEL_ENTRY ? null : { type: 'preset', id: target.value };
   const change = controls.read(target);
   if (target.id === 'sentence') change.inputs = null;
   if (change.weightsMode === 'custom' && !state.custom && view) change.custom = ownWeights(view.weights);
@@ -133,7 +156,10 @@ export function mount(ctx) {
   controls.addHints();
   controls.sync(ctx.store.state);
   const form = ctx.root.getElementById('controls');
-  form.addEventListener('input', (event) => ctx.store.dispatch(actionOf(controls, event.target, ctx.store)));
+  form.addEventListener('input', (event) => {
+    const action = actionOf(controls, event.target, ctx.store);
+    if (action) ctx.store.dispatch(action);
+  });
   form.addEventListener('submit', (event) => event.preventDefault());
   // the example's notes (its corrections of the lecture notes) are far below: one click away (issue 26 review 4)
   ctx.root.getElementById('to-notes')?.addEventListener('click', () => {

@@ -35,35 +35,65 @@ function weightsSetting(state, t) {
   if (state.weightsMode === 'random') return t('export.setting.random', { seed: state.seed });
   if (state.weightsMode === 'identity') return t('export.setting.identity');
   const source = state.modelBlock?.source;
-  return source ? t('export.setting.model', { model: source.model, layer: source.layer, layers: source.layers }) : t('export.setting.custom');
+  if (!source) return t('export.setting.custom');
+  // whether the reader typed over any of the model's numbers, and how many (review 10, E 3)
+  const count = editedCells(state);
+  const edited = count ? t('export.edited.some', { count }) : t('export.edited.none');
+  return t('export.setting.modelEdited', { model: source.model, layer: source.layer, layers: source.layers, edited });
 }
 
-/** Every table of a view: { id, caption, rowLabels, columnLabels, values, cols }; captions in the language of `t`. */
+/**
+ * The cells the reader typed since the lab took a model's layer: X's (and C's), the block's MLP and
+ * norms (state.blockEdits), and the attention's W_q, W_k, W_v, W_O (modelBlock.weightEdits, kept by
+ * withWeightEdit while the lab holds a model's layer). A cell typed twice counts once.
+ */
+export function editedCells(state) {
+  const count = (edits) => Object.keys(edits ?? {}).length;
+  return count(state.xEdits) + count(state.contextEdits) + count(state.blockEdits) + count(state.modelBlock?.weightEdits);
+}
+
+/**
+ * A table's title: its caption, and when the lab holds a model's layer, which model and layer first
+ * ("qwen2, layer 2 of 2, head 1: Weights (softmax)"), so a slide tells Qwen2's from BERT's (review 10, E 2).
+ */
+export function titleOf(table, state, t = message) {
+  const source = state.modelBlock?.source;
+  if (!source) return table.caption;
+  const values = { model: source.model, layer: source.layer, layers: source.layers };
+  return table.head
+    ? t('export.caption.modelHead', { ...values, head: table.head, table: table.name })
+    : t('export.caption.model', { ...values, table: table.caption });
+}
+
+/**
+ * Every table of a view: { id, caption, rowLabels, columnLabels, values }, a head's also its `name`
+ * (the caption without the head) and `head` (1-based); captions in the language of `t`.
+ */
 export function tablesOf(view, t = message) {
   const tables = [{ id: 'x', caption: t('export.caption.x'), rowLabels: view.tokens, columnLabels: view.columns, values: view.x }];
   if (!view.self) tables.push({ id: 'context', caption: t('export.caption.context'), rowLabels: view.keyTokens, columnLabels: view.columns, values: view.context });
   for (let h = 0; h < view.heads; h++) {
     const trace = view.result.heads[h];
-    const at = (table) => t('export.caption.perHead', { table, head: h + 1 });
+    const at = (table) => ({ caption: t('export.caption.perHead', { table, head: h + 1 }), name: table, head: h + 1 });
     const size = (width) => view.dModel * width;
     // grouped-query attention: head h's W_k and W_v are its key/value head g's
     const g = Math.floor(h / (view.heads / (view.kvHeads ?? view.heads)));
     tables.push(
-      { id: `wq-${h}`, caption: at('W_q'), rowLabels: view.columns, columnLabels: keyColumns(view), values: view.weights.wq.subarray(h * size(view.dK), (h + 1) * size(view.dK)) },
-      { id: `wk-${h}`, caption: at('W_k'), rowLabels: view.columns, columnLabels: keyColumns(view), values: view.weights.wk.subarray(g * size(view.dK), (g + 1) * size(view.dK)) },
-      { id: `wv-${h}`, caption: at('W_v'), rowLabels: view.columns, columnLabels: valueColumns(view), values: view.weights.wv.subarray(g * size(view.dV), (g + 1) * size(view.dV)) },
+      { id: `wq-${h}`, ...at('W_q'), rowLabels: view.columns, columnLabels: keyColumns(view), values: view.weights.wq.subarray(h * size(view.dK), (h + 1) * size(view.dK)) },
+      { id: `wk-${h}`, ...at('W_k'), rowLabels: view.columns, columnLabels: keyColumns(view), values: view.weights.wk.subarray(g * size(view.dK), (g + 1) * size(view.dK)) },
+      { id: `wv-${h}`, ...at('W_v'), rowLabels: view.columns, columnLabels: valueColumns(view), values: view.weights.wv.subarray(g * size(view.dV), (g + 1) * size(view.dV)) },
       // rotary positions: q and k before the rotation too
       ...(trace.qUnrotated ? [
-        { id: `qUnrotated-${h}`, caption: at(t('table.qUnrotated')), rowLabels: view.tokens, columnLabels: keyColumns(view), values: trace.qUnrotated },
-        { id: `kUnrotated-${h}`, caption: at(t('table.kUnrotated')), rowLabels: view.keyTokens, columnLabels: keyColumns(view), values: trace.kUnrotated },
+        { id: `qUnrotated-${h}`, ...at(t('table.qUnrotated')), rowLabels: view.tokens, columnLabels: keyColumns(view), values: trace.qUnrotated },
+        { id: `kUnrotated-${h}`, ...at(t('table.kUnrotated')), rowLabels: view.keyTokens, columnLabels: keyColumns(view), values: trace.kUnrotated },
       ] : []),
-      { id: `q-${h}`, caption: at('Q'), rowLabels: view.tokens, columnLabels: keyColumns(view), values: trace.q },
-      { id: `k-${h}`, caption: at('K'), rowLabels: view.keyTokens, columnLabels: keyColumns(view), values: trace.k },
-      { id: `v-${h}`, caption: at('V'), rowLabels: view.keyTokens, columnLabels: valueColumns(view), values: trace.v },
-      { id: `scores-${h}`, caption: at(t('caption.scores')), rowLabels: view.tokens, columnLabels: view.keyTokens, values: trace.scores },
-      { id: `scaled-${h}`, caption: at(t('table.scaled')), rowLabels: view.tokens, columnLabels: view.keyTokens, values: trace.scaled },
-      { id: `weights-${h}`, caption: at(t('caption.weights')), rowLabels: view.tokens, columnLabels: view.keyTokens, values: trace.weights },
-      { id: `z-${h}`, caption: at('Z'), rowLabels: view.tokens, columnLabels: valueColumns(view), values: trace.z },
+      { id: `q-${h}`, ...at('Q'), rowLabels: view.tokens, columnLabels: keyColumns(view), values: trace.q },
+      { id: `k-${h}`, ...at('K'), rowLabels: view.keyTokens, columnLabels: keyColumns(view), values: trace.k },
+      { id: `v-${h}`, ...at('V'), rowLabels: view.keyTokens, columnLabels: valueColumns(view), values: trace.v },
+      { id: `scores-${h}`, ...at(t('caption.scores')), rowLabels: view.tokens, columnLabels: view.keyTokens, values: trace.scores },
+      { id: `scaled-${h}`, ...at(t('table.scaled')), rowLabels: view.tokens, columnLabels: view.keyTokens, values: trace.scaled },
+      { id: `weights-${h}`, ...at(t('caption.weights')), rowLabels: view.tokens, columnLabels: view.keyTokens, values: trace.weights },
+      { id: `z-${h}`, ...at('Z'), rowLabels: view.tokens, columnLabels: valueColumns(view), values: trace.z },
     );
   }
   const concat = concatColumns(view);
@@ -114,13 +144,21 @@ function toJson(table, settings, number) {
 // ---- Markdown (CommonMark and GitHub tables)
 
 /**
- * Reader text as inert Markdown: each character that can start or end markup in CommonMark or
- * GitHub's Markdown (emphasis, code, links, images, headings, HTML, entities, tables, math,
- * @mentions) backslash-escaped, and the dots and colons a linkifier needs for a URL too; line breaks
- * as spaces. So no link, image, heading, HTML or code can open and a | cannot end a cell.
+ * Reader text as inert Markdown, escaping only what CommonMark and GitHub's Markdown need where it
+ * stands (review 10, E: a title full of \( \: \. showed its backslashes on a slide):
+ * - always: \ ` * [ ] < > | ~ $ (code, emphasis, links, images, HTML, autolinks, table cells,
+ *   strikethrough, math); ! before [ (an image) is inert once its [ is;
+ * - _ where it can open or close emphasis (not inside a word: d_k stays d_k);
+ * - & only where it starts an entity (&lt;), @ only before a word (a mention, an e-mail);
+ * - a linkifier's URL: the : of :// and the . of a name (evil.com, www.x), not of a number (2.828);
+ * - at the start: # + - = and a list's number (1. / 1)), a heading, list or rule;
+ * line breaks as spaces. So no link, image, heading, HTML or code can open and a | cannot end a cell.
  */
 export function markdownText(text) {
-  return oneLine(text).replace(/[\\`*_{}[\]()#+\-.!|<>~&:=$^@]/g, '\\$&');
+  return oneLine(text)
+    .replace(/[\\`*[\]<>|~$]|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])|&(?=#?\w+;)|@(?=\w)|:(?=\/\/)|(?<=[\p{L}\p{N}])\.(?=\p{L})/gu, '\\$&')
+    .replace(/^([#+\-=])/, '\\$1')
+    .replace(/^(\d+)([.)])/, '$1\\$2');
 }
 
 function toMarkdown(table, settings, number) {

@@ -1314,8 +1314,8 @@ export const EN = {
   'layers.setting.rotaryDims': '{value} rotated features',
   'layers.setting.window': 'sliding window {value}',
   // lab-model (review 7)
-  'blocks.titleModel': "Layers: the model's layer {layer} of {layers}",
-  'blocks.shownModel': "Every table and picture of the lab, the step table above included, shows the model's layer {layer} of {layers}, the only block the lab holds.",
+  'blocks.titleModel': "Layers: the {model} model's layer {layer} of {layers}",
+  'blocks.shownModel': "Every table and picture of the lab, the step table above included, shows the {model} model's layer {layer} of {layers}, the only block the lab holds.",
   'blocks.titleModelTyped': "Layers: one block with the {model} model's layer {layer} weights, on your sentence",
   'blocks.shownModelTyped': "Every table and picture of the lab shows one block with the weights and norms of the {model} model's layer {layer} of {layers}, run on your sentence: its rows are not the model's hidden states, so these are not the numbers the model computes.",
   'blocks.stream.leaves': '= leaves layer {layer}',
@@ -1411,4 +1411,11 @@ export const EN = {
   // [models] a real model's tables as files (review 10, finding D)
   'models.tableExport': "Save this table:",
   'models.tableExportLabel': "Save {table} as {format}",
+  // [lab-export] a model's layer named in the lab's exports, Layers heading and Example menu (review 10, E and F)
+  'export.caption.model': '{model}, layer {layer} of {layers}: {table}',
+  'export.caption.modelHead': '{model}, layer {layer} of {layers}, head {head}: {table}',
+  'export.setting.modelEdited': "the {model} model's layer {layer} of {layers}, read from its folder; {edited}",
+  'export.edited.none': 'no cell edited',
+  'export.edited.some': { plural: 'count', one: '{count} cell edited', other: '{count} cells edited' },
+  'controls.modelLayer': '{model} model, layer {layer} (from Real models)',
 };

@@ -1355,8 +1355,8 @@ export const HI = {
   'layers.setting.rotaryDims': '{value} घुमाए गए features',
   'layers.setting.window': 'sliding window की चौड़ाई {value}',
   // lab-model (review 7)
-  'blocks.titleModel': 'परतें (layers): model की {layers} में से layer {layer}',
-  'blocks.shownModel': 'lab की हर तालिका और तस्वीर, ऊपर की step तालिका भी, model की {layers} में से layer {layer} दिखाती है, वह अकेला block जो lab में है।',
+  'blocks.titleModel': 'परतें (layers): {model} model की {layers} में से layer {layer}',
+  'blocks.shownModel': 'lab की हर तालिका और तस्वीर, ऊपर की step तालिका भी, {model} model की {layers} में से layer {layer} दिखाती है, वह अकेला block जो lab में है।',
   'blocks.titleModelTyped': 'परतें (layers): {model} model की layer {layer} के weights वाला एक block, आपके वाक्य पर',
   'blocks.shownModelTyped': 'lab की हर तालिका और तस्वीर {model} model की {layers} में से layer {layer} के weights और norms वाला एक block दिखाती है, आपके वाक्य पर चलाया गया: इसकी पंक्तियाँ model की hidden states नहीं हैं, इसलिए ये वे संख्याएँ नहीं जो model गणना करता है।',
   'blocks.stream.leaves': '= layer {layer} से निकलता है',
@@ -1452,4 +1452,11 @@ export const HI = {
   // [models] a real model's tables as files (review 10, finding D)
   'models.tableExport': "यह तालिका सहेजें:",
   'models.tableExportLabel': "{table} को {format} में सहेजें",
+  // [lab-export] a model's layer named in the lab's exports, Layers heading and Example menu (review 10, E and F)
+  'export.caption.model': '{model}, {layers} में से layer {layer}: {table}',
+  'export.caption.modelHead': '{model}, {layers} में से layer {layer}, head {head}: {table}',
+  'export.setting.modelEdited': '{model} model की {layers} में से layer {layer}, उसकी फ़ाइलों से पढ़ी गई; {edited}',
+  'export.edited.none': 'कोई संख्या नहीं बदली गई',
+  'export.edited.some': { plural: 'count', one: '{count} संख्या बदली गई', other: '{count} संख्याएँ बदली गईं' },
+  'controls.modelLayer': '{model} model, layer {layer} (असली मॉडल से)',
 };

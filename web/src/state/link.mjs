@@ -77,7 +77,9 @@ const isTensors = (v) => v === undefined || (isObject(v) && Object.entries(v).ev
 export const MAX_SOURCE_TEXT = 2000;
 const isSourceText = (v) => v === undefined || (typeof v === 'string' && v.length <= MAX_SOURCE_TEXT);
 const isSource = (v) => v === undefined || (isObject(v) && isText(v.model) && isText(v.architectures) && [v.layer, v.layers].every((n) => Number.isInteger(n) && n >= 1 && n <= 4096) && isTensors(v.tensors) && isSourceText(v.text));
-const isModelBlock = (v) => isObject(v) && NORMS.includes(v.arrangement) && isNorm(v.norm1) && isNorm(v.norm2) && isMlp(v.mlp) && isSource(v.source);
+// the attention's cells typed over the model's ("wq:index" → true, state/model.mjs, withWeightEdit)
+const isWeightEdits = (v) => v === undefined || (isObject(v) && Object.keys(v).length <= MAX_EDITS && Object.entries(v).every(([k, on]) => on === true && /^w[qkvo]:\d{1,9}$/.test(k)));
+const isModelBlock = (v) => isObject(v) && NORMS.includes(v.arrangement) && isNorm(v.norm1) && isNorm(v.norm2) && isMlp(v.mlp) && isSource(v.source) && isWeightEdits(v.weightEdits);
 
 // Hand-set parameters: named matrices of float32 values (or null).
 function isParameters(v) {

@@ -159,6 +159,11 @@ export function ownWeights(weights) {
   return own;
 }
 
+// a cell of a model's attention typed over (the exports say how many: exports/formats.mjs, editedCells)
+const withModelEdit = (state, key) => (state.modelBlock?.source
+  ? { ...state, modelBlock: { ...state.modelBlock, weightEdits: { ...state.modelBlock.weightEdits, [key]: true } } }
+  : state);
+
 /**
  * The state with one parameter typed. Editing any weight makes the shown matrices (`weights`, as
  * the engine used them) the reader's own, then changes the one cell: in a stack, of the chosen layer.
@@ -178,7 +183,7 @@ export function withWeightEdit(state, weights, { matrix, head, row, col }, value
   if (layer === 0) {
     const values = [...next.custom[matrix]];
     values[index] = value;
-    return { ...next, custom: { ...next.custom, [matrix]: values } };
+    return withModelEdit({ ...next, custom: { ...next.custom, [matrix]: values } }, `${matrix}:${index}`);
   }
   const layerWeights = [...(next.layerWeights ?? [])];
   while (layerWeights.length < layer) layerWeights.push(null);
