@@ -60,3 +60,14 @@ export function tensorOf(name, tensor) {
   const data = bytes.subarray(8 + size + from, 8 + size + to);
   return { shape, values: Array.from({ length: data.length / 4 }, (_, i) => data.readFloatLE(i * 4)) };
 }
+
+/** Types `text` into Real models and runs it; waits for that sentence's whole result (not a partial one). */
+export async function runText(page, text) {
+  await page.fill('#models-text', text);
+  const before = await page.evaluate(() => globalThis.attentionLab.models.drawn.length);
+  await page.click('#models-run');
+  await page.waitForFunction((count) => {
+    const { models } = globalThis.attentionLab;
+    return models.drawn.length > count && models.result && !models.result.partial;
+  }, before);
+}

@@ -10,22 +10,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { useLabPage, downloadedBytes } from './browser.mjs';
-import { haveModels as have, dirOf, openAndRun as openFolderAndRun } from './model-folders.mjs';
+import { haveModels as have, dirOf, openAndRun as openFolderAndRun, runText as runTextIn } from './model-folders.mjs';
 import { referenceLogits, softmax } from '../web/src/models/bert64.mjs';
 
 const lab = useLabPage({ before, after, assert });
 const page = () => lab.tab.page;
 const openAndRun = (name) => openFolderAndRun(page(), name);
 
-async function runText(text) {
-  await page().fill('#models-text', text);
-  const before = await page().evaluate(() => globalThis.attentionLab.models.drawn.length);
-  await page().click('#models-run');
-  await page().waitForFunction((count) => {
-    const { models } = globalThis.attentionLab;
-    return models.drawn.length > count && models.result && !models.result.partial;
-  }, before);
-}
+const runText = (text) => runTextIn(page(), text);  // model-folders.mjs
 
 // The file a button saves: { name, text }
 async function saved(selector) {

@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { useLabPage, downloadedBytes } from './browser.mjs';
-import { haveModels as have, dirOf, openAndRun as openFolderAndRun } from './model-folders.mjs';
+import { haveModels as have, dirOf, openAndRun as openFolderAndRun, runText as runTextIn } from './model-folders.mjs';
 import { readSafetensorsFile } from '../web/src/models/copies.mjs';
 import { referenceLogits, softmax } from '../web/src/models/bert64.mjs';
 
@@ -27,15 +27,7 @@ const rowOf = (values, i) => values.slice(i * D, (i + 1) * D);
 const norm = (v) => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
 
 // A sentence typed and run; waits for the whole result of that sentence
-async function runText(text) {
-  await page().fill('#models-text', text);
-  const before = await page().evaluate(() => globalThis.attentionLab.models.drawn.length);
-  await page().click('#models-run');
-  await page().waitForFunction((count) => {
-    const { models } = globalThis.attentionLab;
-    return models.drawn.length > count && models.result && !models.result.partial;
-  }, before);
-}
+const runText = (text) => runTextIn(page(), text);  // model-folders.mjs
 
 // The parts table of token i, layer l once its check is made (the block's weights read): { rows, error }
 async function partsOf(i, l) {
