@@ -54,9 +54,10 @@ function exercisesFor(session, state, back) {
   if (same && !(tokenMoved && !started)) return null;
   // back from Explore on the same sentence (and model layer): the same cells; on another, new ones
   // (a BERT layer's cells kept for a Qwen2 layer asked a score of a pair its causal mask removes)
-  const keep = back && settingsKey === session.chosenWith && onWhat(view) === session.chosenOn && exercises.length ? exercises.map((e) => e.cell) : null;
+  const on = onWhat(view);
+  const keep = back && settingsKey === session.chosenWith && on === session.chosenOn && exercises.length ? exercises.map((e) => e.cell) : null;
   session.chosenWith = settingsKey;
-  session.chosenOn = onWhat(view);
+  session.chosenOn = on;
   const { chosen, selection } = chooseExercises(session, state, keep);
   session.exercises = chosen;
   // back from Explore with another token chosen there: the exercises stay on theirs, and say so
