@@ -101,13 +101,11 @@ describe('one name per column, over every preset (issue 26, point 5)', () => {
   });
 });
 
-// Point 4's rest: on a table taller than the screen the walk's marked cell could be below the fold,
-// and at 375 px the step table's marked column cut at the right or scrolled off at the left.
-// Every step of every preset at 1280 × 800 and 375 × 800: the cells the step points at (.walk-focus,
-// each one a cell the step marks) lie on screen below the sticky panel, clear of the sticky token
-// column, and their table's header row is on screen below the panel, or repeated just above them.
-describe('the walk shows the cells it points at with their headers (issue 26, point 4)', () => {
-  const measure = () => tab.page.evaluate(() => {
+// Runs in the page: walks every step of the preset shown (as a reader clicking Next, each step
+// measured once the lab is idle and the page still); the steps' problems (the rule below) and count.
+async function walkPresetInPage(preset) {
+  // the step shown: the cells it points at, their table's header, the panel and the scroller
+  function measure() {
     const panel = document.getElementById('walk').getBoundingClientRect();
     const focus = [...document.querySelectorAll('td.walk-focus')];
     if (!focus.length) return null;
@@ -124,8 +122,8 @@ describe('the walk shows the cells it points at with their headers (issue 26, po
       left: Math.min(...boxes.map((b) => b.left)), right: Math.max(...boxes.map((b) => b.right)),
       from: Math.max(scroller?.left ?? 0, sticky?.right ?? 0), to: Math.min(scroller?.right ?? innerWidth, innerWidth),
     };
-  });
-  const problem = (a) => {
+  }
+  function problemOf(a) {
     if (!a) return 'points at no cell';
     if (!a.marked) return 'points at a cell it does not mark';
     const headShown = (a.head[0] >= a.panel - 1 && a.head[1] <= a.height) || (a.repeat && a.repeat[0] >= a.panel - 1 && a.repeat[1] <= a.top + 1);
@@ -133,7 +131,44 @@ describe('the walk shows the cells it points at with their headers (issue 26, po
     if (a.top < a.panel - 1 || a.bottom > a.height + 1) return `${a.what}: cells ${Math.round(a.top)}–${Math.round(a.bottom)} not between the panel ${Math.round(a.panel)} and the foot ${a.height}`;
     if (a.left < a.from - 1 || a.right > a.to + 1) return `${a.what}: cells ${Math.round(a.left)}–${Math.round(a.right)} not within ${Math.round(a.from)}–${Math.round(a.to)}`;
     return '';
+  }
+  // the lab idle and the page still (the walk may scroll smoothly): three frames alike
+  const settled = async () => {
+    while (!globalThis.attentionLab.idle) await new Promise((done) => setTimeout(done, 10));
+    const frame = () => new Promise((done) => requestAnimationFrame(done));
+    const where = () => JSON.stringify([scrollY, document.querySelector('table.walk-header')?.getBoundingClientRect().top, document.querySelector('td.walk-focus')?.getBoundingClientRect()]);
+    let last = where();
+    for (let alike = 0; alike < 3;) {
+      await frame();
+      const now = where();
+      alike = now === last ? alike + 1 : 0;
+      last = now;
+    }
   };
+  const $ = (id) => document.getElementById(id);
+  if ($('walk-stop').checkVisibility()) { $('walk-stop').click(); await settled(); }
+  $('walk-start').click();
+  await settled();
+  const bad = [];
+  let steps = 0;
+  for (let i = 0; i < 80; i++) {
+    steps++;
+    const why = problemOf(measure());
+    if (why) bad.push(`${preset} step ${i + 1}: ${why}`);
+    if ($('walk-next').getAttribute('aria-disabled') === 'true') break;
+    $('walk-next').click();
+    await settled();
+  }
+  $('walk-stop').click();
+  return { bad, steps };
+}
+
+// Point 4's rest: on a table taller than the screen the walk's marked cell could be below the fold,
+// and at 375 px the step table's marked column cut at the right or scrolled off at the left.
+// Every step of every preset at 1280 × 800 and 375 × 800: the cells the step points at (.walk-focus,
+// each one a cell the step marks) lie on screen below the sticky panel, clear of the sticky token
+// column, and their table's header row is on screen below the panel, or repeated just above them.
+describe('the walk shows the cells it points at with their headers (issue 26, point 4)', () => {
 
   for (const width of [1280, 375]) {
     it(`every step of every preset at ${width} × 800`, async () => {
@@ -143,18 +178,9 @@ describe('the walk shows the cells it points at with their headers (issue 26, po
       let steps = 0;
       for (const preset of presets) {
         await openLab({ preset });
-        if (await tab.page.isVisible('#walk-stop')) await tab.page.click('#walk-stop');
-        await tab.page.click('#walk-start');
-        await tab.page.waitForTimeout(150);
-        for (let i = 0; i < 80; i++) {
-          steps++;
-          const why = problem(await measure());
-          if (why) bad.push(`${preset} step ${i + 1}: ${why}`);
-          if (await tab.page.getAttribute('#walk-next', 'aria-disabled') === 'true') break;
-          await tab.page.click('#walk-next');
-          await tab.page.waitForTimeout(60);
-        }
-        await tab.page.click('#walk-stop');
+        const walked = await tab.page.evaluate(walkPresetInPage, preset);
+        bad.push(...walked.bad);
+        steps += walked.steps;
       }
       await tab.page.setViewportSize({ width: 1280, height: 800 });
       assert.ok(steps >= 180, `${steps} steps`);
