@@ -6,7 +6,8 @@
 //   headless Chromium: the page's own file input (#models-files) → the recognised model shown, then
 //   the first run at 16 tokens (until the tokens show, until layer 1's tables are drawn), then
 //   lab.models.run at 16 and 128 tokens (worker round trip and drawing included); peak RSS of
-//   Chromium's processes, sampled every 100 ms from /proc, against the issue's targets.
+//   Chromium's processes, sampled every 100 ms from /proc, against the issue's targets; the page
+//   served cross-origin isolated, performance.measureUserAgentSpecificMemory() sampled beside it.
 // Figures, not a test: nothing here fails on a slow machine.
 import { closeSync, existsSync, mkdirSync, openSync, openAsBlob, readFileSync, readdirSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
