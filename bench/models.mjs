@@ -6,7 +6,8 @@
 //   headless Chromium: the page's own file input (#models-files) → the recognised model shown, then
 //   the first run at 16 tokens (until the tokens show, until layer 1's tables are drawn), then
 //   lab.models.run at 16 and 128 tokens (worker round trip and drawing included); peak RSS of
-//   Chromium's processes, sampled every 100 ms from /proc, against the issue's targets.
+//   Chromium's processes, sampled every 100 ms from /proc, against the issue's targets; the page
+//   served cross-origin isolated, performance.measureUserAgentSpecificMemory() sampled beside it.
 // Figures, not a test: nothing here fails on a slow machine.
 import { closeSync, existsSync, mkdirSync, openSync, openAsBlob, readFileSync, readdirSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
@@ -26,8 +27,10 @@ const dists = (option('dist') ?? 'dist').split(',').map((d) => path.resolve(root
 // the worker and then on the page at the end of every phase (where the garbage is made; the figures
 // after the first are then those of a page collected at each step, not the page as it runs); --dump:
 // memory-infra's dumps (by process and allocator) when idle, opened, after each run at 128, before and
-// after the forced collections at the end
+// after the forced collections at the end; --not-isolated: the page served without COOP and COEP (as
+// before 2026-11-28 session 12), so without performance.measureUserAgentSpecificMemory
 const flag = (name) => process.argv.includes(`--${name}`);
+const ISOLATION = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
 const D = 768;
 const LAYERS = 12;
 const VOCAB = 50257;
@@ -267,6 +270,7 @@ function dumpLines(label, { success, processes, dom, tag }) {
 function sampling(tag) {
   const s = {
     phase: 'idle', peak: 0, peakKinds: {}, peakPhase: 'idle', parts: null,
+    starts: [],  // [time, phase] where each phase was first sampled
     peaks: {},  // the largest RSS in each phase
     rendererPeaks: {},  // the largest renderer RSS in each phase
     timeline: {},  // the renderer's RSS in each phase, every sample (100 ms)
@@ -280,6 +284,7 @@ function sampling(tag) {
     const kinds = {};
     const rss = chromiumRss(tag, kinds);
     delete kinds.cpu;
+    if (s.starts.at(-1)?.[1] !== s.phase) s.starts.push([Date.now(), s.phase]);
     s.peaks[s.phase] = Math.max(s.peaks[s.phase] ?? 0, rss);
     s.rendererPeaks[s.phase] = Math.max(s.rendererPeaks[s.phase] ?? 0, kinds.renderer ?? 0);
     (s.timeline[s.phase] ??= []).push(kinds.renderer ?? 0);
@@ -290,6 +295,43 @@ function sampling(tag) {
     clearInterval(bufferSampler);
   };
   return s;
+}
+
+// performance.measureUserAgentSpecificMemory() (cross-origin-isolated pages only), one request pending
+// at a time from the idle page to the end, each result kept on the page with its time. A request
+// resolves at V8's next full garbage collection (or one Chromium forces when none came for a while:
+// 7–18 s on the idle page here; the forced collections at the end resolve the last), so each sample
+// is what that collection found live, by realm (page, worker) and type (JavaScript, DOM, Canvas,
+// Shared): garbage is never in it. Chromium's ForceEagerMeasureMemory (a measurement at once, a
+// collection of its own) was tried: the page then did not finish opening the model in 4 minutes.
+function measuring(page) {
+  return page.evaluate(() => {
+    if (!globalThis.crossOriginIsolated) return 'the page is not cross-origin isolated';
+    const samples = globalThis.benchMemorySamples = [];
+    const next = () => performance.measureUserAgentSpecificMemory().then((m) => {
+      samples.push({ at: Date.now(), bytes: m.bytes, breakdown: m.breakdown.filter((b) => b.bytes > 0).map((b) => ({ bytes: b.bytes,
+        what: `${b.attribution.map((a) => a.scope.replace('GlobalScope', '')).join('+') || 'page'} ${b.types.join('+')}` })) });
+      next();
+    }, (error) => samples.push({ at: Date.now(), error: String(error) }));
+    next();
+    return null;
+  });
+}
+
+// The samples by phase (`starts`: [time, phase] in order): the largest of each, and the largest of all
+// with its breakdown, in MiB
+async function measuredLines(page, starts, refused) {
+  if (refused) return [`chromium: measureUserAgentSpecificMemory not sampled: ${refused}`];
+  const samples = await page.evaluate(() => globalThis.benchMemorySamples);
+  const failed = samples.find((m) => m.error);
+  const good = samples.filter((m) => !m.error);
+  const phaseAt = (at) => starts.filter(([t]) => t <= at).at(-1)?.[1] ?? 'idle';
+  const largest = {};
+  for (const m of good) largest[phaseAt(m.at)] = Math.max(largest[phaseAt(m.at)] ?? 0, m.bytes);
+  const count = (phase) => good.filter((m) => phaseAt(m.at) === phase).length;
+  const peak = good.reduce((a, m) => (m.bytes > (a?.bytes ?? -1) ? m : a), null);
+  return [`chromium: measureUserAgentSpecificMemory, ${good.length} samples${failed ? ` (then it failed: ${failed.error})` : ''}; the largest in each phase (MiB, samples): ${Object.entries(largest).map(([k, v]) => `${k} ${mib(v)} (${count(k)})`).join(', ')}`,
+    `chromium: measureUserAgentSpecificMemory's peak ${peak ? mib(peak.bytes) : '–'} MiB while ${peak ? phaseAt(peak.at) : '–'}: ${(peak?.breakdown ?? []).sort((a, b) => b.bytes - a.bytes).map((b) => `${b.what} ${(b.bytes / 2 ** 20).toFixed(1)}`).join(', ')}`];
 }
 
 // `rounds` runs of lab.models.run at n tokens, their wall times (ms); with --dump at 128 tokens, run one
@@ -324,13 +366,15 @@ async function browserSide(distDir, run) {
   const tag = `--bench-models-${process.pid}-${run}`;
   log(`chromium: the page from ${path.relative(root, distDir) || '.'} (${distDir}); load average ${loads()}`);
   // --expose-gc: the collections forced at the end, which tell the garbage from what is kept
-  const browser = await openBrowser({ dir: distDir, args: [tag, `--js-flags=--expose-gc${flag('trace-gc') ? ' --trace-gc' : ''}`] });
+  const args = [tag, `--js-flags=--expose-gc${flag('trace-gc') ? ' --trace-gc' : ''}`];
+  const browser = await openBrowser({ dir: distDir, args, headers: flag('not-isolated') ? undefined : ISOLATION });
   const s = sampling(tag);
   try {
     const { page } = await browser.newPage();
     await page.goto(browser.url);
     await page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
     const parts = s.parts = await memoryParts(page, tag);
+    const refused = flag('not-isolated') ? 'the page was served without COOP and COEP (--not-isolated)' : await measuring(page);
     const idle = chromiumRss(tag);
     await parts.say('idle');
     if (flag('dump')) dumpLines('idle', await memoryDump(browser.browser, page, tag)).forEach((line) => log(line));
@@ -376,7 +420,10 @@ async function browserSide(distDir, run) {
       log(`chromium: the renderer while ${name}, every 0.3 s (MiB): ${steps.join(' ')}; the page's ArrayBuffers: ${(s.buffers[name] ?? []).map(mib).join(' ')}`);
     }
     if (flag('dump')) dumpLines('after the runs, before any forced collection', await memoryDump(browser.browser, page, tag)).forEach((line) => log(line));
+    s.phase = 'forced collections';
     await parts.garbage();
+    await new Promise((resolve) => setTimeout(resolve, 500));  // the measurement they resolve
+    (await measuredLines(page, s.starts, refused)).forEach((line) => log(line));
     if (flag('dump')) dumpLines('after the forced collections', await memoryDump(browser.browser, page, tag)).forEach((line) => log(line));
     const weights = 4 * (VOCAB * D + POSITIONS * D + LAYERS * (4 * D * D + 8 * D * D)) / 2 ** 20;
     log(`chromium: peak RSS of its processes ${(s.peak / 2 ** 20).toFixed(0)} MiB, ${((s.peak - idle) / 2 ** 20).toFixed(0)} MiB above the ${(idle / 2 ** 20).toFixed(0)} MiB before the model (weights ${weights.toFixed(0)} MiB as F32; target ≤ 1.2 × weights + 100 = ${(1.2 * weights + 100).toFixed(0)} MiB); the peak while ${s.peakPhase}; by process kind: ${Object.entries(s.peakKinds).map(([k, v]) => `${k} ${(v / 2 ** 20).toFixed(0)}`).join(', ')} MiB; the largest in each phase: ${Object.entries(s.peaks).map(([k, v]) => `${k} ${(v / 2 ** 20).toFixed(0)}`).join(', ')} MiB`);

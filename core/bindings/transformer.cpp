@@ -284,19 +284,23 @@ val transformer_gradients(const val& request) {
 class PreparedTransformer {
  public:
   // null, or { error } (the stack is left as it was). Staged tensors the request names ({ staged: i })
-  // are read in place, each block's freed once it is prepared, and every staged tensor is let go.
+  // are read in place, the blocks' weights packed in them (prepare_stack's block_storage), each
+  // block's freed once it is prepared, and every staged tensor is let go.
   val prepare(const val& request) {
     attn::Status status;
     {
       Request r(request, &staged_);  // the request's copies freed before the call returns
       std::vector<float>* tokens = r.tokens_staged < 0 ? nullptr : &staged_[static_cast<std::size_t>(r.tokens_staged)];
+      std::vector<std::vector<float>*> blocks;
+      for (std::vector<float>& tensor : staged_)
+        if (&tensor != tokens) blocks.push_back(&tensor);
       status = attn::prepare_stack(
           r.stack, &stack_,
           [&](int l) {
             for (std::size_t index : r.staged_in[static_cast<std::size_t>(l)])
               std::vector<float>().swap(staged_[index]);
           },
-          tokens);
+          tokens, blocks);
     }
     staged_.clear();
     return status.ok() ? val::null() : error_of(status);

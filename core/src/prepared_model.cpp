@@ -7,12 +7,19 @@
 
 #include "attention/attention.hpp"
 #include "forward.hpp"
+#include "kernels/kernels.hpp"
 #include "ops.hpp"
 #include "validate.hpp"
 
 namespace attn {
 
 Status prepare_model(const Config& config, const Inputs& weights, Shape* shape, PackedWeights* packed) {
+  std::vector<float>* const none[4] = {};
+  return prepare_model_in(config, weights, none, shape, packed);
+}
+
+Status prepare_model_in(const Config& config, const Inputs& weights, std::vector<float>* const owned[4], Shape* shape,
+                        PackedWeights* packed) {
   if (weights.context.present)
     return Status::Type("context", "a prepared model is self-attention: context is not taken");
   if (config.mask_mode == MaskMode::Keep) {
@@ -27,10 +34,18 @@ Status prepare_model(const Config& config, const Inputs& weights, Shape* shape, 
   checked.x = View<float>(zeros);
   if (Status s = validate(one_token, checked, /*trace=*/false, shape); !s.ok()) return s;
   // each head's block packed on its own, as project() reads it; only where the packed products are
-  // the build's fastest, so that elsewhere a run keeps attention_forward's products and bits
-  const auto pack = [&](const View<float>& w, int blocks, int inner, int width) {
+  // the build's fastest, so that elsewhere a run keeps attention_forward's products and bits. A block
+  // of whole panels takes exactly its own floats, so an owned weight is packed where it lies.
+  const auto pack = [&](const View<float>& w, std::vector<float>* own, int blocks, int inner, int width) {
     std::vector<float> out;
     if (!w.present || !ops::packed_is_fastest()) return out;
+    if (own && width % kernels::kGemmNr == 0) {
+      for (int b = 0; b < blocks; ++b)
+        kernels::pack_panels_in_place(inner, width, own->data() + static_cast<std::size_t>(b) * inner * width);
+      out = std::move(*own);
+      own->clear();
+      return out;
+    }
     for (int b = 0; b < blocks; ++b) {
       const std::vector<float> panels =
           ops::pack_panels(w.data + static_cast<std::size_t>(b) * inner * width, width, inner, width);
@@ -38,10 +53,10 @@ Status prepare_model(const Config& config, const Inputs& weights, Shape* shape, 
     }
     return out;
   };
-  *packed = PackedWeights{pack(weights.wq, shape->heads, shape->d_model, shape->d_k),
-                          pack(weights.wk, shape->kv_heads, shape->d_model, shape->d_k),
-                          pack(weights.wv, shape->kv_heads, shape->d_model, shape->d_v),
-                          pack(weights.wo, 1, shape->heads * shape->d_v, shape->d_model)};
+  *packed = PackedWeights{pack(weights.wq, owned[0], shape->heads, shape->d_model, shape->d_k),
+                          pack(weights.wk, owned[1], shape->kv_heads, shape->d_model, shape->d_k),
+                          pack(weights.wv, owned[2], shape->kv_heads, shape->d_model, shape->d_v),
+                          pack(weights.wo, owned[3], 1, shape->heads * shape->d_v, shape->d_model)};
   return Status::Ok();
 }
 

@@ -6,9 +6,11 @@
 #include <cmath>
 #include <iterator>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "attention/layers.hpp"
+#include "forward.hpp"
 #include "kernels/kernels.hpp"
 #include "ops.hpp"
 #include "prepared_stack_steps.hpp"
@@ -50,6 +52,55 @@ PreparedProduct product_of(const View<float>& b, int inner, int cols) {
   return b.present ? product_of(b.data, inner, cols, false) : PreparedProduct();
 }
 
+HandedOver::HandedOver(const Stack& stack, const std::vector<std::vector<float>*>& storage) {
+  if (storage.empty()) return;
+  std::vector<const View<float>*> views;  // every float view of the stack
+  for (const View<float>* v : {&stack.tokens, &stack.position_table, &stack.type_table, &stack.embedding_norm.weight,
+                               &stack.embedding_norm.bias, &stack.final_norm.weight, &stack.final_norm.bias,
+                               &stack.unembedding_weight, &stack.unembedding_bias})
+    views.push_back(v);
+  for (const Block& block : stack.layers) {
+    const Inputs& w = block.weights;
+    const Mlp& m = block.mlp;
+    for (const View<float>* v :
+         {&w.wq, &w.wk, &w.wv, &w.wo, &w.bq, &w.bk, &w.bv, &w.bo, &block.norm1.weight, &block.norm1.bias,
+          &block.norm2.weight, &block.norm2.bias, &m.w1, &m.b1, &m.w2, &m.b2, &m.w_gate, &m.w_up, &m.w_down})
+      views.push_back(v);
+  }
+  // a vector is taken only when the one view on any of its floats is the whole of it
+  for (std::vector<float>* vector : storage) {
+    if (!vector || vector->empty()) continue;
+    const float *begin = vector->data(), *end = begin + vector->size();
+    int overlapping = 0;
+    for (const View<float>* v : views) {
+      if (v->present && v->data && v->size > 0 && v->data < end && begin < v->data + v->size) ++overlapping;
+    }
+    if (overlapping == 1) vectors_[begin] = vector;
+  }
+}
+
+std::vector<float>* HandedOver::find(const View<float>& v) const {
+  if (!v.present) return nullptr;
+  const auto at = vectors_.find(v.data);
+  return at != vectors_.end() && at->second->size() == v.size ? at->second : nullptr;
+}
+
+// product_of(b, inner, cols), taking over the vector that holds b where `handed` has it: packed in
+// place (whole panels), or moved as it is where the build keeps weights row-major.
+PreparedProduct product_of(const View<float>& b, int inner, int cols, const HandedOver& handed) {
+  std::vector<float>* own = handed.find(b);
+  const bool packed = ops::packed_is_fastest();
+  if (!own || (packed && cols % kernels::kGemmNr != 0)) return product_of(b, inner, cols);
+  PreparedProduct p;
+  p.inner = inner;
+  p.cols = cols;
+  p.packed = packed;
+  if (packed) kernels::pack_panels_in_place(inner, cols, own->data());
+  p.values = std::move(*own);
+  own->clear();
+  return p;
+}
+
 // c (rows, cols) = a (rows, inner) · b
 void apply(const PreparedProduct& b, const float* a, int rows, float* c, ProductScratch* scratch) {
   if (b.packed) {
@@ -72,7 +123,7 @@ PreparedNorm norm_of(const Norm& norm) {
   return PreparedNorm{norm.kind, norm.eps, copy_of(norm.weight), copy_of(norm.bias)};
 }
 
-Status prepare_block(const Stack& stack, int l, PreparedBlock* out) {
+Status prepare_block(const Stack& stack, int l, const HandedOver& handed, PreparedBlock* out) {
   const Block& block = stack.layers[static_cast<std::size_t>(l)];
   if (block.attention.mask_mode == MaskMode::Keep) {
     const std::string field = layer_prefix(l) + "attention.mask";
@@ -82,16 +133,21 @@ Status prepare_block(const Stack& stack, int l, PreparedBlock* out) {
   b.arrangement = block.arrangement;
   b.attention = block_config(stack, block, 1);
   const std::vector<float> zero_row(static_cast<std::size_t>(stack.d_model), 0.0f);
-  if (Status s =
-          prepare_model(b.attention, block_inputs(block, View<float>(zero_row), StackInputs()), &b.shape, &b.packed);
+  const View<float>* views[8] = {&block.weights.wq, &block.weights.wk, &block.weights.wv, &block.weights.wo,
+                                 &block.weights.bq, &block.weights.bk, &block.weights.bv, &block.weights.bo};
+  std::vector<float>* const owned[4] = {handed.find(*views[0]), handed.find(*views[1]), handed.find(*views[2]),
+                                        handed.find(*views[3])};
+  if (Status s = prepare_model_in(b.attention, block_inputs(block, View<float>(zero_row), StackInputs()), owned,
+                                  &b.shape, &b.packed);
       !s.ok()) {
     return prefixed(layer_prefix(l) + "attention.", s);
   }
-  const View<float>* views[8] = {&block.weights.wq, &block.weights.wk, &block.weights.wv, &block.weights.wo,
-                                 &block.weights.bq, &block.weights.bk, &block.weights.bv, &block.weights.bo};
   for (int i = 0; i < 8; ++i) {
     b.present[i] = views[i]->present;
-    if (i >= 4 || !ops::packed_is_fastest()) b.weights[i] = copy_of(*views[i]);  // the panels hold the rest
+    if (i < 4 && ops::packed_is_fastest()) continue;  // the panels hold them
+    // an owned weight the panels did not take is moved where the build keeps weights as they are
+    const bool move = i < 4 && owned[i] != nullptr;
+    b.weights[i] = move ? std::move(*owned[i]) : copy_of(*views[i]);
   }
   b.norm1 = norm_of(block.norm1);
   b.norm2 = norm_of(block.norm2);
@@ -100,11 +156,11 @@ Status prepare_block(const Stack& stack, int l, PreparedBlock* out) {
   b.mlp = block.arrangement == Arrangement::AttentionOnly ? MlpKind::None : mlp.kind;
   b.activation = mlp.activation;
   b.hidden = f;
-  b.w1 = product_of(mlp.w1, d, f);
-  b.w2 = product_of(mlp.w2, f, d);
-  b.w_gate = product_of(mlp.w_gate, d, f);
-  b.w_up = product_of(mlp.w_up, d, f);
-  b.w_down = product_of(mlp.w_down, f, d);
+  b.w1 = product_of(mlp.w1, d, f, handed);
+  b.w2 = product_of(mlp.w2, f, d, handed);
+  b.w_gate = product_of(mlp.w_gate, d, f, handed);
+  b.w_up = product_of(mlp.w_up, d, f, handed);
+  b.w_down = product_of(mlp.w_down, f, d, handed);
   b.b1 = copy_of(mlp.b1);
   b.b2 = copy_of(mlp.b2);
   *out = std::move(b);
@@ -164,7 +220,7 @@ PreparedProduct tied_panels_in_place(std::vector<float>* table, int vocab, int d
 std::size_t token_table_room(int vocab, int d_model) { return kernels::packed_size(d_model, vocab); }
 
 Status prepare_stack(const Stack& stack, PreparedStack* prepared, const std::function<void(int)>& layer_done,
-                     std::vector<float>* token_storage) {
+                     std::vector<float>* token_storage, const std::vector<std::vector<float>*>& block_storage) {
   // every check that does not depend on n, made on one token (id 0, type 0) as stack_forward's
   const std::int32_t zero = 0;
   StackInputs one;
@@ -172,8 +228,9 @@ Status prepare_stack(const Stack& stack, PreparedStack* prepared, const std::fun
   if (Status s = validate_stack(stack, one); !s.ok()) return s;
   PreparedStack p;
   p.layers.resize(stack.layers.size());
+  const HandedOver handed(stack, block_storage);
   for (std::size_t l = 0; l < stack.layers.size(); ++l) {
-    if (Status s = prepare_block(stack, static_cast<int>(l), &p.layers[l]); !s.ok()) return s;
+    if (Status s = prepare_block(stack, static_cast<int>(l), handed, &p.layers[l]); !s.ok()) return s;
     if (layer_done) layer_done(static_cast<int>(l));
   }
   const int d = stack.d_model, vocab = stack.vocab;

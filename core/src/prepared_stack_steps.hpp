@@ -2,11 +2,24 @@
 // (prepared_trace.cpp): the same code, so the two agree bit for bit where they do the same work.
 #pragma once
 
+#include <unordered_map>
 #include <vector>
 
 #include "attention/prepared_stack.hpp"
 
 namespace attn::stack_steps {
+
+// The vectors prepare_stack may take over (its block_storage), by the address of their data: only
+// those exactly one view of the stack starts at (two weights sharing floats are copied, not packed).
+class HandedOver {
+ public:
+  HandedOver(const Stack& stack, const std::vector<std::vector<float>*>& storage);
+  // the vector that holds exactly v's floats, or null
+  std::vector<float>* find(const View<float>& v) const;
+
+ private:
+  std::unordered_map<const float*, std::vector<float>*> vectors_;
+};
 
 // c (rows, cols) = a (rows, inner) · b
 void apply(const PreparedProduct& b, const float* a, int rows, float* c, ProductScratch* scratch);

@@ -250,6 +250,26 @@ TEST_CASE("gemm driver on pre-packed panels: the bits of gemm_f32 at every remai
   }
 }
 
+TEST_CASE("panels packed in b's own floats: pack_panels' bits, every inner from 1 to 17 and 1 to 9 panels") {
+  std::mt19937 rng(11);
+  for (int inner = 1; inner <= 17; ++inner) {
+    for (int panel_count = 1; panel_count <= 9; ++panel_count) {
+      const int cols = panel_count * kGemmNr;
+      const std::size_t size = static_cast<std::size_t>(inner) * cols;
+      const std::vector<float> b = random_values(rng, size);
+      std::vector<float> want(size, kNaN);
+      pack_panels(inner, cols, b.data(), cols, want.data());
+      // b between sentinels, so that a write outside its floats fails
+      std::vector<float> got(size + 2, kSentinel);
+      std::copy(b.begin(), b.end(), got.begin() + 1);
+      pack_panels_in_place(inner, cols, got.data() + 1);
+      CHECK_MESSAGE(std::memcmp(got.data() + 1, want.data(), size * sizeof(float)) == 0, "inner=", inner,
+                    " cols=", cols);
+      CHECK_MESSAGE((got.front() == kSentinel && got.back() == kSentinel), "inner=", inner, " cols=", cols);
+    }
+  }
+}
+
 TEST_CASE("ppmm micro-kernels: every mr, nc and kc from 1 to 9 on a pre-packed strip, written or added into c") {
   std::mt19937 rng(6);
   for (const PpmmEntry& kernel : kPpmmKernels) {

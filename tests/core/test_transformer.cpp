@@ -9,6 +9,7 @@
 #include <limits>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -1075,6 +1076,88 @@ TEST_CASE("a prepared GPT-2-like stack at n = 16 and 9 with f = 1100, against fl
   std::mt19937 rng(1116);
   check_prepared_large(spec_named("GPT-2-like"), rng, 1100, 16);
   check_prepared_large(spec_named("GPT-2-like"), rng, 1100, 9);
+}
+
+namespace {
+
+// The addresses of a stack's block product weights (what prepare_stack's block_storage may take), and
+// of the storage a prepared stack's blocks hold.
+std::set<const float*> block_products(const attn::Stack& stack) {
+  std::set<const float*> found;
+  for (const attn::Block& b : stack.layers) {
+    for (const attn::View<float>* v : {&b.weights.wq, &b.weights.wk, &b.weights.wv, &b.weights.wo, &b.mlp.w1, &b.mlp.w2,
+                                       &b.mlp.w_gate, &b.mlp.w_up, &b.mlp.w_down})
+      if (v->present) found.insert(v->data);
+  }
+  return found;
+}
+std::set<const float*> block_storage(const attn::PreparedStack& prepared) {
+  std::set<const float*> found;
+  for (const attn::PreparedBlock& b : prepared.layers) {
+    for (const Floats* v :
+         {&b.packed.wq, &b.packed.wk, &b.packed.wv, &b.packed.wo, &b.weights[0], &b.weights[1], &b.weights[2],
+          &b.weights[3], &b.w1.values, &b.w2.values, &b.w_gate.values, &b.w_up.values, &b.w_down.values})
+      if (!v->empty()) found.insert(v->data());
+  }
+  return found;
+}
+
+// A stack prepared from weights handed over (block_storage: every vector of the drawn weights, as a
+// staged model hands its tensors): each block product taken as the prepared block's own storage, the
+// other vectors left alone, and the runs the same bits as those of the stack prepared by copying.
+void check_handed_over(Spec spec, std::mt19937& rng) {
+  INFO(spec.name);
+  spec.vocab = 61, spec.d = 48, spec.heads = 4, spec.d_k = 8, spec.f = 96, spec.n = 9, spec.layers = 2;
+  Drawn drawn(spec, rng);
+  REQUIRE(drawn.status.ok());
+  attn::PreparedStack copied, handed;
+  REQUIRE(attn::prepare_stack(drawn.stack, &copied).ok());
+  attn::PreparedStackResult want, got;
+  REQUIRE(attn::prepared_stack_forward(copied, drawn.inputs, {}, {}, &want, nullptr).ok());
+  const std::set<const float*> products = block_products(drawn.stack);
+  const Floats tokens = drawn.weights["tokens"];
+  std::vector<std::vector<float>*> storage;
+  for (auto& [name, values] : drawn.weights) storage.push_back(&values);
+  REQUIRE(attn::prepare_stack(drawn.stack, &handed, {}, nullptr, storage).ok());
+  CHECK(block_storage(handed) == products);
+  CHECK(drawn.weights["tokens"] == tokens);  // not a block's: read, not taken
+  REQUIRE(attn::prepared_stack_forward(handed, drawn.inputs, {}, {}, &got, nullptr).ok());
+  CHECK(got.output == want.output);
+  CHECK(got.logits == want.logits);
+  CHECK(relative_to(got.logits, drawn.trace.logits) <= 1e-5);  // and the unprepared forward's
+}
+
+}  // namespace
+
+TEST_CASE("prepare_stack packs handed-over block weights where they lie: the bits of copying them") {
+  std::mt19937 rng(4096);
+  check_handed_over(spec_named("GPT-2-like"), rng);
+  Spec llama = spec_named("Llama-like: RMSNorm, SwiGLU, 2 of 4 heads, own unembedding");
+  llama.norm = NormKind::RmsNorm;
+  llama.mlp = MlpKind::SwiGlu;
+  llama.attention_bias = llama.mlp_bias = false;
+  llama.kv_heads = 2;
+  llama.unembedding = Unembedding::Own;
+  check_handed_over(llama, rng);
+  // one vector two weights view (wk given as wq): neither takes it, so it stays as it was for the other
+  Spec spec = spec_named("GPT-2-like");
+  spec.vocab = 61, spec.d = 48, spec.heads = 4, spec.d_k = 8, spec.f = 96, spec.n = 9, spec.layers = 2;
+  Drawn drawn(spec, rng);
+  attn::Stack shared = drawn.stack;
+  shared.layers[1].weights.wk = shared.layers[1].weights.wq;
+  attn::PreparedStack copied, handed;
+  REQUIRE(attn::prepare_stack(shared, &copied).ok());
+  const Floats wq = drawn.weights["layers[1].attention.wq"];
+  const float* wq_at = drawn.weights["layers[1].attention.wq"].data();
+  std::vector<std::vector<float>*> storage;
+  for (auto& [name, values] : drawn.weights) storage.push_back(&values);
+  REQUIRE(attn::prepare_stack(shared, &handed, {}, nullptr, storage).ok());
+  CHECK(drawn.weights["layers[1].attention.wq"] == wq);
+  CHECK(block_storage(handed).count(wq_at) == 0);
+  attn::PreparedStackResult want, got;
+  REQUIRE(attn::prepared_stack_forward(copied, drawn.inputs, {}, {}, &want, nullptr).ok());
+  REQUIRE(attn::prepared_stack_forward(handed, drawn.inputs, {}, {}, &got, nullptr).ok());
+  CHECK(got.logits == want.logits);
 }
 
 TEST_CASE("prepare_stack refuses bad weights naming the field and keeps what it had; runs refuse bad input") {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -204,6 +205,8 @@ void check_prepared_against(Model& model, const attn::Stack& stack, bool causal)
 // from its whole trace, and the top-5 logits from the last position's, to 1e-4 relative. The stack is
 // prepared with its token table handed over (as a staged model's is, with room for the panels): the
 // prepared stack keeps that storage itself (the tied panels packed in it, or the table as it is), no copy.
+// Every block's product weights are handed over too, each in a vector of its own (as a staged model's
+// tensors are), and each must be a prepared block's own storage afterwards (packed in it or moved).
 void check_prepared_trace_against(Model& model, const attn::Stack& given, bool causal) {
   attn::Stack stack = given;
   std::vector<float> table;
@@ -211,10 +214,30 @@ void check_prepared_trace_against(Model& model, const attn::Stack& given, bool c
   table.assign(stack.tokens.data, stack.tokens.data + stack.tokens.size);
   const float* storage = table.data();
   stack.tokens = attn::View<float>(table);
+  std::deque<std::vector<float>> weights;
+  std::vector<std::vector<float>*> handed;
+  for (attn::Block& block : stack.layers) {
+    for (attn::View<float>* v : {&block.weights.wq, &block.weights.wk, &block.weights.wv, &block.weights.wo,
+                                 &block.mlp.w1, &block.mlp.w2, &block.mlp.w_gate, &block.mlp.w_up, &block.mlp.w_down}) {
+      if (!v->present) continue;
+      handed.push_back(&weights.emplace_back(v->data, v->data + v->size));
+      *v = attn::View<float>(weights.back());
+    }
+  }
+  std::vector<const float*> addresses;
+  for (const std::vector<float>* w : handed) addresses.push_back(w->data());
   attn::PreparedStack prepared;
-  REQUIRE(attn::prepare_stack(stack, &prepared, {}, &table).ok());
+  REQUIRE(attn::prepare_stack(stack, &prepared, {}, &table, handed).ok());
   const bool panels = stack.unembedding == attn::Unembedding::Tied && prepared.unembedding_weight.packed;
   CHECK((panels ? prepared.unembedding_weight.values.data() : prepared.tokens.data()) == storage);
+  std::set<const float*> kept;
+  for (const attn::PreparedBlock& b : prepared.layers) {
+    for (const std::vector<float>* v :
+         {&b.packed.wq, &b.packed.wk, &b.packed.wv, &b.packed.wo, &b.weights[0], &b.weights[1], &b.weights[2],
+          &b.weights[3], &b.w1.values, &b.w2.values, &b.w_gate.values, &b.w_up.values, &b.w_down.values})
+      if (!v->empty()) kept.insert(v->data());
+  }
+  for (std::size_t i = 0; i < addresses.size(); ++i) CHECK_MESSAGE(kept.count(addresses[i]) == 1, "weight ", i);
   attn::StackInputs inputs;
   inputs.ids = attn::View<std::int32_t>(model.ids);
   const int layers = static_cast<int>(stack.layers.size());

@@ -419,7 +419,8 @@ export class StagedTensor {
  * engine.stageTransformer() (docs/api.md#prepared-stacks): a model's weights handed into WebAssembly
  * memory tensor by tensor as they are read (tensor(values) copies one array in; the caller may then let
  * it go), then prepare(weights), whose arrays may be those staged tensors, gives the PreparedTransformer.
- * Each block's staged tensors are freed once it is prepared: the weights are never held twice over.
+ * Each block's weight matrices are packed in their own staged storage and its other staged tensors
+ * freed once it is prepared: the weights are never held twice over, not even one block's.
  */
 export class TransformerStaging {
   #handle;

@@ -100,8 +100,15 @@ struct StackWorkspace {
 // then takes it over (its value afterwards is unspecified) in place of copying the table, and packs a
 // tied unembedding's panels in it; staged with capacity for packed_size(d_model, vocab) floats, the
 // table is never held twice.
+// `block_storage`, when given, lists vectors that may hold the blocks' weights: a block's product
+// weight (attention's wq … wo, the MLP's matrices) whose view is exactly one of them (its data and
+// size), and the only view of the stack on those floats, is taken over likewise (its value afterwards
+// is unspecified; on a refusal too), its panels made in it in place where they take exactly its
+// floats (every width a multiple of 8), moved as it is where the build keeps weights unpacked. A
+// model's blocks are then never held twice, not even the one being prepared.
 Status prepare_stack(const Stack& stack, PreparedStack* prepared, const std::function<void(int)>& layer_done = {},
-                     std::vector<float>* token_storage = nullptr);
+                     std::vector<float>* token_storage = nullptr,
+                     const std::vector<std::vector<float>*>& block_storage = {});
 
 // The floats a token table of vocab × d_model needs room for so that prepare_stack packs a tied
 // unembedding in place (its last panel is padded to whole panels): at least vocab × d_model.

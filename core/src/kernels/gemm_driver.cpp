@@ -3,6 +3,7 @@
 //   a: (rows, inner)  b: (inner, cols) or, transposed, (cols, inner)  c: (rows, cols)
 #include <algorithm>
 #include <cassert>
+#include <vector>
 
 #include "kernels/kernels.hpp"
 
@@ -254,6 +255,30 @@ void pack_panels(int inner, int cols, const float* b, int ldb, float* panels) {
 
 void pack_panels_transposed(int inner, int cols, const float* b, int ldb, float* panels) {
   pack_all(inner, cols, b, ldb, true, panels);
+}
+
+// b seen as an (inner, P) matrix of 8-float units (P = cols / 8), each unit 8 neighbouring columns of a
+// row: the panels are its transpose, (P, inner) units, so unit s = k·P + p moves to p·inner + k. Each
+// cycle of that permutation is followed once, one unit carried along (`moved` marks the units in place).
+void pack_panels_in_place(int inner, int cols, float* b) {
+  assert(inner >= 1 && cols >= kGemmNr && cols % kGemmNr == 0);
+  const std::size_t panels = static_cast<std::size_t>(cols / kGemmNr), units = panels * inner;
+  const auto destination = [&](std::size_t s) { return (s % panels) * inner + s / panels; };
+  std::vector<bool> moved(units, false);
+  float carried[kGemmNr], swap[kGemmNr];
+  for (std::size_t start = 0; start < units; ++start) {
+    if (moved[start]) continue;
+    std::copy(b + start * kGemmNr, b + (start + 1) * kGemmNr, carried);
+    std::size_t at = start;
+    do {
+      at = destination(at);
+      float* unit = b + at * kGemmNr;
+      std::copy(unit, unit + kGemmNr, swap);
+      std::copy(carried, carried + kGemmNr, unit);
+      std::copy(swap, swap + kGemmNr, carried);
+      moved[at] = true;
+    } while (at != start);
+  }
 }
 
 void gemm_f32(const GemmEntry& kernel, int rows, int inner, int cols, const float* a, int lda, const float* b, int ldb,

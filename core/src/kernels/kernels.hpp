@@ -147,6 +147,9 @@ std::size_t packed_size(int inner, int cols);
 void pack_panels(int inner, int cols, const float* b, int ldb, float* panels);
 // The same for b stored as (cols, inner) and used as its transpose (k in the scores q·kᵀ).
 void pack_panels_transposed(int inner, int cols, const float* b, int ldb, float* panels);
+// pack_panels made in b's own storage (b (inner, cols), row-major, ldb = cols, cols a multiple of
+// kGemmNr, so that the panels take exactly its inner · cols floats): no second copy of b.
+void pack_panels_in_place(int inner, int cols, float* b);
 void gemm_f32_prepacked(const GemmEntry& kernel, int rows, int inner, int cols, const float* a, int lda,
                         const float* panels, float* c, int ldc);
 void gemm_f32(const GemmEntry& kernel, int rows, int inner, int cols, const float* a, int lda, const float* b, int ldb,
