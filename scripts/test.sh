@@ -125,6 +125,9 @@ node scripts/test-session.mjs node --test --test-concurrency="${TEST_CONCURRENCY
 grep -E "^not ok|^# (tests|pass|fail)" "$log"
 grep -q "^not ok" "$log" && grep -B2 -A25 "^    not ok\|^not ok" "$log" | head -80
 count node
+# the whole TAP log kept (build/test-node.tap) and the ten slowest files printed: where the time goes
+mkdir -p build && cp "$log" build/test-node.tap
+node scripts/slowest-tests.mjs build/test-node.tap 10
 stage_time "node+e2e"
 
 echo
