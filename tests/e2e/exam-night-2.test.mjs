@@ -95,6 +95,55 @@ describe('the explanation panel (issue 26, second review, 2)', () => {
   }
 });
 
+// Review, finding 4: on a phone (375 × 740) the sheet opens over the step table; the cell tapped in
+// the window's lower half, and the two rows above it, stay above it; while it is open the page's
+// scroller keeps scroll-padding-bottom = the sheet's height + 8 px, so that the arrow keys' cells stop
+// above it too; closing it gives the padding back.
+const sheetBoxes = (cell) => cell.evaluate((td) => {
+  const box = (el) => { const r = el.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, left: r.left, right: r.right, height: r.height }; };
+  const rows = [td.parentElement.previousElementSibling?.previousElementSibling, td.parentElement.previousElementSibling].filter(Boolean);
+  return { cell: box(td), above: rows.map(box), sheet: box(document.getElementById('explain')), padding: getComputedStyle(document.scrollingElement).scrollPaddingBottom };
+});
+const intersects = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+
+describe('the explanation sheet on a phone (review, finding 4)', () => {
+  after(() => tab.page.setViewportSize({ width: 1280, height: 800 }));
+  it('at 375 × 740 a cell tapped in the lower half stays above the sheet with two rows above it; arrow keys too; closing restores the padding', async () => {
+    await tab.page.setViewportSize({ width: 375, height: 740 });
+    await lab.redrawn(() => tab.page.selectOption('#preset', 'animal-it'));
+    const cells = tab.page.locator('table.steps td[data-matrix="weights"]');
+    assert.equal(await cells.count(), 12);
+    const cell = cells.nth(8);
+    // the cell in the window's lower half, where the sheet (up to 60% of the window) opens
+    await cell.evaluate((td) => window.scrollBy(0, td.getBoundingClientRect().top - innerHeight * 0.75));
+    assert.ok((await sheetBoxes(cell)).cell.top > 370, 'the cell starts in the lower half');
+    await cell.click();
+    const got = await sheetBoxes(cell);
+    assert.ok(got.sheet.top < 740 * 0.75, `the sheet is tall enough to have covered the cell: top ${got.sheet.top}`);
+    assert.equal(intersects(got.cell, got.sheet), false, `cell ${JSON.stringify(got.cell)} vs sheet ${JSON.stringify(got.sheet)}`);
+    assert.ok(got.cell.bottom <= got.sheet.top - 8 + 1, 'the cell 8 px above the sheet');
+    assert.equal(got.above.length, 2);
+    for (const row of got.above) assert.ok(row.top >= 0 && row.bottom <= got.sheet.top, `a row above: ${JSON.stringify(row)}`);
+    assert.equal(got.padding, `${Math.ceil(got.sheet.height) + 8}px`, 'scroll-padding-bottom = sheet height + 8');
+    // the arrow keys move the focus (and the explanation) down a column of the weights table: each
+    // cell shows above the sheet (the browser's scroll to a focused cell stops at the padding)
+    const weight = (row) => tab.page.locator(`[data-slot="head-0-weights"] td[data-row="${row}"][data-col="0"]`);
+    await weight(6).evaluate((td) => window.scrollBy(0, td.getBoundingClientRect().top - innerHeight * 0.3));
+    await weight(6).focus();
+    for (let k = 7; k < 12; k++) {
+      await tab.page.keyboard.press('ArrowDown');
+      const next = weight(k);
+      assert.equal(await next.evaluate((td) => td === document.activeElement || td.contains(document.activeElement)), true, `cell ${k} focused`);
+      const at = await sheetBoxes(next);
+      assert.equal(intersects(at.cell, at.sheet), false, `cell ${k}: ${JSON.stringify(at.cell)} vs sheet ${JSON.stringify(at.sheet)}`);
+      assert.ok(at.cell.top >= 0, `cell ${k} on screen`);
+    }
+    await tab.page.click('#explain-close');
+    assert.equal(await tab.page.isVisible('#explain'), false);
+    assert.equal((await sheetBoxes(cell)).padding, 'auto', 'closing gives the padding back');
+  });
+});
+
 // 3. One precision everywhere: with the default Digits (4 significant), no decimal printed anywhere in
 //    the lab (text, SVG, the heatmap's canvas, practice messages, the explanation) has more than 4
 //    significant digits; with "every digit" the practice message shows float32's.

@@ -376,6 +376,64 @@ describe('heatmap options', () => {
     assert.ok(stretched.reduce((a, b) => a + b) > plain.reduce((a, b) => a + b), `the row's smallest weight becomes the lightest: ${plain} → ${stretched}`);
     await tab.page.uncheck('#heatmap-row-scale');
   });
+
+  // review, finding 3: numbers at 11 px, never squeezed; the cells fill the figure at 1280 px
+  const heatmapState = () => tab.page.$eval('#heatmap', (canvas) => {
+    const note = document.getElementById('heatmap-note');
+    return { cell: Number(canvas.dataset.cell), numbers: canvas.dataset.numbers, note: note.hidden ? null : note.textContent, width: canvas.getBoundingClientRect().width,
+      figure: canvas.closest('figure').clientWidth };
+  });
+  // the cells grow once the figure's width is known (a frame after it first comes near the screen)
+  const grown = (least) => tab.page.waitForFunction((n) => Number(document.getElementById('heatmap').dataset.cell) >= n, least);
+
+  it('at 1280 px the cells fill the figure (44 px for 3 tokens, 30+ for 12), and the note shows exactly when numbers are rounded or hidden', async () => {
+    await choosePreset('cat-sat');
+    await tab.page.locator('#heatmap').scrollIntoViewIfNeeded();
+    await grown(40);
+    const few = await heatmapState();
+    assert.equal(few.cell, 44, '3 tokens: the largest cells');
+    assert.equal(few.numbers, 'full', "four significant digits fit 44 px: '0.1554'");
+    assert.equal(few.note, null, 'no note when every number shows whole');
+    await choosePreset('animal-it');
+    await grown(30);
+    const twelve = await heatmapState();
+    assert.ok(twelve.cell >= 30 && twelve.width <= twelve.figure, `12 tokens: ${twelve.cell} px cells, canvas ${twelve.width} px in a figure of ${twelve.figure}`);
+    assert.ok(['full', 'rounded'].includes(twelve.numbers), `12 tokens at ${twelve.cell} px: numbers ${twelve.numbers}`);
+    assert.equal(twelve.note === null, twelve.numbers === 'full', `note '${twelve.note}' with numbers ${twelve.numbers}`);
+    if (twelve.numbers === 'rounded') assert.match(twelve.note, /rounded to [23] decimals\. Point at a cell or tap it for its exact weight\./);
+    await tab.page.uncheck('#heatmap-numbers');
+    assert.deepEqual([(await heatmapState()).numbers, (await heatmapState()).note], ['off', null], 'numbers off: no note');
+    // 40 tokens: 14 px cells, the numbers hidden and the note says so
+    await redrawn(() => tab.page.fill('#sentence', Array.from({ length: 40 }, (_, i) => `w${i}`).join(' ')));
+    await tab.page.check('#heatmap-numbers');
+    const many = await heatmapState();
+    assert.deepEqual([many.cell, many.numbers], [14, 'hidden']);
+    assert.equal(many.note, 'The cells are too small for numbers. Point at a cell or tap it for its exact weight.');
+  });
+
+  it("a cell tapped gives its exact weight under the heatmap, the step table's value; pointed at, in its title", async () => {
+    await choosePreset('animal-it');
+    await tab.page.locator('#heatmap').scrollIntoViewIfNeeded();
+    await grown(30);
+    const { query, weight } = await tab.page.evaluate(() => {
+      const { view, state } = globalThis.attentionLab;
+      return { query: state.selectedToken, weight: view.result.heads[0].weights[state.selectedToken * view.m + 10] };
+    });
+    const at = await tab.page.$eval('#heatmap', (canvas, row) => {
+      const box = canvas.getBoundingClientRect(), { left, top, cell } = canvas.dataset;
+      return { x: box.left + Number(left) + 10.5 * Number(cell), y: box.top + Number(top) + (row + 0.5) * Number(cell) };
+    }, query);
+    await tab.page.mouse.move(at.x, at.y);
+    assert.match(await tab.page.getAttribute('#heatmap', 'title'), /^Row 'it', column 'tired': weight 0\.178/);
+    await tab.page.mouse.click(at.x, at.y);
+    const readout = await tab.page.$eval('#heatmap-readout', (p) => ({ text: p.textContent, tokens: Array.from(p.querySelectorAll('bdi'), (b) => b.textContent), weight: p.querySelector('[data-weight]').textContent, hidden: p.hidden }));
+    assert.equal(readout.hidden, false);
+    assert.deepEqual(readout.tokens, ['it', 'tired'], 'the tokens in <bdi>');
+    assert.equal(Math.fround(Number(readout.weight)), weight, `the exact float32: ${readout.weight}`);
+    assert.equal(readout.text, `Row 'it', column 'tired': weight ${readout.weight}`);
+    const table = await tab.page.textContent(`table.steps td[data-matrix="weights"][data-row="${query}"][data-col="10"]`);
+    assert.equal(Number(Number(readout.weight).toPrecision(4)), Number(table), `readout ${readout.weight} vs the step table's ${table}`);
+  });
 });
 
 describe('keyboard', () => {

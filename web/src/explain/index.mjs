@@ -3,6 +3,7 @@
 // returns to the number that was explained.
 import { cellOf, select, close, redraw, forget, show, follow } from './selection.mjs';
 import { renderExplanation } from './render.mjs';
+import { keepRoom } from './sheet.mjs';
 
 export { cellOf };
 
@@ -32,10 +33,11 @@ function listen(panel) {
 }
 
 function createPanel({ root, container, getView, t, guard, render, dispatch }) {
-  const panel = { root, container, getView, t, guard, dispatch, selected: null, stepHeaders: null, refocusing: false, following: false, links: null };
+  const panel = { root, container, getView, t, guard, dispatch, selected: null, stepHeaders: null, refocusing: false, following: false, links: null, sheet: null };
   panel.render = (explanation) => {
     panel.links = explanation?.links ?? null;
     render(explanation);
+    keepRoom(panel, Boolean(explanation));  // the page's scroll padding follows the sheet
   };
   listen(panel);
   return panel;

@@ -4,6 +4,7 @@
 //            selected, stepHeaders, refocusing }
 import { explainCell } from '../shared/explain-cell.mjs';
 import { LAYER_TABLES } from '../shared/explain-layers.mjs';
+import { uncover } from './sheet.mjs';
 
 /** The address of a table cell: { matrix, head, row, col } (and the stream's token) from its data attributes. */
 export function cellOf(td) {
@@ -35,16 +36,6 @@ export function select(panel, td) {
   td.classList.add('selected');
   show(panel);
   uncover(panel, td);
-}
-
-// The panel sits at the bottom of the window: when it would cover the number just explained, the
-// page scrolls that number up above it (the page keeps room below its end for this while it is open).
-function uncover(panel, td) {
-  const box = panel.root.getElementById('explain');
-  const win = td.ownerDocument.defaultView;
-  if (!box || box.hidden || !win) return;
-  const top = box.getBoundingClientRect().top, cell = td.getBoundingClientRect();
-  if (cell.bottom > top - 8) win.scrollBy({ top: cell.bottom - top + 16, behavior: 'instant' });
 }
 
 export function show(panel) {

@@ -2,7 +2,7 @@
 // chose in them, and their drawing on every new computation. The pictures' own object, which
 // every function in this folder takes first:
 //   pics: { $(id), t, signal, selectHead(head), view, shownHead, plotColumns, ink, numbersChosen,
-//           lines, lineHeads, lineHeadCount, focused, pinned, linesWidth }
+//           heatmapRoom, picked, lines, lineHeads, lineHeadCount, focused, pinned, linesWidth }
 import { listenHeatmaps, drawLegend, drawHeatmaps } from './heatmaps.mjs';
 import { listenLines, drawLineHeadChoices, labelLineHeads, drawTokenLines } from './lines.mjs';
 import { listenPlot, drawEmbeddingPlot } from './plot.mjs';
@@ -12,7 +12,7 @@ import { selectionIn } from '../shared/selection.mjs';
 function createPictures({ root, selectHead, signal, t }) {
   const $ = (id) => root.getElementById(id);
   const pics = {
-    $, t, signal, selectHead, view: null, shownHead: 0, plotColumns: null, ink: null, numbersChosen: false,
+    $, t, signal, selectHead, view: null, shownHead: 0, plotColumns: null, ink: null, numbersChosen: false, heatmapRoom: null, picked: null,
     lines: $('token-lines'), lineHeads: new Set([0]), lineHeadCount: 0, focused: null, pinned: null, linesWidth: 460,
   };
   listenHeatmaps(pics);

@@ -2,42 +2,66 @@
 // scale, nothing else. Every pixel of a cell holds exactly weightColour(weight), so the picture can
 // be read back; masked cells are hatched grey, distinct from any weight.
 import { weightColour } from './colour.mjs';
-import { formatNumber } from './format.mjs';
+import { formatCell, formatNumber } from './format.mjs';
 
 const LABEL_FONT = '12px system-ui, sans-serif';
-const NUMBER_FONT = '10px system-ui, sans-serif';
+// the numbers in the cells: 11 px, never squeezed (numberFit chooses what fits instead)
+export const NUMBER_FONT = '11px system-ui, sans-serif';
+const NUMBER_PAD = 4;  // px kept clear in a cell beside its number
 const HATCH_A = [154, 154, 162];
 const HATCH_B = [214, 214, 220];
 
-/**
- * Draws weights (rows × cols) with token labels on both axes.
- * options: { cell, rowLabels, columnLabels, scaled, ink, numbers, rowScale } where scaled (same shape)
- * marks −∞ as masked, ink is the label colour (read once by the caller: reading styles per canvas
- * forces a relayout), numbers writes each weight in its cell (two decimals), and rowScale stretches
- * the colours of each row from its smallest weight (lightest) to its largest (darkest).
- * Returns the layout { left, top, cell } in CSS pixels so callers (and tests) can find a cell.
- */
-// Label widths from a canvas outside the document, which needs no style of the page.
-let measurer = null;
-function measure(text) {
+// Text widths from a canvas outside the document, which needs no style of the page: one per font.
+const measurers = new Map();
+function measure(text, font = LABEL_FONT) {
+  let measurer = measurers.get(font);
   if (!measurer) {
     measurer = typeof OffscreenCanvas === 'function' ? new OffscreenCanvas(1, 1).getContext('2d') : document.createElement('canvas').getContext('2d');
-    measurer.font = LABEL_FONT;
+    measurer.font = font;
+    measurers.set(font, measurer);
   }
   return measurer.measureText(text).width;
+}
+
+const NUMBER_CHOICES = [null, 3, 2];  // the lab's significant digits (formatNumber), then 3 decimals, then 2
+
+/**
+ * What the numbers in cells `cell` px wide show, given the weights and the width of a text in the
+ * number font (textWidth): the lab's significant digits when the widest fits, else 3 decimals,
+ * else 2, else none. Pure: { mode: 'full' | 'rounded' | 'hidden', decimals (null unless rounded),
+ * texts (one per weight, null for a masked one or when hidden) }. 'rounded' only when some text
+ * really differs from the full one (0.5 is 0.5 in every choice).
+ */
+export function numberFit(cell, weights, textWidth, masked = () => false) {
+  const room = cell - NUMBER_PAD;
+  const full = Array.from(weights, (w, i) => (masked(i) ? null : formatNumber(w)));
+  const widths = new Map();
+  const width = (text) => {
+    if (!widths.has(text)) widths.set(text, textWidth(text));
+    return widths.get(text);
+  };
+  for (const decimals of NUMBER_CHOICES) {
+    const texts = decimals === null ? full : full.map((text, i) => (text === null ? null : formatCell(weights[i], decimals)));
+    if (!texts.every((text) => text === null || width(text) <= room)) continue;
+    const rounded = texts.some((text, i) => text !== full[i]);
+    return { mode: rounded ? 'rounded' : 'full', decimals: rounded ? decimals : null, texts };
+  }
+  return { mode: 'hidden', decimals: null, texts: full.map(() => null) };
 }
 
 // Canvases whose context already has the label font. Setting `font` on a canvas in the document
 // makes the browser recompute styles on the spot, so it is set once per context, not per draw.
 const hasFont = new WeakSet();
 
-// Where the cells start (room for the labels) and the canvas's size in CSS pixels.
-function layoutOf(rows, cols, cell, rowLabels, columnLabels) {
+// Where the cells start (room for the labels) and the canvas's size in CSS pixels. With `room` (the
+// width the canvas may take), the cells grow to fill it, from minCell up to `cell` at most.
+function layoutOf(rows, cols, { cell, minCell, room, rowLabels, columnLabels }) {
   const widest = (labels) => (labels ? Math.max(0, ...labels.map((l) => measure(l))) : 0);
   const left = rowLabels ? Math.ceil(widest(rowLabels)) + 8 : 0;
   const slant = columnLabels ? Math.ceil(widest(columnLabels) * 0.72) : 0;  // rotated labels: width × cos 45°
   const top = columnLabels ? slant + 14 : 0;
-  return { left, top, width: left + cols * cell + 2 + slant, height: top + rows * cell + 2 };
+  const size = room > 0 ? Math.max(minCell ?? cell, Math.min(cell, Math.floor((room - left - slant - 2) / cols))) : cell;
+  return { left, top, cell: size, width: left + cols * size + 2 + slant, height: top + rows * size + 2 };
 }
 
 // Resizing a canvas reallocates it (and resets its context's state, font included): only when the size really changes.
@@ -65,31 +89,42 @@ function drawLabels(context, { left, top }, cell, rowLabels, columnLabels) {
   });
 }
 
-// Each cell's weight in it, in the colour that reads on its shade (masked cells left blank).
-function drawNumbers(context, { left, top }, cell, weights, shades, rows, cols, scaled) {
+// Each cell's text (numberFit) in it, at its full width, in the colour that reads on its shade.
+function drawNumbers(context, { left, top, cell }, texts, shades, rows, cols) {
   context.font = NUMBER_FONT;
   context.textAlign = 'center';
   for (let r = 0; r < rows; r++) {
     for (let c = 0; c < cols; c++) {
       const index = r * cols + c;
-      if (scaled !== null && scaled[index] === -Infinity) continue;
+      if (texts[index] === null) continue;
       context.fillStyle = weightColour(shades[index]).foreground;
-      // at most the cell's width: 4 significant digits are squeezed in rather than run into the next cell
-      context.fillText(formatNumber(weights[index]), left + (c + 0.5) * cell, top + (r + 0.5) * cell + 1, cell - 3);
+      context.fillText(texts[index], left + (c + 0.5) * cell, top + (r + 0.5) * cell + 1);
     }
   }
   context.font = LABEL_FONT;
 }
 
-export function renderHeatmap(canvas, weights, rows, cols, { cell = 26, rowLabels = null, columnLabels = null, scaled = null, ink = '#222', numbers = false, rowScale = false } = {}) {
+/**
+ * Draws weights (rows × cols) with token labels on both axes.
+ * options: { cell, minCell, room, rowLabels, columnLabels, scaled, ink, numbers, rowScale } where
+ * room (CSS px, optional) is the width the canvas may take: the cells then grow from minCell to fill
+ * it, `cell` at most; scaled (same shape) marks −∞ as masked, ink is the label colour (read once by
+ * the caller: reading styles per canvas forces a relayout), numbers writes each weight in its cell
+ * (as numberFit chooses: 11 px, never squeezed), and rowScale stretches the colours of each row from
+ * its smallest weight (lightest) to its largest (darkest).
+ * Returns the layout { left, top, cell, numbers } in CSS pixels so callers (and tests) can find a
+ * cell; numbers is numberFit's mode ('full', 'rounded', 'hidden') and decimals, or null without numbers.
+ */
+export function renderHeatmap(canvas, weights, rows, cols, { cell = 26, minCell, room = 0, rowLabels = null, columnLabels = null, scaled = null, ink = '#222', numbers = false, rowScale = false } = {}) {
   const context = canvas.getContext('2d');
   const labelled = rowLabels || columnLabels;
   if (labelled && !hasFont.has(context)) {
     context.font = LABEL_FONT;
     hasFont.add(context);
   }
-  const layout = layoutOf(rows, cols, cell, rowLabels, columnLabels);
+  const layout = layoutOf(rows, cols, { cell, minCell, room, rowLabels, columnLabels });
   const { left, top } = layout;
+  cell = layout.cell;
   const ratio = globalThis.devicePixelRatio || 1;
   fitCanvas(canvas, context, layout, ratio, labelled);
   context.setTransform(1, 0, 0, 1, 0, 0);
@@ -103,8 +138,9 @@ export function renderHeatmap(canvas, weights, rows, cols, { cell = 26, rowLabel
   context.strokeRect(left + 0.5, top + 0.5, cols * cell, rows * cell);
   context.fillStyle = ink;
   drawLabels(context, layout, cell, rowLabels, columnLabels);
-  if (numbers) drawNumbers(context, layout, cell, weights, shades, rows, cols, scaled);
-  return { left, top, cell };
+  const fit = numbers ? numberFit(cell, weights, (text) => measure(text, NUMBER_FONT), (i) => scaled !== null && scaled[i] === -Infinity) : null;
+  if (fit && fit.mode !== 'hidden') drawNumbers(context, layout, fit.texts, shades, rows, cols);
+  return { left, top, cell, numbers: fit && { mode: fit.mode, decimals: fit.decimals } };
 }
 
 // Each row mapped linearly from its own smallest weight (0) to its largest (1); masked cells kept.
