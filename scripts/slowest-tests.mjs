@@ -1,4 +1,4 @@
-// Prints the slowest test files of a node:test TAP log (the top-level "ok N - file" entries and the
+// Prints the slowest top-level tests and suites of a node:test TAP log (the top-level "ok N - name" entries and the
 // duration_ms under each): usage `node scripts/slowest-tests.mjs LOG [COUNT]`.
 import { readFileSync } from 'node:fs';
 
@@ -18,5 +18,5 @@ for (let i = 0; i < lines.length; i++) {
 }
 files.sort((a, b) => b.seconds - a.seconds);
 const total = files.reduce((sum, f) => sum + f.seconds, 0);
-console.log(`slowest of ${files.length} test files (their wall times add to ${total.toFixed(0)} s; two run at once):`);
+console.log(`slowest of ${files.length} top-level tests and suites (their wall times add to ${total.toFixed(0)} s; two files run at once):`);
 for (const { file, seconds } of files.slice(0, Number(count))) console.log(`  ${seconds.toFixed(1).padStart(7)} s  ${file}`);
