@@ -323,33 +323,38 @@ class PreparedTransformer {
   }
   void unstage() { staged_.clear(); }
 
-  // { n, embeddings, layers[l] { input, weights[h], output, hidden }, open?, output, lastLogits? } or { error }
+  // { n, embeddings, layers[l] { input, weights[h], output, hidden }, open?, output, lastLogits? } or { error }.
+  // The arrays (all but open's) are views of the trace kept here (trace_), not copies: valid until the
+  // next call into the module, so the caller (web/lib/transformer.mjs) copies them out at once, into
+  // arrays of its own or buffers it was handed back (no new ArrayBuffer a run when those fit).
   val trace(const val& ids, const val& type_ids, const val& x, int open_layer, bool last_logits, int blocks) {
     Inputs in(ids, type_ids, x);
     attn::PreparedTraceOptions options;
     options.open_layer = open_layer;
     options.last_logits = last_logits;
     options.blocks = blocks;
-    attn::PreparedStackTrace t;
+    trace_ = attn::PreparedStackTrace();  // the last one let go first: never two traces held at once
+    attn::PreparedStackTrace& t = trace_;
     const attn::Status status = attn::prepared_stack_trace(stack_, in.inputs, in.x, options, &t, &workspace_);
     if (!status.ok()) return error_of(status);
+    const auto view = [](const std::vector<float>& values) { return val(emscripten::typed_memory_view(values.size(), values.data())); };
     val out = val::object();
     out.set("n", t.n);
-    out.set("embeddings", f32(t.embeddings));
+    out.set("embeddings", view(t.embeddings));
     val layers = val::array();
     for (const attn::PreparedLayerTrace& layer : t.layers) {
       val entry = val::object(), weights = val::array();
-      entry.set("input", f32(layer.attention_input));
-      for (const std::vector<float>& head : layer.weights) weights.call<void>("push", f32(head));
+      entry.set("input", view(layer.attention_input));
+      for (const std::vector<float>& head : layer.weights) weights.call<void>("push", view(head));
       entry.set("weights", weights);
-      entry.set("output", f32(layer.attention_output));
-      entry.set("hidden", f32(layer.output));
+      entry.set("output", view(layer.attention_output));
+      entry.set("hidden", view(layer.output));
       layers.call<void>("push", entry);
     }
     out.set("layers", layers);
     out.set("open", t.open_layer < 0 ? val::null() : open_out(t.open));
-    out.set("output", t.output.empty() ? val::null() : f32(t.output));
-    if (!t.last_logits.empty()) out.set("lastLogits", f32(t.last_logits));
+    out.set("output", t.output.empty() ? val::null() : view(t.output));
+    if (!t.last_logits.empty()) out.set("lastLogits", view(t.last_logits));
     return out;
   }
 
@@ -417,6 +422,7 @@ class PreparedTransformer {
   std::deque<std::vector<float>> staged_;
   attn::PreparedStack stack_;
   attn::PreparedStackResult result_;
+  attn::PreparedStackTrace trace_;  // the last trace(), which its views read
   attn::StackWorkspace workspace_;
 };
 

@@ -9,7 +9,7 @@ const STACK_OPTIONS = new Set(['ids', 'typeIds', 'vocab', 'dModel', 'tokens', 'p
 const GRADIENT_OPTIONS = new Set([...STACK_OPTIONS, 'dLogits', 'dOutput']);
 const PREPARE_OPTIONS = new Set([...STACK_OPTIONS].filter((key) => !['ids', 'typeIds', 'heads', 'padding'].includes(key)));
 const RUN_OPTIONS = new Set(['ids', 'typeIds', 'x', 'logits', 'hiddenStates', 'padding']);
-const TRACE_OPTIONS = new Set(['ids', 'typeIds', 'x', 'openLayer', 'lastLogits', 'blocks']);
+const TRACE_OPTIONS = new Set(['ids', 'typeIds', 'x', 'openLayer', 'lastLogits', 'blocks', 'reuse']);
 const MAX_STAGED_VALUES = 2 ** 27;  // kMaxTableValues: one staged tensor at most
 const LAYER_OPTIONS = new Set(['arrangement', 'attention', 'norm1', 'norm2', 'mlp']);
 const ATTENTION_OPTIONS = new Set(['heads', 'kvHeads', 'dK', 'dV', 'scale', 'mask', 'window',
@@ -371,7 +371,9 @@ export class PreparedTransformer {
    * read), weights[h] (n × n), output (attention's), hidden (the stream out) }, open (block openLayer's
    * attention trace: heads[h] { q, k, v, scores, scaled, weights, z }, concat, output; null without),
    * output, lastLogits (the last position's, with an unembedding) }. With `blocks`, only blocks
-   * 0 … blocks − 1 are run: layers holds those, output is null and lastLogits absent.
+   * 0 … blocks − 1 are run: layers holds those, output is null and lastLogits absent. `reuse`: an
+   * array of ArrayBuffers (an earlier trace's, no longer used) the arrays are written into when one of
+   * the same byte length is left (each taken out of the array), so that a run makes no new buffer.
    */
   trace(options) {
     const handle = this.#live();
@@ -385,7 +387,9 @@ export class PreparedTransformer {
     const openLayer = reader.read(options, 'openLayer', '') === undefined ? -1 : reader.whole(options, 'openLayer', '', -1, 0);
     const lastLogits = flag(reader, options, 'lastLogits', 'the last position\'s logits') ?? true;
     const blocks = reader.read(options, 'blocks', '') === undefined ? -1 : reader.whole(options, 'blocks', '', -1, 0);
-    return answer(api, api.guarded(this.#runtime, 'trace()', () => handle.trace(ids, typeIds, x, openLayer, lastLogits, blocks)));
+    const reuse = reuseOption(reader, options);
+    // the binding gives views of WebAssembly memory: copied out before anything else runs in it
+    return answer(api, api.guarded(this.#runtime, 'trace()', () => copyTrace(handle.trace(ids, typeIds, x, openLayer, lastLogits, blocks), reuse)));
   }
 
   /** Frees the weights in WebAssembly memory; run() then throws. Safe to call twice. */
@@ -393,6 +397,38 @@ export class PreparedTransformer {
     if (this.#handle && this.#generation === this.#runtime.generation && this.#runtime.module) this.#handle.delete();
     this.#handle = null;
   }
+}
+
+// trace()'s `reuse`: an array of ArrayBuffers (earlier traces' buffers handed back) or undefined
+function reuseOption(reader, options) {
+  const reuse = reader.read(options, 'reuse', '');
+  if (reuse === undefined || reuse === null) return null;
+  if (!Array.isArray(reuse) || !reuse.every((b) => b instanceof ArrayBuffer)) {
+    throw reader.api.fieldError(TypeError, 'reuse', `reuse must be an array of ArrayBuffers, got ${reader.api.describe(reuse)}`);
+  }
+  return reuse;
+}
+
+// A view of WebAssembly memory copied into a Float32Array of its own: over a buffer of `reuse` of the
+// same byte length (taken out of the array) when there is one, else a new one.
+function copyOut(view, reuse) {
+  const at = reuse ? reuse.findIndex((buffer) => !buffer.detached && buffer.byteLength === view.byteLength) : -1;
+  if (at < 0) return view.slice();
+  const array = new Float32Array(reuse.splice(at, 1)[0]);
+  array.set(view);
+  return array;
+}
+
+// The binding's trace (views of the trace it keeps, but open's copies) with every view copied out.
+function copyTrace(out, reuse) {
+  if (out.error) return out;
+  const copy = (view) => copyOut(view, reuse);
+  const layers = out.layers.map((layer) => ({
+    input: copy(layer.input), weights: layer.weights.map(copy), output: copy(layer.output), hidden: copy(layer.hidden),
+  }));
+  const traced = { n: out.n, embeddings: copy(out.embeddings), layers, open: out.open, output: out.output === null ? null : copy(out.output) };
+  if (out.lastLogits) traced.lastLogits = copy(out.lastLogits);
+  return traced;
 }
 
 /** A tensor handed into WebAssembly memory by TransformerStaging.tensor(): named in place of its array. */

@@ -111,3 +111,40 @@ forEachBuild((build) => `${build} build: stageTransformer() and trace()`, { lear
   });
 
 });
+
+forEachBuild((build) => `${build} build: a prepared stack's trace({ reuse })`, { learning: true }, ({ engine }) => {
+  it('trace({ reuse }): the arrays written into the buffers handed back that fit, the same numbers; others new, bad reuse refused', () => {
+    const staging = engine.stageTransformer();
+    const d = 8;
+    const square = (k) => staging.tensor(Float32Array.from({ length: d * d }, (_, i) => Math.sin(i * k) / 3));
+    const layer = (k) => ({ arrangement: 'attention-only', attention: { heads: 2, mask: 'causal', wq: square(k), wk: square(k + 1), wv: square(k + 2), wo: square(k + 3) } });
+    const prepared = staging.prepare({ vocab: 5, dModel: d, tokens: staging.tensor(Float32Array.from({ length: 5 * d }, (_, i) => Math.cos(i))),
+      positions: 'sinusoidal', layers: [layer(1), layer(5)], unembedding: 'tied' });
+    try {
+      const ids = [1, 4, 2];
+      const arrays = (trace) => [trace.embeddings, ...trace.layers.flatMap((l) => [l.input, ...l.weights, l.output, l.hidden]), trace.output];
+      const fresh = prepared.trace({ ids });
+      const earlier = prepared.trace({ ids: [3, 0, 2] });
+      // 3 × 8 floats (embeddings, input, output, hidden per layer, output) and 3 × 3 (weights), and one of 7 that fits nothing
+      const given = [...new Set(arrays(earlier).map((a) => a.buffer))];
+      const odd = new ArrayBuffer(7 * 4);
+      const reuse = [...given, odd];
+      const again = prepared.trace({ ids, reuse });
+      arrays(again).forEach((array, i) => {
+        assert.ok(given.includes(array.buffer), `array ${i} written into a buffer handed back`);
+        assert.deepEqual(array, arrays(fresh)[i], `array ${i}: the same numbers as a trace into new arrays`);
+      });
+      assert.equal(new Set(arrays(again).map((a) => a.buffer)).size, arrays(again).length, 'each buffer used once');
+      assert.deepEqual(reuse, [odd], 'those taken are taken out of the array; the one that fits nothing is left');
+      assert.deepEqual(again.lastLogits, fresh.lastLogits);
+      // nothing left to reuse: new arrays, the same numbers
+      const longer = prepared.trace({ ids: [...ids, 0], reuse });
+      assert.equal(longer.layers[0].input.length, 4 * d);
+      assert.deepEqual(reuse, [odd]);
+      assert.throws(() => prepared.trace({ ids, reuse: [new Float32Array(24)] }), (e) => e instanceof TypeError && e.field === 'reuse');
+    } finally {
+      prepared.dispose();
+    }
+  });
+
+});

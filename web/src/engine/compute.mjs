@@ -71,7 +71,12 @@ export function createCompute({ workerUrl, loadEngine, models = null }) {
       },
       async run(key, input, onFirstLayer) {
         const { api, info } = await connection;
-        return api.models.run(key, input, progress(info, onFirstLayer));
+        // the ArrayBuffers onFirstLayer gives back (results the page no longer holds) moved to the worker, not cloned
+        const handBack = onFirstLayer && info.where === 'worker' ? async (partial) => {
+          const given = await onFirstLayer(partial);
+          return Array.isArray(given) ? Comlink.transfer(given, given) : given;
+        } : onFirstLayer;
+        return api.models.run(key, input, progress(info, handBack));
       },
       layer: async (key, l) => (await connection).api.models.layer(key, l),
       block: async (key, l) => (await connection).api.models.block(key, l),

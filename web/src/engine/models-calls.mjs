@@ -6,6 +6,9 @@
 // engine imports no feature. Errors come back as data, naming the file.
 import { learning } from './training-calls.mjs';
 
+// Buffers handed back that fitted no array: detached now (their bytes freed), not left to a collection
+const letGo = (buffers) => buffers.forEach((buffer) => buffer.detached || buffer.transfer?.(0));
+
 // `key` and `values`: the reader's message (i18n catalogue, 'models.error.…'), which the page says in its language
 const failure = (error) => {
   const message = String(error?.message ?? error);
@@ -75,7 +78,8 @@ const firstLayerOnly = (request) => ({ ...request, layers: request.layers.slice(
 /**
  * open(key, files, onProgress) → { report } | { error }; run(key, input, onFirstLayer) → the result |
  * { error } (onFirstLayer(partial) first, with layer 1 only, when given and the model has more
- * layers: block 1 is run alone first, then the whole model); layer(key, l) → layer l's
+ * layers: block 1 is run alone first, then the whole model, whose arrays are written into the
+ * ArrayBuffers onFirstLayer returns, where they fit: earlier answers' that the page no longer holds); layer(key, l) → layer l's
  * attention | { error }; block(key, l) → layer l's norms and MLP ({ arrangement, norm1, norm2, mlp }) |
  * { error }; close(key) frees the prepared model.
  */
@@ -109,17 +113,23 @@ export function modelCalls(api, given, { transfer = (value) => value } = {}) {
       if (!reader) return missing();
       const model = models.get(key);
       if (!model) return failure({ name: 'Error', message: 'no model is open: choose a model folder first' });
+      let reuse = [];
       try {
         if (onFirstLayer && model.request.layers.length > 1) {
           const first = model.prepared ? reader.runModel(api.learnerReady, model, input, { blocks: 1 })
             : reader.runModel(api.learnerReady, { ...model, request: firstLayerOnly(model.request), report: { ...model.report, causal: false } }, input);
-          await onFirstLayer(answer(first, transfer, { next: null, hidden: null, partial: { layers: 1, of: model.request.layers.length } }));
+          // what the page gives back once layer 1 is drawn: the buffers of the results it no longer
+          // holds (moved), which the whole run's arrays are written into
+          const given = await onFirstLayer(answer(first, transfer, { next: null, hidden: null, partial: { layers: 1, of: model.request.layers.length } }));
+          reuse = Array.isArray(given) ? given.filter((b) => b instanceof ArrayBuffer && !b.detached) : [];
         }
-        const result = reader.runModel(api.learnerReady, model, input);
+        const result = reader.runModel(api.learnerReady, model, input, { reuse });
         // a masked language model's guesses for its [MASK] tokens (BERT), read in the worker
         return answer({ ...result, masked: await reader.maskedOf?.(model, result) }, transfer);
       } catch (error) {
         return failure(error);
+      } finally {
+        letGo(reuse);  // those that fitted nothing (another length of sentence)
       }
     },
     async block(key, l) {

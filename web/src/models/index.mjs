@@ -153,7 +153,7 @@ async function open(models, files) {
     return answer;
   }
   models.compute.models.close?.(models.key);
-  Object.assign(models, { key, report: answer.report, result: null, inLab: null });
+  Object.assign(models, { key, report: answer.report, result: null, shown: [], inLab: null });
   for (const id of ['models-tokens', 'models-next', 'models-layers', 'models-stream']) $(id).replaceChildren();
   $('models-status').textContent = t('models.opened', { type: answer.report.modelType, layers: answer.report.layers, heads: answer.report.heads });
   relabel(models);
@@ -170,13 +170,24 @@ function inputOf(models) {
   return { ids: text.split(/[\s,]+/).filter(Boolean).map(Number) };
 }
 
-// Layer 1 drawn as soon as the worker has it (its own one-block pass), then every layer.
+// The ArrayBuffers of a result's arrays, each once
+function buffersOf(result) {
+  const arrays = [...(result?.hidden ?? []), ...(result?.layers ?? []).flatMap((l) => [l.input, l.output, l.hidden, ...l.heads.map((h) => h.weights)])];
+  return [...new Set(arrays.filter((a) => ArrayBuffer.isView(a) && !a.buffer.detached).map((a) => a.buffer))];
+}
+
+// Layer 1 drawn as soon as the worker has it (its own one-block pass), then every layer. What was
+// drawn before (the last result, and its layer 1's partial result) is then held by nothing on the
+// page: its buffers are given back, and the whole run's arrays written into them (models-calls.mjs).
 function drawFirst(models, read, partial) {
-  if (read !== models.reads || models.ran !== partial.ran) return;
+  if (read !== models.reads || models.ran !== partial.ran) return [];
   say(models, null);
+  const before = models.shown ?? [];
   models.result = partial;
+  models.shown = [partial];
   draw(models);
   models.$('models-status').textContent = models.t('models.computing', { count: partial.partial.of - 1 });
+  return before.flatMap(buffersOf);
 }
 
 async function run(models, input = inputOf(models)) {
@@ -193,6 +204,8 @@ async function run(models, input = inputOf(models)) {
   const after = models.result?.partial && models.result.ran === ran;
   // the typed text kept with its result: [mask] in small letters is told apart from [MASK]
   models.result = Object.assign(answer, { text: input.text ?? '' });
+  // the results the drawing holds: this one, and its layer 1's partial result when that stays drawn
+  models.shown = after ? [...models.shown, answer] : [answer];
   draw(models, { after });
   return answer;
 }

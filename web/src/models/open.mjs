@@ -172,8 +172,9 @@ function nextTokens(logits, n, vocab, tokenizer, count = TOP_NEXT) {
  * layers[l] { input (what attention received), heads[h] { weights, q, k, v, … }, output (attention's,
  * before the residual), hidden (the stream after the block) }, hidden (n × d_model per state:
  * embeddings, then after each block; the last after the final norm), next (causal models: top 10).
+ * `reuse` (a prepared model only): ArrayBuffers no one holds, written into rather than new ones made.
  */
-export function runModel(engine, model, input, { blocks } = {}) {
+export function runModel(engine, model, input, { blocks, reuse } = {}) {
   const { request, tokenizer, report: about } = model;
   let ids;
   let tokens;
@@ -182,7 +183,7 @@ export function runModel(engine, model, input, { blocks } = {}) {
   checkIds(ids, request.vocab);
   checkLength(ids.length, about);
   tokens ??= ids.map((id) => tokenizer?.tokenOf(id) ?? String(id));
-  if (model.prepared) return runPrepared(model, ids, tokens, blocks);
+  if (model.prepared) return runPrepared(model, ids, tokens, blocks, reuse);
   const trace = engine.transformer({ ...request, ids });
   const layers = trace.layers.map((block, l) => ({
     input: request.layers[l].arrangement === 'pre' ? block.norm1.output : block.input,
@@ -197,10 +198,11 @@ export function runModel(engine, model, input, { blocks } = {}) {
 
 // runModel() on a prepared model: its traced run, which keeps each head's weights, what attention read
 // and gave, the stream, and the last position's logits (no other intermediate, no n × vocab logits).
-// With `blocks`, only the first blocks are run: hidden and next are null.
-function runPrepared(model, ids, tokens, blocks) {
+// With `blocks`, only the first blocks are run: hidden and next are null. With `reuse` (ArrayBuffers
+// of earlier results no one holds), the arrays are written into those that fit (prepared.trace()).
+function runPrepared(model, ids, tokens, blocks, reuse) {
   const { request, tokenizer, report: about } = model;
-  const trace = model.prepared.trace({ ids, lastLogits: about.causal, ...(blocks === undefined ? {} : { blocks }) });
+  const trace = model.prepared.trace({ ids, lastLogits: about.causal, ...(blocks === undefined ? {} : { blocks }), ...(reuse ? { reuse } : {}) });
   const layers = trace.layers.map((layer) => ({
     input: layer.input, heads: layer.weights.map((weights) => ({ weights })), output: layer.output, hidden: layer.hidden,
   }));

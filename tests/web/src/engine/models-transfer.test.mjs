@@ -3,7 +3,8 @@
 // the learning engine; each answer (layer 1 alone, then all) is moved with structuredClone's transfer
 // list, as postMessage does: what arrives matches reference.json (transformers' numbers, 1e-4
 // relative), the worker's arrays are detached (moved, not copied), every array's buffer is in the list
-// once, and the engine's WebAssembly memory is not: a second run gives the same numbers.
+// once, and the engine's WebAssembly memory is not: a second run gives the same numbers, written into
+// the first run's buffers that onFirstLayer gives back (the page's when it has drawn layer 1).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -60,9 +61,21 @@ describe('models-calls: a run\'s buffers moved to the page', { skip: !have && 'n
     const { api, models, moved, cross } = calls();
     const opened = await models.open('k', await blobsOf(folder));
     assert.equal(opened.error, undefined, opened.error?.message);
+    let earlier = null;
     for (let round = 0; round < 2; round++) {
       let partial = null;
-      const whole = cross(await models.run('k', { text: reference.text }, async (first) => { partial = cross(first); }));
+      // round 2: the page gives back round 1's buffers once layer 1 is drawn, as the page does
+      const given = earlier ? [...new Set(arraysOf(earlier).map((a) => a.buffer))] : null;
+      const whole = cross(await models.run('k', { text: reference.text }, async (first) => {
+        partial = cross(first);
+        return given;
+      }));
+      if (given) {
+        const into = moved.at(-1).buffers;
+        assert.equal(given.filter((buffer) => into.includes(buffer)).length, into.length, 'every array of the whole run written into a buffer given back');
+        assert.equal(arraysOf(earlier)[0].length, 0, 'the earlier result given back is emptied');
+      }
+      earlier = whole;
       assert.equal(moved.length, 2 * (round + 1), 'two answers a run, each with its list');
       checkMoved(moved.at(-2), partial);
       checkMoved(moved.at(-1), whole);
