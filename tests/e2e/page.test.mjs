@@ -236,7 +236,9 @@ describe('bad input', () => {
     const before = await readTable('#output-table table');
     await tab.page.fill('#dModel', '0');
     await tab.page.waitForSelector('.field[data-field="dModel"].invalid');
-    assert.match(await tab.page.textContent('#messages'), /dModel must be a whole number of at least 1/);
+    const said = await tab.page.textContent('#messages');
+    assert.match(said, /^d_model must be a whole number of at least 1, got 0/, "named by the control's label");
+    assert.doesNotMatch(said, /dModel/);
     assert.deepEqual(await readTable('#output-table table'), before);
     await tab.page.fill('#dModel', '4');
   });

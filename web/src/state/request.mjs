@@ -31,13 +31,16 @@ function embeddings(tokens, dModel, presetX, edits, learned = null) {
 }
 
 
+// A setting's name as its control's label says it, in the lab's language (a message: i18n/index.mjs).
+export const labelOf = (field) => ({ key: `controls.${field}` });
+
 function integerField(state, field, problems) {
   const value = state[field];
   const limit = state.weightsMode === 'custom' && LOADED_LIMITS[field] ? LOADED_LIMITS[field] : PAGE_LIMITS[field];
   if (!Number.isInteger(value) || value < 1) {
-    problems.push(problemOf(field, 'problem.wholeNumber', { field, value: JSON.stringify(value) }));
+    problems.push(problemOf(field, 'problem.wholeNumber', { field: labelOf(field), value: JSON.stringify(value) }));
   } else if (value > limit) {
-    problems.push(problemOf(field, 'problem.aboveLimit', { field, value, limit }));
+    problems.push(problemOf(field, 'problem.aboveLimit', { field: labelOf(field), value, limit }));
   }
   return value;
 }
@@ -56,7 +59,7 @@ const quoted = (value) => JSON.stringify(String(value).slice(0, 40));
 function scaleAndSelectionProblems(state, problems) {
   const scale = state.scaleDivisor;
   if (state.scaleMode === 'custom' && (typeof scale !== 'number' || !(scale >= FLOAT32_MIN_NORMAL && scale <= FLOAT32_MAX))) {
-    problems.push(problemOf('scaleDivisor', 'problem.divisor', { value: quoted(scale) }));
+    problems.push(problemOf('scaleDivisor', 'problem.divisor', { field: labelOf('scaleDivisor'), value: quoted(scale) }));
   }
   if (!Number.isInteger(state.selectedToken) || state.selectedToken < 0) {
     problems.push(problemOf('query', 'problem.query', { value: quoted(state.selectedToken) }));
@@ -84,7 +87,7 @@ function weightProblems(state, sizes, problems) {
     problems.push(problemOf('weightsMode', 'problem.identity', { heads, dK, dV, dModel }));
   }
   if (state.weightsMode === 'random' && !(Number.isSafeInteger(state.seed) && state.seed >= 0)) {
-    problems.push(problemOf('seed', 'problem.seed', { value: JSON.stringify(state.seed) }));
+    problems.push(problemOf('seed', 'problem.seed', { field: labelOf('seed'), value: JSON.stringify(state.seed) }));
   }
   if (state.weightsMode === 'custom') customWeightProblems(state, sizes, problems);
 }
