@@ -94,7 +94,7 @@ function layersAndLinks() {
     await loadFile(page, 'wide.safetensors', safetensors(labLayer(4096, 1), { format: 'attention-lab', heads: '1' }));
     if (await page.isEnabled('#layers-load')) await page.click('#layers-load');
     await page.waitForFunction(() => /4096/.test(document.querySelector('#layers-messages').textContent));
-    assert.match(await page.textContent('#layers-messages'), /cannot be shown here \(dModel \(4096\) is above this page's limit of 2048\); the lab keeps what it showed/);
+    assert.match(await page.textContent('#layers-messages'), /cannot be shown here \(d_model \(4096\) is above this page's limit of 2048\); the lab keeps what it showed/);
     assert.equal(await state(), before);
   });
 

@@ -81,7 +81,7 @@ function pageRaceAndFieldTests(currentTab) {
       }
     });
     await tab.page.waitForTimeout(800);  // long past the answer to '6'
-    assert.match(await messages(tab.page), /dModel \(999\) is above this page's limit of 128/);
+    assert.match(await messages(tab.page), /d_model \(999\) is above this page's limit of 128/);
     assert.ok(await isMarked(tab.page, 'dModel'));
     assert.equal(await tab.page.evaluate(() => globalThis.attentionLab.draws), draws, 'the stale answer was not drawn');
     await typeInto(tab.page, 'dModel', '4');
@@ -93,7 +93,7 @@ function pageRaceAndFieldTests(currentTab) {
     await tab.page.fill('#dModel', '');
     await tab.page.type('#dModel', '999', { delay: 5 });
     await tab.page.waitForSelector('.field[data-field="dModel"].invalid');
-    assert.match(await messages(tab.page), /dModel \(999\)/);
+    assert.match(await messages(tab.page), /d_model \(999\)/);
     assert.deepEqual(tab.problems, []);
     const draws = await tab.page.evaluate(() => globalThis.attentionLab.draws);
     await tab.page.fill('#dModel', '4');
@@ -104,7 +104,7 @@ function pageRaceAndFieldTests(currentTab) {
     await tab.page.selectOption('#maskMode', 'padding');
     await typeInto(tab.page, 'padTo', '-2');
     await tab.page.waitForSelector('.field[data-field="padTo"].invalid');
-    assert.match(await messages(tab.page), /padTo must be a whole number of at least 1, got -2/);
+    assert.match(await messages(tab.page), /Pad to must be a whole number of at least 1, got -2/);
     const draws = await tab.page.evaluate(() => globalThis.attentionLab.draws);
     await tab.page.selectOption('#maskMode', 'none');
     await drawnSince(tab.page, draws);
@@ -122,7 +122,7 @@ function pageRefusedValueTests(currentTab) {
     await tab.page.selectOption('#scaleMode', 'custom');
     await typeInto(tab.page, 'scaleDivisor', '1e-39');
     await tab.page.waitForSelector('.field[data-field="scaleDivisor"].invalid');
-    assert.match(await messages(tab.page), /divisor must be a number from 1\.2e-38 to 3\.4e38/);
+    assert.match(await messages(tab.page), /Divisor must be a number from 1\.2e-38 to 3\.4e38/);
     // a divisor in range that still overflows the scores (1e38 ÷ 0.01): the engine refuses it, the same field is marked
     let draws = await tab.page.evaluate(() => globalThis.attentionLab.draws);
     await tab.page.selectOption('#preset', 'cat-sat');
@@ -253,7 +253,7 @@ describe('the component', () => {
 
     // a bad value after a good start: its message, and the last good tables stay
     await tab.page.evaluate(() => document.getElementById('hostile').setAttribute('scale', 'constructor'));
-    await tab.page.waitForFunction(() => /divisor must be a number/.test(document.querySelector('#hostile').shadowRoot.getElementById('messages').textContent));
+    await tab.page.waitForFunction(() => /Divisor must be a number/.test(document.querySelector('#hostile').shadowRoot.getElementById('messages').textContent));
     assert.equal(await tab.page.locator('#hostile [role="tab"]').count(), 3);
   });
 
