@@ -186,6 +186,7 @@ export const EN = {
   'steps.shortVectors': 'Shorten the vectors again',
 
   // ---- problems with the settings (state/request.mjs) and with a link or an attribute
+  'problem.staleTables': 'The tables and pictures below are dimmed: they still show the last numbers that worked, not the ones set above. Correct what is named above and they follow again.',
   'problem.wholeNumber': '{field} must be a whole number of at least 1, got {value}',
   'problem.aboveLimit': "{field} ({value}) is above this page's limit of {limit}",
   'problem.tooManyTokens': 'The text has more than {max} tokens; this page takes at most {max}',

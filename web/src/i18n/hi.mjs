@@ -630,6 +630,7 @@ export const HI = {
   'steps.wholeVectors': 'पूरे vector दिखाएँ (हर एक में {n} संख्याएँ)',
   'steps.shortVectors': 'vector फिर से छोटे करें',
 
+  'problem.staleTables': 'नीचे की तालिकाएँ और चित्र धुँधले किए गए हैं: वे अब भी पिछली उन संख्याओं के हैं जिनसे गणना हो सकी थी, ऊपर दी गई संख्याओं के नहीं। ऊपर बताई गई चीज़ ठीक करें, तो वे फिर साथ चलेंगी।',
   'problem.wholeNumber': '{field} कम से कम 1 का पूर्ण अंक होना चाहिए, मिला {value}',
   'problem.aboveLimit': '{field} ({value}) इस पेज की सीमा {limit} से ज़्यादा है',
   'problem.tooManyTokens': 'पाठ में {max} से ज़्यादा tokens हैं; यह पेज अधिक से अधिक {max} लेता है',

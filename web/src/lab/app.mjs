@@ -141,6 +141,8 @@ export function createApp(container, { compute, initialState = null, views = nul
     store, compute: ctx.compute, problems,
     onView: () => redraw({ offscreenLater: true }),
     onEngine: showEngine,
+    // a refused state leaves the last good tables drawn: dimmed, and a message says whose numbers they are
+    onStale: (stale) => container.classList.toggle('stale-result', stale),
     // nothing drawn yet and this state cannot be: say why, and show the first example instead of an empty lab
     fallBack(found) {
       problems.fallback = [{ field: 'link', key: 'problem.fallBack', values: { why: found.map((p) => (p.key ? { key: p.key, values: p.values } : p.message)) } }];

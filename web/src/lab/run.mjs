@@ -53,19 +53,26 @@ function viewOf(asked, built, reply) {
   };
 }
 
+// Said under a refusal while the last good tables stay on screen: they are dimmed (onStale) and no
+// longer the numbers of the controls above them.
+const STALE = { field: 'stale', key: 'problem.staleTables' };
+
 /**
- * createRunner({ store, compute, problems, onView(view), onEngine(line), fallBack(problems) }):
+ * createRunner({ store, compute, problems, onView(view), onEngine(line), fallBack(problems), onStale(stale) }):
  * update() computes the store's state; `given` is the state set from outside, the one that falls
- * back to the first example when nothing was drawn yet and it cannot be.
+ * back to the first example when nothing was drawn yet and it cannot be; onStale(true) when a state is
+ * refused while an earlier one's tables stay drawn, onStale(false) when a state is drawn again.
  */
-export function createRunner({ store, compute, problems, onView, onEngine, fallBack }) {
+export function createRunner({ store, compute, problems, onView, onEngine, fallBack, onStale = () => {} }) {
   let latest = 0;
   let answered = 0;
-  const runner = { view: null, given: store.state, stopped: false, engineLine: null };
+  const runner = { view: null, given: store.state, stopped: false, engineLine: null, stale: false };
   const refuse = (id, asked, found) => {
     answered = id;
     if (!runner.view && asked === runner.given) return fallBack(found);
-    problems.request = found;
+    problems.request = runner.view ? [...found, STALE] : found;
+    runner.stale = Boolean(runner.view);
+    onStale(runner.stale);
     problems.show();
   };
   runner.update = async () => {
@@ -79,6 +86,8 @@ export function createRunner({ store, compute, problems, onView, onEngine, fallB
     if (reply.error) return refuse(id, asked, [pageProblem(reply.error, asked)]);
     answered = id;
     problems.request = [];
+    runner.stale = false;
+    onStale(false);
     runner.view = viewOf(asked, built, reply);
     onView(runner.view);
     problems.show();
