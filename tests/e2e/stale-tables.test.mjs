@@ -23,6 +23,7 @@ const state = () => tab.page.evaluate(() => {
     xInputCell: opacity(document.querySelector('td[data-matrix="x"][data-row="0"][data-col="0"]')),
     heatmap: opacity(document.querySelector('#heatmap canvas, [data-view="heatmap"] canvas')),
     explainValue: opacity(document.getElementById('explain-value')),
+    explainStale: document.getElementById('explain-stale').checkVisibility() ? document.getElementById('explain-stale').textContent : null,
   };
 });
 const typeInto = (id, value) => tab.page.evaluate(([id, value]) => {
@@ -67,10 +68,12 @@ describe('a refused state: the last good tables dimmed, and said to be the last 
       assert.equal(refused.xInputCell, '1', 'a cell typed into is not');
       if (refused.heatmap !== null) assert.equal(refused.heatmap, '0.4');
       assert.equal(refused.explainValue, '0.4', "Explain's value is dimmed too");
+      assert.equal(refused.explainStale, en['explain.stale'], 'and Explain says whose numbers they are');
       await lab.redrawn(undo);
       const back = await state();
       assert.equal(back.stale, false);
       assert.equal(back.weightCell, '1');
+      assert.equal(back.explainStale, null);
       assert.ok(!back.messages.includes(en['problem.staleTables']));
     });
   }

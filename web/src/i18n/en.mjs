@@ -148,6 +148,7 @@ export const EN = {
   'lab.entropy': 'Entropy of the row: {bits} bits of at most log₂ {m} = {most} (uniform). Near 0 means one-hot.',
   'explain.panel': 'Explain this number',
   'explain.close': 'Close',
+  'explain.stale': 'These are the last numbers that worked, not what is set now: see the message above the tables.',
 
   // ---- tables (tables/, shared/matrix.mjs)
   'caption.x': 'X: {n} tokens × d_model {dModel}',

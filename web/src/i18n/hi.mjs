@@ -594,6 +594,7 @@ export const HI = {
   'lab.entropy': 'पंक्ति की entropy: {bits} bits, अधिक से अधिक log₂ {m} = {most} (बराबर बँटा)। 0 के पास मतलब one-hot।',
   'explain.panel': 'यह संख्या समझाएँ',
   'explain.close': 'बंद करें',
+  'explain.stale': 'ये पिछली संख्याएँ हैं जिनसे गणना हो सकी थी, अभी दी गई नहीं: तालिकाओं के ऊपर का संदेश देखें।',
 
   'caption.x': 'X: {n} tokens × d_model {dModel}',
   'caption.xQueries': 'X: {n} tokens × d_model {dModel} (queries)',

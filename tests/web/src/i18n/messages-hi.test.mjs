@@ -19,6 +19,8 @@ const SAME_AS_ENGLISH = {
   'table.v': 'a matrix name', 'table.z': 'a matrix name', 'table.wq': 'a matrix name', 'table.wk': 'a matrix name',
   'table.wv': 'a matrix name', 'table.wo': 'a matrix name',
   'table.scores': 'kept term', 'table.weights': 'kept term', 'table.concat': 'kept term',
+  // the sizes' labels are the formulas' symbols (d_model, d_k, d_v), in messages too
+  'controls.dModel': 'a symbol', 'controls.dK': 'a symbol', 'controls.dV': 'a symbol',
   // [models] the stream's parts table: the sums as formulas
   'models.streamPart.pre.computed': 'a formula', 'models.streamPart.post.computed': 'a formula', 'models.streamPart.post.norm1': 'a formula',
   // a control's label that is a kept term alone (the course's own word for the setting)
