@@ -1,13 +1,14 @@
 // A state the lab refuses leaves the last good tables on screen: they are dimmed and a message says
 // they are the last numbers that worked (a first-time student read the old tables, and Explain's
 // "= 1", as the answer to what was just typed). Every kind of refusal: the engine's overflow from X,
-// the engine's overflow from the divisor, and a setting the page itself refuses; in English and Hindi.
+// the engine's overflow from the divisor, and a setting the page itself refuses; in English and Hindi (the engine's overflow said in Hindi too).
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { useLabPage } from './browser.mjs';
 import { EN as en } from '../../web/src/i18n/en.mjs';
 import { HI as hi } from '../../web/src/i18n/hi.mjs';
+import { message } from '../../web/src/i18n/index.mjs';
 
 let tab;
 const lab = useLabPage({ before, after, assert, onReady: (opened) => { tab = opened; } });
@@ -78,13 +79,15 @@ describe('a refused state: the last good tables dimmed, and said to be the last 
     });
   }
 
-  it('in Hindi the message is the Hindi one', async () => {
+  it("in Hindi both messages are Hindi, the engine's overflow too", async () => {
     await lab.redrawn(() => tab.page.selectOption('#preset', 'cat-sat'));
     await tab.page.selectOption('#language', 'hi');
     await tab.page.locator('td[data-matrix="x"][data-row="0"][data-col="0"] input').fill('1e30');
     await staleShown();
     const refused = await state();
     assert.ok(refused.messages.includes(hi['problem.staleTables']), refused.messages);
+    assert.ok(refused.messages.includes(message('engine.overflow.scores', { head: '1', heads: '1' }, 'hi')), refused.messages);
+    assert.doesNotMatch(refused.messages, /overflow float32/);
     await lab.redrawn(() => tab.page.locator('td[data-matrix="x"][data-row="0"][data-col="0"] input').fill('1'));
     assert.equal((await state()).stale, false);
     await tab.page.selectOption('#language', 'en');

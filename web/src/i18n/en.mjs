@@ -12,6 +12,11 @@ export const EN = {
   'language.unknown': 'There is no language "{value}" here (en: English, hi: हिन्दी); showing English.',
   // an engine's message stays in English; a language may frame it in a sentence of its own
   'engine.problem': '{message}',
+  'engine.overflow.projections': 'the projections q, k, v of head {head} of {heads} overflow float32; the inputs or weights are too large in magnitude',
+  'engine.overflow.scores': 'the scores q·kᵀ of head {head} of {heads} overflow float32; the inputs or weights are too large in magnitude',
+  'engine.overflow.scaled': 'the scores of head {head} of {heads} divided by scale ({scale}) overflow float32; use a larger divisor',
+  'engine.overflow.z': 'the weighted values z (weights·v) overflow float32; the inputs or weights are too large in magnitude',
+  'engine.overflow.output': 'the output concat·wo overflow float32; the inputs or weights are too large in magnitude',
 
   // ---- the page around the lab (index.html, embed.html)
   'page.title': 'Attention Lab: self-attention step by step',

@@ -461,6 +461,11 @@ export const HI = {
   'language.menu': 'भाषा',
   'language.unknown': 'यहाँ "{value}" नाम की कोई भाषा नहीं है (“en”: अंग्रेज़ी, “hi”: हिन्दी); अंग्रेज़ी दिखाई जा रही है।',
   'engine.problem': 'इनपुट में गड़बड़ी (इंजन का संदेश, अंग्रेज़ी में): {message}',
+  'engine.overflow.projections': 'head {head} (कुल {heads}) के q, k, v float32 की सीमा (±3.4e38) से बाहर चले गए: इनपुट या weights बहुत बड़े हैं',
+  'engine.overflow.scores': 'head {head} (कुल {heads}) के scores q·kᵀ float32 की सीमा (±3.4e38) से बाहर चले गए: इनपुट या weights बहुत बड़े हैं',
+  'engine.overflow.scaled': 'head {head} (कुल {heads}) के scores को scale ({scale}) से भाग देने पर float32 की सीमा (±3.4e38) पार हो गई: बड़ा भाजक चुनें',
+  'engine.overflow.z': 'weighted values z (weights·v) float32 की सीमा (±3.4e38) से बाहर चले गए: इनपुट या weights बहुत बड़े हैं',
+  'engine.overflow.output': 'आउटपुट concat·W_O float32 की सीमा (±3.4e38) से बाहर चला गया: इनपुट या weights बहुत बड़े हैं',
   // (a key main added to the English catalogue after the Hindi was written)
   'engine.computedHere': '{build} WebAssembly इंजन ने {ms} ms में गणना की, इसी पेज पर: इतने छोटे उदाहरण को worker तक भेजने में गणना से ज़्यादा समय लगता है।',
 

@@ -2,13 +2,15 @@
 // request gets a number, so no answer to an older one lands on top of a newer; a state that cannot
 // be computed is explained while the last good tables stay on screen.
 import { columnsOf } from '../state/index.mjs';
+import { engineMessage } from './engine-messages.mjs';
 
 // The engine names its arguments; the page's controls that set them.
 const CONTROL_OF_ENGINE_FIELD = new Map([['wq', 'weightsMode'], ['wk', 'weightsMode'], ['wv', 'weightsMode'], ['wo', 'weightsMode'], ['dModel', 'dModel'], ['heads', 'heads'], ['dK', 'dK'], ['dV', 'dV'], ['n', 'sentence'], ['m', 'contextSentence'],
   ['kvHeads', 'kvHeads'], ['rotary', 'rotary'], ['rotary.dims', 'rotaryDims'], ['rotary.theta', 'rotaryTheta'], ['window', 'window']]);
 
-// The engine's problem, marked on the control that sets its field; its text stays English, inside
-// a sentence of the lab's language ('engine.problem').
+// The engine's problem, marked on the control that sets its field, in the lab's language where the
+// lab knows its template (engine-messages.mjs); any other stays English, inside a sentence of the
+// lab's language ('engine.problem').
 // The engine line's name of the build: a shipped result (first-result.mjs) was computed at build time
 // by Node's SIMD build, whichever build the page has since loaded.
 function engineName(info, shipped) {
@@ -18,7 +20,7 @@ function engineName(info, shipped) {
 
 function pageProblem({ field, message: text }, asked) {
   const control = field === 'scale' ? (asked.scaleMode === 'custom' ? 'scaleDivisor' : 'scaleMode') : CONTROL_OF_ENGINE_FIELD.get(field) ?? field;
-  return { field: control, key: 'engine.problem', values: { message: text }, message: text };
+  return { field: control, ...engineMessage(text), message: text };
 }
 
 // A stack's reply as one layer's: the chosen layer's heads, concatenation and attention output in
