@@ -337,7 +337,9 @@ class PreparedTransformer {
     attn::PreparedStackTrace& t = trace_;
     const attn::Status status = attn::prepared_stack_trace(stack_, in.inputs, in.x, options, &t, &workspace_);
     if (!status.ok()) return error_of(status);
-    const auto view = [](const std::vector<float>& values) { return val(emscripten::typed_memory_view(values.size(), values.data())); };
+    const auto view = [](const std::vector<float>& values) {
+      return val(emscripten::typed_memory_view(values.size(), values.data()));
+    };
     val out = val::object();
     out.set("n", t.n);
     out.set("embeddings", view(t.embeddings));
