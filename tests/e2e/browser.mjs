@@ -16,9 +16,9 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
   '--disable-sync', '--no-first-run', '--disable-quic',
-  // no host but the test sites' resolves: a request to another host fails in Chromium itself (the
+  // no host but the test sites' (127.0.0.1, and localhost for a second origin) resolves: a request to another host fails in Chromium itself (the
   // pages record it, below), without a route that stops every request in the test process
-  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'];
+  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost'];
 // The shared Chromium's flags: every flag a test file asks for (hostile.test.mjs forces garbage
 // collections with the page's gc()), so that no file needs a Chromium of its own.
 export const SHARED_FLAGS = [...FLAGS, '--js-flags=--expose-gc'];
