@@ -28,7 +28,12 @@ after(async () => {
 });
 
 async function openLab(url, options) {
-  const tab = await browser.newPage(options);
+  return openIn(await browser.newPage(options), url);
+}
+
+/** Opens `url` in `tab` as a new document (through about:blank), waits for its lab's first draw, unfolds the settings. */
+async function openIn(tab, url) {
+  await tab.page.goto('about:blank');
   await tab.page.goto(url);
   await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
   // the settings start folded (issue 26, point 12): these tests choose in them
@@ -160,9 +165,10 @@ describe('embedding', () => {
 });
 
 describe('links carry the state', () => {
+  let linkTab;
   it('a copied link reopens exactly the same lab', async () => {
-    const tab = await openLab(`${browser.url}lab/index.html`);
-    const { page } = tab;
+    linkTab = await openLab(`${browser.url}lab/index.html`);
+    const { page } = linkTab;
     const redraw = async (action) => {
       const n = await page.evaluate(() => globalThis.attentionLab.draws);
       await action();
@@ -177,15 +183,14 @@ describe('links carry the state', () => {
     const link = page.url();
     assert.match(link, /#lab=/);
     const before = await page.evaluate(() => ({ state: globalThis.attentionLab.state, out: Array.from(globalThis.attentionLab.view.result.output) }));
-    const copy = await openLab(link);
+    // reopened as a new document in the same tab (what was on screen is gone with the old one)
+    const copy = await openIn(linkTab, link);
     const after = await copy.page.evaluate(() => ({ state: globalThis.attentionLab.state, out: Array.from(globalThis.attentionLab.view.result.output) }));
     for (const key of ['sentence', 'weightsMode', 'seed', 'xEdits', 'selectedToken', 'dModel', 'heads']) {
       assert.deepEqual(after.state[key], before.state[key], key);
     }
     assert.deepEqual(after.out, before.out);
     assert.equal(await copy.page.textContent('#messages'), '');
-    await page.close();
-    await copy.page.close();
   });
 
   for (const [what, fragment] of [
@@ -195,15 +200,17 @@ describe('links carry the state', () => {
     ['no lab= prefix', '#something=else'],  // a plain anchor (#something-else) is a place, not a link
     ['an array', '#lab=%5B1%2C2%5D'],
   ]) {
+    // the five in the same tab, each a new document: a tab's later loads reuse its compiled code
     it(`a broken fragment (${what}) gives a message and the first example`, async () => {
-      const tab = await openLab(`${browser.url}lab/index.html${fragment}`);
+      linkTab ??= await browser.newPage();
+      const tab = await openIn(linkTab, `${browser.url}lab/index.html${fragment}`);
       assert.match(await tab.page.textContent('#messages'), /could not be read/);
       assert.deepEqual(await weightsRow(tab.page), ['0.4223', '0.1554', '0.4223', '1']);
       assert.equal(await tab.page.locator('main img').count(), 0);
       assert.deepEqual(tab.problems, []);
-      await tab.page.close();
     });
   }
+  after(async () => { await linkTab?.page.close(); });
 });
 
 // The exports tests' tab (opened by their before hook) and the readers they share.
