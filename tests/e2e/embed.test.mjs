@@ -28,7 +28,12 @@ after(async () => {
 });
 
 async function openLab(url, options) {
-  const tab = await browser.newPage(options);
+  return openIn(await browser.newPage(options), url);
+}
+
+/** Opens `url` in `tab` as a new document (through about:blank), waits for its lab's first draw, unfolds the settings. */
+async function openIn(tab, url) {
+  await tab.page.goto('about:blank');
   await tab.page.goto(url);
   await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
   // the settings start folded (issue 26, point 12): these tests choose in them
@@ -160,9 +165,10 @@ describe('embedding', () => {
 });
 
 describe('links carry the state', () => {
+  let linkTab;
   it('a copied link reopens exactly the same lab', async () => {
-    const tab = await openLab(`${browser.url}lab/index.html`);
-    const { page } = tab;
+    linkTab = await openLab(`${browser.url}lab/index.html`);
+    const { page } = linkTab;
     const redraw = async (action) => {
       const n = await page.evaluate(() => globalThis.attentionLab.draws);
       await action();
@@ -177,15 +183,14 @@ describe('links carry the state', () => {
     const link = page.url();
     assert.match(link, /#lab=/);
     const before = await page.evaluate(() => ({ state: globalThis.attentionLab.state, out: Array.from(globalThis.attentionLab.view.result.output) }));
-    const copy = await openLab(link);
+    // reopened as a new document in the same tab (what was on screen is gone with the old one)
+    const copy = await openIn(linkTab, link);
     const after = await copy.page.evaluate(() => ({ state: globalThis.attentionLab.state, out: Array.from(globalThis.attentionLab.view.result.output) }));
     for (const key of ['sentence', 'weightsMode', 'seed', 'xEdits', 'selectedToken', 'dModel', 'heads']) {
       assert.deepEqual(after.state[key], before.state[key], key);
     }
     assert.deepEqual(after.out, before.out);
     assert.equal(await copy.page.textContent('#messages'), '');
-    await page.close();
-    await copy.page.close();
   });
 
   for (const [what, fragment] of [
@@ -195,15 +200,17 @@ describe('links carry the state', () => {
     ['no lab= prefix', '#something=else'],  // a plain anchor (#something-else) is a place, not a link
     ['an array', '#lab=%5B1%2C2%5D'],
   ]) {
+    // the five in the same tab, each a new document: a tab's later loads reuse its compiled code
     it(`a broken fragment (${what}) gives a message and the first example`, async () => {
-      const tab = await openLab(`${browser.url}lab/index.html${fragment}`);
+      linkTab ??= await browser.newPage();
+      const tab = await openIn(linkTab, `${browser.url}lab/index.html${fragment}`);
       assert.match(await tab.page.textContent('#messages'), /could not be read/);
       assert.deepEqual(await weightsRow(tab.page), ['0.4223', '0.1554', '0.4223', '1']);
       assert.equal(await tab.page.locator('main img').count(), 0);
       assert.deepEqual(tab.problems, []);
-      await tab.page.close();
     });
   }
+  after(async () => { await linkTab?.page.close(); });
 });
 
 // The exports tests' tab (opened by their before hook) and the readers they share.
@@ -311,11 +318,28 @@ describe('exports', () => {
 });
 
 describe('Content-Security-Policy and accessibility', () => {
-  let strict;
+  // one tab under the policy and one without for the suite's 12 pages, each a new document (through
+  // about:blank) with the reader's colour scheme set first (a new tab's is light): a tab's later
+  // loads reuse its compiled code
+  let strict, strictTab, tab;
   before(async () => {
     strict = await openBrowser({ dir: site, headers: { 'Content-Security-Policy': CSP } });
+    strictTab = await strict.newPage();
+    await strictTab.page.addInitScript(() => {
+      window.violations = [];
+      document.addEventListener('securitypolicyviolation', (e) => window.violations.push(`${e.violatedDirective} ${e.blockedURI}`));
+    });
+    tab = await browser.newPage();
   });
-  after(async () => strict?.close());
+  after(async () => {
+    await tab?.page.close();
+    await strict?.close();
+  });
+  const load = async (opened, url, colorScheme = 'light') => {
+    await opened.page.goto('about:blank');
+    await opened.page.emulateMedia({ colorScheme });
+    return opened.page.goto(url);
+  };
 
   for (const [name, pathname, ready] of [
     ['the page', 'lab/index.html', () => globalThis.attentionLab?.draws > 0],
@@ -323,23 +347,16 @@ describe('Content-Security-Policy and accessibility', () => {
     ['a page hosting the web component', 'components.html', () => document.getElementById('second')?.lab?.draws > 0],
   ]) {
     it(`${name} works under "${CSP}" with no violation`, async () => {
-      const tab = await strict.newPage();
-      await tab.page.addInitScript(() => {
-        window.violations = [];
-        document.addEventListener('securitypolicyviolation', (e) => window.violations.push(`${e.violatedDirective} ${e.blockedURI}`));
-      });
-      const response = await tab.page.goto(`${strict.url}${pathname}`);
+      const response = await load(strictTab, `${strict.url}${pathname}`);
       assert.equal(response.headers()['content-security-policy'], CSP);
-      await tab.page.waitForFunction(ready);
-      await tab.page.waitForTimeout(300);
-      assert.deepEqual(await tab.page.evaluate(() => window.violations), []);
-      assert.deepEqual(tab.problems, []);
-      await tab.page.close();
+      await strictTab.page.waitForFunction(ready);
+      await strictTab.page.waitForTimeout(300);
+      assert.deepEqual(await strictTab.page.evaluate(() => window.violations), []);
+      assert.deepEqual(strictTab.problems, []);
     });
 
     it(`axe-core finds no serious or critical violation on ${name}`, async () => {
-      const tab = await browser.newPage();
-      await tab.page.goto(`${browser.url}${pathname}`);
+      await load(tab, `${browser.url}${pathname}`);
       await tab.page.waitForFunction(ready);
       await renderEverySection(tab.page);
       await tab.page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
@@ -349,7 +366,6 @@ describe('Content-Security-Policy and accessibility', () => {
           .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
       });
       assert.deepEqual(violations, []);
-      await tab.page.close();
     });
 
     // axe cannot see into the sections content-visibility skips (renderEverySection); their cells'
@@ -357,15 +373,12 @@ describe('Content-Security-Policy and accessibility', () => {
     // backgrounds under it (each stop of a gradient), at least 4.5 for the tables' 13.8 px text
     for (const scheme of ['light', 'dark']) {
       it(`cells in the sections skipped off screen have a contrast of at least 4.5 on ${name} (${scheme})`, async () => {
-        const tab = await browser.newPage();
-        await tab.page.emulateMedia({ colorScheme: scheme });
-        await tab.page.goto(`${browser.url}${pathname}`);
+        await load(tab, `${browser.url}${pathname}`, scheme);
         await tab.page.waitForFunction(ready);
         await tab.page.waitForTimeout(300);  // the sections out of view are drawn after the first frame
         const { skipped, worst } = await tab.page.evaluate(cellContrastOffScreen);
         assert.ok(skipped >= 20, `only ${skipped} cells are in skipped sections: the test would prove little`);
         assert.ok(worst.ratio >= 4.5, `${worst.where}: ${worst.fg} on ${worst.bg}, contrast ${worst.ratio.toFixed(2)}`);
-        await tab.page.close();
       });
     }
   }

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 
 import { readFileSync } from 'node:fs';
 
-import { useLabPage } from './browser.mjs';
+import { openBrowser, useLabPage } from './browser.mjs';
 
 let tab;
 const shared = useLabPage({ before, after, assert, onReady: (opened) => { tab = opened; } });
@@ -22,13 +22,13 @@ const HEAD = new Set(['q', 'k', 'v', 'z']);
 const WEIGHTS = new Set(['wq', 'wk', 'wv']);
 const SQUARE = new Set(['scores', 'scaled', 'weights']);
 
-async function openLab(state) {
+async function openLab(state, page = tab.page) {
   // the same state again draws nothing: go through another example first
-  const now = await tab.page.evaluate(() => globalThis.attentionLab.state?.preset ?? document.getElementById('preset').value);
-  if (now === state.preset) await openLab({ preset: state.preset === 'money-bank' ? 'cat-sat' : 'money-bank' });
-  const before = await tab.page.evaluate(() => globalThis.attentionLab.draws);
-  await tab.page.evaluate((h) => { location.hash = h; }, linkTo(state));
-  await tab.page.waitForFunction((n) => globalThis.attentionLab.draws > n && globalThis.attentionLab.idle, before);
+  const now = await page.evaluate(() => globalThis.attentionLab.state?.preset ?? document.getElementById('preset').value);
+  if (now === state.preset) await openLab({ preset: state.preset === 'money-bank' ? 'cat-sat' : 'money-bank' }, page);
+  const before = await page.evaluate(() => globalThis.attentionLab.draws);
+  await page.evaluate((h) => { location.hash = h; }, linkTo(state));
+  await page.waitForFunction((n) => globalThis.attentionLab.draws > n && globalThis.attentionLab.idle, before);
 }
 
 // every table of the page holding a matrix's cells (the step table left out): its matrix, head,
@@ -168,21 +168,40 @@ async function walkPresetInPage(preset) {
 // Every step of every preset at 1280 × 800 and 375 × 800: the cells the step points at (.walk-focus,
 // each one a cell the step marks) lie on screen below the sticky panel, clear of the sticky token
 // column, and their table's header row is on screen below the panel, or repeated just above them.
-describe('the walk shows the cells it points at with their headers (issue 26, point 4)', () => {
+// The two widths at once, each in a tab of its own (the walk waits on frames far more than it computes):
+// the file's tab at 1280 px, a second one, opened as useLabPage opens its own, at 375 px.
+describe('the walk shows the cells it points at with their headers (issue 26, point 4)', { concurrency: 2 }, () => {
+  let second;
+  let narrow;
+  before(async () => {
+    second = await openBrowser();
+    narrow = await second.newPage();
+    await narrow.page.goto(second.url);
+    await narrow.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
+    await narrow.page.evaluate(() => { document.getElementById('settings').open = true; });
+  });
+  after(async () => {
+    if (narrow) {
+      assert.deepEqual(narrow.problems, [], 'no console or page errors');
+      assert.deepEqual(narrow.foreignRequests, [], 'no request left the origin');
+    }
+    await second?.close();
+  });
 
-  for (const width of [1280, 375]) {
+  for (const [width, tabOf] of [[1280, () => tab], [375, () => narrow]]) {
     it(`every step of every preset at ${width} × 800`, async () => {
-      await tab.page.setViewportSize({ width, height: 800 });
-      const presets = await tab.page.evaluate(() => Array.from(document.querySelectorAll('#preset option:not([disabled])'), (o) => o.value).filter(Boolean));
+      const { page } = tabOf();
+      await page.setViewportSize({ width, height: 800 });
+      const presets = await page.evaluate(() => Array.from(document.querySelectorAll('#preset option:not([disabled])'), (o) => o.value).filter(Boolean));
       const bad = [];
       let steps = 0;
       for (const preset of presets) {
-        await openLab({ preset });
-        const walked = await tab.page.evaluate(walkPresetInPage, preset);
+        await openLab({ preset }, page);
+        const walked = await page.evaluate(walkPresetInPage, preset);
         bad.push(...walked.bad);
         steps += walked.steps;
       }
-      await tab.page.setViewportSize({ width: 1280, height: 800 });
+      await page.setViewportSize({ width: 1280, height: 800 });
       assert.ok(steps >= 180, `${steps} steps`);
       assert.deepEqual(bad, []);
     });

@@ -126,15 +126,24 @@ const LIGHT = 'rgb(251, 251, 250)';
 const DARK = 'rgb(21, 21, 23)';
 
 describe('themes, compact, no timing line', () => {
-  themeTests();
-  compactTests();
+  // one tab for the suite's 11 pages, each a new document (through about:blank) with the reader's
+  // colour scheme set first (a new tab's is light): a tab's later loads reuse its compiled code
+  const tab = {};
+  before(async () => { Object.assign(tab, await browser.newPage()); });
+  after(async () => { await tab.page.close(); });
+  const load = async (url, colorScheme = 'light') => {
+    await tab.page.goto('about:blank');
+    await tab.page.emulateMedia({ colorScheme });
+    await tab.page.goto(url);
+  };
+  themeTests(tab, load);
+  compactTests(tab, load);
 });
 
 // the themes of the component, the embed and the full page
-function themeTests() {
+function themeTests(tab, load) {
   it('the component is light by default even for a dark-mode reader; theme="auto" follows the reader, theme="dark" forces dark', async () => {
-    const tab = await browser.newPage();
-    await tab.page.goto(`${browser.url}narrow.html`);
+    await load(`${browser.url}narrow.html`);
     await drawn(tab.page, 'block');
     for (const scheme of ['dark', 'light']) {
       await tab.page.emulateMedia({ colorScheme: scheme });
@@ -163,41 +172,31 @@ function themeTests() {
     await tab.page.$eval('#block', (el) => el.setAttribute('theme', 'dark'));
     assert.equal(await tab.page.$eval('#block', (el) => el.shadowRoot.getElementById('messages').textContent), '', 'a good value takes the message away');
     assert.deepEqual(tab.problems, []);
-    await tab.page.close();
   });
 
   it('embed.html: light by default even for a dark-mode reader; ?theme=auto and ?theme=dark', async () => {
     for (const [query, scheme, expected] of [['', 'dark', LIGHT], ['?theme=auto', 'dark', DARK], ['?theme=auto', 'light', LIGHT], ['?theme=dark', 'light', DARK], ['?theme=light', 'dark', LIGHT]]) {
-      const tab = await browser.newPage();
-      await tab.page.emulateMedia({ colorScheme: scheme });
-      await tab.page.goto(`${browser.url}lab/embed.html${query}`);
+      await load(`${browser.url}lab/embed.html${query}`, scheme);
       await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
       assert.equal(await background(tab.page, 'body'), expected, `${scheme} reader, embed.html${query}`);
       assert.deepEqual(tab.problems, []);
-      await tab.page.close();
     }
-    const tab = await browser.newPage();
-    await tab.page.goto(`${browser.url}lab/embed.html?theme=neon`);
+    await load(`${browser.url}lab/embed.html?theme=neon`);
     await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
     assert.match(await tab.page.textContent('#messages'), /theme must be light, dark or auto, got "neon"/);
-    await tab.page.close();
   });
 
   it('the full page still follows the reader', async () => {
-    const tab = await browser.newPage();
-    await tab.page.emulateMedia({ colorScheme: 'dark' });
-    await tab.page.goto(`${browser.url}lab/index.html`);
+    await load(`${browser.url}lab/index.html`, 'dark');
     await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
     assert.equal(await background(tab.page, 'body'), DARK);
-    await tab.page.close();
   });
 }
 
 // what each host leaves out
-function compactTests() {
+function compactTests(tab, load) {
   it('no timing line in the component or the iframe (the full page keeps it); compact drops the notes and hints', async () => {
-    const tab = await browser.newPage();
-    await tab.page.goto(`${browser.url}narrow.html`);
+    await load(`${browser.url}narrow.html`);
     await drawn(tab.page, 'block');
     await tab.page.waitForTimeout(200);
     assert.equal(await tab.page.$eval('#block', (el) => el.shadowRoot.getElementById('status').textContent), '');
@@ -214,25 +213,20 @@ function compactTests() {
     assert.equal(await visible('[data-view="steps"]'), 1, 'compact: the tables stay');
     await tab.page.$eval('#block', (el) => el.removeAttribute('compact'));
     assert.equal(await visible('#notes-section'), 1);
-    await tab.page.close();
 
-    const embed = await browser.newPage();
-    await embed.page.goto(`${browser.url}lab/embed.html?compact=1`);
-    await embed.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
-    await embed.page.waitForTimeout(200);
-    assert.equal(await embed.page.textContent('#status'), '');
-    assert.equal(await embed.page.locator('#notes-section').isHidden(), true);
-    assert.equal(await embed.page.locator('#inputs-hint').isHidden(), true);
-    assert.deepEqual(embed.problems, []);
-    await embed.page.close();
+    await load(`${browser.url}lab/embed.html?compact=1`);
+    await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
+    await tab.page.waitForTimeout(200);
+    assert.equal(await tab.page.textContent('#status'), '');
+    assert.equal(await tab.page.locator('#notes-section').isHidden(), true);
+    assert.equal(await tab.page.locator('#inputs-hint').isHidden(), true);
+    assert.deepEqual(tab.problems, []);
 
-    const full = await browser.newPage();
-    await full.page.goto(`${browser.url}lab/index.html`);
-    await full.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
+    await load(`${browser.url}lab/index.html`);
+    await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
     // the full page keeps its timing line, under "About the engine"
-    await full.page.waitForFunction(() => document.getElementById('engine-status').textContent !== '');
-    assert.match(await full.page.textContent('#engine-status'), /^Computed in/);
-    await full.page.close();
+    await tab.page.waitForFunction(() => document.getElementById('engine-status').textContent !== '');
+    assert.match(await tab.page.textContent('#engine-status'), /^Computed in/);
   });
 }
 
