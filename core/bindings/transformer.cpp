@@ -327,7 +327,12 @@ class PreparedTransformer {
   // The arrays (all but open's) are views of the trace kept here (trace_), not copies: valid until the
   // next call into the module, so the caller (web/lib/transformer.mjs) copies them out at once, into
   // arrays of its own or buffers it was handed back (no new ArrayBuffer a run when those fit).
-  val trace(const val& ids, const val& type_ids, const val& x, int open_layer, bool last_logits, int blocks) {
+  // With on_layer (a function), layers is empty: on_layer(l, layers[l]) is called after each block with
+  // views of that block's trace, which the next block overwrites (one block's trace held, not L); it
+  // returns true to go on, false to stop the run ({ error } with field "trace"). It must not throw: a
+  // throw would cross the C++ frames without freeing what they hold.
+  val trace(const val& ids, const val& type_ids, const val& x, int open_layer, bool last_logits, int blocks,
+            const val& on_layer) {
     Inputs in(ids, type_ids, x);
     attn::PreparedTraceOptions options;
     options.open_layer = open_layer;
@@ -335,24 +340,19 @@ class PreparedTransformer {
     options.blocks = blocks;
     trace_ = attn::PreparedStackTrace();  // the last one let go first: never two traces held at once
     attn::PreparedStackTrace& t = trace_;
-    const attn::Status status = attn::prepared_stack_trace(stack_, in.inputs, in.x, options, &t, &workspace_);
+    attn::PreparedLayerSink sink;
+    if (on_layer.typeOf().as<std::string>() == "function") {
+      sink = [&on_layer](int l, const attn::PreparedLayerTrace& layer) {
+        return on_layer(l, layer_out(layer)).as<bool>();
+      };
+    }
+    const attn::Status status = attn::prepared_stack_trace(stack_, in.inputs, in.x, options, &t, &workspace_, sink);
     if (!status.ok()) return error_of(status);
-    const auto view = [](const std::vector<float>& values) {
-      return val(emscripten::typed_memory_view(values.size(), values.data()));
-    };
     val out = val::object();
     out.set("n", t.n);
     out.set("embeddings", view(t.embeddings));
     val layers = val::array();
-    for (const attn::PreparedLayerTrace& layer : t.layers) {
-      val entry = val::object(), weights = val::array();
-      entry.set("input", view(layer.attention_input));
-      for (const std::vector<float>& head : layer.weights) weights.call<void>("push", view(head));
-      entry.set("weights", weights);
-      entry.set("output", view(layer.attention_output));
-      entry.set("hidden", view(layer.output));
-      layers.call<void>("push", entry);
-    }
+    for (const attn::PreparedLayerTrace& layer : t.layers) layers.call<void>("push", layer_out(layer));
     out.set("layers", layers);
     out.set("open", t.open_layer < 0 ? val::null() : open_out(t.open));
     out.set("output", t.output.empty() ? val::null() : view(t.output));
@@ -411,6 +411,21 @@ class PreparedTransformer {
       }
     }
   };
+
+  static val view(const std::vector<float>& values) {
+    return val(emscripten::typed_memory_view(values.size(), values.data()));
+  }
+
+  // { input, weights[h], output, hidden }: views of one block's trace
+  static val layer_out(const attn::PreparedLayerTrace& layer) {
+    val entry = val::object(), weights = val::array();
+    entry.set("input", view(layer.attention_input));
+    for (const std::vector<float>& head : layer.weights) weights.call<void>("push", view(head));
+    entry.set("weights", weights);
+    entry.set("output", view(layer.attention_output));
+    entry.set("hidden", view(layer.output));
+    return entry;
+  }
 
   static val open_out(const attn::Result& open) {
     val out = val::object(), heads = val::array();

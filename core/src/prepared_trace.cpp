@@ -80,7 +80,8 @@ Status last_logits(const PreparedStack& s, int n, PreparedStackTrace* trace, Sta
 }  // namespace
 
 Status prepared_stack_trace(const PreparedStack& s, const StackInputs& inputs, View<float> x,
-                            const PreparedTraceOptions& options, PreparedStackTrace* trace, StackWorkspace* ws) {
+                            const PreparedTraceOptions& options, PreparedStackTrace* trace, StackWorkspace* ws,
+                            const PreparedLayerSink& sink) {
   int n = 0;
   if (Status st = stack_steps::check_run(s, inputs, x, &n); !st.ok()) return st;
   if (Status st = check_trace(s, options, n); !st.ok()) return st;
@@ -96,11 +97,16 @@ Status prepared_stack_trace(const PreparedStack& s, const StackInputs& inputs, V
   }
   out.embeddings = w->stream;
   const std::size_t blocks = options.blocks < 0 ? s.layers.size() : static_cast<std::size_t>(options.blocks);
-  out.layers.resize(blocks);
+  PreparedLayerTrace one;  // with a sink: every block's trace in turn
+  if (!sink) out.layers.resize(blocks);
   for (std::size_t l = 0; l < blocks; ++l) {
     const int layer = static_cast<int>(l);
     Result* open = layer == options.open_layer ? &out.open : nullptr;
-    if (Status st = traced_block(s.layers[l], layer, n, d, w, &out.layers[l], open); !st.ok()) return st;
+    PreparedLayerTrace* kept = sink ? &one : &out.layers[l];
+    if (Status st = traced_block(s.layers[l], layer, n, d, w, kept, open); !st.ok()) return st;
+    if (sink && !sink(layer, one)) {
+      return Status::Range("trace", "the traced run was stopped after block " + std::to_string(layer));
+    }
   }
   if (blocks < s.layers.size()) {
     *trace = std::move(out);

@@ -530,6 +530,49 @@ double relative_to(const Floats& got, const Floats& want) {
   return relative_error(got, Vec(want.begin(), want.end()), 1e-6);
 }
 
+// The traced run with a sink (one block's trace reused block after block): the sink sees blocks
+// 0 … L − 1 in turn with the very numbers of the kept trace `kept` (same arithmetic, compared exactly),
+// the trace keeps no layer and the rest as `kept`; with blocks, only those; a sink that answers false
+// stops the run there (field "trace"), and the next run is whole again.
+void check_prepared_sink(const attn::PreparedStack& prepared, const attn::StackInputs& inputs,
+                         const attn::PreparedStackTrace& kept, int open, attn::StackWorkspace* workspace) {
+  attn::PreparedTraceOptions options;
+  options.open_layer = open;
+  std::vector<int> seen;
+  const auto same = [&](int l, const attn::PreparedLayerTrace& layer) {
+    const attn::PreparedLayerTrace& want = kept.layers[static_cast<std::size_t>(l)];
+    seen.push_back(l);
+    return layer.attention_input == want.attention_input && layer.weights == want.weights &&
+           layer.attention_output == want.attention_output && layer.output == want.output;
+  };
+  attn::PreparedStackTrace got;
+  REQUIRE(attn::prepared_stack_trace(prepared, inputs, {}, options, &got, workspace, same).ok());
+  const int layers = static_cast<int>(kept.layers.size());
+  REQUIRE(static_cast<int>(seen.size()) == layers);
+  for (int l = 0; l < layers; ++l) CHECK(seen[static_cast<std::size_t>(l)] == l);
+  CHECK(got.layers.empty());
+  CHECK(got.embeddings == kept.embeddings);
+  CHECK(got.output == kept.output);
+  CHECK(got.last_logits == kept.last_logits);
+  CHECK(got.open.output == kept.open.output);
+  seen.clear();
+  options.blocks = 1;
+  REQUIRE(attn::prepared_stack_trace(prepared, inputs, {}, options, &got, workspace, same).ok());
+  CHECK((seen == std::vector<int>{0} && got.output.empty() && got.last_logits.empty()));
+  options.blocks = -1;
+  seen.clear();
+  const auto stop = [&](int l, const attn::PreparedLayerTrace&) {
+    seen.push_back(l);
+    return false;
+  };
+  CHECK(attn::prepared_stack_trace(prepared, inputs, {}, options, &got, workspace, stop).field == "trace");
+  CHECK(seen == std::vector<int>{0});
+  seen.clear();
+  REQUIRE(attn::prepared_stack_trace(prepared, inputs, {}, options, &got, workspace, same).ok());
+  CHECK(static_cast<int>(seen.size()) == layers);
+  CHECK(got.output == kept.output);
+}
+
 // The prepared stack's traced run (prepared_trace.hpp) against the traced forward, whose numbers
 // check_spec holds to float64: every block's attention probabilities per head, what attention read
 // and gave, the stream out; block `open`'s whole attention trace; the output and the last logits
@@ -564,6 +607,7 @@ void check_prepared_trace(const attn::Stack& stack, const attn::StackInputs& inp
   first.blocks = static_cast<int>(stack.layers.size()) + 1;
   CHECK(attn::prepared_stack_trace(prepared, inputs, {}, first, &alone, &workspace).field == "blocks");
   REQUIRE(got.layers.size() == trace.layers.size());
+  check_prepared_sink(prepared, inputs, got, open, &workspace);
   for (std::size_t l = 0; l < trace.layers.size(); ++l) {
     INFO("layers[" << l << "]");
     const attn::BlockTrace& b = trace.layers[l];

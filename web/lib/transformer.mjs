@@ -389,7 +389,7 @@ export class PreparedTransformer {
     const blocks = reader.read(options, 'blocks', '') === undefined ? -1 : reader.whole(options, 'blocks', '', -1, 0);
     const reuse = reuseOption(reader, options);
     // the binding gives views of WebAssembly memory: copied out before anything else runs in it
-    return answer(api, api.guarded(this.#runtime, 'trace()', () => copyTrace(handle.trace(ids, typeIds, x, openLayer, lastLogits, blocks), reuse)));
+    return answer(api, api.guarded(this.#runtime, 'trace()', () => tracedRun(handle, [ids, typeIds, x, openLayer, lastLogits, blocks], reuse)));
   }
 
   /** Frees the weights in WebAssembly memory; run() then throws. Safe to call twice. */
@@ -419,13 +419,38 @@ function copyOut(view, reuse) {
   return array;
 }
 
-// The binding's trace (views of the trace it keeps, but open's copies) with every view copied out.
-function copyTrace(out, reuse) {
+// The binding's traced run, each block's trace copied out as that block ends (the binding holds one
+// block's trace at a time in WebAssembly memory, not every block's). The callback never throws into
+// the binding (a throw would cross its C++ frames, leaving what they hold allocated): it keeps the
+// error and stops the run, and the error is thrown here once the binding has returned.
+function tracedRun(handle, args, reuse) {
+  const layers = [];
+  let failure = null;
+  const onLayer = (l, layer) => {
+    try {
+      layers.push(copyLayer(layer, reuse));
+      return true;
+    } catch (error) {
+      failure = error;
+      return false;
+    }
+  };
+  const out = handle.trace(...args, onLayer);
+  if (failure) throw failure;
+  return copyTrace(out, layers, reuse);
+}
+
+// One block's views ({ input, weights[h], output, hidden }) copied out
+function copyLayer(layer, reuse) {
+  const copy = (view) => copyOut(view, reuse);
+  return { input: copy(layer.input), weights: layer.weights.map(copy), output: copy(layer.output), hidden: copy(layer.hidden) };
+}
+
+// The binding's trace (views of the trace it keeps, but open's copies) with every view copied out;
+// `layers`: the blocks' traces already copied out.
+function copyTrace(out, layers, reuse) {
   if (out.error) return out;
   const copy = (view) => copyOut(view, reuse);
-  const layers = out.layers.map((layer) => ({
-    input: copy(layer.input), weights: layer.weights.map(copy), output: copy(layer.output), hidden: copy(layer.hidden),
-  }));
   const traced = { n: out.n, embeddings: copy(out.embeddings), layers, open: out.open, output: out.output === null ? null : copy(out.output) };
   if (out.lastLogits) traced.lastLogits = copy(out.lastLogits);
   return traced;

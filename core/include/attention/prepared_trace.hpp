@@ -10,6 +10,7 @@
 // stack_forward to float32 rounding; tests/core/test_transformer.cpp states the bound.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "attention/prepared_stack.hpp"
@@ -42,11 +43,18 @@ struct PreparedStackTrace {
   std::vector<float> last_logits;  // (V) when asked and the stack has an unembedding
 };
 
+// Given to prepared_stack_trace: called after each block with that block's trace, which the next block
+// overwrites (read or copy it before returning). Returning false stops the run (field "trace").
+using PreparedLayerSink = std::function<bool(int block, const PreparedLayerTrace& layer)>;
+
 // The traced forward pass on ids (or x), as prepared_stack_forward takes them. Also refuses
 // open_layer outside -1 … L − 1 (field "openLayer"), blocks outside -1 … L (field "blocks") and
 // L · h · n² above kMaxTracedWeights (field "ids"). With blocks < L the trace holds those blocks only,
 // and output and last_logits stay empty: the first block drawn before the rest are run.
+// With `sink`, trace->layers stays empty: each block's trace goes to sink instead, in one
+// PreparedLayerTrace reused block after block (one block's trace held at a time, not L).
 Status prepared_stack_trace(const PreparedStack& stack, const StackInputs& inputs, View<float> x,
-                            const PreparedTraceOptions& options, PreparedStackTrace* trace, StackWorkspace* workspace);
+                            const PreparedTraceOptions& options, PreparedStackTrace* trace, StackWorkspace* workspace,
+                            const PreparedLayerSink& sink = {});
 
 }  // namespace attn

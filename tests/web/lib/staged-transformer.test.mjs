@@ -148,3 +148,43 @@ forEachBuild((build) => `${build} build: a prepared stack's trace({ reuse })`, {
   });
 
 });
+
+forEachBuild((build) => `${build} build: a prepared stack's trace() holds one block's trace at a time`, { learning: true }, ({ engine }) => {
+  it("trace(): WebAssembly memory keeps no block's trace after the run, a throw while copying one out stops the run and leaves nothing behind", () => {
+    const staging = engine.stageTransformer();
+    const d = 8;
+    const L = 8;
+    const n = 512;  // 2 heads × 512² probabilities: 2 MiB a block, 16 MiB the eight
+    const square = (k) => staging.tensor(Float32Array.from({ length: d * d }, (_, i) => Math.sin(i * k) / 3));
+    const layer = (k) => ({ arrangement: 'attention-only', attention: { heads: 2, mask: 'causal', wq: square(k), wk: square(k + 1), wv: square(k + 2), wo: square(k + 3) } });
+    const prepared = staging.prepare({ vocab: 5, dModel: d, tokens: staging.tensor(Float32Array.from({ length: 5 * d }, (_, i) => Math.cos(i))),
+      layers: Array.from({ length: L }, (_, l) => layer(l + 1)) });
+    try {
+      const ids = Array.from({ length: n }, (_, i) => (i * 3) % 5);
+      const before = engine.memory().allocatedBytes;
+      const fresh = prepared.trace({ ids });
+      const grown = engine.memory().allocatedBytes - before;
+      assert.equal(fresh.layers.length, L);
+      assert.equal(fresh.layers[L - 1].weights[1].length, n * n);
+      assert.ok(grown < 2 * n * n * 4, `allocated ${grown} bytes more after the run: less than one block's probabilities`);
+      // a reuse array whose findIndex throws at the 8th array copied out (block 1's second): the error
+      // reaches the caller, the run stops there and what it held is freed
+      let copies = 0;
+      const failing = new Proxy([], {
+        get(target, key, receiver) {
+          if (key === 'findIndex' && ++copies === 8) throw new Error('copy failed');
+          return Reflect.get(target, key, receiver);
+        },
+      });
+      const held = engine.memory().allocatedBytes;
+      assert.throws(() => prepared.trace({ ids, reuse: failing }), /^Error: copy failed$/);
+      assert.equal(copies, 8, 'the run stopped at the failing copy');
+      assert.ok(engine.memory().allocatedBytes <= held, 'nothing left allocated by the stopped run');
+      const again = prepared.trace({ ids });
+      again.layers.forEach((l, i) => assert.deepEqual(l, fresh.layers[i], `layer ${i}: the same numbers after the stopped run`));
+      assert.deepEqual(again.output, fresh.output);
+    } finally {
+      prepared.dispose();
+    }
+  });
+});
