@@ -100,6 +100,39 @@ describe('the residual stream explained', { skip: !have && 'no ../shared/models'
   }
 });
 
+describe('the stream\'s check reads its block only when wanted', { skip: !have && 'no ../shared/models' }, () => {
+  it('gpt2: after a run, no block is read while the explanation is off screen; scrolled near, the check is made; a picked layer makes it at once', async () => {
+    const size = page().viewportSize();
+    await page().setViewportSize({ width: size.width, height: 400 });
+    try {
+      const reference = await openAndRun('gpt2');
+      await page().evaluate(() => window.scrollTo(0, 0));
+      await runText(reference.text);
+      // two frames: an IntersectionObserver reports within the frame after a change
+      await page().evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+      const off = await page().evaluate(() => ({
+        below: document.querySelector('.model-stream-explain').getBoundingClientRect().top - innerHeight,
+        held: globalThis.attentionLab.models.blocksHeld,
+        exact: document.querySelector('.model-stream-check').dataset.exact,
+      }));
+      assert.ok(off.below > 400, `the explanation is ${off.below} px below the screen: the test needs it farther`);
+      assert.deepEqual(off.held, [], 'no block read for a check no one looks at');
+      assert.equal(off.exact, 'false', 'the MLP row is the remainder until the block is read');
+      await page().evaluate(() => document.querySelector('.model-stream-explain').scrollIntoView());
+      await page().waitForFunction(() => document.querySelector('.model-stream-check').dataset.exact === 'true');
+      assert.deepEqual(await page().evaluate(() => globalThis.attentionLab.models.blocksHeld), [0]);
+      // a layer picked: its block read at once, wherever the page is scrolled
+      await page().evaluate(() => window.scrollTo(0, 0));
+      await page().selectOption('#models-stream-layer', { value: '1' });
+      await page().waitForFunction(() => document.querySelector('.model-stream-check').dataset.exact === 'true'
+        && document.querySelector('.model-stream-parts')?.dataset.layer === '1');
+      assert.deepEqual(await page().evaluate(() => globalThis.attentionLab.models.blocksHeld), [0, 1]);
+    } finally {
+      await page().setViewportSize(size);
+    }
+  });
+});
+
 describe('the residual stream\'s walk', { skip: !have && 'no ../shared/models' }, () => {
 
   it('gpt2: the walk goes through every stage, marking its row, with the stage\'s norm', async () => {

@@ -60,6 +60,8 @@ export function mount(ctx) {
     get drawn() { return models.drawn.map((d) => ({ ...d })); },
     get result() { return models.result; },
     get report() { return models.report; },
+    // the layers whose block (norms and MLP) the page holds for the stream's check, read when the check is wanted
+    get blocksHeld() { return models.blocks?.key === models.key ? [...models.blocks.layers.keys()] : []; },
     // after every draw of the lab: a model's layer there whose sentence or numbers the reader changed is no longer the model's
     redraw: () => watchLab(models),
   };

@@ -118,6 +118,25 @@ function picker(id, labelKey, options, t) {
 // positions (GPT-2), or with rotary ones (Llama, Qwen2: no position in the embedding)
 const introKey = (report) => (report.family === 'bert' ? 'models.streamIntro' : report.ropeLayout ? 'models.streamIntroRope' : 'models.streamIntroNorm');
 
+// The check's block (its norms and MLP: 18 MiB for GPT-2 small, read again from the folder) asked for
+// only once the check is wanted: the explanation within 400 px of the screen, or a token, a layer or a
+// walk's step chosen; not at every run for a section the reader may not look at. { wanted (a promise),
+// now() (wanted at once), stop() }. Without IntersectionObserver: wanted at once.
+function whenWanted(target) {
+  let now;
+  const wanted = new Promise((resolve) => { now = resolve; });
+  if (typeof IntersectionObserver !== 'function') {
+    now();
+    return { wanted, now, stop: () => {} };
+  }
+  const observer = new IntersectionObserver((entries) => {
+    if (entries.some((entry) => entry.isIntersecting)) now();
+  }, { rootMargin: '400px' });
+  observer.observe(target);
+  wanted.then(() => observer.disconnect());
+  return { wanted, now, stop: () => observer.disconnect() };
+}
+
 /**
  * The residual stream section: what it is, a token picker over its table, a layer's parts with the
  * check that they add up, a walk through the stages, its exports, and why the lab takes one layer at a
@@ -140,6 +159,9 @@ export function renderStream(container, result, t, report, { blockOf = async () 
   const whole = element('div', 'model-stream-box');
   all.append(whole);
   const explain = element('div', 'model-stream-explain');
+  container.streamCheck?.stop();
+  const check = container.streamCheck = whenWanted(explain);
+  const blockWhenWanted = (l) => check.wanted.then(() => blockOf(l));
   let walk = null;
   let current = null;
   // the step's row in the summary and its parts' rows in the parts table (drawn again when the layer's weights are read)
@@ -154,7 +176,7 @@ export function renderStream(container, result, t, report, { blockOf = async () 
   };
   const showParts = () => {
     explain.dataset.key = `${tokens.select.value}:${layers.select.value}`;
-    renderExplanation(explain, { result, report, t, token: Number(tokens.select.value), layer: Number(layers.select.value), blockOf, onShown: markParts });
+    renderExplanation(explain, { result, report, t, token: Number(tokens.select.value), layer: Number(layers.select.value), blockOf: blockWhenWanted, onShown: markParts });
   };
   const show = () => {
     const i = Number(tokens.select.value);
@@ -163,6 +185,7 @@ export function renderStream(container, result, t, report, { blockOf = async () 
     current = null;
     showParts();
     const next = walkPanel(walkSteps(result, report, i, t), t, (step) => {
+      if (step) check.now();  // a step the reader chose (go(-1) at the start is none)
       if (step?.layer !== null && step?.layer !== undefined && Number(layers.select.value) !== step.layer) {
         layers.select.value = String(step.layer);
         showParts();
@@ -172,8 +195,8 @@ export function renderStream(container, result, t, report, { blockOf = async () 
     walk?.panel.replaceWith(next.panel);
     walk = next;
   };
-  tokens.select.addEventListener('change', show);
-  layers.select.addEventListener('change', showParts);
+  tokens.select.addEventListener('change', () => { check.now(); show(); });
+  layers.select.addEventListener('change', () => { check.now(); showParts(); });
   all.addEventListener('toggle', () => whole.replaceChildren(...(all.open ? [streamTable(result, report, Number(tokens.select.value), t)] : [])));
   show();
   // the walk's bar above the parts table it points at
