@@ -114,6 +114,8 @@ export interface LabModels {
   openInLab(layer: number, head: number): Promise<{ state: Record<string, unknown>; status: string } | { problem: string } | null>;
   /** What was drawn, in order: layer 1 alone first, then every layer. */
   readonly drawn: { layers: number; of: number }[];
+  /** The layers (0-based) whose block, norms and MLP, the stream's check holds: read only once the check is wanted. */
+  readonly blocksHeld: number[];
 }
 
 /** A lab's controller (see web/src/lab/api.mjs): its state, the last computation, and a few calls. */
