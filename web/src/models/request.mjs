@@ -75,9 +75,11 @@ export function tensorTaker(catalogue, prefix, onProgress, { stage = null, timin
     onProgress?.({ done, total: catalogue.bytes, tensor: tensor.name });
     return values;
   };
+  // while staging, read through the opening's window (tensors.mjs) and copied out of it: the request keeps it
   const take = async (name, shape, { bare = false } = {}) => {
     const tensor = checked(name, shape, bare);
-    return counted(tensor, await readTensor(tensor, timings));
+    const values = await readTensor(tensor, timings, stage ? reading : null);
+    return counted(tensor, stage && reading ? values.slice() : values);
   };
   const takeAsIs = async (name, shape, { bare = false, rows = 0 } = {}) => {
     if (!stage) return take(name, shape, { bare });
