@@ -5,6 +5,7 @@
 #include <emscripten/val.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <deque>
 #include <string>
 #include <vector>
@@ -317,6 +318,17 @@ class PreparedTransformer {
     staged_.push_back(std::move(tensor));
     return static_cast<int>(staged_.size() - 1);
   }
+  // WebAssembly memory grown at once to hold `bytes` more than it holds now, those bytes not touched: a
+  // block of them allocated and freed, so the staged tensors allocated after it come from that room
+  // and none grows the memory (the caller reads the files meanwhile). false when it cannot grow so far.
+  bool reserve(double bytes) {
+    if (!(bytes > 0) || bytes > 2147483647.0) return false;
+    // volatile: a malloc whose block is unused and freed is otherwise removed by the optimiser
+    void* volatile block = std::malloc(static_cast<std::size_t>(bytes));
+    const bool made = block != nullptr;
+    std::free(block);
+    return made;
+  }
   unsigned staged_address(int index) const {
     if (index < 0 || static_cast<std::size_t>(index) >= staged_.size()) return 0;
     return static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(staged_[static_cast<std::size_t>(index)].data()));
@@ -458,6 +470,7 @@ EMSCRIPTEN_BINDINGS(attention_lab_transformer) {
       .function("trace", &PreparedTransformer::trace)
       .function("stage", &PreparedTransformer::stage)
       .function("stagedAddress", &PreparedTransformer::staged_address)
+      .function("reserve", &PreparedTransformer::reserve)
       .function("unstage", &PreparedTransformer::unstage)
       .function("dModel", &PreparedTransformer::d_model)
       .function("vocab", &PreparedTransformer::vocab)

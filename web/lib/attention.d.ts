@@ -428,6 +428,8 @@ export interface TransformerStaging {
   tensor(values: Float32Array): StagedTensor;
   /** A tensor filled piece by piece; `rows` (the vocabulary) marks a token table, packed in place if tied. */
   tensorOf(length: number, options?: { rows?: number }): { tensor: StagedTensor; fill(offset: number, values: Float32Array): void };
+  /** Room for `values` more floats, memory grown now (untouched) so the next staging does not grow it: true if made. */
+  reserve(values: number): boolean;
   prepare(weights: PreparedTransformerWeights | Record<string, unknown>): PreparedTransformer;
   dispose(): void;
 }

@@ -539,6 +539,17 @@ export class TransformerStaging {
     return { tensor: new StagedTensor(this, index, length), fill };
   }
 
+  /**
+   * Room made in WebAssembly memory for `values` more floats, grown at once and not touched, so that
+   * the tensors staged next (up to that many values) do not grow it: true when made. A reader may then
+   * have reads in flight while tensors are staged (a read in flight across a growth once hung Chromium).
+   */
+  reserve(values) {
+    const handle = this.#live();
+    if (!Number.isFinite(values) || values <= 0) return false;
+    return this.#api.guarded(this.#runtime, 'stageTransformer().reserve()', () => handle.reserve(4 * values));
+  }
+
   /** The PreparedTransformer of `weights` (prepareTransformer()'s), whose arrays may be staged tensors. */
   prepare(weights) {
     const handle = this.#live();

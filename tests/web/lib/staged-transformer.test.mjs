@@ -39,6 +39,29 @@ const stagedCopy = (staging, value) => {
   return value;
 };
 
+forEachBuild((build) => `${build} build: stageTransformer().reserve()`, { learning: true }, ({ engine }) => {
+  it('reserve(): the memory grows once, before the tensors; staging them after it grows it no more; too much or nonsense is false', () => {
+    // 96 MiB in 24 tensors: well past what the engine's memory holds free before
+    const tensors = Array.from({ length: 24 }, (_, i) => new Float32Array(2 ** 20).fill(i));
+    const values = tensors.reduce((sum, t) => sum + t.length, 0);
+    const staging = engine.stageTransformer();
+    try {
+      const before = engine.memory();
+      assert.ok(before.heapBytes - before.allocatedBytes < 4 * values, 'the room is not there before');
+      assert.equal(staging.reserve(values + 2 ** 16), true);
+      const { heapBytes, allocatedBytes } = engine.memory();
+      assert.ok(heapBytes - allocatedBytes >= 4 * values, `room made: ${heapBytes - allocatedBytes} bytes free for ${4 * values}`);
+      const staged = tensors.map((t) => staging.tensor(t));
+      assert.equal(staged.length, 24);
+      assert.equal(engine.memory().heapBytes, heapBytes, 'no growth while staging');
+      for (const bad of [0, -1, NaN, Infinity, 2 ** 30]) assert.equal(staging.reserve(bad), false, String(bad));
+      assert.equal(engine.memory().heapBytes, heapBytes, 'nothing grown by a refused reserve');
+    } finally {
+      staging.dispose();
+    }
+  });
+});
+
 forEachBuild((build) => `${build} build: stageTransformer() and trace()`, { learning: true }, ({ engine }) => {
   it('staged tensor by tensor, then traced: GPT-2\'s every hidden state, layer input, attention weights and output, and top 5', { skip: !haveModel && 'no ../shared/models/gpt2' }, (t) => {
     const { request, reference } = gpt2Request();

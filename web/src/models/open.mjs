@@ -69,17 +69,35 @@ function report(recognised, tables, taker, tokenizer, bytes, masked = null) {
   };
 }
 
-// The request's tensors handed into the engine one by one as they are read (those used as the file
-// has them read straight into its memory, piece by piece), then prepared once. `timings` (ms): read,
-// stage (allocations in and copies into WebAssembly memory), convert (the rest of building the
-// request), prepare.
-async function prepareModel(engine, tables, recognised, onProgress, timings) {
+// Room made in WebAssembly memory before the weights are read: the model's weights (keptBytes) and this
+// much more (the token table's panel padding, norms, biases), so that no tensor staged grows the memory
+// while the reader has pieces in flight; it reads ahead only while this much of the room is left.
+const ROOM_SLACK = 64 * 2 ** 20;
+
+// The opening's reader and staging: the memory grown at once (reserve) and the reader reading ahead of
+// the staging only while the room made holds what comes next; without the room, no read ahead.
+function stagingOf(engine, recognised) {
   const staging = engine.stageTransformer();
-  // the one buffer the files' pieces are read into, each copied away before the next (tensors.mjs)
-  const reading = readBuffer();
+  const room = keptBytes(recognised) + ROOM_SLACK;
+  const reserved = staging.reserve(room / 4);
+  const roomy = (values) => reserved && 4 * (staging.values + values) + ROOM_SLACK / 2 <= room;
+  return { staging, reading: readBuffer({ ahead: reserved ? 2 : 0, mayReadAhead: () => roomy(0) }), roomy };
+}
+
+// The request's tensors handed into the engine one by one as they are read (those used as the file
+// has them read straight into its memory, piece by piece), then prepared once. `timings` (ms): read
+// (waiting for the files), stage (allocations in and copies into WebAssembly memory), convert (the
+// rest of building the request), prepare.
+async function prepareModel(engine, tables, recognised, onProgress, timings) {
+  const { staging, reading, roomy } = stagingOf(engine, recognised);
   const stage = async (tensor, { rows }) => {
+    const length = tensor.shape.reduce((a, b) => a * b, 1);
+    // its first pieces read while it is allocated (zeroed: its pages' first touch), unless that may
+    // grow the memory: then no read in flight
+    if (roomy(length)) reading.expect(tensor.file, tensor.dataStart + tensor.begin);
+    else await reading.settled();
     const t = performance.now();
-    const { tensor: staged, fill } = staging.tensorOf(tensor.shape.reduce((a, b) => a * b, 1), { rows });
+    const { tensor: staged, fill } = staging.tensorOf(length, { rows });
     timings.stage = (timings.stage ?? 0) + performance.now() - t;  // the allocation (zeroed, first touched)
     await readTensorInto(tensor, fill, timings, reading);
     return staged;
@@ -94,6 +112,7 @@ async function prepareModel(engine, tables, recognised, onProgress, timings) {
     const taker = tensorTaker(tables, recognised.prefix, onProgress, { stage, timings, reading });
     const t = performance.now();
     const request = await buildRequest(taker, recognised, keep);
+    await reading.settled();  // the pieces read ahead past the last tensor: none in flight from here
     timings.convert = performance.now() - t - (timings.read ?? 0) - (timings.stage ?? 0);
     const p = performance.now();
     const prepared = staging.prepare(request);
@@ -102,8 +121,9 @@ async function prepareModel(engine, tables, recognised, onProgress, timings) {
     return { request, prepared, taker };
   } finally {
     staging.dispose();
-    // that buffer freed now: nothing in the worker runs the collector again until it allocates
-    freeBuffers([reading.buffer]);
+    // the reader's buffers freed now: nothing in the worker runs the collector again until it allocates
+    await reading.settled();
+    freeBuffers(reading.buffers());
   }
 }
 

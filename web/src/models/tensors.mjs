@@ -7,6 +7,7 @@ import {
 } from '../shared/safetensors.mjs';
 import { parseJson } from '../shared/json-depth.mjs';
 import { isolate } from '../shared/bidi.mjs';
+import { PieceReader } from './reader.mjs';
 
 /**
  * A problem with one of the model's files (or the typed text, ids): `file` (also `field`) is its name,
@@ -30,62 +31,12 @@ export class ModelError extends Error {
 const bytesOf = async (blob, start, end) => new Uint8Array(await blob.slice(start, end).arrayBuffer());
 
 /**
- * How a model's pieces are read while staging: `{ buffer }`, the one buffer they are read into, each
- * copied away (into WebAssembly memory, or converted) before the next is read; free it with
- * freeBuffers([reading.buffer]) once done. Reading a model allocated a new ArrayBuffer for every piece
- * (8 MiB): 474 MiB of them for GPT-2 small, each garbage once copied into WebAssembly memory, and the
- * worker kept 25–32 MiB of those uncollected after the opening (nothing there runs the collector again
- * until it allocates).
+ * How a model's pieces are read while staging (reader.mjs): a PieceReader, whose pieces each go away
+ * (into WebAssembly memory, or converted) before the next is asked for; free its buffers with
+ * freeBuffers(reading.buffers()) once done. Options: `ahead` (pieces read ahead of their use, 2),
+ * `mayReadAhead()`.
  */
-export const readBuffer = () => ({ buffer: null, window: null });
-
-// A small tensor is served from one read of up to this many bytes of its file starting at it (the
-// window), which the tensors after it in the file then come from too: a read costs about as much
-// whatever its size up to here, and GPT-2 small's 148 tensors were 190 reads, now 60.
-export const WINDOW_BYTES = 8 * 2 ** 20;
-
-// Bytes [from, to) of `file` from `reading`'s window, read anew (into its buffer) when it does not
-// hold them: a view, valid until the next read.
-async function windowBytes(file, from, to, reading) {
-  const held = reading.window;
-  if (held && held.file === file && from >= held.start && to <= held.start + held.bytes.byteLength && !held.bytes.buffer.detached) {
-    return held.bytes.subarray(from - held.start, to - held.start);
-  }
-  reading.window = null;
-  const bytes = await bytesInto(file, from, Math.max(to, Math.min(file.size, from + WINDOW_BYTES)), reading);
-  reading.window = { file, start: from, bytes };
-  return bytes.subarray(0, to - from);
-}
-
-// Bytes [start, end) of `blob` read into `reading`'s buffer (grown when too small) through a BYOB
-// reader of the slice's stream, which fills the buffer given rather than allocating one a piece: a
-// view of the buffer, valid until the next read into it. Where a Blob's stream cannot be read that
-// way, a new buffer of its own, as bytesOf().
-async function bytesInto(blob, start, end, reading) {
-  const length = end - start;
-  const slice = blob.slice(start, end);
-  let reader;
-  try {
-    reader = slice.stream().getReader({ mode: 'byob' });
-  } catch {
-    return new Uint8Array(await slice.arrayBuffer());
-  }
-  let buffer = reading.buffer?.byteLength >= length ? reading.buffer : new ArrayBuffer(Math.max(length, 8));
-  let filled = 0;
-  try {
-    while (filled < length) {
-      const { done, value } = await reader.read(new Uint8Array(buffer, filled, length - filled));
-      // the buffer given was moved into `value` (an empty view of it when the file ended early)
-      if (value) buffer = value.buffer;
-      if (done) break;
-      filled += value.byteLength;
-    }
-  } finally {
-    reading.buffer = buffer;
-    reader.releaseLock();
-  }
-  return new Uint8Array(buffer, 0, filled);
-}
+export const readBuffer = (options = {}) => new PieceReader(options);
 
 /** A JSON file of the folder, parsed, or a ModelError naming it. */
 export async function readJsonFile(file, name) {
@@ -187,13 +138,7 @@ function floatsOf(dtype, bytes, count) {
 async function tensorBytes(tensor, start, end, timings, reading = null) {
   const t = performance.now();
   const [from, to] = [tensor.dataStart + tensor.begin + start, tensor.dataStart + tensor.begin + end];
-  let bytes;
-  if (!reading) bytes = await bytesOf(tensor.file, from, to);
-  else if (to - from <= WINDOW_BYTES && Number.isFinite(tensor.file.size)) bytes = await windowBytes(tensor.file, from, to, reading);
-  else {
-    reading.window = null;  // its buffer is read into now
-    bytes = await bytesInto(tensor.file, from, to, reading);
-  }
+  const bytes = reading ? await reading.bytes(tensor.file, from, to, { whole: true }) : await bytesOf(tensor.file, from, to);
   if (timings) timings.read = (timings.read ?? 0) + performance.now() - t;
   if (bytes.byteLength !== end - start) {
     throw new ModelError(tensor.fileName, `tensor "${isolate(tensor.name.slice(0, 80))}" could not be read whole (${bytes.byteLength} of ${tensor.end - tensor.begin} bytes): the file changed or is truncated`,
@@ -211,19 +156,34 @@ export async function readTensor(tensor, timings = null, reading = null) {
   return floatsOf(tensor.dtype, bytes, product(tensor.shape));
 }
 
+// Values [first, first + most) of the tensor's, or as many of them as `reading`'s piece holds (at
+// least one): { bytes, n }.
+async function someValues(tensor, first, most, size, timings, reading) {
+  if (reading) {
+    const t = performance.now();
+    const from = tensor.dataStart + tensor.begin + first * size;
+    const bytes = await reading.bytes(tensor.file, from, from + most * size);
+    if (timings) timings.read = (timings.read ?? 0) + performance.now() - t;
+    const n = Math.floor(bytes.byteLength / size);
+    if (n > 0) return { bytes: bytes.subarray(0, n * size), n };
+    // a piece that ends within a value, or the file's end: read as one (or refused)
+  }
+  return { bytes: await tensorBytes(tensor, first * size, (first + most) * size, timings, reading), n: most };
+}
+
 /**
  * One tensor's values handed to `fill(offset, values)` at most CHUNK_VALUES at a time (Float32Arrays,
  * in order): a large table goes where `fill` puts it without ever being one array here. With
- * `reading` (readBuffer()), every piece is read into its one buffer (`fill` copies each piece away).
+ * `reading` (readBuffer()), the pieces are its pieces (`fill` copies each away).
  */
 export async function readTensorInto(tensor, fill, timings = null, reading = null) {
   const count = product(tensor.shape);
   const size = (tensor.end - tensor.begin) / Math.max(1, count);  // bytes per value
-  for (let first = 0; first < count; first += CHUNK_VALUES) {
-    const n = Math.min(CHUNK_VALUES, count - first);
-    const bytes = await tensorBytes(tensor, first * size, (first + n) * size, timings, reading);
+  for (let first = 0; first < count;) {
+    const { bytes, n } = await someValues(tensor, first, Math.min(CHUNK_VALUES, count - first), size, timings, reading);
     const t = performance.now();
     fill(first, floatsOf(tensor.dtype, bytes, n));
     if (timings) timings.stage = (timings.stage ?? 0) + performance.now() - t;
+    first += n;
   }
 }
