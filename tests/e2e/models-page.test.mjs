@@ -160,6 +160,9 @@ describe('Real models as a student reads them', { skip: !have && 'no ../shared/m
     for (const [token, text] of rows) assert.equal(text, byteLevelText(token).replaceAll(' ', '·'), `token ${token}`);
     assert.equal(rows[0][1], '\uFFFD');  // 'Ì' (id 137) is byte 0xCC alone: the first byte of a two-byte character
     assert.match(await page().textContent('#models-next'), /single bytes of longer UTF-8 characters/);
+    // the caption names the token the list follows: the sentence's last, as the tokenizer made it
+    assert.equal(reference.tokens.at(-1), '.');
+    assert.equal(await page().textContent('#models-next caption'), 'The 10 most likely next tokens after ‘.’');
   });
 
   it('#6, #18: the heatmaps carry no shrunken numbers; masked cells are hatched; a colour legend', async () => {

@@ -222,7 +222,7 @@ function draw(models, { after = false } = {}) {
   // the tables' files: named by the model, the sentence as typed on a header line
   const exporting = { model: report.modelType, sentence: result.text ?? '', download: (name, blob) => download(models.section, name, blob) };
   if (report.maskedHead && !result.partial) renderMasked($('models-next'), result.masked, result.tokens, t, { text: result.text, exporting });
-  else renderNext($('models-next'), result.next, t, { causal: report.causal || report.maskedHead, exporting });
+  else renderNext($('models-next'), result.next, t, { causal: report.causal || report.maskedHead, exporting, after: result.tokens?.at(-1) });
   renderLayers($('models-layers'), result, t, ink, (l, h) => openLayer(models, l, h), { causal: report.causal, keepFirst: after, exporting });
   renderStream($('models-stream'), result, t, report, { blockOf: (l) => blockOf(models, l), download: (name, blob) => download(models.section, name, blob) });
   const of = result.partial?.of ?? result.layers.length;
