@@ -270,6 +270,9 @@ describe('review 7: the stream\'s words for each model', { skip: !have && 'no ..
       // the summary has the same rows; the parts table's leaving state of layer L is that row, said to be before the norm
       const summary = await page().evaluate(() => [...document.querySelectorAll('.model-stream-summary tbody tr')].map((tr) => [tr.dataset.stage, tr.querySelector('.model-stream-norm').textContent]));
       assert.deepEqual(summary.map(([stage]) => stage), rows.map((r) => r.stage));
+      // its caption says it shows the first 8 of the row's features (all of them: the hidden state's width)
+      const width = rowOf(reference.hidden_states[0], i).length;
+      assert.match(await page().textContent('.model-stream-summary caption'), new RegExp(`norm and the first 8 of its ${width} features, stage by stage$`));
       const { rows: parts } = await partsOf(i, L - 1);
       assert.ok(Math.abs(parts.leaving[0] - norm(rows[L].values)) <= 1e-5 * norm(rows[L].values));
       assert.match(await page().textContent('.model-stream-parts tr[data-part="leaving"] th'), /before the final norm/);

@@ -610,6 +610,7 @@ export const EN = {
   'models.streamIntroNorm': "Hidden state 0 is the token's embedding: its row of the embedding table plus the row of its learned position. Each of the {count} layers adds its attention and its MLP to it. The last layer's state is shown before and after the model's final norm (transformers' last hidden state is the one after it). These are the model's own numbers; each cell's exact float32 is in its tooltip.",
   'models.streamToken': "Token",
   'models.streamCaption': "Token {token} (row {row}): its hidden state ({d} features), stage by stage",
+  'models.streamCaptionFirst': "Token {token} (row {row}): its hidden state's norm and the first {shown} of its {d} features, stage by stage",
   'models.streamNorm': "norm ‖·‖",
   'models.streamAll': "Every feature: the {d} numbers of each hidden state ({cells} cells)",
   'models.streamEnters': "enters layer 1 (hidden state 0: the embeddings)",

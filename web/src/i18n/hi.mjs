@@ -393,6 +393,7 @@ export const HI = {
   'models.streamIntroNorm': "hidden state 0 token का embedding है: embedding तालिका में उसकी पंक्ति और उसकी सीखी हुई position की पंक्ति का जोड़। {count} layers में से हर एक उसमें अपना attention और अपना MLP जोड़ती है। आख़िरी layer की state मॉडल के अंतिम norm से पहले और बाद, दोनों दिखाई गई है (transformers की आख़िरी hidden state उसके बाद वाली है)। ये मॉडल की अपनी संख्याएँ हैं; हर खाने का सटीक float32 उसके टूलटिप में है।",
   'models.streamToken': "कौन-सा token",
   'models.streamCaption': "Token {token} (पंक्ति {row}): उसकी hidden state ({d} features), चरण दर चरण",
+  'models.streamCaptionFirst': "Token {token} (पंक्ति {row}): उसकी hidden state का norm और उसके {d} features में से पहले {shown}, चरण दर चरण",
   'models.streamNorm': "norm (लंबाई) ‖·‖",
   'models.streamAll': "हर feature: हर hidden state की {d} संख्याएँ ({cells} खाने)",
   'models.streamEnters': "layer 1 में आती है (hidden state 0: embeddings)",

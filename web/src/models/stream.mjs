@@ -38,11 +38,13 @@ function numberCell(value) {
 }
 
 // Token i's stages as a table: a row per stage (its name, then cells(values of the token's row))
-function stagesTable(className, result, report, i, t, { head, cells }) {
+// (`shown` < d: the caption says only the first `shown` features are there)
+function stagesTable(className, result, report, i, t, { head, cells, shown = Infinity }) {
   const d = result.hidden[0].length / result.n;
   const table = element('table', className);
   table.dataset.token = String(i);
-  table.append(element('caption', '', t('models.streamCaption', { token: isolate(readableToken(result.tokens[i])), row: i + 1, d })));
+  const about = { token: isolate(readableToken(result.tokens[i])), row: i + 1, d, shown };
+  table.append(element('caption', '', t(shown < d ? 'models.streamCaptionFirst' : 'models.streamCaption', about)));
   const top = element('tr');
   top.append(element('th', '', ''), ...head.map((text) => element('th', '', text)));
   const body = element('tbody');
@@ -65,6 +67,7 @@ export function streamSummary(result, report, i, t) {
   const d = result.hidden[0].length / result.n;
   const shown = Math.min(d, SUMMARY_FEATURES);
   return stagesTable('model-stream-summary', result, report, i, t, {
+    shown,
     head: [t('models.streamNorm'), ...Array.from({ length: shown }, (_, j) => `e${j + 1}`)],
     cells: (values) => {
       let squares = 0;
