@@ -184,7 +184,7 @@ function headFigure(result, l, h, t, { ink, onOpen, causal, exporting }) {
     canvas.title = !inside ? '' : t('models.cellTip', { query: tokens[r], key: tokens[c],
       weight: scaled?.[r * n + c] === -Infinity ? t('pictures.masked') : formatFull(weights[r * n + c]) });
   });
-  const table = headTable(tokens, weights, l, h, t, exporting);
+  const table = headTable(tokens, weights, l, h, t, { exporting, scaled });
   const open = element('button', 'model-open', t('models.openInLab'));
   open.type = 'button';
   open.setAttribute('aria-label', t('models.openInLabLabel', { layer: l + 1, head: h + 1 }));
@@ -194,8 +194,8 @@ function headFigure(result, l, h, t, { ink, onOpen, causal, exporting }) {
 }
 
 // "as a table": the head's weights, each written by one rule (weightText) with its exact float32 in
-// its tooltip, and (with `exporting`) the buttons that save them as <model>-layer<l>-head<h>-weights
-function headTable(tokens, weights, l, h, t, exporting) {
+// its tooltip (a cell the causal mask hides, −∞ in `scaled`, hatched as in the heatmap), and (with `exporting`) the buttons that save them as <model>-layer<l>-head<h>-weights
+function headTable(tokens, weights, l, h, t, { exporting, scaled }) {
   const table = element('details');
   table.append(element('summary', '', t('models.headTable')));
   table.addEventListener('toggle', () => {
@@ -209,6 +209,8 @@ function headTable(tokens, weights, l, h, t, exporting) {
       for (let c = 0; c < n; c++) {
         const cell = row.cells[c + 1], value = weights[r * n + c];
         cell.textContent = weightText(value);
+        const masked = scaled?.[r * n + c] === -Infinity;
+        cell.classList.toggle('masked', masked);
         cell.title = formatFull(value);
       }
     }
