@@ -146,6 +146,8 @@ describe('Real models as a student reads them', { skip: !have && 'no ../shared/m
     // Enter on the empty box runs the example shown: the reference's ids
     await page().press('#models-text', 'Enter');
     await page().waitForFunction((ids) => JSON.stringify(globalThis.attentionLab.models.result?.ids) === ids && !globalThis.attentionLab.models.result.partial, JSON.stringify(reference.ids));
+    // what ran is in the box now
+    assert.equal(await page().inputValue('#models-text'), reference.text);
     const report = await page().textContent('#models-report');
     assert.doesNotMatch(report, /key\/value/);
     assert.match(report, /Recognised: gpt2 \(GPT2LMHeadModel\), 2 layers, d_model 32, 4 heads of d_k 8\./);

@@ -166,8 +166,10 @@ async function open(models, files) {
 // The typed text: a sentence, or (without a tokenizer) token ids separated by spaces or commas.
 function inputOf(models) {
   const box = models.$('models-text');
-  // an empty box runs the example shown in it
-  const text = box.value.trim() === '' && models.report?.tokenizer ? box.placeholder : box.value;
+  // an empty box runs the example shown in it, written into the box so that what ran stays in view
+  // (a student ran it and saw an empty box over the results)
+  if (box.value.trim() === '' && models.report?.tokenizer) box.value = box.placeholder;
+  const text = box.value;
   if (models.report?.tokenizer) return { text };
   return { ids: text.split(/[\s,]+/).filter(Boolean).map(Number) };
 }
