@@ -200,6 +200,132 @@ void check_prepared_against(Model& model, const attn::Stack& stack, bool causal)
   MESSAGE(model.path << " prepared: " << worst.checked << " arrays, largest relative error " << worst.error);
 }
 
+// The stack's final norm in float64 on (n, d) rows (the rows as they are when it has none): what
+// the reference's last hidden state is for GPT-2, Llama and Qwen2, from the last block's output.
+Floats final_norm64(const attn::Norm& norm, const Floats& x, int d) {
+  if (norm.kind == attn::NormKind::None) return x;
+  const bool layer = norm.kind == attn::NormKind::LayerNorm;
+  Floats out(x.size());
+  for (std::size_t r = 0; r < x.size(); r += static_cast<std::size_t>(d)) {
+    double mean = 0, spread = 0;
+    if (layer) {
+      for (int i = 0; i < d; ++i) mean += x[r + i];
+      mean /= d;
+    }
+    for (int i = 0; i < d; ++i) spread += (x[r + i] - mean) * (x[r + i] - mean);
+    const double scale = 1 / std::sqrt(spread / d + norm.eps);
+    for (int i = 0; i < d; ++i) {
+      const double shift = layer ? norm.bias.data[i] : 0.0;
+      out[r + i] = static_cast<float>((x[r + i] - mean) * scale * norm.weight.data[i] + shift);
+    }
+  }
+  return out;
+}
+
+// What a sink was handed: the block numbers in the order of the calls, and a copy of each block's trace.
+struct SinkCopies {
+  std::vector<int> blocks;
+  std::vector<attn::PreparedLayerTrace> layers;
+};
+
+// A whole traced run on the model's ids whose sink copies every block it is handed.
+attn::Status run_with_sink(const attn::PreparedStack& prepared, const Model& model, attn::StackWorkspace* workspace,
+                           attn::PreparedStackTrace* trace, SinkCopies* copies) {
+  attn::StackInputs inputs;
+  inputs.ids = attn::View<std::int32_t>(model.ids);
+  const attn::PreparedLayerSink sink = [copies](int block, const attn::PreparedLayerTrace& layer) {
+    copies->blocks.push_back(block);
+    copies->layers.push_back(layer);
+    return true;
+  };
+  return attn::prepared_stack_trace(prepared, inputs, {}, attn::PreparedTraceOptions{}, trace, workspace, sink);
+}
+
+// Each block the sink copied against the reference: attention's input, each head's weights, attention's
+// output, and the stream leaving the block (the last block's through the final norm in float64 when
+// the reference's last hidden state is after it).
+void check_sink_copies(Model& model, const attn::Stack& stack, const SinkCopies& copies) {
+  const int layers = static_cast<int>(stack.layers.size()), d = stack.d_model;
+  const model_files::Json& hidden = model.reference["hidden_states"];
+  REQUIRE(copies.layers.size() == static_cast<std::size_t>(layers));
+  Worst worst;
+  for (int l = 0; l < layers; ++l) {
+    const attn::PreparedLayerTrace& layer = copies.layers[static_cast<std::size_t>(l)];
+    const std::string at = "sink layers[" + std::to_string(l) + "].";
+    check(&worst, at + "input", layer.attention_input, model.layer_numbers(l, "input"));
+    const Vec probs = model.layer_numbers(l, "probs");
+    const std::size_t nn = layer.weights.empty() ? 0 : layer.weights[0].size();
+    REQUIRE(layer.weights.size() * nn == probs.size());
+    for (std::size_t h = 0; h < layer.weights.size(); ++h) {
+      const Vec want(probs.begin() + static_cast<std::ptrdiff_t>(h * nn),
+                     probs.begin() + static_cast<std::ptrdiff_t>((h + 1) * nn));
+      check(&worst, at + "probs of head " + std::to_string(h), layer.weights[h], want);
+    }
+    check(&worst, at + "output", layer.attention_output, model.layer_numbers(l, "output"));
+    const bool last = l + 1 == layers;
+    check(&worst, at + "stream out, as hidden_states[" + std::to_string(l + 1) + "]",
+          last ? final_norm64(stack.final_norm, layer.output, d) : layer.output,
+          hidden[static_cast<std::size_t>(l + 1)].numbers());
+  }
+  MESSAGE(model.path << " sink: " << worst.checked << " arrays, largest relative error " << worst.error);
+}
+
+// prepared_stack_trace's sink (one block's trace at a time) on the model: called once per block in
+// order, each block's copy as the reference has it and as the kept trace `kept` holds it; a sink that
+// returns false after block 0 stops the run (field "trace"), and a whole run after that on the same
+// workspace gives the same numbers.
+void check_sink_against(Model& model, const attn::Stack& stack, const attn::PreparedStack& prepared,
+                        const attn::PreparedStackTrace& kept) {
+  const int layers = static_cast<int>(stack.layers.size());
+  std::vector<int> order(static_cast<std::size_t>(layers));
+  for (int l = 0; l < layers; ++l) order[static_cast<std::size_t>(l)] = l;
+  attn::StackWorkspace workspace;
+  attn::PreparedStackTrace trace;
+  SinkCopies first;
+  const attn::Status run = run_with_sink(prepared, model, &workspace, &trace, &first);
+  INFO(run.field << ": " << run.message);
+  REQUIRE(run.ok());
+  CHECK(first.blocks == order);
+  CHECK(trace.layers.empty());
+  check_sink_copies(model, stack, first);
+  Worst worst;
+  check(&worst, "sink run's output", trace.output,
+        model.reference["hidden_states"][static_cast<std::size_t>(layers)].numbers());
+  for (int l = 0; l < layers; ++l) {
+    const attn::PreparedLayerTrace &got = first.layers[l], &want = kept.layers[l];
+    CHECK((got.attention_input == want.attention_input && got.weights == want.weights &&
+           got.attention_output == want.attention_output && got.output == want.output));
+  }
+  attn::StackInputs inputs;
+  inputs.ids = attn::View<std::int32_t>(model.ids);
+  std::vector<int> stopped;
+  const attn::PreparedLayerSink stop = [&stopped](int block, const attn::PreparedLayerTrace&) {
+    stopped.push_back(block);
+    return false;
+  };
+  attn::PreparedStackTrace halted;
+  const attn::Status halt = attn::prepared_stack_trace(prepared, inputs, {}, {}, &halted, &workspace, stop);
+  CHECK(!halt.ok());
+  CHECK(halt.field == "trace");
+  CHECK(halt.message.find("after block 0") != std::string::npos);
+  CHECK(stopped == std::vector<int>{0});
+  SinkCopies again;
+  attn::PreparedStackTrace after;
+  REQUIRE(run_with_sink(prepared, model, &workspace, &after, &again).ok());
+  CHECK(again.blocks == order);
+  REQUIRE(again.layers.size() == first.layers.size());
+  for (int l = 0; l < layers; ++l) {
+    const attn::PreparedLayerTrace &got = again.layers[l], &want = first.layers[l];
+    INFO("the run after the stopped one, block " << l);
+    CHECK(got.attention_input == want.attention_input);
+    CHECK(got.weights == want.weights);
+    CHECK(got.attention_output == want.attention_output);
+    CHECK(got.output == want.output);
+  }
+  CHECK((after.embeddings == trace.embeddings && after.output == trace.output));
+  CHECK(after.last_logits == trace.last_logits);
+}
+
 // The prepared stack's traced run (prepared_trace.hpp) on the same model, the last block opened:
 // every hidden state, every layer's attention input, weights and output, the open block's weights
 // from its whole trace, and the top-5 logits from the last position's, to 1e-4 relative. The stack is
@@ -207,6 +333,7 @@ void check_prepared_against(Model& model, const attn::Stack& stack, bool causal)
 // prepared stack keeps that storage itself (the tied panels packed in it, or the table as it is), no copy.
 // Every block's product weights are handed over too, each in a vector of its own (as a staged model's
 // tensors are), and each must be a prepared block's own storage afterwards (packed in it or moved).
+// Then the same prepared stack's run with a sink, one block at a time (check_sink_against).
 void check_prepared_trace_against(Model& model, const attn::Stack& given, bool causal) {
   attn::Stack stack = given;
   std::vector<float> table;
@@ -277,6 +404,7 @@ void check_prepared_trace_against(Model& model, const attn::Stack& given, bool c
     check(&worst, "traced next_token_top5 logits", got, want);
   }
   MESSAGE(model.path << " traced prepared: " << worst.checked << " arrays, largest relative error " << worst.error);
+  check_sink_against(model, stack, prepared, trace);
 }
 
 }  // namespace
