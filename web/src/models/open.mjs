@@ -6,7 +6,7 @@
 // Without one, the request keeps the arrays and runModel() runs engine.transformer().
 // Pure: Blobs in, numbers out; used by the page's "Real models" view and by the Node tests.
 import { ModelError, catalogue, readBuffer, readJsonFile, readTensorInto } from './tensors.mjs';
-import { MAX_TABLE_VALUES } from '../shared/safetensors.mjs';
+import { MAX_TABLE_VALUES, product } from '../shared/safetensors.mjs';
 import { recognise } from './config.mjs';
 import { tensorTaker, buildRequest, buildLayer, keptBytes } from './request.mjs';
 import { loadTokenizer, topTokens } from './tokenizer.mjs';
@@ -91,7 +91,7 @@ function stagingOf(engine, recognised) {
 async function prepareModel(engine, tables, recognised, onProgress, timings) {
   const { staging, reading, roomy } = stagingOf(engine, recognised);
   const stage = async (tensor, { rows }) => {
-    const length = tensor.shape.reduce((a, b) => a * b, 1);
+    const length = product(tensor.shape);
     // its first pieces read while it is allocated (zeroed: its pages' first touch), unless that may
     // grow the memory: then no read in flight
     if (roomy(length)) reading.expect(tensor.file, tensor.dataStart + tensor.begin);

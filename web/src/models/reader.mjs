@@ -72,7 +72,7 @@ export class PieceReader {
     const need = whole ? to : from + 1;
     const way = this.#way(from, to, need, whole);
     if (way === 'join') return this.#joined(file, from, to);
-    if (way === 'alone') return this.#alone(file, from, to);
+    if (way === 'alone') return bytesInto(file, from, to, null);  // a buffer of its own, the pieces kept
     if (way === 'fresh') {
       this.#dropAll();
       this.#start(file, from, Math.max(to, Math.min(file.size, from + PIECE_BYTES)), false);
@@ -136,9 +136,8 @@ export class PieceReader {
   }
 
   #giveBack() {
-    const lent = this.#lent;
+    this.#toSpare(this.#lent);
     this.#lent = null;
-    if (lent && this.#buffers.has(lent) && !lent.detached) this.#spare.push(lent);
   }
 
   // Pieces before `from` in `file` let go (all of them for another file).
@@ -175,11 +174,6 @@ export class PieceReader {
     return joined;
   }
 
-  // [from, to) read on its own (a new buffer), the pieces kept
-  async #alone(file, from, to) {
-    return bytesInto(file, from, to, null);
-  }
-
   #dropAll() {
     while (this.#pieces.length > 0) this.#drop();
   }
@@ -187,12 +181,12 @@ export class PieceReader {
   // The first piece let go: its buffer back to the pool once its read is over.
   #drop() {
     const piece = this.#pieces.shift();
-    if (piece.bytes || piece.error) this.#letGo(piece);
-    else piece.done.then(() => this.#letGo(piece));
+    if (piece.bytes || piece.error) this.#toSpare(piece.bytes?.buffer);
+    else piece.done.then(() => this.#toSpare(piece.bytes?.buffer));
   }
 
-  #letGo(piece) {
-    const buffer = piece.bytes?.buffer;
+  // A buffer of the pool back among the spare ones
+  #toSpare(buffer) {
     if (buffer && this.#buffers.has(buffer) && !buffer.detached) this.#spare.push(buffer);
   }
 
