@@ -98,6 +98,8 @@ export interface ModelResult {
   masked?: { position: number; top: { id: number; token: string; text: string | null; probability: number; logit: number }[] }[] | null;
   /** Set while the page shows layer 1 alone, before the whole model's result. */
   partial?: { layers: number; of: number };
+  /** Bytes of this result's arrays written into buffers of earlier results handed back (reused), and in new buffers (made). */
+  memory: { reused: number; made: number };
 }
 
 export interface ModelProblem {

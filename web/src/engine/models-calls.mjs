@@ -21,7 +21,9 @@ const failure = (error) => {
 // instead of cloning them: 28 MB a run at GPT-2 small's 128 tokens, which a clone held three times
 // (the worker's arrays, the message, the page's copy) until collected. Only a buffer the array
 // owns whole is moved (never a view of WebAssembly memory); the worker keeps no result.
-function answer(result, transfer, extra = {}) {
+// `reused`: the bytes of them written into buffers the page handed back; `memory` says how many of
+// the answer's bytes were (reused) and how many are new buffers (made).
+function answer(result, transfer, extra = {}, reused = 0) {
   const value = {
     tokens: result.tokens, ids: result.ids, n: result.n, next: result.next, masked: result.masked ?? null, hidden: result.hidden,
     layers: result.layers.map(({ input, output, hidden, heads }) => ({ input, output, hidden, heads: heads.map(({ weights }) => ({ weights })) })),
@@ -33,8 +35,12 @@ function answer(result, transfer, extra = {}) {
   };
   for (const array of value.hidden ?? []) own(array);
   for (const layer of value.layers) [layer.input, layer.output, layer.hidden, ...layer.heads.map((head) => head.weights)].forEach(own);
+  value.memory = { reused, made: bytesOf([...buffers]) - reused };
   return transfer(value, [...buffers]);
 }
+
+// The bytes of the buffers still attached
+const bytesOf = (buffers) => buffers.reduce((sum, buffer) => sum + (buffer.detached ? 0 : buffer.byteLength), 0);
 
 // Layer `l`'s attention as the engine runs it (head-major W_q, W_k, W_v, W_O (in, out), biases, mask,
 // scale), and its whole block (`block`): what "Open this layer in the lab" makes the lab's own. A prepared model keeps no
@@ -123,9 +129,12 @@ export function modelCalls(api, given, { transfer = (value) => value } = {}) {
           const given = await onFirstLayer(answer(first, transfer, { next: null, hidden: null, partial: { layers: 1, of: model.request.layers.length } }));
           reuse = Array.isArray(given) ? given.filter((b) => b instanceof ArrayBuffer && !b.detached) : [];
         }
+        const given = bytesOf(reuse);
         const result = reader.runModel(api.learnerReady, model, input, { reuse });
+        // trace() took each buffer it wrote into out of `reuse`: what is left fitted nothing
+        const reused = given - bytesOf(reuse);
         // a masked language model's guesses for its [MASK] tokens (BERT), read in the worker
-        return answer({ ...result, masked: await reader.maskedOf?.(model, result) }, transfer);
+        return answer({ ...result, masked: await reader.maskedOf?.(model, result) }, transfer, {}, reused);
       } catch (error) {
         return failure(error);
       } finally {

@@ -4,7 +4,8 @@
 // list, as postMessage does: what arrives matches reference.json (transformers' numbers, 1e-4
 // relative), the worker's arrays are detached (moved, not copied), every array's buffer is in the list
 // once, and the engine's WebAssembly memory is not: a second run gives the same numbers, written into
-// the first run's buffers that onFirstLayer gives back (the page's when it has drawn layer 1).
+// the first run's buffers that onFirstLayer gives back (the page's when it has drawn layer 1), as
+// each answer's `memory` ({ reused, made } bytes) says.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -22,6 +23,9 @@ const have = existsSync(join(folder, 'reference.json'));
 
 // every Float32Array an answer holds
 const arraysOf = (value) => [...(value.hidden ?? []), ...value.layers.flatMap((l) => [l.input, l.output, l.hidden, ...l.heads.map((h) => h.weights)])];
+
+// the bytes of an answer's distinct buffers
+const bytesOf = (value) => [...new Set(arraysOf(value).map((a) => a.buffer))].reduce((sum, buffer) => sum + buffer.byteLength, 0);
 
 // modelCalls with a transfer that records its lists and moves each answer as postMessage would
 function calls() {
@@ -75,6 +79,9 @@ describe('models-calls: a run\'s buffers moved to the page', { skip: !have && 'n
         assert.equal(given.filter((buffer) => into.includes(buffer)).length, into.length, 'every array of the whole run written into a buffer given back');
         assert.equal(arraysOf(earlier)[0].length, 0, 'the earlier result given back is emptied');
       }
+      // what each answer says of its bytes, against its arrays' buffers counted here
+      assert.deepEqual(partial.memory, { reused: 0, made: bytesOf(partial) }, 'layer 1 alone: new buffers');
+      assert.deepEqual(whole.memory, given ? { reused: bytesOf(whole), made: 0 } : { reused: 0, made: bytesOf(whole) });
       earlier = whole;
       assert.equal(moved.length, 2 * (round + 1), 'two answers a run, each with its list');
       checkMoved(moved.at(-2), partial);
