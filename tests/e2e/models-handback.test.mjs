@@ -2,7 +2,8 @@
 // layer 1 is drawn, the page gives the buffers of the results it drew before back to the worker,
 // which writes the whole run into them (docs/api.md, "lab.models.result"). In headless Chromium
 // through the page's own file input with ../shared/models/gpt2: a second run of the same length makes
-// no new buffer (result.memory, against the bytes counted here from the result's arrays), its numbers
+// no new buffer, neither for layer 1 drawn alone first nor for the whole model (result.memory, against
+// the bytes counted here from the result's arrays), its numbers
 // are still transformers' (reference.json, 1e-4 relative), the result kept from the first run is
 // emptied, the result shown is whole, and a run of another length makes new buffers and is right too.
 import { describe, it, before, after } from 'node:test';
@@ -48,9 +49,18 @@ describe('Real models: the buffers a run is written into', { skip: !have && 'no 
     // the first result kept by a reader of the API, as docs/api.md says one may not
     await page().evaluate(() => { globalThis.keptResult = globalThis.attentionLab.models.result; });
 
+    // each draw's memory figures: layer 1 alone, then the whole model
+    await page().evaluate(() => {
+      globalThis.drawnMemory = [];
+      document.querySelector('section[data-view="models"]').addEventListener('models-drawn', () => globalThis.drawnMemory.push({ ...globalThis.attentionLab.models.result.memory }));
+    });
     await runText(page(), reference.text);
     const second = await shown();
-    assert.deepEqual(second.memory, { reused: second.bytes, made: 0 }, 'the same length: every array written into a buffer handed back');
+    const [partial, whole] = await page().evaluate(() => globalThis.drawnMemory);
+    // layer 1's arrays, float32: input, output and stream (n × d_model each), the heads' n × n weights
+    const layerBytes = 4 * (3 * reference.layers[0].input.length + reference.layers[0].probs.length);
+    assert.deepEqual(partial, { reused: layerBytes, made: 0 }, 'layer 1 alone written into the last run\'s own layer 1 (the page drew the partial one\'s)');
+    assert.deepEqual(whole, { reused: second.bytes, made: 0 }, 'the same length: every array written into a buffer handed back');
     assert.ok(second.lengths.every((length) => length > 0), 'the result shown is whole (no buffer it holds was handed back)');
     checkNumbers(second, reference);
     const kept = await page().evaluate(() => globalThis.keptResult.layers[0].heads[0].weights.length);

@@ -69,14 +69,13 @@ export function createCompute({ workerUrl, loadEngine, models = null }) {
         const { api, info } = await connection;
         return api.models.open(key, files, progress(info, onProgress));
       },
-      async run(key, input, onFirstLayer) {
+      async run(key, input, onFirstLayer, spare) {
         const { api, info } = await connection;
-        // the ArrayBuffers onFirstLayer gives back (results the page no longer holds) moved to the worker, not cloned
-        const handBack = onFirstLayer && info.where === 'worker' ? async (partial) => {
-          const given = await onFirstLayer(partial);
-          return Array.isArray(given) ? Comlink.transfer(given, given) : given;
-        } : onFirstLayer;
-        return api.models.run(key, input, progress(info, handBack));
+        const moved = (given) => (Array.isArray(given) && info.where === 'worker' ? Comlink.transfer(given, given) : given);
+        // the ArrayBuffers onFirstLayer gives back (results the page no longer holds), and `spare`
+        // (buffers the page holds no longer, for layer 1 alone), moved to the worker, not cloned
+        const handBack = onFirstLayer && info.where === 'worker' ? async (partial) => moved(await onFirstLayer(partial)) : onFirstLayer;
+        return api.models.run(key, input, progress(info, handBack), moved(spare));
       },
       layer: async (key, l) => (await connection).api.models.layer(key, l),
       block: async (key, l) => (await connection).api.models.block(key, l),

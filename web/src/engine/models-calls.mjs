@@ -81,8 +81,20 @@ async function layerBlock(model, l, transfer) {
 // The request for the first block only (its attention drawn before the whole model is run).
 const firstLayerOnly = (request) => ({ ...request, layers: request.layers.slice(0, 1), finalNorm: undefined, unembedding: 'none', unembeddingWeight: undefined });
 
+// The ArrayBuffers of a list from the page (none when it is not a list)
+const buffersIn = (list) => (Array.isArray(list) ? list.filter((b) => b instanceof ArrayBuffer && !b.detached) : []);
+
+// Block 1 run alone (the page draws it before the whole model is run), its arrays written into
+// `spare` where they fit (a prepared model), as the answer that crosses to the page
+function firstLayer(reader, api, model, input, spare, transfer) {
+  const given = bytesOf(spare);
+  const first = model.prepared ? reader.runModel(api.learnerReady, model, input, { blocks: 1, reuse: spare })
+    : reader.runModel(api.learnerReady, { ...model, request: firstLayerOnly(model.request), report: { ...model.report, causal: false } }, input);
+  return answer(first, transfer, { next: null, hidden: null, partial: { layers: 1, of: model.request.layers.length } }, given - bytesOf(spare));
+}
+
 /**
- * open(key, files, onProgress) → { report } | { error }; run(key, input, onFirstLayer) → the result |
+ * open(key, files, onProgress) → { report } | { error }; run(key, input, onFirstLayer, spare) → the result |
  * { error } (onFirstLayer(partial) first, with layer 1 only, when given and the model has more
  * layers: block 1 is run alone first, then the whole model, whose arrays are written into the
  * ArrayBuffers onFirstLayer returns, where they fit: earlier answers' that the page no longer holds); layer(key, l) → layer l's
@@ -115,19 +127,17 @@ export function modelCalls(api, given, { transfer = (value) => value } = {}) {
         return failure(error);
       }
     },
-    async run(key, input, onFirstLayer) {
+    async run(key, input, onFirstLayer, spare) {
       if (!reader) return missing();
       const model = models.get(key);
       if (!model) return failure({ name: 'Error', message: 'no model is open: choose a model folder first' });
-      let reuse = [];
+      // buffers the page holds no longer, given with the request: layer 1 alone is written into
+      // them, then the whole run into those left and those the page gives back once layer 1 is drawn
+      let reuse = buffersIn(spare);
       try {
         if (onFirstLayer && model.request.layers.length > 1) {
-          const first = model.prepared ? reader.runModel(api.learnerReady, model, input, { blocks: 1 })
-            : reader.runModel(api.learnerReady, { ...model, request: firstLayerOnly(model.request), report: { ...model.report, causal: false } }, input);
-          // what the page gives back once layer 1 is drawn: the buffers of the results it no longer
-          // holds (moved), which the whole run's arrays are written into
-          const given = await onFirstLayer(answer(first, transfer, { next: null, hidden: null, partial: { layers: 1, of: model.request.layers.length } }));
-          reuse = Array.isArray(given) ? given.filter((b) => b instanceof ArrayBuffer && !b.detached) : [];
+          const given = await onFirstLayer(firstLayer(reader, api, model, input, reuse, transfer));
+          reuse = [...reuse, ...buffersIn(given)];
         }
         const given = bytesOf(reuse);
         const result = reader.runModel(api.learnerReady, model, input, { reuse });

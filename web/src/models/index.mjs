@@ -182,7 +182,7 @@ function buffersOf(result) {
 
 // Layer 1 drawn as soon as the worker has it (its own one-block pass), then every layer. What was
 // drawn before (the last result, and its layer 1's partial result) is then held by nothing on the
-// page: its buffers are given back, and the whole run's arrays written into them (models-calls.mjs).
+// page: its buffers are given back, each once, and the whole run's arrays written into them (models-calls.mjs).
 function drawFirst(models, read, partial) {
   if (read !== models.reads || models.ran !== partial.ran) return [];
   say(models, null);
@@ -191,13 +191,35 @@ function drawFirst(models, read, partial) {
   models.shown = [partial];
   draw(models);
   models.$('models-status').textContent = models.t('models.computing', { count: partial.partial.of - 1 });
-  return before.flatMap(buffersOf);
+  return [...new Set(before.flatMap(buffersOf))];
+}
+
+// Whether an array is the whole of its buffer (one that can be moved without taking another's numbers)
+const owns = (a) => ArrayBuffer.isView(a) && !a.buffer.detached && a.byteOffset === 0 && a.byteLength === a.buffer.byteLength;
+const same = (a, b) => owns(a) && ArrayBuffer.isView(b) && a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
+
+// The whole run's layer 1 has the numbers of the partial result drawn (the same block on the same
+// input): the drawing's arrays take their place in `answer`, and the whole run's own, held by
+// nothing then, are spare: given with the next run, which writes its layer 1 into them. Returns
+// those buffers ([] when a number differs, and nothing is changed).
+function shareFirst(answer, partial) {
+  const whole = answer.layers[0];
+  const drawn = partial.layers[0];
+  const pairs = [[whole.input, drawn.input], [whole.output, drawn.output], [whole.hidden, drawn.hidden], ...whole.heads.map((head, h) => [head.weights, drawn.heads[h]?.weights])];
+  if (!pairs.every(([a, b]) => same(a, b))) return [];
+  const swap = new Map(pairs);
+  answer.layers[0] = { ...whole, input: drawn.input, output: drawn.output, hidden: drawn.hidden, heads: whole.heads.map((head, h) => ({ ...head, weights: drawn.heads[h].weights })) };
+  answer.hidden = answer.hidden?.map((array) => swap.get(array) ?? array);
+  return [...new Set(pairs.map(([array]) => array.buffer))];
 }
 
 async function run(models, input = inputOf(models)) {
   const read = models.reads;
   const ran = models.ran = (models.ran ?? 0) + 1;
-  const answer = await models.compute.models.run(models.key, input, (partial) => drawFirst(models, read, { ...partial, ran, text: input.text ?? '' }));
+  // the last whole result's own layer 1, which nothing holds (shareFirst)
+  const spare = models.spare ?? [];
+  models.spare = null;
+  const answer = await models.compute.models.run(models.key, input, (partial) => drawFirst(models, read, { ...partial, ran, text: input.text ?? '' }), spare);
   if (read !== models.reads || ran !== models.ran) return null;
   if (answer.error) {
     say(models, problemOf(answer.error), { stale: true });
@@ -206,6 +228,7 @@ async function run(models, input = inputOf(models)) {
   say(models, null);
   // layer 1 of this run already drawn (drawFirst): its tokens and heads stay, the rest is added
   const after = models.result?.partial && models.result.ran === ran;
+  if (after) models.spare = shareFirst(answer, models.result);
   // the typed text kept with its result: [mask] in small letters is told apart from [MASK]
   models.result = Object.assign(answer, { text: input.text ?? '' });
   // the results the drawing holds: this one, and its layer 1's partial result when that stays drawn

@@ -21,8 +21,9 @@ import { relativeError } from '../../lib/gpt2-request.mjs';
 const folder = fileURLToPath(new URL('gpt2', MODELS));
 const have = existsSync(join(folder, 'reference.json'));
 
-// every Float32Array an answer holds
-const arraysOf = (value) => [...(value.hidden ?? []), ...value.layers.flatMap((l) => [l.input, l.output, l.hidden, ...l.heads.map((h) => h.weights)])];
+// every Float32Array a layer of an answer holds, and an answer
+const layerArrays = (l) => [l.input, l.output, l.hidden, ...l.heads.map((h) => h.weights)];
+const arraysOf = (value) => [...(value.hidden ?? []), ...value.layers.flatMap(layerArrays)];
 
 // the bytes of an answer's distinct buffers
 const bytesOf = (value) => [...new Set(arraysOf(value).map((a) => a.buffer))].reduce((sum, buffer) => sum + buffer.byteLength, 0);
@@ -66,22 +67,28 @@ describe('models-calls: a run\'s buffers moved to the page', { skip: !have && 'n
     const opened = await models.open('k', await blobsOf(folder));
     assert.equal(opened.error, undefined, opened.error?.message);
     let earlier = null;
+    let earlierPartial = null;
     for (let round = 0; round < 2; round++) {
       let partial = null;
-      // round 2: the page gives back round 1's buffers once layer 1 is drawn, as the page does
-      const given = earlier ? [...new Set(arraysOf(earlier).map((a) => a.buffer))] : null;
-      const whole = cross(await models.run('k', { text: reference.text }, async (first) => {
-        partial = cross(first);
+      // round 2, as the page does: the buffers of round 1's own layer 1 (the page draws the partial
+      // result's) go with the request, for layer 1 alone; once layer 1 is drawn, the page gives back
+      // the rest of round 1's buffers and its partial result's
+      const first = earlier ? [...new Set(layerArrays(earlier.layers[0]).map((a) => a.buffer))] : undefined;
+      const given = earlier ? [...new Set([...arraysOf(earlierPartial), ...arraysOf(earlier)].map((a) => a.buffer))].filter((b) => !first.includes(b)) : null;
+      const whole = cross(await models.run('k', { text: reference.text }, async (answer) => {
+        partial = cross(answer);
         return given;
-      }));
+      }, first));
       if (given) {
         const into = moved.at(-1).buffers;
         assert.equal(given.filter((buffer) => into.includes(buffer)).length, into.length, 'every array of the whole run written into a buffer given back');
+        assert.equal(first.filter((buffer) => moved.at(-2).buffers.includes(buffer)).length, first.length, 'layer 1 alone written into the buffers given with the request');
         assert.equal(arraysOf(earlier)[0].length, 0, 'the earlier result given back is emptied');
       }
       // what each answer says of its bytes, against its arrays' buffers counted here
-      assert.deepEqual(partial.memory, { reused: 0, made: bytesOf(partial) }, 'layer 1 alone: new buffers');
+      assert.deepEqual(partial.memory, given ? { reused: bytesOf(partial), made: 0 } : { reused: 0, made: bytesOf(partial) }, 'layer 1 alone');
       assert.deepEqual(whole.memory, given ? { reused: bytesOf(whole), made: 0 } : { reused: 0, made: bytesOf(whole) });
+      earlierPartial = partial;
       earlier = whole;
       assert.equal(moved.length, 2 * (round + 1), 'two answers a run, each with its list');
       checkMoved(moved.at(-2), partial);
