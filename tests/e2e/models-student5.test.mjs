@@ -1,0 +1,61 @@
+// "Real models" after a first-time student's review (2026-11-29), in headless Chromium with the shared
+// gpt2 folder through the page's own file input: at 375 px a heatmap's token labels are drawn at 11 px
+// or more (a wider heatmap scrolls in its figure) and drawn again when the screen widens.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { useLabPage } from './browser.mjs';
+import { haveModels as have, openAndRun, runText } from './model-folders.mjs';
+
+const lab = useLabPage({ before, after, assert });
+const page = () => lab.tab.page;
+
+// Every drawn heatmap of the open layers: the font its labels were drawn in (the canvas context's, as
+// the drawing code set it), its size as drawn on screen (that font × shown width / own width), and its figure
+const heatmaps = () => page().evaluate(() => [...document.querySelectorAll('#models-layers figure.model-head canvas')].map((canvas) => {
+  const figure = canvas.parentElement;
+  const shown = canvas.getBoundingClientRect().width, own = parseFloat(canvas.style.width);
+  const font = canvas.getContext('2d').font;
+  return { font, own, shown, px: parseFloat(font) * shown / own, figure: figure.clientWidth, scrolls: figure.scrollWidth > figure.clientWidth,
+    overflow: getComputedStyle(figure).overflowX, right: figure.getBoundingClientRect().right };
+}));
+
+describe('student review 5: heatmap labels at 375 px', { skip: !have && 'no ../shared/models' }, () => {
+  it('11, 22 and 30 tokens: every label drawn at ≥ 11 px, a heatmap wider than that scrolls in its figure; at 1280 px drawn again at its full size', async () => {
+    await page().setViewportSize({ width: 375, height: 800 });
+    try {
+      await page().waitForFunction(() => document.documentElement.clientWidth === 375);
+      await openAndRun(page(), 'gpt2');
+      const sizes = {};
+      for (const text of ['', 'The cat sat on the mat because it was tired', 'The cat sat on the mat and the dog sat on the log by the door.']) {
+        if (text) await runText(page(), text);
+        // layer 2 drawn at this width too (each run draws it folded)
+        assert.equal(await page().$eval('#models-layers details[data-layer="1"]', (details) => details.open), false);
+        await page().click('#models-layers details[data-layer="1"] > summary');
+        await page().waitForFunction(() => document.querySelectorAll('#models-layers figure.model-head canvas').length === 8);
+        const n = await page().evaluate(() => globalThis.attentionLab.models.result.n);
+        const seen = await heatmaps();
+        assert.equal(seen.length, 8, `${n} tokens: 2 layers × 4 heads drawn`);
+        for (const map of seen) {
+          assert.equal(map.font, '12px system-ui, sans-serif', `${n} tokens: labels drawn`);
+          assert.ok(map.px >= 11 - 1e-9, `${n} tokens: labels drawn at ${map.px.toFixed(2)} px (${map.own} px canvas shown ${map.shown} px wide)`);
+          assert.equal(map.overflow, 'auto');
+          assert.equal(map.scrolls, map.shown > map.figure + 0.5, `${n} tokens: scrolls only when wider than its figure`);
+          assert.ok(map.right <= 375, `${n} tokens: the figure ends on screen (${map.right})`);
+        }
+        sizes[n] = seen;
+      }
+      assert.deepEqual(Object.keys(sizes).map(Number), [11, 22, 30]);
+      // 30 tokens do not fit a phone at 11 px labels: they scroll; 22 fit at 12 px, their cells narrower than 18
+      assert.ok(sizes[30].every((map) => map.scrolls && map.px < 12), JSON.stringify(sizes[30][0]));
+      assert.ok(sizes[22].every((map) => !map.scrolls && map.px === 12 && map.own <= map.figure), JSON.stringify(sizes[22][0]));
+      assert.equal(await page().evaluate(() => document.documentElement.scrollWidth), 375);
+      // wider, the 30-token heatmaps are drawn again with their cells at the most (13 px: 416 / 30), no longer scaled
+      await page().setViewportSize({ width: 1280, height: 800 });
+      await page().waitForFunction((narrow) => [...document.querySelectorAll('#models-layers figure.model-head canvas')].every((c) => parseFloat(c.style.width) > narrow), sizes[30][0].own);
+      for (const map of await heatmaps()) assert.ok(map.px === 12 && !map.scrolls, JSON.stringify(map));
+    } finally {
+      await page().setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+});
