@@ -1,11 +1,12 @@
 // "Real models" after a first-time student's review (2026-11-29), in headless Chromium with the shared
 // gpt2 folder through the page's own file input: at 375 px a heatmap's token labels are drawn at 11 px
-// or more (a wider heatmap scrolls in its figure) and drawn again when the screen widens.
+// or more (a wider heatmap scrolls in its figure) and drawn again when the screen widens; Real models is
+// the page's last chapter, so FlashAttention and the KV cache are not under its Run button.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { useLabPage } from './browser.mjs';
-import { haveModels as have, openAndRun, runText } from './model-folders.mjs';
+import { haveModels as have, openAndRun, runText, filesOf, dirOf, opened } from './model-folders.mjs';
 
 const lab = useLabPage({ before, after, assert });
 const page = () => lab.tab.page;
@@ -57,5 +58,29 @@ describe('student review 5: heatmap labels at 375 px', { skip: !have && 'no ../s
     } finally {
       await page().setViewportSize({ width: 1280, height: 800 });
     }
+  });
+});
+
+describe('student review 5: nothing between Run and the results', { skip: !have && 'no ../shared/models' }, () => {
+  it('Real models is the last chapter: FlashAttention and the KV cache come before it, only the settings after it', async () => {
+    const order = await page().evaluate(() => {
+      const models = document.querySelector('section[data-view="models"]');
+      const views = [...document.querySelectorAll('[data-view]')].filter((part) => part.parentElement === models.parentElement);
+      const at = views.indexOf(models);
+      return { before: views.slice(0, at).map((part) => part.dataset.view), after: views.slice(at + 1).map((part) => part.dataset.view) };
+    });
+    for (const view of ['flash', 'kv-cache', 'window', 'sinks', 'rope', 'gqa', 'train', 'layers']) assert.ok(order.before.includes(view), `${view} before Real models: ${order.before}`);
+    assert.deepEqual(order.after, ['controls']);
+    // opened, not run yet (the results of the run before cleared): the first part of the page under the
+    // Run button is the settings ("About the engine"), no chapter (main: FlashAttention)
+    await page().setInputFiles('#models-files', filesOf(dirOf('gpt2')));
+    await opened(page());
+    assert.equal(await page().evaluate(() => document.querySelector('#models-layers').childElementCount), 0);
+    const below = await page().evaluate(() => {
+      const run = document.querySelector('#models-run').getBoundingClientRect().bottom;
+      const parts = [...document.querySelectorAll('[data-view]')].filter((part) => part.checkVisibility() && part.getBoundingClientRect().top >= run);
+      return parts.sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top).map((part) => part.dataset.view);
+    });
+    assert.deepEqual(below, ['controls']);
   });
 });

@@ -27,12 +27,22 @@ function adoptStyles(root) {
   if (!root.adoptedStyleSheets.includes(sheet)) root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
 }
 
-/** The feature contract: the section after "Bring your own layer". Extra: open(files), run(input), result, report. */
+// Real models is the page's last chapter, as in the contents bar: after "Bring your own layer" and after
+// the modern-attention chapters (FlashAttention, KV cache, …), which the lab places after itself. It
+// came before them, so that under its Run button, before the results, a student saw FlashAttention.
+const BEFORE_MODELS = ['layers', 'train', 'flash', 'kv-cache', 'window', 'sinks', 'rope', 'gqa'];
+function lastChapter(ctx) {
+  const sections = BEFORE_MODELS.map((name) => ctx.section(name)).filter(Boolean);
+  const later = (a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? b : a);
+  return sections.length ? sections.reduce(later) : ctx.container.lastElementChild;
+}
+
+/** The feature contract: the page's last chapter (lastChapter). Extra: open(files), run(input), result, report. */
 export function mount(ctx) {
   adoptStyles(ctx.root);
   const holder = staticMarkup(markup);
   const section = holder.querySelector('section');
-  (ctx.section('layers') ?? ctx.section('train') ?? ctx.container.lastElementChild).after(section);
+  lastChapter(ctx).after(section);
   const lab = `models-${++mounted}`;
   const models = {
     section, t: ctx.t, compute: ctx.compute, lab, key: `${lab}-0`,
