@@ -1,15 +1,18 @@
 // "Real models" after a first-time student's review (2026-11-29), in headless Chromium with the shared
 // gpt2 folder through the page's own file input: at 375 px a heatmap's token labels are drawn at 11 px
 // or more (a wider heatmap scrolls in its figure) and drawn again when the screen widens; Real models is
-// the page's last chapter, so FlashAttention and the KV cache are not under its Run button.
+// the page's last chapter, so FlashAttention and the KV cache are not under its Run button; the example
+// in the box is Hindi on the Hindi page, runs through GPT-2's byte-level tokenizer, and follows the
+// language menu.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { useLabPage } from './browser.mjs';
-import { haveModels as have, openAndRun, runText, filesOf, dirOf, opened } from './model-folders.mjs';
+import { haveModels as have, openAndRun, runText, byteLevelText, referenceOf, filesOf, dirOf, opened } from './model-folders.mjs';
 
 const lab = useLabPage({ before, after, assert });
 const page = () => lab.tab.page;
+const HINDI = 'बिल्ली चटाई पर बैठी।';
 
 // Every drawn heatmap of the open layers: the font its labels were drawn in (the canvas context's, as
 // the drawing code set it), its size as drawn on screen (that font × shown width / own width), and its figure
@@ -82,5 +85,36 @@ describe('student review 5: nothing between Run and the results', { skip: !have 
       return parts.sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top).map((part) => part.dataset.view);
     });
     assert.deepEqual(below, ['controls']);
+  });
+});
+
+describe('student review 5: the example sentence in the page\'s language', { skip: !have && 'no ../shared/models' }, () => {
+  it('Hindi: the box shows a Hindi example, an empty box runs it (GPT-2\'s byte-level pieces are its bytes); English again with the menu', async () => {
+    const reference = referenceOf('gpt2');
+    await openAndRun(page(), 'gpt2');
+    assert.equal(await page().getAttribute('#models-text', 'placeholder'), reference.text);
+    await lab.redrawn(() => page().selectOption('#language', 'hi'));
+    try {
+      assert.equal(await page().getAttribute('#models-text', 'placeholder'), HINDI);
+      await page().fill('#models-text', '');
+      await page().press('#models-text', 'Enter');
+      await page().waitForFunction((text) => globalThis.attentionLab.models.result?.text === text && !globalThis.attentionLab.models.result.partial, HINDI);
+      assert.equal(await page().inputValue('#models-text'), HINDI);
+      const { tokens, ids, n } = await page().evaluate(() => {
+        const { tokens, ids, n } = globalThis.attentionLab.models.result;
+        return { tokens, ids, n };
+      });
+      // 54 bytes of UTF-8 (17 Devanagari characters of 3 bytes, 3 spaces); the folder's 400-token
+      // vocabulary has no merge for them: a token a byte, which put back together are the sentence
+      assert.equal(Buffer.byteLength(HINDI), 54);
+      assert.ok(n === 54 && ids.length === n, `${n} tokens`);
+      assert.equal(byteLevelText(tokens.join('')), HINDI);
+      assert.equal(await page().evaluate(() => document.querySelectorAll('#models-tokens .model-token').length), n);
+    } finally {
+      await lab.redrawn(() => page().selectOption('#language', 'en'));
+    }
+    assert.equal(await page().getAttribute('#models-text', 'placeholder'), reference.text);
+    // the sentence that ran stays in the box in either language
+    assert.equal(await page().inputValue('#models-text'), HINDI);
   });
 });

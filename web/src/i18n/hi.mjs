@@ -328,6 +328,7 @@ export const HI = {
   'models.cap': "जिन मॉडलों के weights float32 में {size} तक के हैं (token की तालिका दो बार गिनी जाती है, क्योंकि पढ़ते समय उसकी दूसरी प्रति बनती है), वे खोले जाते हैं: इंजन की WebAssembly मेमोरी अधिकतम 2048 MB है। इससे बड़े मॉडल weights पढ़ने से पहले ही अस्वीकार कर दिए जाते हैं।",
   'models.text': "वाक्य",
   'models.ids': "Token ids (tokenizer.json नहीं है: उन्हें स्पेस से अलग करें)",
+  'models.example': "बिल्ली चटाई पर बैठी।",
   'models.run': "मॉडल चलाएँ",
   'models.problem': "{problem}",
   'models.reading': "{count} फ़ाइलें पढ़ी जा रही हैं…",

@@ -13,10 +13,6 @@ import { applyTexts } from '../i18n/page.mjs';
 import { staticMarkup } from '../shared/markup.mjs';
 import { stripControls } from '../shared/bidi.mjs';
 
-// The example sentence in the box (run when it is left empty): the models' reference sentence, in
-// English in both languages, as the lab's example sentences are (they are what the tokenizer reads).
-const EXAMPLE = 'The cat sat on the mat.';
-
 let sheet = null;
 let mounted = 0;
 
@@ -96,8 +92,9 @@ function relabel(models) {
   $('models-text-label').textContent = t(models.report && !models.report.tokenizer ? 'models.ids' : 'models.text');
   $('models-report').replaceChildren(...(models.report ? reportLines(models.report, t) : []));
   $('models-report').hidden = !models.report;
-  // a sentence for a tokenizer; typed ids have no example (they are the model's own)
-  $('models-text').placeholder = models.report && !models.report.tokenizer ? '' : EXAMPLE;
+  // a sentence for a tokenizer, in the page's language (run when the box is left empty; English: the
+  // models' reference sentence); typed ids have no example (they are the model's own)
+  $('models-text').placeholder = models.report && !models.report.tokenizer ? '' : t('models.example');
   if (models.result) draw(models);
   if (models.failed) say(models, models.failed, { stale: models.stale });
 }
