@@ -1,9 +1,9 @@
-// "Real models" after a first-time student's review (2026-11-29), in headless Chromium with the shared
-// gpt2 folder through the page's own file input: at 375 px a heatmap's token labels are drawn at 11 px
-// or more (a wider heatmap scrolls in its figure) and drawn again when the screen widens; Real models is
-// the page's last chapter, so FlashAttention and the KV cache are not under its Run button; the example
-// in the box is Hindi on the Hindi page, runs through GPT-2's byte-level tokenizer, and follows the
-// language menu.
+// "Real models" after a first-time student's review (2026-11-29, four findings), in headless Chromium
+// with the shared gpt2 folder through the page's own file input: at 375 px a heatmap's token labels are
+// drawn at 11 px or more (a wider heatmap scrolls in its figure) and drawn again when the screen widens;
+// a test-size model says so above its guesses (en, hi); Real models is the page's last chapter, so
+// FlashAttention and the KV cache are not under its Run button; the example in the box is Hindi on the
+// Hindi page, runs through GPT-2's byte-level tokenizer, and follows the language menu.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
@@ -61,6 +61,25 @@ describe('student review 5: heatmap labels at 375 px', { skip: !have && 'no ../s
     } finally {
       await page().setViewportSize({ width: 1280, height: 800 });
     }
+  });
+});
+
+describe('student review 5: a test-size model says so', { skip: !have && 'no ../shared/models' }, () => {
+  it('gpt2 (39,424 parameters): a note above its next tokens, in English and in Hindi', async () => {
+    await openAndRun(page(), 'gpt2');
+    // shown between the tokens and the next tokens
+    const note = () => page().evaluate(() => {
+      const note = document.querySelector('#models-tokens + p#models-size.model-small + #models-next')?.previousElementSibling;
+      return note && note.checkVisibility() ? note.textContent : null;
+    });
+    assert.equal(await note(), 'A very small model: about 39,000 parameters (GPT-2 small has 124 million). A model this small is a test model, often with random weights: its guesses are not expected to make sense. The numbers are still exactly what it computes.');
+    await lab.redrawn(() => page().selectOption('#language', 'hi'));
+    try {
+      assert.match(await note(), /^बहुत छोटा मॉडल: लगभग 39,000 parameters \(GPT-2 के सबसे छोटे मॉडल में 12.4 करोड़ हैं\)।/);
+    } finally {
+      await lab.redrawn(() => page().selectOption('#language', 'en'));
+    }
+    assert.match(await note(), /^A very small model/);
   });
 });
 

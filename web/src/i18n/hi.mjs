@@ -329,6 +329,7 @@ export const HI = {
   'models.text': "वाक्य",
   'models.ids': "Token ids (tokenizer.json नहीं है: उन्हें स्पेस से अलग करें)",
   'models.example': "बिल्ली चटाई पर बैठी।",
+  'models.small': "बहुत छोटा मॉडल: लगभग {count} parameters (GPT-2 के सबसे छोटे मॉडल में 12.4 करोड़ हैं)। इतना छोटा मॉडल जाँच के लिए बना होता है, अक्सर random weights के साथ: इसके अनुमानों का कोई अर्थ निकले, यह अपेक्षित नहीं है। फिर भी संख्याएँ ठीक वही हैं जो यह मॉडल गणना करता है।",
   'models.run': "मॉडल चलाएँ",
   'models.problem': "{problem}",
   'models.reading': "{count} फ़ाइलें पढ़ी जा रही हैं…",

@@ -6,7 +6,7 @@ import markup from './models.html';
 import css from './models.css';
 import { MAX_MODEL_BYTES } from './open.mjs';
 import { renderTokens, renderNext, renderMasked, renderLayers } from './view.mjs';
-import { reportLines } from './report.mjs';
+import { reportLines, smallModel } from './report.mjs';
 import { openInLab, stillTheModel } from './lab.mjs';
 import { renderStream } from './stream.mjs';
 import { applyTexts } from '../i18n/page.mjs';
@@ -163,7 +163,8 @@ async function open(models, files) {
   }
   models.compute.models.close?.(models.key);
   Object.assign(models, { key, report: answer.report, result: null, shown: [], inLab: null });
-  for (const id of ['models-tokens', 'models-next', 'models-layers', 'models-stream']) $(id).replaceChildren();
+  for (const id of ['models-tokens', 'models-size', 'models-next', 'models-layers', 'models-stream']) $(id).replaceChildren();
+  $('models-size').hidden = true;
   $('models-status').textContent = t('models.opened', { type: answer.report.modelType, layers: answer.report.layers, heads: answer.report.heads });
   relabel(models);
   $('models-input').hidden = false;
@@ -232,6 +233,10 @@ function draw(models, { after = false } = {}) {
   const exporting = { model: report.modelType, sentence: result.text ?? '', download: (name, blob) => download(models.section, name, blob) };
   if (report.maskedHead && !result.partial) renderMasked($('models-next'), result.masked, result.tokens, t, { text: result.text, exporting });
   else renderNext($('models-next'), result.next, t, { causal: report.causal || report.maskedHead, exporting, after: result.tokens?.at(-1) });
+  // a test-size model (the shared folders'): said above its guesses, which look broken otherwise
+  const small = smallModel(report);
+  $('models-size').hidden = small === null;
+  $('models-size').textContent = small === null ? '' : t('models.small', { count: small.toLocaleString('en') });
   renderLayers($('models-layers'), result, t, ink, (l, h) => openLayer(models, l, h), { causal: report.causal, keepFirst: after, exporting });
   renderStream($('models-stream'), result, t, report, { blockOf: (l) => blockOf(models, l), download: (name, blob) => download(models.section, name, blob) });
   const of = result.partial?.of ?? result.layers.length;
