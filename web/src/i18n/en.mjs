@@ -545,6 +545,8 @@ export const EN = {
   'models.cap': "Models whose weights take up to {size} as float32, their token table counted twice (it is packed while read), are opened: the engine's WebAssembly memory is at most 2 GB. Larger ones are refused before their weights are read.",
   'models.text': "Sentence",
   'models.ids': "Token ids (no tokenizer.json: separate them by spaces)",
+  'models.example': "The cat sat on the mat.",
+  'models.small': "A very small model: about {count} parameters (GPT-2 small has 124 million). A model this small is a test model, often with random weights: its guesses are not expected to make sense. The numbers are still exactly what it computes.",
   'models.run': "Run the model",
   'models.problem': "{problem}",
   'models.reading': "Reading {count} files…",

@@ -6,16 +6,12 @@ import markup from './models.html';
 import css from './models.css';
 import { MAX_MODEL_BYTES } from './open.mjs';
 import { renderTokens, renderNext, renderMasked, renderLayers } from './view.mjs';
-import { reportLines } from './report.mjs';
+import { reportLines, smallModel } from './report.mjs';
 import { openInLab, stillTheModel } from './lab.mjs';
 import { renderStream } from './stream.mjs';
 import { applyTexts } from '../i18n/page.mjs';
 import { staticMarkup } from '../shared/markup.mjs';
 import { stripControls } from '../shared/bidi.mjs';
-
-// The example sentence in the box (run when it is left empty): the models' reference sentence, in
-// English in both languages, as the lab's example sentences are (they are what the tokenizer reads).
-const EXAMPLE = 'The cat sat on the mat.';
 
 let sheet = null;
 let mounted = 0;
@@ -27,12 +23,22 @@ function adoptStyles(root) {
   if (!root.adoptedStyleSheets.includes(sheet)) root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
 }
 
-/** The feature contract: the section after "Bring your own layer". Extra: open(files), run(input), result, report. */
+// Real models is the page's last chapter, as in the contents bar: after "Bring your own layer" and after
+// the modern-attention chapters (FlashAttention, KV cache, …), which the lab places after itself. It
+// came before them, so that under its Run button, before the results, a student saw FlashAttention.
+const BEFORE_MODELS = ['layers', 'train', 'flash', 'kv-cache', 'window', 'sinks', 'rope', 'gqa'];
+function lastChapter(ctx) {
+  const sections = BEFORE_MODELS.map((name) => ctx.section(name)).filter(Boolean);
+  const later = (a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? b : a);
+  return sections.length ? sections.reduce(later) : ctx.container.lastElementChild;
+}
+
+/** The feature contract: the page's last chapter (lastChapter). Extra: open(files), run(input), result, report. */
 export function mount(ctx) {
   adoptStyles(ctx.root);
   const holder = staticMarkup(markup);
   const section = holder.querySelector('section');
-  (ctx.section('layers') ?? ctx.section('train') ?? ctx.container.lastElementChild).after(section);
+  lastChapter(ctx).after(section);
   const lab = `models-${++mounted}`;
   const models = {
     section, t: ctx.t, compute: ctx.compute, lab, key: `${lab}-0`,
@@ -86,8 +92,9 @@ function relabel(models) {
   $('models-text-label').textContent = t(models.report && !models.report.tokenizer ? 'models.ids' : 'models.text');
   $('models-report').replaceChildren(...(models.report ? reportLines(models.report, t) : []));
   $('models-report').hidden = !models.report;
-  // a sentence for a tokenizer; typed ids have no example (they are the model's own)
-  $('models-text').placeholder = models.report && !models.report.tokenizer ? '' : EXAMPLE;
+  // a sentence for a tokenizer, in the page's language (run when the box is left empty; English: the
+  // models' reference sentence); typed ids have no example (they are the model's own)
+  $('models-text').placeholder = models.report && !models.report.tokenizer ? '' : t('models.example');
   if (models.result) draw(models);
   if (models.failed) say(models, models.failed, { stale: models.stale });
 }
@@ -156,7 +163,8 @@ async function open(models, files) {
   }
   models.compute.models.close?.(models.key);
   Object.assign(models, { key, report: answer.report, result: null, shown: [], inLab: null });
-  for (const id of ['models-tokens', 'models-next', 'models-layers', 'models-stream']) $(id).replaceChildren();
+  for (const id of ['models-tokens', 'models-size', 'models-next', 'models-layers', 'models-stream']) $(id).replaceChildren();
+  $('models-size').hidden = true;
   $('models-status').textContent = t('models.opened', { type: answer.report.modelType, layers: answer.report.layers, heads: answer.report.heads });
   relabel(models);
   $('models-input').hidden = false;
@@ -248,6 +256,10 @@ function draw(models, { after = false } = {}) {
   const exporting = { model: report.modelType, sentence: result.text ?? '', download: (name, blob) => download(models.section, name, blob) };
   if (report.maskedHead && !result.partial) renderMasked($('models-next'), result.masked, result.tokens, t, { text: result.text, exporting });
   else renderNext($('models-next'), result.next, t, { causal: report.causal || report.maskedHead, exporting, after: result.tokens?.at(-1) });
+  // a test-size model (the shared folders'): said above its guesses, which look broken otherwise
+  const small = smallModel(report);
+  $('models-size').hidden = small === null;
+  $('models-size').textContent = small === null ? '' : t('models.small', { count: small.toLocaleString('en') });
   renderLayers($('models-layers'), result, t, ink, (l, h) => openLayer(models, l, h), { causal: report.causal, keepFirst: after, exporting });
   renderStream($('models-stream'), result, t, report, { blockOf: (l) => blockOf(models, l), download: (name, blob) => download(models.section, name, blob) });
   const of = result.partial?.of ?? result.layers.length;

@@ -16,6 +16,23 @@ const item = (text) => {
   return li;
 };
 
+// Below this many parameters a model is a test-size one (the shared folders' models: tens of thousands,
+// random weights), whose guesses are not expected to make sense. The smallest trained models people
+// use are well above it: BERT-Tiny (2 layers, hidden 128, vocab 30522) has 4.4 million; GPT-2 small 124 million.
+export const SMALL_PARAMETERS = 1_000_000;
+
+/**
+ * A model's parameters as the lab keeps them (its weight matrices and tables: report.keptBytes / 4,
+ * float32; its biases and norms left out), rounded to 2 significant digits, when fewer than
+ * SMALL_PARAMETERS; else null (no note).
+ */
+export function smallModel(report) {
+  const count = Math.round(report.keptBytes / 4);
+  if (!(count < SMALL_PARAMETERS)) return null;
+  const step = 10 ** Math.max(0, Math.floor(Math.log10(Math.max(1, count))) - 1);
+  return Math.round(count / step) * step;
+}
+
 /** The report (openModel's) as <li> elements. */
 export function reportLines(report, t) {
   const lines = [

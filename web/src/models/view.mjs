@@ -1,7 +1,7 @@
 // The "Real models" view's renderers: the tokens as the tokenizer made them, the next-token list,
 // and every layer's heads with the lab's heatmap (shared/heatmap.mjs) and table (shared/matrix.mjs)
 // renderers. DOM nodes and textContent only; a token's text is the reader's model's, isolated.
-import { renderHeatmap, renderLegend } from '../shared/heatmap.mjs';
+import { renderHeatmap, renderLegend, LABEL_FONT } from '../shared/heatmap.mjs';
 import { renderMatrix } from '../shared/matrix.mjs';
 import { formatFull, formatNumber } from '../shared/format.mjs';
 import { isolate } from '../shared/bidi.mjs';
@@ -155,8 +155,22 @@ function maskOf(n, causal) {
   return scaled;
 }
 
-// One head: its weights as a heatmap, and as a table when its details are opened.
-function headFigure(result, l, h, t, { ink, onOpen, causal, exporting }) {
+// The heatmap's cells: at most about 416 px of them, the lab's 26 px up to 16 tokens, smaller beyond
+// (128 tokens at 26 px made 3328 px canvases, 44 MB each); token labels while a cell still holds a line
+// of text (12 px and up). Labelled, the cells shrink to the room (CSS px) down to 12 px and no further,
+// the labels drawn at the lab's 12 px and scaled to their figure (models.css) to 11 px at the least (a
+// 22-token heatmap scaled to a 375 px screen wrote them at 8 px): a heatmap wider than that scrolls
+// sideways in its figure, as the lab's own heatmap does. Without labels it is scaled to its figure.
+const LABEL_CELL = 12, LABEL_PX = parseFloat(LABEL_FONT), LEAST_LABEL_PX = 11;
+function cellsOf(n, room = 0) {
+  const most = Math.max(3, Math.min(26, Math.floor(416 / n)));
+  const labelled = most >= LABEL_CELL;
+  return { cell: most, minCell: labelled ? LABEL_CELL : most, labelled, room: labelled ? room : 0 };
+}
+
+// One head: its weights as a heatmap, and as a table when its details are opened. room: the width
+// (CSS px) its figure may take; its painter (painters) draws the heatmap again for another.
+function headFigure(result, l, h, t, { ink, onOpen, causal, exporting, room = 0 }) {
   const { n } = result;
   // the lab's convention: a space mark written · (review 8, finding 9)
   const tokens = result.tokens.map(readableToken);
@@ -169,11 +183,17 @@ function headFigure(result, l, h, t, { ink, onOpen, causal, exporting }) {
   canvas.setAttribute('aria-label', t('models.headLabel', { layer: l + 1, head: h + 1 }));
   // no numbers in the cells (shrunk to fit they cannot be read): the exact ones are in "as a table"
   const scaled = maskOf(n, causal);
-  // at most about 416 px of cells: the lab's 26 px up to 16 tokens, smaller beyond (128 tokens at 26 px
-  // made 3328 px canvases, 44 MB each); token labels while a cell still holds a line of text
-  const cell = Math.max(3, Math.min(26, Math.floor(416 / n)));
-  const labels = cell >= 12 ? tokens : null;
-  const layout = renderHeatmap(canvas, weights, n, n, { cell, rowLabels: labels, columnLabels: labels, scaled, ink });
+  let layout = null;
+  const paint = (width) => {
+    const { labelled, ...cells } = cellsOf(n, width);
+    const labels = labelled ? tokens : null;
+    layout = renderHeatmap(canvas, weights, n, n, { ...cells, rowLabels: labels, columnLabels: labels, scaled, ink });
+    canvas.style.minWidth = labelled ? `${Math.ceil(parseFloat(canvas.style.width) * LEAST_LABEL_PX / LABEL_PX)}px` : '';
+    // where the cells are, in the canvas's own CSS px (tests point at a cell by them)
+    Object.assign(canvas.dataset, { left: String(layout.left), top: String(layout.top), cell: String(layout.cell) });
+  };
+  paint(room);
+  painters.set(figure, paint);
   // a cell's exact weight in the canvas's tooltip, under the pointer
   canvas.addEventListener('pointermove', (event) => {
     // on a narrow screen the canvas is scaled down to its figure's width (models.css): back to its own pixels
@@ -253,6 +273,7 @@ export function renderLayers(container, result, t, ink, onOpen, { causal = false
     const open = [...container.querySelectorAll(':scope > details.model-layer')].filter((details) => details.open).map((details) => Number(details.dataset.layer) + 1);
     if (count > 1) hint.textContent = t('models.layersHint', { count, open: open.length ? open.join(', ') : t('models.layersNone') });
   };
+  let drawFirst = null;
   const sections = result.layers.map((layer, l) => {
     if (l === 0 && first) return first;
     const details = element('details', 'model-layer');
@@ -260,8 +281,12 @@ export function renderLayers(container, result, t, ink, onOpen, { causal = false
     details.dataset.layer = String(l);
     details.append(element('summary', '', t('models.layer', { layer: l + 1, count })));
     const heads = element('div', 'model-heads');
-    const draw = () => heads.replaceChildren(...layer.heads.map((_, h) => headFigure(result, l, h, t, { ink, onOpen, causal, exporting })));
-    if (details.open) draw();
+    // drawn in the page (its room measured), and again when its room changes (roomOf)
+    const draw = () => {
+      const room = roomOf(heads);
+      heads.replaceChildren(...layer.heads.map((_, h) => headFigure(result, l, h, t, { ink, onOpen, causal, exporting, room })));
+    };
+    if (l === 0) drawFirst = draw;
     details.addEventListener('toggle', () => {
       if (details.open && !heads.childElementCount) draw();
       said();
@@ -281,11 +306,42 @@ export function renderLayers(container, result, t, ink, onOpen, { causal = false
     release(container);
     container.replaceChildren(hint, legend, ...sections);
   }
+  // layer 1 drawn once its heads' box is in the page, where its width is known
+  drawFirst?.();
+  watchRoom(container);
+}
+
+// The figures' painters (headFigure's), and each heatmap box's width as last drawn
+const painters = new WeakMap();
+const rooms = new WeakMap();
+const roomOf = (heads) => {
+  rooms.set(heads, heads.clientWidth);
+  return heads.clientWidth;
+};
+
+// One observer per container: a box of heads whose width changed (a phone turned, a window resized)
+// has its heatmaps drawn again for it; release() lets it go with the canvases.
+const observers = new WeakMap();
+function watchRoom(container) {
+  if (typeof ResizeObserver !== 'function') return;
+  let observer = observers.get(container);
+  if (!observer) {
+    observer = new ResizeObserver((entries) => {
+      for (const { target } of entries) {
+        if (!target.isConnected || target.clientWidth === rooms.get(target) || target.clientWidth === 0) continue;
+        const room = roomOf(target);
+        for (const figure of target.children) painters.get(figure)?.(room);
+      }
+    });
+    observers.set(container, observer);
+  }
+  for (const heads of container.querySelectorAll(':scope > details.model-layer > .model-heads')) observer.observe(heads);
 }
 
 // The heatmaps a new run replaces give back their pixels now (a canvas's backing store is freed when
 // its size is 0), not when the collector reaches the detached canvas: each run drew layer 1's twelve
 // heads and the legend anew, and runs came faster than the page's collections.
 function release(container) {
+  observers.get(container)?.disconnect();
   for (const canvas of container.querySelectorAll('canvas')) canvas.width = canvas.height = 0;
 }

@@ -4,7 +4,7 @@
 import { weightColour } from './colour.mjs';
 import { formatCell, formatNumber } from './format.mjs';
 
-const LABEL_FONT = '12px system-ui, sans-serif';
+export const LABEL_FONT = '12px system-ui, sans-serif';
 // the numbers in the cells: 11 px, never squeezed (numberFit chooses what fits instead)
 export const NUMBER_FONT = '11px system-ui, sans-serif';
 const NUMBER_PAD = 4;  // px kept clear in a cell beside its number
