@@ -208,14 +208,32 @@ export function checkDifference(cells, a, b, what) {
   });
 }
 
-/** The lab's walk from its start to the first step whose sentence matches `pattern`: { text, lines }. */
+/**
+ * The lab's walk from its start to the first step whose sentence matches `pattern`: { text, lines }.
+ * Start and Stop are clicked by Playwright; Next in the page, step after step in one round trip,
+ * each time once the lab is idle and the button is on screen with nothing over its centre (what
+ * Playwright's click checks first): a click and a read a round trip each made a walk of 30 steps
+ * take seconds.
+ */
 export async function walkTo(page, pattern, steps = 80) {
   if (await page.isVisible('#walk-stop')) await page.click('#walk-stop');
   await page.click('#walk-start');
-  for (let i = 0; i < steps; i++) {
-    const text = await page.textContent('.walk-text');
-    if (pattern.test(text)) return { text, lines: await page.locator('.walk-arithmetic li').allTextContents() };
-    await page.click('#walk-next');
-  }
-  throw new Error(`no walk step matches ${pattern}`);
+  const found = await page.evaluate(async ({ source, flags, steps }) => {
+    const wanted = new RegExp(source, flags);
+    const next = document.getElementById('walk-next');
+    for (let i = 0; i < steps; i++) {
+      while (!globalThis.attentionLab.idle) await new Promise((done) => setTimeout(done, 10));
+      const text = document.querySelector('.walk-text').textContent;
+      if (wanted.test(text)) return { text, lines: [...document.querySelectorAll('.walk-arithmetic li')].map((li) => li.textContent) };
+      next.scrollIntoView({ block: 'nearest' });
+      const box = next.getBoundingClientRect();
+      const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+      if (!box.width || !(hit === next || next.contains(hit))) return { covered: `step ${i + 1}: Next is not on screen or is covered (by ${hit?.tagName} ${hit?.className})` };
+      next.click();
+    }
+    return null;
+  }, { source: pattern.source, flags: pattern.flags, steps });
+  if (found?.covered) throw new Error(found.covered);
+  if (!found) throw new Error(`no walk step matches ${pattern}`);
+  return found;
 }

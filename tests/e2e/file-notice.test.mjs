@@ -36,9 +36,16 @@ after(async () => {
 const expected = (catalogue) => catalogue['page.needsServer'].replace('{scheme}', 'file://').replace('{file}', 'attention-lab.html').replace('{command}', 'python3 -m http.server');
 
 describe('pages opened from disk', () => {
+  // one offline tab for the pages from disk, each a new document: a tab's later loads reuse its
+  // compiled code (the single file each link opens: 2-4 s in a new tab)
+  let tab;
+  before(async () => { tab = await browser.newPage({ offline: true }); });
+  after(async () => {
+    assert.deepEqual(tab.foreignRequests, [], 'no request left the disk');
+    await tab.page.close();
+  });
   for (const [name, file, count] of [['index.html', 'lab/index.html', 1], ['embed.html', 'lab/embed.html', 1], ['a page with the component', 'course.html', 1]]) {
     it(`${name} says it needs a web server and links to the single file`, async () => {
-      const tab = await browser.newPage({ offline: true });
       await tab.page.goto(pathToFileURL(path.join(scratch, file)).href);
       const notice = tab.page.locator('.needs-server');
       await notice.first().waitFor();
@@ -52,26 +59,24 @@ describe('pages opened from disk', () => {
       await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
       assert.equal(await tab.page.locator('.needs-server').count(), 0, 'the single file says nothing');
       assert.deepEqual(tab.foreignRequests, []);
-      await tab.page.close();
     });
   }
 
   it('says it in Hindi with ?lang=hi', async () => {
-    const tab = await browser.newPage({ offline: true });
     await tab.page.goto(`${pathToFileURL(path.join(lab, 'index.html')).href}?lang=hi`);
     await tab.page.locator('.needs-server').waitFor();
     assert.equal((await tab.page.textContent('.needs-server')).trim(), expected(HI));
-    await tab.page.close();
   });
 
   it('served over http, the same pages say nothing and draw', async () => {
+    // one tab, each page a new document
+    const served = await browser.newPage();
     for (const file of ['lab/index.html', 'lab/embed.html']) {
-      const tab = await browser.newPage();
-      await tab.page.goto(`${browser.url}${file}`);
-      await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
-      assert.equal(await tab.page.locator('.needs-server').count(), 0, file);
-      assert.deepEqual(tab.problems, []);
-      await tab.page.close();
+      await served.page.goto(`${browser.url}${file}`);
+      await served.page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
+      assert.equal(await served.page.locator('.needs-server').count(), 0, file);
+      assert.deepEqual(served.problems, []);
     }
+    await served.page.close();
   });
 });

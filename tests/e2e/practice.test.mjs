@@ -294,8 +294,13 @@ async function answer(index, text, page = tab.page) {
 // an input event, Enter pressed in the last), done in the page; for the walk over every exercise,
 // where typing each blank key by key made the test minutes long (answer() keeps real typing elsewhere).
 function answerInPage(index, text) {
-  const texts = (Array.isArray(text) ? text : [text]).map(String);
-  return tab.page.evaluate(({ index, texts }) => {
+  return answersInPage([[index, text]]).then(([verdict]) => verdict);
+}
+
+// answerInPage for each [index, text] of `answers` in turn, all in one round trip; their verdicts.
+function answersInPage(answers) {
+  const list = answers.map(([index, text]) => ({ index, texts: (Array.isArray(text) ? text : [text]).map(String) }));
+  return tab.page.evaluate((list) => list.map(({ index, texts }) => {
     const inputs = [...document.querySelectorAll(`.practice-input[data-exercise="${index}"]`)];
     inputs.forEach((input, k) => {
       input.focus();
@@ -307,7 +312,7 @@ function answerInPage(index, text) {
     last.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', code: 'Enter', bubbles: true, cancelable: true }));
     const p = document.querySelector(`.exercise[data-index="${index}"] .feedback`);
     return { verdict: p.dataset.verdict, mistakes: p.dataset.mistakes.split(' ').filter(Boolean), text: p.textContent };
-  }, { index, texts });
+  }), list);
 }
 
 // A value just outside the tolerance (1.2 × the allowance, either side), or further out where that
@@ -360,17 +365,24 @@ async function openExercise({ preset, ref, kinds, index, cell }) {
   const card = tab.page.locator(`.exercise[data-index="${index}"]`);
   const inputs = tab.page.locator(`.practice-input[data-exercise="${index}"]`);
   const what = `${preset.id} ${cell.matrix}[${cell.head}][${cell.row}][${cell.col}]`;
-  assert.equal(await card.getAttribute('data-status'), 'open', `${what}: open once the ones before are answered`);
+  // (read in one round trip: this card's status, the next card's and its first blank's, and where the blanks are)
+  const seen = await tab.page.evaluate((k) => ({
+    status: document.querySelector(`.exercise[data-index="${k}"]`).dataset.status,
+    next: document.querySelector(`.exercise[data-index="${k + 1}"]`)?.dataset.status,
+    nextDisabled: document.querySelector(`.practice-input[data-exercise="${k + 1}"]`)?.disabled,
+    places: [...document.querySelectorAll(`.practice-input[data-exercise="${k}"]`)].map((input) => {
+      const td = input.closest('td[data-matrix]');
+      return `${td.dataset.matrix}:${td.dataset.head ?? ''}:${td.dataset.row}:${td.dataset.col}`;
+    }),
+  }), index);
+  assert.equal(seen.status, 'open', `${what}: open once the ones before are answered`);
   if (index + 1 < kinds.length) {
-    assert.equal(await tab.page.locator(`.exercise[data-index="${index + 1}"]`).getAttribute('data-status'), 'locked');
-    assert.equal(await tab.page.locator(`.practice-input[data-exercise="${index + 1}"]`).first().isDisabled(), true, 'the next blank waits');
+    assert.equal(seen.next, 'locked');
+    assert.equal(seen.nextDisabled, true, 'the next blank waits');
   }
   // the blanks are inputs in the lab's own tables, in their cells
   const blanks = ref.inputs.blanks[index];
-  const places = await inputs.evaluateAll((list) => list.map((input) => {
-    const td = input.closest('td[data-matrix]');
-    return `${td.dataset.matrix}:${td.dataset.head ?? ''}:${td.dataset.row}:${td.dataset.col}`;
-  }));
+  const { places } = seen;
   const table = (b) => (b.matrix === 'concat' || b.matrix === 'output' ? '' : b.head);
   assert.deepEqual(places, blanks.map((b) => `${b.matrix}:${table(b)}:${b.row}:${b.col}`), `${what}: blanks in place`);
   if (cell.matrix === 'softmax') {
@@ -399,15 +411,18 @@ async function assertNothingGivenAway({ ref, cell, index, blanks, what, truths }
 }
 
 // The page offers the mistakes that can be told apart, and names those that cannot; returns how many cannot.
-async function assertMistakesOffered({ ref, cell, index, blanks, card, what, mistakes }) {
+async function assertMistakesOffered({ ref, cell, index, blanks, what, mistakes }) {
   // the page offers exactly the mistakes that can be told from the true value
-  const offered = await tab.page.evaluate((k) => globalThis.attentionLab.practice.exercises[k].mistakes.map((m) => m.key), index);
+  // (the mistakes offered, those listed as not told apart and the card's note: one round trip)
+  const { offered, listed, blindNote } = await tab.page.evaluate((k) => {
+    const exercise = globalThis.attentionLab.practice.exercises[k];
+    return { offered: exercise.mistakes.map((m) => m.key), listed: exercise.blind.map((m) => m.key),
+      blindNote: document.querySelector(`.exercise[data-index="${k}"] .blind`).textContent };
+  }, index);
   assert.deepEqual([...offered].sort(), mistakes.map(([key]) => key.split('#')[0]).sort(), `${what}: mistakes offered`);
   // and says which cannot be told apart here (the same value as the truth or as another mistake)
   const blind = blindOf(ref, cell, blanks);
-  const listed = await tab.page.evaluate((k) => globalThis.attentionLab.practice.exercises[k].blind.map((m) => m.key), index);
   assert.deepEqual([...new Set(listed)].sort(), [...new Set(blind.map(([key]) => key.split('#')[0]))].sort(), `${what}: mistakes that cannot be told apart`);
-  const blindNote = await card.locator('.blind').textContent();
   assert.equal(Boolean(blindNote), blind.length > 0, `${what}: the card says so only when there are some`);
   return blind.length;
 }
@@ -415,47 +430,71 @@ async function assertMistakesOffered({ ref, cell, index, blanks, card, what, mis
 // Outside the tolerance refused, each typical mistake named, a row partly right counted; returns the mistakes named.
 async function assertVerdicts({ index, inputs, what, truths, mistakes }) {
   let named = 0;
-  const outside = await answerInPage(index, truths.map((truth) => wrongValue(truth, mistakes.map(([key, values]) => [key, values[0]]))));
+  const outsideValues = truths.map((truth) => wrongValue(truth, mistakes.map(([key, values]) => [key, values[0]])));
+  // one weight of the row wrong: the row is not right, and the card says how many are
+  const partlyValues = truths.map((truth, k) => (k === 0 ? wrongValue(truth, []) : truth));
+  // typed in turn, in one round trip: outside the tolerance, each mistake, the row partly right
+  const [outside, ...got] = await answersInPage([[index, outsideValues], ...mistakes.map(([, values]) => [index, values.map(String)]),
+    ...(truths.length > 1 ? [[index, partlyValues]] : [])]);
   assert.equal(outside.verdict, 'wrong', `${what}: outside the tolerance`);
   assert.match(outside.text, /^Not quite/);
-  for (const [key, values] of mistakes) {
-    const got = await answerInPage(index, values.map(String));
-    assert.equal(got.verdict, 'mistake', `${what}: ${key} (${values}) typed`);
-    assert.ok(got.mistakes.includes(key.split('#')[0]), `${what}: ${key} named, got ${got.mistakes}`);
+  for (const [k, [key, values]] of mistakes.entries()) {
+    assert.equal(got[k].verdict, 'mistake', `${what}: ${key} (${values}) typed`);
+    assert.ok(got[k].mistakes.includes(key.split('#')[0]), `${what}: ${key} named, got ${got[k].mistakes}`);
     named++;
   }
   if (truths.length > 1) {
-    // one weight of the row wrong: the row is not right, and the card says how many are
-    const partly = await answerInPage(index, truths.map((truth, k) => (k === 0 ? wrongValue(truth, []) : truth)));
+    const partly = got.at(-1);
     assert.equal(partly.verdict, 'wrong');
     assert.match(partly.text, new RegExp(`${truths.length - 1} of ${truths.length} weights are right`));
-    assert.equal(await inputs.first().getAttribute('aria-invalid'), 'true');
-    assert.equal(await inputs.nth(1).getAttribute('aria-invalid'), 'false');
+    assert.deepEqual(await inputs.evaluateAll((list) => list.slice(0, 2).map((input) => input.getAttribute('aria-invalid'))), ['true', 'false']);
   }
   return named;
 }
 
-// The three hints come in order; the first lights its own source cells.
-async function assertHintsInOrder({ index, card, what }) {
-  const hintButton = card.locator('.hint-button');
-  for (let level = 1; level <= 3; level++) {
-    await hintButton.click();
-    const levels = await card.locator('.hints > li').evaluateAll((items) => items.map((li) => Number(li.dataset.level)));
-    assert.deepEqual(levels, Array.from({ length: level }, (_, l) => l + 1), `${what}: hints in order`);
-    if (level === 1) {
-      // hint 1 lights its own source cells in the tables themselves (a closed block of parameters aside)
-      const lit = await tab.page.locator('td.practice-source').evaluateAll((tds) => tds.filter((td) => td.getClientRects().length)
-        .map(({ dataset: { matrix, head = '', row, col } }) => `${matrix}:${head}:${row}:${col}`));
-      const sources = await tab.page.evaluate((k) => globalThis.attentionLab.practice.exercises[k].sourceCells
-        .map(({ matrix, head, row, col }) => `${matrix}:${head ?? ''}:${row}:${col}`), index);
-      const shownSources = sources.filter((key) => lit.includes(key) && !/^(wq|wo):/.test(key));
-      assert.ok(shownSources.length >= 1, `${what}: hint 1 highlights its own source cells in the tables on screen (${sources.slice(0, 3)}…)`);
+// The three hints come in order; the first lights its own source cells. The button is clicked in
+// the page, three times in one round trip, each time once it is on screen and nothing covers its
+// centre (what Playwright's click checks before it clicks: the walk over every exercise made 3
+// clicks a round trip each, and their waits, a third of the test's time; real clicks on the hint
+// button stay in "getting around").
+async function assertHintsInOrder({ index, what }) {
+  const seen = await tab.page.evaluate(async (k) => {
+    const card = document.querySelector(`.exercise[data-index="${k}"]`);
+    const button = card.querySelector('.hint-button');
+    const settled = async () => {
+      while (!globalThis.attentionLab.idle) await new Promise((done) => setTimeout(done, 10));
+      await new Promise((done) => requestAnimationFrame(done));
+    };
+    const steps = [];
+    for (let level = 1; level <= 3; level++) {
+      button.scrollIntoView({ block: 'center' });
+      const box = button.getBoundingClientRect();
+      const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+      const clickable = box.width > 0 && !button.disabled && (hit === button || button.contains(hit));
+      button.click();
+      await settled();
+      const levels = [...card.querySelectorAll('.hints > li')].map((li) => Number(li.dataset.level));
+      const lit = level > 1 ? [] : [...document.querySelectorAll('td.practice-source')].filter((td) => td.getClientRects().length)
+        .map(({ dataset: { matrix, head = '', row, col } }) => `${matrix}:${head}:${row}:${col}`);
+      steps.push({ clickable, levels, lit });
     }
-  }
-  const hints = await card.locator('.hints > li').allTextContents();
-  assert.match(hints[0], /comes from the highlighted cells/);
-  assert.match(hints[1], /=/, `${what}: hint 2 is a formula`);
-  assert.ok(await card.locator('.hints > li[data-level="3"] .explain-lines li').count() >= 1, `${what}: hint 3 is the arithmetic`);
+    return {
+      steps,
+      sources: globalThis.attentionLab.practice.exercises[k].sourceCells.map(({ matrix, head, row, col }) => `${matrix}:${head ?? ''}:${row}:${col}`),
+      hints: [...card.querySelectorAll('.hints > li')].map((li) => li.textContent),
+      arithmetic: card.querySelectorAll('.hints > li[data-level="3"] .explain-lines li').length,
+    };
+  }, index);
+  seen.steps.forEach(({ clickable, levels }, l) => {
+    assert.ok(clickable, `${what}: the hint button is on screen and not covered before hint ${l + 1}`);
+    assert.deepEqual(levels, Array.from({ length: l + 1 }, (_, j) => j + 1), `${what}: hints in order`);
+  });
+  // hint 1 lights its own source cells in the tables themselves (a closed block of parameters aside)
+  const shownSources = seen.sources.filter((key) => seen.steps[0].lit.includes(key) && !/^(wq|wo):/.test(key));
+  assert.ok(shownSources.length >= 1, `${what}: hint 1 highlights its own source cells in the tables on screen (${seen.sources.slice(0, 3)}…)`);
+  assert.match(seen.hints[0], /comes from the highlighted cells/);
+  assert.match(seen.hints[1], /=/, `${what}: hint 2 is a formula`);
+  assert.ok(seen.arithmetic >= 1, `${what}: hint 3 is the arithmetic`);
 }
 
 const SUPERSCRIPT = { '⁻': '-', '⁰': '0', '¹': '1', '²': '2', '³': '3', '⁴': '4', '⁵': '5', '⁶': '6', '⁷': '7', '⁸': '8', '⁹': '9' };
@@ -471,14 +510,26 @@ async function assertAnswered({ ref, cell, index, card, inputs, what, truths }) 
   const inside = await answerInPage(index, truths.map((truth) => String(truth + 0.9 * allowance(truth))));
   assert.equal(inside.verdict, 'correct', `${what}: inside the tolerance (true ${truths})`);
   // answered: the value stays, with nothing left to check; a wrong value typed over it changes nothing
-  assert.equal(await inputs.first().evaluate((input) => input.readOnly), true, `${what}: read-only once right`);
-  assert.equal(await card.locator('[data-role="check"]').isHidden(), true);
-  assert.equal(await card.locator('.reveal-button').isHidden(), true);
-  assert.equal(await card.locator('.hint-button').isHidden(), true, `${what}: no more hints once answered`);
+  // (read in one round trip; hidden as Playwright's isHidden() says: not there, no box, or visibility: hidden)
+  const state = await card.evaluate((element) => {
+    const hidden = (selector) => {
+      const found = element.querySelector(selector);
+      const box = found?.getBoundingClientRect();
+      return !found || !box.width || !box.height || getComputedStyle(found).visibility === 'hidden';
+    };
+    return { readOnly: element.ownerDocument.querySelector(`.practice-input[data-exercise="${element.dataset.index}"]`).readOnly,
+      check: hidden('[data-role="check"]'), reveal: hidden('.reveal-button'), hint: hidden('.hint-button') };
+  });
+  assert.equal(state.readOnly, true, `${what}: read-only once right`);
+  assert.equal(state.check, true);
+  assert.equal(state.reveal, true);
+  assert.equal(state.hint, true, `${what}: no more hints once answered`);
   await inputs.last().press('Enter');
-  assert.equal(await card.locator('.feedback').getAttribute('data-verdict'), 'correct', `${what}: still correct`);
+  const pressed = await card.evaluate((element) => ({ verdict: element.querySelector('.feedback').dataset.verdict,
+    values: [...element.ownerDocument.querySelectorAll(`.practice-input[data-exercise="${element.dataset.index}"]`)].map((input) => input.value) }));
+  assert.equal(pressed.verdict, 'correct', `${what}: still correct`);
   // a tiny value shows as "1.754 × 10⁻⁷" (the lab's format for numbers a student writes that way)
-  const revealed = (await inputs.evaluateAll((list) => list.map((input) => input.value))).map(readShown);
+  const revealed = pressed.values.map(readShown);
   // at the lab's precision (4 significant digits by default, issue 26): within half a unit of the 4th digit
   const halfUnit = (v) => (v === 0 ? 1e-9 : 0.5 * 10 ** (Math.floor(Math.log10(Math.abs(v))) - 3) * (1 + 1e-6));
   revealed.forEach((value, k) => assert.ok(Math.abs(value - truths[k]) <= halfUnit(truths[k]), `${what}: shows the true value (${value} vs ${truths[k]})`));
@@ -501,11 +552,9 @@ async function assertResultsThenFirstTries(preset, ref, kinds) {
   // the same exercises afresh (the page loaded again), each answered with its true value (to 8 digits) at the first try
   await tab.page.reload();
   await tab.page.waitForFunction(() => globalThis.attentionLab?.draws > 0 && globalThis.attentionLab.idle);
-  for (const [index, cell] of ref.inputs.cells.entries()) {
-    const { truths } = truthAndMistakes(ref, cell, ref.inputs.blanks[index]);
-    const exact = await answerInPage(index, truths.map((truth) => truth.toPrecision(8)));
-    assert.equal(exact.verdict, 'correct', `${preset.id} ${cell.matrix}: the true value ${truths}`);
-  }
+  const truthsOf = ref.inputs.cells.map((cell, index) => truthAndMistakes(ref, cell, ref.inputs.blanks[index]).truths);
+  const exact = await answersInPage(truthsOf.map((truths, index) => [index, truths.map((truth) => truth.toPrecision(8))]));
+  ref.inputs.cells.forEach((cell, index) => assert.equal(exact[index].verdict, 'correct', `${preset.id} ${cell.matrix}: the true value ${truthsOf[index]}`));
   assert.equal((await tab.page.evaluate(() => globalThis.attentionLab.practice.results)).correct, kinds.length);
 }
 
