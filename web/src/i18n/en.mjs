@@ -546,7 +546,7 @@ export const EN = {
   'models.text': "Sentence",
   'models.ids': "Token ids (no tokenizer.json: separate them by spaces)",
   'models.example': "The cat sat on the mat.",
-  'models.small': "A very small model: about {count} parameters (GPT-2 small has 124 million). A model this small is a test model, often with random weights: its guesses are not expected to make sense. The numbers are still exactly what it computes.",
+  'models.small': "A very small model: about {count} parameters (GPT-2 small has 124 million), and a vocabulary of only {vocab} tokens (GPT-2 small has 50,257), which is why words split into small pieces. A model this small is a test model, often with random weights: its guesses are not expected to make sense. The numbers are still exactly what it computes.",
   'models.run': "Run the model",
   'models.problem': "{problem}",
   'models.reading': "Reading {count} files…",
