@@ -560,6 +560,7 @@ export const EN = {
   'models.nextProbability': "probability",
   'models.headLabel': "Attention weights of layer {layer}, head {head}",
   'models.headTable': "as a table",
+  'models.noLabels': "Token labels are left out above {most} tokens (this sentence has {n}): point at a cell to see its query, key and weight, or open “as a table”.",
   'models.head': "Head {head}",
   'models.layer': "Layer {layer} of {count}",
   'models.andMore': "{names} and {count} more",

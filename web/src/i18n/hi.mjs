@@ -343,6 +343,7 @@ export const HI = {
   'models.nextProbability': "प्रायिकता",
   'models.headLabel': "layer {layer}, head {head} के attention weights",
   'models.headTable': "तालिका के रूप में",
+  'models.noLabels': "{most} से ज़्यादा tokens होने पर token के नाम नहीं लिखे जाते (इस वाक्य में {n} हैं): किसी खाने पर पॉइंटर रखकर उसकी query, key और weight देखें, या “तालिका के रूप में” खोलें।",
   'models.head': "हेड {head}",
   'models.layer': "{count} में से layer {layer}",
   'models.andMore': "{names} और {count} और",

@@ -162,6 +162,8 @@ function maskOf(n, causal) {
 // 22-token heatmap scaled to a 375 px screen wrote them at 8 px): a heatmap wider than that scrolls
 // sideways in its figure, as the lab's own heatmap does. Without labels it is scaled to its figure.
 const LABEL_CELL = 12, LABEL_PX = parseFloat(LABEL_FONT), LEAST_LABEL_PX = 11;
+/** The most tokens whose heatmaps have token labels (34: a cell of 416 / 34 = 12.2 px still holds one). */
+export const LABELLED_TOKENS = Math.floor(416 / LABEL_CELL);
 function cellsOf(n, room = 0) {
   const most = Math.max(3, Math.min(26, Math.floor(416 / n)));
   const labelled = most >= LABEL_CELL;
@@ -280,6 +282,8 @@ export function renderLayers(container, result, t, ink, onOpen, { causal = false
     details.open = l === 0;
     details.dataset.layer = String(l);
     details.append(element('summary', '', t('models.layer', { layer: l + 1, count })));
+    // above 34 tokens the heatmaps have no labels: said once, under the layer's heading (review 6, finding 2)
+    if (!cellsOf(result.n).labelled) details.append(element('p', 'hint model-no-labels', t('models.noLabels', { most: LABELLED_TOKENS, n: result.n })));
     const heads = element('div', 'model-heads');
     // drawn in the page (its room measured), and again when its room changes (roomOf)
     const draw = () => {

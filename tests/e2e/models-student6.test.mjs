@@ -1,0 +1,81 @@
+// "Real models" after a first-time student's review 6 (2026-11-29), in headless Chromium with the shared
+// gpt2 folder through the page's own file input: above 34 tokens a layer's heatmaps are drawn without
+// token labels, which is said once under the layer's heading (en, hi), and pointing at a cell of such a
+// heatmap still tells its query, key and exact weight.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { useLabPage } from './browser.mjs';
+import { haveModels as have, openAndRun, runText } from './model-folders.mjs';
+
+const lab = useLabPage({ before, after, assert });
+const page = () => lab.tab.page;
+const LONG = 'The cat sat on the mat and the dog sat on the log by the door, and then it ran away.';
+
+// every layer's notes that its heatmaps have no labels, as { layer, open, notes: [text], after: the element before the first }
+const notes = () => page().evaluate(() => [...document.querySelectorAll('#models-layers details.model-layer')].map((details) => ({
+  layer: Number(details.dataset.layer), open: details.open,
+  notes: [...details.querySelectorAll('.model-no-labels')].map((note) => note.textContent),
+  after: details.querySelector('.model-no-labels')?.previousElementSibling?.tagName ?? null,
+})));
+
+describe('student review 6: heatmaps without token labels', { skip: !have && 'no ../shared/models' }, () => {
+  it('above 34 tokens: said once under each layer\'s heading, in English and Hindi; 34 tokens or fewer: not said', async () => {
+    await openAndRun(page(), 'gpt2');
+    const short = await page().evaluate(() => globalThis.attentionLab.models.result.n);
+    assert.ok(short <= 34, `${short} tokens`);
+    assert.ok((await notes()).every((layer) => layer.notes.length === 0));
+    await runText(page(), LONG);
+    const n = await page().evaluate(() => globalThis.attentionLab.models.result.n);
+    assert.ok(n > 34, `${n} tokens`);
+    // the heatmaps have no labels (the canvases' font left as set by no label drawing: cells under 12 px)
+    assert.ok(Number(await page().getAttribute('#models-layers figure.model-head canvas', 'data-cell')) < 12);
+    const english = `Token labels are left out above 34 tokens (this sentence has ${n}): point at a cell to see its query, key and weight, or open “as a table”.`;
+    const seen = await notes();
+    assert.deepEqual(seen.map((layer) => layer.layer), [0, 1]);
+    for (const layer of seen) assert.deepEqual([layer.notes, layer.after], [[english], 'SUMMARY'], JSON.stringify(layer));
+    assert.ok(await page().locator('#models-layers details[data-layer="0"] .model-no-labels').isVisible());
+    await lab.redrawn(() => page().selectOption('#language', 'hi'));
+    try {
+      for (const layer of await notes()) {
+        assert.deepEqual(layer.notes, [`34 से ज़्यादा tokens होने पर token के नाम नहीं लिखे जाते (इस वाक्य में ${n} हैं): किसी खाने पर पॉइंटर रखकर उसकी query, key और weight देखें, या “तालिका के रूप में” खोलें।`]);
+      }
+    } finally {
+      await lab.redrawn(() => page().selectOption('#language', 'en'));
+    }
+  });
+
+  for (const width of [1280, 375]) {
+    it(`at ${width} px, pointing at cells of an unlabelled heatmap tells each one's query, key and weight`, async () => {
+      await page().setViewportSize({ width, height: 800 });
+      try {
+        await page().waitForFunction((w) => document.documentElement.clientWidth === w, width);
+        await openAndRun(page(), 'gpt2');
+        await runText(page(), LONG);
+        const { n, tokens, weights } = await page().evaluate(() => {
+          const { n, tokens, layers } = globalThis.attentionLab.models.result;
+          return { n, tokens, weights: [...layers[0].heads[1].weights] };
+        });
+        const canvas = page().locator('#models-layers figure.model-head[data-layer="0"][data-head="1"] canvas');
+        await canvas.scrollIntoViewIfNeeded();
+        for (const [r, c] of [[n - 1, 0], [n - 1, n - 1], [20, 7], [36, 35]]) {
+          const at = await canvas.evaluate((node, [row, col]) => {
+            const box = node.getBoundingClientRect(), scale = box.width / parseFloat(node.style.width);
+            const { left, top, cell } = node.dataset;
+            return { x: box.left + (Number(left) + (col + 0.5) * Number(cell)) * scale, y: box.top + (Number(top) + (row + 0.5) * Number(cell)) * scale };
+          }, [r, c]);
+          await page().mouse.move(at.x, at.y);
+          const title = await canvas.getAttribute('title');
+          const readable = (token) => token.replace(/[Ġ▁]/gu, '·');
+          const match = title.match(/^query (.*), key (.*): (.*)$/u);
+          assert.ok(match, `${title}`);
+          assert.deepEqual(match.slice(1, 3), [readable(tokens[r]), readable(tokens[c])], `row ${r}, column ${c}`);
+          if (c > r) assert.equal(match[3], 'masked');
+          else assert.ok(Math.abs(Number(match[3]) - weights[r * n + c]) <= 1e-6 * Math.max(1, weights[r * n + c]), `${match[3]} vs ${weights[r * n + c]}`);
+        }
+      } finally {
+        await page().setViewportSize({ width: 1280, height: 800 });
+      }
+    });
+  }
+});
