@@ -15,8 +15,9 @@ const page = () => lab.tab.page;
 const HINDI = 'बिल्ली बैठी।';
 
 // Every drawn heatmap of the open layers: the font its labels were drawn in (the canvas context's, as
-// the drawing code set it), its size as drawn on screen (that font × shown width / own width), and its figure
-const heatmaps = () => page().evaluate(() => [...document.querySelectorAll('#models-layers figure.model-head canvas')].map((canvas) => {
+// the drawing code set it), its size as drawn on screen (that font × shown width / own width), and its
+// scrolling box (the canvas's own since review 6, finding 3: `figure` here)
+const heatmaps = () => page().evaluate(() => [...document.querySelectorAll('#models-layers figure.model-head > .model-scroll > canvas')].map((canvas) => {
   const figure = canvas.parentElement;
   const shown = canvas.getBoundingClientRect().width, own = parseFloat(canvas.style.width);
   const font = canvas.getContext('2d').font;

@@ -1,7 +1,8 @@
 // "Real models" after a first-time student's review 6 (2026-11-29), in headless Chromium with the shared
 // gpt2 folder through the page's own file input: above 34 tokens a layer's heatmaps are drawn without
 // token labels, which is said once under the layer's heading (en, hi), and pointing at a cell of such a
-// heatmap still tells its query, key and exact weight.
+// heatmap still tells its query, key and exact weight; at 375 px a wide heatmap scrolls in its own box,
+// its figure's buttons staying in place.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
@@ -78,4 +79,44 @@ describe('student review 6: heatmaps without token labels', { skip: !have && 'no
       }
     });
   }
+});
+
+describe('student review 6: a wide heatmap scrolls in its own box', { skip: !have && 'no ../shared/models' }, () => {
+  it('at 375 px a 30-token heatmap scrolls sideways in its own box; "as a table" and "Open this layer in the lab" stay in place and on screen', async () => {
+    await page().setViewportSize({ width: 375, height: 800 });
+    try {
+      await page().waitForFunction(() => document.documentElement.clientWidth === 375);
+      await openAndRun(page(), 'gpt2');
+      await runText(page(), 'The cat sat on the mat and the dog sat on the log by the door.');
+      assert.equal(await page().evaluate(() => globalThis.attentionLab.models.result.n), 30);
+      const figure = page().locator('#models-layers figure.model-head[data-layer="0"][data-head="0"]');
+      await figure.scrollIntoViewIfNeeded();
+      const place = () => figure.evaluate((node) => {
+        const box = node.querySelector(':scope > .model-scroll');
+        const at = (element) => Math.round(element.getBoundingClientRect().left) + '–' + Math.round(element.getBoundingClientRect().right);
+        return { scrolled: box.scrollLeft, room: box.scrollWidth - box.clientWidth, table: at(node.querySelector(':scope > details > summary')),
+          open: at(node.querySelector(':scope > button.model-open')), canvas: Math.round(node.querySelector('canvas').getBoundingClientRect().left),
+          figure: node.scrollWidth - node.clientWidth, page: document.documentElement.scrollWidth };
+      });
+      const start = await place();
+      assert.ok(start.room > 30 && start.scrolled === 0 && start.figure === 0, JSON.stringify(start));
+      // scrolled to its end (as a finger or a wheel would): the canvas moves, the buttons do not
+      await figure.locator('.model-scroll').first().evaluate((box) => { box.scrollLeft = box.scrollWidth; });
+      const end = await place();
+      assert.equal(end.scrolled, start.room);
+      assert.equal(end.canvas, start.canvas - start.room);
+      assert.deepEqual([end.table, end.open, end.figure, end.page], [start.table, start.open, 0, 375]);
+      for (const span of [end.table, end.open]) assert.ok(Number(span.split('–')[1]) <= 375, span);
+      // its table opened: wider than the screen, it scrolls in a box of its own too; the page does not
+      await figure.locator(':scope > details > summary').click();
+      await page().waitForFunction(() => document.querySelector('#models-layers figure.model-head[data-layer="0"][data-head="0"] > details table'));
+      const table = await figure.evaluate((node) => {
+        const box = node.querySelector(':scope > details .model-scroll');
+        return { wider: box.scrollWidth > box.clientWidth, overflow: getComputedStyle(box).overflowX, figure: node.scrollWidth - node.clientWidth, page: document.documentElement.scrollWidth };
+      });
+      assert.deepEqual(table, { wider: true, overflow: 'auto', figure: 0, page: 375 });
+    } finally {
+      await page().setViewportSize({ width: 1280, height: 800 });
+    }
+  });
 });
