@@ -120,3 +120,44 @@ describe('student review 6: a wide heatmap scrolls in its own box', { skip: !hav
     }
   });
 });
+
+// the walk's texts, step by step, without the bidi isolation around the token
+const walkTexts = () => page().evaluate(() => {
+  const panel = document.querySelector('.model-stream-walk');
+  panel.querySelector('button[data-walk="start"]').click();
+  const texts = [];
+  for (;;) {
+    texts.push(panel.querySelector('.walk-text').textContent.replace(/[\u2066-\u2069]/gu, ''));
+    const next = panel.querySelector('button[data-walk="next"]');
+    if (next.disabled) break;
+    next.click();
+  }
+  panel.querySelector('button[data-walk="stop"]').click();
+  return texts;
+});
+
+describe('student review 6: the walk quotes its token', { skip: !have && 'no ../shared/models' }, () => {
+  it('gpt2, token 8 (·the, an English word): ‘·the’ at every step, and ‘.’ for the last token, in English and Hindi', async () => {
+    await openAndRun(page(), 'gpt2');
+    await page().selectOption('#models-stream-token', { value: '7' });
+    const english = await walkTexts();
+    assert.equal(english.length, 6);
+    assert.match(english[0], /^Hidden state 0: the embedding of ‘·the’, the token's row/);
+    assert.match(english[1], /the stream of ‘·the’ normalised \(‖x‖ = /);
+    assert.match(english[2], / ‘·the’ leaves layer 1 with norm /);
+    assert.match(english[4], / ‘·the’ leaves layer 2, before the final norm, with norm /);
+    assert.match(english[5], /to score the token after ‘·the’; .* the last token's row \(‘\.’\), not this one\.$/);
+    for (const text of english) assert.doesNotMatch(text, /[^‘]·the|·the[^’]/u, text);
+    await lab.redrawn(() => page().selectOption('#language', 'hi'));
+    try {
+      // the language's redraw starts the stream's choice again at token 1
+      await page().selectOption('#models-stream-token', { value: '7' });
+      const hindi = await walkTexts();
+      assert.match(hindi[0], /^hidden state 0: ‘·the’ का embedding/);
+      assert.match(hindi[1], /यानी ‘·the’ का normalise किया हुआ stream/);
+      for (const text of hindi) assert.doesNotMatch(text, /[^‘]·the|·the[^’]/u, text);
+    } finally {
+      await lab.redrawn(() => page().selectOption('#language', 'en'));
+    }
+  });
+});
