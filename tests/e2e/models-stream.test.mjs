@@ -347,8 +347,8 @@ describe('review 7: the stream on a phone', { skip: !have && 'no ../shared/model
       assert.ok(boxes.filter((box) => box.text.startsWith('[MASK] at position')).length === 2, boxes.map((box) => box.text).join(' | '));
       for (const box of boxes) assert.ok(box.left >= 0 && box.right <= 375, `"${box.text}": ${box.left}–${box.right}`);
       // each heatmap fits its figure (scaled down to labels of 11 px at the least: student review 5) or
-      // scrolls sideways in it; its aspect kept
-      const canvases = await page().evaluate(() => [...document.querySelectorAll('.model-head canvas')].map((c) => [c.getBoundingClientRect().width, c.parentElement.clientWidth,
+      // scrolls sideways in its own box (review 6); its aspect kept
+      const canvases = await page().evaluate(() => [...document.querySelectorAll('.model-head > .model-scroll > canvas')].map((c) => [c.getBoundingClientRect().width, c.parentElement.clientWidth,
         c.getBoundingClientRect().height / c.getBoundingClientRect().width, c.height / c.width, c.getBoundingClientRect().width / parseFloat(c.style.width), c.parentElement.scrollWidth]));
       assert.ok(canvases.length > 0);
       for (const [width, figure, shape, own, scale, scrolled] of canvases) {

@@ -1,7 +1,7 @@
 // "Real models" after a first-time student's review (2026-11-29, four findings), in headless Chromium
 // with the shared gpt2 folder through the page's own file input: at 375 px a heatmap's token labels are
 // drawn at 11 px or more (a wider heatmap scrolls in its figure) and drawn again when the screen widens;
-// a test-size model says so above its guesses (en, hi); Real models is the page's last chapter, so
+// a test-size model says so (with its vocabulary's size) as soon as it is opened, above its guesses (en, hi); Real models is the page's last chapter, so
 // FlashAttention and the KV cache are not under its Run button; the example in the box is Hindi on the
 // Hindi page, runs through GPT-2's byte-level tokenizer, and follows the language menu.
 import { describe, it, before, after } from 'node:test';
@@ -15,8 +15,9 @@ const page = () => lab.tab.page;
 const HINDI = 'बिल्ली बैठी।';
 
 // Every drawn heatmap of the open layers: the font its labels were drawn in (the canvas context's, as
-// the drawing code set it), its size as drawn on screen (that font × shown width / own width), and its figure
-const heatmaps = () => page().evaluate(() => [...document.querySelectorAll('#models-layers figure.model-head canvas')].map((canvas) => {
+// the drawing code set it), its size as drawn on screen (that font × shown width / own width), and its
+// scrolling box (the canvas's own since review 6, finding 3: `figure` here)
+const heatmaps = () => page().evaluate(() => [...document.querySelectorAll('#models-layers figure.model-head > .model-scroll > canvas')].map((canvas) => {
   const figure = canvas.parentElement;
   const shown = canvas.getBoundingClientRect().width, own = parseFloat(canvas.style.width);
   const font = canvas.getContext('2d').font;
@@ -65,21 +66,29 @@ describe('student review 5: heatmap labels at 375 px', { skip: !have && 'no ../s
 });
 
 describe('student review 5: a test-size model says so', { skip: !have && 'no ../shared/models' }, () => {
-  it('gpt2 (39,424 parameters): a note above its next tokens, in English and in Hindi', async () => {
-    await openAndRun(page(), 'gpt2');
+  it('gpt2 (39,424 parameters, 400 tokens in its vocabulary): a note as soon as it is opened, still above its next tokens after Run, in English and in Hindi', async () => {
     // shown between the tokens and the next tokens
     const note = () => page().evaluate(() => {
       const note = document.querySelector('#models-tokens + p#models-size.model-small + #models-next')?.previousElementSibling;
       return note && note.checkVisibility() ? note.textContent : null;
     });
-    assert.equal(await note(), 'A very small model: about 39,000 parameters (GPT-2 small has 124 million). A model this small is a test model, often with random weights: its guesses are not expected to make sense. The numbers are still exactly what it computes.');
+    const english = 'A very small model: about 39,000 parameters (GPT-2 small has 124 million), and a vocabulary of only 400 tokens (GPT-2 small has 50,257), which is why words split into small pieces. A model this small is a test model, often with random weights: its guesses are not expected to make sense. The numbers are still exactly what it computes.';
+    // opened, not run (review 6, finding 1: it was said only after Run): no tokens yet, the note under the Run button
+    await page().setInputFiles('#models-files', filesOf(dirOf('gpt2')));
+    await opened(page());
+    assert.equal(await page().evaluate(() => globalThis.attentionLab.models.result), null);
+    assert.equal(await page().evaluate(() => globalThis.attentionLab.models.report.vocab), 400);
+    assert.equal(await note(), english);
+    const below = await page().evaluate(() => document.querySelector('#models-size').getBoundingClientRect().top - document.querySelector('#models-run').getBoundingClientRect().bottom);
+    assert.ok(below >= 0 && below < 100, `${below} px under Run`);
     await lab.redrawn(() => page().selectOption('#language', 'hi'));
     try {
-      assert.match(await note(), /^बहुत छोटा मॉडल: लगभग 39,000 parameters \(GPT-2 के सबसे छोटे मॉडल में 12.4 करोड़ हैं\)।/);
+      assert.match(await note(), /^बहुत छोटा मॉडल: लगभग 39,000 parameters \(GPT-2 के सबसे छोटे मॉडल में 12.4 करोड़ हैं\), और इसकी शब्दावली में केवल 400 token हैं \(GPT-2 के सबसे छोटे मॉडल में 50,257\), इसीलिए शब्द छोटे-छोटे टुकड़ों में बँटते हैं।/);
     } finally {
       await lab.redrawn(() => page().selectOption('#language', 'en'));
     }
-    assert.match(await note(), /^A very small model/);
+    await openAndRun(page(), 'gpt2');
+    assert.equal(await note(), english);
   });
 });
 

@@ -95,6 +95,11 @@ function relabel(models) {
   // a sentence for a tokenizer, in the page's language (run when the box is left empty; English: the
   // models' reference sentence); typed ids have no example (they are the model's own)
   $('models-text').placeholder = models.report && !models.report.tokenizer ? '' : t('models.example');
+  // a test-size model (the shared folders'): said as soon as it is opened, above its tokens' guesses
+  // (which look broken otherwise), with its small vocabulary (why words split into small pieces)
+  const small = models.report ? smallModel(models.report) : null;
+  $('models-size').hidden = small === null;
+  $('models-size').textContent = small === null ? '' : t('models.small', { count: small.toLocaleString('en'), vocab: models.report.vocab.toLocaleString('en') });
   if (models.result) draw(models);
   if (models.failed) say(models, models.failed, { stale: models.stale });
 }
@@ -256,10 +261,6 @@ function draw(models, { after = false } = {}) {
   const exporting = { model: report.modelType, sentence: result.text ?? '', download: (name, blob) => download(models.section, name, blob) };
   if (report.maskedHead && !result.partial) renderMasked($('models-next'), result.masked, result.tokens, t, { text: result.text, exporting });
   else renderNext($('models-next'), result.next, t, { causal: report.causal || report.maskedHead, exporting, after: result.tokens?.at(-1) });
-  // a test-size model (the shared folders'): said above its guesses, which look broken otherwise
-  const small = smallModel(report);
-  $('models-size').hidden = small === null;
-  $('models-size').textContent = small === null ? '' : t('models.small', { count: small.toLocaleString('en') });
   renderLayers($('models-layers'), result, t, ink, (l, h) => openLayer(models, l, h), { causal: report.causal, keepFirst: after, exporting });
   renderStream($('models-stream'), result, t, report, { blockOf: (l) => blockOf(models, l), download: (name, blob) => download(models.section, name, blob) });
   const of = result.partial?.of ?? result.layers.length;

@@ -160,8 +160,10 @@ function maskOf(n, causal) {
 // of text (12 px and up). Labelled, the cells shrink to the room (CSS px) down to 12 px and no further,
 // the labels drawn at the lab's 12 px and scaled to their figure (models.css) to 11 px at the least (a
 // 22-token heatmap scaled to a 375 px screen wrote them at 8 px): a heatmap wider than that scrolls
-// sideways in its figure, as the lab's own heatmap does. Without labels it is scaled to its figure.
+// sideways in its own box (.model-scroll), as the lab’s own heatmap does. Without labels it is scaled to its figure.
 const LABEL_CELL = 12, LABEL_PX = parseFloat(LABEL_FONT), LEAST_LABEL_PX = 11;
+/** The most tokens whose heatmaps have token labels (34: a cell of 416 / 34 = 12.2 px still holds one). */
+export const LABELLED_TOKENS = Math.floor(416 / LABEL_CELL);
 function cellsOf(n, room = 0) {
   const most = Math.max(3, Math.min(26, Math.floor(416 / n)));
   const labelled = most >= LABEL_CELL;
@@ -209,7 +211,10 @@ function headFigure(result, l, h, t, { ink, onOpen, causal, exporting, room = 0 
   open.type = 'button';
   open.setAttribute('aria-label', t('models.openInLabLabel', { layer: l + 1, head: h + 1 }));
   open.addEventListener('click', () => onOpen(l, h));
-  figure.append(element('figcaption', '', t('models.head', { head: h + 1 })), canvas, table, open);
+  // only the heatmap scrolls sideways, in its own box: its figure's caption and buttons stay in place (review 6, finding 3)
+  const scroller = element('div', 'model-scroll');
+  scroller.append(canvas);
+  figure.append(element('figcaption', '', t('models.head', { head: h + 1 })), scroller, table, open);
   return figure;
 }
 
@@ -220,7 +225,8 @@ function headTable(tokens, weights, l, h, t, { exporting, scaled }) {
   table.append(element('summary', '', t('models.headTable')));
   table.addEventListener('toggle', () => {
     if (!table.open || table.childElementCount > 1) return;
-    const holder = element('div');
+    // a table wider than the figure scrolls in its own box too (the figure does not scroll)
+    const holder = element('div', 'model-scroll');
     table.append(holder);
     const caption = t('models.headLabel', { layer: l + 1, head: h + 1 });
     renderMatrix(holder, { caption, rowLabels: tokens, columnLabels: tokens, values: weights, shade: true, rowSums: true, address: { matrix: null }, t });
@@ -280,6 +286,8 @@ export function renderLayers(container, result, t, ink, onOpen, { causal = false
     details.open = l === 0;
     details.dataset.layer = String(l);
     details.append(element('summary', '', t('models.layer', { layer: l + 1, count })));
+    // above 34 tokens the heatmaps have no labels: said once, under the layer's heading (review 6, finding 2)
+    if (!cellsOf(result.n).labelled) details.append(element('p', 'hint model-no-labels', t('models.noLabels', { most: LABELLED_TOKENS, n: result.n })));
     const heads = element('div', 'model-heads');
     // drawn in the page (its room measured), and again when its room changes (roomOf)
     const draw = () => {

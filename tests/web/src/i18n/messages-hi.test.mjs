@@ -32,6 +32,8 @@ const SAME_AS_ENGLISH = {
   'page.name': "the product's name",
   // [models] the norms' names alone (LayerNorm, RMSNorm), as papers and transformers write them
   'models.norm.layernorm': "a norm's name", 'models.norm.rmsnorm': "a norm's name",
+  // [models] a heatmap's caption, as the lab's own (train.head, caption.head): one word for head in Hindi (review 6)
+  'models.head': 'kept term and a number',
   // [flash] the chapter's table: a kept term alone, and a formula
   'flash.col.tile': 'kept term', 'flash.col.keys': 'kept term', 'flash.col.rescale': 'a formula',
   'kv.col.token': 'kept term', 'kv.col.position': 'kept term',
