@@ -88,6 +88,8 @@ export interface ModelReport {
 export interface ModelResult {
   tokens: string[];
   ids: number[];
+  /** The positions of tokens that are only bytes of a longer character (their decoding alone is U+FFFD). */
+  pieces: number[];
   n: number;
   layers: { input: Float32Array; output: Float32Array; hidden: Float32Array; heads: { weights: Float32Array }[] }[];
   /** null while only layer 1 is computed (partial). */

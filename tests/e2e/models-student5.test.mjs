@@ -121,6 +121,9 @@ describe('student review 5: the example sentence in the page\'s language', { ski
     const reference = referenceOf('gpt2');
     await openAndRun(page(), 'gpt2');
     assert.equal(await page().getAttribute('#models-text', 'placeholder'), reference.text);
+    // the English sentence's tokens are whole characters: none marked, no byte note
+    assert.deepEqual(await page().evaluate(() => globalThis.attentionLab.models.result.pieces), []);
+    assert.equal(await page().locator('#models-tokens .model-token-byte').count(), 0);
     await lab.redrawn(() => page().selectOption('#language', 'hi'));
     try {
       assert.equal(await page().getAttribute('#models-text', 'placeholder'), HINDI);
@@ -137,6 +140,12 @@ describe('student review 5: the example sentence in the page\'s language', { ski
       assert.equal(Buffer.byteLength(HINDI), 34);
       assert.ok(n === 34 && ids.length === n, `${n} tokens`);
       assert.equal(byteLevelText(tokens.join('')), HINDI);
+      // each token is one byte of a 3-byte letter (or the space): every one but the space is marked, and said so
+      const pieces = tokens.flatMap((token, i) => (/^[\x21-\x7e]*$/.test(byteLevelText(token)) || byteLevelText(token) === ' ' ? [] : [i]));
+      assert.equal(pieces.length, 33);
+      assert.deepEqual(await page().evaluate(() => globalThis.attentionLab.models.result.pieces), pieces);
+      assert.deepEqual(await page().$$eval('#models-tokens .model-token', (chips) => chips.flatMap((chip, i) => (chip.classList.contains('model-token-byte') ? [i] : []))), pieces);
+      assert.match(await page().textContent('#models-tokens'), /34 tokens में से 33 \(बिंदीदार\)/);
       assert.equal(await page().evaluate(() => document.querySelectorAll('#models-tokens .model-token').length), n);
     } finally {
       await lab.redrawn(() => page().selectOption('#language', 'en'));

@@ -602,6 +602,7 @@ export const EN = {
   'models.kept': "The {type} model opened before is still shown.",
   'models.leftModel': "The lab no longer holds layer {layer}, head {head} of the {type} model: its sentence, numbers or settings were changed in the lab, so its rows are not the model's hidden states any more (the lab's own vocabulary or your numbers give them). To see the model on a sentence, run it under Real models and open a layer again.",
   'models.openedThere': "Layer {layer}, head {head} is now in the lab at the top of the page: the page went there, and the lab's status line says what it holds.",
+  'models.bytePieces': "{count} of these {of} tokens (dotted) are single bytes of longer characters: the vocabulary has no piece for those characters, so the tokenizer splits each into its UTF-8 bytes (a Devanagari letter takes 3, an emoji 4). Together they decode back to the text.",
   'models.pieceMark': "## at the start of a token marks a piece that continues the word before it (WordPiece): “c”, “##at” is “cat”.",
   'models.noNext': "No next-token list: this model is not causal. A masked language model such as BERT reads the whole sentence in both directions and is trained to fill in hidden ([MASK]) tokens, not to predict the next one.",
   'models.nextText': "text",

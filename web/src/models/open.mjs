@@ -191,7 +191,8 @@ function nextTokens(logits, n, vocab, tokenizer, count = TOP_NEXT) {
  * Runs `input` ({ text } with a tokenizer, or { ids }) through the model. The result: tokens, ids,
  * layers[l] { input (what attention received), heads[h] { weights, q, k, v, … }, output (attention's,
  * before the residual), hidden (the stream after the block) }, hidden (n × d_model per state:
- * embeddings, then after each block; the last after the final norm), next (causal models: top 10).
+ * embeddings, then after each block; the last after the final norm), next (causal models: top 10),
+ * pieces (the positions of tokens that are only bytes of a longer character).
  * `reuse` (a prepared model only): ArrayBuffers no one holds, written into rather than new ones made.
  */
 export function runModel(engine, model, input, { blocks, reuse } = {}) {
@@ -203,7 +204,7 @@ export function runModel(engine, model, input, { blocks, reuse } = {}) {
   checkIds(ids, request.vocab);
   checkLength(ids.length, about);
   tokens ??= ids.map((id) => tokenizer?.tokenOf(id) ?? String(id));
-  if (model.prepared) return runPrepared(model, ids, tokens, blocks, reuse);
+  if (model.prepared) return { ...runPrepared(model, ids, tokens, blocks, reuse), pieces: piecesOf(ids, tokenizer) };
   const trace = engine.transformer({ ...request, ids });
   const layers = trace.layers.map((block, l) => ({
     input: request.layers[l].arrangement === 'pre' ? block.norm1.output : block.input,
@@ -213,7 +214,15 @@ export function runModel(engine, model, input, { blocks, reuse } = {}) {
   }));
   const hidden = [trace.embeddings, ...trace.layers.slice(0, -1).map((block) => block.output), trace.output];
   const next = about.causal ? nextTokens(trace.logits, trace.n, request.vocab, tokenizer) : null;
-  return { tokens, ids, n: trace.n, layers, hidden, next, logits: trace.logits };
+  return { tokens, ids, n: trace.n, layers, hidden, next, logits: trace.logits, pieces: piecesOf(ids, tokenizer) };
+}
+
+// The positions of the tokens that are only part of a character: a byte-level vocabulary with no
+// piece for a letter (GPT-2's for Devanagari) splits it into its UTF-8 bytes, and the tokenizer's
+// own decoder writes such a byte alone as U+FFFD. [] without a tokenizer.
+function piecesOf(ids, tokenizer) {
+  if (!tokenizer) return [];
+  return ids.flatMap((id, i) => (tokenizer.decode([id]).includes('\uFFFD') ? [i] : []));
 }
 
 // runModel() on a prepared model: its traced run, which keeps each head's weights, what attention read

@@ -16,9 +16,11 @@ const element = (tag, className, text) => {
 };
 
 /** The tokens, each with its id; a space mark (Ġ, ▁) written · as in the lab (the raw token in data-token). */
-export function renderTokens(container, { tokens, ids }, t) {
+export function renderTokens(container, { tokens, ids, pieces = [] }, t) {
+  const bytes = new Set(pieces);
   const items = tokens.map((token, i) => {
-    const chip = element('span', 'model-token', readableToken(token));
+    // a token that is only bytes of a longer character (pieces): marked, and said once below
+    const chip = element('span', bytes.has(i) ? 'model-token model-token-byte' : 'model-token', readableToken(token));
     chip.dir = 'auto';
     chip.dataset.token = token;
     chip.append(element('small', '', String(ids[i])));
@@ -32,6 +34,7 @@ export function renderTokens(container, { tokens, ids }, t) {
   const note = marks.length ? [element('p', 'hint', t('models.spaceDot', { marks: marks.join(' ') }))] : [];
   // WordPiece (BERT) marks a piece that continues the word before it with ##
   if (tokens.some((token) => token.startsWith('##') && token.length > 2)) note.push(element('p', 'model-note', t('models.pieceMark')));
+  if (bytes.size) note.push(element('p', 'model-note', t('models.bytePieces', { count: bytes.size, of: tokens.length })));
   container.replaceChildren(element('h3', '', t('models.tokens', { count: tokens.length })), ...note, list);
 }
 
