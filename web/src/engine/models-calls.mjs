@@ -87,10 +87,10 @@ const buffersIn = (list) => (Array.isArray(list) ? list.filter((b) => b instance
 // Block 1 run alone (the page draws it before the whole model is run), its arrays written into
 // `spare` where they fit (a prepared model), as the answer that crosses to the page
 function firstLayer(reader, api, model, input, spare, transfer) {
-  const given = bytesOf(spare);
+  const offered = bytesOf(spare);
   const first = model.prepared ? reader.runModel(api.learnerReady, model, input, { blocks: 1, reuse: spare })
     : reader.runModel(api.learnerReady, { ...model, request: firstLayerOnly(model.request), report: { ...model.report, causal: false } }, input);
-  return answer(first, transfer, { next: null, hidden: null, partial: { layers: 1, of: model.request.layers.length } }, given - bytesOf(spare));
+  return answer(first, transfer, { next: null, hidden: null, partial: { layers: 1, of: model.request.layers.length } }, offered - bytesOf(spare));
 }
 
 /**
@@ -139,10 +139,10 @@ export function modelCalls(api, given, { transfer = (value) => value } = {}) {
           const given = await onFirstLayer(firstLayer(reader, api, model, input, reuse, transfer));
           reuse = [...reuse, ...buffersIn(given)];
         }
-        const given = bytesOf(reuse);
+        const offered = bytesOf(reuse);
         const result = reader.runModel(api.learnerReady, model, input, { reuse });
         // trace() took each buffer it wrote into out of `reuse`: what is left fitted nothing
-        const reused = given - bytesOf(reuse);
+        const reused = offered - bytesOf(reuse);
         // a masked language model's guesses for its [MASK] tokens (BERT), read in the worker
         return answer({ ...result, masked: await reader.maskedOf?.(model, result) }, transfer, {}, reused);
       } catch (error) {

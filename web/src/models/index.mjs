@@ -168,8 +168,7 @@ async function open(models, files) {
   }
   models.compute.models.close?.(models.key);
   Object.assign(models, { key, report: answer.report, result: null, shown: [], inLab: null });
-  for (const id of ['models-tokens', 'models-size', 'models-next', 'models-layers', 'models-stream']) $(id).replaceChildren();
-  $('models-size').hidden = true;
+  for (const id of ['models-tokens', 'models-next', 'models-layers', 'models-stream']) $(id).replaceChildren();
   $('models-status').textContent = t('models.opened', { type: answer.report.modelType, layers: answer.report.layers, heads: answer.report.heads });
   relabel(models);
   $('models-input').hidden = false;

@@ -164,11 +164,11 @@ function maskOf(n, causal) {
 // the labels drawn at the lab's 12 px and scaled to their figure (models.css) to 11 px at the least (a
 // 22-token heatmap scaled to a 375 px screen wrote them at 8 px): a heatmap wider than that scrolls
 // sideways in its own box (.model-scroll), as the lab’s own heatmap does. Without labels it is scaled to its figure.
-const LABEL_CELL = 12, LABEL_PX = parseFloat(LABEL_FONT), LEAST_LABEL_PX = 11;
+const CELLS_PX = 416, LABEL_CELL = 12, LABEL_PX = parseFloat(LABEL_FONT), LEAST_LABEL_PX = 11;
 /** The most tokens whose heatmaps have token labels (34: a cell of 416 / 34 = 12.2 px still holds one). */
-export const LABELLED_TOKENS = Math.floor(416 / LABEL_CELL);
+export const LABELLED_TOKENS = Math.floor(CELLS_PX / LABEL_CELL);
 function cellsOf(n, room = 0) {
-  const most = Math.max(3, Math.min(26, Math.floor(416 / n)));
+  const most = Math.max(3, Math.min(26, Math.floor(CELLS_PX / n)));
   const labelled = most >= LABEL_CELL;
   return { cell: most, minCell: labelled ? LABEL_CELL : most, labelled, room: labelled ? room : 0 };
 }
