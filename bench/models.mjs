@@ -255,6 +255,15 @@ function largeMappings(tag) {
   return lines;
 }
 
+// Where the opening's time went in the worker, where its files were read, and the renderers' large
+// mappings once opened (the reader's 8 MiB pieces among them while they are kept)
+async function openingLines(page, tag) {
+  const { timings = {}, reads } = await page.evaluate(() => globalThis.attentionLab.models.report ?? {});
+  const where = reads === 'worker' ? 'in a reading worker' : 'in the engine\'s worker';
+  return [`chromium: the worker's opening, wall ms: ${Object.entries(timings).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')}; the weights read ${where}`,
+    ...largeMappings(tag).map((line) => `${line} (once opened)`)];
+}
+
 function dumpLines(label, { success, processes, dom, tag }) {
   const lines = [`chromium: memory-infra ${label}${success ? '' : ' (the dump failed)'}: DOM counters ${Object.entries(dom).map(([k, v]) => `${k} ${v}`).join(', ')}`, ...largeMappings(tag)];
   // the page's renderer and the GPU process (the browser's and the services' do not move with the page)
@@ -390,8 +399,7 @@ async function browserSide(distDir, run) {
     await parts.say('opened');
     if (flag('dump')) dumpLines('opened', await memoryDump(browser.browser, page, tag)).forEach((line) => log(line));
     if (flag('collect-each')) await parts.garbage('once opened');
-    const phases = await page.evaluate(() => globalThis.attentionLab.models.report?.timings ?? {});
-    log(`chromium: the worker's opening, wall ms: ${Object.entries(phases).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')}`);
+    (await openingLines(page, tag)).forEach((line) => log(line));
     s.phase = 'first run';
     await page.fill('#models-text', ids(16).join(' '));
     await page.click('#models-run');

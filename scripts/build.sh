@@ -55,7 +55,8 @@ bundle web/lib/attention.mjs --platform=node --external:node:* --splitting --out
 node scripts/first-result.mjs
 # the worker carries its own copy (2 KB gzipped): one fetch less before the first result
 # (the "Real models" reader and its tokenizer are a chunk the worker imports when a model is opened)
-bundle web/worker.mjs --external:./attention-*.mjs --splitting --outdir=dist --entry-names='[name]' --chunk-names='worker-chunks/[name]-[hash]'
+# read-worker.js: a model's files read for one opening, in a worker the engine's starts and stops
+bundle web/worker.mjs web/read-worker.mjs --external:./attention-*.mjs --splitting --outdir=dist --entry-names='[name]' --chunk-names='worker-chunks/[name]-[hash]'
 # the page, the iframe embed and the web component share their code in chunks
 bundle main=web/src/hosts/page.mjs web/src/hosts/embed.mjs attention-lab=web/src/hosts/component.mjs --splitting --outdir=dist \
   --entry-names='[name]' --chunk-names='chunks/[name]-[hash]' --external:./lib/attention.mjs \

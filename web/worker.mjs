@@ -8,8 +8,14 @@ import { createEngineApi } from './src/engine/api.mjs';
 const builds = new URL('./lib/', import.meta.url);
 // the "Real models" reader runs here too (a model's files are read beside the engine that runs it),
 // imported when the first model is opened
+// its weights read in a worker of their own, stopped after each opening (src/models/remote-reads.mjs)
+const readWorker = new URL('./read-worker.js', import.meta.url);
+const models = async () => {
+  const reader = await import('./src/models/open.mjs');
+  return { ...reader, openModel: (files, options) => reader.openModel(files, { ...options, readWorker }) };
+};
 Comlink.expose(createEngineApi((options) => loadAttention({ ...options, baseUrl: builds }), {
-  models: () => import('./src/models/open.mjs'),
+  models,
   // a model's run: its arrays' buffers moved to the page, not cloned (engine/models-calls.mjs)
   transfer: Comlink.transfer,
 }));

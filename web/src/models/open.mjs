@@ -12,6 +12,7 @@ import { tensorTaker, buildRequest, buildLayer, keptBytes } from './request.mjs'
 import { loadTokenizer, topTokens } from './tokenizer.mjs';
 import { readMaskedHead, maskedPositions, maskedTokens } from './masked.mjs';
 import { freeBuffers } from './free.mjs';
+import { remoteReads } from './remote-reads.mjs';
 
 // The engine's WebAssembly memory, at most (MAXIMUM_MEMORY in CMakeLists.txt).
 export const WASM_MEMORY_BYTES = 2 ** 31;
@@ -75,21 +76,32 @@ function report(recognised, tables, taker, tokenizer, bytes, masked = null) {
 const ROOM_SLACK = 64 * 2 ** 20;
 
 // The opening's reader and staging: the memory grown at once (reserve) and the reader reading ahead of
-// the staging only while the room made holds what comes next; without the room, no read ahead.
-function stagingOf(engine, recognised) {
+// the staging only while the room made holds what comes next; without the room, no read ahead. With
+// `readWorker` (a URL), the pieces are read in a worker of their own (remote-reads.mjs), else here.
+function stagingOf(engine, recognised, readWorker) {
   const staging = engine.stageTransformer();
   const room = keptBytes(recognised) + ROOM_SLACK;
   const reserved = staging.reserve(room / 4);
   const roomy = (values) => reserved && 4 * (staging.values + values) + ROOM_SLACK / 2 <= room;
-  return { staging, reading: readBuffer({ ahead: reserved ? 2 : 0, mayReadAhead: () => roomy(0) }), roomy };
+  const remote = remoteReads(readWorker);
+  const reading = readBuffer({ ahead: reserved ? 2 : 0, mayReadAhead: () => roomy(0), read: remote?.read });
+  return { staging, reading, roomy, remote };
+}
+
+// The reader's buffers freed now (nothing in the engine's worker runs the collector again until it
+// allocates): given back to the reading worker, which is stopped, or let go here.
+async function endReading(reading, remote) {
+  await reading.settled();
+  if (remote) remote.close(reading.buffers());
+  else freeBuffers(reading.buffers());
 }
 
 // The request's tensors handed into the engine one by one as they are read (those used as the file
 // has them read straight into its memory, piece by piece), then prepared once. `timings` (ms): read
 // (waiting for the files), stage (allocations in and copies into WebAssembly memory), convert (the
 // rest of building the request), prepare.
-async function prepareModel(engine, tables, recognised, onProgress, timings) {
-  const { staging, reading, roomy } = stagingOf(engine, recognised);
+async function prepareModel(engine, tables, recognised, onProgress, timings, readWorker) {
+  const { staging, reading, roomy, remote } = stagingOf(engine, recognised, readWorker);
   const stage = async (tensor, { rows }) => {
     const length = product(tensor.shape);
     // its first pieces read while it is allocated (zeroed: its pages' first touch), unless that may
@@ -118,12 +130,10 @@ async function prepareModel(engine, tables, recognised, onProgress, timings) {
     const prepared = staging.prepare(request);
     timings.prepare = performance.now() - p;
     taker.release();
-    return { request, prepared, taker };
+    return { request, prepared, taker, reads: remote?.where ?? (() => 'here') };
   } finally {
     staging.dispose();
-    // the reader's buffers freed now: nothing in the worker runs the collector again until it allocates
-    await reading.settled();
-    freeBuffers(reading.buffers());
+    await endReading(reading, remote);
   }
 }
 
@@ -134,9 +144,10 @@ async function prepareModel(engine, tables, recognised, onProgress, timings) {
  * With `engine` (a learning engine), the weights go into its memory as they are read: `prepared` is
  * the model prepared once (dispose() it when done), `request` names staged tensors in place of
  * arrays, and `readLayer(l)` reads block l's weights again from the files (`readLayer(l, { attention:
- * false })`: its norms and MLP only).
+ * false })`: its norms and MLP only). `readWorker`: the URL of web/read-worker.mjs's build, where the
+ * weights are then read (remote-reads.mjs); report.reads says where they were.
  */
-export async function openModel(files, { onProgress, engine = null, timings = {} } = {}) {
+export async function openModel(files, { onProgress, engine = null, timings = {}, readWorker = null } = {}) {
   const start = performance.now();
   const folder = folderOf(files);
   if (!folder.has('config.json')) throw new ModelError('config.json', 'missing: choose the model\'s folder, or its config.json with the weights', { key: 'models.error.noConfig' });
@@ -154,10 +165,11 @@ export async function openModel(files, { onProgress, engine = null, timings = {}
     const masked = await readMaskedHead(tables, recognised, taker.used);
     return { request, tokenizer, masked, report: report(recognised, tables, taker, tokenizer, bytes, masked) };
   }
-  const { request, prepared, taker } = await prepareModel(engine, tables, recognised, progress, timings);
+  const { request, prepared, taker, reads } = await prepareModel(engine, tables, recognised, progress, timings, readWorker);
   const masked = await readMaskedHead(tables, recognised, taker.used);
-  // where the opening's time went (ms): headers, read, stage, convert, prepare, and all of it
-  const about = { ...report(recognised, tables, taker, tokenizer, bytes, masked), timings: { ...timings, total: performance.now() - start } };
+  // where the opening's time went (ms): headers, read, stage, convert, prepare, and all of it; where
+  // its files were read ('worker': a reading worker of their own, 'here')
+  const about = { ...report(recognised, tables, taker, tokenizer, bytes, masked), timings: { ...timings, total: performance.now() - start }, reads: reads() };
   const again = tensorTaker(tables, recognised.prefix);
   return { request, prepared, tokenizer, masked, report: about, readLayer: (l, options) => buildLayer(again, recognised, l, options) };
 }

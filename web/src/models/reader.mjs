@@ -51,7 +51,8 @@ const SMALL_BYTES = 2 ** 20;
  * The reading of one model's files: bytes(file, from, to, { whole }) gives a view of the file from
  * `from`: all of [from, to) when `whole`, else at least one byte of it. expect(file, from): reading
  * from there starts now (before an allocation, say), the pieces ahead with it. `ahead`: pieces read
- * ahead (0: none), while mayReadAhead() is true.
+ * ahead (0: none), while mayReadAhead() is true. `read(blob, start, end, buffer)`: how one piece is
+ * read, bytesInto's contract (remote-reads.mjs: in a worker of their own); bytesInto by default.
  */
 export class PieceReader {
   #ahead;
@@ -60,10 +61,12 @@ export class PieceReader {
   #spare = [];  // buffers of pieces let go
   #buffers = new Set();  // every buffer of the pool, to free at the end
   #lent = null;  // the buffer of a view given out that no piece owns (joined), until the next bytes()
+  #read;
 
-  constructor({ ahead = 2, mayReadAhead = () => true } = {}) {
+  constructor({ ahead = 2, mayReadAhead = () => true, read = bytesInto } = {}) {
     this.#ahead = ahead;
     this.#mayReadAhead = mayReadAhead;
+    this.#read = read;
   }
 
   async bytes(file, from, to, { whole = false } = {}) {
@@ -72,7 +75,7 @@ export class PieceReader {
     const need = whole ? to : from + 1;
     const way = this.#way(from, to, need, whole);
     if (way === 'join') return this.#joined(file, from, to);
-    if (way === 'alone') return bytesInto(file, from, to, null);  // a buffer of its own, the pieces kept
+    if (way === 'alone') return this.#read(file, from, to, null);  // a buffer of its own, the pieces kept
     if (way === 'fresh') {
       this.#dropAll();
       this.#start(file, from, Math.max(to, Math.min(file.size, from + PIECE_BYTES)), false);
@@ -196,7 +199,7 @@ export class PieceReader {
     const spare = this.#spare.findIndex((b) => b.byteLength >= end - start);
     const buffer = spare >= 0 ? this.#spare.splice(spare, 1)[0] : new ArrayBuffer(Math.max(end - start, Math.min(PIECE_BYTES, file.size)));
     this.#buffers.delete(buffer);  // the read moves its bytes into a new ArrayBuffer, added when it is over
-    piece.done = bytesInto(file, start, end, buffer).then((bytes) => {
+    piece.done = this.#read(file, start, end, buffer).then((bytes) => {
       piece.bytes = bytes;
       if (bytes.buffer.byteLength <= Math.max(PIECE_BYTES, end - start)) this.#buffers.add(bytes.buffer);
     }, (error) => {
