@@ -2,8 +2,8 @@
 // the engine's worker for one opening and stopped after it, so that the opening's read buffers are
 // freed (web/src/models/remote-reads.mjs; bench/models.mjs shows the three 8 MiB pieces gone). In
 // headless Chromium through the page's own file input with ../shared/models/gpt2: on the page as
-// served, report.reads is 'worker' and every hidden state is transformers' (reference.json, 1e-4
-// relative); where the reading worker cannot start (its script missing, or failing as it starts) the
+// served, and under a strict Content-Security-Policy, report.reads is 'worker' and every hidden state
+// is transformers' (reference.json, 1e-4 relative); where the reading worker cannot start (its script missing, or failing as it starts) the
 // reads are made in the engine's worker ('here'), with the same numbers, and the page keeps working.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -47,6 +47,22 @@ describe('Real models: the files read in a worker of their own', { skip: !have &
     const { reads, hidden } = await readOf(lab.tab.page);
     assert.equal(reads, 'worker');
     checkHidden(hidden, reference);
+  });
+
+  it('under a strict Content-Security-Policy (no blob: or inline workers): still read in the reading worker', async () => {
+    const browser = await openBrowser({ headers: { 'Content-Security-Policy': "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'" } });
+    try {
+      const { page, problems } = await browser.newPage();
+      await page.goto(browser.url);
+      await page.waitForFunction(() => globalThis.attentionLab?.draws > 0);
+      const reference = await openAndRun(page, 'gpt2');
+      const { reads, hidden } = await readOf(page);
+      assert.equal(reads, 'worker');
+      checkHidden(hidden, reference);
+      assert.deepEqual(problems, []);
+    } finally {
+      await browser.close();
+    }
   });
 
   for (const [what, script, expected] of [
