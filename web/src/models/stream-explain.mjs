@@ -7,6 +7,7 @@
 import { formatFull, formatNumber } from '../shared/format.mjs';
 import { layerParts, normOf, SUMMARY_FEATURES } from './stream-check.mjs';
 import { readableToken } from './lab.mjs';
+import { tokenName } from './names.mjs';
 
 const element = (tag, className, text) => {
   const node = document.createElement(tag);
@@ -111,16 +112,17 @@ const embedKey = (report) => (report.family === 'bert' ? 'models.streamWalk.embe
  */
 // The walk's last words: the unembedding scores the next token from the last token's row only.
 // (a message within the message: translated, its tokens isolated, with the step's text)
-function readsText(result, i) {
+function readsText(result, i, t) {
   const last = result.tokens.length - 1;
-  return i === last ? { key: 'models.streamWalk.readsLast', values: {} } : { key: 'models.streamWalk.readsOther', values: { token: readableToken(result.tokens[i]), last: readableToken(result.tokens[last]) } };
+  return i === last ? { key: 'models.streamWalk.readsLast', values: {} } : { key: 'models.streamWalk.readsOther', values: { token: tokenName(result, i, t), last: tokenName(result, last, t) } };
 }
 
 export function walkSteps(result, report, i, t) {
   const d = result.hidden[0].length / result.n;
   const rowOf = (values) => values.subarray(i * d, (i + 1) * d);
   const norm = (values) => formatNumber(normOf(Float64Array.from(rowOf(values))));
-  const token = readableToken(result.tokens[i]);
+  // quoted, a byte piece with the character it is part of
+  const token = tokenName(result, i, t);
   const count = result.layers.length;
   const post = report.family === 'bert';
   const parts = PARTS[post ? 'post' : 'pre'];
@@ -139,7 +141,7 @@ export function walkSteps(result, report, i, t) {
   });
   if (!post) {
     steps.push({ stage: String(count), layer: count - 1, parts: ['leaving'], text: t('models.streamWalk.final', { layer: count, before: norm(result.layers[count - 1].hidden), after: norm(result.hidden[count]),
-      norm: t(rmsNorms(report) ? 'models.norm.rmsnorm' : 'models.norm.layernorm'), reads: readsText(result, i) }) });
+      norm: t(rmsNorms(report) ? 'models.norm.rmsnorm' : 'models.norm.layernorm'), reads: readsText(result, i, t) }) });
   }
   return steps;
 }

@@ -12,6 +12,7 @@ import { renderExplanation, streamIntro, walkSteps, walkPanel } from './stream-e
 import { STREAM_FORMATS } from './stream-export.mjs';
 import { fileStem } from './table-export.mjs';
 import { readableToken } from './lab.mjs';
+import { partOf, tokenName } from './names.mjs';
 
 export { SUMMARY_FEATURES };
 
@@ -152,7 +153,7 @@ export function renderStream(container, result, t, report, { blockOf = async () 
   }
   const title = element('h3', '', t('models.stream'));
   const intro = element('p', 'hint', t(introKey(report), { count: result.hidden.length - 1 }));
-  const tokens = picker('models-stream-token', 'models.streamToken', result.tokens.map((token, i) => `${i + 1}: ${isolate(readableToken(token))}`), t);
+  const tokens = picker('models-stream-token', 'models.streamToken', result.tokens.map((token, i) => `${i + 1}: ${partOf(result, i) ? tokenName(result, i, t) : isolate(readableToken(token))}`), t);
   const layers = picker('models-stream-layer', 'models.streamLayer', result.layers.map((_, l) => String(l + 1)), t);
   const box = element('div', 'model-stream-box');
   // every feature of every stage (14 × 768 cells for GPT-2 small): drawn only while the reader has it open

@@ -49,7 +49,7 @@ const visible = (text) => Array.from(text, (c) => {
 /**
  * The next-token list (causal models): each token as the vocabulary writes it, its text (`text`, the
  * tokenizer's own decoding, done in the worker that holds the tokenizer), id and probability; a model
- * without one says why. `after`: the token the list follows, named in its caption.
+ * without one says why. `after`: the token the list follows as its caption names it (names.mjs tokenName).
  */
 export function renderNext(container, next, t, { causal = true, exporting = null, after = null } = {}) {
   if (!next) {
@@ -57,7 +57,7 @@ export function renderNext(container, next, t, { causal = true, exporting = null
     return;
   }
   // which token the list follows (the last one typed), as the tokens above show it
-  const caption = typeof after === 'string' ? t('models.nextAfter', { count: next.length, token: readableToken(after) }) : t('models.next', { count: next.length });
+  const caption = typeof after === 'string' ? t('models.nextAfter', { count: next.length, token: after }) : t('models.next', { count: next.length });
   const bar = exporting ? [guessesExport(exporting, next, caption, 'next-tokens', t)] : [];
   container.replaceChildren(guessTable(next, caption, t), ...bar, element('p', 'model-note', t('models.nextNoteDot')));
 }

@@ -1,0 +1,52 @@
+// "Real models" after a first-time student's review 7 (2026-11-29), in headless Chromium with the shared
+// gpt2 folder through the page's own file input: a byte-piece token named in running text (the walk,
+// the next-token heading, the stream's picker) says which character it is part of (en, hi).
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { useLabPage } from './browser.mjs';
+import { haveModels as have, openAndRun, runText } from './model-folders.mjs';
+
+const lab = useLabPage({ before, after, assert });
+const page = () => lab.tab.page;
+const HINDI = 'बिल्ली बैठी।';
+const plain = (text) => text.replace(/[\u2066-\u2069]/gu, '');
+
+// the walk's first step for the token chosen in the stream's picker (value: its position from 0)
+const walkFirst = (value) => page().evaluate((v) => {
+  const select = document.querySelector('#models-stream-token');
+  select.value = v;
+  select.dispatchEvent(new Event('change'));
+  const panel = document.querySelector('.model-stream-walk');
+  panel.querySelector('button[data-walk="start"]').click();
+  const text = panel.querySelector('.walk-text').textContent;
+  panel.querySelector('button[data-walk="stop"]').click();
+  return text;
+}, String(value));
+
+describe('student review 7: a lone byte is named with its character', { skip: !have && 'no ../shared/models' }, () => {
+  it('gpt2, ‘बिल्ली बैठी।’: the next-token heading, the picker and the walk name ‘¤’ as piece 2 of 3 of ‘ब’ (en, hi); an English token stays bare', async () => {
+    await openAndRun(page(), 'gpt2');
+    await runText(page(), HINDI);
+    const tokens = await page().evaluate(() => globalThis.attentionLab.models.result.tokens);
+    assert.deepEqual([tokens.length, tokens[1], tokens[33]], [34, '¤', '¤']);
+    assert.equal(plain(await page().textContent('#models-next caption')), 'The 10 most likely next tokens after ‘¤’ (piece 3 of 3 of ‘।’)');
+    const options = await page().$$eval('#models-stream-token option', (all) => all.map((option) => option.textContent));
+    assert.deepEqual([options[1], options[18], options[19], options[20]].map(plain), ['2: ‘¤’ (piece 2 of 3 of ‘ब’)', '19: ·', '20: ‘à’ (piece 1 of 3 of ‘ब’)', '21: ‘¤’ (piece 2 of 3 of ‘ब’)']);
+    assert.match(plain(await walkFirst(1)), /^Hidden state 0: the embedding of ‘¤’ \(piece 2 of 3 of ‘ब’\), the token's row/);
+    // the character is the model's text: isolated from the sentence around it only where it could turn it (Devanagari is left to right: as it is)
+    await lab.redrawn(() => page().selectOption('#language', 'hi'));
+    try {
+      assert.equal(plain(await page().textContent('#models-next caption')), '‘¤’ (‘।’ के 3 टुकड़ों में से टुकड़ा 3) के बाद अगले token के 10 सबसे संभावित विकल्प');
+      assert.equal(plain(await page().$eval('#models-stream-token option[value="4"]', (option) => option.textContent)), '5: ‘¤’ (‘ि’ के 3 टुकड़ों में से टुकड़ा 2)');
+      assert.match(plain(await walkFirst(1)), /^hidden state 0: ‘¤’ \(‘ब’ के 3 टुकड़ों में से टुकड़ा 2\) का embedding/);
+    } finally {
+      await lab.redrawn(() => page().selectOption('#language', 'en'));
+    }
+    await runText(page(), 'The cat sat.');
+    assert.equal(await page().textContent('#models-next caption'), 'The 10 most likely next tokens after ‘.’');
+    // the test-size vocabulary splits ‘·cat’: its token 2 is ‘·c’, a whole character
+    assert.equal((await page().evaluate(() => globalThis.attentionLab.models.result.tokens))[1], 'Ġc');
+    assert.match(await walkFirst(1), /^Hidden state 0: the embedding of ‘·c’, the token's row/);
+  });
+});
