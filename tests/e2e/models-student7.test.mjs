@@ -50,3 +50,42 @@ describe('student review 7: a lone byte is named with its character', { skip: !h
     assert.match(await walkFirst(1), /^Hidden state 0: the embedding of ‘·c’, the token's row/);
   });
 });
+
+// layer 1, head 1's heatmap box: whether it overflows, its edges' cue and mask, its line (shown, text)
+const cue = () => page().evaluate(() => {
+  const figure = document.querySelector('#models-layers figure.model-head[data-layer="0"][data-head="0"]');
+  const box = figure.querySelector(':scope > .model-scroll'), line = figure.querySelector(':scope > .model-scroll-cue');
+  return { overflows: box.scrollWidth > box.clientWidth, more: box.dataset.more, mask: getComputedStyle(box).maskImage !== 'none',
+    line: line.checkVisibility() ? line.textContent : null, page: document.documentElement.scrollWidth };
+});
+
+describe('student review 7: a heatmap wider than its box shows that it scrolls', { skip: !have && 'no ../shared/models' }, () => {
+  it('at 375 px a 30-token heatmap: a line says so and its right edge fades, its left once scrolled; 11 tokens at 375 px and 30 at 1280 px fit: neither (en, hi)', async () => {
+    await page().setViewportSize({ width: 375, height: 800 });
+    try {
+      await page().waitForFunction(() => document.documentElement.clientWidth === 375);
+      await openAndRun(page(), 'gpt2');
+      assert.deepEqual(await cue(), { overflows: false, more: '', mask: false, line: null, page: 375 });
+      await runText(page(), 'The cat sat on the mat and the dog sat on the log by the door.');
+      assert.equal(await page().evaluate(() => globalThis.attentionLab.models.result.n), 30);
+      assert.deepEqual(await cue(), { overflows: true, more: 'right', mask: true, line: 'Scroll sideways to see all 30 tokens →', page: 375 });
+      const box = page().locator('#models-layers figure.model-head[data-layer="0"][data-head="0"] > .model-scroll');
+      await box.evaluate((node) => { node.scrollLeft = 20; });
+      await page().waitForFunction(() => document.querySelector('#models-layers figure.model-head[data-layer="0"][data-head="0"] > .model-scroll').dataset.more === 'left right');
+      await box.evaluate((node) => { node.scrollLeft = node.scrollWidth; });
+      await page().waitForFunction(() => document.querySelector('#models-layers figure.model-head[data-layer="0"][data-head="0"] > .model-scroll').dataset.more === 'left');
+      await lab.redrawn(() => page().selectOption('#language', 'hi'));
+      try {
+        assert.deepEqual(await cue(), { overflows: true, more: 'right', mask: true, line: 'सभी 30 tokens देखने के लिए बगल में स्क्रॉल करें →', page: 375 });
+      } finally {
+        await lab.redrawn(() => page().selectOption('#language', 'en'));
+      }
+      // the screen widened: drawn again for it, and it fits
+      await page().setViewportSize({ width: 1280, height: 800 });
+      await page().waitForFunction(() => document.querySelector('#models-layers figure.model-head[data-layer="0"][data-head="0"] > .model-scroll-cue').hidden);
+      assert.deepEqual(await cue(), { overflows: false, more: '', mask: false, line: null, page: 1280 });
+    } finally {
+      await page().setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+});

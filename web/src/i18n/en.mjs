@@ -563,6 +563,7 @@ export const EN = {
   'models.headTable': "as a table",
   'models.noLabels': "Token labels are left out above {most} tokens (this sentence has {n}): point at a cell to see its query, key and weight, or open “as a table”.",
   'models.head': "Head {head}",
+  'models.scrollCue': "Scroll sideways to see all {n} tokens →",
   'models.layer': "Layer {layer} of {count}",
   'models.andMore': "{names} and {count} more",
   'models.recognised': "Recognised: {type} ({architectures}), {layers} layers, d_model {dModel}, {heads} heads of d_k {dK}.",

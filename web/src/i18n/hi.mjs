@@ -346,6 +346,7 @@ export const HI = {
   'models.headTable': "तालिका के रूप में",
   'models.noLabels': "{most} से ज़्यादा tokens होने पर token के नाम नहीं लिखे जाते (इस वाक्य में {n} हैं): किसी खाने पर पॉइंटर रखकर उसकी query, key और weight देखें, या “तालिका के रूप में” खोलें।",
   'models.head': "Head {head}",
+  'models.scrollCue': "सभी {n} tokens देखने के लिए बगल में स्क्रॉल करें →",
   'models.layer': "{count} में से layer {layer}",
   'models.andMore': "{names} और {count} और",
   'models.recognised': "पहचाना गया: {type} ({architectures}), {layers} layers, d_model {dModel}, d_k {dK} के {heads} heads।",

@@ -217,8 +217,26 @@ function headFigure(result, l, h, t, { ink, onOpen, causal, exporting, room = 0 
   // only the heatmap scrolls sideways, in its own box: its figure's caption and buttons stay in place (review 6, finding 3)
   const scroller = element('div', 'model-scroll');
   scroller.append(canvas);
-  figure.append(element('figcaption', '', t('models.head', { head: h + 1 })), scroller, table, open);
+  const line = element('p', 'hint model-scroll-cue', t('models.scrollCue', { n }));
+  figure.append(element('figcaption', '', t('models.head', { head: h + 1 })), line, scroller, table, open);
+  cues.set(figure, scrollCue(scroller, line));
   return figure;
+}
+
+// A box that scrolls sideways shows it (review 7, finding 2): its edge fades on each side with more
+// to see (data-more: 'left', 'right' or both, models.css), and its line ("scroll sideways for all n
+// tokens") shows only while it overflows. Returns the update, run again whenever it is drawn anew.
+const cues = new WeakMap();
+function scrollCue(box, line) {
+  const update = () => {
+    const more = box.scrollWidth - box.clientWidth;
+    const overflows = box.clientWidth > 0 && more > 1;
+    box.dataset.more = [overflows && box.scrollLeft > 1 && 'left', overflows && box.scrollLeft < more - 1 && 'right'].filter(Boolean).join(' ');
+    line.hidden = !overflows;
+  };
+  line.hidden = true;
+  box.addEventListener('scroll', update, { passive: true });
+  return update;
 }
 
 // "as a table": the head's weights, each written by one rule (weightText) with its exact float32 in
@@ -296,6 +314,7 @@ export function renderLayers(container, result, t, ink, onOpen, { causal = false
     const draw = () => {
       const room = roomOf(heads);
       heads.replaceChildren(...layer.heads.map((_, h) => headFigure(result, l, h, t, { ink, onOpen, causal, exporting, room })));
+      for (const figure of heads.children) cues.get(figure)?.();
     };
     if (l === 0) drawFirst = draw;
     details.addEventListener('toggle', () => {
@@ -342,6 +361,7 @@ function watchRoom(container) {
         if (!target.isConnected || target.clientWidth === rooms.get(target) || target.clientWidth === 0) continue;
         const room = roomOf(target);
         for (const figure of target.children) painters.get(figure)?.(room);
+        for (const figure of target.children) cues.get(figure)?.();
       }
     });
     observers.set(container, observer);
