@@ -89,3 +89,74 @@ describe('student review 7: a heatmap wider than its box shows that it scrolls',
     }
   });
 });
+
+// Every drawn heatmap of layer 1: its column labels as drawn (data-columns; all of them where it does
+// not say), each label's ink box measured here (12 px system-ui, middle baseline) and turned as the
+// heatmap draws it (anchor at the column's middle, 6 px above the cells, −45°), and the pairs whose
+// boxes intersect (separating axes: the box's own two, all boxes turned alike)
+const crowding = () => page().evaluate(() => [...document.querySelectorAll('#models-layers details[data-layer="0"] figure.model-head canvas')].map((canvas) => {
+  const tokens = globalThis.attentionLab.models.result.tokens.map((token) => token.replace(/[Ġ▁]/gu, '·').replace(/Ċ/gu, '↵').replace(/ĉ/gu, '⇥'));
+  const { left, top, cell } = Object.fromEntries(['left', 'top', 'cell'].map((key) => [key, Number(canvas.dataset[key])]));
+  const drawn = canvas.dataset.columns ? canvas.dataset.columns.split(' ').map(Number) : tokens.map((_, c) => c);
+  const context = document.createElement('canvas').getContext('2d');
+  context.font = '12px system-ui, sans-serif';
+  context.textBaseline = 'middle';
+  const a = -Math.PI / 4, along = [Math.cos(a), Math.sin(a)], across = [-Math.sin(a), Math.cos(a)];
+  const corners = drawn.map((c) => {
+    const m = context.measureText(tokens[c]);
+    const x = left + c * cell + cell / 2, y = top - 6;
+    return [[-m.actualBoundingBoxLeft, -m.actualBoundingBoxAscent], [m.actualBoundingBoxRight, -m.actualBoundingBoxAscent], [m.actualBoundingBoxRight, m.actualBoundingBoxDescent], [-m.actualBoundingBoxLeft, m.actualBoundingBoxDescent]]
+      .map(([u, v]) => [x + u * along[0] + v * across[0], y + u * along[1] + v * across[1]]);
+  });
+  const span = (box, axis) => {
+    const p = box.map(([x, y]) => x * axis[0] + y * axis[1]);
+    return [Math.min(...p), Math.max(...p)];
+  };
+  const apart = (b1, b2) => [along, across].some((axis) => {
+    const [s1, e1] = span(b1, axis), [s2, e2] = span(b2, axis);
+    return e1 <= s2 + 1e-6 || e2 <= s1 + 1e-6;
+  });
+  const meeting = [];
+  corners.forEach((box, i) => corners.slice(i + 1).forEach((other, j) => { if (!apart(box, other)) meeting.push([drawn[i], drawn[i + 1 + j]]); }));
+  return { n: tokens.length, cell, drawn: drawn.length, meeting };
+}));
+
+describe('student review 7: rotated column labels do not crowd', { skip: !have && 'no ../shared/models' }, () => {
+  for (const width of [375, 1280]) {
+    it(`at ${width} px, 30 English tokens and the 34 of ‘बिल्ली बैठी।’: no two column labels' boxes intersect; pointing at an unlabelled column still names its key`, async () => {
+      await page().setViewportSize({ width, height: 800 });
+      try {
+        await page().waitForFunction((w) => document.documentElement.clientWidth === w, width);
+        await openAndRun(page(), 'gpt2');
+        const seen = {};
+        for (const text of ['The cat sat on the mat and the dog sat on the log by the door.', 'बिल्ली बैठी।']) {
+          await runText(page(), text);
+          const heatmaps = await crowding();
+          assert.equal(heatmaps.length, 4);
+          for (const heatmap of heatmaps) assert.deepEqual(heatmap.meeting, [], JSON.stringify(heatmap));
+          seen[text.length] = heatmaps.map(({ n, drawn }) => `${drawn}/${n}`).join(' ');
+          // at least every other label is drawn
+          for (const { n, drawn } of heatmaps) assert.ok(drawn >= Math.ceil(n / 2), `${drawn} of ${n}`);
+        }
+        // a column without its label: the tooltip names it
+        const canvas = page().locator('#models-layers figure.model-head[data-layer="0"][data-head="0"] canvas');
+        await runText(page(), 'The cat sat on the mat and the dog sat on the log by the door.');
+        const columns = (await canvas.getAttribute('data-columns')).split(' ').map(Number);
+        const missing = Array.from({ length: 30 }, (_, c) => c).find((c) => !columns.includes(c));
+        assert.ok(missing !== undefined, `all 30 labelled at ${width} px: ${columns}`);
+        await canvas.scrollIntoViewIfNeeded();
+        await canvas.evaluate((node, c) => { node.parentElement.scrollLeft = Math.max(0, Number(node.dataset.left) + c * Number(node.dataset.cell) - 100); }, missing);
+        const at = await canvas.evaluate((node, c) => {
+          const box = node.getBoundingClientRect(), scale = box.width / parseFloat(node.style.width);
+          return { x: box.left + (Number(node.dataset.left) + (c + 0.5) * Number(node.dataset.cell)) * scale, y: box.top + (Number(node.dataset.top) + 29.5 * Number(node.dataset.cell)) * scale };
+        }, missing);
+        await page().mouse.move(at.x, at.y);
+        const tokens = await page().evaluate(() => globalThis.attentionLab.models.result.tokens);
+        assert.match(await canvas.getAttribute('title'), new RegExp(`^query \\., key ${tokens[missing].replace(/Ġ/gu, '·').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `));
+        console.log(`labels drawn at ${width} px: ${JSON.stringify(seen)}`);
+      } finally {
+        await page().setViewportSize({ width: 1280, height: 800 });
+      }
+    });
+  }
+});

@@ -192,10 +192,11 @@ function headFigure(result, l, h, t, { ink, onOpen, causal, exporting, room = 0 
   const paint = (width) => {
     const { labelled, ...cells } = cellsOf(n, width);
     const labels = labelled ? tokens : null;
-    layout = renderHeatmap(canvas, weights, n, n, { ...cells, rowLabels: labels, columnLabels: labels, scaled, ink });
+    // the column labels that would cross one another left out (review 7, finding 3): the tooltip names every cell
+    layout = renderHeatmap(canvas, weights, n, n, { ...cells, rowLabels: labels, columnLabels: labels, scaled, ink, spaced: true });
     canvas.style.minWidth = labelled ? `${Math.ceil(parseFloat(canvas.style.width) * LEAST_LABEL_PX / LABEL_PX)}px` : '';
     // where the cells are, in the canvas's own CSS px (tests point at a cell by them)
-    Object.assign(canvas.dataset, { left: String(layout.left), top: String(layout.top), cell: String(layout.cell) });
+    Object.assign(canvas.dataset, { left: String(layout.left), top: String(layout.top), cell: String(layout.cell), columns: layout.columns?.join(' ') ?? '' });
   };
   paint(room);
   painters.set(figure, paint);
