@@ -160,3 +160,39 @@ describe('student review 7: rotated column labels do not crowd', { skip: !have &
     });
   }
 });
+
+// a stream table at the screen's width: the number cells of its first row wholly in its scrolling box,
+// and each row name's lines (its span's height over its line height), title and text
+const streamTable = (selector) => page().evaluate((s) => {
+  const table = document.querySelector(s), box = table.closest('.model-stream-box').getBoundingClientRect();
+  const shown = [...table.tBodies[0].rows[0].cells].filter((cell) => cell.tagName === 'TD' && cell.getBoundingClientRect().left >= box.left && cell.getBoundingClientRect().right <= box.right + 0.5).length;
+  const names = [...table.tBodies[0].rows].map((row) => {
+    const span = row.cells[0].querySelector('.model-row-name');
+    return { lines: Math.round(span.getBoundingClientRect().height / parseFloat(getComputedStyle(span).lineHeight)), whole: row.cells[0].title === row.cells[0].textContent };
+  });
+  return { shown, names, page: document.documentElement.scrollWidth };
+}, selector);
+
+describe('student review 7: the stream tables at 375 px', { skip: !have && 'no ../shared/models' }, () => {
+  it('the summary and a layer\'s parts show at least 4 number columns, each row name in one or two lines, whole in its title (en, hi)', async () => {
+    await page().setViewportSize({ width: 375, height: 800 });
+    try {
+      await page().waitForFunction(() => document.documentElement.clientWidth === 375);
+      await openAndRun(page(), 'gpt2');
+      for (const language of ['en', 'hi']) {
+        if (language === 'hi') await lab.redrawn(() => page().selectOption('#language', 'hi'));
+        await page().locator('.model-stream-parts').scrollIntoViewIfNeeded();
+        for (const selector of ['.model-stream-summary', '.model-stream-parts']) {
+          const seen = await streamTable(selector);
+          assert.ok(seen.shown >= 4, `${language} ${selector}: ${JSON.stringify(seen)}`);
+          assert.ok(seen.names.every(({ lines, whole }) => lines >= 1 && lines <= 2 && whole), `${language} ${selector}: ${JSON.stringify(seen)}`);
+          assert.equal(seen.page, 375);
+          console.log(`${language} ${selector}: ${seen.shown} number columns, row names in ${seen.names.map(({ lines }) => lines).join(' ')} lines`);
+        }
+      }
+    } finally {
+      if (await page().inputValue('#language') !== 'en') await lab.redrawn(() => page().selectOption('#language', 'en'));
+      await page().setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+});

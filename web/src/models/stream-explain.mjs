@@ -7,7 +7,7 @@
 import { formatFull, formatNumber } from '../shared/format.mjs';
 import { layerParts, normOf, SUMMARY_FEATURES } from './stream-check.mjs';
 import { readableToken } from './lab.mjs';
-import { tokenName } from './names.mjs';
+import { rowName, tokenName } from './names.mjs';
 
 const element = (tag, className, text) => {
   const node = document.createElement(tag);
@@ -45,7 +45,7 @@ function partsTable(parts, l, i, token, t, { last, norms }) {
     tr.dataset.part = key;
     const pre = parts.arrangement === 'pre';
     const name = key === 'mlp' && pre && !parts.exact ? 'mlpRemainder' : key === 'leaving' && pre && last ? 'leavingLast' : key;
-    tr.append(element('th', '', t(`models.streamPart.${parts.arrangement}.${name}`, { layer: l + 1, ...norms })), numberCell(normOf(values)), ...Array.from(values.slice(0, shown), numberCell));
+    tr.append(rowName(t(`models.streamPart.${parts.arrangement}.${name}`, { layer: l + 1, ...norms })), numberCell(normOf(values)), ...Array.from(values.slice(0, shown), numberCell));
     body.append(tr);
   }
   table.append(element('thead'), body);

@@ -12,7 +12,7 @@ import { renderExplanation, streamIntro, walkSteps, walkPanel } from './stream-e
 import { STREAM_FORMATS } from './stream-export.mjs';
 import { fileStem } from './table-export.mjs';
 import { readableToken } from './lab.mjs';
-import { partOf, tokenName } from './names.mjs';
+import { partOf, rowName, tokenName } from './names.mjs';
 
 export { SUMMARY_FEATURES };
 
@@ -52,7 +52,7 @@ function stagesTable(className, result, report, i, t, { head, cells, shown = Inf
   for (const stage of streamStages(result, report)) {
     const row = element('tr');
     row.dataset.stage = stage.key;
-    row.append(element('th', '', stageName(stage, t)), ...cells(stage.values.slice(i * d, (i + 1) * d)));
+    row.append(rowName(stageName(stage, t)), ...cells(stage.values.slice(i * d, (i + 1) * d)));
     body.append(row);
   }
   table.append(element('thead'), body);
