@@ -37,7 +37,7 @@ describe('student review 7: a lone byte is named with its character', { skip: !h
     // the character is the model's text: isolated from the sentence around it only where it could turn it (Devanagari is left to right: as it is)
     await lab.redrawn(() => page().selectOption('#language', 'hi'));
     try {
-      assert.equal(plain(await page().textContent('#models-next caption')), '‘¤’ (‘।’ के 3 टुकड़ों में से टुकड़ा 3) के बाद अगले token के 10 सबसे संभावित विकल्प');
+      assert.equal(plain(await page().textContent('#models-next caption')), 'अगले token के 10 सबसे संभावित विकल्प ‘¤’ (‘।’ के 3 टुकड़ों में से टुकड़ा 3) के बाद');
       assert.equal(plain(await page().$eval('#models-stream-token option[value="4"]', (option) => option.textContent)), '5: ‘¤’ (‘ि’ के 3 टुकड़ों में से टुकड़ा 2)');
       assert.match(plain(await walkFirst(1)), /^hidden state 0: ‘¤’ \(‘ब’ के 3 टुकड़ों में से टुकड़ा 2\) का embedding/);
     } finally {
@@ -193,6 +193,27 @@ describe('student review 7: the stream tables at 375 px', { skip: !have && 'no .
     } finally {
       if (await page().inputValue('#language') !== 'en') await lab.redrawn(() => page().selectOption('#language', 'en'));
       await page().setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+});
+
+// the next tokens' heading and the line under it: their text, and how many lines each takes
+const nextHeading = () => page().evaluate(() => {
+  const lines = (node) => Math.round(node.getBoundingClientRect().height / parseFloat(getComputedStyle(node).lineHeight));
+  const title = document.querySelector('#models-next caption .model-next-title'), line = document.querySelector('#models-next caption .model-next-after');
+  return { title: title.textContent, titleLines: lines(title), line: line.textContent.replace(/[\u2066-\u2069]/gu, ''), lineTop: line.getBoundingClientRect().top >= title.getBoundingClientRect().bottom - 0.5 };
+});
+
+describe('student review 7: the next-token heading', { skip: !have && 'no ../shared/models' }, () => {
+  it('at 1280 px its heading is one line, the token it follows (‘¤’, piece 3 of 3 of ‘।’) on a line under it, in English and Hindi', async () => {
+    await openAndRun(page(), 'gpt2');
+    await runText(page(), HINDI);
+    assert.deepEqual(await nextHeading(), { title: 'The 10 most likely next tokens', titleLines: 1, line: 'after ‘¤’ (piece 3 of 3 of ‘।’)', lineTop: true });
+    await lab.redrawn(() => page().selectOption('#language', 'hi'));
+    try {
+      assert.deepEqual(await nextHeading(), { title: 'अगले token के 10 सबसे संभावित विकल्प', titleLines: 1, line: '‘¤’ (‘।’ के 3 टुकड़ों में से टुकड़ा 3) के बाद', lineTop: true });
+    } finally {
+      await lab.redrawn(() => page().selectOption('#language', 'en'));
     }
   });
 });

@@ -556,6 +556,7 @@ export const EN = {
   'models.tokens': "Tokens, as the tokenizer made them (n = {count})",
   'models.next': "The {count} most likely next tokens",
   'models.nextAfter': "The {count} most likely next tokens after {token}",
+  'models.nextAfterLine': "after {token}",
   'models.nextToken': "token",
   'models.nextId': "id",
   'models.nextProbability': "probability",

@@ -339,6 +339,7 @@ export const HI = {
   'models.tokens': "Tokens, जैसे tokenizer ने बनाए (n = {count})",
   'models.next': "अगले token के {count} सबसे संभावित विकल्प",
   'models.nextAfter': "{token} के बाद अगले token के {count} सबसे संभावित विकल्प",
+  'models.nextAfterLine': "{token} के बाद",
   'models.nextToken': "token",
   'models.nextId': "id",
   'models.nextProbability': "प्रायिकता",

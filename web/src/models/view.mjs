@@ -59,7 +59,12 @@ export function renderNext(container, next, t, { causal = true, exporting = null
   // which token the list follows (the last one typed), as the tokens above show it
   const caption = typeof after === 'string' ? t('models.nextAfter', { count: next.length, token: after }) : t('models.next', { count: next.length });
   const bar = exporting ? [guessesExport(exporting, next, caption, 'next-tokens', t)] : [];
-  container.replaceChildren(guessTable(next, caption, t), ...bar, element('p', 'model-note', t('models.nextNoteDot')));
+  const table = guessTable(next, caption, t);
+  // the heading one line, the token it follows on a line under it (review 7, finding 5: it wrapped at 1280 px)
+  if (typeof after === 'string') {
+    table.caption.replaceChildren(element('span', 'model-next-title', t('models.next', { count: next.length })), ' ', element('span', 'model-next-after', t('models.nextAfterLine', { token: after })));
+  }
+  container.replaceChildren(table, ...bar, element('p', 'model-note', t('models.nextNoteDot')));
 }
 
 /**
