@@ -217,3 +217,28 @@ describe('student review 7: the next-token heading', { skip: !have && 'no ../sha
     }
   });
 });
+
+describe('student review 7: the stream tables quote their token', { skip: !have && 'no ../shared/models' }, () => {
+  it('gpt2, token 8 (‘·the’): the summary\'s, the whole table\'s and the parts\' captions quote it as the walk does, in English and Hindi; a byte piece with its character', async () => {
+    await openAndRun(page(), 'gpt2');
+    const captions = async () => {
+      await page().evaluate(() => { document.querySelector('details.model-stream-all').open = true; });
+      await page().waitForSelector('table.model-stream caption');
+      return page().evaluate(() => ['.model-stream-summary', 'table.model-stream', '.model-stream-parts'].map((s) => document.querySelector(`${s} caption`).textContent.replace(/[\u2066-\u2069]/gu, '')));
+    };
+    await page().selectOption('#models-stream-token', { value: '7' });
+    assert.deepEqual(await captions(), ['Token ‘·the’ (row 8): its hidden state\'s norm and the first 8 of its 32 features, stage by stage',
+      'Token ‘·the’ (row 8): its hidden state (32 features), stage by stage', 'Layer 1, token ‘·the’ (row 8): x + a + m = leaving']);
+    await lab.redrawn(() => page().selectOption('#language', 'hi'));
+    try {
+      await page().selectOption('#models-stream-token', { value: '7' });
+      const hindi = await captions();
+      for (const caption of hindi) assert.match(caption, /token ‘·the’ \(पंक्ति 8\)/iu);
+    } finally {
+      await lab.redrawn(() => page().selectOption('#language', 'en'));
+    }
+    await runText(page(), HINDI);
+    await page().selectOption('#models-stream-token', { value: '1' });
+    assert.match((await captions())[0], /^Token ‘¤’ \(piece 2 of 3 of ‘ब’\) \(row 2\): /u);
+  });
+});

@@ -6,7 +6,6 @@
 // DOM nodes and textContent only.
 import { formatFull, formatNumber } from '../shared/format.mjs';
 import { layerParts, normOf, SUMMARY_FEATURES } from './stream-check.mjs';
-import { readableToken } from './lab.mjs';
 import { rowName, tokenName } from './names.mjs';
 
 const element = (tag, className, text) => {
@@ -80,7 +79,7 @@ export function renderExplanation(holder, { result, report, t, token, layer, blo
   const check = element('p', 'model-stream-check');
   check.setAttribute('role', 'status');
   const show = (p) => {
-    table.replaceChildren(partsTable(p, layer, token, readableToken(result.tokens[token]), t, { last: layer === result.layers.length - 1, norms: normNames(report) }));
+    table.replaceChildren(partsTable(p, layer, token, tokenName(result, token, t), t, { last: layer === result.layers.length - 1, norms: normNames(report) }));
     check.textContent = checkText(p, layer, t);
     check.dataset.error = p.error === null ? '' : String(p.error);
     check.dataset.exact = String(p.exact);

@@ -44,7 +44,8 @@ function stagesTable(className, result, report, i, t, { head, cells, shown = Inf
   const d = result.hidden[0].length / result.n;
   const table = element('table', className);
   table.dataset.token = String(i);
-  const about = { token: isolate(readableToken(result.tokens[i])), row: i + 1, d, shown };
+  // the token quoted as the walk names it (‘·it’; a byte piece with its character)
+  const about = { token: tokenName(result, i, t), row: i + 1, d, shown };
   table.append(element('caption', '', t(shown < d ? 'models.streamCaptionFirst' : 'models.streamCaption', about)));
   const top = element('tr');
   top.append(element('th', '', ''), ...head.map((text) => element('th', '', text)));
