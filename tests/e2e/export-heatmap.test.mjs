@@ -58,7 +58,7 @@ describe('the exported heatmap of a real model\'s layer', { skip: !have && 'no .
       assert.deepEqual(outside, [], 'labels cut off at the picture\'s edge');
       assert.ok(texts.filter((t) => t.text === '<|begin_of_text|>').length >= 2, 'the first row\'s and the first column\'s label, whole');
       assert.match(texts[0].text, lang === 'en' ? /^Attention weights of head 1/ : /^head 1 के attention weights/);
-      assert.match(texts[1].text, lang === 'en' ? /the llama model's layer 2 of 2/ : /llama model की 2 में से layer 2/);
+      assert.match(texts[1].text, lang === 'en' ? /the llama model's layer 2 of 2/ : /llama मॉडल की 2 में से layer 2/);
       assert.ok(texts.some((t) => t.text === '0') && texts.some((t) => t.text === '1'), 'the legend\'s ends');
       // the cells: transformers' own weights for layer 2, head 1 (reference.json's layers[1].probs)
       const cells = [...svg.matchAll(/data-weight="([^"]+)"/g)].map((m) => m[1]);

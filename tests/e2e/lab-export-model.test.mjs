@@ -97,8 +97,8 @@ describe('a model layer\'s exports, heading and menu (review 10, E and F)', { sk
   it('hi: the heading, the menu and the Markdown title in Hindi, the model\'s name as config.json has it', async () => {
     await setLanguage('hi');
     try {
-      assert.equal(await page().textContent('#blocks-title'), 'परतें (layers): qwen2 model की 2 में से layer 2');
-      assert.equal(await page().$eval('#preset', (select) => select.selectedOptions[0].textContent), 'qwen2 model, layer 2 (असली मॉडल से)');
+      assert.equal(await page().textContent('#blocks-title'), 'परतें (layers): qwen2 मॉडल की 2 में से layer 2');
+      assert.equal(await page().$eval('#preset', (select) => select.selectedOptions[0].textContent), 'qwen2 मॉडल, layer 2 (असली मॉडल से)');
       const md = (await exported('md')).split('\n')[0];
       assert.match(md, /^\*\*qwen2, 2 में से layer 2, head 1: /);
       assert.match(md, /कोई संख्या नहीं बदली गई/);

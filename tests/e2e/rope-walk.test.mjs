@@ -201,9 +201,9 @@ describe('the walk panel and the Layers heading on llama\'s layer (review 9)', {
   it('Hindi: the Layers heading is Hindi, the model\'s layer and the typed sentence both', async () => {
     await open(1, 0);
     const heading = () => page().textContent('#blocks-title');
-    assert.match(await heading(), /^परतें \(layers\): llama model की 2 में से layer 2$/);
+    assert.match(await heading(), /^परतें \(layers\): llama मॉडल की 2 में से layer 2$/);
     await lab.redrawn(() => page().fill('#sentence', 'My dog likes long walks'));
-    assert.match(await heading(), /^परतें \(layers\): llama model की layer 2 के weights वाला एक block, आपके वाक्य पर$/);
+    assert.match(await heading(), /^परतें \(layers\): llama मॉडल की layer 2 के weights वाला एक block, आपके वाक्य पर$/);
     await lab.redrawn(() => page().selectOption('#language', 'en'));
   });
 });

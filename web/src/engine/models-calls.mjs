@@ -25,7 +25,7 @@ const failure = (error) => {
 // the answer's bytes were (reused) and how many are new buffers (made).
 function answer(result, transfer, extra = {}, reused = 0) {
   const value = {
-    tokens: result.tokens, ids: result.ids, pieces: result.pieces ?? [], n: result.n, next: result.next, masked: result.masked ?? null, hidden: result.hidden,
+    tokens: result.tokens, ids: result.ids, pieces: result.pieces ?? [], runs: result.runs ?? [], n: result.n, next: result.next, masked: result.masked ?? null, hidden: result.hidden,
     layers: result.layers.map(({ input, output, hidden, heads }) => ({ input, output, hidden, heads: heads.map(({ weights }) => ({ weights })) })),
     ...extra,
   };

@@ -9,6 +9,7 @@ import { renderTokens, renderNext, renderMasked, renderLayers } from './view.mjs
 import { reportLines, smallModel } from './report.mjs';
 import { openInLab, stillTheModel } from './lab.mjs';
 import { renderStream } from './stream.mjs';
+import { tokenName } from './names.mjs';
 import { applyTexts } from '../i18n/page.mjs';
 import { staticMarkup } from '../shared/markup.mjs';
 import { stripControls } from '../shared/bidi.mjs';
@@ -259,7 +260,7 @@ function draw(models, { after = false } = {}) {
   // the tables' files: named by the model, the sentence as typed on a header line
   const exporting = { model: report.modelType, sentence: result.text ?? '', download: (name, blob) => download(models.section, name, blob) };
   if (report.maskedHead && !result.partial) renderMasked($('models-next'), result.masked, result.tokens, t, { text: result.text, exporting });
-  else renderNext($('models-next'), result.next, t, { causal: report.causal || report.maskedHead, exporting, after: result.tokens?.at(-1) });
+  else renderNext($('models-next'), result.next, t, { causal: report.causal || report.maskedHead, exporting, after: result.tokens?.length ? tokenName(result, result.tokens.length - 1, t) : null });
   renderLayers($('models-layers'), result, t, ink, (l, h) => openLayer(models, l, h), { causal: report.causal, keepFirst: after, exporting });
   renderStream($('models-stream'), result, t, report, { blockOf: (l) => blockOf(models, l), download: (name, blob) => download(models.section, name, blob) });
   const of = result.partial?.of ?? result.layers.length;

@@ -9,7 +9,7 @@ import { ModelError, catalogue, readBuffer, readJsonFile, readTensorInto } from 
 import { MAX_TABLE_VALUES, product } from '../shared/safetensors.mjs';
 import { recognise } from './config.mjs';
 import { tensorTaker, buildRequest, buildLayer, keptBytes } from './request.mjs';
-import { loadTokenizer, topTokens } from './tokenizer.mjs';
+import { loadTokenizer, pieceRuns, topTokens } from './tokenizer.mjs';
 import { readMaskedHead, maskedPositions, maskedTokens } from './masked.mjs';
 import { freeBuffers } from './free.mjs';
 import { remoteReads } from './remote-reads.mjs';
@@ -204,7 +204,8 @@ function nextTokens(logits, n, vocab, tokenizer, count = TOP_NEXT) {
  * layers[l] { input (what attention received), heads[h] { weights, q, k, v, … }, output (attention's,
  * before the residual), hidden (the stream after the block) }, hidden (n × d_model per state:
  * embeddings, then after each block; the last after the final norm), next (causal models: top 10),
- * pieces (the positions of tokens that are only bytes of a longer character).
+ * pieces (the positions of tokens that are only bytes of a longer character), runs (pieceRuns: the
+ * character each of those is part of).
  * `reuse` (a prepared model only): ArrayBuffers no one holds, written into rather than new ones made.
  */
 export function runModel(engine, model, input, { blocks, reuse } = {}) {
@@ -216,7 +217,10 @@ export function runModel(engine, model, input, { blocks, reuse } = {}) {
   checkIds(ids, request.vocab);
   checkLength(ids.length, about);
   tokens ??= ids.map((id) => tokenizer?.tokenOf(id) ?? String(id));
-  if (model.prepared) return { ...runPrepared(model, ids, tokens, blocks, reuse), pieces: piecesOf(ids, tokenizer) };
+  const pieces = piecesOf(ids, tokenizer);
+  // which character each of them is part of (the tokenizer decoding its neighbours with it)
+  const runs = pieces.length ? pieceRuns(ids, (run) => tokenizer.decode(run), pieces) : [];
+  if (model.prepared) return { ...runPrepared(model, ids, tokens, blocks, reuse), pieces, runs };
   const trace = engine.transformer({ ...request, ids });
   const layers = trace.layers.map((block, l) => ({
     input: request.layers[l].arrangement === 'pre' ? block.norm1.output : block.input,
@@ -226,7 +230,7 @@ export function runModel(engine, model, input, { blocks, reuse } = {}) {
   }));
   const hidden = [trace.embeddings, ...trace.layers.slice(0, -1).map((block) => block.output), trace.output];
   const next = about.causal ? nextTokens(trace.logits, trace.n, request.vocab, tokenizer) : null;
-  return { tokens, ids, n: trace.n, layers, hidden, next, logits: trace.logits, pieces: piecesOf(ids, tokenizer) };
+  return { tokens, ids, n: trace.n, layers, hidden, next, logits: trace.logits, pieces, runs };
 }
 
 // The positions of the tokens that are only part of a character: a byte-level vocabulary with no

@@ -6,7 +6,7 @@
 // DOM nodes and textContent only.
 import { formatFull, formatNumber } from '../shared/format.mjs';
 import { layerParts, normOf, SUMMARY_FEATURES } from './stream-check.mjs';
-import { readableToken } from './lab.mjs';
+import { rowName, tokenName } from './names.mjs';
 
 const element = (tag, className, text) => {
   const node = document.createElement(tag);
@@ -44,7 +44,7 @@ function partsTable(parts, l, i, token, t, { last, norms }) {
     tr.dataset.part = key;
     const pre = parts.arrangement === 'pre';
     const name = key === 'mlp' && pre && !parts.exact ? 'mlpRemainder' : key === 'leaving' && pre && last ? 'leavingLast' : key;
-    tr.append(element('th', '', t(`models.streamPart.${parts.arrangement}.${name}`, { layer: l + 1, ...norms })), numberCell(normOf(values)), ...Array.from(values.slice(0, shown), numberCell));
+    tr.append(rowName(t(`models.streamPart.${parts.arrangement}.${name}`, { layer: l + 1, ...norms })), numberCell(normOf(values)), ...Array.from(values.slice(0, shown), numberCell));
     body.append(tr);
   }
   table.append(element('thead'), body);
@@ -79,7 +79,7 @@ export function renderExplanation(holder, { result, report, t, token, layer, blo
   const check = element('p', 'model-stream-check');
   check.setAttribute('role', 'status');
   const show = (p) => {
-    table.replaceChildren(partsTable(p, layer, token, readableToken(result.tokens[token]), t, { last: layer === result.layers.length - 1, norms: normNames(report) }));
+    table.replaceChildren(partsTable(p, layer, token, tokenName(result, token, t), t, { last: layer === result.layers.length - 1, norms: normNames(report) }));
     check.textContent = checkText(p, layer, t);
     check.dataset.error = p.error === null ? '' : String(p.error);
     check.dataset.exact = String(p.exact);
@@ -111,16 +111,17 @@ const embedKey = (report) => (report.family === 'bert' ? 'models.streamWalk.embe
  */
 // The walk's last words: the unembedding scores the next token from the last token's row only.
 // (a message within the message: translated, its tokens isolated, with the step's text)
-function readsText(result, i) {
+function readsText(result, i, t) {
   const last = result.tokens.length - 1;
-  return i === last ? { key: 'models.streamWalk.readsLast', values: {} } : { key: 'models.streamWalk.readsOther', values: { token: readableToken(result.tokens[i]), last: readableToken(result.tokens[last]) } };
+  return i === last ? { key: 'models.streamWalk.readsLast', values: {} } : { key: 'models.streamWalk.readsOther', values: { token: tokenName(result, i, t), last: tokenName(result, last, t) } };
 }
 
 export function walkSteps(result, report, i, t) {
   const d = result.hidden[0].length / result.n;
   const rowOf = (values) => values.subarray(i * d, (i + 1) * d);
   const norm = (values) => formatNumber(normOf(Float64Array.from(rowOf(values))));
-  const token = readableToken(result.tokens[i]);
+  // quoted, a byte piece with the character it is part of
+  const token = tokenName(result, i, t);
   const count = result.layers.length;
   const post = report.family === 'bert';
   const parts = PARTS[post ? 'post' : 'pre'];
@@ -139,7 +140,7 @@ export function walkSteps(result, report, i, t) {
   });
   if (!post) {
     steps.push({ stage: String(count), layer: count - 1, parts: ['leaving'], text: t('models.streamWalk.final', { layer: count, before: norm(result.layers[count - 1].hidden), after: norm(result.hidden[count]),
-      norm: t(rmsNorms(report) ? 'models.norm.rmsnorm' : 'models.norm.layernorm'), reads: readsText(result, i) }) });
+      norm: t(rmsNorms(report) ? 'models.norm.rmsnorm' : 'models.norm.layernorm'), reads: readsText(result, i, t) }) });
   }
   return steps;
 }

@@ -12,6 +12,7 @@ import { renderExplanation, streamIntro, walkSteps, walkPanel } from './stream-e
 import { STREAM_FORMATS } from './stream-export.mjs';
 import { fileStem } from './table-export.mjs';
 import { readableToken } from './lab.mjs';
+import { partOf, rowName, tokenName } from './names.mjs';
 
 export { SUMMARY_FEATURES };
 
@@ -43,7 +44,8 @@ function stagesTable(className, result, report, i, t, { head, cells, shown = Inf
   const d = result.hidden[0].length / result.n;
   const table = element('table', className);
   table.dataset.token = String(i);
-  const about = { token: isolate(readableToken(result.tokens[i])), row: i + 1, d, shown };
+  // the token quoted as the walk names it (‘·it’; a byte piece with its character)
+  const about = { token: tokenName(result, i, t), row: i + 1, d, shown };
   table.append(element('caption', '', t(shown < d ? 'models.streamCaptionFirst' : 'models.streamCaption', about)));
   const top = element('tr');
   top.append(element('th', '', ''), ...head.map((text) => element('th', '', text)));
@@ -51,7 +53,7 @@ function stagesTable(className, result, report, i, t, { head, cells, shown = Inf
   for (const stage of streamStages(result, report)) {
     const row = element('tr');
     row.dataset.stage = stage.key;
-    row.append(element('th', '', stageName(stage, t)), ...cells(stage.values.slice(i * d, (i + 1) * d)));
+    row.append(rowName(stageName(stage, t)), ...cells(stage.values.slice(i * d, (i + 1) * d)));
     body.append(row);
   }
   table.append(element('thead'), body);
@@ -152,7 +154,7 @@ export function renderStream(container, result, t, report, { blockOf = async () 
   }
   const title = element('h3', '', t('models.stream'));
   const intro = element('p', 'hint', t(introKey(report), { count: result.hidden.length - 1 }));
-  const tokens = picker('models-stream-token', 'models.streamToken', result.tokens.map((token, i) => `${i + 1}: ${isolate(readableToken(token))}`), t);
+  const tokens = picker('models-stream-token', 'models.streamToken', result.tokens.map((token, i) => `${i + 1}: ${partOf(result, i) ? tokenName(result, i, t) : isolate(readableToken(token))}`), t);
   const layers = picker('models-stream-layer', 'models.streamLayer', result.layers.map((_, l) => String(l + 1)), t);
   const box = element('div', 'model-stream-box');
   // every feature of every stage (14 × 768 cells for GPT-2 small): drawn only while the reader has it open

@@ -38,6 +38,24 @@ export async function loadTokenizer(folder, vocab) {
 }
 
 /**
+ * Which character (or word) each byte-piece token is part of: for each position in `pieces` (tokens
+ * whose own decoding is U+FFFD), the smallest run of consecutive tokens around it whose joint decoding
+ * (`decode(ids)`, the tokenizer's) has no U+FFFD, the leftmost of equal runs: [{ position, from, count,
+ * text }], text that decoding (trimmed of spaces the run's neighbours bring); none beyond `most` tokens.
+ */
+export function pieceRuns(ids, decode, pieces, most = 8) {
+  return pieces.flatMap((i) => {
+    for (let count = 2; count <= Math.min(most, ids.length); count++) {
+      for (let from = Math.max(0, i - count + 1); from <= i && from + count <= ids.length; from++) {
+        const text = decode(ids.slice(from, from + count));
+        if (!text.includes('\uFFFD')) return [{ position: i, from, count, text: text.trim() || text }];
+      }
+    }
+    return [];
+  });
+}
+
+/**
  * The `count` most likely tokens of one row of logits (softmax in float64; ties by the smaller id):
  * [{ id, token, text, probability, logit }], text as the tokenizer's own decoder writes it (byte-level
  * tokens back to UTF-8; a lone byte of a longer character decodes to U+FFFD), or null without one.

@@ -49,7 +49,7 @@ const visible = (text) => Array.from(text, (c) => {
 /**
  * The next-token list (causal models): each token as the vocabulary writes it, its text (`text`, the
  * tokenizer's own decoding, done in the worker that holds the tokenizer), id and probability; a model
- * without one says why. `after`: the token the list follows, named in its caption.
+ * without one says why. `after`: the token the list follows as its caption names it (names.mjs tokenName).
  */
 export function renderNext(container, next, t, { causal = true, exporting = null, after = null } = {}) {
   if (!next) {
@@ -57,9 +57,14 @@ export function renderNext(container, next, t, { causal = true, exporting = null
     return;
   }
   // which token the list follows (the last one typed), as the tokens above show it
-  const caption = typeof after === 'string' ? t('models.nextAfter', { count: next.length, token: readableToken(after) }) : t('models.next', { count: next.length });
+  const caption = typeof after === 'string' ? t('models.nextAfter', { count: next.length, token: after }) : t('models.next', { count: next.length });
   const bar = exporting ? [guessesExport(exporting, next, caption, 'next-tokens', t)] : [];
-  container.replaceChildren(guessTable(next, caption, t), ...bar, element('p', 'model-note', t('models.nextNoteDot')));
+  const table = guessTable(next, caption, t);
+  // the heading one line, the token it follows on a line under it (review 7, finding 5: it wrapped at 1280 px)
+  if (typeof after === 'string') {
+    table.caption.replaceChildren(element('span', 'model-next-title', t('models.next', { count: next.length })), ' ', element('span', 'model-next-after', t('models.nextAfterLine', { token: after })));
+  }
+  container.replaceChildren(table, ...bar, element('p', 'model-note', t('models.nextNoteDot')));
 }
 
 /**
@@ -192,10 +197,11 @@ function headFigure(result, l, h, t, { ink, onOpen, causal, exporting, room = 0 
   const paint = (width) => {
     const { labelled, ...cells } = cellsOf(n, width);
     const labels = labelled ? tokens : null;
-    layout = renderHeatmap(canvas, weights, n, n, { ...cells, rowLabels: labels, columnLabels: labels, scaled, ink });
+    // the column labels that would cross one another left out (review 7, finding 3): the tooltip names every cell
+    layout = renderHeatmap(canvas, weights, n, n, { ...cells, rowLabels: labels, columnLabels: labels, scaled, ink, spaced: true });
     canvas.style.minWidth = labelled ? `${Math.ceil(parseFloat(canvas.style.width) * LEAST_LABEL_PX / LABEL_PX)}px` : '';
     // where the cells are, in the canvas's own CSS px (tests point at a cell by them)
-    Object.assign(canvas.dataset, { left: String(layout.left), top: String(layout.top), cell: String(layout.cell) });
+    Object.assign(canvas.dataset, { left: String(layout.left), top: String(layout.top), cell: String(layout.cell), columns: layout.columns?.join(' ') ?? '' });
   };
   paint(room);
   painters.set(figure, paint);
@@ -217,8 +223,26 @@ function headFigure(result, l, h, t, { ink, onOpen, causal, exporting, room = 0 
   // only the heatmap scrolls sideways, in its own box: its figure's caption and buttons stay in place (review 6, finding 3)
   const scroller = element('div', 'model-scroll');
   scroller.append(canvas);
-  figure.append(element('figcaption', '', t('models.head', { head: h + 1 })), scroller, table, open);
+  const line = element('p', 'hint model-scroll-cue', t('models.scrollCue', { n }));
+  figure.append(element('figcaption', '', t('models.head', { head: h + 1 })), line, scroller, table, open);
+  cues.set(figure, scrollCue(scroller, line));
   return figure;
+}
+
+// A box that scrolls sideways shows it (review 7, finding 2): its edge fades on each side with more
+// to see (data-more: 'left', 'right' or both, models.css), and its line ("scroll sideways for all n
+// tokens") shows only while it overflows. Returns the update, run again whenever it is drawn anew.
+const cues = new WeakMap();
+function scrollCue(box, line) {
+  const update = () => {
+    const more = box.scrollWidth - box.clientWidth;
+    const overflows = box.clientWidth > 0 && more > 1;
+    box.dataset.more = [overflows && box.scrollLeft > 1 && 'left', overflows && box.scrollLeft < more - 1 && 'right'].filter(Boolean).join(' ');
+    line.hidden = !overflows;
+  };
+  line.hidden = true;
+  box.addEventListener('scroll', update, { passive: true });
+  return update;
 }
 
 // "as a table": the head's weights, each written by one rule (weightText) with its exact float32 in
@@ -296,6 +320,7 @@ export function renderLayers(container, result, t, ink, onOpen, { causal = false
     const draw = () => {
       const room = roomOf(heads);
       heads.replaceChildren(...layer.heads.map((_, h) => headFigure(result, l, h, t, { ink, onOpen, causal, exporting, room })));
+      for (const figure of heads.children) cues.get(figure)?.();
     };
     if (l === 0) drawFirst = draw;
     details.addEventListener('toggle', () => {
@@ -342,6 +367,7 @@ function watchRoom(container) {
         if (!target.isConnected || target.clientWidth === rooms.get(target) || target.clientWidth === 0) continue;
         const room = roomOf(target);
         for (const figure of target.children) painters.get(figure)?.(room);
+        for (const figure of target.children) cues.get(figure)?.();
       }
     });
     observers.set(container, observer);

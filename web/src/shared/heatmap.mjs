@@ -74,19 +74,53 @@ function fitCanvas(canvas, context, { width, height }, ratio, labelled) {
   if (labelled) context.font = LABEL_FONT;
 }
 
-function drawLabels(context, { left, top }, cell, rowLabels, columnLabels) {
+// A label's ink as measureText gives it, drawn from its anchor with the middle baseline: { left,
+// right, up, down } in px (the font's LABEL_FONT)
+let boxMeasurer = null;
+function inkOf(text) {
+  boxMeasurer ??= typeof OffscreenCanvas === 'function' ? new OffscreenCanvas(1, 1).getContext('2d') : document.createElement('canvas').getContext('2d');
+  boxMeasurer.font = LABEL_FONT;
+  boxMeasurer.textBaseline = 'middle';
+  const m = boxMeasurer.measureText(text);
+  return { left: m.actualBoundingBoxLeft, right: m.actualBoundingBoxRight, up: m.actualBoundingBoxAscent, down: m.actualBoundingBoxDescent };
+}
+
+/**
+ * The column labels drawn when they would crowd (`spaced`): every `step`-th from the first, the
+ * smallest step at which no two drawn labels' ink boxes intersect as drawn (rotated 45°: in the
+ * labels' own frame column c's anchor is c × cell × cos 45° along and across the text). Returns the
+ * columns labelled.
+ */
+export function spacedColumns(labels, cell) {
+  const along = cell * Math.SQRT1_2;
+  const boxes = labels.map((label, c) => {
+    const ink = inkOf(label);
+    return { u0: c * along - ink.left, u1: c * along + ink.right, v0: c * along - ink.up, v1: c * along + ink.down };
+  });
+  const meet = (a, b) => a.u0 < b.u1 && b.u0 < a.u1 && a.v0 < b.v1 && b.v0 < a.v1;
+  for (let step = 1; ; step++) {
+    const shown = labels.map((_, c) => c).filter((c) => c % step === 0);
+    if (step >= labels.length || shown.every((c, i) => shown.slice(i + 1).every((d) => !meet(boxes[c], boxes[d])))) return shown;
+  }
+}
+
+// The labels; returns the columns labelled when `spaced` (spacedColumns), else null
+function drawLabels(context, { left, top }, cell, rowLabels, columnLabels, spaced) {
   context.textBaseline = 'middle';
   context.textAlign = 'right';
   rowLabels?.forEach((label, r) => context.fillText(label, left - 6, top + r * cell + cell / 2));
-  if (!columnLabels) return;
+  if (!columnLabels) return null;
+  const columns = spaced ? spacedColumns(columnLabels, cell) : null;
   context.textAlign = 'left';
   columnLabels.forEach((label, c) => {
+    if (columns && !columns.includes(c)) return;
     context.save();
     context.translate(left + c * cell + cell / 2, top - 6);
     context.rotate(-Math.PI / 4);
     context.fillText(label, 0, 0);
     context.restore();
   });
+  return columns;
 }
 
 // Each cell's text (numberFit) in it, at its full width, in the colour that reads on its shade.
@@ -111,11 +145,12 @@ function drawNumbers(context, { left, top, cell }, texts, shades, rows, cols) {
  * it, `cell` at most; scaled (same shape) marks −∞ as masked, ink is the label colour (read once by
  * the caller: reading styles per canvas forces a relayout), numbers writes each weight in its cell
  * (as numberFit chooses: 11 px, never squeezed), and rowScale stretches the colours of each row from
- * its smallest weight (lightest) to its largest (darkest).
- * Returns the layout { left, top, cell, numbers } in CSS pixels so callers (and tests) can find a
+ * its smallest weight (lightest) to its largest (darkest); spaced draws only the column labels that
+ * do not crowd one another (spacedColumns).
+ * Returns the layout { left, top, cell, numbers, columns (the columns labelled, spaced; else null) } in CSS pixels so callers (and tests) can find a
  * cell; numbers is numberFit's mode ('full', 'rounded', 'hidden') and decimals, or null without numbers.
  */
-export function renderHeatmap(canvas, weights, rows, cols, { cell = 26, minCell, room = 0, rowLabels = null, columnLabels = null, scaled = null, ink = '#222', numbers = false, rowScale = false } = {}) {
+export function renderHeatmap(canvas, weights, rows, cols, { cell = 26, minCell, room = 0, rowLabels = null, columnLabels = null, scaled = null, ink = '#222', numbers = false, rowScale = false, spaced = false } = {}) {
   const context = canvas.getContext('2d');
   const labelled = rowLabels || columnLabels;
   if (labelled && !hasFont.has(context)) {
@@ -137,10 +172,10 @@ export function renderHeatmap(canvas, weights, rows, cols, { cell = 26, minCell,
   context.lineWidth = 1;
   context.strokeRect(left + 0.5, top + 0.5, cols * cell, rows * cell);
   context.fillStyle = ink;
-  drawLabels(context, layout, cell, rowLabels, columnLabels);
+  const columns = drawLabels(context, layout, cell, rowLabels, columnLabels, spaced);
   const fit = numbers ? numberFit(cell, weights, (text) => measure(text, NUMBER_FONT), (i) => scaled !== null && scaled[i] === -Infinity) : null;
   if (fit && fit.mode !== 'hidden') drawNumbers(context, layout, fit.texts, shades, rows, cols);
-  return { left, top, cell, numbers: fit && { mode: fit.mode, decimals: fit.decimals } };
+  return { left, top, cell, numbers: fit && { mode: fit.mode, decimals: fit.decimals }, columns };
 }
 
 // Each row mapped linearly from its own smallest weight (0) to its largest (1); masked cells kept.

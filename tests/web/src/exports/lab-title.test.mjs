@@ -84,8 +84,8 @@ describe('the weights line says how many cells were typed', () => {
     three.modelBlock.weightEdits = { 'wq:3': true };
     assert.equal(editedCells(three), 3);
     assert.equal(weightsLine(three), "the qwen2 model's layer 2 of 2, read from its folder; 3 cells edited");
-    assert.equal(weightsLine(three, hi), 'qwen2 model की 2 में से layer 2, उसकी फ़ाइलों से पढ़ी गई; 3 संख्याएँ बदली गईं');
-    assert.equal(weightsLine(qwen(), hi), 'qwen2 model की 2 में से layer 2, उसकी फ़ाइलों से पढ़ी गई; कोई संख्या नहीं बदली गई');
+    assert.equal(weightsLine(three, hi), 'qwen2 मॉडल की 2 में से layer 2, उसकी फ़ाइलों से पढ़ी गई; 3 संख्याएँ बदली गईं');
+    assert.equal(weightsLine(qwen(), hi), 'qwen2 मॉडल की 2 में से layer 2, उसकी फ़ाइलों से पढ़ी गई; कोई संख्या नहीं बदली गई');
   });
 
   it('a typed W_q or W_O cell of a model\'s layer is counted once however often typed; without a model nothing is kept', () => {

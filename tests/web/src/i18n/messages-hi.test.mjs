@@ -170,3 +170,15 @@ describe('Hindi catalogue (i18n/hi.mjs)', () => {
     for (const term of KEPT_IN_ENGLISH) assert.equal(term, term.toLowerCase());
   });
 });
+
+describe('Hindi catalogue: the word for model', () => {
+  it('writes “मॉडल”, never the Latin “model” in running Hindi (review 7, finding 7): only file names and code names keep it (model.safetensors, d_model, {model})', () => {
+    const latin = [];
+    for (const [key, hi] of TEXTS()) {
+      for (const match of hi.matchAll(/(?<![\w{_.\-/])models?(?![\w}_.\-/])/giu)) latin.push(`${key}: …${hi.slice(Math.max(0, match.index - 20), match.index + 20)}…`);
+    }
+    assert.deepEqual(latin, []);
+    assert.match(HI['blocks.titleModel'], /\{model\} मॉडल की/u);
+    assert.match(HI['models.intro'], /model\.safetensors/u);
+  });
+});

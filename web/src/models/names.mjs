@@ -1,0 +1,32 @@
+// A stream table's row name (rowName), and a token named in running text (the walk, the next-token heading, the stream's picker and caption):
+// quoted as the tokens show it (‘·the’), and a byte-piece token (result.pieces, a token whose own
+// decoding is U+FFFD) with the character it is part of (result.runs, pieceRuns in tokenizer.mjs):
+// ‘¤’ (piece 2 of 3 of ‘ब’). The token and the character are the model's text: isolated.
+import { isolate } from '../shared/bidi.mjs';
+import { readableToken } from './lab.mjs';
+
+/** The run (pieceRuns) that token i is a piece of, with its place in it: { index, count, text }, or null. */
+export function partOf(result, i) {
+  const run = result.runs?.find((r) => r.position === i);
+  return run ? { index: i - run.from + 1, count: run.count, text: run.text } : null;
+}
+
+/** Token i quoted, and a byte piece with its character: ‘¤’ (piece 2 of 3 of ‘ब’). */
+export function tokenName(result, i, t) {
+  const token = isolate(readableToken(result.tokens[i]));
+  const part = partOf(result, i);
+  return part ? t('models.tokenPart', { token, index: part.index, count: part.count, text: isolate(part.text) }) : `‘${token}’`;  // the quotes both languages use
+}
+
+/**
+ * A row's name: its text in a span that a phone's table cuts to two lines (models.css: the numbers
+ * start on screen), whole in its title (review 7, finding 4).
+ */
+export function rowName(text) {
+  const th = document.createElement('th');
+  const span = document.createElement('span');
+  span.className = 'model-row-name';
+  span.textContent = th.title = text;
+  th.append(span);
+  return th;
+}
