@@ -11,6 +11,15 @@ export function partOf(result, i) {
   return run ? { index: i - run.from + 1, count: run.count, text: run.text } : null;
 }
 
+/**
+ * Token i as a heatmap's or a table's label: as the tokens show it, and a byte piece as its character
+ * and its place among the pieces, ‘ब 2/3’ (the bytes alone, à¤¬, name no letter: review 8, finding 2).
+ */
+export function tokenLabel(result, i) {
+  const part = partOf(result, i);
+  return part ? `${part.text} ${part.index}/${part.count}` : readableToken(result.tokens[i]);
+}
+
 /** Token i quoted, and a byte piece with its character: ‘¤’ (piece 2 of 3 of ‘ब’). */
 export function tokenName(result, i, t) {
   const token = isolate(readableToken(result.tokens[i]));

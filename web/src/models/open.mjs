@@ -186,12 +186,16 @@ function checkIds(ids, vocab) {
 
 // Refused before the engine sees it: more tokens than a model with learned positions has positions for
 // (the engine's own message names its positionTable; a reader needs the limit and what to do).
-function checkLength(count, about) {
+// When some of the tokens are byte pieces (piecesOf), the message says that is why a short text in
+// such a script makes many tokens (review 8, finding 1).
+function checkLength(ids, about, tokenizer) {
   const most = about?.maxTokens;
-  if (most && count > most) {
-    throw new ModelError('text', `this ${about.modelType} model learned positions for ${most} tokens at most (config.json), and your text makes ${count} tokens: shorten it to ${most} tokens or fewer`,
-      { key: 'models.error.tooLong', values: { type: about.modelType, most, count } });
-  }
+  const count = ids.length;
+  if (!most || count <= most) return;
+  const pieces = piecesOf(ids, tokenizer).length;
+  const why = pieces ? `; ${pieces} of them are pieces of letters the model has no token for (one token a byte: a Hindi letter takes 3)` : '';
+  throw new ModelError('text', `this ${about.modelType} model learned positions for ${most} tokens at most (config.json), and your text makes ${count} tokens${why}: shorten it to ${most} tokens or fewer`,
+    { key: pieces ? 'models.error.tooLongPieces' : 'models.error.tooLong', values: { type: about.modelType, most, count, pieces } });
 }
 
 // The top `count` next tokens after the last one: softmax of the last row of logits (topTokens).
@@ -215,7 +219,7 @@ export function runModel(engine, model, input, { blocks, reuse } = {}) {
   if (typeof input.text === 'string' && tokenizer) ({ ids, tokens } = tokenizer.encode(input.text));
   else ids = checkIds(input.ids, request.vocab);
   checkIds(ids, request.vocab);
-  checkLength(ids.length, about);
+  checkLength(ids, about, tokenizer);
   tokens ??= ids.map((id) => tokenizer?.tokenOf(id) ?? String(id));
   const pieces = piecesOf(ids, tokenizer);
   // which character each of them is part of (the tokenizer decoding its neighbours with it)

@@ -4,6 +4,7 @@
 // layer's parts for the chosen token with the check that they add up (stream-check.mjs; the MLP
 // recomputed from the layer's weights, read again from the folder), and a walk through the stages.
 // DOM nodes and textContent only.
+import { watchedScrollCue } from './scroll-cue.mjs';
 import { formatFull, formatNumber } from '../shared/format.mjs';
 import { layerParts, normOf, SUMMARY_FEATURES } from './stream-check.mjs';
 import { rowName, tokenName } from './names.mjs';
@@ -86,7 +87,9 @@ export function renderExplanation(holder, { result, report, t, token, layer, blo
     onShown();
   };
   show(parts);
-  holder.replaceChildren(table, check, element('p', 'hint', t(`models.streamHonest.${arrangement}`)));
+  const line = element('p', 'hint model-scroll-cue', t('models.streamScrollCue'));
+  watchedScrollCue(table, line);
+  holder.replaceChildren(line, table, check, element('p', 'hint', t(`models.streamHonest.${arrangement}`)));
   return blockOf(layer).then((block) => {
     if (!holder.isConnected || holder.dataset.key !== `${token}:${layer}`) return;
     // the folder could not be read again (a file moved away): said, the rows stay what the page has

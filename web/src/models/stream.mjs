@@ -5,6 +5,7 @@
 // (each stage's norm and first features) and, opened on demand, every feature; every number at the
 // lab's precision and exactly (formatFull) in its title and data-value; and
 // what "Open this layer in the lab" takes: the layer's whole block.
+import { watchedScrollCue } from './scroll-cue.mjs';
 import { formatFull, formatNumber } from '../shared/format.mjs';
 import { isolate } from '../shared/bidi.mjs';
 import { streamStages, SUMMARY_FEATURES } from './stream-check.mjs';
@@ -162,7 +163,14 @@ export function renderStream(container, result, t, report, { blockOf = async () 
   const all = element('details', 'model-stream-all');
   all.append(element('summary', '', t('models.streamAll', { d, cells: streamStages(result, report).length * d })));
   const whole = element('div', 'model-stream-box');
-  all.append(whole);
+  // a table wider than the screen says that it scrolls (review 8, finding 5)
+  const cue = (table) => {
+    const line = element('p', 'hint model-scroll-cue', t('models.streamScrollCue'));
+    watchedScrollCue(table, line);
+    return line;
+  };
+  const boxCue = cue(box);
+  all.append(cue(whole), whole);
   const explain = element('div', 'model-stream-explain');
   container.streamCheck?.stop();
   const check = container.streamCheck = whenWanted(explain);
@@ -205,7 +213,7 @@ export function renderStream(container, result, t, report, { blockOf = async () 
   all.addEventListener('toggle', () => whole.replaceChildren(...(all.open ? [streamTable(result, report, Number(tokens.select.value), t)] : [])));
   show();
   // the walk's bar above the parts table it points at
-  container.replaceChildren(title, intro, tokens.label, tokens.select, box, all, element('h4', '', t('models.streamHow')), ...streamIntro(result, report, t), layers.label, layers.select, walk.panel, explain,
+  container.replaceChildren(title, intro, tokens.label, tokens.select, boxCue, box, all, element('h4', '', t('models.streamHow')), ...streamIntro(result, report, t), layers.label, layers.select, walk.panel, explain,
     exportBar(result, report, t, download), blockNote(report, t));
 }
 

@@ -6,6 +6,8 @@ import { renderMatrix } from '../shared/matrix.mjs';
 import { formatFull, formatNumber } from '../shared/format.mjs';
 import { isolate } from '../shared/bidi.mjs';
 import { readableToken } from './lab.mjs';
+import { tokenLabel } from './names.mjs';
+import { scrollCue } from './scroll-cue.mjs';
 import { exportButtons, fileStem, guessesTable, settingsFor, weightsTable } from './table-export.mjs';
 
 const element = (tag, className, text) => {
@@ -178,12 +180,15 @@ function cellsOf(n, room = 0) {
   return { cell: most, minCell: labelled ? LABEL_CELL : most, labelled, room: labelled ? room : 0 };
 }
 
+// each head figure's scroll cue's update (scroll-cue.mjs), run again whenever it is drawn anew
+const cues = new WeakMap();
+
 // One head: its weights as a heatmap, and as a table when its details are opened. room: the width
 // (CSS px) its figure may take; its painter (painters) draws the heatmap again for another.
 function headFigure(result, l, h, t, { ink, onOpen, causal, exporting, room = 0 }) {
   const { n } = result;
-  // the lab's convention: a space mark written · (review 8, finding 9)
-  const tokens = result.tokens.map(readableToken);
+  // the lab's convention: a space mark written · (review 8, finding 9); a byte piece as its character's
+  const tokens = result.tokens.map((_, i) => tokenLabel(result, i));
   const weights = result.layers[l].heads[h].weights;
   const figure = element('figure', 'model-head');
   figure.dataset.layer = String(l);
@@ -194,6 +199,8 @@ function headFigure(result, l, h, t, { ink, onOpen, causal, exporting, room = 0 
   // no numbers in the cells (shrunk to fit they cannot be read): the exact ones are in "as a table"
   const scaled = maskOf(n, causal);
   let layout = null;
+  // when the column labels that would cross are left out, a line says so (review 8, finding 3)
+  const fewer = element('p', 'hint model-fewer-labels');
   const paint = (width) => {
     const { labelled, ...cells } = cellsOf(n, width);
     const labels = labelled ? tokens : null;
@@ -202,6 +209,9 @@ function headFigure(result, l, h, t, { ink, onOpen, causal, exporting, room = 0 
     canvas.style.minWidth = labelled ? `${Math.ceil(parseFloat(canvas.style.width) * LEAST_LABEL_PX / LABEL_PX)}px` : '';
     // where the cells are, in the canvas's own CSS px (tests point at a cell by them)
     Object.assign(canvas.dataset, { left: String(layout.left), top: String(layout.top), cell: String(layout.cell), columns: layout.columns?.join(' ') ?? '' });
+    const shown = layout.columns?.length ?? n;
+    fewer.hidden = !labelled || shown >= n;
+    fewer.textContent = fewer.hidden ? '' : t('models.fewerLabels', { shown, n });
   };
   paint(room);
   painters.set(figure, paint);
@@ -224,25 +234,9 @@ function headFigure(result, l, h, t, { ink, onOpen, causal, exporting, room = 0 
   const scroller = element('div', 'model-scroll');
   scroller.append(canvas);
   const line = element('p', 'hint model-scroll-cue', t('models.scrollCue', { n }));
-  figure.append(element('figcaption', '', t('models.head', { head: h + 1 })), line, scroller, table, open);
+  figure.append(element('figcaption', '', t('models.head', { head: h + 1 })), line, fewer, scroller, table, open);
   cues.set(figure, scrollCue(scroller, line));
   return figure;
-}
-
-// A box that scrolls sideways shows it (review 7, finding 2): its edge fades on each side with more
-// to see (data-more: 'left', 'right' or both, models.css), and its line ("scroll sideways for all n
-// tokens") shows only while it overflows. Returns the update, run again whenever it is drawn anew.
-const cues = new WeakMap();
-function scrollCue(box, line) {
-  const update = () => {
-    const more = box.scrollWidth - box.clientWidth;
-    const overflows = box.clientWidth > 0 && more > 1;
-    box.dataset.more = [overflows && box.scrollLeft > 1 && 'left', overflows && box.scrollLeft < more - 1 && 'right'].filter(Boolean).join(' ');
-    line.hidden = !overflows;
-  };
-  line.hidden = true;
-  box.addEventListener('scroll', update, { passive: true });
-  return update;
 }
 
 // "as a table": the head's weights, each written by one rule (weightText) with its exact float32 in
