@@ -1,7 +1,8 @@
 // "Real models" after a first-time student's review 8 (2026-11-29), in headless Chromium with the shared
 // gpt2 folder through the page's own file input: a byte piece's label in the heatmaps and their tables
 // is its character and place (‘ब 2/3’), not its byte (‘¤’); a heatmap that names only some of its
-// columns says how many; the stream's tables, wider than a phone, say that they scroll; a text refused
+// columns says how many; the stream's tables, wider than a phone, say that they scroll, and a row name
+// they cut shows whole on a tap; a text refused
 // as too long says when byte pieces are why (en, hi).
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -82,6 +83,15 @@ describe('student review 8: the stream and the length limit', { skip: !have && '
     try {
       await page().waitForFunction(() => document.querySelector('#models-stream .model-stream-box').dataset.more === 'right');
       assert.deepEqual(await streamCue(), { overflows: true, more: 'right', line: 'Scroll sideways for more columns →' });
+      // a row name cut to two lines: a tap shows it whole, another cuts it again (a phone has no hover for its title)
+      const name = page().locator('#models-stream .model-stream-summary tbody tr').last().locator('.model-row-name');
+      const cut = () => name.evaluate((span) => ({ lines: Math.round(span.getBoundingClientRect().height / parseFloat(getComputedStyle(span).lineHeight)), hidden: span.scrollHeight > span.clientHeight + 1 }));
+      assert.deepEqual(await cut(), { lines: 2, hidden: true }, 'the last stage\'s name is cut at 375 px');
+      await name.click();
+      const whole = await cut();
+      assert.ok(whole.lines > 2 && !whole.hidden, `tapped: ${JSON.stringify(whole)}`);
+      await name.click();
+      assert.deepEqual(await cut(), { lines: 2, hidden: true });
     } finally {
       await page().setViewportSize({ width: 1280, height: 800 });
     }

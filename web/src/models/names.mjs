@@ -29,13 +29,15 @@ export function tokenName(result, i, t) {
 
 /**
  * A row's name: its text in a span that a phone's table cuts to two lines (models.css: the numbers
- * start on screen), whole in its title (review 7, finding 4).
+ * start on screen), whole in its title (review 7, finding 4) and, on a tap, in the row (review 8).
  */
 export function rowName(text) {
   const th = document.createElement('th');
   const span = document.createElement('span');
   span.className = 'model-row-name';
   span.textContent = th.title = text;
+  // a tap shows it whole, another cuts it again (a phone cannot hover for the title)
+  span.addEventListener('click', () => span.toggleAttribute('data-whole'));
   th.append(span);
   return th;
 }
