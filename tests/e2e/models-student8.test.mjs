@@ -3,7 +3,7 @@
 // is its character and place (‘ब 2/3’), not its byte (‘¤’); a heatmap that names only some of its
 // columns says how many; the stream's tables, wider than a phone, say that they scroll, and a row name
 // they cut shows whole on a tap; a text refused
-// as too long says when byte pieces are why (en, hi).
+// as too long says when byte pieces are why (en, hi), and the size limit is said plainly.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
@@ -118,5 +118,8 @@ describe('student review 8: the stream and the length limit', { skip: !have && '
     }
     await runText(page(), HINDI);
     assert.equal(await page().evaluate(() => globalThis.attentionLab.models.result.n), 34);
+    // the size limit under the file buttons, in a student's words (review 8, finding 6): the limit and why, no engine terms
+    const cap = await page().textContent('#models-cap');
+    assert.match(cap, /^Models with up to \d+ MB of weights open here \(GPT-2 small's 474 MB do\)\. A larger one is refused before it is read: the browser gives the engine at most 2 GB\.$/u);
   });
 });

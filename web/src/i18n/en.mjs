@@ -542,7 +542,7 @@ export const EN = {
   'models.chooseFolder': "Choose a model folder",
   'models.chooseFiles': "Choose its files",
   'models.drop': "or drop the folder here",
-  'models.cap': "Models whose weights take up to {size} as float32, their token table counted twice (it is packed while read), are opened: the engine's WebAssembly memory is at most 2 GB. Larger ones are refused before their weights are read.",
+  'models.cap': "Models with up to {size} of weights open here (GPT-2 small's 474 MB do). A larger one is refused before it is read: the browser gives the engine at most 2 GB.",
   'models.text': "Sentence",
   'models.ids': "Token ids (no tokenizer.json: separate them by spaces)",
   'models.example': "The cat sat on the mat.",
