@@ -16,12 +16,16 @@ export function scrollCue(box, line) {
 }
 
 /**
- * scrollCue for a box whose contents are drawn anew by others (the stream's tables): its cue updated
- * whenever its contents or its width change. `line` goes before the box.
+ * scrollCue for a box whose contents are drawn anew by others (the stream's tables), with its line
+ * (`text`, a hint) made here: updated whenever the box's contents or width change. Returns the line,
+ * to go before the box.
  */
-export function watchedScrollCue(box, line) {
+export function watchedScrollCue(box, text) {
+  const line = document.createElement('p');
+  line.className = 'hint model-scroll-cue';
+  line.textContent = text;
   const update = scrollCue(box, line);
   if (typeof MutationObserver === 'function') new MutationObserver(update).observe(box, { childList: true, subtree: true });
   if (typeof ResizeObserver === 'function') new ResizeObserver(update).observe(box);
-  return update;
+  return line;
 }

@@ -87,9 +87,7 @@ export function renderExplanation(holder, { result, report, t, token, layer, blo
     onShown();
   };
   show(parts);
-  const line = element('p', 'hint model-scroll-cue', t('models.streamScrollCue'));
-  watchedScrollCue(table, line);
-  holder.replaceChildren(line, table, check, element('p', 'hint', t(`models.streamHonest.${arrangement}`)));
+  holder.replaceChildren(watchedScrollCue(table, t('models.streamScrollCue')), table, check, element('p', 'hint', t(`models.streamHonest.${arrangement}`)));
   return blockOf(layer).then((block) => {
     if (!holder.isConnected || holder.dataset.key !== `${token}:${layer}`) return;
     // the folder could not be read again (a file moved away): said, the rows stay what the page has

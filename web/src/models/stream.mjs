@@ -164,11 +164,7 @@ export function renderStream(container, result, t, report, { blockOf = async () 
   all.append(element('summary', '', t('models.streamAll', { d, cells: streamStages(result, report).length * d })));
   const whole = element('div', 'model-stream-box');
   // a table wider than the screen says that it scrolls (review 8, finding 5)
-  const cue = (table) => {
-    const line = element('p', 'hint model-scroll-cue', t('models.streamScrollCue'));
-    watchedScrollCue(table, line);
-    return line;
-  };
+  const cue = (table) => watchedScrollCue(table, t('models.streamScrollCue'));
   const boxCue = cue(box);
   all.append(cue(whole), whole);
   const explain = element('div', 'model-stream-explain');
