@@ -43,6 +43,21 @@ describe('student review 8: the heatmaps\' labels', { skip: !have && 'no ../shar
     assert.ok(rows.every((row) => !/[à¤¥]/u.test(row)), 'no byte glyph as a label');
   });
 
+  it('the layer opened in the lab keeps those labels: its tokens, the sentence box and the walk name ‘ब 1/3’, no byte glyph', async () => {
+    await runText(page(), HINDI);
+    await lab.redrawn(() => page().evaluate(() => globalThis.attentionLab.models.openInLab(0, 0)));
+    const { tokens, sentence } = await page().evaluate(() => ({ tokens: globalThis.attentionLab.state.inputs.tokens, sentence: document.querySelector('#sentence').value }));
+    assert.equal(tokens.length, 34);
+    // one word each (a narrow no-break space), as the sentence box writes the tokens with spaces between
+    assert.deepEqual(tokens.slice(0, 3), ['ब\u202F1/3', 'ब\u202F2/3', 'ब\u202F3/3']);
+    assert.equal(tokens[18], '·');
+    assert.ok(tokens.every((token) => !/[à¤¥]/u.test(token) && !/ /u.test(token)), tokens.join(' | '));
+    assert.equal(sentence, tokens.join(' '));
+    // the lab's token buttons show them
+    const buttons = await page().evaluate(() => [...document.querySelectorAll('#tokens button')].slice(0, 3).map((b) => b.textContent));
+    assert.deepEqual(buttons, tokens.slice(0, 3));
+  });
+
   it('at 375 px a 30-token heatmap names some of its columns and says how many; at 1280 px all, and no line (en, hi)', async () => {
     await page().setViewportSize({ width: 375, height: 800 });
     try {

@@ -10,6 +10,7 @@ import { buildRequest, linkCarriesWeights, ownValueCount } from '../state/index.
 import { formatNumber } from '../shared/format.mjs';
 import { stripControls } from '../shared/bidi.mjs';
 import { MAX_SOURCE_TEXT } from '../state/link.mjs';
+import { tokenLabel } from './names.mjs';
 
 // What the status says of the rotary positions, key/value heads and window the lab took from the
 // layer, in words a student follows, not as a settings dump (review 9, finding 6)
@@ -42,7 +43,8 @@ export function labStateOf(state, layer, result, l, h, report = null) {
   const stream = layer.block ? streamInto(result, l) : null;
   const input = stream ?? result.layers[l].input;
   const rows = Array.from({ length: result.n }, (_, i) => Array.from(input.subarray(i * d, (i + 1) * d)));
-  const inputs = { tokens: result.tokens.map(readableToken), rows };
+  // the tokens as the heatmaps label them: a byte piece as its character and place, ‘ब 2/3’
+  const inputs = { tokens: result.tokens.map((_, i) => tokenLabel(result, i, { joined: true })), rows };
   const params = { dModel: d, heads, dK, dV: dK, causal: layer.mask === 'causal' };
   for (const name of ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo']) params[name] = layer[name] ?? null;
   const withLayer = stateWithLayer(state, params, inputs);
@@ -81,10 +83,6 @@ const sourceOf = (report, l, text) => ({
   ...(text ? { text: stripControls(text).slice(0, MAX_SOURCE_TEXT) } : {}),
   ...(report.family ? { tensors: tensorsOf(report, l) } : {}),
 });
-
-// A token as the lab writes it: a byte-level BPE's (GPT-2, Llama 3: Ġ) or SentencePiece's (▁) space
-// as the page's ·, a new line as ↵ (the sentence box and the tables; the rows stay the model's)
-export const readableToken = (token) => String(token).replace(/[Ġ▁]/gu, '·').replace(/Ċ/gu, '↵').replace(/ĉ/gu, '⇥');
 
 // The layer's attention weights as the status names them: with the biases it has (GPT-2 and BERT all
 // four, Qwen2 those of q, k and v), or saying it has none (Llama, Mistral)

@@ -3,7 +3,10 @@
 // decoding is U+FFFD) with the character it is part of (result.runs, pieceRuns in tokenizer.mjs):
 // ‘¤’ (piece 2 of 3 of ‘ब’). The token and the character are the model's text: isolated.
 import { isolate } from '../shared/bidi.mjs';
-import { readableToken } from './lab.mjs';
+
+// A token as the page writes it: a byte-level BPE's (GPT-2, Llama 3: Ġ) or SentencePiece's (▁) space
+// as the page's ·, a new line as ↵ (the sentence box and the tables; the rows stay the model's)
+export const readableToken = (token) => String(token).replace(/[Ġ▁]/gu, '·').replace(/Ċ/gu, '↵').replace(/ĉ/gu, '⇥');
 
 /** The run (pieceRuns) that token i is a piece of, with its place in it: { index, count, text }, or null. */
 export function partOf(result, i) {
@@ -15,9 +18,11 @@ export function partOf(result, i) {
  * Token i as a heatmap's or a table's label: as the tokens show it, and a byte piece as its character
  * and its place among the pieces, ‘ब 2/3’ (the bytes alone, à¤¬, name no letter: review 8, finding 2).
  */
-export function tokenLabel(result, i) {
+export function tokenLabel(result, i, { joined = false } = {}) {
   const part = partOf(result, i);
-  return part ? `${part.text} ${part.index}/${part.count}` : readableToken(result.tokens[i]);
+  // joined: one word (a narrow no-break space), where the labels are written one after another with
+  // spaces between them (the lab's sentence box)
+  return part ? `${part.text}${joined ? '\u202F' : ' '}${part.index}/${part.count}` : readableToken(result.tokens[i]);
 }
 
 /** Token i quoted, and a byte piece with its character: ‘¤’ (piece 2 of 3 of ‘ब’). */

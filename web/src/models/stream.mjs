@@ -12,8 +12,7 @@ import { streamStages, SUMMARY_FEATURES } from './stream-check.mjs';
 import { renderExplanation, streamIntro, walkSteps, walkPanel } from './stream-explain.mjs';
 import { STREAM_FORMATS } from './stream-export.mjs';
 import { fileStem } from './table-export.mjs';
-import { readableToken } from './lab.mjs';
-import { partOf, rowName, tokenName } from './names.mjs';
+import { partOf, readableToken, rowName, tokenName } from './names.mjs';
 
 export { SUMMARY_FEATURES };
 

@@ -5,8 +5,7 @@ import { renderHeatmap, renderLegend, LABEL_FONT } from '../shared/heatmap.mjs';
 import { renderMatrix } from '../shared/matrix.mjs';
 import { formatFull, formatNumber } from '../shared/format.mjs';
 import { isolate } from '../shared/bidi.mjs';
-import { readableToken } from './lab.mjs';
-import { tokenLabel } from './names.mjs';
+import { readableToken, tokenLabel } from './names.mjs';
 import { scrollCue } from './scroll-cue.mjs';
 import { exportButtons, fileStem, guessesTable, settingsFor, weightsTable } from './table-export.mjs';
 

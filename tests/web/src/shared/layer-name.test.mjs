@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { layerCount, layerNumber, modelLayerOf, normName, stageValues } from '../../../../web/src/shared/layer-name.mjs';
-import { readableToken } from '../../../../web/src/models/lab.mjs';
+import { readableToken } from '../../../../web/src/models/names.mjs';
 
 const rms = { norms: { kind: ['rmsnorm', 'rmsnorm'] } };
 const model = { model: 'llama', architectures: 'LlamaForCausalLM', layer: 2, layers: 2 };
