@@ -236,6 +236,9 @@ async function run(models, input = inputOf(models)) {
   if (read !== models.reads || ran !== models.ran) return null;
   if (answer.error) {
     say(models, problemOf(answer.error), { stale: true });
+    // above the folder's report, it may be off screen while the reader looks at the box: brought into
+    // view, else the results below looked like the new sentence's (review 9, finding 2)
+    models.$('models-messages').scrollIntoView?.({ block: 'nearest' });
     return answer;
   }
   say(models, null);

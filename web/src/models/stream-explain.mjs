@@ -197,7 +197,7 @@ export function walkPanel(steps, t, onStep) {
   });
   const bar = element('div', 'walk-bar');
   bar.append(start, back, next, stop, position);
-  panel.append(element('h4', '', t('models.streamWalkTitle')), bar, text, element('p', 'hint', t('walk.keys')));
+  panel.append(element('h4', '', t('models.streamWalkTitle')), bar, text, element('p', 'hint walk-keys', t('walk.keys')));
   go(-1);
   return { panel, go, get at() { return at; } };
 }

@@ -5,8 +5,8 @@ import { renderHeatmap, renderLegend, LABEL_FONT } from '../shared/heatmap.mjs';
 import { renderMatrix } from '../shared/matrix.mjs';
 import { formatFull, formatNumber } from '../shared/format.mjs';
 import { isolate } from '../shared/bidi.mjs';
-import { readableToken, tokenLabel } from './names.mjs';
-import { scrollCue } from './scroll-cue.mjs';
+import { partOf, readableToken, tokenLabel, tokenName } from './names.mjs';
+import { scrollCue, watchedScrollCue } from './scroll-cue.mjs';
 import { exportButtons, fileStem, guessesTable, settingsFor, weightsTable } from './table-export.mjs';
 
 const element = (tag, className, text) => {
@@ -17,7 +17,8 @@ const element = (tag, className, text) => {
 };
 
 /** The tokens, each with its id; a space mark (Ġ, ▁) written · as in the lab (the raw token in data-token). */
-export function renderTokens(container, { tokens, ids, pieces = [] }, t) {
+export function renderTokens(container, result, t) {
+  const { tokens, ids, pieces = [] } = result;
   const bytes = new Set(pieces);
   const items = tokens.map((token, i) => {
     // a token that is only bytes of a longer character (pieces): marked, and said once below
@@ -25,7 +26,8 @@ export function renderTokens(container, { tokens, ids, pieces = [] }, t) {
     chip.dir = 'auto';
     chip.dataset.token = token;
     chip.append(element('small', '', String(ids[i])));
-    chip.title = t('models.tokenId', { id: ids[i] });
+    // a byte piece's id with the character it is part of (review 9: the chip alone shows a byte)
+    chip.title = t('models.tokenId', { id: ids[i] }) + (bytes.has(i) && partOf(result, i) ? `: ${tokenName(result, i, t)}` : '');
     return chip;
   });
   const list = element('div', 'model-token-list');
@@ -214,15 +216,25 @@ function headFigure(result, l, h, t, { ink, onOpen, causal, exporting, room = 0 
   };
   paint(room);
   painters.set(figure, paint);
-  // a cell's exact weight in the canvas's tooltip, under the pointer
-  canvas.addEventListener('pointermove', (event) => {
+  // a cell's exact weight in the canvas's tooltip, under the pointer; a tap (a phone has no pointer
+  // to rest) writes it in a line under the heatmap (review 9, finding 1)
+  // (`mark`: the tokens isolated for bidirectional text in the line; the tooltip is the browser's)
+  const cellText = (event, mark = (token) => token) => {
     // on a narrow screen the canvas is scaled down to its figure's width (models.css): back to its own pixels
     const box = canvas.getBoundingClientRect();
     const scale = box.width > 0 ? (parseFloat(canvas.style.width) || box.width) / box.width : 1;
     const r = Math.floor(((event.clientY - box.top) * scale - layout.top) / layout.cell), c = Math.floor(((event.clientX - box.left) * scale - layout.left) / layout.cell);
     const inside = r >= 0 && r < n && c >= 0 && c < n;
-    canvas.title = !inside ? '' : t('models.cellTip', { query: tokens[r], key: tokens[c],
+    return !inside ? '' : t('models.cellTip', { query: mark(tokens[r]), key: mark(tokens[c]),
       weight: scaled?.[r * n + c] === -Infinity ? t('pictures.masked') : formatFull(weights[r * n + c]) });
+  };
+  canvas.addEventListener('pointermove', (event) => { canvas.title = cellText(event); });
+  const tapped = element('p', 'model-cell-tip');
+  tapped.setAttribute('aria-live', 'polite');
+  tapped.hidden = true;
+  canvas.addEventListener('click', (event) => {
+    tapped.textContent = cellText(event, isolate);
+    tapped.hidden = tapped.textContent === '';
   });
   const table = headTable(tokens, weights, l, h, t, { exporting, scaled });
   const open = element('button', 'model-open', t('models.openInLab'));
@@ -233,7 +245,7 @@ function headFigure(result, l, h, t, { ink, onOpen, causal, exporting, room = 0 
   const scroller = element('div', 'model-scroll');
   scroller.append(canvas);
   const line = element('p', 'hint model-scroll-cue', t('models.scrollCue', { n }));
-  figure.append(element('figcaption', '', t('models.head', { head: h + 1 })), line, fewer, scroller, table, open);
+  figure.append(element('figcaption', '', t('models.head', { head: h + 1 })), line, fewer, scroller, tapped, table, open);
   cues.set(figure, scrollCue(scroller, line));
   return figure;
 }
@@ -247,7 +259,8 @@ function headTable(tokens, weights, l, h, t, { exporting, scaled }) {
     if (!table.open || table.childElementCount > 1) return;
     // a table wider than the figure scrolls in its own box too (the figure does not scroll)
     const holder = element('div', 'model-scroll');
-    table.append(holder);
+    // and says so, its cut edge fading (review 9, finding 3: a cut number read as a weight above 1)
+    table.append(watchedScrollCue(holder, t('models.streamScrollCue')), holder);
     const caption = t('models.headLabel', { layer: l + 1, head: h + 1 });
     renderMatrix(holder, { caption, rowLabels: tokens, columnLabels: tokens, values: weights, shade: true, rowSums: true, address: { matrix: null }, t });
     const n = tokens.length;
