@@ -2,7 +2,8 @@
 // gpt2 folder through the page's own file input: a tapped heatmap cell says its query, key and weight
 // under the heatmap (a phone cannot rest a pointer for the tooltip); "as a table" wider than its box
 // says that it scrolls; a byte piece's token chip names the character it is part of; the walk's
-// keyboard keys are not said on a touch screen.
+// keyboard keys are not said on a touch screen. And the reader and learning engine load when the
+// pointer reaches the drop zone, not with the page.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
@@ -21,6 +22,16 @@ const cellPoint = (canvas, row, col) => canvas.evaluate((node, [r, c]) => {
   const { left, top, cell } = node.dataset;
   return { x: box.left + (Number(left) + (c + 0.5) * Number(cell)) * scale, y: box.top + (Number(top) + (r + 0.5) * Number(cell)) * scale };
 }, [row, col]);
+
+describe('the reader and engine loaded when a model is about to be given', () => {
+  it('nothing is loaded for a model until the pointer reaches the drop zone; then both load, once', async () => {
+    assert.equal(await page().evaluate(() => globalThis.attentionLab.models.warming), null);
+    await page().hover('#models-drop');
+    assert.deepEqual(await page().evaluate(() => globalThis.attentionLab.models.warming), { ready: true });
+    await page().hover('#models-files + span, #models-drop label');
+    assert.deepEqual(await page().evaluate(() => globalThis.attentionLab.models.warming), { ready: true });
+  });
+});
 
 describe('student review 9: a heatmap cell on a phone', { skip: !have && 'no ../shared/models' }, () => {
   it('at 375 px a tapped cell writes its query, key and exact weight under the heatmap (the tooltip\'s words), another tap another cell', async () => {

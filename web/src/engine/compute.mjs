@@ -77,6 +77,7 @@ export function createCompute({ workerUrl, loadEngine, models = null }) {
         const handBack = onFirstLayer && info.where === 'worker' ? async (partial) => moved(await onFirstLayer(partial)) : onFirstLayer;
         return api.models.run(key, input, progress(info, handBack), moved(spare));
       },
+      warm: async () => (await connection).api.models.warm(),
       layer: async (key, l) => (await connection).api.models.layer(key, l),
       block: async (key, l) => (await connection).api.models.block(key, l),
       close: async (key) => (await connection).api.models.close(key),

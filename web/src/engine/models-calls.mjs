@@ -81,6 +81,16 @@ async function layerBlock(model, l, transfer) {
 // The request for the first block only (its attention drawn before the whole model is run).
 const firstLayerOnly = (request) => ({ ...request, layers: request.layers.slice(0, 1), finalNorm: undefined, unembedding: 'none', unembeddingWeight: undefined });
 
+// `work`'s answer, or its error as data
+const guarded = async (work) => {
+  try {
+    return await work();
+  } catch (error) {
+    return failure(error);
+  }
+};
+const noModel = () => failure({ name: 'Error', message: 'no model is open: choose a model folder first' });
+
 // The ArrayBuffers of a list from the page (none when it is not a list)
 const buffersIn = (list) => (Array.isArray(list) ? list.filter((b) => b instanceof ArrayBuffer && !b.detached) : []);
 
@@ -94,6 +104,7 @@ function firstLayer(reader, api, model, input, spare, transfer) {
 }
 
 /**
+ * warm() → { ready } | { error }: the reader and the learning engine loaded ahead of a model (once);
  * open(key, files, onProgress) → { report } | { error }; run(key, input, onFirstLayer, spare) → the result |
  * { error } (onFirstLayer(partial) first, with layer 1 only, when given and the model has more
  * layers: block 1 is run alone first, then the whole model, whose arrays are written into the
@@ -108,15 +119,28 @@ export function modelCalls(api, given, { transfer = (value) => value } = {}) {
     models.delete(key);
   };
   let reader = typeof given === 'function' ? null : given;
+  let importing = null;  // the reader's import, once (a failed one is tried again)
+  const imported = () => {
+    importing ??= Promise.resolve(typeof given === 'function' ? given() : given);
+    importing.catch(() => { importing = null; });
+    return importing;
+  };
+  // the reader's import and the learning engine's load at once: the engine, with `reader` set
+  const ready = async () => {
+    const [module, engine] = await Promise.all([imported(), learning(api)]);
+    reader = module;
+    return engine;
+  };
   const missing = () => failure({ name: 'Error', message: 'this page was built without the "Real models" reader' });
   return {
+    // both loaded ahead of a model, when the page sees the reader about to give one (the pointer or
+    // a drag over the drop zone): the opening then starts reading at once
+    warm: () => guarded(async () => ({ ready: Boolean(await ready() && reader) })),
     async open(key, files, onProgress) {
       close(key);  // the last model is let go before the next is read
       try {
         const start = performance.now();
-        // the reader's import and the learning engine's load at once
-        const [imported, engine] = await Promise.all([typeof given === 'function' && !reader ? given() : reader, learning(api)]);
-        reader = imported;
+        const engine = await ready();
         if (!reader) return missing();
         api.learnerReady = engine;
         const timings = { engine: performance.now() - start };  // ms until both were ready
@@ -130,7 +154,7 @@ export function modelCalls(api, given, { transfer = (value) => value } = {}) {
     async run(key, input, onFirstLayer, spare) {
       if (!reader) return missing();
       const model = models.get(key);
-      if (!model) return failure({ name: 'Error', message: 'no model is open: choose a model folder first' });
+      if (!model) return noModel();
       // buffers the page holds no longer, given with the request: layer 1 alone is written into
       // them, then the whole run into those left and those the page gives back once layer 1 is drawn
       let reuse = buffersIn(spare);
@@ -151,24 +175,8 @@ export function modelCalls(api, given, { transfer = (value) => value } = {}) {
         letGo(reuse);  // those that fitted nothing (another length of sentence)
       }
     },
-    async block(key, l) {
-      const model = models.get(key);
-      if (!model) return failure({ name: 'Error', message: 'no model is open: choose a model folder first' });
-      try {
-        return await layerBlock(model, l, transfer);
-      } catch (error) {
-        return failure(error);
-      }
-    },
-    async layer(key, l) {
-      const model = models.get(key);
-      if (!model) return failure({ name: 'Error', message: 'no model is open: choose a model folder first' });
-      try {
-        return await layerAttention(model, l);
-      } catch (error) {
-        return failure(error);
-      }
-    },
+    block: (key, l) => (models.has(key) ? guarded(() => layerBlock(models.get(key), l, transfer)) : noModel()),
+    layer: (key, l) => (models.has(key) ? guarded(() => layerAttention(models.get(key), l)) : noModel()),
     close,
   };
 }

@@ -67,6 +67,8 @@ export function mount(ctx) {
     get drawn() { return models.drawn.map((d) => ({ ...d })); },
     get result() { return models.result; },
     get report() { return models.report; },
+    // the reader and learning engine's load ahead of a model (wire: warm), once started: tests read it
+    get warming() { return models.warming ?? null; },
     // the layers whose block (norms and MLP) the page holds for the stream's check, read when the check is wanted
     get blocksHeld() { return models.blocks?.key === models.key ? [...models.blocks.layers.keys()] : []; },
     // after every draw of the lab: a model's layer there whose sentence or numbers the reader changed is no longer the model's
@@ -362,6 +364,13 @@ function wire(models, signal) {
     }, { signal });
   }
   const drop = $('models-drop');
+  // the reader and the learning engine loaded when a model is about to be given (the pointer, a
+  // focus or a drag on the drop zone or its buttons), not on every page's load: the opening then
+  // starts reading the files at once (docs/performance.md)
+  const warm = () => {
+    models.warming ??= Promise.resolve(models.compute.models.warm?.()).catch((error) => ({ error }));
+  };
+  for (const type of ['pointerenter', 'focusin', 'dragenter']) drop.addEventListener(type, warm, { signal, once: true });
   drop.addEventListener('dragover', (event) => {
     event.preventDefault();
     drop.classList.add('over');
