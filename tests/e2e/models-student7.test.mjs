@@ -30,16 +30,16 @@ describe('student review 7: a lone byte is named with its character', { skip: !h
     await runText(page(), HINDI);
     const tokens = await page().evaluate(() => globalThis.attentionLab.models.result.tokens);
     assert.deepEqual([tokens.length, tokens[1], tokens[33]], [34, '¤', '¤']);
-    assert.equal(plain(await page().textContent('#models-next caption')), 'The 10 most likely next tokens after ‘¤’ (piece 3 of 3 of ‘।’)');
+    assert.equal(plain(await page().textContent('#models-next caption')), 'The 10 most likely next tokens after piece 3 of 3 of ‘।’ (‘¤’)');
     const options = await page().$$eval('#models-stream-token option', (all) => all.map((option) => option.textContent));
-    assert.deepEqual([options[1], options[18], options[19], options[20]].map(plain), ['2: ‘¤’ (piece 2 of 3 of ‘ब’)', '19: ·', '20: ‘à’ (piece 1 of 3 of ‘ब’)', '21: ‘¤’ (piece 2 of 3 of ‘ब’)']);
-    assert.match(plain(await walkFirst(1)), /^Hidden state 0: the embedding of ‘¤’ \(piece 2 of 3 of ‘ब’\), the token's row/);
+    assert.deepEqual([options[1], options[18], options[19], options[20]].map(plain), ['2: piece 2 of 3 of ‘ब’ (‘¤’)', '19: ·', '20: piece 1 of 3 of ‘ब’ (‘à’)', '21: piece 2 of 3 of ‘ब’ (‘¤’)']);
+    assert.match(plain(await walkFirst(1)), /^Hidden state 0: the embedding of piece 2 of 3 of ‘ब’ \(‘¤’\), the token's row/);
     // the character is the model's text: isolated from the sentence around it only where it could turn it (Devanagari is left to right: as it is)
     await lab.redrawn(() => page().selectOption('#language', 'hi'));
     try {
-      assert.equal(plain(await page().textContent('#models-next caption')), 'अगले token के 10 सबसे संभावित विकल्प ‘¤’ (‘।’ के 3 टुकड़ों में से टुकड़ा 3) के बाद');
-      assert.equal(plain(await page().$eval('#models-stream-token option[value="4"]', (option) => option.textContent)), '5: ‘¤’ (‘ि’ के 3 टुकड़ों में से टुकड़ा 2)');
-      assert.match(plain(await walkFirst(1)), /^hidden state 0: ‘¤’ \(‘ब’ के 3 टुकड़ों में से टुकड़ा 2\) का embedding/);
+      assert.equal(plain(await page().textContent('#models-next caption')), 'अगले token के 10 सबसे संभावित विकल्प ‘।’ के 3 टुकड़ों में से टुकड़ा 3 (‘¤’) के बाद');
+      assert.equal(plain(await page().$eval('#models-stream-token option[value="4"]', (option) => option.textContent)), '5: ‘ि’ के 3 टुकड़ों में से टुकड़ा 2 (‘¤’)');
+      assert.match(plain(await walkFirst(1)), /^hidden state 0: ‘ब’ के 3 टुकड़ों में से टुकड़ा 2 \(‘¤’\) का embedding/);
     } finally {
       await lab.redrawn(() => page().selectOption('#language', 'en'));
     }
@@ -208,10 +208,10 @@ describe('student review 7: the next-token heading', { skip: !have && 'no ../sha
   it('at 1280 px its heading is one line, the token it follows (‘¤’, piece 3 of 3 of ‘।’) on a line under it, in English and Hindi', async () => {
     await openAndRun(page(), 'gpt2');
     await runText(page(), HINDI);
-    assert.deepEqual(await nextHeading(), { title: 'The 10 most likely next tokens', titleLines: 1, line: 'after ‘¤’ (piece 3 of 3 of ‘।’)', lineTop: true });
+    assert.deepEqual(await nextHeading(), { title: 'The 10 most likely next tokens', titleLines: 1, line: 'after piece 3 of 3 of ‘।’ (‘¤’)', lineTop: true });
     await lab.redrawn(() => page().selectOption('#language', 'hi'));
     try {
-      assert.deepEqual(await nextHeading(), { title: 'अगले token के 10 सबसे संभावित विकल्प', titleLines: 1, line: '‘¤’ (‘।’ के 3 टुकड़ों में से टुकड़ा 3) के बाद', lineTop: true });
+      assert.deepEqual(await nextHeading(), { title: 'अगले token के 10 सबसे संभावित विकल्प', titleLines: 1, line: '‘।’ के 3 टुकड़ों में से टुकड़ा 3 (‘¤’) के बाद', lineTop: true });
     } finally {
       await lab.redrawn(() => page().selectOption('#language', 'en'));
     }
@@ -239,6 +239,6 @@ describe('student review 7: the stream tables quote their token', { skip: !have 
     }
     await runText(page(), HINDI);
     await page().selectOption('#models-stream-token', { value: '1' });
-    assert.match((await captions())[0], /^Token ‘¤’ \(piece 2 of 3 of ‘ब’\) \(row 2\): /u);
+    assert.match((await captions())[0], /^Token piece 2 of 3 of ‘ब’ \(‘¤’\) \(row 2\): /u);
   });
 });

@@ -552,7 +552,7 @@ export const EN = {
   'models.reading': "Reading {count} files…",
   'models.opened': "Opened a {type} model: {layers} layers, {heads} heads each.",
   'models.tokenId': "token id {id}",
-  'models.tokenPart': "‘{token}’ (piece {index} of {count} of ‘{text}’)",
+  'models.tokenPart': "piece {index} of {count} of ‘{text}’ (‘{token}’)",
   'models.tokens': "Tokens, as the tokenizer made them (n = {count})",
   'models.next': "The {count} most likely next tokens",
   'models.nextAfter': "The {count} most likely next tokens after {token}",

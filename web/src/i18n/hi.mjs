@@ -335,7 +335,7 @@ export const HI = {
   'models.reading': "{count} फ़ाइलें पढ़ी जा रही हैं…",
   'models.opened': "{type} मॉडल खुला: {layers} layers, हर एक में {heads} heads।",
   'models.tokenId': "token का id {id}",
-  'models.tokenPart': "‘{token}’ (‘{text}’ के {count} टुकड़ों में से टुकड़ा {index})",
+  'models.tokenPart': "‘{text}’ के {count} टुकड़ों में से टुकड़ा {index} (‘{token}’)",
   'models.tokens': "Tokens, जैसे tokenizer ने बनाए (n = {count})",
   'models.next': "अगले token के {count} सबसे संभावित विकल्प",
   'models.nextAfter': "{token} के बाद अगले token के {count} सबसे संभावित विकल्प",
