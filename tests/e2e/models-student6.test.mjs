@@ -31,7 +31,7 @@ describe('student review 6: heatmaps without token labels', { skip: !have && 'no
     assert.ok(n > 34, `${n} tokens`);
     // the heatmaps have no labels (the canvases' font left as set by no label drawing: cells under 12 px)
     assert.ok(Number(await page().getAttribute('#models-layers figure.model-head canvas', 'data-cell')) < 12);
-    const english = `Token labels are left out above 34 tokens (this sentence has ${n}): point at a cell to see its query, key and weight, or open “as a table”.`;
+    const english = `Token labels are left out above 34 tokens (this sentence has ${n}): point at or tap a cell to see its query, key and weight, or open “as a table”.`;
     const seen = await notes();
     assert.deepEqual(seen.map((layer) => layer.layer), [0, 1]);
     for (const layer of seen) assert.deepEqual([layer.notes, layer.after], [[english], 'SUMMARY'], JSON.stringify(layer));
@@ -39,7 +39,7 @@ describe('student review 6: heatmaps without token labels', { skip: !have && 'no
     await lab.redrawn(() => page().selectOption('#language', 'hi'));
     try {
       for (const layer of await notes()) {
-        assert.deepEqual(layer.notes, [`34 से ज़्यादा tokens होने पर token के नाम नहीं लिखे जाते (इस वाक्य में ${n} हैं): किसी खाने पर पॉइंटर रखकर उसकी query, key और weight देखें, या “तालिका के रूप में” खोलें।`]);
+        assert.deepEqual(layer.notes, [`34 से ज़्यादा tokens होने पर token के नाम नहीं लिखे जाते (इस वाक्य में ${n} हैं): किसी खाने पर पॉइंटर रखकर या उसे छूकर उसकी query, key और weight देखें, या “तालिका के रूप में” खोलें।`]);
       }
     } finally {
       await lab.redrawn(() => page().selectOption('#language', 'en'));
