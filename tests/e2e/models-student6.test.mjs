@@ -21,28 +21,34 @@ const notes = () => page().evaluate(() => [...document.querySelectorAll('#models
 })));
 
 describe('student review 6: heatmaps without token labels', { skip: !have && 'no ../shared/models' }, () => {
-  it('above 34 tokens: said once under each layer\'s heading, in English and Hindi; 34 tokens or fewer: not said', async () => {
-    await openAndRun(page(), 'gpt2');
-    const short = await page().evaluate(() => globalThis.attentionLab.models.result.n);
-    assert.ok(short <= 34, `${short} tokens`);
-    assert.ok((await notes()).every((layer) => layer.notes.length === 0));
-    await runText(page(), LONG);
-    const n = await page().evaluate(() => globalThis.attentionLab.models.result.n);
-    assert.ok(n > 34, `${n} tokens`);
-    // the heatmaps have no labels (the canvases' font left as set by no label drawing: cells under 12 px)
-    assert.ok(Number(await page().getAttribute('#models-layers figure.model-head canvas', 'data-cell')) < 12);
-    const english = `Token labels are left out above 34 tokens (this sentence has ${n}): point at or tap a cell to see its query, key and weight, or open “as a table”.`;
-    const seen = await notes();
-    assert.deepEqual(seen.map((layer) => layer.layer), [0, 1]);
-    for (const layer of seen) assert.deepEqual([layer.notes, layer.after], [[english], 'SUMMARY'], JSON.stringify(layer));
-    assert.ok(await page().locator('#models-layers details[data-layer="0"] .model-no-labels').isVisible());
-    await lab.redrawn(() => page().selectOption('#language', 'hi'));
+  it('at 375 px, above 34 tokens: said once under each layer\'s heading, in English and Hindi; 34 tokens or fewer: not said', async () => {
+    await page().setViewportSize({ width: 375, height: 800 });
     try {
-      for (const layer of await notes()) {
-        assert.deepEqual(layer.notes, [`34 से ज़्यादा tokens होने पर token के नाम नहीं लिखे जाते (इस वाक्य में ${n} हैं): किसी खाने पर पॉइंटर रखकर या उसे छूकर उसकी query, key और weight देखें, या “तालिका के रूप में” खोलें।`]);
+      await page().waitForFunction(() => document.documentElement.clientWidth === 375);
+      await openAndRun(page(), 'gpt2');
+      const short = await page().evaluate(() => globalThis.attentionLab.models.result.n);
+      assert.ok(short <= 34, `${short} tokens`);
+      assert.ok((await notes()).every((layer) => layer.notes.length === 0));
+      await runText(page(), LONG);
+      const n = await page().evaluate(() => globalThis.attentionLab.models.result.n);
+      assert.ok(n > 34 && n <= 64, `${n} tokens`);
+      // the heatmaps have no labels (the canvases' font left as set by no label drawing: cells under 12 px)
+      assert.ok(Number(await page().getAttribute('#models-layers figure.model-head canvas', 'data-cell')) < 12);
+      const english = `Token labels are left out above 34 tokens on a screen this wide (this sentence has ${n}): point at or tap a cell to see its query, key and weight, or open “as a table”.`;
+      const seen = await notes();
+      assert.deepEqual(seen.map((layer) => layer.layer), [0, 1]);
+      for (const layer of seen) assert.deepEqual([layer.notes, layer.after], [[english], 'SUMMARY'], JSON.stringify(layer));
+      assert.ok(await page().locator('#models-layers details[data-layer="0"] .model-no-labels').isVisible());
+      await lab.redrawn(() => page().selectOption('#language', 'hi'));
+      try {
+        for (const layer of await notes()) {
+          assert.deepEqual(layer.notes, [`इतनी चौड़ी स्क्रीन पर 34 से ज़्यादा tokens होने पर token के नाम नहीं लिखे जाते (इस वाक्य में ${n} हैं): किसी खाने पर पॉइंटर रखकर या उसे छूकर उसकी query, key और weight देखें, या “तालिका के रूप में” खोलें।`]);
+        }
+      } finally {
+        await lab.redrawn(() => page().selectOption('#language', 'en'));
       }
     } finally {
-      await lab.redrawn(() => page().selectOption('#language', 'en'));
+      await page().setViewportSize({ width: 1280, height: 800 });
     }
   });
 
@@ -79,6 +85,24 @@ describe('student review 6: heatmaps without token labels', { skip: !have && 'no
       }
     });
   }
+});
+
+describe('student review 9: a wide screen names up to 64 tokens', { skip: !have && 'no ../shared/models' }, () => {
+  it('at 1280 px the same sentence (35 to 64 tokens) keeps its labels at 12 px cells, without scrolling, and no line says otherwise', async () => {
+    await page().waitForFunction(() => document.documentElement.clientWidth === 1280);
+    await openAndRun(page(), 'gpt2');
+    await runText(page(), LONG);
+    const { n, tokens } = await page().evaluate(() => globalThis.attentionLab.models.result);
+    const heat = await page().evaluate(() => {
+      const canvas = document.querySelector('#models-layers figure.model-head[data-layer="0"][data-head="0"] canvas');
+      const box = canvas.parentElement;
+      return { cell: Number(canvas.dataset.cell), columns: canvas.dataset.columns.split(' ').filter(Boolean).length, scrolls: box.scrollWidth > box.clientWidth };
+    });
+    assert.ok(n > 34, `${n} tokens`);
+    assert.deepEqual({ cell: heat.cell, scrolls: heat.scrolls }, { cell: 12, scrolls: false });
+    assert.ok(heat.columns > 1 && heat.columns <= tokens.length, `${heat.columns} columns named`);
+    assert.equal(await page().locator('#models-layers details[data-layer="0"] .model-no-labels').isVisible(), false);
+  });
 });
 
 describe('student review 6: a wide heatmap scrolls in its own box', { skip: !have && 'no ../shared/models' }, () => {

@@ -562,7 +562,7 @@ export const EN = {
   'models.nextProbability': "probability",
   'models.headLabel': "Attention weights of layer {layer}, head {head}",
   'models.headTable': "as a table",
-  'models.noLabels': "Token labels are left out above {most} tokens (this sentence has {n}): point at or tap a cell to see its query, key and weight, or open “as a table”.",
+  'models.noLabels': "Token labels are left out above {most} tokens on a screen this wide (this sentence has {n}): point at or tap a cell to see its query, key and weight, or open “as a table”.",
   'models.head': "Head {head}",
   'models.scrollCue': "Scroll sideways to see all {n} tokens →",
   'models.fewerLabels': "{shown} of the {n} columns are named (no room for every name): point at or tap a cell to see its key, or open “as a table”.",

@@ -345,7 +345,7 @@ export const HI = {
   'models.nextProbability': "प्रायिकता",
   'models.headLabel': "layer {layer}, head {head} के attention weights",
   'models.headTable': "तालिका के रूप में",
-  'models.noLabels': "{most} से ज़्यादा tokens होने पर token के नाम नहीं लिखे जाते (इस वाक्य में {n} हैं): किसी खाने पर पॉइंटर रखकर या उसे छूकर उसकी query, key और weight देखें, या “तालिका के रूप में” खोलें।",
+  'models.noLabels': "इतनी चौड़ी स्क्रीन पर {most} से ज़्यादा tokens होने पर token के नाम नहीं लिखे जाते (इस वाक्य में {n} हैं): किसी खाने पर पॉइंटर रखकर या उसे छूकर उसकी query, key और weight देखें, या “तालिका के रूप में” खोलें।",
   'models.head': "Head {head}",
   'models.scrollCue': "सभी {n} tokens देखने के लिए बगल में स्क्रॉल करें →",
   'models.fewerLabels': "{n} में से {shown} कॉलम के नाम लिखे हैं (सबके नाम की जगह नहीं है): किसी खाने पर पॉइंटर रखकर या उसे छूकर उसकी key देखें, या “तालिका के रूप में” खोलें।",

@@ -173,10 +173,17 @@ function maskOf(n, causal) {
 // 22-token heatmap scaled to a 375 px screen wrote them at 8 px): a heatmap wider than that scrolls
 // sideways in its own box (.model-scroll), as the lab’s own heatmap does. Without labels it is scaled to its figure.
 const CELLS_PX = 416, LABEL_CELL = 12, LABEL_PX = parseFloat(LABEL_FONT), LEAST_LABEL_PX = 11;
-/** The most tokens whose heatmaps have token labels (34: a cell of 416 / 34 = 12.2 px still holds one). */
+/** The most tokens whose heatmaps have token labels on any screen (34: a cell of 416 / 34 = 12.2 px still holds one). */
 export const LABELLED_TOKENS = Math.floor(CELLS_PX / LABEL_CELL);
+// Where the figure has the room (a wide screen), up to 64 tokens keep their labels at 12 px cells, as
+// wide as the room holds without scrolling (review 9: 44 tokens unnamed beside 700 px of empty
+// page); the row labels' room is ROW_LABELS_PX at most. A 64-token heatmap is then 2.6 MB of pixels.
+const WIDE_LABELLED_TOKENS = 64, ROW_LABELS_PX = 96;
+/** The most tokens labelled in a figure `room` CSS px wide. */
+export const labelledIn = (room = 0) => Math.max(LABELLED_TOKENS, Math.min(WIDE_LABELLED_TOKENS, Math.floor((room - ROW_LABELS_PX) / LABEL_CELL)));
 function cellsOf(n, room = 0) {
   const most = Math.max(3, Math.min(26, Math.floor(CELLS_PX / n)));
+  if (most < LABEL_CELL && n <= labelledIn(room)) return { cell: LABEL_CELL, minCell: LABEL_CELL, labelled: true, room };
   const labelled = most >= LABEL_CELL;
   return { cell: most, minCell: labelled ? LABEL_CELL : most, labelled, room: labelled ? room : 0 };
 }
@@ -319,12 +326,14 @@ export function renderLayers(container, result, t, ink, onOpen, { causal = false
     details.open = l === 0;
     details.dataset.layer = String(l);
     details.append(element('summary', '', t('models.layer', { layer: l + 1, count })));
-    // above 34 tokens the heatmaps have no labels: said once, under the layer's heading (review 6, finding 2)
-    if (!cellsOf(result.n).labelled) details.append(element('p', 'hint model-no-labels', t('models.noLabels', { most: LABELLED_TOKENS, n: result.n })));
     const heads = element('div', 'model-heads');
+    // above the tokens its room labels the heatmaps have no labels: said once, under the layer's
+    // heading (review 6, finding 2), again whenever its room changes
+    const labelLine = noLabelsLine(details, heads, result.n, t);
     // drawn in the page (its room measured), and again when its room changes (roomOf)
     const draw = () => {
       const room = roomOf(heads);
+      labelLine(room);
       heads.replaceChildren(...layer.heads.map((_, h) => headFigure(result, l, h, t, { ink, onOpen, causal, exporting, room })));
       for (const figure of heads.children) cues.get(figure)?.();
     };
@@ -353,6 +362,22 @@ export function renderLayers(container, result, t, ink, onOpen, { causal = false
   watchRoom(container);
 }
 
+// The layer's line saying that its heatmaps have no token labels, in `details` (above 34 tokens),
+// kept by `heads`' width: shown, its number said, when a figure that wide has no labels
+const labelLines = new WeakMap();
+function noLabelsLine(details, heads, n, t) {
+  if (n <= LABELLED_TOKENS) return () => {};
+  const line = element('p', 'hint model-no-labels');
+  details.append(line);
+  const update = (room) => {
+    line.hidden = cellsOf(n, room).labelled;
+    line.textContent = line.hidden ? '' : t('models.noLabels', { most: labelledIn(room), n });
+  };
+  update(0);  // until drawn in the page, with its room
+  labelLines.set(heads, update);
+  return update;
+}
+
 // The figures' painters (headFigure's), and each heatmap box's width as last drawn
 const painters = new WeakMap();
 const rooms = new WeakMap();
@@ -372,6 +397,7 @@ function watchRoom(container) {
       for (const { target } of entries) {
         if (!target.isConnected || target.clientWidth === rooms.get(target) || target.clientWidth === 0) continue;
         const room = roomOf(target);
+        labelLines.get(target)?.(room);
         for (const figure of target.children) painters.get(figure)?.(room);
         for (const figure of target.children) cues.get(figure)?.();
       }
