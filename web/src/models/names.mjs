@@ -8,10 +8,17 @@ import { isolate } from '../shared/bidi.mjs';
 // as the page's ·, a new line as ↵ (the sentence box and the tables; the rows stay the model's)
 export const readableToken = (token) => String(token).replace(/[Ġ▁]/gu, '·').replace(/Ċ/gu, '↵').replace(/ĉ/gu, '⇥');
 
+// A character with no glyph of its own (a directional control such as U+202E, a zero-width or other
+// format or control character, a line or paragraph separator; a space alone) written as its code
+// point: a label or a name never holds a control that would reorder or hide what is around it
+const UNSEEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+const codePoint = (c) => `U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+export const seenText = (text) => (/^\p{Zs}+$/u.test(text) ? [...text].map(codePoint).join(' ') : String(text).replace(UNSEEN, codePoint));
+
 /** The run (pieceRuns) that token i is a piece of, with its place in it: { index, count, text }, or null. */
 export function partOf(result, i) {
   const run = result.runs?.find((r) => r.position === i);
-  return run ? { index: i - run.from + 1, count: run.count, text: run.text } : null;
+  return run ? { index: i - run.from + 1, count: run.count, text: seenText(run.text) } : null;
 }
 
 /**

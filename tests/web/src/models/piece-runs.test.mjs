@@ -7,6 +7,7 @@ import { existsSync, openAsBlob } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 import { loadTokenizer, pieceRuns } from '../../../../web/src/models/tokenizer.mjs';
+import { tokenLabel, tokenName } from '../../../../web/src/models/names.mjs';
 import { MODELS } from './copies.mjs';
 
 const gpt2 = new URL('gpt2/', MODELS);
@@ -49,4 +50,30 @@ it('a run that must take a whole token along: the smallest, the leftmost of equa
     { position: 3, from: 3, count: 3, text: 'ि' }, { position: 4, from: 3, count: 3, text: 'ि' }, { position: 5, from: 3, count: 3, text: 'ि' },
   ]);
   assert.deepEqual(pieceRuns(ids, decode, [4], 2), []);
+});
+
+// Characters with no glyph of their own, one of each class: directional overrides and embeddings,
+// isolates and marks, zero-width and other format characters, a byte-order mark, a control, the line
+// and paragraph separators, an ideographic space. Each is typed into gpt2 (its bytes become pieces);
+// the labels and names of its pieces show its code point, and hold no such character themselves.
+const UNSEEN_CLASSES = ['\u202E', '\u202A', '\u2067', '\u2069', '\u200F', '\u061C', '\u200D', '\u200B', '\uFEFF', '\u00AD', '\u0085', '\u2028', '\u2029', '\u3000', '\u{E0041}'];
+
+it('gpt2: a piece of a character with no glyph (a bidi control, a zero-width, control or separator character) is labelled and named by its code point', { skip: !existsSync(gpt2) && 'no ../shared/models' }, async () => {
+  const tokenizer = await tokenizerOf(gpt2);
+  const t = (key, values) => `${key}:${JSON.stringify(values)}`;
+  for (const char of UNSEEN_CLASSES) {
+    const text = `a${char}b`;
+    const { ids, tokens } = tokenizer.encode(text);
+    const pieces = ids.flatMap((id, i) => (tokenizer.decode([id]).includes('\uFFFD') ? [i] : []));
+    const runs = pieceRuns(ids, (run) => tokenizer.decode(run), pieces);
+    const result = { tokens, runs };
+    const code = `U+${char.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+    assert.ok(pieces.length >= 2, `${code}: ${tokens.join(' ')}`);
+    for (const i of pieces) {
+      for (const shown of [tokenLabel(result, i), tokenLabel(result, i, { joined: true }), tokenName(result, i, t)]) {
+        assert.doesNotMatch(shown, /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u, `${code}: ${JSON.stringify(shown)}`);
+        assert.ok(shown.includes(code) || shown.includes(`a${code}`) || shown.includes(`${code}b`), `${code}: ${JSON.stringify(shown)}`);
+      }
+    }
+  }
 });
