@@ -114,6 +114,16 @@ describe('student review 8: the stream and the length limit', { skip: !have && '
     assert.deepEqual(await streamCue(), { overflows: false, more: '', line: null });
   });
 
+  it('a text too long because of invisible characters names them by code point, not as Hindi letters (review 10)', async () => {
+    await page().fill('#models-text', `The cat ${'\u202E'.repeat(25)}sat.`);
+    await page().click('#models-run');
+    await page().waitForFunction(() => document.querySelector('#models-messages').textContent !== '');
+    const raw = await page().textContent('#models-messages');
+    assert.doesNotMatch(raw, /[\u202A-\u202E]/u, 'no override in the message');
+    assert.match(raw.replace(/[\u2066-\u2069]/gu, ''), /(\d+) of the tokens are pieces of characters the model has no token for \(‘U\+202E’\)/u);
+    await page().fill('#models-text', '');
+  });
+
   it('a Hindi text too long for gpt2: the message says how many tokens are byte pieces, and why (en, hi); the page keeps working', async () => {
     const text = 'बिल्ली चटाई पर बैठी क्योंकि वह थकी थी';
     await page().fill('#models-text', text);
@@ -126,11 +136,11 @@ describe('student review 8: the stream and the length limit', { skip: !have && '
     // review 9, finding 2: the refusal is brought into view, not left above the screen
     await page().waitForFunction(() => { const r = document.querySelector('#models-messages').getBoundingClientRect(); return r.top >= -1 && r.bottom <= innerHeight + 1; });  // ±1: sub-pixel layout
     const message = (await page().textContent('#models-messages')).replace(/[\u2066-\u2069]/gu, '');
-    const [, count, pieces] = /it makes (\d+) tokens.*?(\d+) of the tokens are pieces of letters the model has no token for/u.exec(message) ?? [];
+    const [, count, pieces] = /it makes (\d+) tokens.*?(\d+) of the tokens are pieces of characters the model has no token for/u.exec(message) ?? [];
     assert.ok(count && pieces, message);
     // every letter of this sentence is outside the test vocabulary: its tokens are all pieces but the spaces'
     assert.ok(Number(pieces) > 64 && Number(pieces) < Number(count), `${pieces} of ${count}`);
-    assert.match(message, /a Hindi letter takes 3/u);
+    assert.match(message, /no token for \(‘ब’, ‘ि’, ‘ल’, …\): .*3 for a Hindi letter/u);
     await lab.redrawn(() => page().selectOption('#language', 'hi'));
     try {
       assert.match(await page().textContent('#models-messages'), new RegExp(`इनमें से ${pieces} tokens ऐसे अक्षरों के टुकड़े हैं`, 'u'));

@@ -13,6 +13,8 @@ import { loadTokenizer, pieceRuns, topTokens } from './tokenizer.mjs';
 import { readMaskedHead, maskedPositions, maskedTokens } from './masked.mjs';
 import { freeBuffers } from './free.mjs';
 import { remoteReads } from './remote-reads.mjs';
+import { seenText } from './names.mjs';
+import { isolate } from '../shared/bidi.mjs';
 
 // The engine's WebAssembly memory, at most (MAXIMUM_MEMORY in CMakeLists.txt).
 export const WASM_MEMORY_BYTES = 2 ** 31;
@@ -192,10 +194,21 @@ function checkLength(ids, about, tokenizer) {
   const most = about?.maxTokens;
   const count = ids.length;
   if (!most || count <= most) return;
-  const pieces = piecesOf(ids, tokenizer).length;
-  const why = pieces ? `; ${pieces} of them are pieces of letters the model has no token for (one token a byte: a Hindi letter takes 3)` : '';
+  const positions = piecesOf(ids, tokenizer);
+  const pieces = positions.length;
+  const chars = pieces ? pieceCharacters(ids, tokenizer, positions) : '';
+  const why = pieces ? `; ${pieces} of them are pieces of characters the model has no token for (${chars}; one token a byte: 3 for a Hindi letter)` : '';
   throw new ModelError('text', `this ${about.modelType} model learned positions for ${most} tokens at most (config.json), and your text makes ${count} tokens${why}: shorten it to ${most} tokens or fewer`,
-    { key: pieces ? 'models.error.tooLongPieces' : 'models.error.tooLong', values: { type: about.modelType, most, count, pieces } });
+    { key: pieces ? 'models.error.tooLongPieces' : 'models.error.tooLong', values: { type: about.modelType, most, count, pieces, chars } });
+}
+
+// The characters the first pieces are parts of (pieceRuns), each once in the text's order, at most
+// three named (as names.mjs writes them: a control as its code point, isolated): review 10 saw
+// U+202E's pieces explained as Hindi letters
+function pieceCharacters(ids, tokenizer, positions) {
+  const runs = pieceRuns(ids, (run) => tokenizer.decode(run), positions.slice(0, 48));
+  const chars = [...new Set(runs.map((run) => seenText(run.text)))];
+  return chars.slice(0, 3).map((c) => `‘${isolate(c)}’`).join(', ') + (chars.length > 3 ? ', …' : '');
 }
 
 // The top `count` next tokens after the last one: softmax of the last row of logits (topTokens).
