@@ -103,6 +103,29 @@ describe('student review 9: a wide screen names up to 64 tokens', { skip: !have 
     assert.ok(heat.columns > 1 && heat.columns <= tokens.length, `${heat.columns} columns named`);
     assert.equal(await page().locator('#models-layers details[data-layer="0"] .model-no-labels').isVisible(), false);
   });
+
+  it('a 2× screen keeps each canvas within 1200 device px: 50 tokens labelled at 1×, not at 2× (the line says 42 there)', async () => {
+    const FIFTY = 'The cat sat on the mat and the dog sat on the log by the door, and then they both ran away to the park.';
+    const cell = () => page().evaluate(() => Number(document.querySelector('#models-layers figure.model-head[data-layer="0"][data-head="0"] canvas').dataset.cell));
+    await runText(page(), FIFTY);
+    assert.equal(await page().evaluate(() => globalThis.attentionLab.models.result.n), 50);
+    assert.equal(await cell(), 12);
+    const cdp = await page().context().newCDPSession(page());
+    try {
+      await cdp.send('Emulation.setDeviceMetricsOverride', { width: 1280, height: 800, deviceScaleFactor: 2, mobile: false });
+      await page().waitForFunction(() => devicePixelRatio === 2);
+      await runText(page(), FIFTY);
+      assert.ok(await cell() < 12, 'no labels at 2×');
+      const line = await page().textContent('#models-layers details[data-layer="0"] .model-no-labels');
+      assert.match(line, /^Token labels are left out above 42 tokens on a screen this wide \(this sentence has 50\)/u);
+      const width = await page().evaluate(() => document.querySelector('#models-layers figure.model-head canvas').width);
+      assert.ok(width <= 1200, `${width} device px`);
+    } finally {
+      await cdp.send('Emulation.clearDeviceMetricsOverride');
+      await cdp.detach();
+      await page().setViewportSize({ width: 1280, height: 800 });
+    }
+  });
 });
 
 describe('student review 6: a wide heatmap scrolls in its own box', { skip: !have && 'no ../shared/models' }, () => {

@@ -177,10 +177,15 @@ const CELLS_PX = 416, LABEL_CELL = 12, LABEL_PX = parseFloat(LABEL_FONT), LEAST_
 export const LABELLED_TOKENS = Math.floor(CELLS_PX / LABEL_CELL);
 // Where the figure has the room (a wide screen), up to 64 tokens keep their labels at 12 px cells, as
 // wide as the room holds without scrolling (review 9: 44 tokens unnamed beside 700 px of empty
-// page); the row labels' room is ROW_LABELS_PX at most. A 64-token heatmap is then 2.6 MB of pixels.
-const WIDE_LABELLED_TOKENS = 64, ROW_LABELS_PX = 96;
+// page); the row labels' room is ROW_LABELS_PX at most. A canvas stays within WIDE_CANVAS_PX device
+// pixels a side (3.2 MB; 12 heads 69 MB; 34 tokens at a 2× screen were 1040 px already): on a 2×
+// screen up to 42 tokens, at 1× up to 64.
+const WIDE_LABELLED_TOKENS = 64, ROW_LABELS_PX = 96, WIDE_CANVAS_PX = 1200;
 /** The most tokens labelled in a figure `room` CSS px wide. */
-export const labelledIn = (room = 0) => Math.max(LABELLED_TOKENS, Math.min(WIDE_LABELLED_TOKENS, Math.floor((room - ROW_LABELS_PX) / LABEL_CELL)));
+export const labelledIn = (room = 0) => {
+  const pixels = Math.floor((WIDE_CANVAS_PX / (globalThis.devicePixelRatio || 1) - ROW_LABELS_PX) / LABEL_CELL);
+  return Math.max(LABELLED_TOKENS, Math.min(WIDE_LABELLED_TOKENS, pixels, Math.floor((room - ROW_LABELS_PX) / LABEL_CELL)));
+};
 function cellsOf(n, room = 0) {
   const most = Math.max(3, Math.min(26, Math.floor(CELLS_PX / n)));
   if (most < LABEL_CELL && n <= labelledIn(room)) return { cell: LABEL_CELL, minCell: LABEL_CELL, labelled: true, room };
