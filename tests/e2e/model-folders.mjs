@@ -61,6 +61,13 @@ export function tensorOf(name, tensor) {
   return { shape, values: Array.from({ length: data.length / 4 }, (_, i) => data.readFloatLE(i * 4)) };
 }
 
+/** Where cell (row, col) of a head's heatmap `canvas` (a locator) is on the screen, by the canvas's own layout (view.mjs). */
+export const cellPoint = (canvas, row, col) => canvas.evaluate((node, [r, c]) => {
+  const box = node.getBoundingClientRect(), scale = box.width / parseFloat(node.style.width);
+  const { left, top, cell } = node.dataset;
+  return { x: box.left + (Number(left) + (c + 0.5) * Number(cell)) * scale, y: box.top + (Number(top) + (r + 0.5) * Number(cell)) * scale };
+}, [row, col]);
+
 /** Types `text` into Real models and runs it; waits for that sentence's whole result (not a partial one). */
 export async function runText(page, text) {
   await page.fill('#models-text', text);

@@ -7,7 +7,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { useLabPage } from './browser.mjs';
-import { haveModels as have, openAndRun, runText } from './model-folders.mjs';
+import { cellPoint, haveModels as have, openAndRun, runText } from './model-folders.mjs';
 
 const lab = useLabPage({ before, after, assert });
 const page = () => lab.tab.page;
@@ -66,11 +66,7 @@ describe('student review 6: heatmaps without token labels', { skip: !have && 'no
         const canvas = page().locator('#models-layers figure.model-head[data-layer="0"][data-head="1"] canvas');
         await canvas.scrollIntoViewIfNeeded();
         for (const [r, c] of [[n - 1, 0], [n - 1, n - 1], [20, 7], [36, 35]]) {
-          const at = await canvas.evaluate((node, [row, col]) => {
-            const box = node.getBoundingClientRect(), scale = box.width / parseFloat(node.style.width);
-            const { left, top, cell } = node.dataset;
-            return { x: box.left + (Number(left) + (col + 0.5) * Number(cell)) * scale, y: box.top + (Number(top) + (row + 0.5) * Number(cell)) * scale };
-          }, [r, c]);
+          const at = await cellPoint(canvas, r, c);
           await page().mouse.move(at.x, at.y);
           const title = await canvas.getAttribute('title');
           const readable = (token) => token.replace(/[Ġ▁]/gu, '·');

@@ -8,20 +8,13 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { useLabPage } from './browser.mjs';
-import { byteLevelText, haveModels as have, openAndRun, runText } from './model-folders.mjs';
+import { byteLevelText, cellPoint, haveModels as have, openAndRun, runText } from './model-folders.mjs';
 
 const lab = useLabPage({ before, after, assert });
 const page = () => lab.tab.page;
 const LONG = 'The cat sat on the mat and the dog sat on the log by the door.';  // 30 tokens
 const strip = (text) => text.replace(/[\u2066-\u2069]/gu, '');
 const head = (l, h) => `#models-layers figure.model-head[data-layer="${l}"][data-head="${h}"]`;
-
-// where cell (row, col) of a head's heatmap is on the screen, by the canvas's own layout (view.mjs)
-const cellPoint = (canvas, row, col) => canvas.evaluate((node, [r, c]) => {
-  const box = node.getBoundingClientRect(), scale = box.width / parseFloat(node.style.width);
-  const { left, top, cell } = node.dataset;
-  return { x: box.left + (Number(left) + (c + 0.5) * Number(cell)) * scale, y: box.top + (Number(top) + (r + 0.5) * Number(cell)) * scale };
-}, [row, col]);
 
 describe('the reader and engine loaded when a model is about to be given', () => {
   it('nothing is loaded for a model until the pointer reaches the drop zone; then both load, once', async () => {

@@ -121,8 +121,10 @@ export function modelCalls(api, given, { transfer = (value) => value } = {}) {
   let reader = typeof given === 'function' ? null : given;
   let importing = null;  // the reader's import, once (a failed one is tried again)
   const imported = () => {
-    importing ??= Promise.resolve(typeof given === 'function' ? given() : given);
-    importing.catch(() => { importing = null; });
+    if (!importing) {
+      importing = Promise.resolve(typeof given === 'function' ? given() : given);
+      importing.catch(() => { importing = null; });
+    }
     return importing;
   };
   // the reader's import and the learning engine's load at once: the engine, with `reader` set
@@ -135,7 +137,10 @@ export function modelCalls(api, given, { transfer = (value) => value } = {}) {
   return {
     // both loaded ahead of a model, when the page sees the reader about to give one (the pointer or
     // a drag over the drop zone): the opening then starts reading at once
-    warm: () => guarded(async () => ({ ready: Boolean(await ready() && reader) })),
+    warm: () => guarded(async () => {
+      await ready();
+      return { ready: Boolean(reader) };
+    }),
     async open(key, files, onProgress) {
       close(key);  // the last model is let go before the next is read
       try {

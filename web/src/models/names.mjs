@@ -1,7 +1,7 @@
 // A stream table's row name (rowName), and a token named in running text (the walk, the next-token heading, the stream's picker and caption):
 // quoted as the tokens show it (‘·the’), and a byte-piece token (result.pieces, a token whose own
 // decoding is U+FFFD) with the character it is part of (result.runs, pieceRuns in tokenizer.mjs):
-// ‘¤’ (piece 2 of 3 of ‘ब’). The token and the character are the model's text: isolated.
+// piece 2 of 3 of ‘ब’ (‘¤’). The token and the character are the model's text: isolated.
 import { isolate } from '../shared/bidi.mjs';
 
 // A token as the page writes it: a byte-level BPE's (GPT-2, Llama 3: Ġ) or SentencePiece's (▁) space
@@ -32,7 +32,7 @@ export function tokenLabel(result, i, { joined = false } = {}) {
   return part ? `${part.text}${joined ? '\u202F' : ' '}${part.index}/${part.count}` : readableToken(result.tokens[i]);
 }
 
-/** Token i quoted, and a byte piece with its character: ‘¤’ (piece 2 of 3 of ‘ब’). */
+/** Token i quoted, and a byte piece with its character first: piece 2 of 3 of ‘ब’ (‘¤’). */
 export function tokenName(result, i, t) {
   const token = isolate(readableToken(result.tokens[i]));
   const part = partOf(result, i);

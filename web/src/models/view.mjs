@@ -27,7 +27,7 @@ export function renderTokens(container, result, t) {
     chip.dataset.token = token;
     chip.append(element('small', '', String(ids[i])));
     // a byte piece's id with the character it is part of (review 9: the chip alone shows a byte)
-    chip.title = t('models.tokenId', { id: ids[i] }) + (bytes.has(i) && partOf(result, i) ? `: ${tokenName(result, i, t)}` : '');
+    chip.title = t('models.tokenId', { id: ids[i] }) + (partOf(result, i) ? `: ${tokenName(result, i, t)}` : '');
     return chip;
   });
   const list = element('div', 'model-token-list');
