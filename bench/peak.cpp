@@ -129,8 +129,8 @@ extern "C" EMSCRIPTEN_KEEPALIVE float ppmm_kernel_alone(int kernel, int kc, int 
 }
 
 // The memory's pace for the products of few rows: `floats` floats (past the caches: GPT-2 small's block
-// is 7.1 M weights) read one float per 64-byte line, in four independent chains, `repeats` times, as
-// gemm_driver.cpp's touch() reads a panel ahead. Bytes / time is what the weights' stream can reach.
+// is 7.1 M weights) read one float per 64-byte line, in four independent chains, `repeats` times.
+// Bytes / time is what the weights' stream can reach.
 extern "C" EMSCRIPTEN_KEEPALIVE float lines_read(int floats, int repeats) {
   static std::vector<float> values;
   if (values.size() != static_cast<std::size_t>(floats)) values.assign(static_cast<std::size_t>(floats), 0.5f);
@@ -273,8 +273,8 @@ extern "C" EMSCRIPTEN_KEEPALIVE float block_products(int n, int part, int repeat
       attn::ops::matmul_packed(bp.concat.data(), B::d, bp.wo.data(), bp.out.data(), B::d, n, B::d, B::d, &bp.scratch);
     }
     if (part == 0 || part == 4) {
-      attn::ops::matmul_packed_long(bp.x.data(), B::d, bp.w1.data(), bp.pre.data(), B::f, n, B::d, B::f, &bp.scratch);
-      attn::ops::matmul_packed_long(bp.pre.data(), B::f, bp.w2.data(), bp.out.data(), B::d, n, B::f, B::d, &bp.scratch);
+      attn::ops::matmul_packed(bp.x.data(), B::d, bp.w1.data(), bp.pre.data(), B::f, n, B::d, B::f, &bp.scratch);
+      attn::ops::matmul_packed(bp.pre.data(), B::f, bp.w2.data(), bp.out.data(), B::d, n, B::f, B::d, &bp.scratch);
     }
   }
   return bp.out[0];

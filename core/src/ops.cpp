@@ -137,6 +137,11 @@ std::vector<float> pack_panels(const float* b, int ldb, int inner, int cols) {
   return panels;
 }
 
+// The shared dimension is not cut into chunks, however long (the MLP's 3072): with a 4-row strip of
+// 48 KB and a panel of 96 KB the kernel reads both from L2 at its pace, and chunks of 256 or 512 (each
+// packing a's strips anew and adding every tile into c once more) made GPT-2 small's prepared block
+// 6 % slower at n = 16 in the relaxed build and 13 % in the SIMD one (bench/block.mjs --before,
+// 2026-11-29, docs/performance.md).
 void matmul_packed(const float* a, int lda, const float* panels, float* c, int ldc, int rows, int inner, int cols,
                    ProductScratch* scratch) {
   if (rows >= kStripsFromRows || (rows >= kLongStripsFromRows && inner >= kLongInner)) {
@@ -146,26 +151,6 @@ void matmul_packed(const float* a, int lda, const float* panels, float* c, int l
     return;
   }
   kernels::gemm_f32_prepacked(kGemm, rows, inner, cols, a, lda, panels, c, ldc);
-}
-
-void matmul_packed_long(const float* a, int lda, const float* panels, float* c, int ldc, int rows, int inner, int cols,
-                        ProductScratch* scratch) {
-#if defined(ATTN_RELAXED_SIMD)
-  // The fused kernel runs a chunk in about 0.7 of the mul + add kernel's time, so the chunk's fixed costs
-  // (the strips packed anew, c loaded and stored once more per tile) weigh more: chunks of 512 (the MLP's
-  // first product, inner 768, then not chunked) made the GPT-2-small MLP's products 1.08-1.19× faster
-  // than 256 from 33 rows on, and at n = 16, once its kernels read the next panel as they compute,
-  // 1.15-1.22× (bench/peak.cpp's block_products, 2026-11-27, docs/performance.md).
-  constexpr int k_block = 512;
-#else
-  constexpr int k_block = 256;  // the SIMD build's bits are kept
-#endif
-  if (inner <= k_block * 3 / 2) {
-    matmul_packed(a, lda, panels, c, ldc, rows, inner, cols, scratch);
-    return;
-  }
-  kernels::ppmm_f32_kblocked(kPpmm, rows, inner, cols, a, lda, panels, k_block, strip_scratch(scratch, rows, k_block),
-                             c, ldc);
 }
 
 void pack_strips(const float* a, int lda, int rows, int inner, std::vector<float>* strips) {

@@ -37,13 +37,6 @@ std::vector<float> pack_panels(const float* b, int ldb, int inner, int cols);
 void matmul_packed(const float* a, int lda, const float* panels, float* c, int ldc, int rows, int inner, int cols,
                    ProductScratch* scratch);
 
-// matmul_packed for a long shared dimension (a prepared stack's MLP and unembedding): above 1.5 chunks
-// of inner, inner is walked in chunks (kernels::ppmm_f32_kblocked) of 256 values (in the relaxed build,
-// 512 from 33 rows on) so that the chunks of a and of each panel stay in cache; the same value to float32
-// rounding, not the same bits.
-void matmul_packed_long(const float* a, int lda, const float* panels, float* c, int ldc, int rows, int inner, int cols,
-                        ProductScratch* scratch);
-
 // a (rows, inner) in the gemm's strip layout, for an a used against many packed b (x against every
 // head's weights): `strips` is resized to fit (it keeps its capacity between calls). matmul_strips
 // takes such strips and panels.

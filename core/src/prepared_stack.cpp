@@ -104,7 +104,7 @@ PreparedProduct product_of(const View<float>& b, int inner, int cols, const Hand
 // c (rows, cols) = a (rows, inner) · b
 void apply(const PreparedProduct& b, const float* a, int rows, float* c, ProductScratch* scratch) {
   if (b.packed) {
-    ops::matmul_packed_long(a, b.inner, b.values.data(), c, b.cols, rows, b.inner, b.cols, scratch);
+    ops::matmul_packed(a, b.inner, b.values.data(), c, b.cols, rows, b.inner, b.cols, scratch);
   } else {
     ops::matmul(a, b.inner, b.values.data(), b.cols, c, b.cols, rows, b.inner, b.cols, scratch);
   }

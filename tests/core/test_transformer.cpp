@@ -1107,9 +1107,9 @@ TEST_CASE("prepared stacks at n = 41, d = 48, f = 100: GPT-2-like, BERT-like, Ll
   check_prepared_large(llama, rng);
 }
 
-// f = 1100: the MLP's second product has a shared dimension long enough to be walked in chunks
-// (ops::matmul_packed_long: 4 × 256 + 76 in the SIMD build, 512 + 512 + 76 in the relaxed one)
-TEST_CASE("a prepared GPT-2-like stack with f = 1100 (its MLP's shared dimension in chunks), against float64") {
+// f = 1100: the MLP's second product has a long shared dimension (one sum of 1100 products per value,
+// no partial panel: 1100 is not a multiple of the kernels' widths)
+TEST_CASE("a prepared GPT-2-like stack with f = 1100 (its MLP's long shared dimension), against float64") {
   std::mt19937 rng(1100);
   check_prepared_large(spec_named("GPT-2-like"), rng, 1100);
 }

@@ -44,44 +44,16 @@ void pack_all(int inner, int cols, const float* b, int ldb, bool b_transposed, f
   pack(inner, cols, b, ldb, b_transposed, panels, [](int) { return false; });
 }
 
-// A row block of at most this many rows reads each panel only a few times (4 strips at 16 rows): the first
-// kernel on a panel then waits for it to come from memory, 2 loads per k behind 16 mul and add, and with
-// a prepared model's weights (not in cache: GPT-2 small's block is 28 MB) that wait was a third of the
-// products' time at n = 16. touch() reads the next panel ahead of its kernels instead, one load per
-// 64-byte line, all independent, so the lines arrive many at a time (bench/block-products.mjs).
-constexpr int kTouchBelowRows = 32;
-
-// One float of each 64-byte line of values[0..count-1], summed in four chains: the lines are then in cache.
-float touch(const float* values, std::size_t count) {
-  constexpr std::size_t kLine = 16;  // floats per 64-byte line
-  float sum[4] = {};
-  std::size_t i = 0;
-  for (; i + 4 * kLine <= count; i += 4 * kLine) {
-    for (int c = 0; c < 4; ++c) sum[c] += values[i + c * kLine];
-  }
-  for (; i < count; i += kLine) sum[0] += values[i];
-  return sum[0] + sum[1] + sum[2] + sum[3];
-}
-
-// Keeps touch()'s sums alive (a result nobody reads would let the compiler drop the loads).
-volatile float touch_sink = 0.0f;
-
 // c in tiles, row blocks outermost so a block of a stays in cache across the panels
-// (with `packed`, the panels all packed and contiguous: a few rows' block reads the next one ahead, as ppmm_f32)
 template <typename PanelAt, typename PanelStride>
 void compute(const GemmEntry& kernel, int rows, int inner, int cols, const float* a, int lda, float* c, int ldc,
-             PanelAt panel_at, PanelStride panel_stride, bool packed = false) {
+             PanelAt panel_at, PanelStride panel_stride) {
   const int row_block = kRowBlock / kernel.mr * kernel.mr;
-  const std::size_t panel_size = static_cast<std::size_t>(kGemmNr) * inner;
-  float touched = 0.0f;
   for (int block = 0; block < rows; block += row_block) {
     const int block_end = std::min(rows, block + row_block);
-    const bool ahead = packed && block_end - block <= kTouchBelowRows;
-    if (ahead) touched += touch(panel_at(0), panel_size);
     for (int p = 0; p < panel_count(cols); ++p) {
       const int first = p * kGemmNr;
       const int nc = std::min(kGemmNr, cols - first);
-      if (ahead && p + 1 < panel_count(cols)) touched += touch(panel_at(p + 1), panel_size);
       for (int r = block; r < block_end; r += kernel.mr) {
         const int mr = std::min(kernel.mr, block_end - r);
         kernel.fn(mr, nc, inner, a + static_cast<std::size_t>(r) * lda, lda, panel_at(p), panel_stride(p),
@@ -89,29 +61,8 @@ void compute(const GemmEntry& kernel, int rows, int inner, int cols, const float
       }
     }
   }
-  touch_sink = touched;
 }
 
-// A few rows' block reads the panel after this one (`next`, or null) while it computes: the kernel of its
-// strip s < 4 reads quarter s of next as it runs (PpmmEntry::ahead: one line every 8 k, the loads spread
-// between the kernel's own, where touch() read a whole panel ahead of the kernels and waited for it), so
-// four strips (16 rows) read all of it. At n = 16 (GPT-2 small's block) that took the products from
-// 8.23 to 7.31 ms of CPU time in the relaxed build (bench/peak.cpp's block_products, docs/performance.md).
-void ppmm_tile(const PpmmEntry& kernel, int strip_in_block, const float* next, int mr, int nc, int kc,
-               const float* strip, const float* panel, float* c, int ldc, bool accumulate) {
-  if (next != nullptr && strip_in_block < 4) {
-    kernel.ahead(mr, nc, kc, strip, panel, c, ldc, accumulate,
-                 next + static_cast<std::size_t>(strip_in_block) * 2 * kc);
-    return;
-  }
-  kernel.fn(mr, nc, kc, strip, panel, c, ldc, accumulate);
-}
-
-// What the kernels of a block of `strips` strips leave of next (8 · kc floats) unread, read before them.
-float touch_rest(const float* next, int strips, int kc) {
-  if (next == nullptr || strips >= 4) return 0.0f;
-  return touch(next + static_cast<std::size_t>(strips) * 2 * kc, static_cast<std::size_t>(4 - strips) * 2 * kc);
-}
 }  // namespace
 
 std::size_t strips_size(int rows, int inner, int mr) {
@@ -165,78 +116,28 @@ void pack_strips(int rows, int inner, const float* a, int lda, int mr, float* st
   }
 }
 
-// c in tiles as compute() walks them: a block of strips stays in cache across the panels; a block of
-// at most kTouchBelowRows rows reads the first panel ahead, and each next one as it computes (ppmm_tile)
+// c in tiles as compute() walks them: a block of strips stays in cache across the panels. No panel is
+// read ahead of its kernels: the hardware's prefetcher follows a panel's sequential reads, and the
+// kernels that also read the next panel as they computed (one line every 8 k), with a first panel read
+// before them, made GPT-2 small's prepared block 3 % slower at n = 16 in the relaxed build and 11 % in the
+// SIMD one (bench/block.mjs --before, 2026-11-29, docs/performance.md).
 void ppmm_f32(const PpmmEntry& kernel, int rows, int inner, int cols, const float* strips, const float* panels,
               float* c, int ldc) {
   assert(rows >= 1 && inner >= 1 && cols >= 1);
   const int row_block = kRowBlock / kernel.mr * kernel.mr;
   const std::size_t panel_size = static_cast<std::size_t>(kGemmNr) * inner;
-  float touched = 0.0f;
   for (int block = 0; block < rows; block += row_block) {
     const int block_end = std::min(rows, block + row_block);
-    const bool ahead = block_end - block <= kTouchBelowRows;
-    const int block_strips = (block_end - block + kernel.mr - 1) / kernel.mr;
-    if (ahead) touched += touch(panels, panel_size);
     for (int p = 0; p < panel_count(cols); ++p) {
       const int first = p * kGemmNr;
       const int nc = std::min(kGemmNr, cols - first);
       const float* panel = panels + static_cast<std::size_t>(p) * panel_size;
-      const float* next = ahead && p + 1 < panel_count(cols) ? panel + panel_size : nullptr;
-      touched += touch_rest(next, block_strips, inner);
       for (int r = block; r < block_end; r += kernel.mr) {
-        ppmm_tile(kernel, (r - block) / kernel.mr, next, std::min(kernel.mr, block_end - r), nc, inner,
-                  strips + static_cast<std::size_t>(r) * inner, panel, c + static_cast<std::size_t>(r) * ldc + first,
-                  ldc, false);
+        kernel.fn(std::min(kernel.mr, block_end - r), nc, inner, strips + static_cast<std::size_t>(r) * inner, panel,
+                  c + static_cast<std::size_t>(r) * ldc + first, ldc, false);
       }
     }
   }
-  touch_sink = touched;
-}
-
-// ppmm_f32 with the shared dimension walked in chunks of k_block: a's strips are packed a chunk at a
-// time (into `strips`, strips_size(rows, k_block, mr) floats) and each chunk of a panel is read where it
-// lies in the whole panel (its rows k0… are contiguous), so that a block of strips and a panel's chunk
-// stay in cache when inner is long (the MLP's 3072). The first chunk writes c; the kernel adds each later
-// one into c: the sum of a value is then chunk by chunk, not the same bits as ppmm_f32.
-void ppmm_f32_kblocked(const PpmmEntry& kernel, int rows, int inner, int cols, const float* a, int lda,
-                       const float* panels, int k_block, float* strips, float* c, int ldc) {
-  assert(rows >= 1 && inner >= 1 && cols >= 1 && k_block >= 1);
-  const int row_block = kRowBlock / kernel.mr * kernel.mr;
-  const std::size_t panel_size = static_cast<std::size_t>(kGemmNr) * inner;
-  const bool one_block = rows <= row_block;
-  float touched = 0.0f;
-  for (int k0 = 0; k0 < inner; k0 += k_block) {
-    const int kb = std::min(k_block, inner - k0);
-    const std::size_t chunk = static_cast<std::size_t>(kGemmNr) * kb;
-    // the next chunk of the first panel, read while the last panel's chunk computes when there is one block
-    // and that chunk is as long as this one (k0 + 2·kb ≤ inner: what the kernels read is inside the panel)
-    const bool chain = one_block && k0 + 2 * kb <= inner;
-    pack_strips(rows, kb, a + k0, lda, kernel.mr, strips);
-    for (int block = 0; block < rows; block += row_block) {
-      const int block_end = std::min(rows, block + row_block);
-      const bool ahead = block_end - block <= kTouchBelowRows;
-      const int block_strips = (block_end - block + kernel.mr - 1) / kernel.mr;
-      const float* chunk_0 = panels + static_cast<std::size_t>(k0) * kGemmNr;
-      const bool chained = one_block && k0 > 0 && k0 + k_block <= inner;  // the chunk before read this one's start
-      if (ahead && !chained) touched += touch(chunk_0, chunk);
-      for (int p = 0; p < panel_count(cols); ++p) {
-        const int first = p * kGemmNr;
-        const int nc = std::min(kGemmNr, cols - first);
-        const float* panel = chunk_0 + static_cast<std::size_t>(p) * panel_size;
-        const bool last = p + 1 == panel_count(cols);
-        const float* next = !ahead ? nullptr : !last ? panel + panel_size : chain ? chunk_0 + chunk : nullptr;
-        touched += touch_rest(next, block_strips, kb);
-        for (int r = block; r < block_end; r += kernel.mr) {
-          const int mr = std::min(kernel.mr, block_end - r);
-          float* c_tile = c + static_cast<std::size_t>(r) * ldc + first;
-          ppmm_tile(kernel, (r - block) / kernel.mr, next, mr, nc, kb, strips + static_cast<std::size_t>(r) * kb, panel,
-                    c_tile, ldc, k0 > 0);
-        }
-      }
-    }
-  }
-  touch_sink = touched;
 }
 
 void gemm_f32_strips(const PpmmEntry& kernel, int rows, int inner, int cols, const float* a, int lda, const float* b,
@@ -302,8 +203,7 @@ void gemm_f32_prepacked(const GemmEntry& kernel, int rows, int inner, int cols, 
   assert(rows >= 1 && inner >= 1 && cols >= 1);
   compute(
       kernel, rows, inner, cols, a, lda, c, ldc,
-      [&](int p) { return panels + static_cast<std::size_t>(p) * kGemmNr * inner; }, [](int) { return kGemmNr; },
-      /*packed=*/true);
+      [&](int p) { return panels + static_cast<std::size_t>(p) * kGemmNr * inner; }, [](int) { return kGemmNr; });
 }
 
 }  // namespace attn::kernels

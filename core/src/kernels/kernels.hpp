@@ -47,27 +47,10 @@ void ppmm_f32_4x8__wasmrelaxed_splat(int mr, int nc, int kc, const float* strip,
                                      bool accumulate);
 #endif
 
-// The same product, and while it runs the kernel also reads one byte of ahead[2k] for each k < kc (so
-// every 64-byte line of ahead[0..2·kc-1]), values unused: the panel a few rows' product reads next comes
-// into cache as this one computes (gemm_driver.cpp). The same bits as the kernel without ahead.
-using PpmmAheadKernel = void (*)(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc,
-                                 bool accumulate, const float* ahead);
-void ppmm_f32_4x8__scalar_ahead(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc,
-                                bool accumulate, const float* ahead);
-#if defined(__wasm_simd128__)
-void ppmm_f32_4x8__wasmsimd_splat_ahead(int mr, int nc, int kc, const float* strip, const float* panel, float* c,
-                                        int ldc, bool accumulate, const float* ahead);
-#endif
-#if defined(ATTN_RELAXED_SIMD)
-void ppmm_f32_4x8__wasmrelaxed_splat_ahead(int mr, int nc, int kc, const float* strip, const float* panel, float* c,
-                                           int ldc, bool accumulate, const float* ahead);
-#endif
-
 struct PpmmEntry {
   const char* name;
   PpmmMicroKernel fn;
-  int mr;                 // the strip's height: rows of c per call
-  PpmmAheadKernel ahead;  // fn, reading ahead as it computes
+  int mr;  // the strip's height: rows of c per call
 };
 
 struct GemmEntry {
@@ -166,10 +149,6 @@ std::size_t strips_size(int rows, int inner, int mr);
 void pack_strips(int rows, int inner, const float* a, int lda, int mr, float* strips, const float* row_scale = nullptr);
 void ppmm_f32(const PpmmEntry& kernel, int rows, int inner, int cols, const float* strips, const float* panels,
               float* c, int ldc);
-// ppmm_f32 on a plain a (rows, inner) and whole panels, the shared dimension in chunks of k_block (a's
-// strips packed a chunk at a time into `strips`: strips_size(rows, k_block, mr) floats): for a long inner.
-void ppmm_f32_kblocked(const PpmmEntry& kernel, int rows, int inner, int cols, const float* a, int lda,
-                       const float* panels, int k_block, float* strips, float* c, int ldc);
 void gemm_f32_strips(const PpmmEntry& kernel, int rows, int inner, int cols, const float* a, int lda, const float* b,
                      int ldb, bool b_transposed, float* c, int ldc, float* strips, float* panels);
 
@@ -194,12 +173,12 @@ inline constexpr GemmEntry kGemmKernels[] = {
 #endif
 };
 inline constexpr PpmmEntry kPpmmKernels[] = {
-    {"ppmm_f32_4x8__scalar", ppmm_f32_4x8__scalar, 4, ppmm_f32_4x8__scalar_ahead},
+    {"ppmm_f32_4x8__scalar", ppmm_f32_4x8__scalar, 4},
 #if defined(__wasm_simd128__)
-    {"ppmm_f32_4x8__wasmsimd_splat", ppmm_f32_4x8__wasmsimd_splat, 4, ppmm_f32_4x8__wasmsimd_splat_ahead},
+    {"ppmm_f32_4x8__wasmsimd_splat", ppmm_f32_4x8__wasmsimd_splat, 4},
 #endif
 #if defined(ATTN_RELAXED_SIMD)
-    {"ppmm_f32_4x8__wasmrelaxed_splat", ppmm_f32_4x8__wasmrelaxed_splat, 4, ppmm_f32_4x8__wasmrelaxed_splat_ahead},
+    {"ppmm_f32_4x8__wasmrelaxed_splat", ppmm_f32_4x8__wasmrelaxed_splat, 4},
 #endif
 };
 inline constexpr SoftmaxEntry kSoftmaxKernels[] = {

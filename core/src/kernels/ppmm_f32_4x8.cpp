@@ -16,8 +16,6 @@ namespace attn::kernels {
 namespace {
 constexpr int kMr = 4;
 
-// Keeps the ahead reads' sum alive (a result nobody reads would let the compiler drop the loads).
-volatile unsigned ahead_sink = 0;
 }  // namespace
 
 void ppmm_f32_4x8__scalar(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc,
@@ -36,15 +34,6 @@ void ppmm_f32_4x8__scalar(int mr, int nc, int kc, const float* strip, const floa
   for (int r = 0; r < mr; ++r) {
     for (int j = 0; j < nc; ++j) c[r * ldc + j] = accumulate ? c[r * ldc + j] + acc[r][j] : acc[r][j];
   }
-}
-
-// The scalar twin reads ahead as the SIMD kernels do: one byte of ahead[2k] for every k, summed.
-void ppmm_f32_4x8__scalar_ahead(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc,
-                                bool accumulate, const float* ahead) {
-  unsigned sum = 0;
-  for (int k = 0; k < kc; ++k) sum += *reinterpret_cast<const unsigned char*>(ahead + 2 * static_cast<long>(k));
-  ahead_sink = sum;
-  ppmm_f32_4x8__scalar(mr, nc, kc, strip, panel, c, ldc, accumulate);
 }
 
 #if defined(__wasm_simd128__)
@@ -67,13 +56,9 @@ void add_tile(int mr, int nc, const v128_t* acc_lo, const v128_t* acc_hi, float*
   }
 }
 
-// kFused: fused multiply-adds (the relaxed build's ppmm_f32_4x8__wasmrelaxed_splat). kAhead: each k
-// also reads one byte of ahead[2k] into an integer sum (a general register: the 15 vector values stay
-// in registers; `npm run bench:asm -- --relaxed --kernels=ppmm`: 4 instructions more per k, no spill).
-// A byte read through unsigned char is allowed on any object.
-template <bool kFused, bool kAhead>
-void ppmm_splat(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc, bool accumulate,
-                const float* ahead = nullptr) {
+// kFused: fused multiply-adds (the relaxed build's ppmm_f32_4x8__wasmrelaxed_splat)
+template <bool kFused>
+void ppmm_splat(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc, bool accumulate) {
   assert(mr >= 1 && mr <= kMr);
   assert(nc >= 1 && nc <= kGemmNr);
   assert(kc >= 1);
@@ -84,14 +69,8 @@ void ppmm_splat(int mr, int nc, int kc, const float* strip, const float* panel, 
   // main loop: one k per iteration, each a_rk broadcast from the strip (there is no remainder).
   // Not unrolled: V8 would hoist the second k's loads and spill (measured 1.8× slower).
   const float* const strip_end = strip + static_cast<long>(kc) * kMr;
-  const unsigned char* ahead_k = reinterpret_cast<const unsigned char*>(ahead);
-  unsigned ahead_sum = 0;
 #pragma clang loop unroll(disable)
   for (; strip != strip_end; strip += kMr) {
-    if constexpr (kAhead) {
-      ahead_sum += *ahead_k;
-      ahead_k += 2 * sizeof(float);
-    }
     const v128_t b_lo = wasm_v128_load(panel);
     const v128_t b_hi = wasm_v128_load(panel + 4);
     panel += kGemmNr;
@@ -103,7 +82,6 @@ void ppmm_splat(int mr, int nc, int kc, const float* strip, const float* panel, 
     }
   }
 
-  if constexpr (kAhead) ahead_sink = ahead_sum;
   if (accumulate) {
     add_tile(mr, nc, acc_lo, acc_hi, c, ldc);
     return;
@@ -118,23 +96,13 @@ void ppmm_splat(int mr, int nc, int kc, const float* strip, const float* panel, 
 
 void ppmm_f32_4x8__wasmsimd_splat(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc,
                                   bool accumulate) {
-  ppmm_splat<false, false>(mr, nc, kc, strip, panel, c, ldc, accumulate);
-}
-
-void ppmm_f32_4x8__wasmsimd_splat_ahead(int mr, int nc, int kc, const float* strip, const float* panel, float* c,
-                                        int ldc, bool accumulate, const float* ahead) {
-  ppmm_splat<false, true>(mr, nc, kc, strip, panel, c, ldc, accumulate, ahead);
+  ppmm_splat<false>(mr, nc, kc, strip, panel, c, ldc, accumulate);
 }
 
 #if defined(ATTN_RELAXED_SIMD)
 void ppmm_f32_4x8__wasmrelaxed_splat(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc,
                                      bool accumulate) {
-  ppmm_splat<true, false>(mr, nc, kc, strip, panel, c, ldc, accumulate);
-}
-
-void ppmm_f32_4x8__wasmrelaxed_splat_ahead(int mr, int nc, int kc, const float* strip, const float* panel, float* c,
-                                           int ldc, bool accumulate, const float* ahead) {
-  ppmm_splat<true, true>(mr, nc, kc, strip, panel, c, ldc, accumulate, ahead);
+  ppmm_splat<true>(mr, nc, kc, strip, panel, c, ldc, accumulate);
 }
 #endif
 
