@@ -123,7 +123,7 @@ extern "C" EMSCRIPTEN_KEEPALIVE float ppmm_kernel_alone(int kernel, int kc, int 
   panel.assign(static_cast<std::size_t>(attn::kernels::kGemmNr) * kc, 0.25f);
   c.assign(static_cast<std::size_t>(entry.mr) * attn::kernels::kGemmNr, 0.0f);
   for (int i = 0; i < calls; ++i) {
-    entry.fn(entry.mr, attn::kernels::kGemmNr, kc, strip.data(), panel.data(), c.data(), attn::kernels::kGemmNr, i > 0);
+    entry.fn(entry.mr, attn::kernels::kGemmNr, kc, strip.data(), panel.data(), c.data(), attn::kernels::kGemmNr);
   }
   return c[0];
 }

@@ -134,7 +134,7 @@ void ppmm_f32(const PpmmEntry& kernel, int rows, int inner, int cols, const floa
       const float* panel = panels + static_cast<std::size_t>(p) * panel_size;
       for (int r = block; r < block_end; r += kernel.mr) {
         kernel.fn(std::min(kernel.mr, block_end - r), nc, inner, strips + static_cast<std::size_t>(r) * inner, panel,
-                  c + static_cast<std::size_t>(r) * ldc + first, ldc, false);
+                  c + static_cast<std::size_t>(r) * ldc + first, ldc);
       }
     }
   }

@@ -31,20 +31,15 @@ ATTN_GEMM_KERNEL(gemm_f32_4x8__wasmrelaxed_loadsplat);  // the same with fused m
 
 // c (mr, nc) = strip · panel on a pre-packed a ("ppmm"): the strip holds kc groups of the kernel's
 // height (4) floats, k-major (strip[k·4 + r] = a_rk), zero in the rows past mr; the panel is packed
-// (kc rows of 8 floats). With `accumulate`, c (mr, nc) += strip · panel instead (c + the tile's sum,
-// one rounding: a chunk of a long shared dimension added in). Reads exactly strip[0..4·kc-1] and
-// panel[0..8·kc-1] (and c's tile when accumulating), writes exactly c[r·ldc + 0..nc-1] for r < mr.
-using PpmmMicroKernel = void (*)(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc,
-                                 bool accumulate);
-void ppmm_f32_4x8__scalar(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc,
-                          bool accumulate);
+// (kc rows of 8 floats). Reads exactly strip[0..4·kc-1] and panel[0..8·kc-1], writes exactly
+// c[r·ldc + 0..nc-1] for r < mr.
+using PpmmMicroKernel = void (*)(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc);
+void ppmm_f32_4x8__scalar(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc);
 #if defined(__wasm_simd128__)
-void ppmm_f32_4x8__wasmsimd_splat(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc,
-                                  bool accumulate);
+void ppmm_f32_4x8__wasmsimd_splat(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc);
 #endif
 #if defined(ATTN_RELAXED_SIMD)
-void ppmm_f32_4x8__wasmrelaxed_splat(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc,
-                                     bool accumulate);
+void ppmm_f32_4x8__wasmrelaxed_splat(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc);
 #endif
 
 struct PpmmEntry {

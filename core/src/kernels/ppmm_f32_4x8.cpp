@@ -18,8 +18,7 @@ constexpr int kMr = 4;
 
 }  // namespace
 
-void ppmm_f32_4x8__scalar(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc,
-                          bool accumulate) {
+void ppmm_f32_4x8__scalar(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc) {
   assert(mr >= 1 && mr <= kMr);
   assert(nc >= 1 && nc <= kGemmNr);
   assert(kc >= 1);
@@ -32,7 +31,7 @@ void ppmm_f32_4x8__scalar(int mr, int nc, int kc, const float* strip, const floa
     }
   }
   for (int r = 0; r < mr; ++r) {
-    for (int j = 0; j < nc; ++j) c[r * ldc + j] = accumulate ? c[r * ldc + j] + acc[r][j] : acc[r][j];
+    for (int j = 0; j < nc; ++j) c[r * ldc + j] = acc[r][j];
   }
 }
 
@@ -40,25 +39,9 @@ void ppmm_f32_4x8__scalar(int mr, int nc, int kc, const float* strip, const floa
 
 namespace {
 
-// c (mr, nc) += the tile acc (rows of two f32x4): c + acc, one rounding per value, as the scalar twin
-void add_tile(int mr, int nc, const v128_t* acc_lo, const v128_t* acc_hi, float* c, int ldc) {
-  for (int r = 0; r < mr; ++r) {
-    float* c_r = c + r * ldc;
-    if (nc == kGemmNr) {
-      wasm_v128_store(c_r, wasm_f32x4_add(wasm_v128_load(c_r), acc_lo[r]));
-      wasm_v128_store(c_r + 4, wasm_f32x4_add(wasm_v128_load(c_r + 4), acc_hi[r]));
-      continue;
-    }
-    float tile[kGemmNr];
-    wasm_v128_store(tile, acc_lo[r]);
-    wasm_v128_store(tile + 4, acc_hi[r]);
-    for (int j = 0; j < nc; ++j) c_r[j] += tile[j];
-  }
-}
-
 // kFused: fused multiply-adds (the relaxed build's ppmm_f32_4x8__wasmrelaxed_splat)
 template <bool kFused>
-void ppmm_splat(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc, bool accumulate) {
+void ppmm_splat(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc) {
   assert(mr >= 1 && mr <= kMr);
   assert(nc >= 1 && nc <= kGemmNr);
   assert(kc >= 1);
@@ -82,10 +65,6 @@ void ppmm_splat(int mr, int nc, int kc, const float* strip, const float* panel, 
     }
   }
 
-  if (accumulate) {
-    add_tile(mr, nc, acc_lo, acc_hi, c, ldc);
-    return;
-  }
 #pragma clang loop unroll(full)
   for (int r = 0; r < kMr; ++r) {
     if (r < mr) store_partial(c + r * ldc, nc, acc_lo[r], acc_hi[r]);
@@ -94,15 +73,14 @@ void ppmm_splat(int mr, int nc, int kc, const float* strip, const float* panel, 
 
 }  // namespace
 
-void ppmm_f32_4x8__wasmsimd_splat(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc,
-                                  bool accumulate) {
-  ppmm_splat<false>(mr, nc, kc, strip, panel, c, ldc, accumulate);
+void ppmm_f32_4x8__wasmsimd_splat(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc) {
+  ppmm_splat<false>(mr, nc, kc, strip, panel, c, ldc);
 }
 
 #if defined(ATTN_RELAXED_SIMD)
-void ppmm_f32_4x8__wasmrelaxed_splat(int mr, int nc, int kc, const float* strip, const float* panel, float* c, int ldc,
-                                     bool accumulate) {
-  ppmm_splat<true>(mr, nc, kc, strip, panel, c, ldc, accumulate);
+void ppmm_f32_4x8__wasmrelaxed_splat(int mr, int nc, int kc, const float* strip, const float* panel, float* c,
+                                     int ldc) {
+  ppmm_splat<true>(mr, nc, kc, strip, panel, c, ldc);
 }
 #endif
 
