@@ -153,7 +153,8 @@ export function ortContenders(ort) {
 export function contendersFor(backend, { simd, scalar, relaxed = null, tf, ort }) {
   if (backend === 'cpu') return tfContenders(tf, 'cpu');
   // relaxed: the relaxed-SIMD build (fused multiply-adds), where the runtime has relaxed SIMD
-  const fused = relaxed ? [engineContender('engine relaxed', relaxed), preparedContender('engine relaxed prepared', relaxed)] : [];
+  const fused = relaxed ? [engineContender('engine relaxed', relaxed), preparedContender('engine relaxed prepared', relaxed),
+    preparedContender('engine relaxed prepared, output given', relaxed, { reuseOutput: true })] : [];
   return [engineContender('engine SIMD', simd), preparedContender('engine SIMD prepared', simd), ...fused,
     preparedContender('engine SIMD prepared, output given', simd, { reuseOutput: true }), engineContender('engine scalar', scalar),
     plainJsContender, ...tfContenders(tf, 'wasm'), ...(ort ? ortContenders(ort) : [])];

@@ -155,6 +155,7 @@ function targets(name, { rows, peak }) {
     const prepared = get(size, 'engine SIMD prepared');
     const relaxed = get(size, 'engine relaxed prepared');
     const given = get(size, 'engine SIMD prepared, output given');
+    const relaxedGiven = get(size, 'engine relaxed prepared, output given');
     const tfBest = best(size, ['TF.js wasm batched', 'TF.js wasm per head']);
     const ortBest = best(size, ['ORT-web batched', 'ORT-web per head', 'ORT-web MultiHeadAttention', 'ORT-web Attention op']);
     const plain = get(size, 'plain JS');
@@ -164,6 +165,7 @@ function targets(name, { rows, peak }) {
       (prepared ? `prepared ${vs(prepared)}, ${(100 * prepared.gflops / peak.gflops).toFixed(0)} % of the ceiling; ` : '') +
       (given ? `with the output array given ${vs(given)}; ` : '') +
       (relaxed ? `relaxed (FMA) prepared ${vs(relaxed)}; ` : '') +
+      (relaxedGiven ? `relaxed with the output array given ${vs(relaxedGiven)}; ` : '') +
       `${(plain.median / simd.median).toFixed(1)}× plain JS; scalar ${(plain.median / scalar.median).toFixed(1)}× plain JS`);
     // Node: the same ratios on the process's CPU time (steadier while other jobs share the cores)
     const cpuBest = (names) => names.map((c) => get(size, c)).filter((r) => r?.cpuMedian).sort((a, b) => a.cpuMedian - b.cpuMedian)[0];
