@@ -28,6 +28,34 @@ bool close(double got, double want, double atol, double rtol) {
   return std::fabs(got - want) <= std::max(atol, rtol * std::fabs(want));
 }
 
+// A micro-kernel's output c (height × ldc, one float in): NaN in the mr × nc tile, which the kernel
+// must write over, the sentinel everywhere else (and at c[0], before the tile)
+std::vector<float> nan_tile(int height, int mr, int nc, int ldc) {
+  std::vector<float> c(static_cast<std::size_t>(height) * ldc + 1, kSentinel);
+  for (int r = 0; r < mr; ++r) {
+    for (int j = 0; j < nc; ++j) c[1 + r * ldc + j] = kNaN;
+  }
+  return c;
+}
+
+// c after the kernel: the tile within 1e-5 of want(r, j), nothing written outside it
+template <typename Want>
+void check_tile(const std::vector<float>& c, int height, int mr, int nc, int kc, int ldc, Want want) {
+  CHECK(c[0] == kSentinel);
+  for (int r = 0; r < height; ++r) {
+    for (int j = 0; j < ldc; ++j) {
+      const float got = c[1 + r * ldc + j];
+      if (r >= mr || j >= nc) {
+        CHECK_MESSAGE(got == kSentinel, "wrote outside the tile at [", r, "][", j, "] mr=", mr, " nc=", nc);
+        continue;
+      }
+      const double w = want(r, j);
+      CHECK_MESSAGE(close(got, w, 1e-5, 1e-5), "c[", r, "][", j, "] mr=", mr, " nc=", nc, " kc=", kc, ": ", got, " vs ",
+                    w);
+    }
+  }
+}
+
 std::vector<float> random_values(std::mt19937& rng, std::size_t count) {
   std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
   std::vector<float> v(count);
@@ -51,25 +79,13 @@ TEST_CASE("gemm micro-kernels: every mr, nc and kc from 1 to 9, offset and strid
       const float* a = a_buffer.data() + 1;
       for (int mr = 1; mr <= kernel.mr; ++mr) {
         for (int nc = 1; nc <= kGemmNr; ++nc) {
-          std::vector<float> c(kernel.mr * ldc + 1, kSentinel);
-          for (int r = 0; r < mr; ++r) {
-            for (int j = 0; j < nc; ++j) c[1 + r * ldc + j] = kNaN;
-          }
+          std::vector<float> c = nan_tile(kernel.mr, mr, nc, ldc);
           kernel.fn(mr, nc, kc, a, lda, panel.data(), ldp, c.data() + 1, ldc);
-          CHECK(c[0] == kSentinel);
-          for (int r = 0; r < kernel.mr; ++r) {
-            for (int j = 0; j < ldc; ++j) {
-              const float got = c[1 + r * ldc + j];
-              if (r >= mr || j >= nc) {
-                CHECK_MESSAGE(got == kSentinel, "wrote outside the tile at [", r, "][", j, "] mr=", mr, " nc=", nc);
-                continue;
-              }
-              double want = 0;
-              for (int k = 0; k < kc; ++k) want += double(a[r * lda + k]) * panel[k * ldp + j];
-              CHECK_MESSAGE(close(got, want, 1e-5, 1e-5), "c[", r, "][", j, "] mr=", mr, " nc=", nc, " kc=", kc, ": ",
-                            got, " vs ", want);
-            }
-          }
+          check_tile(c, kernel.mr, mr, nc, kc, ldc, [&](int r, int j) {
+            double want = 0;
+            for (int k = 0; k < kc; ++k) want += double(a[r * lda + k]) * panel[k * ldp + j];
+            return want;
+          });
         }
       }
     }
@@ -287,26 +303,13 @@ TEST_CASE("ppmm micro-kernels: every mr, nc and kc from 1 to 9 on a pre-packed s
           for (int r = mr; r < kernel.mr; ++r) strip[k * kernel.mr + r] = 0.0f;
         }
         for (int nc = 1; nc <= kGemmNr; ++nc) {
-          // the tile NaN before the call (every value must be written over), the sentinel around it
-          std::vector<float> c(kernel.mr * ldc + 1, kSentinel);
-          for (int r = 0; r < mr; ++r) {
-            for (int j = 0; j < nc; ++j) c[1 + r * ldc + j] = kNaN;
-          }
+          std::vector<float> c = nan_tile(kernel.mr, mr, nc, ldc);
           kernel.fn(mr, nc, kc, strip.data(), panel, c.data() + 1, ldc);
-          CHECK(c[0] == kSentinel);
-          for (int r = 0; r < kernel.mr; ++r) {
-            for (int j = 0; j < ldc; ++j) {
-              const float got = c[1 + r * ldc + j];
-              if (r >= mr || j >= nc) {
-                CHECK_MESSAGE(got == kSentinel, "wrote outside the tile at [", r, "][", j, "] mr=", mr, " nc=", nc);
-                continue;
-              }
-              double want = 0.0;
-              for (int k = 0; k < kc; ++k) want += double(strip[k * kernel.mr + r]) * panel[k * kGemmNr + j];
-              CHECK_MESSAGE(close(got, want, 1e-5, 1e-5), "c[", r, "][", j, "] mr=", mr, " nc=", nc, " kc=", kc, ": ",
-                            got, " vs ", want);
-            }
-          }
+          check_tile(c, kernel.mr, mr, nc, kc, ldc, [&](int r, int j) {
+            double want = 0;
+            for (int k = 0; k < kc; ++k) want += double(strip[k * kernel.mr + r]) * panel[k * kGemmNr + j];
+            return want;
+          });
         }
       }
     }
