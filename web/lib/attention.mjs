@@ -670,7 +670,8 @@ class PreparedAttention {
   /**
    * { output (n × dOut Float32Array, owned by the caller), dOut } for x (n × dModel). With `output`
    * (a Float32Array of n × dOut values) the result is written into it and it is returned: a loop of
-   * calls then allocates nothing (a new 64 KB array costs Chromium about 35 µs, Node 5).
+   * calls then allocates nothing (a new 64 KB array cost Chromium 35 µs, Node 5, on one machine; 190 µs on
+   * a VM whose first-touched pages fault: docs/api.md, "The prepared model").
    */
   run(options) {
     if (this.#model === 0) throw new Error('this prepared model was disposed; call engine.prepare() again');
