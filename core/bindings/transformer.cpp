@@ -4,7 +4,6 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <deque>
@@ -346,7 +345,7 @@ class PreparedTransformer {
   // throw would cross the C++ frames without freeing what they hold.
   val trace(const val& ids, const val& type_ids, const val& x, int open_layer, bool last_logits, int blocks,
             const val& on_layer) {
-    Inputs in(ids, type_ids, x, x_in_);
+    Inputs in(ids, type_ids, x);
     attn::PreparedTraceOptions options;
     options.open_layer = open_layer;
     options.last_logits = last_logits;
@@ -375,7 +374,7 @@ class PreparedTransformer {
 
   // { n, output, logits?, hiddenStates? } or { error }; keep: null, or (n, n) key flags (a padding mask)
   val run(const val& ids, const val& type_ids, const val& x, bool logits, bool hidden_states, const val& keep) {
-    Inputs in(ids, type_ids, x, x_in_);
+    Inputs in(ids, type_ids, x);
     attn::PreparedRunOptions options;
     options.logits = logits;
     options.hidden_states = hidden_states;
@@ -398,28 +397,18 @@ class PreparedTransformer {
     return out;
   }
 
-  // Where JavaScript writes a run's x itself (web/lib/transformer.mjs): a buffer kept across runs, so
-  // that a run passes x's length in its place and x is neither converted by embind nor allocated and
-  // zero-filled anew. Valid until the next call into the module.
-  unsigned x_address(int count) {
-    if (count < 0) return 0;
-    x_in_.resize(static_cast<std::size_t>(count));
-    return static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(x_in_.data()));
-  }
-
   int d_model() const { return stack_.d_model; }
   int vocab() const { return stack_.vocab; }
   int layers() const { return static_cast<int>(stack_.layers.size()); }
 
  private:
-  // A run's ids, type ids or x copied in from JavaScript; x a number: that many floats of x_in, which
-  // JavaScript wrote at x_address().
+  // A run's ids, type ids or x copied in from JavaScript.
   struct Inputs {
     attn::StackInputs inputs;
     std::vector<std::int32_t> id_values, type_values;
     std::vector<float> x_values;
     attn::View<float> x;
-    Inputs(const val& ids, const val& type_ids, const val& x_array, const std::vector<float>& x_in) {
+    Inputs(const val& ids, const val& type_ids, const val& x_array) {
       if (!absent(ids)) {
         id_values = emscripten::convertJSArrayToNumberVector<std::int32_t>(ids);
         inputs.ids = attn::View<std::int32_t>(id_values);
@@ -428,9 +417,7 @@ class PreparedTransformer {
         type_values = emscripten::convertJSArrayToNumberVector<std::int32_t>(type_ids);
         inputs.type_ids = attn::View<std::int32_t>(type_values);
       }
-      if (x_array.isNumber()) {
-        x = attn::View<float>(x_in.data(), std::min(x_in.size(), static_cast<std::size_t>(x_array.as<double>())));
-      } else if (!absent(x_array)) {
+      if (!absent(x_array)) {
         x_values = emscripten::convertJSArrayToNumberVector<float>(x_array);
         x = attn::View<float>(x_values);
       }
@@ -466,7 +453,6 @@ class PreparedTransformer {
   attn::PreparedStackResult result_;
   attn::PreparedStackTrace trace_;  // the last trace(), which its views read
   attn::StackWorkspace workspace_;
-  std::vector<float> x_in_;  // x_address()'s buffer
 };
 
 }  // namespace
@@ -485,7 +471,6 @@ EMSCRIPTEN_BINDINGS(attention_lab_transformer) {
       .function("stage", &PreparedTransformer::stage)
       .function("stagedAddress", &PreparedTransformer::staged_address)
       .function("reserve", &PreparedTransformer::reserve)
-      .function("xAddress", &PreparedTransformer::x_address)
       .function("unstage", &PreparedTransformer::unstage)
       .function("dModel", &PreparedTransformer::d_model)
       .function("vocab", &PreparedTransformer::vocab)

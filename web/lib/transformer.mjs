@@ -283,15 +283,6 @@ function flag(reader, options, key, what) {
 }
 
 // The binding's answer, or its error raised naming the field.
-// A run's x written straight into the prepared stack's own buffer in WebAssembly memory (its length
-// goes to the binding in x's place): no embind conversion, allocation or zero-fill of x per run.
-function stagedX(module, handle, x) {
-  if (x === null) return null;
-  const address = handle.xAddress(x.length);
-  module.HEAPF32.set(x, address >> 2);  // HEAPF32 read after xAddress(), which may have grown memory
-  return x.length;
-}
-
 function answer(api, out) {
   if (out.error) api.raise(out.error);
   return out;
@@ -372,7 +363,7 @@ export class PreparedTransformer {
     // a padding mask (as transformer()'s): n from ids, or from x when x is n × dModel (else the core names x)
     const whole = x === null || x.length % this.dModel === 0;
     const keep = whole ? paddingKeep(reader, options, x === null ? ids.length : x.length / this.dModel, this.#masks, x === null ? 'ids' : 'x') : null;
-    return answer(api, api.guarded(this.#runtime, 'run()', (module) => handle.run(ids, typeIds, stagedX(module, handle, x), logits, hiddenStates, keep)));
+    return answer(api, api.guarded(this.#runtime, 'run()', () => handle.run(ids, typeIds, x, logits, hiddenStates, keep)));
   }
 
   /**

@@ -49,8 +49,8 @@ forEachBuild((build) => `${build} build: prepareTransformer()`, { learning: true
       const byX = prepared.run({ x, logits: false });
       assert.deepEqual(byX.output, byIds.output);
       assert.equal(byX.logits, undefined);
-      // x is written into one buffer kept across runs: a shorter x after a longer one, a longer after a
-      // shorter, and a view into a larger array, each as its ids give
+      // runs one after the other on the same workspace: a shorter x after a longer one, a longer after
+      // a shorter, and a view into a larger array, each as its ids give
       for (const rows of [2, ids.length, 1]) {
         const byRowIds = prepared.run({ ids: ids.slice(0, rows), logits: false });
         const byRows = prepared.run({ x: x.subarray(0, rows * d), logits: false });
