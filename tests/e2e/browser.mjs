@@ -89,6 +89,20 @@ export async function openBrowser({ headers, dir, args = [] } = {}) {
 }
 
 /**
+ * The download a click on `selector` starts. Asked for once more, by a second click, when no download
+ * event comes in 15 s: on a loaded test machine Chromium has twice let one of several downloads in
+ * a row go without the event (ci34, ci38); a page that never downloads still fails.
+ */
+export async function downloadBy(page, selector) {
+  const clicked = () => Promise.all([page.waitForEvent('download', { timeout: 15_000 }), page.click(selector)]);
+  const [download] = await clicked().catch((error) => {
+    if (error.name !== 'TimeoutError') throw error;
+    return clicked();
+  });
+  return download;
+}
+
+/**
  * The bytes of a finished download. (download.path() is there only in a Chromium this process
  * launched; a stream works in the run's shared one too.)
  */

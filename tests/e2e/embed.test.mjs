@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-import { downloadedBytes, openBrowser, renderEverySection } from './browser.mjs';
+import { downloadBy, downloadedBytes, openBrowser, renderEverySection } from './browser.mjs';
 import { hostSite } from './host-site.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -290,7 +290,7 @@ describe('exports', () => {
 
   it('downloads: a table file, the heatmap as SVG and PNG, the token lines as SVG', async () => {
     const download = async (button) => {
-      const [file] = await Promise.all([tab.page.waitForEvent('download'), tab.page.click(button)]);
+      const file = await downloadBy(tab.page, button);
       return { name: file.suggestedFilename(), bytes: await downloadedBytes(file) };
     };
     await tab.page.selectOption('#export-format', 'csv');

@@ -6,7 +6,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { useLabPage, downloadedBytes } from './browser.mjs';
+import { useLabPage, downloadBy, downloadedBytes } from './browser.mjs';
 import { haveModels as have, openAndRun } from './model-folders.mjs';
 
 const lab = useLabPage({ before, after, assert });
@@ -15,7 +15,7 @@ const page = () => lab.tab.page;
 async function exportedSvg() {
   if (await page().isHidden('#export-panel')) await page().click('#export-toggle');
   await page().selectOption('#export-picture', 'heatmap');
-  const [file] = await Promise.all([page().waitForEvent('download'), page().click('#export-svg')]);
+  const file = await downloadBy(page(), '#export-svg');
   return (await downloadedBytes(file)).toString('utf8');
 }
 

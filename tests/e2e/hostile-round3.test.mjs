@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { safetensors } from './safetensors.mjs';
-import { openBrowser, drawnSince, downloadedBytes } from './browser.mjs';
+import { openBrowser, drawnSince, downloadBy, downloadedBytes } from './browser.mjs';
 import { message } from '../../web/src/i18n/index.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -60,7 +60,7 @@ async function roundTripSettings(page) {
   await page.evaluate(() => globalThis.attentionLab.setState({ ...globalThis.attentionLab.state, positions: 'sinusoidal', scaleMode: 'custom', scaleDivisor: 7, maskMode: 'causal' }));
   await drawnSince(page, draws);
   const saved = await page.evaluate(() => Array.from(globalThis.attentionLab.result.output));
-  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#layers-save-safetensors')]);
+  const download = await downloadBy(page, '#layers-save-safetensors');
   const bytes = await downloadedBytes(download);
   draws = await page.evaluate(() => globalThis.attentionLab.draws);
   await page.evaluate(() => globalThis.attentionLab.setState({ ...globalThis.attentionLab.state, positions: 'none', scaleMode: 'sqrt_dk', maskMode: 'none' }));

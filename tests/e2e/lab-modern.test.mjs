@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 
 import { createRequire } from 'node:module';
 
-import { useLabPage, downloadedBytes, renderEverySection } from './browser.mjs';
+import { useLabPage, downloadBy, downloadedBytes, renderEverySection } from './browser.mjs';
 import { stateToFragment } from '../../web/src/state/link.mjs';
 import { attention64, stackModern64, largest } from './modern64.mjs';
 
@@ -215,7 +215,7 @@ describe('the lab\'s own file with key/value heads, rotary positions and a windo
     const state = handLab({ rotaryTheta: 500, rotaryDims: 2 });
     await setLab(state);
     const before = await shown();
-    const [download] = await Promise.all([tab.page.waitForEvent('download'), tab.page.click('#layers-save-safetensors')]);
+    const download = await downloadBy(tab.page, '#layers-save-safetensors');
     const bytes = await downloadedBytes(download);
     const length = Number(bytes.readBigUInt64LE(0));
     const header = JSON.parse(bytes.subarray(8, 8 + length).toString());

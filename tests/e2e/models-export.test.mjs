@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { useLabPage, downloadedBytes } from './browser.mjs';
+import { useLabPage, downloadBy, downloadedBytes } from './browser.mjs';
 import { haveModels as have, dirOf, openAndRun as openFolderAndRun, runText as runTextIn } from './model-folders.mjs';
 import { referenceLogits, softmax } from '../web/src/models/bert64.mjs';
 
@@ -21,7 +21,7 @@ const runText = (text) => runTextIn(page(), text);  // model-folders.mjs
 
 // The file a button saves: { name, text }
 async function saved(selector) {
-  const [file] = await Promise.all([page().waitForEvent('download'), page().click(selector)]);
+  const file = await downloadBy(page(), selector);
   return { name: file.suggestedFilename(), text: (await downloadedBytes(file)).toString('utf8') };
 }
 

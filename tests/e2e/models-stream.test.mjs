@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { useLabPage, downloadedBytes } from './browser.mjs';
+import { useLabPage, downloadBy, downloadedBytes } from './browser.mjs';
 import { haveModels as have, dirOf, openAndRun as openFolderAndRun, runText as runTextIn } from './model-folders.mjs';
 import { readSafetensorsFile } from '../web/src/models/copies.mjs';
 import { referenceLogits, softmax } from '../web/src/models/bert64.mjs';
@@ -194,11 +194,8 @@ describe('the residual stream\'s walk', { skip: !have && 'no ../shared/models' }
 describe('the residual stream\'s files', { skip: !have && 'no ../shared/models' }, () => {
   it('gpt2: the stream as CSV and JSON files: every token and stage, transformers\' numbers; = + - @ cells neutralised', async () => {
     const reference = await openAndRun('gpt2');
-    // a click's download; asked for once more when no download event comes in 15 s (seen once on a loaded
-    // test machine: the third of three downloads in little more than a second never came)
     const download = async (format) => {
-      const clicked = () => Promise.all([page().waitForEvent('download', { timeout: 15_000 }), page().click(`.model-stream-export button[data-format="${format}"]`)]);
-      const [file] = await clicked().catch((error) => { if (error.name !== 'TimeoutError') throw error; return clicked(); });
+      const file = await downloadBy(page(), `.model-stream-export button[data-format="${format}"]`);
       assert.equal(file.suggestedFilename(), `gpt2-residual-stream.${format}`);
       return (await downloadedBytes(file)).toString('utf8');
     };

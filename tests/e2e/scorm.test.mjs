@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { unzipSync } from 'fflate';
 
-import { openBrowser, downloadedBytes } from './browser.mjs';
+import { openBrowser, downloadBy, downloadedBytes } from './browser.mjs';
 import { stack64 } from './stack64.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -259,7 +259,7 @@ describe('"Download SCORM package" in the teacher\'s panel', () => {
     await page.click('[data-role="scorm-download"]');
     assert.match(await page.textContent('[data-role="scorm-status"]'), /Mastery score .* must be a number from 0 to 100; got '150'/);
     await page.fill('[data-field="scorm-mastery"]', '50');
-    const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-role="scorm-download"]')]);
+    const download = await downloadBy(page, '[data-role="scorm-download"]');
     assert.equal(download.suggestedFilename(), 'attention-lab-scorm.zip');
     const { entries } = unpack('downloaded', await downloadedBytes(download), '2004');
     assert.match(await page.textContent('[data-role="scorm-status"]'), /attention-lab-scorm\.zip: \d+ KB, SCORM 2004, mastery score 50\./);

@@ -5,7 +5,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { downloadedBytes, useLabPage } from './browser.mjs';
+import { downloadBy, downloadedBytes, useLabPage } from './browser.mjs';
 import { safetensors } from './safetensors.mjs';
 
 const lab = useLabPage({ before, after, assert });
@@ -213,7 +213,7 @@ function layerFileTests({ bert, d }) {
 // saved, dropped and pasted
 function savedAndPastedTests({ bert, d, values }) {
   it("Save as .safetensors: the lab's weights read back bit for bit", async () => {
-    const [download] = await Promise.all([page().waitForEvent('download'), page().click('#layers-save-safetensors')]);
+    const download = await downloadBy(page(), '#layers-save-safetensors');
     const bytes = await downloadedBytes(download);
     const length = Number(bytes.readBigUInt64LE(0));
     assert.equal(length % 8, 0);
