@@ -38,7 +38,10 @@ function measure({ sizesKb, rounds }) {
   for (const kb of sizesKb) {
     const count = kb * 256;
     const kept = new Float32Array(count);
-    variants.push([`${kb} kept`, () => kept.set(source.subarray(0, count)) ?? kept[1]]);
+    variants.push([`${kb} kept`, () => {
+      kept.set(source.subarray(0, count));
+      return kept[1];
+    }]);
     variants.push([`${kb} new`, () => {
       const fresh = new Float32Array(count);
       fresh.set(source.subarray(0, count));
